@@ -1,0 +1,413 @@
+/**
+ * The gateway client: sends prepared requests with undici over one keep-alive pool, reads the
+ * answers the way the vendor's SDK does, and retries only what is safe to retry.
+ * No Node-RED import: usable on its own.
+ */
+import { Pool } from 'undici';
+import { GatewayError, gatewayAnswerError, invalidRequest, redact } from './errors';
+import type { ApiFamily, ApiVersion, BodyEncoding, HttpMethod, Operation } from './operations';
+import { prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type SendFields } from './request';
+
+export const DEFAULT_BASE_URL = 'https://portal.bulkgate.com';
+export const DEFAULT_TIMEOUT = 15_000;
+export const DEFAULT_RETRIES = 3;
+const USER_AGENT = 'node-red-contrib-bulkgate';
+/** Larger answers than this are not the documented JSON (100,000 records are about 10 MB). */
+const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
+export interface GatewayClientOptions extends AccountIdentity {
+  baseUrl?: string;
+  /** Milliseconds for one HTTP request (connect, answer headers, answer body). */
+  timeout?: number;
+  /** Extra attempts after the first; 0 = never retry. */
+  retries?: number;
+  /** First backoff delay in ms; doubles each attempt, with jitter. */
+  retryDelay?: number;
+  /** Longest wait between attempts in ms (also caps a Retry-After). */
+  retryMaxDelay?: number;
+  /** Connections the pool may open at once. */
+  connections?: number;
+}
+
+export interface SendOptions {
+  api?: ApiFamily;
+  version?: ApiVersion;
+  /** Body encoding for the simple API (`json` or `form`). */
+  encoding?: 'json' | 'form';
+  signal?: AbortSignal;
+}
+
+export interface InfoOptions {
+  api?: ApiFamily;
+  method?: HttpMethod;
+  encoding?: BodyEncoding;
+  signal?: AbortSignal;
+}
+
+/** A per-recipient record: success (`status`, `sms_id`, `price`, `credit`, `number`) or error. */
+export interface SendRecord {
+  status: string;
+  sms_id?: string;
+  price?: number;
+  credit?: number;
+  number?: string;
+  code?: number;
+  type?: string;
+  error?: string;
+  [key: string]: unknown;
+}
+
+export interface PromotionalResult {
+  total: { price: number; status: { sent: number; accepted: number; scheduled: number; error: number } };
+  response: SendRecord[];
+}
+
+export interface TransactionalResult {
+  record: SendRecord;
+  /** The recipient was refused (a 2.0 `invalid_phone_number` answer, or an error record). */
+  rejected: boolean;
+}
+
+export interface BalanceRecord {
+  wallet: string;
+  credit: number;
+  currency: string;
+  free_messages: number;
+  datetime: string;
+  [key: string]: unknown;
+}
+
+/** Observes each attempt (for status, tests and the benchmark). */
+export interface AttemptEvent {
+  attempt: number;
+  error?: GatewayError;
+  /** Milliseconds before the next attempt, when there is one. */
+  retryIn?: number;
+}
+
+interface Answer {
+  status: number;
+  body: unknown;
+  retryAfter?: number;
+}
+
+/** Whether the host is this machine, where plain http is acceptable (the simulator). */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host) || host.endsWith('.localhost');
+}
+
+/** Checks a base URL: https, or http to a loopback host only. Returns the problem or undefined. */
+export function baseUrlProblem(baseUrl: string): string | undefined {
+  let url: URL;
+  try {
+    url = new URL(baseUrl);
+  } catch {
+    return 'baseUrl must be a URL such as https://portal.bulkgate.com';
+  }
+  if (url.protocol === 'https:') return undefined;
+  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
+  return 'baseUrl must use https:// (plain http:// only for loopback hosts such as the simulator)';
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export class GatewayClient {
+  readonly baseUrl: string;
+  readonly timeout: number;
+  readonly retries: number;
+  #identity: AccountIdentity;
+  #basePath: string;
+  #pool: Pool;
+  #retryDelay: number;
+  #retryMaxDelay: number;
+  #closing = new AbortController();
+  #inFlight = new Set<Promise<unknown>>();
+
+  constructor(options: GatewayClientOptions) {
+    const baseUrl = options.baseUrl || DEFAULT_BASE_URL;
+    const problem = baseUrlProblem(baseUrl);
+    if (problem) throw invalidRequest(problem);
+    const url = new URL(baseUrl);
+    this.baseUrl = url.origin + url.pathname.replace(/\/+$/, '');
+    this.#basePath = url.pathname.replace(/\/+$/, '');
+    this.timeout = options.timeout && options.timeout > 0 ? options.timeout : DEFAULT_TIMEOUT;
+    this.retries = Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES));
+    this.#retryDelay = options.retryDelay ?? 500;
+    this.#retryMaxDelay = options.retryMaxDelay ?? 30_000;
+    // The token lives in a private field only: it is not enumerable and never leaves a request body.
+    this.#identity = {
+      applicationId: options.applicationId,
+      applicationToken: options.applicationToken,
+      applicationProduct: options.applicationProduct,
+      defaultCountry: options.defaultCountry,
+    };
+    this.#pool = new Pool(url.origin, {
+      connections: options.connections ?? 32,
+      pipelining: 1,
+      keepAliveTimeout: 10_000,
+      headersTimeout: this.timeout,
+      bodyTimeout: this.timeout,
+      connect: { timeout: this.timeout },
+      maxResponseSize: MAX_RESPONSE_BYTES,
+    });
+  }
+
+  /** Checks and serialises a send request without sending it (throws `invalid_request`). */
+  prepare(kind: 'promotional' | 'transactional', fields: SendFields, options: SendOptions = {}): PreparedRequest {
+    return prepareSend(sendOperation(kind, options), fields, this.#identity);
+  }
+
+  async promotional(fields: SendFields, options: SendOptions = {}, onAttempt?: (e: AttemptEvent) => void): Promise<PromotionalResult> {
+    return this.sendPromotional(this.prepare('promotional', fields, options), options.signal, onAttempt);
+  }
+
+  async transactional(fields: SendFields, options: SendOptions = {}, onAttempt?: (e: AttemptEvent) => void): Promise<TransactionalResult> {
+    return this.sendTransactional(this.prepare('transactional', fields, options), options.signal, onAttempt);
+  }
+
+  async sendPromotional(prepared: PreparedRequest, signal?: AbortSignal, onAttempt?: (e: AttemptEvent) => void): Promise<PromotionalResult> {
+    const answer = await this.execute(prepared, signal, onAttempt);
+    const data = (answer.body as { data?: unknown }).data;
+    if (!isObject(data) || !isObject(data.total) || !Array.isArray(data.response)) throw badResponse(answer.status, 'a promotional result without total and response');
+    return data as unknown as PromotionalResult;
+  }
+
+  async sendTransactional(prepared: PreparedRequest, signal?: AbortSignal, onAttempt?: (e: AttemptEvent) => void): Promise<TransactionalResult> {
+    const answer = await this.execute(prepared, signal, onAttempt);
+    const body = answer.body as Record<string, unknown>;
+    if (isObject(body.error) || typeof body.error === 'string') {
+      // Only the 2.0 invalid_phone_number answer reaches here: a rejected recipient, not an error.
+      return {
+        rejected: true,
+        record: {
+          status: 'error',
+          code: typeof body.code === 'number' ? body.code : answer.status,
+          type: String(body.type),
+          error: redact(String(body.error), this.#identity.applicationToken),
+          number: this.#numberOf(prepared),
+        },
+      };
+    }
+    const data = body.data;
+    if (!isObject(data) || typeof data.status !== 'string') throw badResponse(answer.status, 'a transactional result without a status');
+    return { record: data as SendRecord, rejected: data.status === 'error' };
+  }
+
+  async info(options: InfoOptions = {}, onAttempt?: (e: AttemptEvent) => void): Promise<BalanceRecord> {
+    const api = options.api ?? 'advanced';
+    const method = options.method ?? (api === 'simple' ? 'GET' : 'POST');
+    const encoding = options.encoding ?? (method === 'GET' ? 'query' : 'json');
+    const prepared = prepareInfo({ kind: 'info', api, version: '1.0', method, encoding }, this.#identity);
+    const answer = await this.execute(prepared, options.signal, onAttempt);
+    const data = (answer.body as { data?: unknown }).data;
+    if (!isObject(data) || typeof data.credit !== 'number') throw badResponse(answer.status, 'a balance without credit');
+    return data as BalanceRecord;
+  }
+
+  /** Sends a prepared request with the retry policy. Resolves with a `data` answer. */
+  async execute(prepared: PreparedRequest, signal?: AbortSignal, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
+    if (this.#closing.signal.aborted) throw closedError();
+    const run = this.#execute(prepared, signal, onAttempt);
+    this.#inFlight.add(run);
+    try {
+      return await run;
+    } finally {
+      this.#inFlight.delete(run);
+    }
+  }
+
+  async #execute(prepared: PreparedRequest, signal: AbortSignal | undefined, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
+    const stop = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
+    for (let attempt = 1; ; attempt++) {
+      let failure: { error: GatewayError; reached: boolean; retryAfter?: number };
+      try {
+        const answer = await this.#attempt(prepared, stop);
+        const refused = this.#classify(prepared, answer);
+        if (!refused) {
+          onAttempt?.({ attempt });
+          return answer;
+        }
+        failure = refused;
+      } catch (error) {
+        failure = this.#transportFailure(error, stop);
+      }
+      const { error, reached } = failure;
+      // A request that may have reached the gateway is repeated only when the gateway drops copies.
+      const safe = !reached || prepared.duplicatesChecked;
+      const again = error.retryable && safe && attempt <= this.retries && !stop.aborted;
+      if (!again) {
+        onAttempt?.({ attempt, error });
+        throw error;
+      }
+      const wait = this.#backoff(attempt, failure.retryAfter);
+      onAttempt?.({ attempt, error, retryIn: wait });
+      await sleep(wait, stop);
+      if (stop.aborted) throw this.#closing.signal.aborted ? closedError() : error;
+    }
+  }
+
+  async #attempt(prepared: PreparedRequest, stop: AbortSignal): Promise<Answer> {
+    const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
+    if (prepared.contentType) headers['content-type'] = prepared.contentType;
+    const signal = AbortSignal.any([stop, AbortSignal.timeout(this.timeout)]);
+    const res = await this.#pool.request({
+      path: this.#basePath + prepared.path,
+      method: prepared.method,
+      headers,
+      body: prepared.payload,
+      signal,
+    });
+    // The body is always read to its end (or the request aborted), so the socket is reused.
+    const text = await res.body.text();
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    return { status: res.statusCode, body, retryAfter: parseRetryAfter(res.headers['retry-after']) };
+  }
+
+  /** Returns the failure an answer stands for, or undefined when it is a success to hand on. */
+  #classify(prepared: PreparedRequest, answer: Answer): { error: GatewayError; reached: boolean; retryAfter?: number } | undefined {
+    const { status, body } = answer;
+    // 429 and 503 say the gateway did not take the request; other 5xx may come after it did.
+    const reached = !(status === 429 || status === 503);
+    if (isObject(body) && body.error !== undefined) {
+      if (prepared.operation.kind === 'transactional' && prepared.operation.version === '2.0' && status === 400 && body.type === 'invalid_phone_number') {
+        return undefined;
+      }
+      const error = gatewayAnswerError(status, {
+        ...body,
+        error: typeof body.error === 'string' ? redact(body.error, this.#identity.applicationToken) : body.error,
+        detail: typeof body.detail === 'string' ? redact(body.detail, this.#identity.applicationToken) : body.detail,
+      });
+      return { error, reached, retryAfter: answer.retryAfter };
+    }
+    if (isObject(body) && body.data !== undefined && status < 400) return undefined;
+    if (status === 429) {
+      return { error: new GatewayError({ type: 'rate_limited', status, retryable: true, message: 'The gateway asked to slow down (HTTP 429)' }), reached, retryAfter: answer.retryAfter };
+    }
+    const error = badResponse(status, body === undefined ? 'a body that is not JSON' : 'JSON without data or error');
+    return { error, reached, retryAfter: answer.retryAfter };
+  }
+
+  #transportFailure(error: unknown, stop: AbortSignal): { error: GatewayError; reached: boolean } {
+    if (error instanceof GatewayError) return { error, reached: true };
+    if (this.#closing.signal.aborted) return { error: closedError(), reached: true };
+    const code = (error as { code?: string })?.code ?? '';
+    const name = (error as { name?: string })?.name ?? '';
+    if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+      return {
+        error: new GatewayError({ type: 'timeout', retryable: true, message: `No answer from the gateway within ${this.timeout} ms`, cause: safeCause(error) }),
+        // A connect timeout means nothing was sent.
+        reached: code !== 'UND_ERR_CONNECT_TIMEOUT',
+      };
+    }
+    if (stop.aborted) {
+      return { error: new GatewayError({ type: 'network', retryable: true, message: 'The request was aborted' }), reached: true };
+    }
+    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
+      return { error: badResponse(200, 'an answer larger than 64 MB'), reached: true };
+    }
+    const notSent = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code);
+    return {
+      error: new GatewayError({
+        type: 'network',
+        retryable: true,
+        message: `Could not reach the gateway at ${this.baseUrl}${code ? ` (${code})` : ''}${notSent ? '' : '; the connection broke before an answer'}`,
+        cause: safeCause(error),
+      }),
+      reached: !notSent,
+    };
+  }
+
+  #backoff(attempt: number, retryAfter?: number): number {
+    if (retryAfter !== undefined) return Math.min(retryAfter, this.#retryMaxDelay);
+    const ceiling = Math.min(this.#retryMaxDelay, this.#retryDelay * 2 ** (attempt - 1));
+    // "Equal jitter": at least half the ceiling, so attempts spread out but never hammer.
+    return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
+  }
+
+  #numberOf(prepared: PreparedRequest): string | undefined {
+    if (!prepared.payload) return undefined;
+    try {
+      const body = prepared.contentType === 'application/json' ? JSON.parse(prepared.payload) : Object.fromEntries(new URLSearchParams(prepared.payload));
+      return typeof body.number === 'string' ? body.number : undefined;
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Requests being sent right now. */
+  get inFlight(): number {
+    return this.#inFlight.size;
+  }
+
+  /**
+   * Stops the client: no new request starts; requests in flight may finish within `grace` ms
+   * (the timeout by default), then are aborted; then the pool's sockets are closed.
+   */
+  async close(grace = this.timeout): Promise<void> {
+    const pending = [...this.#inFlight];
+    if (pending.length) {
+      let timer: NodeJS.Timeout | undefined;
+      await Promise.race([
+        Promise.allSettled(pending),
+        new Promise((resolve) => { timer = setTimeout(resolve, grace); }),
+      ]);
+      clearTimeout(timer);
+    }
+    this.#closing.abort();
+    await Promise.allSettled([...this.#inFlight]);
+    await this.#pool.destroy().catch(() => undefined);
+  }
+}
+
+function sendOperation(kind: 'promotional' | 'transactional', options: SendOptions): Operation {
+  const api = options.api ?? 'advanced';
+  const version = options.version ?? (api === 'simple' && kind === 'promotional' ? '1.0' : '2.0');
+  return { kind, api, version, method: 'POST', encoding: options.encoding ?? 'json' };
+}
+
+function badResponse(status: number, what: string): GatewayError {
+  return new GatewayError({
+    type: 'bad_response',
+    status,
+    retryable: status === 429 || status >= 500,
+    message: `The gateway answered HTTP ${status} with ${what}, not the documented JSON`,
+  });
+}
+
+function closedError(): GatewayError {
+  return new GatewayError({ type: 'closed', retryable: true, message: 'The request was stopped because the node was closed (redeploy or shutdown)' });
+}
+
+/** A cause without anything the request carried: only the low-level error's name, code and text. */
+function safeCause(error: unknown): { name?: string; code?: string; message?: string } {
+  const e = error as { name?: string; code?: string; message?: string };
+  return { name: e?.name, code: e?.code, message: e?.message };
+}
+
+function parseRetryAfter(value: string | string[] | undefined): number | undefined {
+  const raw = Array.isArray(value) ? value[0] : value;
+  if (!raw) return undefined;
+  if (/^\d+$/.test(raw.trim())) return Number(raw) * 1000;
+  const date = Date.parse(raw);
+  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
+}
+
+function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal.aborted) return resolve();
+    const done = () => {
+      clearTimeout(timer);
+      signal.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal.addEventListener('abort', done, { once: true });
+  });
+}
+

@@ -1,0 +1,8 @@
+/** The gateway client, usable without Node-RED. */
+export * from './client';
+export * from './errors';
+export * from './operations';
+export * from './recipients';
+export * from './request';
+export * from './senders';
+export * from './text';

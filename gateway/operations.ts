@@ -1,0 +1,63 @@
+/**
+ * The operations of the reference: which class, API family, version, method and body encoding
+ * exist, and the path each one is posted to. One place decides what exists.
+ */
+export type SendKind = 'promotional' | 'transactional';
+export type OperationKind = SendKind | 'info';
+export type ApiFamily = 'advanced' | 'simple';
+export type ApiVersion = '1.0' | '2.0';
+export type HttpMethod = 'GET' | 'POST';
+/** How the credentials and fields travel: a JSON body, a form body, or (simple info GET) the query. */
+export type BodyEncoding = 'json' | 'form' | 'query';
+
+export interface Operation {
+  kind: OperationKind;
+  api: ApiFamily;
+  version: ApiVersion;
+  method: HttpMethod;
+  encoding: BodyEncoding;
+}
+
+export const API_FAMILIES: readonly ApiFamily[] = ['advanced', 'simple'];
+export const API_VERSIONS: readonly ApiVersion[] = ['2.0', '1.0'];
+
+/** Versions each class offers per API family (simple promotional has no 2.0). */
+export const VERSIONS: Record<OperationKind, Record<ApiFamily, readonly ApiVersion[]>> = {
+  promotional: { advanced: ['2.0', '1.0'], simple: ['1.0'] },
+  transactional: { advanced: ['2.0', '1.0'], simple: ['2.0', '1.0'] },
+  info: { advanced: ['1.0'], simple: ['1.0'] },
+};
+
+/** Methods and encodings per class and family. The advanced API takes JSON only. */
+export const ENCODINGS: Record<OperationKind, Record<ApiFamily, readonly `${HttpMethod} ${BodyEncoding}`[]>> = {
+  promotional: { advanced: ['POST json'], simple: ['POST json', 'POST form'] },
+  transactional: { advanced: ['POST json'], simple: ['POST json', 'POST form'] },
+  info: { advanced: ['POST json'], simple: ['GET query', 'POST json', 'POST form'] },
+};
+
+export function operationPath(op: Pick<Operation, 'kind' | 'api' | 'version'>): string {
+  return `/api/${op.version}/${op.api}/${op.kind}`;
+}
+
+/** Returns why the operation does not exist, or undefined when it does. */
+export function operationProblem(op: Operation): string | undefined {
+  const versions = VERSIONS[op.kind]?.[op.api];
+  if (!versions) return `api must be one of ${API_FAMILIES.join(', ')}`;
+  if (!versions.includes(op.version)) {
+    return `version ${op.version} does not exist for the ${op.api} ${op.kind} API (it offers ${versions.join(', ')})`;
+  }
+  // The 2.0 simple transactional path takes the advanced 2.0 body, so JSON only.
+  const allowed = op.kind === 'transactional' && op.api === 'simple' && op.version === '2.0'
+    ? ['POST json']
+    : ENCODINGS[op.kind][op.api];
+  if (!allowed.includes(`${op.method} ${op.encoding}`)) {
+    return `${op.method} with a ${op.encoding} body is not offered by the ${op.api} ${op.kind} API (it takes ${allowed.join(', ')})`;
+  }
+  return undefined;
+}
+
+/** The body shape an operation takes: the 2.0 simple transactional path takes the advanced 2.0 body. */
+export function bodyShape(op: Operation): { api: ApiFamily; version: ApiVersion } {
+  if (op.kind === 'transactional' && op.version === '2.0') return { api: 'advanced', version: '2.0' };
+  return { api: op.api, version: op.version };
+}

@@ -1,0 +1,44 @@
+/** Recipient numbers and schedules as a user gives them, turned into what the gateway takes. */
+
+/** Removes spaces, dashes, dots, brackets (and slashes) and a leading + or 00. */
+export function normalizeNumber(raw: string | number): string {
+  const digits = String(raw).replace(/[\s\-.()[\]/]/g, '');
+  if (digits.startsWith('+')) return digits.slice(1);
+  if (digits.startsWith('00')) return digits.slice(2);
+  return digits;
+}
+
+/** Splits a recipient string: several numbers separated by `;` or `,`. */
+export function splitNumbers(text: string): string[] {
+  return text.split(/[;,]/).map((n) => n.trim()).filter((n) => n !== '');
+}
+
+/**
+ * A schedule as the reference shows it: a unix timestamp (as a string) or an ISO 8601 date-time.
+ * Takes a Date, milliseconds or seconds since the epoch (a number or a string of digits), or an
+ * ISO 8601 string (kept as written, so its offset stays). Returns undefined when it is none.
+ */
+export function normalizeSchedule(value: unknown): string | undefined {
+  if (value instanceof Date) {
+    const ms = value.getTime();
+    return Number.isFinite(ms) ? String(Math.floor(ms / 1000)) : undefined;
+  }
+  if (typeof value === 'number') {
+    if (!Number.isFinite(value) || value < 0) return undefined;
+    // Seconds reach 1e12 only in the year 33658; anything that large is milliseconds.
+    return String(Math.floor(value >= 1e12 ? value / 1000 : value));
+  }
+  if (typeof value === 'string') {
+    const trimmed = value.trim();
+    if (/^\d+$/.test(trimmed)) return normalizeSchedule(Number(trimmed));
+    if (/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(trimmed) && !Number.isNaN(Date.parse(trimmed))) {
+      return trimmed;
+    }
+  }
+  return undefined;
+}
+
+/** Unix seconds of a normalised schedule. */
+export function scheduleSeconds(schedule: string): number {
+  return /^\d+$/.test(schedule) ? Number(schedule) : Math.floor(Date.parse(schedule) / 1000);
+}

@@ -1,0 +1,403 @@
+/**
+ * Turns the fields of a send request (the reference's own names, as a node or `msg.payload` gives
+ * them) into the wire body of one operation and version: normalised, checked and serialised.
+ * Nothing here talks to the network; a request that fails a check never leaves this module.
+ */
+import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
+import { invalidRequest } from './errors';
+import { normalizeNumber, normalizeSchedule, splitNumbers } from './recipients';
+import { schemaKey, validateBody } from './schemas';
+import { measureText, needsUnicode, resolveUnicode, textLimitMessage, type UnicodeMode } from './text';
+
+/** The request fields a node or `msg.payload` may set, in the reference's names and order. */
+export const SEND_FIELDS = [
+  'number', 'groups', 'admins', 'admin', 'text', 'variables', 'channel', 'unicode', 'flash',
+  'sender_id', 'sender_id_value', 'country', 'schedule', 'duplicates_check',
+] as const;
+export type SendField = (typeof SEND_FIELDS)[number];
+export type SendFields = Partial<Record<SendField, unknown>>;
+
+/** Channels a 2.0 cascade may hold. */
+export const CHANNELS = ['viber', 'sms'] as const;
+export type ChannelName = (typeof CHANNELS)[number];
+export const VIBER_EXPIRATION_DEFAULT = 120;
+
+export interface AccountIdentity {
+  applicationId: string;
+  applicationToken: string;
+  applicationProduct?: string;
+  /** ISO 3166-1 alpha-2 code used when a request gives no country. */
+  defaultCountry?: string;
+}
+
+export interface PreparedRequest {
+  operation: Operation;
+  method: 'GET' | 'POST';
+  /** Path relative to the base URL, with the query for a GET. */
+  path: string;
+  contentType?: string;
+  /** The serialised body. Holds the token: never logged, never attached to anything. */
+  payload?: string;
+  /** Messages this request sends: one per recipient number (groups and admins count once each). */
+  messages: number;
+  /** Whether a second copy would be dropped by the gateway, so a retry cannot send twice. */
+  duplicatesChecked: boolean;
+  /** `<name>` placeholders that some recipient has no variable for. */
+  missingVariables: string[];
+}
+
+const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+
+function parseBoolean(field: string, value: unknown): boolean {
+  if (value === true || value === 1 || value === 'true' || value === 'yes' || value === '1' || value === 'on') return true;
+  if (value === false || value === 0 || value === 'false' || value === 'no' || value === '0' || value === 'off') return false;
+  throw invalidRequest(`${field} must be true or false`);
+}
+
+function parseUnicode(field: string, value: unknown): UnicodeMode {
+  if (isAbsent(value) || value === 'auto') return 'auto';
+  return parseBoolean(field, value) ? 'on' : 'off';
+}
+
+function parseText(field: string, value: unknown): string | undefined {
+  if (isAbsent(value)) return undefined;
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
+  throw invalidRequest(`${field} must be a string`);
+}
+
+function parseIds(field: string, value: unknown): unknown {
+  if (isAbsent(value)) return undefined;
+  const list = typeof value === 'string' ? value.split(/[;,\s]+/).filter(Boolean) : Array.isArray(value) ? value : [value];
+  if (list.length === 0) return undefined;
+  return list.map((id) => (typeof id === 'string' && /^\d+$/.test(id.trim()) ? Number(id.trim()) : id));
+}
+
+function parseSender(value: unknown): unknown {
+  if (isAbsent(value)) return undefined;
+  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+}
+
+/** Like an ordinary property copy, but only own data keys, so `__proto__` in a msg is just a key. */
+function ownEntries(obj: Record<string, unknown>): [string, unknown][] {
+  return Object.keys(obj).map((k) => [k, obj[k]]);
+}
+
+interface Recipients {
+  /** Wire value of `number`. */
+  wire: unknown;
+  /** Texts that recipients carry themselves, with their field names. */
+  texts: { field: string; text: string }[];
+  /** Entries that carry no own text (need the top-level or channel text). */
+  withoutText: number;
+  count: number;
+  entries: { variables?: Record<string, unknown>; text?: string }[];
+}
+
+function promotionalRecipients(value: unknown, simple: boolean): Recipients | undefined {
+  if (isAbsent(value)) return undefined;
+  const list: unknown[] = typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value];
+  const wire: unknown[] = [];
+  const texts: Recipients['texts'] = [];
+  const entries: Recipients['entries'] = [];
+  let withoutText = 0;
+  list.forEach((item, i) => {
+    if (typeof item === 'string' || typeof item === 'number') {
+      if (isAbsent(item)) return;
+      wire.push(normalizeNumber(item));
+      entries.push({});
+      withoutText++;
+      return;
+    }
+    if (!isPlainObject(item)) throw invalidRequest(`number[${i}] must be a phone number or an object {number, text, variables}`);
+    // The reference: an entry without a number is skipped.
+    if (isAbsent(item.number)) return;
+    if (typeof item.number !== 'string' && typeof item.number !== 'number') throw invalidRequest(`number[${i}].number must be a phone number`);
+    const entry: Record<string, unknown> = {};
+    for (const [key, v] of ownEntries(item)) {
+      if (key === 'number') entry.number = normalizeNumber(item.number);
+      else if (key === 'text') {
+        const t = parseText(`number[${i}].text`, v);
+        if (t !== undefined) entry.text = t;
+      } else if (key === 'variables') {
+        if (!isAbsent(v)) entry.variables = v;
+      } else throw invalidRequest(`number[${i}].${key} is not a field of a recipient entry (number, text, variables)`);
+    }
+    if (simple && (entry.text !== undefined || entry.variables !== undefined)) {
+      throw invalidRequest(`number[${i}] carries text or variables, which only the advanced API takes`);
+    }
+    const index = wire.length;
+    if (typeof entry.text === 'string') texts.push({ field: `number[${index}].text`, text: entry.text });
+    else withoutText++;
+    wire.push(simple ? entry.number : entry);
+    entries.push({ text: entry.text as string | undefined, variables: isPlainObject(entry.variables) ? entry.variables : undefined });
+  });
+  if (wire.length === 0) return undefined;
+  return { wire: simple ? wire.join(';') : wire, texts, withoutText, count: wire.length, entries };
+}
+
+function transactionalNumber(value: unknown): string | undefined {
+  if (isAbsent(value)) return undefined;
+  let list: unknown[] = typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value];
+  list = list.filter((n) => !isAbsent(n));
+  if (list.length > 1) throw invalidRequest(`number must be one phone number for a transactional message (it holds ${list.length})`);
+  const [only] = list;
+  if (only === undefined) return undefined;
+  if (typeof only !== 'string' && typeof only !== 'number') throw invalidRequest('number must be a phone number');
+  return normalizeNumber(only);
+}
+
+function cascade(value: unknown): Record<string, Record<string, unknown>> | undefined {
+  if (isAbsent(value)) return undefined;
+  // The editor stores the cascade as an ordered list [{type, ...}]; the wire takes an ordered object.
+  if (Array.isArray(value)) {
+    const out: Record<string, Record<string, unknown>> = {};
+    value.forEach((item, i) => {
+      if (!isPlainObject(item) || typeof item.type !== 'string' || !(CHANNELS as readonly string[]).includes(item.type)) {
+        throw invalidRequest(`channel[${i}] must be a viber or sms channel`);
+      }
+      if (item.type in out) throw invalidRequest(`channel lists ${item.type} twice`);
+      const { type, ...settings } = item;
+      out[type as string] = settings;
+    });
+    return out;
+  }
+  if (!isPlainObject(value)) throw invalidRequest('channel must be an object holding viber and/or sms');
+  const out: Record<string, Record<string, unknown>> = {};
+  for (const [name, settings] of ownEntries(value)) {
+    if (!isPlainObject(settings)) throw invalidRequest(`channel.${name} must be an object`);
+    out[name] = { ...settings };
+  }
+  return out;
+}
+
+function cleanChannel(channel: Record<string, Record<string, unknown>>): void {
+  for (const [name, settings] of ownEntries(channel) as [string, Record<string, unknown>][]) {
+    for (const [key, v] of ownEntries(settings)) if (isAbsent(v)) delete settings[key];
+    if (typeof settings.text === 'number') settings.text = String(settings.text);
+    if (name === 'viber') {
+      if (typeof settings.expiration === 'string' && /^\d+$/.test(settings.expiration)) settings.expiration = Number(settings.expiration);
+      if (isPlainObject(settings.button)) {
+        const button = { ...settings.button };
+        if (isAbsent(button.caption) && isAbsent(button.url)) delete settings.button;
+        else settings.button = button;
+      }
+    }
+    if (name === 'sms') {
+      if ('sender_id' in settings) settings.sender_id = parseSender(settings.sender_id);
+      if (settings.sender_id === undefined) delete settings.sender_id;
+      if (typeof settings.sender_id_value === 'number') settings.sender_id_value = String(settings.sender_id_value);
+      if ('unicode' in settings) {
+        const mode = parseUnicode('channel.sms.unicode', settings.unicode);
+        if (mode === 'auto') delete settings.unicode;
+        else settings.unicode = mode === 'on';
+      }
+    }
+  }
+}
+
+const PLACEHOLDER = /<([A-Za-z0-9_]+)>/g;
+
+function placeholders(text: string | undefined): string[] {
+  if (!text || !text.includes('<')) return [];
+  return [...text.matchAll(PLACEHOLDER)].map((m) => m[1] as string);
+}
+
+/** Builds, checks and serialises a send request. Throws a GatewayError `invalid_request`. */
+export function prepareSend(operation: Operation, fields: SendFields, account: AccountIdentity): PreparedRequest {
+  const problem = operationProblem(operation);
+  if (problem) throw invalidRequest(problem);
+  if (operation.kind === 'info') throw invalidRequest('info is not a send operation');
+  const { api, version } = bodyShape(operation);
+  const v2 = version === '2.0';
+  const simple = api === 'simple';
+  const promotional = operation.kind === 'promotional';
+
+  const f: SendFields = {};
+  for (const key of SEND_FIELDS) if (Object.prototype.hasOwnProperty.call(fields, key) && !isAbsent(fields[key])) f[key] = fields[key];
+
+  let channel = v2 ? cascade(f.channel) : undefined;
+  if (!v2 && f.channel !== undefined) throw invalidRequest('channel exists in version 2.0 only');
+  if (v2) {
+    if (f.flash !== undefined && parseBoolean('flash', f.flash)) throw invalidRequest('flash exists in version 1.0 only; version 2.0 has no flash SMS');
+    if (f.admin !== undefined) throw invalidRequest('admin exists in version 1.0 only; version 2.0 sends to a number');
+    // 1.0 kept the SMS settings at top level; 2.0 keeps them in channel.sms.
+    const moved: Record<string, unknown> = {};
+    for (const key of ['sender_id', 'sender_id_value', 'unicode'] as const) if (f[key] !== undefined) moved[key] = f[key];
+    if (Object.keys(moved).length) {
+      channel ??= {};
+      channel.sms = { ...moved, ...channel.sms };
+    }
+  }
+  if (channel) cleanChannel(channel);
+
+  const text = parseText('text', f.text);
+  const body: Record<string, unknown> = {
+    application_id: account.applicationId,
+    application_token: account.applicationToken,
+  };
+  if (account.applicationProduct) body.application_product = account.applicationProduct;
+
+  let recipients: Recipients | undefined;
+  let transactionalVariables: Record<string, unknown> | undefined;
+  if (promotional) {
+    recipients = promotionalRecipients(f.number, simple);
+    if (recipients) body.number = recipients.wire;
+    if (simple) {
+      for (const key of ['groups', 'admins'] as const) if (f[key] !== undefined) throw invalidRequest(`${key} exists in the advanced API only`);
+    } else {
+      const groups = parseIds('groups', f.groups);
+      const admins = parseIds('admins', f.admins);
+      if (groups !== undefined) body.groups = groups;
+      if (admins !== undefined) body.admins = admins;
+    }
+  } else {
+    const number = transactionalNumber(f.number);
+    if (number !== undefined) body.number = number;
+    if (f.admin !== undefined) {
+      body.admin = typeof f.admin === 'string' && /^\d+$/.test(f.admin) ? Number(f.admin) : f.admin;
+    }
+  }
+  if (text !== undefined) body.text = text;
+  if (f.variables !== undefined) {
+    if (promotional) throw invalidRequest('variables belong to each recipient in a promotional message: number[i].variables');
+    if (simple) throw invalidRequest('variables exist in the advanced API only');
+    body.variables = f.variables;
+    if (isPlainObject(f.variables)) transactionalVariables = f.variables;
+  }
+
+  // Which texts the SMS carries, for the unicode decision and the length checks.
+  const smsTexts: { field: string; text: string }[] = [];
+  const channelSmsText = parseText('channel.sms.text', channel?.sms?.text);
+  if (channelSmsText !== undefined) smsTexts.push({ field: 'channel.sms.text', text: channelSmsText });
+  if (text !== undefined) smsTexts.push({ field: 'text', text });
+  if (recipients) smsTexts.push(...recipients.texts);
+  const unicodeMode = parseUnicode(v2 ? 'channel.sms.unicode' : 'unicode', v2 ? channel?.sms?.unicode : f.unicode);
+  const unicode = resolveUnicode(unicodeMode, smsTexts.map((t) => t.text));
+
+  if (v2) {
+    if (unicode && channel?.sms?.unicode === undefined) {
+      channel ??= {};
+      channel.sms = { ...channel.sms, unicode: true };
+    }
+    if (channel && Object.keys(channel).length === 1 && channel.sms && Object.keys(channel.sms).length === 0) channel = undefined;
+    if (channel) body.channel = channel;
+  } else {
+    if (unicode) body.unicode = true;
+    if (f.flash !== undefined && parseBoolean('flash', f.flash)) body.flash = true;
+    const senderId = parseSender(f.sender_id);
+    if (senderId !== undefined) body.sender_id = senderId;
+    if (f.sender_id_value !== undefined) body.sender_id_value = typeof f.sender_id_value === 'number' ? String(f.sender_id_value) : f.sender_id_value;
+  }
+
+  const country = f.country ?? (account.defaultCountry || undefined);
+  if (country !== undefined) body.country = typeof country === 'string' ? country.trim() : country;
+  if (f.schedule !== undefined) {
+    const schedule = normalizeSchedule(f.schedule);
+    if (schedule === undefined) throw invalidRequest('schedule must be a Date, a unix timestamp (seconds or milliseconds) or an ISO 8601 date-time');
+    if (simple && !promotional) throw invalidRequest('schedule is not taken by the simple transactional API');
+    body.schedule = schedule;
+  }
+  const duplicates = duplicatesCheck(promotional, f.duplicates_check);
+  if (duplicates !== undefined) body.duplicates_check = duplicates;
+
+  // Text is required where nothing else supplies it.
+  const channelTexts = channel ? Object.values(channel).every((c) => !isAbsent(c.text)) : false;
+  if (text === undefined && !channelTexts) {
+    if (!promotional) throw invalidRequest(v2 ? 'text is required (or a text in every channel)' : 'text is required');
+    const needsTop = simple || body.groups !== undefined || body.admins !== undefined || (recipients?.withoutText ?? 0) > 0;
+    if (needsTop) throw invalidRequest('text is required when number holds plain numbers or groups or admins are used');
+  }
+
+  for (const { field, text: t } of smsTexts) checkLength(field, t, unicode);
+  const viberText = parseText('channel.viber.text', channel?.viber?.text);
+  if (viberText !== undefined) checkLength('channel.viber.text', viberText, needsUnicode(viberText));
+
+  const key = schemaKey(operation.kind, api, version);
+  const invalid = validateBody(key, body);
+  if (invalid) throw invalidRequest(invalid);
+
+  const missingVariables = findMissingVariables(text, channel, recipients, promotional ? undefined : transactionalVariables);
+  // A group or an admin list entry counts once: the gateway alone knows how many it reaches.
+  const listed = (Array.isArray(body.groups) ? body.groups.length : 0) + (Array.isArray(body.admins) ? body.admins.length : 0);
+  const numbers = recipients?.count ?? (body.number !== undefined || body.admin !== undefined ? 1 : 0);
+  return {
+    operation,
+    method: 'POST',
+    path: operationPath(operation),
+    ...serialise(operation, body),
+    messages: Math.max(1, numbers + listed),
+    duplicatesChecked: body.duplicates_check === 'on' || body.duplicates_check === 'same_text' || body.duplicates_check === 'same_number',
+    missingVariables,
+  };
+}
+
+function duplicatesCheck(promotional: boolean, value: unknown): unknown {
+  if (value === undefined) return undefined;
+  if (promotional) {
+    // null, none and off all mean "no duplicates are removed", which is the default: send nothing.
+    if (value === false || value === 'none' || value === 'off' || value === 'null') return undefined;
+    return value;
+  }
+  if (value === true) return 'on';
+  if (value === false || value === 'off') return undefined;
+  return value;
+}
+
+function checkLength(field: string, text: string, unicode: boolean): void {
+  const measure = measureText(text, unicode);
+  if (measure.characters > measure.limit) throw invalidRequest(textLimitMessage(field, measure));
+}
+
+function findMissingVariables(
+  text: string | undefined,
+  channel: Record<string, Record<string, unknown>> | undefined,
+  recipients: Recipients | undefined,
+  transactionalVariables: Record<string, unknown> | undefined,
+): string[] {
+  const shared = [text, ...Object.values(channel ?? {}).map((c) => (typeof c.text === 'string' ? c.text : undefined))];
+  const sharedNames = shared.flatMap(placeholders);
+  const missing = new Set<string>();
+  if (!recipients) {
+    for (const name of sharedNames) if (!transactionalVariables || !(name in transactionalVariables)) missing.add(name);
+    return [...missing];
+  }
+  for (const entry of recipients.entries) {
+    const names = entry.text !== undefined ? placeholders(entry.text) : sharedNames;
+    for (const name of names) if (!entry.variables || !Object.prototype.hasOwnProperty.call(entry.variables, name)) missing.add(name);
+  }
+  return [...missing];
+}
+
+/** Builds and checks an info (balance) request. */
+export function prepareInfo(operation: Operation, account: AccountIdentity): PreparedRequest {
+  const problem = operationProblem(operation);
+  if (problem) throw invalidRequest(problem);
+  const body: Record<string, unknown> = { application_id: account.applicationId, application_token: account.applicationToken };
+  const invalid = validateBody(schemaKey('info', operation.api, operation.version), body);
+  if (invalid) throw invalidRequest(invalid);
+  const wire = serialise(operation, body);
+  return {
+    operation,
+    method: operation.method,
+    path: operationPath(operation) + (wire.query ?? ''),
+    contentType: wire.contentType,
+    payload: wire.payload,
+    messages: 0,
+    duplicatesChecked: true, // reading the balance twice does no harm
+    missingVariables: [],
+  };
+}
+
+function serialise(operation: Operation, body: Record<string, unknown>): { payload?: string; contentType?: string; query?: string } {
+  if (operation.encoding === 'json') return { payload: JSON.stringify(body), contentType: 'application/json' };
+  const form = new URLSearchParams();
+  for (const [key, value] of Object.entries(body)) {
+    // Form bodies carry booleans as yes/no (the reference's simple API examples).
+    form.append(key, typeof value === 'boolean' ? (value ? 'yes' : 'no') : String(value));
+  }
+  if (operation.encoding === 'query') return { query: `?${form.toString()}` };
+  return { payload: form.toString(), contentType: 'application/x-www-form-urlencoded' };
+}

@@ -1,0 +1,192 @@
+/**
+ * The JSON schema of every wire body, per operation and version: the one place that says which
+ * field each body takes and of what shape. Compiled once, on first use, by ajv.
+ * A `rule` annotation is the sentence a failure reports after the field's name.
+ */
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import { SENDER_TYPES, SENDER_VALUE_KIND } from './senders';
+import type { ApiFamily, ApiVersion, OperationKind } from './operations';
+
+type Schema = Record<string, unknown>;
+
+const PHONE_RULE = 'must be a phone number: 3 to 20 digits once spaces, dashes, dots, brackets and a leading + or 00 are removed';
+const phone: Schema = { type: 'string', pattern: '^[0-9]{3,20}$', rule: PHONE_RULE };
+const text: Schema = { type: 'string', minLength: 1, rule: 'must be a non-empty string' };
+const variables: Schema = {
+  type: 'object',
+  additionalProperties: { type: ['string', 'number'], rule: 'must be a string or a number' },
+  rule: 'must be an object of names to strings or numbers',
+};
+const ids: Schema = {
+  type: 'array', minItems: 1, items: { type: 'integer', minimum: 0, rule: 'must be an integer id' },
+  rule: 'must be a list of integer ids',
+};
+const country: Schema = { type: 'string', pattern: '^[A-Za-z]{2}$', rule: 'must be a two-letter ISO 3166-1 country code such as CZ or GB' };
+const schedule: Schema = { type: 'string', minLength: 1, rule: 'must be a unix timestamp or an ISO 8601 date-time' };
+const flag: Schema = { type: 'boolean', rule: 'must be true or false' };
+const credentials: Schema = {
+  application_id: { type: 'string', minLength: 1, rule: 'is required (set it in the account)' },
+  application_token: { type: 'string', minLength: 1, rule: 'is required (set it in the account)' },
+  application_product: { type: 'string' },
+};
+
+function sender(version: ApiVersion): Schema {
+  return {
+    sender_id: {
+      anyOf: [{ enum: SENDER_TYPES[version] }, { type: 'integer', minimum: 0 }],
+      rule: `must be one of ${SENDER_TYPES[version].join(', ')} or a sender profile id (integer) in version ${version}`,
+    },
+    sender_id_value: { type: 'string', minLength: 1, rule: 'must be a non-empty string' },
+  };
+}
+
+/** sender_id_value is required for the types that name a value. */
+const senderValueRequired: Schema = {
+  if: { properties: { sender_id: { enum: Object.keys(SENDER_VALUE_KIND) } }, required: ['sender_id'] },
+  then: { required: ['sender_id_value'] },
+};
+
+function channel(kind: OperationKind): Schema {
+  const button: Schema = {
+    type: 'object',
+    required: ['caption', 'url'],
+    additionalProperties: false,
+    properties: { caption: text, url: text },
+    rule: 'must be an object with caption and url',
+  };
+  return {
+    type: 'object',
+    minProperties: 1,
+    additionalProperties: false,
+    rule: 'must hold viber and/or sms, in the order they are tried',
+    properties: {
+      viber: {
+        type: 'object',
+        required: kind === 'promotional' ? ['sender', 'button'] : ['sender'],
+        additionalProperties: false,
+        properties: {
+          text,
+          sender: { type: 'string', rule: 'must be a string' },
+          expiration: { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' },
+          button,
+        },
+      },
+      sms: {
+        type: 'object',
+        additionalProperties: false,
+        properties: { text, ...sender('2.0'), unicode: flag },
+        ...senderValueRequired,
+      },
+    },
+  };
+}
+
+const recipientEntry: Schema = {
+  anyOf: [
+    phone,
+    {
+      type: 'object',
+      required: ['number'],
+      additionalProperties: false,
+      properties: { number: phone, text, variables },
+    },
+  ],
+  rule: 'must be a phone number or an object {number, text, variables}',
+};
+
+function body(properties: Schema, extra: Schema = {}): Schema {
+  return { type: 'object', additionalProperties: false, required: ['application_id', 'application_token'], properties: { ...credentials, ...properties }, ...extra };
+}
+
+const oneRecipientSource: Schema = {
+  anyOf: [{ required: ['number'] }, { required: ['groups'] }, { required: ['admins'] }],
+  rule: 'one of number, groups, admins is required',
+};
+
+export const SCHEMAS: Record<string, Schema> = {
+  'promotional advanced 1.0': body({
+    number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
+    groups: ids, admins: ids, text, unicode: flag, flash: flag, ...sender('1.0'), country, schedule,
+    duplicates_check: { enum: ['same_text', 'same_number', null], rule: 'must be same_text, same_number or null' },
+  }, { allOf: [oneRecipientSource, senderValueRequired] }),
+  'promotional advanced 2.0': body({
+    number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
+    groups: ids, admins: ids, text, channel: channel('promotional'), country, schedule,
+    duplicates_check: { enum: ['same_text', 'same_number', null], rule: 'must be same_text, same_number or null' },
+  }, { allOf: [oneRecipientSource] }),
+  'promotional simple 1.0': body({
+    number: { type: 'string', pattern: '^[0-9]{3,20}(;[0-9]{3,20})*$', rule: 'must be phone numbers separated by ;' },
+    text, unicode: flag, flash: flag, ...sender('1.0'), country, schedule,
+  }, { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired] }),
+  'transactional advanced 1.0': body({
+    number: phone, admin: { type: 'integer', minimum: 0, rule: 'must be an integer administrator id' },
+    text, variables, unicode: flag, flash: flag, ...sender('1.0'), country, schedule,
+    duplicates_check: { enum: ['on', 'off'], rule: 'must be on or off' },
+  }, {
+    required: ['application_id', 'application_token', 'text'],
+    allOf: [{ anyOf: [{ required: ['number'] }, { required: ['admin'] }], rule: 'number or admin is required' }, senderValueRequired],
+  }),
+  'transactional advanced 2.0': body({
+    number: phone, text, variables, channel: channel('transactional'), country, schedule,
+    duplicates_check: { enum: ['on', 'off'], rule: 'must be on or off' },
+  }, { required: ['application_id', 'application_token', 'number'] }),
+  'transactional simple 1.0': body({
+    number: phone, text, unicode: flag, flash: flag, ...sender('1.0'), country,
+  }, { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired] }),
+  'info advanced 1.0': body({}),
+  'info simple 1.0': body({}),
+};
+
+const ajv = new Ajv({ allErrors: false, verbose: true, strict: true, allowUnionTypes: true });
+ajv.addVocabulary(['rule']);
+const compiled = new Map<string, ValidateFunction>();
+
+export function schemaKey(kind: OperationKind, api: ApiFamily, version: ApiVersion): string {
+  return `${kind} ${api} ${version}`;
+}
+
+/** Validates a wire body; returns the sentence naming the field and rule, or undefined when valid. */
+export function validateBody(key: string, wireBody: unknown): string | undefined {
+  let validate = compiled.get(key);
+  if (!validate) {
+    const schema = SCHEMAS[key];
+    if (!schema) return `there is no ${key} operation`;
+    validate = ajv.compile(schema);
+    compiled.set(key, validate);
+  }
+  if (validate(wireBody)) return undefined;
+  return describeError(key, validate.errors ?? []);
+}
+
+/** Turns an ajv error path (/number/0/text) into the field name a user reads (number[0].text). */
+function fieldName(instancePath: string, property?: string): string {
+  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  if (property !== undefined) parts.push(property);
+  return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
+}
+
+function describeError(key: string, errors: ErrorObject[]): string {
+  // An anyOf failure is reported after its branches' errors; it carries the useful sentence.
+  const error = errors.find((e) => e.keyword === 'anyOf') ?? errors[0];
+  if (!error) return 'the request is not valid';
+  const rule = (error.parentSchema as Schema | undefined)?.rule;
+  const params = error.params as Record<string, unknown>;
+  switch (error.keyword) {
+    case 'required': {
+      const field = fieldName(error.instancePath, String(params.missingProperty));
+      if (params.missingProperty === 'sender_id_value') {
+        return `${field} is required when sender_id is ${Object.keys(SENDER_VALUE_KIND).join(', ')}`;
+      }
+      return `${field} is required`;
+    }
+    case 'additionalProperties':
+      return `${fieldName(error.instancePath, String(params.additionalProperty))} is not a field of the ${key} request`;
+    case 'anyOf':
+      if (!error.instancePath && typeof rule === 'string') return rule;
+      return `${fieldName(error.instancePath)} ${typeof rule === 'string' ? rule : 'is not valid'}`;
+    default: {
+      const field = fieldName(error.instancePath) || 'the request';
+      return `${field} ${typeof rule === 'string' ? rule : error.message ?? 'is not valid'}`;
+    }
+  }
+}

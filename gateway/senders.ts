@@ -1,0 +1,30 @@
+/** Sender ID types (`sender_id`) per version: the one list the client, editor and simulator use. */
+import type { ApiVersion } from './operations';
+
+export const SENDER_TYPES: Record<ApiVersion, readonly string[]> = {
+  '1.0': ['gSystem', 'gShort', 'gText', 'gOwn'],
+  '2.0': ['gSystem', 'gShort', 'gText', 'gOwn', 'gMobile', 'gPush', 'gProfile'],
+};
+
+/** Types whose `sender_id_value` is required, with what the value is (editor label key). */
+export const SENDER_VALUE_KIND: Readonly<Record<string, 'verified_number' | 'text_sender' | 'profile_id' | 'key'>> = {
+  gOwn: 'verified_number',
+  gText: 'text_sender',
+  gProfile: 'profile_id',
+  gMobile: 'key',
+  gPush: 'key',
+};
+
+export function senderNeedsValue(senderId: unknown): boolean {
+  return typeof senderId === 'string' && senderId in SENDER_VALUE_KIND;
+}
+
+/** A sender given as a profile id: an integer, or a string of digits. */
+export function isSenderProfileId(senderId: unknown): boolean {
+  return (typeof senderId === 'number' && Number.isInteger(senderId) && senderId >= 0)
+    || (typeof senderId === 'string' && /^\d+$/.test(senderId));
+}
+
+export function isSenderType(version: ApiVersion, senderId: unknown): boolean {
+  return isSenderProfileId(senderId) || (typeof senderId === 'string' && SENDER_TYPES[version].includes(senderId));
+}

@@ -1,0 +1,46 @@
+// One build: compile the TypeScript (runtime, simulator, tests), bundle each node's editor code
+// into its .html, and put locales/ and icons/ beside the compiled nodes, where Node-RED looks.
+import { execFileSync } from 'node:child_process';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { build } from 'esbuild';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const out = join(root, 'dist');
+const require = createRequire(import.meta.url);
+
+rmSync(out, { recursive: true, force: true });
+execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', root], { stdio: 'inherit', cwd: root });
+chmodExecutable(join(out, 'simulator', 'cli.js'));
+
+const nodesOut = join(out, 'nodes');
+mkdirSync(nodesOut, { recursive: true });
+for (const file of readdirSync(join(root, 'nodes')).filter((f) => f.endsWith('.html'))) {
+  const name = file.replace(/\.html$/, '');
+  let html = readFileSync(join(root, 'nodes', file), 'utf8');
+  const entry = join(root, 'nodes', 'editor', `${name}.ts`);
+  if (existsSync(entry)) {
+    const bundle = await build({
+      entryPoints: [entry],
+      bundle: true,
+      write: false,
+      format: 'iife',
+      target: 'es2020',
+      platform: 'browser',
+      minify: true,
+      legalComments: 'none',
+    });
+    const code = bundle.outputFiles[0].text.replace(/<\/script/gi, '<\\/script');
+    html = html.replace('<!-- editor-bundle -->', `<script type="text/javascript">${code}</script>`);
+  }
+  writeFileSync(join(nodesOut, file), html);
+}
+cpSync(join(root, 'locales'), join(nodesOut, 'locales'), { recursive: true });
+cpSync(join(root, 'icons'), join(nodesOut, 'icons'), { recursive: true });
+console.log('built dist/');
+
+function chmodExecutable(path) {
+  if (existsSync(path)) execFileSync('chmod', ['+x', path]);
+}

@@ -1,0 +1,71 @@
+/** The simulator's accounts and address book: who may send, with what credit, reachable how. */
+export interface SimulatorAccountInit {
+  id: string;
+  token: string;
+  credit?: number;
+  /** Numbers that are Viber users: the viber channel delivers only to these. */
+  viber?: string[];
+  /** Country used to complete numbers when a request gives none (the account's time zone). */
+  country?: string;
+}
+
+export interface SimulatorAccount {
+  id: string;
+  token: string;
+  credit: number;
+  initialCredit: number;
+  currency: string;
+  viber: Set<string>;
+  country: string;
+}
+
+export const DEMO_ACCOUNT: Required<SimulatorAccountInit> = {
+  id: '10000',
+  token: 'demo-simulator-token',
+  credit: 100,
+  viber: ['420777000001', '420777000002'],
+  country: 'CZ',
+};
+
+export interface Contact {
+  number: string;
+  first_name: string;
+  last_name: string;
+}
+
+/** Address-book groups and administrators every simulated account has. */
+export const ADDRESS_BOOK: { groups: Record<number, Contact[]>; admins: Record<number, Contact> } = {
+  groups: {
+    1: [
+      { number: '420777000011', first_name: 'Jana', last_name: 'Nováková' },
+      { number: '420777000012', first_name: 'Petr', last_name: 'Svoboda' },
+    ],
+    2: [{ number: '447700900013', first_name: 'Alice', last_name: 'Smith' }],
+  },
+  admins: {
+    1: { number: '420777000021', first_name: 'Admin', last_name: 'One' },
+    2: { number: '420777000022', first_name: 'Admin', last_name: 'Two' },
+  },
+};
+
+export function createAccount(init: SimulatorAccountInit): SimulatorAccount {
+  const credit = init.credit ?? 100;
+  return {
+    id: init.id,
+    token: init.token,
+    credit,
+    initialCredit: credit,
+    currency: 'credits',
+    viber: new Set(init.viber ?? []),
+    country: (init.country ?? 'CZ').toUpperCase(),
+  };
+}
+
+/** Parses `ID:TOKEN[:CREDIT]` (the `--account` flag). */
+export function parseAccountFlag(flag: string): SimulatorAccountInit {
+  const [id, token, credit] = flag.split(':');
+  if (!id || !token) throw new Error(`--account must be ID:TOKEN[:CREDIT], got "${flag}"`);
+  const parsed = credit === undefined ? undefined : Number(credit);
+  if (parsed !== undefined && !Number.isFinite(parsed)) throw new Error(`--account credit must be a number, got "${credit}"`);
+  return { id, token, credit: parsed };
+}

@@ -1,0 +1,306 @@
+/**
+ * What the simulated gateway does with a request that passed authentication: the promotional,
+ * transactional and info operations of the reference, with prices, credit, country completion,
+ * `<name>` substitution, duplicate checks, schedules and the channel cascade.
+ */
+import { getCountryCallingCode, isPossiblePhoneNumber, isSupportedCountry, type CountryCode } from 'libphonenumber-js/min';
+import { SENDER_TYPES } from '../gateway/senders';
+import { measureText, needsUnicode, TEXT_LIMIT_GSM7, TEXT_LIMIT_UNICODE } from '../gateway/text';
+import { ADDRESS_BOOK, type SimulatorAccount } from './accounts';
+
+export type Version = '1.0' | '2.0';
+export type Channel = 'sms' | 'viber';
+
+/** Prices per SMS part and per Viber message, in the account's credits. */
+export const PRICES = { sms: 0.05, viber: 0.03 };
+/** Transactional `duplicates_check: on` window (the reference); promotional uses the same. */
+export const DUPLICATE_WINDOW_MS = 5 * 60 * 1000;
+
+export interface OutboxMessage {
+  sms_id: string;
+  account: string;
+  kind: 'promotional' | 'transactional';
+  endpoint: string;
+  number: string;
+  text: string;
+  channel: Channel;
+  sender: string;
+  unicode: boolean;
+  parts: number;
+  price: number;
+  /** `sent` once delivered; `scheduled` until its time comes. */
+  status: 'sent' | 'scheduled';
+  /** ISO time it is due (scheduled messages). */
+  scheduled?: string;
+  created: string;
+}
+
+export interface SendRecord {
+  status: 'accepted' | 'scheduled' | 'error';
+  sms_id?: string;
+  price?: number;
+  credit?: number;
+  number: string;
+  code?: number;
+  error?: string;
+}
+
+/** An error answer: HTTP status and the reference's body shape for the version. */
+export class ApiError extends Error {
+  constructor(readonly status: number, readonly type: string, message: string, readonly detail: string | null = null) {
+    super(message);
+  }
+
+  body(version: Version): Record<string, unknown> {
+    return version === '2.0'
+      ? { type: this.type, code: this.status, error: this.message, detail: this.detail }
+      : { error: this.type, code: this.status };
+  }
+}
+
+const invalidParameter = (message: string) => new ApiError(400, 'invalid_parameter', message);
+const round = (n: number) => Math.round(n * 10_000) / 10_000;
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+const asBoolean = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true' || v === 'yes';
+
+export interface GatewayState {
+  outbox: OutboxMessage[];
+  nextId: number;
+}
+
+interface Recipient {
+  number: string;
+  text?: string;
+  variables: Record<string, unknown>;
+}
+
+/** Completes a number with the country's calling code when it does not stand as international. */
+export function completeNumber(number: string, country: string | undefined): string | undefined {
+  const digits = String(number).replace(/[\s\-.()+]/g, '').replace(/^00/, '');
+  if (!/^\d+$/.test(digits)) return undefined;
+  if (isPossiblePhoneNumber(`+${digits}`)) return digits;
+  const iso = country?.toUpperCase();
+  if (iso && isSupportedCountry(iso)) {
+    const completed = getCountryCallingCode(iso as CountryCode) + digits.replace(/^0/, '');
+    if (isPossiblePhoneNumber(`+${completed}`)) return completed;
+  }
+  return undefined;
+}
+
+function substitute(text: string, variables: Record<string, unknown>): string {
+  return text.replace(/<([A-Za-z0-9_]+)>/g, (whole, name: string) =>
+    Object.prototype.hasOwnProperty.call(variables, name) ? String(variables[name]) : whole);
+}
+
+/** Strict mode: refuse shapes the reference does not allow, so a wrong client is caught. */
+export function strictCheck(version: Version, body: Record<string, unknown>): void {
+  if (version === '2.0') {
+    for (const key of ['sender_id', 'sender_id_value', 'unicode', 'flash']) {
+      if (key in body) throw invalidParameter(`${key} is not a top-level field in version 2.0`);
+    }
+  } else if ('channel' in body) {
+    throw invalidParameter('channel exists in version 2.0 only');
+  }
+  const senders: unknown[] = [body.sender_id];
+  if (isObject(body.channel) && isObject(body.channel.sms)) senders.push(body.channel.sms.sender_id);
+  for (const sender of senders) {
+    if (sender === undefined || (typeof sender === 'number' && Number.isInteger(sender)) || (typeof sender === 'string' && /^\d+$/.test(sender))) continue;
+    if (!SENDER_TYPES[version].includes(String(sender))) throw invalidParameter(`unknown sender_id ${String(sender)} in version ${version}`);
+  }
+}
+
+export class SimulatedGateway {
+  readonly state: GatewayState = { outbox: [], nextId: 1 };
+  constructor(private readonly strict: boolean) {}
+
+  reset(): void {
+    this.state.outbox = [];
+    this.state.nextId = 1;
+  }
+
+  /** Flips scheduled messages whose time has come to sent. Returns whether any changed. */
+  releaseDue(now = Date.now()): boolean {
+    let changed = false;
+    for (const m of this.state.outbox) {
+      if (m.status === 'scheduled' && m.scheduled && Date.parse(m.scheduled) <= now) {
+        m.status = 'sent';
+        changed = true;
+      }
+    }
+    return changed;
+  }
+
+  info(account: SimulatorAccount): Record<string, unknown> {
+    return {
+      wallet: `sim-wallet-${account.id}`,
+      credit: round(account.credit),
+      currency: account.currency,
+      free_messages: 0,
+      datetime: new Date().toISOString().replace('Z', '+00:00'),
+    };
+  }
+
+  promotional(account: SimulatorAccount, version: Version, simple: boolean, endpoint: string, body: Record<string, unknown>): Record<string, unknown> {
+    if (this.strict) strictCheck(version, body);
+    const recipients: Recipient[] = [];
+    if (simple) {
+      for (const n of String(body.number ?? '').split(';').filter(Boolean)) recipients.push({ number: n, variables: {} });
+    } else {
+      if (body.number !== undefined && !Array.isArray(body.number)) throw invalidParameter('number must be an array');
+      for (const entry of (body.number as unknown[] | undefined) ?? []) {
+        if (typeof entry === 'string' || typeof entry === 'number') recipients.push({ number: String(entry), variables: {} });
+        else if (isObject(entry) && entry.number) {
+          recipients.push({
+            number: String(entry.number),
+            text: typeof entry.text === 'string' ? entry.text : undefined,
+            variables: isObject(entry.variables) ? entry.variables : {},
+          });
+        }
+        // The reference: an entry without a number is skipped.
+      }
+      for (const group of (body.groups as unknown[] | undefined) ?? []) {
+        for (const contact of ADDRESS_BOOK.groups[Number(group)] ?? []) recipients.push({ number: contact.number, variables: { ...contact } });
+      }
+      for (const admin of (body.admins as unknown[] | undefined) ?? []) {
+        const contact = ADDRESS_BOOK.admins[Number(admin)];
+        if (!contact) throw new ApiError(400, 'admin_not_found', `Administrator ${String(admin)} not found`);
+        recipients.push({ number: contact.number, variables: { ...contact } });
+      }
+    }
+    if (recipients.length === 0) throw new ApiError(400, 'no_recipients', 'No recipients');
+    const planned = recipients.map((r) => this.#plan(account, version, 'promotional', body, r));
+    const records = this.#commit(account, 'promotional', endpoint, body, planned, (body.duplicates_check as string | undefined) ?? null);
+    const counters = { sent: 0, accepted: 0, scheduled: 0, error: 0 };
+    let price = 0;
+    for (const r of records) {
+      counters[r.status]++;
+      price += r.price ?? 0;
+    }
+    return { total: { price: round(price), status: counters }, response: records };
+  }
+
+  transactional(account: SimulatorAccount, version: Version, endpoint: string, body: Record<string, unknown>): Record<string, unknown> {
+    if (this.strict) strictCheck(version, body);
+    let recipient: Recipient;
+    if (body.number !== undefined && body.number !== '') {
+      recipient = { number: String(body.number), variables: isObject(body.variables) ? body.variables : {} };
+    } else if (version === '1.0' && body.admin !== undefined) {
+      const contact = ADDRESS_BOOK.admins[Number(body.admin)];
+      if (!contact) throw new ApiError(400, 'admin_not_found', `Administrator ${String(body.admin)} not found`);
+      recipient = { number: contact.number, variables: { ...contact, ...(isObject(body.variables) ? body.variables : {}) } };
+    } else {
+      throw new ApiError(400, 'no_recipients', 'No recipients');
+    }
+    if (version === '2.0' && body.country !== undefined && !(typeof body.country === 'string' && isSupportedCountry(body.country.toUpperCase()))) {
+      throw invalidParameter('country must be an ISO 3166-1 alpha-2 code');
+    }
+    const plan = this.#plan(account, version, 'transactional', body, recipient);
+    if (plan.invalid && version === '2.0') throw new ApiError(400, 'invalid_phone_number', 'Invalid phone number');
+    const check = body.duplicates_check === 'on' ? 'same_text' : null;
+    const [record] = this.#commit(account, 'transactional', endpoint, body, [plan], check);
+    return record as unknown as Record<string, unknown>;
+  }
+
+  #plan(account: SimulatorAccount, version: Version, kind: 'promotional' | 'transactional', body: Record<string, unknown>, recipient: Recipient): Plan {
+    const country = typeof body.country === 'string' && body.country ? body.country : account.country;
+    const number = completeNumber(recipient.number, country);
+    if (!number) return { invalid: true, number: recipient.number };
+    const channels = version === '2.0' && isObject(body.channel) ? body.channel : {};
+    const topText = typeof body.text === 'string' ? body.text : undefined;
+    // The cascade: the first listed channel that can deliver; SMS when none can.
+    let delivery: Delivery | undefined;
+    for (const [name, settings] of Object.entries(channels)) {
+      if (!isObject(settings)) continue;
+      if (name === 'viber' && account.viber.has(number)) {
+        delivery = { channel: 'viber', text: String(settings.text ?? recipient.text ?? topText ?? ''), sender: String(settings.sender ?? ''), unicode: false };
+        break;
+      }
+      if (name === 'sms') {
+        delivery = this.#sms(version, body, settings, recipient, topText);
+        break;
+      }
+    }
+    delivery ??= this.#sms(version, body, isObject(channels.sms) ? channels.sms : {}, recipient, topText);
+    delivery.text = substitute(delivery.text, recipient.variables);
+    if (!delivery.text) throw new ApiError(400, 'empty_message', 'Empty message');
+    const measure = measureText(delivery.text, delivery.channel === 'viber' ? needsUnicode(delivery.text) : delivery.unicode);
+    if (this.strict && measure.characters > measure.limit) {
+      throw invalidParameter(`text is ${measure.characters} characters; the limit is ${TEXT_LIMIT_GSM7} (${TEXT_LIMIT_UNICODE} with Unicode)`);
+    }
+    const parts = delivery.channel === 'viber' ? 1 : Math.max(1, measure.parts);
+    const price = delivery.channel === 'viber' ? PRICES.viber : round(parts * PRICES.sms);
+    return { invalid: false, number, delivery, parts, price, kind };
+  }
+
+  #sms(version: Version, body: Record<string, unknown>, settings: Record<string, unknown>, recipient: Recipient, topText?: string): Delivery {
+    const sender = version === '2.0' ? settings : body;
+    const text = String((version === '2.0' ? settings.text : undefined) ?? recipient.text ?? topText ?? '');
+    const senderName = sender.sender_id_value !== undefined ? `${String(sender.sender_id ?? 'gSystem')}:${String(sender.sender_id_value)}` : String(sender.sender_id ?? 'gSystem');
+    return { channel: 'sms', text, sender: senderName, unicode: asBoolean(sender.unicode) };
+  }
+
+  #commit(account: SimulatorAccount, kind: 'promotional' | 'transactional', endpoint: string, body: Record<string, unknown>, plans: Plan[], duplicates: string | null): SendRecord[] {
+    const scheduleAt = parseSchedule(body.schedule);
+    if (body.schedule !== undefined && scheduleAt === undefined) throw invalidParameter('schedule must be a unix timestamp or an ISO 8601 date-time');
+    const now = Date.now();
+    const due = scheduleAt !== undefined && scheduleAt > now;
+    // Duplicates: a copy of a recent message is not sent again; its original record is answered.
+    const duplicateOf = (plan: Plan & { invalid: false }): OutboxMessage | undefined => {
+      if (!duplicates) return undefined;
+      return this.state.outbox.find((m) => m.account === account.id && m.number === plan.number
+        && now - Date.parse(m.created) < DUPLICATE_WINDOW_MS
+        && (duplicates === 'same_number' || m.text === plan.delivery.text));
+    };
+    const cost = plans.reduce((sum, p) => sum + (p.invalid || duplicateOf(p) ? 0 : p.price), 0);
+    if (cost > account.credit + 1e-9) throw new ApiError(400, 'low_credit', 'Low credit', `This needs ${round(cost)} credits; ${round(account.credit)} left`);
+    const records: SendRecord[] = [];
+    for (const plan of plans) {
+      if (plan.invalid) {
+        records.push({ status: 'error', code: 9, error: 'Invalid phone number', number: plan.number });
+        continue;
+      }
+      const original = duplicateOf(plan);
+      if (original) {
+        records.push({ status: original.status === 'scheduled' ? 'scheduled' : 'accepted', sms_id: original.sms_id, price: 0, credit: round(account.credit), number: plan.number });
+        continue;
+      }
+      account.credit = round(account.credit - plan.price);
+      const message: OutboxMessage = {
+        sms_id: `sim-${String(this.state.nextId++).padStart(8, '0')}`,
+        account: account.id,
+        kind,
+        endpoint,
+        number: plan.number,
+        text: plan.delivery.text,
+        channel: plan.delivery.channel,
+        sender: plan.delivery.sender,
+        unicode: plan.delivery.channel === 'sms' && plan.delivery.unicode,
+        parts: plan.parts,
+        price: plan.price,
+        status: due ? 'scheduled' : 'sent',
+        scheduled: due ? new Date(scheduleAt).toISOString() : undefined,
+        created: new Date(now).toISOString(),
+      };
+      this.state.outbox.push(message);
+      records.push({ status: due ? 'scheduled' : 'accepted', sms_id: message.sms_id, price: plan.price, credit: account.credit, number: plan.number });
+    }
+    return records;
+  }
+}
+
+interface Delivery {
+  channel: Channel;
+  text: string;
+  sender: string;
+  unicode: boolean;
+}
+
+type Plan = { invalid: true; number: string } | { invalid: false; number: string; delivery: Delivery; parts: number; price: number; kind: string };
+
+function parseSchedule(value: unknown): number | undefined {
+  if (value === undefined || value === null || value === '') return undefined;
+  const text = String(value);
+  if (/^\d+$/.test(text)) return Number(text) * 1000;
+  const ms = Date.parse(text);
+  return Number.isNaN(ms) ? undefined : ms;
+}

@@ -1,0 +1,298 @@
+/**
+ * The simulator's HTTP server: the gateway's endpoints, the control endpoints tests use
+ * (`/simulator/...`: outbox, received requests, accounts, faults), and the outbox page at `/`.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
+import { createAccount, DEMO_ACCOUNT, type SimulatorAccount, type SimulatorAccountInit } from './accounts';
+import { ApiError, SimulatedGateway, type Version } from './gateway';
+import { outboxPage } from './page';
+
+export interface SimulatorOptions {
+  port?: number;
+  host?: string;
+  accounts?: SimulatorAccountInit[];
+  /** Refuse bodies the reference does not allow (2.0 top-level sender fields, unknown senders, long texts). */
+  strict?: boolean;
+}
+
+/** A fault applied to the next `count` API requests (control requests are never faulted). */
+export interface Fault {
+  count?: number;
+  /** Answer this HTTP status with an error body (not processed). */
+  status?: number;
+  /** Retry-After header, in seconds, with `status`. */
+  retryAfter?: number;
+  /** Answer a body that is not the documented JSON. html is not processed; truncated and empty are. */
+  body?: 'html' | 'truncated' | 'empty';
+  /** Close the connection: before processing the request, or after processing it without answering. */
+  drop?: 'before' | 'after';
+  /** Process, then never answer (the client's timeout fires). */
+  hang?: boolean;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  contentType: string | undefined;
+  /** The parameters as received (JSON body, form body or query); a form's yes/no read as booleans. */
+  body: Record<string, unknown>;
+  raw: string;
+  at: string;
+  fault?: string;
+}
+
+export interface Simulator {
+  url: string;
+  server: Server;
+  gateway: SimulatedGateway;
+  accounts: Map<string, SimulatorAccount>;
+  requests: ReceivedRequest[];
+  close(): Promise<void>;
+}
+
+const MAX_BODY = 32 * 1024 * 1024;
+const API_PATH = /^\/api\/([^/]+)\/([^/]+)\/([^/?]+)$/;
+
+export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+  const gateway = new SimulatedGateway(options.strict ?? true);
+  const accounts = new Map<string, SimulatorAccount>();
+  const initial = [DEMO_ACCOUNT, ...(options.accounts ?? [])];
+  const resetAccounts = () => {
+    accounts.clear();
+    for (const init of initial) accounts.set(init.id, createAccount(init));
+  };
+  resetAccounts();
+  const requests: ReceivedRequest[] = [];
+  let latency = 0;
+  let fault: Fault & { count: number } = { count: 0 };
+  const sockets = new Set<Socket>();
+  const listeners = new Set<ServerResponse>();
+  const hanging = new Set<ServerResponse>();
+
+  const notify = () => {
+    for (const res of listeners) res.write(`data: ${JSON.stringify({ at: Date.now() })}\n\n`);
+  };
+  const releaseTimer = setInterval(() => {
+    if (gateway.releaseDue()) notify();
+  }, 1000);
+  releaseTimer.unref();
+
+  const outbox = () => {
+    gateway.releaseDue();
+    return {
+      messages: gateway.state.outbox,
+      accounts: [...accounts.values()].map((a) => ({ id: a.id, credit: a.credit, currency: a.currency })),
+    };
+  };
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((error: unknown) => {
+      if (!res.headersSent) json(res, 500, { type: 'unknown', code: 500, error: String((error as Error)?.message ?? error), detail: null });
+      else res.destroy();
+    });
+  });
+  server.on('connection', (socket) => {
+    sockets.add(socket);
+    socket.on('close', () => sockets.delete(socket));
+  });
+  server.keepAliveTimeout = 30_000;
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://simulator');
+    const path = url.pathname;
+    if (path === '/' && req.method === 'GET') {
+      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
+      res.end(outboxPage());
+      return;
+    }
+    if (path.startsWith('/simulator/')) return control(req, res, path);
+    const match = API_PATH.exec(path);
+    const raw = await readBody(req);
+    const contentType = req.headers['content-type']?.split(';')[0]?.trim();
+    const body = parseParameters(req.method ?? 'GET', contentType, raw, url.searchParams);
+    const record: ReceivedRequest = { method: req.method ?? 'GET', path, contentType, body: body ?? {}, raw, at: new Date().toISOString() };
+    requests.push(record);
+    if (latency) await new Promise((r) => setTimeout(r, latency));
+
+    const active = fault.count > 0 ? { ...fault } : undefined;
+    if (active) {
+      fault.count--;
+      record.fault = JSON.stringify({ ...active, count: undefined });
+      if (active.drop === 'before') return void req.socket.destroy();
+      if (active.status) {
+        const headers: Record<string, string> = { 'content-type': 'application/json' };
+        if (active.retryAfter !== undefined) headers['retry-after'] = String(active.retryAfter);
+        res.writeHead(active.status, headers);
+        res.end(JSON.stringify({ type: 'unknown', code: active.status, error: `Simulated HTTP ${active.status}`, detail: null }));
+        return;
+      }
+      if (active.body === 'html') {
+        res.writeHead(502, { 'content-type': 'text/html' });
+        res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+        return;
+      }
+    }
+
+    const version = (match?.[1] === '2.0' ? '2.0' : '1.0') as Version;
+    let status = 200;
+    let answer: Record<string, unknown>;
+    try {
+      answer = { data: api(match, req.method ?? 'GET', version, path, body) };
+    } catch (error) {
+      if (!(error instanceof ApiError)) throw error;
+      status = error.status;
+      answer = error.body(version);
+    }
+    notify();
+    if (active?.drop === 'after') return void req.socket.destroy();
+    if (active?.hang) {
+      hanging.add(res);
+      res.on('close', () => hanging.delete(res));
+      return;
+    }
+    if (active?.body === 'truncated') {
+      const text = JSON.stringify(answer);
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end(text.slice(0, Math.floor(text.length / 2)));
+      return;
+    }
+    if (active?.body === 'empty') {
+      res.writeHead(status, { 'content-type': 'application/json' });
+      res.end();
+      return;
+    }
+    json(res, status, answer);
+  }
+
+  function api(match: RegExpExecArray | null, method: string, version: Version, path: string, body: Record<string, unknown> | undefined): Record<string, unknown> {
+    if (!match) throw new ApiError(404, 'unknown_action', 'Unknown action');
+    const [, v, family, action] = match;
+    if (v !== '1.0' && v !== '2.0') throw new ApiError(400, 'unsupported_api_version', `Unsupported API version ${v}`);
+    const known = (action === 'promotional' || action === 'transactional' || action === 'info') && (family === 'advanced' || family === 'simple')
+      && !(v === '2.0' && (action === 'info' || (action === 'promotional' && family === 'simple')));
+    if (!known) throw new ApiError(404, 'unknown_action', 'Unknown action');
+    if (method !== 'POST' && !(method === 'GET' && action === 'info' && family === 'simple')) throw new ApiError(405, 'method_not_allowed', 'Method not allowed');
+    if (!body) throw new ApiError(400, 'invalid_parameter', 'The body is not valid JSON or form data');
+    const account = accounts.get(String(body.application_id ?? ''));
+    if (!account || !body.application_id || account.token !== body.application_token) {
+      throw version === '2.0'
+        ? new ApiError(401, 'unknown_identity', 'Unknown identity / Unauthorized / empty application_id')
+        : new ApiError(401, 'authentication_failed', 'Authentication failed');
+    }
+    if (action === 'info') return gateway.info(account);
+    if (action === 'promotional') return gateway.promotional(account, version, family === 'simple', path, body);
+    return gateway.transactional(account, version, path, body);
+  }
+
+  async function control(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+    const input = req.method === 'POST' ? JSON.parse((await readBody(req)) || '{}') as Record<string, unknown> : {};
+    switch (`${req.method} ${path}`) {
+      case 'GET /simulator/outbox':
+        return json(res, 200, outbox());
+      case 'GET /simulator/requests':
+        return json(res, 200, requests);
+      case 'DELETE /simulator/requests':
+        requests.length = 0;
+        return json(res, 200, { ok: true });
+      case 'POST /simulator/reset':
+        gateway.reset();
+        resetAccounts();
+        requests.length = 0;
+        latency = 0;
+        fault = { count: 0 };
+        notify();
+        return json(res, 200, { ok: true });
+      case 'POST /simulator/accounts': {
+        const init = input as unknown as SimulatorAccountInit;
+        if (!init.id || !init.token) return json(res, 400, { error: 'id and token are required' });
+        initial.push(init);
+        accounts.set(init.id, createAccount(init));
+        return json(res, 200, { ok: true });
+      }
+      case 'POST /simulator/faults':
+        if (typeof input.latency === 'number') latency = input.latency;
+        fault = { ...(input as Fault), count: typeof input.count === 'number' ? input.count : input.status || input.body || input.drop || input.hang ? 1 : 0 };
+        return json(res, 200, { ok: true });
+      case 'DELETE /simulator/faults':
+        latency = 0;
+        fault = { count: 0 };
+        return json(res, 200, { ok: true });
+      case 'GET /simulator/events':
+        res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+        res.write('retry: 1000\n\n');
+        listeners.add(res);
+        req.on('close', () => listeners.delete(res));
+        return;
+      default:
+        return json(res, 404, { error: `no ${req.method} ${path}` });
+    }
+  }
+
+  const port = options.port ?? 0;
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address();
+  const actualPort = typeof address === 'object' && address ? address.port : port;
+  const urlHost = host.includes(':') ? `[${host}]` : host;
+  return {
+    url: `http://${urlHost}:${actualPort}`,
+    server,
+    gateway,
+    accounts,
+    requests,
+    close: () => new Promise<void>((resolve) => {
+      clearInterval(releaseTimer);
+      for (const res of [...listeners, ...hanging]) res.destroy();
+      server.close(() => resolve());
+      for (const socket of sockets) socket.destroy();
+    }),
+  };
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function readBody(req: IncomingMessage): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    req.on('data', (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        reject(new Error('body too large'));
+        req.destroy();
+        return;
+      }
+      chunks.push(chunk);
+    });
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Reads the parameters of an API request: JSON body, form body, or the query of a GET. */
+function parseParameters(method: string, contentType: string | undefined, raw: string, query: URLSearchParams): Record<string, unknown> | undefined {
+  if (method === 'GET') return Object.fromEntries(query);
+  if (contentType === 'application/x-www-form-urlencoded') {
+    const form: Record<string, unknown> = Object.fromEntries(new URLSearchParams(raw));
+    // Form bodies carry booleans as yes/no.
+    for (const key of ['unicode', 'flash']) if (key in form) form[key] = form[key] === 'yes' || form[key] === '1' || form[key] === 'true';
+    return form;
+  }
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : undefined;
+  } catch {
+    return undefined;
+  }
+}
