@@ -41,10 +41,13 @@ function sender(version: ApiVersion): Schema {
 }
 
 /** sender_id_value is required for the types that name a value. */
-const senderValueRequired: Schema = {
-  if: { properties: { sender_id: { enum: Object.keys(SENDER_VALUE_KIND) } }, required: ['sender_id'] },
-  then: { required: ['sender_id_value'] },
-};
+function senderValueRequired(version: ApiVersion): Schema {
+  const types = SENDER_TYPES[version].filter((type) => type in SENDER_VALUE_KIND);
+  return {
+    if: { properties: { sender_id: { enum: types } }, required: ['sender_id'] },
+    then: { required: ['sender_id_value'] },
+  };
+}
 
 function channel(kind: OperationKind): Schema {
   const button: Schema = {
@@ -75,7 +78,7 @@ function channel(kind: OperationKind): Schema {
         type: 'object',
         additionalProperties: false,
         properties: { text, ...sender('2.0'), unicode: flag },
-        ...senderValueRequired,
+        ...senderValueRequired('2.0'),
       },
     },
   };
@@ -108,7 +111,7 @@ export const SCHEMAS: Record<string, Schema> = {
     number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
     groups: ids, admins: ids, text, unicode: flag, flash: flag, ...sender('1.0'), country, schedule,
     duplicates_check: { enum: ['same_text', 'same_number', null], rule: 'must be same_text, same_number or null' },
-  }, { allOf: [oneRecipientSource, senderValueRequired] }),
+  }, { allOf: [oneRecipientSource, senderValueRequired('1.0')] }),
   'promotional advanced 2.0': body({
     number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
     groups: ids, admins: ids, text, channel: channel('promotional'), country, schedule,
@@ -117,14 +120,14 @@ export const SCHEMAS: Record<string, Schema> = {
   'promotional simple 1.0': body({
     number: { type: 'string', pattern: '^[0-9]{3,20}(;[0-9]{3,20})*$', rule: 'must be phone numbers separated by ;' },
     text, unicode: flag, flash: flag, ...sender('1.0'), country, schedule,
-  }, { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired] }),
+  }, { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired('1.0')] }),
   'transactional advanced 1.0': body({
     number: phone, admin: { type: 'integer', minimum: 0, rule: 'must be an integer administrator id' },
     text, variables, unicode: flag, flash: flag, ...sender('1.0'), country, schedule,
     duplicates_check: { enum: ['on', 'off'], rule: 'must be on or off' },
   }, {
     required: ['application_id', 'application_token', 'text'],
-    allOf: [{ anyOf: [{ required: ['number'] }, { required: ['admin'] }], rule: 'number or admin is required' }, senderValueRequired],
+    allOf: [{ anyOf: [{ required: ['number'] }, { required: ['admin'] }], rule: 'number or admin is required' }, senderValueRequired('1.0')],
   }),
   'transactional advanced 2.0': body({
     number: phone, text, variables, channel: channel('transactional'), country, schedule,
@@ -132,12 +135,12 @@ export const SCHEMAS: Record<string, Schema> = {
   }, { required: ['application_id', 'application_token', 'number'] }),
   'transactional simple 1.0': body({
     number: phone, text, unicode: flag, flash: flag, ...sender('1.0'), country,
-  }, { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired] }),
+  }, { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired('1.0')] }),
   'info advanced 1.0': body({}),
   'info simple 1.0': body({}),
 };
 
-const ajv = new Ajv({ allErrors: false, verbose: true, strict: true, allowUnionTypes: true });
+const ajv = new Ajv({ allErrors: false, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
 ajv.addVocabulary(['rule']);
 const compiled = new Map<string, ValidateFunction>();
 

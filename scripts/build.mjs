@@ -2,17 +2,15 @@
 // into its .html, and put locales/ and icons/ beside the compiled nodes, where Node-RED looks.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist');
-const require = createRequire(import.meta.url);
 
 rmSync(out, { recursive: true, force: true });
-execFileSync(process.execPath, [require.resolve('typescript/bin/tsc'), '-p', root], { stdio: 'inherit', cwd: root });
+execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', root], { stdio: 'inherit', cwd: root });
 chmodExecutable(join(out, 'simulator', 'cli.js'));
 
 const nodesOut = join(out, 'nodes');

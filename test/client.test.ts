@@ -1,0 +1,376 @@
+/** The gateway client against the simulator over loopback HTTP: bodies, answers, errors. */
+import assert from 'node:assert/strict';
+import { GatewayClient, GatewayError, type GatewayClientOptions } from '../gateway';
+import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+
+const errors: unknown[] = [];
+
+/** Runs a call that must fail; returns its GatewayError (and keeps it for the token check). */
+async function failure(call: () => Promise<unknown> | unknown): Promise<GatewayError> {
+  try {
+    await call();
+  } catch (error) {
+    errors.push(error);
+    assert.ok(error instanceof GatewayError, `expected a GatewayError, got ${String(error)}`);
+    return error;
+  }
+  assert.fail('expected the call to fail');
+}
+
+describe('gateway client', () => {
+  let sim: TestSimulator;
+  let client: GatewayClient;
+  const clients: GatewayClient[] = [];
+  const make = (options: Partial<GatewayClientOptions> = {}) => {
+    const c = new GatewayClient({ baseUrl: sim.url, applicationId: ACCOUNT_ID, applicationToken: TOKEN, retryDelay: 5, ...options });
+    clients.push(c);
+    return c;
+  };
+
+  before(async () => {
+    sim = await startTestSimulator();
+    client = make();
+  });
+  beforeEach(() => sim.reset());
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close()));
+    await sim.close();
+  });
+
+  describe('promotional, advanced 2.0', () => {
+    it('sends numbers, per-recipient text and variables, and the channel cascade, and reads the result', async () => {
+      const result = await client.promotional({
+        number: ['+420 777 000 001', { number: '00420-777-123-456', text: 'Hi <first_name>', variables: { first_name: 'Jan' } }, { text: 'skipped' }],
+        text: 'Hello',
+        channel: [{ type: 'viber', sender: 'Shop', expiration: '90', button: { caption: 'Open', url: 'https://example.com' } }, { type: 'sms', sender_id: 'gText', sender_id_value: 'Shop' }],
+        duplicates_check: 'same_text',
+      });
+      const received = await sim.lastRequest();
+      assert.equal(received.path, '/api/2.0/advanced/promotional');
+      assert.equal(received.contentType, 'application/json');
+      assert.deepEqual(received.body, {
+        application_id: ACCOUNT_ID,
+        application_token: TOKEN,
+        number: ['420777000001', { number: '420777123456', text: 'Hi <first_name>', variables: { first_name: 'Jan' } }],
+        text: 'Hello',
+        channel: {
+          viber: { sender: 'Shop', expiration: 90, button: { caption: 'Open', url: 'https://example.com' } },
+          sms: { sender_id: 'gText', sender_id_value: 'Shop' },
+        },
+        duplicates_check: 'same_text',
+      });
+      assert.deepEqual(Object.keys(received.body.channel as object), ['viber', 'sms'], 'the cascade keeps its order');
+      assert.equal(result.response.length, 2);
+      assert.deepEqual(result.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 0 });
+      const { messages } = await sim.outbox();
+      assert.deepEqual(messages.map((m) => [m.number, m.channel, m.text]), [
+        ['420777000001', 'viber', 'Hello'],
+        ['420777123456', 'sms', 'Hi Jan'],
+      ]);
+    });
+
+    it('moves top-level unicode, sender_id and sender_id_value into channel.sms', async () => {
+      await client.promotional({ number: '420777111222', text: 'x', sender_id: 'gOwn', sender_id_value: '420777999999', unicode: 'on' });
+      const { body } = await sim.lastRequest();
+      assert.deepEqual(body.channel, { sms: { sender_id: 'gOwn', sender_id_value: '420777999999', unicode: true } });
+      assert.equal('sender_id' in body, false);
+      assert.equal('unicode' in body, false);
+    });
+
+    it('turns unicode on for a Czech text and leaves it off for a GSM-7 one', async () => {
+      await client.promotional({ number: '420777111222', text: 'Příliš žluťoučký kůň' });
+      assert.deepEqual((await sim.lastRequest()).body.channel, { sms: { unicode: true } });
+      await client.promotional({ number: '420777111222', text: 'Price 5€ [net]' });
+      assert.equal('channel' in (await sim.lastRequest()).body, false);
+    });
+
+    it('reports invalid numbers as code 9 records beside the accepted ones', async () => {
+      const result = await client.promotional({ number: '420777111222;123', text: 'x' });
+      assert.deepEqual(result.response.map((r) => [r.status, r.code, r.number]), [['accepted', undefined, '420777111222'], ['error', 9, '123']]);
+      assert.equal(result.total.status.error, 1);
+    });
+
+    it('sends groups and admins, which the gateway expands from the address book', async () => {
+      const result = await client.promotional({ groups: '1', admins: [2], text: 'Dear <first_name>' });
+      assert.deepEqual((await sim.lastRequest()).body.groups, [1]);
+      assert.equal(result.response.length, 3);
+      assert.deepEqual((await sim.outbox()).messages.map((m) => m.text), ['Dear Jana', 'Dear Petr', 'Dear Admin']);
+    });
+
+    it('converts a schedule from a Date, milliseconds, seconds or ISO string, and the gateway holds it', async () => {
+      const at = new Date(Date.now() + 3600_000);
+      const seconds = String(Math.floor(at.getTime() / 1000));
+      for (const schedule of [at, at.getTime(), Math.floor(at.getTime() / 1000)]) {
+        const result = await client.promotional({ number: '420777111222', text: `s ${String(schedule)}`, schedule });
+        assert.equal((await sim.lastRequest()).body.schedule, seconds);
+        assert.equal(result.response[0]?.status, 'scheduled');
+      }
+      await client.promotional({ number: '420777111222', text: 'iso', schedule: '2030-01-02T10:00:00+01:00' });
+      assert.equal((await sim.lastRequest()).body.schedule, '2030-01-02T10:00:00+01:00');
+      assert.ok((await sim.outbox()).messages.every((m) => m.status === 'scheduled'));
+    });
+
+    it('drops a repeated text to the same number when duplicates_check is same_text', async () => {
+      const first = await client.promotional({ number: '420777111222', text: 'once', duplicates_check: 'same_text' });
+      const second = await client.promotional({ number: '420777111222', text: 'once', duplicates_check: 'same_text' });
+      assert.equal(second.response[0]?.sms_id, first.response[0]?.sms_id);
+      assert.equal((await sim.outbox()).messages.length, 1);
+      await client.promotional({ number: '420777111222', text: 'other', duplicates_check: 'same_number' });
+      assert.equal((await sim.outbox()).messages.length, 1, 'same_number drops a different text too');
+    });
+  });
+
+  describe('promotional, advanced 1.0', () => {
+    it('keeps unicode, flash and the sender at top level and never sends channel', async () => {
+      await client.promotional({ number: ['420777111222'], text: 'Žluťoučký', flash: true, sender_id: 'gText', sender_id_value: 'Shop', country: 'cz' }, { version: '1.0' });
+      const { path, body } = await sim.lastRequest();
+      assert.equal(path, '/api/1.0/advanced/promotional');
+      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: ['420777111222'], text: 'Žluťoučký', unicode: true, flash: true, sender_id: 'gText', sender_id_value: 'Shop', country: 'cz' });
+    });
+  });
+
+  describe('promotional, simple 1.0', () => {
+    it('joins the numbers with ; in a JSON body', async () => {
+      await client.promotional({ number: ['420777111222', '+420 777 111 223'], text: 'hi', unicode: 'off' }, { api: 'simple' });
+      const { path, body } = await sim.lastRequest();
+      assert.equal(path, '/api/1.0/simple/promotional');
+      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: '420777111222;420777111223', text: 'hi' });
+    });
+
+    it('sends a form body with booleans as yes/no', async () => {
+      await client.promotional({ number: '420777111222', text: 'čau', flash: true }, { api: 'simple', encoding: 'form' });
+      const received = await sim.lastRequest();
+      assert.equal(received.contentType, 'application/x-www-form-urlencoded');
+      assert.deepEqual(Object.fromEntries(new URLSearchParams(received.raw)), {
+        application_id: ACCOUNT_ID, application_token: TOKEN, number: '420777111222', text: 'čau', unicode: 'yes', flash: 'yes',
+      });
+    });
+  });
+
+  describe('transactional', () => {
+    it('advanced 2.0: one number, variables, the cascade, and the accepted record', async () => {
+      const result = await client.transactional({ number: '777 123 456', text: 'Code <code>', variables: { code: 1234 }, country: 'CZ', channel: { viber: { sender: 'Alarm' }, sms: { text: 'SMS code <code>' } } });
+      const { path, body } = await sim.lastRequest();
+      assert.equal(path, '/api/2.0/advanced/transactional');
+      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: '777123456', text: 'Code <code>', variables: { code: 1234 }, channel: { viber: { sender: 'Alarm' }, sms: { text: 'SMS code <code>' } }, country: 'CZ' });
+      assert.equal(result.rejected, false);
+      assert.equal(result.record.status, 'accepted');
+      assert.equal(result.record.number, '420777123456');
+      assert.equal((await sim.outbox()).messages[0]?.text, 'SMS code 1234');
+    });
+
+    it('advanced 2.0: an invalid number is a rejected recipient, not an error', async () => {
+      const result = await client.transactional({ number: '123', text: 'x' });
+      assert.equal(result.rejected, true);
+      assert.deepEqual(result.record, { status: 'error', code: 400, type: 'invalid_phone_number', error: 'Invalid phone number', number: '123' });
+    });
+
+    it('advanced 1.0: admin instead of number, flash at top level', async () => {
+      await client.transactional({ admin: '1', text: 'Door opened', flash: 'yes' }, { version: '1.0' });
+      const { path, body } = await sim.lastRequest();
+      assert.equal(path, '/api/1.0/advanced/transactional');
+      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, admin: 1, text: 'Door opened', flash: true });
+    });
+
+    it('simple 1.0 (JSON and form) and the 2.0 simple path', async () => {
+      await client.transactional({ number: '420777111222', text: 'a' }, { api: 'simple', version: '1.0' });
+      assert.equal((await sim.lastRequest()).path, '/api/1.0/simple/transactional');
+      await client.transactional({ number: '420777111222', text: 'b', unicode: true }, { api: 'simple', version: '1.0', encoding: 'form' });
+      assert.equal((await sim.lastRequest()).raw, `application_id=${ACCOUNT_ID}&application_token=${TOKEN}&number=420777111222&text=b&unicode=yes`);
+      await client.transactional({ number: '420777111222', text: 'c', sender_id: 'gProfile', sender_id_value: '12' }, { api: 'simple', version: '2.0' });
+      const last = await sim.lastRequest();
+      assert.equal(last.path, '/api/2.0/simple/transactional');
+      assert.deepEqual(last.body.channel, { sms: { sender_id: 'gProfile', sender_id_value: '12' } });
+    });
+
+    it('duplicates_check on: the same text to the same number within 5 minutes goes once', async () => {
+      const a = await client.transactional({ number: '420777111222', text: 'alarm', duplicates_check: true });
+      const b = await client.transactional({ number: '420777111222', text: 'alarm', duplicates_check: 'on' });
+      assert.equal((await sim.lastRequest()).body.duplicates_check, 'on');
+      assert.equal(b.record.sms_id, a.record.sms_id);
+      assert.equal((await sim.outbox()).messages.length, 1);
+    });
+  });
+
+  describe('info (balance)', () => {
+    it('advanced POST JSON, simple GET with query, simple POST JSON and form', async () => {
+      const variants = [
+        [{}, 'POST', '/api/1.0/advanced/info', 'application/json'],
+        [{ api: 'simple' as const }, 'GET', `/api/1.0/simple/info`, undefined],
+        [{ api: 'simple' as const, method: 'POST' as const, encoding: 'json' as const }, 'POST', '/api/1.0/simple/info', 'application/json'],
+        [{ api: 'simple' as const, method: 'POST' as const, encoding: 'form' as const }, 'POST', '/api/1.0/simple/info', 'application/x-www-form-urlencoded'],
+      ] as const;
+      for (const [options, method, path, contentType] of variants) {
+        const balance = await client.info(options);
+        assert.equal(balance.credit, 1000);
+        assert.equal(balance.currency, 'credits');
+        const received = await sim.lastRequest();
+        assert.equal(received.method, method);
+        assert.equal(received.path, path);
+        assert.equal(received.contentType, contentType);
+        assert.deepEqual(received.body, { application_id: ACCOUNT_ID, application_token: TOKEN });
+      }
+    });
+
+    it('credit goes down by the price of what was sent', async () => {
+      const result = await client.promotional({ number: ['420777111222', '420777111223'], text: 'x'.repeat(200) });
+      assert.equal(result.total.price, 0.2, 'two recipients, two parts each, 0.05 a part');
+      assert.equal((await client.info()).credit, 999.8);
+    });
+  });
+
+  describe('errors from the gateway', () => {
+    it('401 in the 2.0 shape: unknown_identity', async () => {
+      const error = await failure(() => make({ applicationToken: 'wrong' }).transactional({ number: '420777111222', text: 'x' }));
+      assert.equal(error.code, 'unknown_identity');
+      assert.equal(error.status, 401);
+      assert.equal(error.retryable, false);
+      assert.match(error.message, /does not know this application id and token/);
+    });
+
+    it('401 in the 1.0 shape: authentication_failed', async () => {
+      const error = await failure(() => make({ applicationId: 'nobody' }).info());
+      assert.equal(error.code, 'authentication_failed');
+      assert.equal(error.status, 401);
+    });
+
+    it('low_credit when the credit does not cover the message, and nothing is sent', async () => {
+      const poor = make({ applicationId: 'poor', applicationToken: 'poor-token' });
+      await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', body: JSON.stringify({ id: 'poor', token: 'poor-token', credit: 0.01 }) });
+      const error = await failure(() => poor.transactional({ number: '420777111222', text: 'x' }));
+      assert.equal(error.code, 'low_credit');
+      assert.equal(error.retryable, false);
+      assert.equal((await sim.outbox()).messages.length, 0);
+    });
+
+    it('5xx is retried; a 503 has not reached the gateway so it is retried without duplicates_check', async () => {
+      await sim.fault({ status: 503, count: 2 });
+      const result = await client.transactional({ number: '420777111222', text: 'x' });
+      assert.equal(result.record.status, 'accepted');
+      assert.equal((await sim.requests()).length, 3);
+    });
+
+    it('a 500 may have reached the gateway: no retry without duplicates_check, retryable error', async () => {
+      await sim.fault({ status: 500, count: 1 });
+      const error = await failure(() => client.transactional({ number: '420777111222', text: 'x' }));
+      assert.equal(error.status, 500);
+      assert.equal(error.retryable, true);
+      assert.equal((await sim.requests()).length, 1);
+      await sim.fault({ status: 500, count: 1 });
+      const ok = await client.transactional({ number: '420777111222', text: 'y', duplicates_check: 'on' });
+      assert.equal(ok.record.status, 'accepted');
+    });
+
+    it('gives up after the configured retries', async () => {
+      await sim.fault({ status: 429, count: 10 });
+      const error = await failure(() => make({ retries: 2 }).info());
+      assert.equal(error.status, 429);
+      assert.equal((await sim.requests()).length, 3);
+    });
+
+    it('an HTML body is bad_response', async () => {
+      await sim.fault({ body: 'html' });
+      const error = await failure(() => make({ retries: 0 }).info());
+      assert.equal(error.code, 'bad_response');
+      assert.equal(error.status, 502);
+    });
+
+    it('an empty body and cut-off JSON are bad_response', async () => {
+      for (const body of ['empty', 'truncated'] as const) {
+        await sim.fault({ body });
+        const error = await failure(() => make({ retries: 0 }).transactional({ number: '420777111222', text: body }));
+        assert.equal(error.code, 'bad_response');
+        assert.equal(error.status, 200);
+      }
+    });
+
+    it('no answer within the timeout is timeout', async () => {
+      await sim.fault({ hang: true });
+      const error = await failure(() => make({ timeout: 300, retries: 0 }).transactional({ number: '420777111222', text: 'x' }));
+      assert.equal(error.code, 'timeout');
+      assert.equal(error.retryable, true);
+      assert.match(error.message, /within 300 ms/);
+    });
+
+    it('a connection reset is network, retryable, and not repeated without duplicates_check', async () => {
+      await sim.fault({ drop: 'after' });
+      const error = await failure(() => client.transactional({ number: '420777111222', text: 'x' }));
+      assert.equal(error.code, 'network');
+      assert.equal(error.retryable, true);
+      assert.equal((await sim.requests()).length, 1);
+    });
+
+    it('a refused connection is network and retried, since nothing was sent', async () => {
+      const dead = make({ baseUrl: 'http://127.0.0.1:1', retries: 1 });
+      const attempts: number[] = [];
+      const error = await failure(() => dead.info({}, (e) => attempts.push(e.attempt)));
+      assert.equal(error.code, 'network');
+      assert.deepEqual(attempts, [1, 2]);
+    });
+  });
+
+  describe('checks before anything is sent', () => {
+    const cases: [string, () => unknown, RegExp][] = [
+      ['a non-https base URL to another host', () => make({ baseUrl: 'http://example.com' }), /^baseUrl must use https:\/\//],
+      ['a text over 612 GSM-7 characters', () => client.prepare('promotional', { number: '420777111222', text: 'a'.repeat(600) + '€'.repeat(20) }), /^text is 640 characters; the limit is 612 \(268 with Unicode\)$/],
+      ['a Unicode text over 268', () => client.prepare('transactional', { number: '420777111222', text: 'ř'.repeat(269) }), /^text is 269 characters; the limit is 612 \(268 with Unicode\)$/],
+      ['a recipient text over the limit', () => client.prepare('promotional', { number: [{ number: '420777111222', text: 'a'.repeat(613) }] }), /^number\[0\]\.text is 613 characters/],
+      ['a channel text over the limit', () => client.prepare('transactional', { number: '420777111222', channel: { sms: { text: 'ž'.repeat(300) } } }), /^channel\.sms\.text is 300 characters/],
+      ['flash in 2.0', () => client.prepare('promotional', { number: '420777111222', text: 'x', flash: true }), /^flash exists in version 1\.0 only/],
+      ['admin in 2.0', () => client.prepare('transactional', { admin: 1, text: 'x' }), /^admin exists in version 1\.0 only/],
+      ['channel in 1.0', () => client.prepare('promotional', { number: '420777111222', text: 'x', channel: { sms: {} } }, { version: '1.0' }), /^channel exists in version 2\.0 only/],
+      ['no recipient', () => client.prepare('promotional', { text: 'x' }), /^one of number, groups, admins is required$/],
+      ['no text for plain numbers', () => client.prepare('promotional', { number: '420777111222' }), /^text is required when number holds plain numbers/],
+      ['no text in transactional', () => client.prepare('transactional', { number: '420777111222' }), /^text is required/],
+      ['a number that is not one', () => client.prepare('promotional', { number: ['420777111222', 'call me'], text: 'x' }), /^number\[1\] must be a phone number/],
+      ['two numbers in transactional', () => client.prepare('transactional', { number: '420777111222,420777111223', text: 'x' }), /^number must be one phone number for a transactional message \(it holds 2\)$/],
+      ['a sender type of another version', () => client.prepare('promotional', { number: '420777111222', text: 'x', sender_id: 'gMobile' }, { version: '1.0' }), /^sender_id must be one of gSystem, gShort, gText, gOwn or a sender profile id/],
+      ['a sender without its value', () => client.prepare('transactional', { number: '420777111222', text: 'x', sender_id: 'gOwn' }), /^channel\.sms\.sender_id_value is required when sender_id is gOwn/],
+      ['a viber channel without button in promotional', () => client.prepare('promotional', { number: '420777111222', text: 'x', channel: { viber: { sender: 'S' } } }), /^channel\.viber\.button is required$/],
+      ['an unknown channel', () => client.prepare('promotional', { number: '420777111222', text: 'x', channel: { rcs: {} } }), /^channel\.rcs is not a field/],
+      ['groups that are not ids', () => client.prepare('promotional', { groups: ['friends'], text: 'x' }), /^groups\[0\] must be an integer id$/],
+      ['an unknown duplicates_check', () => client.prepare('promotional', { number: '420777111222', text: 'x', duplicates_check: 'always' }), /^duplicates_check must be same_text, same_number or null$/],
+      ['a schedule that is not a date', () => client.prepare('promotional', { number: '420777111222', text: 'x', schedule: 'tomorrow' }), /^schedule must be a Date/],
+      ['a country that is not ISO alpha-2', () => client.prepare('transactional', { number: '420777111222', text: 'x', country: 'Czechia' }), /^country must be a two-letter ISO 3166-1 country code/],
+      ['variables that are not an object', () => client.prepare('transactional', { number: '420777111222', text: 'x', variables: 'a=b' }), /^variables must be an object/],
+      ['unicode that is not a mode', () => client.prepare('promotional', { number: '420777111222', text: 'x', unicode: 'maybe' }), /^channel\.sms\.unicode must be true or false$/],
+      ['simple promotional in 2.0', () => client.prepare('promotional', { number: '420777111222', text: 'x' }, { api: 'simple', version: '2.0' }), /^version 2\.0 does not exist for the simple promotional API/],
+      ['groups in the simple API', () => client.prepare('promotional', { groups: [1], text: 'x' }, { api: 'simple' }), /^groups exists in the advanced API only$/],
+      ['duplicates_check in the simple API', () => client.prepare('promotional', { number: '420777111222', text: 'x', duplicates_check: 'same_text' }, { api: 'simple' }), /^duplicates_check is not a field of the promotional simple 1\.0 request$/],
+      ['a missing token', () => make({ applicationToken: '' }).prepare('transactional', { number: '420777111222', text: 'x' }), /^application_token is required/],
+    ];
+    for (const [name, call, message] of cases) {
+      it(`refuses ${name}, naming the field`, async () => {
+        const error = await failure(call);
+        assert.equal(error.code, 'invalid_request');
+        assert.match(error.message, message);
+      });
+    }
+
+    it('sent nothing for any refused request', async () => {
+      for (const [, call] of cases) await failure(call);
+      assert.equal((await sim.requests()).length, 0);
+    });
+
+    it('reports <name> placeholders that a recipient has no variable for', () => {
+      const prepared = client.prepare('promotional', { number: [{ number: '420777111222', variables: { first_name: 'A' } }, '420777111223'], text: 'Hi <first_name> <last_name>' });
+      assert.deepEqual(prepared.missingVariables.sort(), ['first_name', 'last_name']);
+    });
+  });
+
+  describe('the application token', () => {
+    it('appears in no error message, enumerable property or cause', () => {
+      assert.ok(errors.length > 20, `the suite produced ${errors.length} errors`);
+      for (const error of errors) {
+        const e = error as GatewayError;
+        const seen = JSON.stringify({ message: e.message, stack: e.stack, own: { ...e }, cause: e.cause, json: e.toJSON() });
+        assert.equal(seen.includes(TOKEN), false, `token found in ${e.message}`);
+      }
+    });
+
+    it('is not an enumerable property of the client', () => {
+      assert.equal(JSON.stringify(client).includes(TOKEN), false);
+      assert.equal(Object.values(client).some((v) => String(v).includes(TOKEN)), false);
+    });
+  });
+});

@@ -1,0 +1,46 @@
+/** Starts the project's simulator on a free loopback port and talks to its control endpoints. */
+import { DEMO_ACCOUNT } from '../../simulator/accounts';
+import { startSimulator, type Fault, type ReceivedRequest, type Simulator } from '../../simulator/server';
+import type { OutboxMessage } from '../../simulator/gateway';
+
+export { DEMO_ACCOUNT };
+export const TOKEN = 'test-token-9f8e7d6c5b4a';
+export const ACCOUNT_ID = '20001';
+
+export interface TestSimulator {
+  url: string;
+  sim: Simulator;
+  requests(): Promise<ReceivedRequest[]>;
+  lastRequest(): Promise<ReceivedRequest>;
+  outbox(): Promise<{ messages: OutboxMessage[]; accounts: { id: string; credit: number }[] }>;
+  fault(fault: Fault & { latency?: number }): Promise<void>;
+  reset(): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function startTestSimulator(credit = 1000, viber: string[] = ['420777000001']): Promise<TestSimulator> {
+  const sim = await startSimulator({ accounts: [{ id: ACCOUNT_ID, token: TOKEN, credit, viber }] });
+  const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
+    const res = await fetch(sim.url + path, {
+      method,
+      headers: body ? { 'content-type': 'application/json' } : undefined,
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    return (await res.json()) as T;
+  };
+  return {
+    url: sim.url,
+    sim,
+    requests: () => call('GET', '/simulator/requests'),
+    lastRequest: async () => {
+      const all = await call<ReceivedRequest[]>('GET', '/simulator/requests');
+      const last = all.at(-1);
+      if (!last) throw new Error('the simulator received no request');
+      return last;
+    },
+    outbox: () => call('GET', '/simulator/outbox'),
+    fault: async (fault) => void (await call('POST', '/simulator/faults', fault)),
+    reset: async () => void (await call('POST', '/simulator/reset')),
+    close: () => sim.close(),
+  };
+}
