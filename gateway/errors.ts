@@ -53,6 +53,11 @@ export class GatewayError extends Error {
     return this.code;
   }
 
+  /** Node-RED builds a Catch node's `msg.error.message` from toString(): the sentence alone. */
+  override toString(): string {
+    return this.message;
+  }
+
   /** What a node puts on `msg.bulkgate`. */
   toJSON(): { type: string; status: number | undefined; detail: string | null; retryable: boolean } {
     return { type: this.code, status: this.status, detail: this.detail, retryable: this.retryable };

@@ -4,5 +4,6 @@ export * from './errors';
 export * from './operations';
 export * from './recipients';
 export * from './request';
+export { bodyFields, schemaKey } from './schemas';
 export * from './senders';
 export * from './text';

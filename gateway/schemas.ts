@@ -140,6 +140,12 @@ export const SCHEMAS: Record<string, Schema> = {
   'info simple 1.0': body({}),
 };
 
+/** The request fields (not credentials) a body of this operation and version takes at top level. */
+export function bodyFields(key: string): string[] {
+  const properties = (SCHEMAS[key]?.properties ?? {}) as Record<string, unknown>;
+  return Object.keys(properties).filter((name) => !(name in credentials));
+}
+
 const ajv = new Ajv({ allErrors: false, verbose: true, strict: true, strictRequired: false, allowUnionTypes: true });
 ajv.addVocabulary(['rule']);
 const compiled = new Map<string, ValidateFunction>();

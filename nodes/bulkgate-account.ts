@@ -1,0 +1,68 @@
+/**
+ * `bulkgate-account`: one BulkGate application. Holds the credentials (in Node-RED's credential
+ * store), one gateway client (one connection pool) and the rate limiter shared by every node that
+ * uses it.
+ */
+import type { NodeAPI, NodeDef } from 'node-red';
+import { baseUrlProblem, DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GatewayClient, invalidRequest } from '../gateway';
+import { numberSetting, type AccountConfig, type AccountCredentials, type AccountNode } from './lib/account';
+import { RateLimiter } from './lib/rate-limit';
+import { registerAdminEndpoints } from './lib/admin';
+
+const register = (RED: NodeAPI): void => {
+  function BulkgateAccount(this: AccountNode & { credentials: AccountCredentials }, config: NodeDef & AccountConfig) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const credentials = node.credentials ?? {};
+    const baseUrl = (config.baseUrl || DEFAULT_BASE_URL).trim();
+    const listeners = new Set<() => void>();
+    node.limiter = new RateLimiter(
+      numberSetting(config.rateLimit, 0),
+      numberSetting(config.rateWindow, 60) * 1000,
+      numberSetting(config.queueSize, 100),
+      () => listeners.forEach((l) => l()),
+    );
+    node.watch = (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    };
+
+    // Problems are reported by the nodes that use the account, on the msg that needed it.
+    let problem: string | undefined = baseUrlProblem(baseUrl);
+    if (!credentials.application_id) problem ??= 'the account has no application_id';
+    if (!credentials.application_token) problem ??= 'the account has no application_token';
+    let client: GatewayClient | undefined;
+    if (!problem) {
+      client = new GatewayClient({
+        baseUrl,
+        applicationId: credentials.application_id as string,
+        applicationToken: credentials.application_token as string,
+        applicationProduct: config.application_product || undefined,
+        defaultCountry: config.country || undefined,
+        timeout: numberSetting(config.timeout, DEFAULT_TIMEOUT, 1),
+        retries: numberSetting(config.retries, DEFAULT_RETRIES),
+      });
+    }
+    node.gateway = () => {
+      if (!client) throw invalidRequest(`${problem}; open the BulkGate account "${config.name || node.id}" and set it`);
+      return client;
+    };
+
+    node.on('close', (_removed: boolean, done: () => void) => {
+      node.limiter.close('the account was closed (redeploy or shutdown)');
+      listeners.clear();
+      const closing = client?.close() ?? Promise.resolve();
+      closing.then(done, done);
+    });
+  }
+
+  RED.nodes.registerType('bulkgate-account', BulkgateAccount as never, {
+    credentials: {
+      application_id: { type: 'text' },
+      application_token: { type: 'password' },
+    },
+  });
+  registerAdminEndpoints(RED);
+};
+
+export = register;

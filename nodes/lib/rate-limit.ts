@@ -1,0 +1,128 @@
+/**
+ * The account's rate limit: at most `limit` messages in any `window` ms (a sliding window), with
+ * a bounded FIFO queue for what has to wait. Shared by every node that uses the account.
+ */
+import { GatewayError } from '../../gateway';
+
+interface Waiter {
+  messages: number;
+  resolve: () => void;
+  reject: (error: GatewayError) => void;
+  signal?: AbortSignal;
+  onAbort?: () => void;
+}
+
+export class RateLimiter {
+  /** Send times of the messages in the current window, oldest first. */
+  #sent: number[] = [];
+  #queue: Waiter[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #closed: string | undefined;
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+    readonly queueSize: number,
+    private readonly onChange: () => void = () => undefined,
+  ) {}
+
+  get enabled(): boolean {
+    return this.limit > 0 && this.windowMs > 0;
+  }
+
+  get queued(): number {
+    return this.#queue.length;
+  }
+
+  /** Resolves when `messages` may be sent now; rejects `rate_limited` when the queue is full. */
+  acquire(messages: number, signal?: AbortSignal): Promise<void> {
+    if (this.#closed) return Promise.reject(closed(this.#closed));
+    if (!this.enabled) return Promise.resolve();
+    if (messages > this.limit) {
+      return Promise.reject(new GatewayError({
+        type: 'rate_limited',
+        message: `This request has ${messages} messages; the account's rate limit allows ${this.limit} per ${this.windowMs / 1000} s`,
+      }));
+    }
+    if (this.#queue.length === 0 && this.#fits(messages, Date.now())) {
+      this.#take(messages, Date.now());
+      return Promise.resolve();
+    }
+    if (this.#queue.length >= this.queueSize) {
+      return Promise.reject(new GatewayError({
+        type: 'rate_limited',
+        message: `Rate limit reached (${this.limit} per ${this.windowMs / 1000} s) and ${this.queueSize} messages already wait; this one was refused`,
+      }));
+    }
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = { messages, resolve, reject, signal };
+      if (signal) {
+        waiter.onAbort = () => {
+          this.#remove(waiter);
+          reject(closed('the request was cancelled'));
+        };
+        signal.addEventListener('abort', waiter.onAbort, { once: true });
+      }
+      this.#queue.push(waiter);
+      this.onChange();
+      this.#schedule();
+    });
+  }
+
+  /** Refuses everything waiting (with the reason) and anything asked later. */
+  close(reason: string): void {
+    this.#closed = reason;
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    const waiting = this.#queue.splice(0);
+    for (const w of waiting) {
+      if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
+      w.reject(closed(reason));
+    }
+    if (waiting.length) this.onChange();
+  }
+
+  #fits(messages: number, now: number): boolean {
+    while (this.#sent.length && (this.#sent[0] as number) <= now - this.windowMs) this.#sent.shift();
+    return this.#sent.length + messages <= this.limit;
+  }
+
+  #take(messages: number, now: number): void {
+    for (let i = 0; i < messages; i++) this.#sent.push(now);
+  }
+
+  #remove(waiter: Waiter): void {
+    const i = this.#queue.indexOf(waiter);
+    if (i >= 0) this.#queue.splice(i, 1);
+    this.onChange();
+  }
+
+  #schedule(): void {
+    if (this.#timer || this.#queue.length === 0) return;
+    const oldest = this.#sent[0] ?? Date.now();
+    const wait = Math.max(0, oldest + this.windowMs - Date.now()) + 1;
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      this.#pump();
+    }, wait);
+  }
+
+  #pump(): void {
+    const now = Date.now();
+    let changed = false;
+    // Strict FIFO: the head waits even if a smaller request behind it would fit.
+    while (this.#queue.length && this.#fits((this.#queue[0] as Waiter).messages, now)) {
+      const waiter = this.#queue.shift() as Waiter;
+      if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      this.#take(waiter.messages, now);
+      waiter.resolve();
+      changed = true;
+    }
+    if (changed) this.onChange();
+    this.#schedule();
+  }
+}
+
+function closed(reason: string): GatewayError {
+  return new GatewayError({ type: 'closed', retryable: true, message: `Not sent: ${reason}` });
+}

@@ -1,0 +1,101 @@
+/**
+ * Assembles the request fields of one message: the node's settings (TypedInputs evaluated against
+ * the msg), the text template rendered with mustache, then the keys of an object `msg.payload`
+ * in the reference's own field names, which win.
+ */
+import Mustache from 'mustache';
+import type { Node, NodeAPI } from 'node-red';
+import { bodyFields, bodyShape, schemaKey, SEND_FIELDS, type Operation, type SendField, type SendFields } from '../../gateway';
+import { evaluate, type Msg, type TypedSetting } from './runtime';
+
+/** Send node settings as the flow file stores them. */
+export interface SendConfig {
+  name?: string;
+  account?: string;
+  api?: string;
+  version?: string;
+  encoding?: string;
+  text?: string;
+  channel?: unknown;
+  unicode?: string;
+  flash?: boolean | string;
+  sender_id?: string;
+  duplicates_check?: string;
+  [key: string]: unknown;
+}
+
+/** Settings that are TypedInputs (`<field>` and `<field>Type`), with the msg property they default to. */
+export const TYPED_FIELDS: Partial<Record<SendField, { type: string; value: string }>> = {
+  number: { type: 'msg', value: 'number' },
+  groups: { type: 'json', value: '' },
+  admins: { type: 'json', value: '' },
+  admin: { type: 'num', value: '' },
+  variables: { type: 'msg', value: 'variables' },
+  country: { type: 'str', value: '' },
+  schedule: { type: 'msg', value: 'schedule' },
+  sender_id_value: { type: 'str', value: '' },
+};
+
+/** Settings chosen from a list in the panel. */
+const PLAIN_FIELDS: SendField[] = ['unicode', 'flash', 'sender_id', 'duplicates_check'];
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v);
+
+/** The operation a node's settings select; missing settings take their defaults. */
+export function nodeOperation(kind: 'promotional' | 'transactional', config: SendConfig): Operation {
+  const api = config.api === 'simple' ? 'simple' : 'advanced';
+  const version = config.version === '1.0' || (api === 'simple' && kind === 'promotional') ? '1.0' : '2.0';
+  const encoding = api === 'simple' && config.encoding === 'form' ? 'form' : 'json';
+  return { kind, api, version, method: 'POST', encoding };
+}
+
+export async function sendFields(RED: NodeAPI, node: Node, config: SendConfig, operation: Operation, msg: Msg): Promise<SendFields> {
+  const shape = bodyShape(operation);
+  // Only what the chosen API and version take: a setting hidden by the panel stays out.
+  const taken = new Set(bodyFields(schemaKey(operation.kind, shape.api, shape.version)));
+  const fields: SendFields = {};
+
+  for (const [field, fallback] of Object.entries(TYPED_FIELDS) as [SendField, { type: string; value: string }][]) {
+    // In 2.0 the sender lives in the channel cascade, so sender_id_value is not taken here.
+    if (!taken.has(field)) continue;
+    const setting: TypedSetting = config[field] === undefined
+      ? fallback
+      : { value: config[field], type: config[`${field}Type`] as string | undefined };
+    const value = await evaluate(RED, node, msg, setting);
+    if (value !== undefined) fields[field] = value;
+  }
+  for (const field of PLAIN_FIELDS) {
+    if (!taken.has(field)) continue;
+    const value = config[field];
+    if (value !== undefined && value !== '' && value !== false) fields[field] = value;
+  }
+  if (taken.has('channel') && Array.isArray(config.channel) && config.channel.length) fields.channel = config.channel;
+
+  const template = typeof config.text === 'string' ? config.text : '';
+  if (template) fields.text = renderText(node, template, msg);
+  else if (typeof msg.payload === 'string' || typeof msg.payload === 'number') fields.text = String(msg.payload);
+
+  if (isPlainObject(msg.payload)) {
+    for (const field of SEND_FIELDS) {
+      if (Object.prototype.hasOwnProperty.call(msg.payload, field)) fields[field] = msg.payload[field];
+    }
+  }
+  return fields;
+}
+
+/**
+ * Renders the node's text against the msg like the core template node: `{{payload.x}}`,
+ * `{{flow.x}}`, `{{global.x}}`. No HTML escaping (an SMS is not HTML); `<name>` placeholders
+ * are not mustache and reach the gateway untouched.
+ */
+export function renderText(node: Node, template: string, msg: Msg): string {
+  if (!template.includes('{{')) return template;
+  const context = node.context();
+  const store = (scope: 'flow' | 'global') => new Proxy({}, {
+    get: (_target, key) => (typeof key === 'string' ? context[scope].get(key) : undefined),
+    has: (_target, key) => typeof key === 'string' && context[scope].get(key) !== undefined,
+  });
+  const view = { ...msg, flow: store('flow'), global: store('global') };
+  return Mustache.render(template, view, {}, { escape: (value: unknown) => String(value) });
+}

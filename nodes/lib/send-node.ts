@@ -1,0 +1,132 @@
+/**
+ * The input pipeline of the promotional and transactional nodes: assemble the fields, check them
+ * (nothing is sent when they fail), wait for the account's rate limit, send, route the result to
+ * the ports, and end each msg with exactly one `done`.
+ */
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { GatewayError, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
+import type { AccountNode } from './account';
+import { fail, statusText, type Done, type Msg, type Send } from './runtime';
+import { nodeOperation, sendFields, type SendConfig } from './send-fields';
+
+type Kind = 'promotional' | 'transactional';
+
+interface SendNode extends Node {
+  account?: AccountNode;
+}
+
+export function registerSendNode(RED: NodeAPI, kind: Kind): void {
+  function BulkgateSend(this: SendNode, config: NodeDef & SendConfig) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const operation = nodeOperation(kind, config);
+    const account = RED.nodes.getNode(config.account as string) as AccountNode | null;
+    /** Aborts what waits in the account's queue: on close it is refused at once. */
+    const queueStop = new AbortController();
+    /** Aborts requests on the wire: on close, after they had the timeout to finish. */
+    const wireStop = new AbortController();
+    const inFlight = new Set<Promise<void>>();
+    let sent = 0;
+    let rejected = 0;
+
+    const unwatch = account?.watch(() => {
+      const queued = account.limiter.queued;
+      if (queued > 0) node.status({ fill: 'yellow', shape: 'ring', text: statusText(RED, 'queued', { count: queued }) });
+    });
+
+    async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
+      if (!account) throw new GatewayError({ type: 'invalid_request', message: 'No BulkGate account is selected in this node' });
+      const client = account.gateway();
+      const fields = await sendFields(RED, node, config, operation, msg);
+      const prepared = client.prepare(kind, fields, { api: operation.api, version: operation.version, encoding: operation.encoding as 'json' | 'form' });
+      if (prepared.missingVariables.length) {
+        node.warn(RED._('bulkgate-account:warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
+      }
+      if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop.signal);
+      node.status({ fill: 'blue', shape: 'dot', text: statusText(RED, 'sending') });
+      if (kind === 'promotional') routePromotional(msg, await client.sendPromotional(prepared, wireStop.signal), send);
+      else routeTransactional(msg, await client.sendTransactional(prepared, wireStop.signal), send);
+      done();
+    }
+
+    function routePromotional(msg: Msg, result: PromotionalResult, send: Send): void {
+      const records = result.response;
+      const accepted: Msg[] = [];
+      const refused: Msg[] = [];
+      // One clone of the msg (without its payload, which may hold the whole recipient list);
+      // each record's msg is a shallow copy of it, not a deep copy per recipient.
+      const { payload: _payload, ...rest } = msg;
+      const template = RED.util.cloneMessage(rest as Msg);
+      const id = RED.util.generateId();
+      records.forEach((record: SendRecord, index) => {
+        const parts: Record<string, unknown> = { id, index, count: records.length, type: 'array', len: 1 };
+        if (msg.parts) parts.parts = msg.parts;
+        const out = { ...template, payload: record, parts } as Msg;
+        (record.status === 'error' ? refused : accepted).push(out);
+      });
+      sent += accepted.length;
+      rejected += refused.length;
+      msg.payload = { total: result.total, response: result.response };
+      send([accepted, refused, msg] as never);
+      showTotals();
+    }
+
+    function routeTransactional(msg: Msg, result: TransactionalResult, send: Send): void {
+      msg.payload = result.record;
+      if (result.rejected) {
+        rejected++;
+        send([null, msg]);
+      } else {
+        sent++;
+        send([msg, null]);
+      }
+      showTotals();
+    }
+
+    function showTotals(): void {
+      const queued = account?.limiter.queued ?? 0;
+      node.status({
+        fill: rejected ? 'yellow' : 'green',
+        shape: 'dot',
+        text: statusText(RED, queued ? 'totals-queued' : 'totals', { sent, rejected, queued }),
+      });
+    }
+
+    node.on('input', (msg: object, send: Send, done: Done) => {
+      const run = handle(msg as Msg, send, done).catch((error: unknown) => {
+        try {
+          fail(RED, node, msg as Msg, error, done);
+        } catch {
+          // The failure path must never throw out of a handler.
+        }
+      });
+      inFlight.add(run);
+      void run.finally(() => inFlight.delete(run));
+    });
+
+    node.on('close', (_removed: boolean, done: () => void) => {
+      unwatch?.();
+      queueStop.abort();
+      const grace = account ? safeTimeout(account) : 0;
+      let timer: NodeJS.Timeout | undefined;
+      const settled = Promise.allSettled([...inFlight]);
+      void Promise.race([settled, new Promise((resolve) => { timer = setTimeout(resolve, grace); })])
+        .then(() => {
+          clearTimeout(timer);
+          wireStop.abort();
+          return Promise.allSettled([...inFlight]);
+        })
+        .then(() => done(), () => done());
+    });
+  }
+
+  RED.nodes.registerType(`bulkgate-${kind}`, BulkgateSend as never);
+}
+
+function safeTimeout(account: AccountNode): number {
+  try {
+    return account.gateway().timeout;
+  } catch {
+    return 0;
+  }
+}

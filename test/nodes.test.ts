@@ -1,0 +1,343 @@
+/** The four nodes in the Node-RED runtime (node-red-node-test-helper) against the simulator. */
+import assert from 'node:assert/strict';
+import { collect, describe as text, helper, load, logs, seen, statusOf, unload, type FlowNode, type TestNode } from './support/red';
+import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+
+describe('nodes in the Node-RED runtime', function () {
+  let sim: TestSimulator;
+  const credentials = () => ({ acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
+  const account = (extra: Record<string, unknown> = {}): FlowNode => ({ id: 'acc', type: 'bulkgate-account', name: 'test', baseUrl: sim.url, retries: 0, ...extra });
+  const helpers = (...ids: string[]): FlowNode[] => ids.map((id) => ({ id, type: 'helper' }));
+  const receive = (id: string, msg: Record<string, unknown>) => (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
+
+  before(async () => {
+    sim = await startTestSimulator(1000, ['420777000001']);
+  });
+  beforeEach(() => sim.reset());
+  afterEach(() => unload());
+  after(() => sim.close());
+
+  describe('bulkgate-account', () => {
+    it('keeps the credentials in the credential store, not in the flow', async () => {
+      await load([account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', wires: [['out'], []] }, ...helpers('out')], credentials());
+      const flows = JSON.stringify(helper.getNode('acc') ? (helper as any)._redNodes.getFlows().flows : []);
+      assert.equal(flows.includes(TOKEN), false);
+      const got = collect('out', 1);
+      receive('b', { payload: 'go' });
+      assert.equal((await got)[0]?.payload.credit, 1000);
+    });
+
+    it('shares one client (one connection pool) between the nodes that use it', async () => {
+      await load([account(), { id: 't1', type: 'bulkgate-transactional', account: 'acc', wires: [[], []] }, { id: 't2', type: 'bulkgate-balance', account: 'acc', wires: [[], []] }], credentials());
+      const acc = helper.getNode('acc') as any;
+      assert.equal(acc.gateway(), acc.gateway());
+    });
+
+    it('a property missing from the flow file takes its default', async () => {
+      await load([{ id: 'acc', type: 'bulkgate-account', baseUrl: sim.url }, { id: 't', type: 'bulkgate-transactional', account: 'acc', wires: [['ok'], []] }, ...helpers('ok')], credentials());
+      const client = (helper.getNode('acc') as any).gateway();
+      assert.equal(client.timeout, 15000);
+      assert.equal(client.retries, 3);
+      const got = collect('ok', 1);
+      receive('t', { payload: 'hello', number: '420777111222' });
+      assert.equal((await got)[0]?.payload.status, 'accepted');
+      assert.equal((await sim.lastRequest()).path, '/api/2.0/advanced/transactional', 'api advanced and version 2.0 by default');
+    });
+  });
+
+  describe('bulkgate-promotional', () => {
+    const flow = (node: Record<string, unknown>): FlowNode[] => [
+      account(),
+      { id: 'p', type: 'bulkgate-promotional', account: 'acc', wires: [['ok'], ['bad'], ['sum']], ...node },
+      ...helpers('ok', 'bad', 'sum'),
+    ];
+
+    it('advanced 2.0: one msg per accepted and per rejected recipient, and a summary', async () => {
+      await load(flow({ api: 'advanced', version: '2.0', text: 'Hi <first_name>' }), credentials());
+      const ok = collect('ok', 2);
+      const bad = collect('bad', 1);
+      const sum = collect('sum', 1);
+      const status = statusOf('p', (s) => s.fill === 'yellow');
+      receive('p', {
+        topic: 'campaign',
+        payload: {
+          number: [
+            { number: '420777111222', variables: { first_name: 'Ann' } },
+            { number: '123', variables: { first_name: 'Bad' } },
+            { number: '+420 777 111 223', variables: { first_name: 'Bob' } },
+          ],
+        },
+      });
+      const [accepted, rejected, [summary]] = await Promise.all([ok, bad, sum]);
+      assert.deepEqual(accepted.map((m) => [m.payload.status, m.payload.number, m.topic, m.parts.index, m.parts.count]), [
+        ['accepted', '420777111222', 'campaign', 0, 3],
+        ['accepted', '420777111223', 'campaign', 2, 3],
+      ]);
+      assert.deepEqual(rejected.map((m) => [m.payload.status, m.payload.code, m.payload.number, m.parts.index]), [['error', 9, '123', 1]]);
+      assert.deepEqual(summary?.payload.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 1 });
+      assert.equal(summary?.payload.response.length, 3);
+      assert.deepEqual(await status, { fill: 'yellow', shape: 'dot', text: 'bulkgate-account:status.totals' });
+      assert.deepEqual((await sim.outbox()).messages.map((m) => m.text), ['Hi Ann', 'Hi Bob']);
+    });
+
+    it('a join node in automatic mode after ports 1 and 2 rebuilds the whole set', async () => {
+      await load([
+        account(),
+        { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: 'x', wires: [['j'], ['j'], []] },
+        { id: 'j', type: 'join', mode: 'auto', wires: [['joined']] },
+        ...helpers('joined'),
+      ], credentials());
+      const joined = collect('joined', 1);
+      receive('p', { payload: { number: '420777111222;123;420777111223;4567' } });
+      const [msg] = await joined;
+      assert.deepEqual(msg?.payload.map((r: { number: string; status: string }) => [r.number, r.status]), [
+        ['420777111222', 'accepted'], ['123', 'error'], ['420777111223', 'accepted'], ['4567', 'error'],
+      ]);
+    });
+
+    it('advanced 1.0 and simple 1.0 send their own body shapes', async () => {
+      await load(flow({ api: 'advanced', version: '1.0', text: 'Ahoj', unicode: 'auto', flash: true, sender_id: 'gText', sender_id_value: 'Shop', sender_id_valueType: 'str' }), credentials());
+      let sum = collect('sum', 1);
+      receive('p', { number: ['420777111222'] });
+      await sum;
+      assert.deepEqual((await sim.lastRequest()).body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: ['420777111222'], text: 'Ahoj', flash: true, sender_id: 'gText', sender_id_value: 'Shop' });
+      await unload();
+      await load(flow({ api: 'simple', version: '1.0', encoding: 'form', text: 'Ahoj' }), credentials());
+      sum = collect('sum', 1);
+      receive('p', { number: '420777111222, 420777111223' });
+      await sum;
+      const last = await sim.lastRequest();
+      assert.equal(last.path, '/api/1.0/simple/promotional');
+      assert.equal(last.raw, `application_id=${ACCOUNT_ID}&application_token=${TOKEN}&number=420777111222%3B420777111223&text=Ahoj`);
+    });
+
+    it('the channel cascade from the node: viber to viber users, SMS to the rest', async () => {
+      await load(flow({
+        text: 'Sale today',
+        channel: [
+          { type: 'viber', sender: 'Shop', expiration: 60, button: { caption: 'Open', url: 'https://shop.example' } },
+          { type: 'sms', sender_id: 'gText', sender_id_value: 'Shop', unicode: 'auto' },
+        ],
+      }), credentials());
+      const sum = collect('sum', 1);
+      receive('p', { number: ['420777000001', '420777111222'] });
+      await sum;
+      assert.deepEqual((await sim.lastRequest()).body.channel, {
+        viber: { sender: 'Shop', expiration: 60, button: { caption: 'Open', url: 'https://shop.example' } },
+        sms: { sender_id: 'gText', sender_id_value: 'Shop' },
+      });
+      assert.deepEqual((await sim.outbox()).messages.map((m) => [m.number, m.channel, m.sender]), [['420777000001', 'viber', 'Shop'], ['420777111222', 'sms', 'gText:Shop']]);
+    });
+
+    it('TypedInputs read the msg, flow context, env and JSONata', async () => {
+      process.env.BULKGATE_TEST_COUNTRY = 'cz';
+      await load(flow({
+        text: 'x', number: 'payload.to', numberType: 'msg', groups: '$string(1)', groupsType: 'jsonata',
+        country: 'BULKGATE_TEST_COUNTRY', countryType: 'env', schedule: 'when', scheduleType: 'flow',
+      }), credentials());
+      (helper.getNode('p') as any).context().flow.set('when', 4102444800);
+      const sum = collect('sum', 1);
+      receive('p', { payload: { to: ['777111222'] } });
+      await sum;
+      const { body } = await sim.lastRequest();
+      assert.deepEqual([body.number, body.groups, body.country, body.schedule], [['777111222'], [1], 'cz', '4102444800']);
+    });
+
+    it('msg.payload keys in the reference\'s names override the node\'s settings', async () => {
+      await load(flow({ text: 'from node', duplicates_check: 'same_number', number: '420777111222', numberType: 'str' }), credentials());
+      const sum = collect('sum', 1);
+      receive('p', { payload: { text: 'from payload', number: ['420777111223'], duplicates_check: null, application_token: 'stolen', unrelated: 1 } });
+      await sum;
+      const { body } = await sim.lastRequest();
+      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: ['420777111223'], text: 'from payload' });
+    });
+
+    it('a <name> with no variable for some recipient warns once, and the request still goes', async () => {
+      await load(flow({ text: 'Hi <first_name>' }), credentials());
+      const warned: unknown[] = [];
+      (helper.getNode('p') as TestNode).on('call:warn', (call: { args: unknown[] }) => warned.push(call.args[0]));
+      const sum = collect('sum', 1);
+      receive('p', { payload: { number: [{ number: '420777111222', variables: { first_name: 'A' } }, '420777111223', '420777111224'] } });
+      await sum;
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(warned, ['bulkgate-account:warnings.missing-variables']);
+      assert.equal((await sim.outbox()).messages.length, 3);
+    });
+  });
+
+  describe('text: mustache and Unicode', () => {
+    const flow = (node: Record<string, unknown>): FlowNode[] => [
+      account(),
+      { id: 't', type: 'bulkgate-transactional', account: 'acc', wires: [['ok'], ['bad']], ...node },
+      ...helpers('ok', 'bad'),
+    ];
+
+    it('fills {{payload.temp}}, keeps & unescaped and <first_name> for the gateway to fill', async () => {
+      await load(flow({ text: 'Temp {{payload.temp}} °C & rising, <first_name>! {{flow.site}}', number: '420777111222', numberType: 'str', variables: '{"first_name":"Eva"}', variablesType: 'json' }), credentials());
+      (helper.getNode('t') as any).context().flow.set('site', 'Garage');
+      const ok = collect('ok', 1);
+      receive('t', { payload: { temp: 31.5 } });
+      await ok;
+      assert.equal((await sim.lastRequest()).body.text, 'Temp 31.5 °C & rising, <first_name>! Garage');
+      assert.equal((await sim.outbox()).messages[0]?.text, 'Temp 31.5 °C & rising, Eva! Garage');
+    });
+
+    it('a Czech or emoji text goes with unicode on, a plain one with it off, and the limit follows', async () => {
+      await load(flow({ number: '420777111222', numberType: 'str' }), credentials());
+      for (const [payload, unicode] of [['Dveře otevřeny', true], ['Alarm 🚨', true], ['Door open', false]] as const) {
+        const ok = collect('ok', 1);
+        receive('t', { payload });
+        await ok;
+        const { body } = await sim.lastRequest();
+        assert.equal((body.channel as any)?.sms?.unicode === true, unicode, payload);
+      }
+      const caught = new Promise<Error>((resolve) => (helper.getNode('t') as TestNode).on('call:error', (call: { args: [Error] }) => resolve(call.args[0])));
+      receive('t', { payload: 'č'.repeat(269) });
+      assert.equal((await caught).message, 'text is 269 characters; the limit is 612 (268 with Unicode)');
+    });
+  });
+
+  describe('bulkgate-transactional', () => {
+    const flow = (node: Record<string, unknown>): FlowNode[] => [
+      account(),
+      { id: 't', type: 'bulkgate-transactional', account: 'acc', wires: [['ok'], ['bad']], ...node },
+      ...helpers('ok', 'bad'),
+    ];
+    const variants: [Record<string, unknown>, string][] = [
+      [{ api: 'advanced', version: '2.0' }, '/api/2.0/advanced/transactional'],
+      [{ api: 'advanced', version: '1.0' }, '/api/1.0/advanced/transactional'],
+      [{ api: 'simple', version: '1.0' }, '/api/1.0/simple/transactional'],
+      [{ api: 'simple', version: '2.0' }, '/api/2.0/simple/transactional'],
+    ];
+    for (const [settings, path] of variants) {
+      it(`${String(settings.api)} ${String(settings.version)}: the accepted message on port 1`, async () => {
+        await load(flow({ ...settings, text: 'Door {{payload}}' }), credentials());
+        const ok = collect('ok', 1);
+        const status = statusOf('t', (s) => s.fill === 'green');
+        receive('t', { payload: 'opened', number: '420777111222', _msgid: 'm1' });
+        const [msg] = await ok;
+        assert.equal(msg?.payload.status, 'accepted');
+        assert.equal(msg?.payload.number, '420777111222');
+        assert.equal(typeof msg?.payload.sms_id, 'string');
+        assert.deepEqual(await status, { fill: 'green', shape: 'dot', text: 'bulkgate-account:status.totals' });
+        const last = await sim.lastRequest();
+        assert.equal(last.path, path);
+        assert.equal(last.body.text, 'Door opened');
+      });
+    }
+
+    it('2.0 invalid_phone_number goes to port 2 as the rejected recipient, not to Catch', async () => {
+      await load([...flow({ text: 'x' }), { id: 'c', type: 'catch', scope: null, wires: [['caught']] }, ...helpers('caught')], credentials());
+      const bad = collect('bad', 1);
+      const caught: unknown[] = [];
+      (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m));
+      receive('t', { number: '123' });
+      const [msg] = await bad;
+      assert.deepEqual(msg?.payload, { status: 'error', code: 400, type: 'invalid_phone_number', error: 'Invalid phone number', number: '123' });
+      await new Promise((r) => setTimeout(r, 50));
+      assert.equal(caught.length, 0);
+    });
+
+    it('1.0 admin from a TypedInput', async () => {
+      await load(flow({ version: '1.0', text: 'x', admin: '2', adminType: 'num', number: '', numberType: 'str' }), credentials());
+      const ok = collect('ok', 1);
+      receive('t', {});
+      await ok;
+      assert.equal((await sim.lastRequest()).body.admin, 2);
+    });
+  });
+
+  describe('bulkgate-balance', () => {
+    const variants: [Record<string, unknown>, string, string][] = [
+      [{}, 'POST', '/api/1.0/advanced/info'],
+      [{ api: 'simple', method: 'GET' }, 'GET', '/api/1.0/simple/info'],
+      [{ api: 'simple', method: 'POST' }, 'POST', '/api/1.0/simple/info'],
+    ];
+    for (const [settings, method, path] of variants) {
+      it(`${method} ${path}: the balance on port 1, and on port 2 only below the threshold`, async () => {
+        await load([account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', threshold: 500, ...settings, wires: [['one'], ['two']] }, ...helpers('one', 'two')], credentials());
+        const one = collect('one', 1);
+        const status = statusOf('b', (s) => s.fill === 'green');
+        receive('b', { payload: '' });
+        const [msg] = await one;
+        assert.equal(msg?.payload.credit, 1000);
+        assert.equal(msg?.payload.currency, 'credits');
+        assert.deepEqual(await status, { fill: 'green', shape: 'dot', text: 'bulkgate-account:status.credit' });
+        const last = await sim.lastRequest();
+        assert.deepEqual([last.method, last.path], [method, path]);
+      });
+    }
+
+    it('port 2 fires when credit is below the threshold', async () => {
+      await load([account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', threshold: 5000, wires: [['one'], ['two']] }, ...helpers('one', 'two')], credentials());
+      const both = Promise.all([collect('one', 1), collect('two', 1)]);
+      receive('b', {});
+      const [[a], [b]] = await both;
+      assert.equal(a?.payload.credit, 1000);
+      assert.equal(b?.payload.credit, 1000);
+    });
+  });
+
+  describe('errors reach a Catch node', () => {
+    const flow = (acc: Record<string, unknown>, node: Record<string, unknown>): FlowNode[] => [
+      account(acc),
+      { id: 't', type: 'bulkgate-transactional', account: 'acc', text: 'x', number: '420777111222', numberType: 'str', wires: [['ok'], ['bad']], ...node },
+      { id: 'c', type: 'catch', scope: null, wires: [['caught']] },
+      ...helpers('ok', 'bad', 'caught'),
+    ];
+    const cases: [string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, string, RegExp][] = [
+      ['401 in the 2.0 shape', {}, {}, { acc: { application_id: ACCOUNT_ID, application_token: 'wrong-token' } }, 'unknown_identity', /does not know this application id and token/],
+      ['401 in the 1.0 shape', {}, { version: '1.0' }, { acc: { application_id: 'nobody', application_token: 'x' } }, 'authentication_failed', /refused the application id and token/],
+      ['a failed check', {}, { text: 'x'.repeat(700) }, {}, 'invalid_request', /^text is 700 characters; the limit is 612/],
+      ['a network failure', { baseUrl: 'http://127.0.0.1:1' }, {}, {}, 'network', /Could not reach the gateway/],
+      ['a missing token', {}, {}, { acc: { application_id: ACCOUNT_ID } }, 'invalid_request', /the account has no application_token/],
+    ];
+    for (const [name, acc, node, creds, code, message] of cases) {
+      it(`${name}: msg.error.code ${code}, msg.bulkgate, red status, nothing on the ports`, async () => {
+        await load(flow(acc, node), { ...credentials(), ...creds });
+        const caught = collect('caught', 1);
+        const status = statusOf('t', (s) => s.fill === 'red');
+        const outputs: unknown[] = [];
+        for (const id of ['ok', 'bad']) (helper.getNode(id) as TestNode).on('input', (m: unknown) => outputs.push(m));
+        receive('t', { payload: 'x', topic: 'door' });
+        const [msg] = await caught;
+        assert.equal(msg?.error.code, code);
+        assert.match(msg?.error.message, message);
+        assert.equal(msg?.error.source.id, 't');
+        assert.equal(msg?.bulkgate.type, code);
+        assert.equal(msg?.topic, 'door');
+        assert.equal((await status).shape, 'ring');
+        assert.equal(outputs.length, 0);
+      });
+    }
+
+    it('low_credit', async () => {
+      await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', body: JSON.stringify({ id: 'poor', token: 'poor-token-1', credit: 0 }) });
+      await load(flow({}, {}), { acc: { application_id: 'poor', application_token: 'poor-token-1' } });
+      const caught = collect('caught', 1);
+      receive('t', {});
+      const [msg] = await caught;
+      assert.equal(msg?.error.code, 'low_credit');
+      assert.deepEqual(msg?.bulkgate, { type: 'low_credit', status: 400, detail: 'This needs 0.05 credits; 0 left', retryable: false });
+      assert.equal((await sim.outbox()).messages.length, 0);
+    });
+
+    it('a failed check sends nothing', async () => {
+      await load(flow({}, { text: '' }), credentials());
+      const caught = collect('caught', 1);
+      receive('t', { payload: { number: 'not a number', text: 'x' } });
+      const [msg] = await caught;
+      assert.match(msg?.error.message, /^number must be a phone number/);
+      assert.equal((await sim.requests()).length, 0);
+    });
+  });
+
+  describe('the application token', () => {
+    it('is absent from every msg, status, warning, error and log of the suite', () => {
+      assert.ok(seen.length > 50, `the suite saw ${seen.length} things`);
+      const all = JSON.stringify(seen) + logs().join('\n');
+      assert.equal(all.includes(TOKEN), false);
+      void text;
+    });
+  });
+});

@@ -1,0 +1,83 @@
+/** Node-RED runtime for node tests: node-red-node-test-helper with this package's nodes loaded. */
+import helper from 'node-red-node-test-helper';
+import type { Node } from 'node-red';
+
+helper.init(require.resolve('node-red'));
+
+export { helper };
+/* eslint-disable @typescript-eslint/no-require-imports */
+export const accountNode = require('../../nodes/bulkgate-account');
+export const promotionalNode = require('../../nodes/bulkgate-promotional');
+export const transactionalNode = require('../../nodes/bulkgate-transactional');
+export const balanceNode = require('../../nodes/bulkgate-balance');
+export const joinNode = require('@node-red/nodes/core/sequence/17-split.js');
+export const ALL_NODES = [accountNode, promotionalNode, transactionalNode, balanceNode, joinNode];
+
+export type FlowNode = Record<string, unknown> & { id: string; type: string };
+export type TestNode = Node & { on(event: string, listener: (...args: any[]) => void): void };
+
+/** Everything the package showed a user during the run: msgs, statuses, warnings, errors, logs. */
+export const seen: unknown[] = [];
+
+/** Loads a flow on one tab (flow context needs a tab); config nodes stay global. */
+export async function load(nodes: FlowNode[], credentials: Record<string, unknown> = {}): Promise<void> {
+  const flow: FlowNode[] = [{ id: 'tab', type: 'tab', label: 'test' }, ...nodes.map((n) => (n.type === 'bulkgate-account' ? n : { z: 'tab', ...n }))];
+  await helper.load(ALL_NODES, flow, credentials);
+  for (const n of flow) {
+    const node = helper.getNode(n.id) as TestNode | null;
+    if (!node) continue;
+    for (const event of ['call:status', 'call:warn', 'call:error', 'call:log']) {
+      node.on(event, (call: { args: unknown[] }) => seen.push(call.args.map(describe)));
+    }
+    if (n.type === 'helper') node.on('input', (msg: unknown) => seen.push(describe(msg)));
+  }
+}
+
+export async function unload(): Promise<void> {
+  await helper.unload();
+}
+
+/** Text of a value as a user could see it, errors included (their own and enumerable fields). */
+export function describe(value: unknown): string {
+  if (value instanceof Error) return JSON.stringify({ message: value.message, stack: value.stack, own: { ...value }, text: String(value) });
+  try {
+    return JSON.stringify(value);
+  } catch {
+    return String(value);
+  }
+}
+
+/** Collects msgs arriving at a helper node until `count` arrived (or rejects after `ms`). */
+export function collect<T = Record<string, any>>(id: string, count: number, ms = 5000): Promise<T[]> {
+  const node = helper.getNode(id) as TestNode;
+  const got: T[] = [];
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${id} got ${got.length} of ${count} msgs`)), ms);
+    node.on('input', (msg: T) => {
+      got.push(msg);
+      if (got.length === count) {
+        clearTimeout(timer);
+        resolve(got);
+      }
+    });
+  });
+}
+
+/** Waits for a status call on a node that matches. */
+export function statusOf(id: string, match: (status: Record<string, string>) => boolean, ms = 5000): Promise<Record<string, string>> {
+  const node = helper.getNode(id) as TestNode;
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no matching status on ${id}`)), ms);
+    node.on('call:status', (call: { args: [Record<string, string>] }) => {
+      if (match(call.args[0])) {
+        clearTimeout(timer);
+        resolve(call.args[0]);
+      }
+    });
+  });
+}
+
+export function logs(): string[] {
+  const spy = (helper as unknown as { log(): { args: unknown[][] } }).log();
+  return spy.args.map((args) => args.map(describe).join(' '));
+}
