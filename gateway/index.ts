@@ -1,4 +1,6 @@
 /** The gateway client, usable without Node-RED. */
+export * from './base-url';
+export * from './channels';
 export * from './client';
 export * from './errors';
 export * from './operations';

@@ -3,10 +3,13 @@
  * them) into the wire body of one operation and version: normalised, checked and serialised.
  * Nothing here talks to the network; a request that fails a check never leaves this module.
  */
+import { CHANNELS } from './channels';
 import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
 import { invalidRequest } from './errors';
 import { normalizeNumber, normalizeSchedule, splitNumbers } from './recipients';
-import { schemaKey, validateBody } from './schemas';
+import { schemaKey } from './schemas';
+import { validateBody } from './validate';
+import { resolveSender } from './senders';
 import { measureText, needsUnicode, resolveUnicode, textLimitMessage, type UnicodeMode } from './text';
 
 /** The request fields a node or `msg.payload` may set, in the reference's names and order. */
@@ -17,10 +20,6 @@ export const SEND_FIELDS = [
 export type SendField = (typeof SEND_FIELDS)[number];
 export type SendFields = Partial<Record<SendField, unknown>>;
 
-/** Channels a 2.0 cascade may hold. */
-export const CHANNELS = ['viber', 'sms'] as const;
-export type ChannelName = (typeof CHANNELS)[number];
-export const VIBER_EXPIRATION_DEFAULT = 120;
 
 export interface AccountIdentity {
   applicationId: string;
@@ -186,7 +185,10 @@ function cleanChannel(channel: Record<string, Record<string, unknown>>): void {
       }
     }
     if (name === 'sms') {
-      if ('sender_id' in settings) settings.sender_id = parseSender(settings.sender_id);
+      const sender = resolveSender(settings.sender_id, settings.sender_id_value);
+      settings.sender_id = parseSender(sender.senderId);
+      settings.sender_id_value = sender.value;
+      if (settings.sender_id_value === undefined) delete settings.sender_id_value;
       if (settings.sender_id === undefined) delete settings.sender_id;
       if (typeof settings.sender_id_value === 'number') settings.sender_id_value = String(settings.sender_id_value);
       if ('unicode' in settings) {
@@ -287,9 +289,10 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   } else {
     if (unicode) body.unicode = true;
     if (f.flash !== undefined && parseBoolean('flash', f.flash)) body.flash = true;
-    const senderId = parseSender(f.sender_id);
+    const sender = resolveSender(f.sender_id, f.sender_id_value);
+    const senderId = parseSender(sender.senderId);
     if (senderId !== undefined) body.sender_id = senderId;
-    if (f.sender_id_value !== undefined) body.sender_id_value = typeof f.sender_id_value === 'number' ? String(f.sender_id_value) : f.sender_id_value;
+    if (sender.value !== undefined) body.sender_id_value = typeof sender.value === 'number' ? String(sender.value) : sender.value;
   }
 
   const country = f.country ?? (account.defaultCountry || undefined);

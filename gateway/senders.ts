@@ -28,3 +28,18 @@ export function isSenderProfileId(senderId: unknown): boolean {
 export function isSenderType(version: ApiVersion, senderId: unknown): boolean {
   return isSenderProfileId(senderId) || (typeof senderId === 'string' && SENDER_TYPES[version].includes(senderId));
 }
+
+/**
+ * The editor's choice for "a sender profile id given as an integer" (both versions): the id is
+ * typed in the value field, and the wire carries it as `sender_id` itself.
+ */
+export const PROFILE_ID_CHOICE = 'profile_id';
+
+/** Resolves the editor's profile-id choice into the wire's `sender_id` integer. */
+export function resolveSender(senderId: unknown, value: unknown): { senderId: unknown; value: unknown } {
+  if (senderId === PROFILE_ID_CHOICE) {
+    const id = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
+    return { senderId: id ?? senderId, value: undefined };
+  }
+  return { senderId, value };
+}

@@ -10,14 +10,20 @@ const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist');
 
 rmSync(out, { recursive: true, force: true });
-execFileSync(join(root, 'node_modules', '.bin', 'tsc'), ['-p', root], { stdio: 'inherit', cwd: root });
+const tsc = join(root, 'node_modules', '.bin', 'tsc');
+execFileSync(tsc, ['-p', root], { stdio: 'inherit', cwd: root });
+// The editor code is bundled by esbuild below, which does not type-check: tsc does it here.
+execFileSync(tsc, ['-p', join(root, 'nodes', 'editor')], { stdio: 'inherit', cwd: root });
+const { CATALOG } = await import(join(out, 'nodes', 'lib', 'catalog.js'));
 chmodExecutable(join(out, 'simulator', 'cli.js'));
 
 const nodesOut = join(out, 'nodes');
 mkdirSync(nodesOut, { recursive: true });
 for (const file of readdirSync(join(root, 'nodes')).filter((f) => f.endsWith('.html'))) {
   const name = file.replace(/\.html$/, '');
-  let html = readFileSync(join(root, 'nodes', file), 'utf8');
+  let html = readFileSync(join(root, 'nodes', file), 'utf8')
+    .replace(/<!-- include:([\w.-]+) -->/g, (_, partial) => readFileSync(join(root, 'nodes', 'editor', partial), 'utf8'))
+    .replaceAll('@ns@', CATALOG);
   const entry = join(root, 'nodes', 'editor', `${name}.ts`);
   if (existsSync(entry)) {
     const bundle = await build({

@@ -1,6 +1,7 @@
 /** Node-RED plumbing shared by the nodes: property evaluation, status, the one failure path. */
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import { GatewayError } from '../../gateway';
+import { CATALOG } from './catalog';
 
 export type Msg = NodeMessage & Record<string, unknown>;
 export type Send = (msg: Msg | (Msg | Msg[] | null)[]) => void;
@@ -27,9 +28,13 @@ export function evaluate(RED: NodeAPI, node: Node, msg: Msg, setting: TypedSetti
   });
 }
 
-/** Status keys live in the account's catalog, shared by every node of the package. */
+
+export function catalogText(RED: NodeAPI, key: string, params?: Record<string, string | number>): string {
+  return RED._(`${CATALOG}:${key}`, params);
+}
+
 export function statusText(RED: NodeAPI, key: string, params?: Record<string, string | number>): string {
-  return RED._(`bulkgate-account:status.${key}`, params);
+  return catalogText(RED, `status.${key}`, params);
 }
 
 export function toGatewayError(error: unknown): GatewayError {
@@ -45,7 +50,7 @@ export function toGatewayError(error: unknown): GatewayError {
 export function fail(RED: NodeAPI, node: Node, msg: Msg, error: unknown, done: Done): void {
   const e = toGatewayError(error);
   msg.bulkgate = e.toJSON();
-  const reason = RED._(`bulkgate-account:errors.${e.code}`);
-  node.status({ fill: 'red', shape: 'ring', text: reason.startsWith('errors.') || reason.includes(':errors.') ? e.code : reason });
+  const reason = catalogText(RED, `errors.${e.code}`);
+  node.status({ fill: 'red', shape: 'ring', text: reason.includes('errors.') ? e.code.replace(/_/g, ' ') : reason });
   done(e);
 }

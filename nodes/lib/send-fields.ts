@@ -70,7 +70,11 @@ export async function sendFields(RED: NodeAPI, node: Node, config: SendConfig, o
     const value = config[field];
     if (value !== undefined && value !== '' && value !== false) fields[field] = value;
   }
-  if (taken.has('channel') && Array.isArray(config.channel) && config.channel.length) fields.channel = config.channel;
+  if (taken.has('channel') && Array.isArray(config.channel) && config.channel.length) {
+    // Channel texts are templates too, like the node's text.
+    fields.channel = config.channel.map((c: unknown) =>
+      (isPlainObject(c) && typeof c.text === 'string' && c.text ? { ...c, text: renderText(node, c.text, msg) } : c));
+  }
 
   const template = typeof config.text === 'string' ? config.text : '';
   if (template) fields.text = renderText(node, template, msg);

@@ -6,7 +6,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { GatewayError, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
 import type { AccountNode } from './account';
-import { fail, statusText, type Done, type Msg, type Send } from './runtime';
+import { catalogText, fail, statusText, type Done, type Msg, type Send } from './runtime';
 import { nodeOperation, sendFields, type SendConfig } from './send-fields';
 
 type Kind = 'promotional' | 'transactional';
@@ -40,7 +40,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
       const fields = await sendFields(RED, node, config, operation, msg);
       const prepared = client.prepare(kind, fields, { api: operation.api, version: operation.version, encoding: operation.encoding as 'json' | 'form' });
       if (prepared.missingVariables.length) {
-        node.warn(RED._('bulkgate-account:warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
+        node.warn(catalogText(RED, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
       }
       if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop.signal);
       node.status({ fill: 'blue', shape: 'dot', text: statusText(RED, 'sending') });

@@ -1,0 +1,43 @@
+/** The account panel: the "test connection" button (the runtime reads the balance). */
+import { t } from './i18n';
+
+interface AccountNodeDef {
+  id: string;
+}
+
+export function accountPanel(node: AccountNodeDef): void {
+  const button = document.getElementById('bulkgate-test-connection') as HTMLButtonElement;
+  const result = document.getElementById('bulkgate-test-result') as HTMLElement;
+  const value = (id: string) => (document.getElementById(`node-config-input-${id}`) as HTMLInputElement).value;
+  button.addEventListener('click', () => {
+    result.className = 'bulkgate-test-result';
+    result.textContent = t('test.running');
+    button.disabled = true;
+    // The token field holds a placeholder when a token is stored; the runtime then uses the stored one.
+    $.ajax({
+      url: 'bulkgate/test-connection',
+      type: 'POST',
+      contentType: 'application/json',
+      data: JSON.stringify({
+        id: node.id,
+        baseUrl: value('baseUrl'),
+        timeout: value('timeout'),
+        application_id: value('application_id'),
+        application_token: value('application_token'),
+      }),
+    })
+      .done((answer: { ok: boolean; credit?: number; currency?: string; message?: string }) => {
+        result.className = `bulkgate-test-result ${answer.ok ? 'bulkgate-ok' : 'bulkgate-failed'}`;
+        result.textContent = answer.ok
+          ? t('test.ok', { credit: answer.credit ?? '', currency: answer.currency ?? '' })
+          : t('test.failed', { message: answer.message ?? '' });
+      })
+      .fail((xhr: { status: number; statusText: string }) => {
+        result.className = 'bulkgate-test-result bulkgate-failed';
+        result.textContent = t('test.failed', { message: `HTTP ${xhr.status} ${xhr.statusText}` });
+      })
+      .always(() => {
+        button.disabled = false;
+      });
+  });
+}

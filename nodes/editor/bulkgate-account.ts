@@ -1,0 +1,29 @@
+/**
+ * The editor code of the package, bundled into bulkgate-account.html (the config node every other
+ * node needs, so it is always loaded). The node definitions call `window.BulkGateEditor`.
+ */
+import { baseUrlProblem } from '../../gateway/base-url';
+import { accountPanel } from './account-panel';
+import { balancePanel } from './balance-panel';
+import { sendPanel, sendPanelSave, validChannel, validSenderValue, validText } from './send-panel';
+import { addStyles } from './style';
+
+window.BulkGateEditor = {
+  accountPanel: (node: { id: string }) => {
+    addStyles();
+    accountPanel(node);
+  },
+  sendPanel: (node: Record<string, unknown>, kind: 'promotional' | 'transactional') => {
+    addStyles();
+    sendPanel(node, kind);
+  },
+  sendPanelSave,
+  balancePanel: () => {
+    addStyles();
+    balancePanel();
+  },
+  validText,
+  validSenderValue,
+  validChannel,
+  validBaseUrl: (value: string) => !baseUrlProblem(value),
+};

@@ -1,0 +1,159 @@
+/**
+ * The channel cascade editor (2.0): an ordered, drag-sortable list of viber and sms channels,
+ * stored on the node as `channel: [{type, ...}]` and sent as the ordered `channel` object.
+ */
+import { CHANNELS, VIBER_EXPIRATION_DEFAULT } from '../../gateway/channels';
+import { describeText, renderCounter } from './counter';
+import { fillSenderSelect, senderValueText } from './senders';
+import { t } from './i18n';
+import type { UnicodeMode } from '../../gateway/text';
+
+export interface ChannelSetting {
+  type: string;
+  text?: string;
+  sender?: string;
+  expiration?: number | string;
+  button?: { caption?: string; url?: string };
+  sender_id?: string;
+  sender_id_value?: string;
+  unicode?: string;
+}
+
+type Kind = 'promotional' | 'transactional';
+
+function field(label: string, input: HTMLElement): HTMLElement {
+  const row = document.createElement('div');
+  row.className = 'bulkgate-channel-field';
+  const l = document.createElement('label');
+  l.textContent = label;
+  row.append(l, input);
+  return row;
+}
+
+function input(value: string | number | undefined, attrs: Record<string, string> = {}): HTMLInputElement {
+  const el = document.createElement('input');
+  el.type = 'text';
+  el.value = value === undefined ? '' : String(value);
+  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
+  return el;
+}
+
+export function setupCascade(list: HTMLElement, kind: Kind, channels: ChannelSetting[], onChange: () => void): void {
+  $(list).editableList({
+    addButton: t('send.cascade.add'),
+    sortable: true,
+    removable: true,
+    height: 'auto',
+    addItem: (row: HTMLElement[] | JQueryLike, _index: number, data: ChannelSetting) => {
+      const container = (row as JQueryLike)[0] ?? (row as unknown as HTMLElement);
+      renderChannel(container, kind, data, onChange);
+      onChange();
+    },
+    removeItem: () => onChange(),
+    sortItems: () => onChange(),
+  });
+  for (const channel of channels) $(list).editableList('addItem', { ...channel });
+}
+
+interface JQueryLike {
+  [index: number]: HTMLElement;
+}
+
+function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting, onChange: () => void): void {
+  if (!data.type) data.type = 'sms';
+  container.classList.add('bulkgate-channel');
+  const type = document.createElement('select');
+  type.className = 'bulkgate-channel-type';
+  for (const name of CHANNELS) type.add(new Option(t(`send.cascade.${name}`), name));
+  type.value = data.type;
+  const body = document.createElement('div');
+  body.className = 'bulkgate-channel-body';
+  container.append(type, body);
+  const draw = () => {
+    data.type = type.value;
+    body.textContent = '';
+    const text = document.createElement('textarea');
+    text.rows = 2;
+    text.className = 'bulkgate-channel-text';
+    text.value = data.text ?? '';
+    text.placeholder = t('send.cascade.textPlaceholder');
+    const counter = document.createElement('div');
+    const count = () => {
+      data.text = text.value;
+      const mode = (data.type === 'sms' ? (data.unicode as UnicodeMode) : 'auto') || 'auto';
+      if (text.value) renderCounter(counter, describeText(text.value, mode));
+      else counter.textContent = '';
+      onChange();
+    };
+    text.addEventListener('input', count);
+    body.append(field(t('send.cascade.text'), text), counter);
+    if (data.type === 'viber') {
+      const sender = input(data.sender, { class: 'bulkgate-viber-sender', placeholder: t('send.cascade.senderPlaceholder') });
+      const expiration = input(data.expiration ?? VIBER_EXPIRATION_DEFAULT, { class: 'bulkgate-viber-expiration', type: 'number', min: '1' });
+      const caption = input(data.button?.caption, { class: 'bulkgate-viber-caption', placeholder: 'OK' });
+      const url = input(data.button?.url, { class: 'bulkgate-viber-url', placeholder: 'https://' });
+      const sync = () => {
+        data.sender = sender.value;
+        data.expiration = expiration.value === '' ? undefined : Number(expiration.value);
+        data.button = caption.value || url.value ? { caption: caption.value, url: url.value } : undefined;
+        onChange();
+      };
+      for (const el of [sender, expiration, caption, url]) el.addEventListener('input', sync);
+      body.append(
+        field(t('send.cascade.sender'), sender),
+        field(t('send.cascade.expiration'), expiration),
+        field(kind === 'promotional' ? t('send.cascade.buttonRequired') : t('send.cascade.button'), caption),
+        field(t('send.cascade.url'), url),
+      );
+      sync();
+    } else {
+      const senderId = document.createElement('select');
+      senderId.className = 'bulkgate-sms-sender';
+      fillSenderSelect(senderId, '2.0', data.sender_id ?? '');
+      const value = input(data.sender_id_value, { class: 'bulkgate-sms-sender-value' });
+      const valueRow = field('', value);
+      const unicode = document.createElement('select');
+      unicode.className = 'bulkgate-sms-unicode';
+      for (const mode of ['auto', 'on', 'off']) unicode.add(new Option(t(`send.unicode.${mode}`), mode));
+      unicode.value = data.unicode || 'auto';
+      const sync = () => {
+        data.sender_id = senderId.value;
+        data.sender_id_value = value.value;
+        data.unicode = unicode.value;
+        const labels = senderValueText(senderId.value);
+        valueRow.style.display = labels ? '' : 'none';
+        if (labels) {
+          (valueRow.firstChild as HTMLElement).textContent = labels.label;
+          value.placeholder = labels.placeholder;
+        }
+        count();
+      };
+      senderId.addEventListener('change', sync);
+      value.addEventListener('input', sync);
+      unicode.addEventListener('change', sync);
+      body.append(field(t('send.label.sender_id'), senderId), valueRow, field(t('send.label.unicode'), unicode));
+      sync();
+    }
+    count();
+  };
+  type.addEventListener('change', draw);
+  draw();
+}
+
+/** The channels as the list holds them now, in order. */
+export function readCascade(list: HTMLElement): ChannelSetting[] {
+  const items: ChannelSetting[] = [];
+  $(list).editableList('items').each((_i: number, row: unknown) => {
+    const data = { ...($(row).data('data') as ChannelSetting) };
+    for (const key of Object.keys(data) as (keyof ChannelSetting)[]) if (data[key] === '' || data[key] === undefined) delete data[key];
+    items.push(data);
+  });
+  return items;
+}
+
+/** The line under the list: what happens when no listed channel delivers. */
+export function fallbackText(channels: ChannelSetting[]): string {
+  const last = channels[channels.length - 1];
+  if (!last) return t('send.cascade.empty');
+  return last.type === 'sms' ? t('send.cascade.endsWithSms') : t('send.cascade.fallsBack');
+}

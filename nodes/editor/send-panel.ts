@@ -1,0 +1,170 @@
+/**
+ * The promotional and transactional panels: API and version pickers that show only the fields
+ * that API and version take (read from the request schemas the runtime validates with), the
+ * sender picker, the cascade editor and the live counter.
+ */
+import { bodyShape, VERSIONS, type ApiFamily, type ApiVersion } from '../../gateway/operations';
+import { bodyFields, schemaKey } from '../../gateway/schemas';
+import { PROFILE_ID_CHOICE, SENDER_TYPES } from '../../gateway/senders';
+import type { UnicodeMode } from '../../gateway/text';
+import { fallbackText, readCascade, setupCascade, type ChannelSetting } from './cascade';
+import { describeText, renderCounter, textFits } from './counter';
+import { t } from './i18n';
+import { fillSenderSelect, senderValueKind, senderValueText } from './senders';
+
+type Kind = 'promotional' | 'transactional';
+
+interface SendNodeDef {
+  api?: string;
+  version?: string;
+  unicode?: string;
+  sender_id?: string;
+  sender_id_value?: string;
+  sender_id_valueType?: string;
+  channel?: ChannelSetting[];
+  [key: string]: unknown;
+}
+
+const TYPED: Record<string, string[]> = {
+  number: ['msg', 'flow', 'global', 'env', 'str', 'json', 'jsonata'],
+  groups: ['json', 'str', 'msg', 'flow', 'global', 'env', 'jsonata'],
+  admins: ['json', 'str', 'msg', 'flow', 'global', 'env', 'jsonata'],
+  admin: ['num', 'msg', 'flow', 'global', 'env', 'jsonata'],
+  variables: ['msg', 'json', 'flow', 'global', 'jsonata'],
+  country: ['str', 'msg', 'flow', 'global', 'env'],
+  schedule: ['msg', 'flow', 'global', 'str', 'num', 'date', 'jsonata'],
+  sender_id_value: ['str', 'msg', 'flow', 'global', 'env'],
+};
+
+const DUPLICATES: Record<Kind, string[]> = {
+  promotional: ['', 'same_text', 'same_number'],
+  transactional: ['', 'on'],
+};
+
+/** The fields a body of this class, API and version takes at top level. */
+export function fieldsFor(kind: Kind, api: ApiFamily, version: ApiVersion): Set<string> {
+  const shape = bodyShape({ kind, api, version, method: 'POST', encoding: 'json' });
+  return new Set(bodyFields(schemaKey(kind, shape.api, shape.version)));
+}
+
+function selectedVersion(kind: Kind, api: ApiFamily, wanted: string | undefined): ApiVersion {
+  const offered = VERSIONS[kind][api];
+  return (offered.find((v) => v === wanted) ?? offered[0]) as ApiVersion;
+}
+
+function smsUnicode(channels: ChannelSetting[] | undefined): UnicodeMode {
+  const sms = (channels ?? []).find((c) => c.type === 'sms');
+  return (sms?.unicode as UnicodeMode) || 'auto';
+}
+
+const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
+
+export function sendPanel(node: SendNodeDef, kind: Kind): void {
+  $('#node-input-account').typedInput?.('hide');
+  for (const [fieldName, types] of Object.entries(TYPED)) {
+    if (!byId(`node-input-${fieldName}`)) continue;
+    $(`#node-input-${fieldName}`).typedInput({ default: types[0], types, typeField: `#node-input-${fieldName}Type` });
+  }
+
+  const api = byId<HTMLSelectElement>('node-input-api');
+  const version = byId<HTMLSelectElement>('node-input-version');
+  const sender = byId<HTMLSelectElement>('node-input-sender_id');
+  const duplicates = byId<HTMLSelectElement>('node-input-duplicates_check');
+  const text = byId<HTMLTextAreaElement>('node-input-text');
+  const unicode = byId<HTMLSelectElement>('node-input-unicode');
+  const counter = byId('bulkgate-counter');
+  const list = byId('bulkgate-channels');
+  const fallback = byId('bulkgate-fallback');
+
+  for (const value of DUPLICATES[kind]) duplicates.add(new Option(t(`send.duplicates.${value || 'none'}`), value));
+  duplicates.value = DUPLICATES[kind].includes(String(node.duplicates_check ?? '')) ? String(node.duplicates_check ?? '') : '';
+
+  const currentVersion = (): ApiVersion => version.value as ApiVersion;
+  const refreshCounter = () => {
+    const mode = currentVersion() === '1.0' ? (unicode.value as UnicodeMode) : smsUnicode(readCascade(list));
+    renderCounter(counter, describeText(text.value, mode));
+  };
+  const refreshSender = () => {
+    const labels = currentVersion() === '1.0' ? senderValueText(sender.value) : undefined;
+    $('[data-field="sender_id_value"]').toggle(Boolean(labels));
+    if (labels) {
+      byId('bulkgate-sender-value-label').textContent = labels.label;
+      $('#node-input-sender_id_value').typedInput('width', '70%');
+      byId<HTMLInputElement>('node-input-sender_id_value').placeholder = labels.placeholder;
+    }
+  };
+  const refreshCascade = () => {
+    fallback.textContent = fallbackText(readCascade(list));
+    refreshCounter();
+  };
+  const refresh = () => {
+    const family = api.value as ApiFamily;
+    const offered = VERSIONS[kind][family];
+    const keep = selectedVersion(kind, family, version.value || node.version);
+    version.textContent = '';
+    for (const v of offered) version.add(new Option(v, v));
+    version.value = keep;
+    const fields = fieldsFor(kind, family, keep);
+    $('[data-field]').each((_i: number, row: HTMLElement) => {
+      const name = row.getAttribute('data-field') as string;
+      if (name !== 'sender_id_value') $(row).toggle(name === 'text' || fields.has(name));
+    });
+    $('.bulkgate-encoding').toggle(family === 'simple' && !(kind === 'transactional' && keep === '2.0'));
+    const chosen = sender.value || String(node.sender_id ?? '');
+    fillSenderSelect(sender, keep === '1.0' ? '1.0' : '2.0', chosen);
+    refreshSender();
+    refreshCascade();
+  };
+
+  setupCascade(list, kind, Array.isArray(node.channel) && node.channel.length ? node.channel : [{ type: 'sms' }], () => {
+    if (fallback) refreshCascade();
+  });
+  api.addEventListener('change', refresh);
+  version.addEventListener('change', refresh);
+  sender.addEventListener('change', refreshSender);
+  text.addEventListener('input', refreshCounter);
+  unicode.addEventListener('change', refreshCounter);
+  refresh();
+}
+
+export function sendPanelSave(node: SendNodeDef): void {
+  node.channel = readCascade(byId('bulkgate-channels'));
+}
+
+/** The text fits the limit with the node's unicode setting. */
+export function validText(node: SendNodeDef, _kind: Kind, value: string): boolean {
+  const mode = node.version === '1.0' ? ((node.unicode as UnicodeMode) || 'auto') : smsUnicode(node.channel);
+  return textFits(value, mode);
+}
+
+/** A 1.0 sender type that names a value has one. */
+export function validSenderValue(node: SendNodeDef, value: string): boolean {
+  if (node.version !== '1.0' && !(node.api === 'simple' && node.version === undefined)) return true;
+  if (!senderValueKind(String(node.sender_id ?? ''))) return true;
+  if (node.sender_id === PROFILE_ID_CHOICE && (node.sender_id_valueType ?? 'str') === 'str') return /^\d+$/.test(value);
+  return Boolean(value);
+}
+
+/** A 2.0 cascade the gateway takes: viber with a sender (and a button in promotional), sms with its sender value, texts within the limit. */
+export function validChannel(node: SendNodeDef, kind: Kind, value: unknown): boolean {
+  if (node.version === '1.0' || (kind === 'promotional' && node.api === 'simple')) return true;
+  if (!Array.isArray(value)) return false;
+  const seen = new Set<string>();
+  for (const c of value as ChannelSetting[]) {
+    if (seen.has(c.type)) return false;
+    seen.add(c.type);
+    if (c.type === 'viber') {
+      if (!c.sender) return false;
+      if (kind === 'promotional' && !(c.button?.caption && c.button?.url)) return false;
+      if (c.expiration !== undefined && !(Number(c.expiration) >= 1)) return false;
+      if (!textFits(c.text, 'auto')) return false;
+    } else if (c.type === 'sms') {
+      if (c.sender_id && !SENDER_TYPES['2.0'].includes(c.sender_id) && c.sender_id !== PROFILE_ID_CHOICE) return false;
+      if (senderValueKind(c.sender_id ?? '') && !c.sender_id_value) return false;
+      if (!textFits(c.text, (c.unicode as UnicodeMode) || 'auto')) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}

@@ -1,0 +1,33 @@
+/** The sender picker: the types of the chosen version, and a value field labelled for the type. */
+import { PROFILE_ID_CHOICE, SENDER_TYPES, SENDER_VALUE_KIND } from '../../gateway/senders';
+import type { ApiVersion } from '../../gateway/operations';
+import { t } from './i18n';
+
+export function senderChoices(version: ApiVersion): { value: string; label: string }[] {
+  return [
+    { value: '', label: t('send.sender.default') },
+    ...SENDER_TYPES[version].map((type) => ({ value: type, label: `${type} — ${t(`send.sender.${type}`)}` })),
+    { value: PROFILE_ID_CHOICE, label: t('send.sender.profile_id') },
+  ];
+}
+
+/** The label key of the value field for a sender type, or undefined when the type takes no value. */
+export function senderValueKind(senderId: string): string | undefined {
+  if (senderId === PROFILE_ID_CHOICE) return 'profile_id';
+  return SENDER_VALUE_KIND[senderId];
+}
+
+export function fillSenderSelect(select: HTMLSelectElement, version: ApiVersion, value: string): void {
+  select.textContent = '';
+  const choices = senderChoices(version);
+  for (const choice of choices) select.add(new Option(choice.label, choice.value));
+  // A type of the other version (after switching version) falls back to the default.
+  select.value = choices.some((c) => c.value === value) ? value : '';
+}
+
+/** Label and placeholder of the value field for a type. */
+export function senderValueText(senderId: string): { label: string; placeholder: string } | undefined {
+  const kind = senderValueKind(senderId);
+  if (!kind) return undefined;
+  return { label: t(`send.senderValue.${kind}`), placeholder: t(`send.senderValuePlaceholder.${kind}`) };
+}

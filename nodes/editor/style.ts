@@ -1,0 +1,27 @@
+/** The panels' few styles, added once. */
+const CSS = `
+.bulkgate-counter { margin: 4px 0 0 104px; font-size: 0.85em; color: var(--red-ui-secondary-text-color, #777); }
+.bulkgate-counter-warning { color: #b8860b; }
+.bulkgate-counter-error { color: var(--red-ui-text-color-error, #d00); font-weight: bold; }
+.bulkgate-inline-label { width: auto !important; margin: 0 6px 0 12px; }
+.bulkgate-unit { font-size: 0.85em; color: var(--red-ui-secondary-text-color, #777); }
+.bulkgate-channel { display: flex; gap: 8px; align-items: flex-start; }
+.bulkgate-channel-type { width: 100px; }
+.bulkgate-channel-body { flex: 1; }
+.bulkgate-channel-field { display: flex; align-items: center; margin-bottom: 4px; }
+.bulkgate-channel-field label { width: 110px; margin: 0; }
+.bulkgate-channel-field input, .bulkgate-channel-field select, .bulkgate-channel-field textarea { flex: 1; }
+.bulkgate-channel .bulkgate-counter { margin-left: 110px; }
+.bulkgate-test-result { margin-left: 8px; }
+.bulkgate-ok { color: #3a7d3a; }
+.bulkgate-failed { color: var(--red-ui-text-color-error, #d00); }
+#bulkgate-channels { min-height: 40px; }
+`;
+
+export function addStyles(): void {
+  if (document.getElementById('bulkgate-styles')) return;
+  const style = document.createElement('style');
+  style.id = 'bulkgate-styles';
+  style.textContent = CSS;
+  document.head.append(style);
+}

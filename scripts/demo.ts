@@ -1,0 +1,164 @@
+/**
+ * `npm start`: the simulator and a Node-RED (the project's own devDependency) on 127.0.0.1 with
+ * this package loaded and the example flows deployed against the simulator.
+ *
+ *   --port N / PORT                       Node-RED's port (default 1880; 0 = any free port)
+ *   --simulator-port N / SIMULATOR_PORT   the simulator's port (default 1881; 0 = any free port)
+ *   --user-dir DIR                        Node-RED's user directory (default: a new temporary one)
+ *   --no-flows                            start with an empty workspace (the editor tests)
+ */
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createServer, type Server } from 'node:http';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import express from 'express';
+import { DEMO_ACCOUNT } from '../simulator/accounts';
+import { startSimulator } from '../simulator/server';
+
+const ROOT = resolve(__dirname, '..', '..');
+/** Examples that need something the demo does not run (an MQTT broker) stay out of it. */
+const NEEDS_MORE = /mqtt/i;
+
+interface FlowNode {
+  id: string;
+  type: string;
+  z?: string;
+  [key: string]: unknown;
+}
+
+function portOption(value: string | undefined, fallback: number, name: string): number {
+  const port = Number(value ?? fallback);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number (0 to 65535), got "${value}"`);
+  return port;
+}
+
+function listen(server: Server, port: number, what: string, flag: string): Promise<number> {
+  return new Promise((resolvePort, reject) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      reject(error.code === 'EADDRINUSE' ? new Error(`${what} cannot use port ${port}: it is busy. Choose another with ${flag}.`) : error);
+    });
+    server.listen(port, '127.0.0.1', () => {
+      const address = server.address();
+      resolvePort(typeof address === 'object' && address ? address.port : port);
+    });
+  });
+}
+
+/** The example flows, each on its own tab, all sharing one account that points at the simulator. */
+export function demoFlows(simulatorUrl: string): FlowNode[] {
+  const dir = join(ROOT, 'examples');
+  const account: FlowNode = {
+    id: 'bulkgate-demo-account',
+    type: 'bulkgate-account',
+    name: 'Simulator (demo account)',
+    baseUrl: simulatorUrl,
+    timeout: 15000,
+    retries: 3,
+    rateLimit: 0,
+    rateWindow: 60,
+    queueSize: 100,
+    credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
+  };
+  const flows: FlowNode[] = [account];
+  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json') && !NEEDS_MORE.test(f)).sort()) {
+    const nodes = JSON.parse(readFileSync(join(dir, file), 'utf8')) as FlowNode[];
+    const tab = `demo-tab-${flows.length}`;
+    flows.push({ id: tab, type: 'tab', label: file.replace(/\.json$/, '').replace(/^\d+\s*-?\s*/, '') });
+    const accounts = new Set(nodes.filter((n) => n.type === 'bulkgate-account').map((n) => n.id));
+    for (const node of nodes) {
+      if (accounts.has(node.id) || node.type === 'tab') continue;
+      const copy: FlowNode = { ...node, id: `${tab}-${node.id}`, z: tab };
+      if (typeof copy.account === 'string' && accounts.has(copy.account)) copy.account = account.id;
+      if (Array.isArray(copy.wires)) copy.wires = (copy.wires as string[][]).map((port) => port.map((id) => `${tab}-${id}`));
+      if (Array.isArray(copy.scope)) copy.scope = (copy.scope as string[]).map((id) => `${tab}-${id}`);
+      if (typeof copy.g === 'string') copy.g = `${tab}-${copy.g}`;
+      if (Array.isArray(copy.nodes)) copy.nodes = (copy.nodes as string[]).map((id) => `${tab}-${id}`);
+      if (Array.isArray(copy.links)) copy.links = (copy.links as string[]).map((id) => `${tab}-${id}`);
+      flows.push(copy);
+    }
+  }
+  return flows;
+}
+
+async function main(): Promise<void> {
+  const { values } = parseArgs({
+    options: {
+      port: { type: 'string', default: process.env.PORT },
+      'simulator-port': { type: 'string', default: process.env.SIMULATOR_PORT },
+      'user-dir': { type: 'string' },
+      'no-flows': { type: 'boolean', default: false },
+    },
+  });
+  const port = portOption(values.port, 1880, '--port (or PORT)');
+  const simulatorPort = portOption(values['simulator-port'], 1881, '--simulator-port (or SIMULATOR_PORT)');
+
+  const simulator = await startSimulator({ port: simulatorPort }).catch((error: NodeJS.ErrnoException) => {
+    throw error.code === 'EADDRINUSE' ? new Error(`The simulator cannot use port ${simulatorPort}: it is busy. Choose another with --simulator-port or SIMULATOR_PORT.`) : error;
+  });
+
+  // A user directory where Node-RED finds this package as if installed with npm.
+  const temporary = !values['user-dir'];
+  const userDir = values['user-dir'] ? resolve(values['user-dir']) : mkdtempSync(join(tmpdir(), 'bulkgate-demo-'));
+  mkdirSync(join(userDir, 'node_modules'), { recursive: true });
+  rmSync(join(userDir, 'node_modules', 'node-red-contrib-bulkgate'), { force: true, recursive: true });
+  symlinkSync(ROOT, join(userDir, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
+
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const RED = require('node-red');
+  const app = express();
+  const server = createServer(app);
+  RED.init(server, {
+    userDir,
+    flowFile: 'flows.json',
+    credentialSecret: 'bulkgate-demo',
+    httpAdminRoot: '/',
+    httpNodeRoot: '/',
+    uiHost: '127.0.0.1',
+    uiPort: port,
+    editorTheme: { tours: false, projects: { enabled: false } },
+    logging: { console: { level: 'warn', metrics: false, audit: false } },
+    // The demo is for one person on this machine; Node-RED listens on loopback only.
+    externalModules: { autoInstall: false },
+  });
+  app.use('/', RED.httpAdmin);
+  app.use('/', RED.httpNode);
+  const actualPort = await listen(server, port, 'Node-RED', '--port or PORT');
+  await RED.start();
+
+  const editorUrl = `http://127.0.0.1:${actualPort}/`;
+  if (!values['no-flows']) {
+    const res = await fetch(`${editorUrl}flows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+      body: JSON.stringify(demoFlows(simulator.url)),
+    });
+    if (!res.ok) throw new Error(`Deploying the demo flows failed: HTTP ${res.status} ${await res.text()}`);
+  }
+
+  console.log(`Node-RED editor:   ${editorUrl}`);
+  console.log(`Simulator outbox:  ${simulator.url}/`);
+  console.log(`Demo account:      application_id ${DEMO_ACCOUNT.id} (already set in the flows)`);
+  console.log('Click the button of an inject node; the message appears in the outbox, the results in the debug sidebar. Ctrl-C stops both.');
+
+  let stopping = false;
+  const stop = async () => {
+    if (stopping) return;
+    stopping = true;
+    await RED.stop().catch(() => undefined);
+    server.closeAllConnections?.();
+    await new Promise((r) => server.close(() => r(undefined)));
+    await simulator.close();
+    if (temporary) rmSync(userDir, { recursive: true, force: true });
+    process.exit(0);
+  };
+  process.once('SIGINT', () => void stop());
+  process.once('SIGTERM', () => void stop());
+}
+
+if (require.main === module) {
+  main().catch((error: Error) => {
+    console.error(`npm start: ${error.message}`);
+    process.exit(1);
+  });
+}
