@@ -116,7 +116,10 @@ async function main(): Promise<void> {
     httpNodeRoot: '/',
     uiHost: '127.0.0.1',
     uiPort: port,
-    editorTheme: { tours: false, projects: { enabled: false } },
+    editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
+    // No update-check prompt and no call to the internet from the demo.
+    telemetry: { enabled: false },
+    diagnostics: { enabled: false },
     logging: { console: { level: 'warn', metrics: false, audit: false } },
     // The demo is for one person on this machine; Node-RED listens on loopback only.
     externalModules: { autoInstall: false },

@@ -76,7 +76,7 @@ describe('nodes in the Node-RED runtime', function () {
       assert.deepEqual(rejected.map((m) => [m.payload.status, m.payload.code, m.payload.number, m.parts.index]), [['error', 9, '123', 1]]);
       assert.deepEqual(summary?.payload.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 1 });
       assert.equal(summary?.payload.response.length, 3);
-      assert.deepEqual(await status, { fill: 'yellow', shape: 'dot', text: 'node-red-contrib-bulkgate/bulkgate-account:status.totals' });
+      assert.deepEqual(await status, { fill: 'yellow', shape: 'dot', text: 'node-red-contrib-bulkgate/bulkgate-account:bulkgate-account.status.totals' });
       assert.deepEqual((await sim.outbox()).messages.map((m) => m.text), ['Hi Ann', 'Hi Bob']);
     });
 
@@ -160,7 +160,7 @@ describe('nodes in the Node-RED runtime', function () {
       receive('p', { payload: { number: [{ number: '420777111222', variables: { first_name: 'A' } }, '420777111223', '420777111224'] } });
       await sum;
       await new Promise((r) => setImmediate(r));
-      assert.deepEqual(warned, ['node-red-contrib-bulkgate/bulkgate-account:warnings.missing-variables']);
+      assert.deepEqual(warned, ['node-red-contrib-bulkgate/bulkgate-account:bulkgate-account.warnings.missing-variables']);
       assert.equal((await sim.outbox()).messages.length, 3);
     });
   });
@@ -219,7 +219,7 @@ describe('nodes in the Node-RED runtime', function () {
         assert.equal(msg?.payload.status, 'accepted');
         assert.equal(msg?.payload.number, '420777111222');
         assert.equal(typeof msg?.payload.sms_id, 'string');
-        assert.deepEqual(await status, { fill: 'green', shape: 'dot', text: 'node-red-contrib-bulkgate/bulkgate-account:status.totals' });
+        assert.deepEqual(await status, { fill: 'green', shape: 'dot', text: 'node-red-contrib-bulkgate/bulkgate-account:bulkgate-account.status.totals' });
         const last = await sim.lastRequest();
         assert.equal(last.path, path);
         assert.equal(last.body.text, 'Door opened');
@@ -262,7 +262,7 @@ describe('nodes in the Node-RED runtime', function () {
         const [msg] = await one;
         assert.equal(msg?.payload.credit, 1000);
         assert.equal(msg?.payload.currency, 'credits');
-        assert.deepEqual(await status, { fill: 'green', shape: 'dot', text: 'node-red-contrib-bulkgate/bulkgate-account:status.credit' });
+        assert.deepEqual(await status, { fill: 'green', shape: 'dot', text: 'node-red-contrib-bulkgate/bulkgate-account:bulkgate-account.status.credit' });
         const last = await sim.lastRequest();
         assert.deepEqual([last.method, last.path], [method, path]);
       });

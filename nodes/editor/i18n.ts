@@ -2,5 +2,5 @@
 import { CATALOG } from '../lib/catalog';
 
 export function t(key: string, params?: Record<string, string | number>): string {
-  return RED._(`${CATALOG}:${key}`, params);
+  return RED._(`${CATALOG}.${key}`, params);
 }

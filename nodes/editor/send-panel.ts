@@ -27,8 +27,8 @@ interface SendNodeDef {
 
 const TYPED: Record<string, string[]> = {
   number: ['msg', 'flow', 'global', 'env', 'str', 'json', 'jsonata'],
-  groups: ['json', 'str', 'msg', 'flow', 'global', 'env', 'jsonata'],
-  admins: ['json', 'str', 'msg', 'flow', 'global', 'env', 'jsonata'],
+  groups: ['str', 'json', 'msg', 'flow', 'global', 'env', 'jsonata'],
+  admins: ['str', 'json', 'msg', 'flow', 'global', 'env', 'jsonata'],
   admin: ['num', 'msg', 'flow', 'global', 'env', 'jsonata'],
   variables: ['msg', 'json', 'flow', 'global', 'jsonata'],
   country: ['str', 'msg', 'flow', 'global', 'env'],
@@ -60,7 +60,6 @@ function smsUnicode(channels: ChannelSetting[] | undefined): UnicodeMode {
 const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
 export function sendPanel(node: SendNodeDef, kind: Kind): void {
-  $('#node-input-account').typedInput?.('hide');
   for (const [fieldName, types] of Object.entries(TYPED)) {
     if (!byId(`node-input-${fieldName}`)) continue;
     $(`#node-input-${fieldName}`).typedInput({ default: types[0], types, typeField: `#node-input-${fieldName}Type` });

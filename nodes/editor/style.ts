@@ -6,7 +6,7 @@ const CSS = `
 .bulkgate-inline-label { width: auto !important; margin: 0 6px 0 12px; }
 .bulkgate-unit { font-size: 0.85em; color: var(--red-ui-secondary-text-color, #777); }
 .bulkgate-channel { display: flex; gap: 8px; align-items: flex-start; }
-.bulkgate-channel-type { width: 100px; }
+.bulkgate-channel-type { width: 90px !important; flex: none; }
 .bulkgate-channel-body { flex: 1; }
 .bulkgate-channel-field { display: flex; align-items: center; margin-bottom: 4px; }
 .bulkgate-channel-field label { width: 110px; margin: 0; }
@@ -16,6 +16,9 @@ const CSS = `
 .bulkgate-ok { color: #3a7d3a; }
 .bulkgate-failed { color: var(--red-ui-text-color-error, #d00); }
 #bulkgate-channels { min-height: 40px; }
+/* editableList fixes its height when built; the cascade grows with its channels instead. */
+.node-input-channel-row .red-ui-editableList-container { height: auto !important; }
+.node-input-channel-row .red-ui-editableList-item-content { padding-left: 8px; }
 `;
 
 export function addStyles(): void {

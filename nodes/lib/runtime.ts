@@ -30,7 +30,7 @@ export function evaluate(RED: NodeAPI, node: Node, msg: Msg, setting: TypedSetti
 
 
 export function catalogText(RED: NodeAPI, key: string, params?: Record<string, string | number>): string {
-  return RED._(`${CATALOG}:${key}`, params);
+  return RED._(`${CATALOG}.${key}`, params);
 }
 
 export function statusText(RED: NodeAPI, key: string, params?: Record<string, string | number>): string {

@@ -27,8 +27,8 @@ export interface SendConfig {
 /** Settings that are TypedInputs (`<field>` and `<field>Type`), with the msg property they default to. */
 export const TYPED_FIELDS: Partial<Record<SendField, { type: string; value: string }>> = {
   number: { type: 'msg', value: 'number' },
-  groups: { type: 'json', value: '' },
-  admins: { type: 'json', value: '' },
+  groups: { type: 'str', value: '' },
+  admins: { type: 'str', value: '' },
   admin: { type: 'num', value: '' },
   variables: { type: 'msg', value: 'variables' },
   country: { type: 'str', value: '' },
