@@ -21,6 +21,12 @@ export interface ChannelSetting {
 
 type Kind = 'promotional' | 'transactional';
 
+/** The settings each channel type takes (the reference's Viber and SMS objects). */
+const CHANNEL_KEYS: Record<string, (keyof ChannelSetting)[]> = {
+  viber: ['type', 'text', 'sender', 'expiration', 'button'],
+  sms: ['type', 'text', 'sender_id', 'sender_id_value', 'unicode'],
+};
+
 function field(label: string, input: HTMLElement): HTMLElement {
   const row = document.createElement('div');
   row.className = 'bulkgate-channel-field';
@@ -71,6 +77,9 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
   container.append(type, body);
   const draw = () => {
     data.type = type.value;
+    // A channel switched to the other type keeps its text only.
+    const keys = CHANNEL_KEYS[data.type] ?? [];
+    for (const key of Object.keys(data) as (keyof ChannelSetting)[]) if (!keys.includes(key)) delete data[key];
     body.textContent = '';
     const text = document.createElement('textarea');
     text.rows = 2;

@@ -89,7 +89,8 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
     if (labels) {
       byId('bulkgate-sender-value-label').textContent = labels.label;
       $('#node-input-sender_id_value').typedInput('width', '70%');
-      byId<HTMLInputElement>('node-input-sender_id_value').placeholder = labels.placeholder;
+      // Node-RED 4 types into an input of its own beside the (hidden) original; 3.x into the original.
+      $('#node-input-sender_id_value').parent().find('input').attr('placeholder', labels.placeholder);
     }
   };
   const refreshCascade = () => {

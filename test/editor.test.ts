@@ -1,0 +1,274 @@
+/** The editor panels in a real Chromium against a running Node-RED with the package and the simulator. */
+import assert from 'node:assert/strict';
+import type { Page } from 'playwright-core';
+import { DEMO_ACCOUNT } from '../simulator/accounts';
+import { openBrowser, type Browser } from './support/browser';
+import { startDemo, type DemoProcess } from './support/demo-process';
+
+/* The page's globals (RED) are reached inside page.evaluate only. */
+declare const RED: any;
+
+async function openEditor(page: Page, url: string): Promise<void> {
+  await page.goto(`${url}/`);
+  await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-promotional') && (window as any).BulkGateEditor, undefined, { timeout: 30_000 });
+  await page.waitForSelector('#red-ui-workspace-chart');
+}
+
+async function importNodes(page: Page, nodes: Record<string, unknown>[]): Promise<void> {
+  await page.evaluate((list) => {
+    const z = RED.workspaces.active();
+    RED.view.importNodes(list.map((n: Record<string, unknown>) => (n.type === 'bulkgate-account' ? n : { z, x: 300, y: 100, ...n })), { generateIds: false });
+  }, nodes);
+}
+
+async function edit(page: Page, id: string): Promise<void> {
+  await page.evaluate((nodeId) => {
+    const node = RED.nodes.node(nodeId);
+    if (node._def.category === 'config') RED.editor.editConfig('', node.type, nodeId);
+    else RED.editor.edit(node);
+  }, id);
+  await page.waitForSelector('.red-ui-tray-body #node-input-name, .red-ui-tray-body #node-config-input-name', { state: 'visible' });
+  await page.waitForTimeout(300);
+}
+
+async function done(page: Page): Promise<void> {
+  await page.click('#node-dialog-ok');
+  await page.waitForSelector('#node-dialog-ok', { state: 'detached' });
+}
+
+async function cancel(page: Page): Promise<void> {
+  const button = (await page.locator('#node-config-dialog-cancel').isVisible()) ? '#node-config-dialog-cancel' : '#node-dialog-cancel';
+  await page.click(button);
+  await page.waitForSelector(button, { state: 'detached' });
+}
+
+const visible = (page: Page, field: string) => page.locator(`[data-field="${field}"]`).isVisible();
+const options = (page: Page, selector: string) => page.$$eval(`${selector} option`, (os) => (os as HTMLOptionElement[]).map((o) => o.value));
+
+describe('editor panels in Chromium', function () {
+  this.timeout(120_000);
+  let demo: DemoProcess;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    demo = await startDemo(['--no-flows']);
+    browser = await openBrowser();
+    page = browser.page;
+    await openEditor(page, demo.editorUrl);
+    await importNodes(page, [
+      { id: 'acc1', type: 'bulkgate-account', name: 'sim', baseUrl: demo.simulatorUrl, timeout: 15000, retries: 3, rateLimit: 0, rateWindow: 60, queueSize: 100 },
+      { id: 'promo1', type: 'bulkgate-promotional', account: 'acc1', api: 'advanced', version: '2.0', channel: [{ type: 'sms' }], number: 'number', numberType: 'msg', text: '', unicode: 'auto', y: 100 },
+      { id: 'trans1', type: 'bulkgate-transactional', account: 'acc1', api: 'advanced', version: '2.0', channel: [{ type: 'sms' }], text: '', unicode: 'auto', y: 200 },
+      { id: 'bal1', type: 'bulkgate-balance', account: 'acc1', api: 'advanced', method: 'POST', threshold: '', y: 300 },
+    ]);
+  });
+
+  after(async () => {
+    await browser?.close();
+    await demo?.stop();
+  });
+
+  it('each panel opens without a console error, in English and with its help', async () => {
+    for (const id of ['promo1', 'trans1', 'bal1', 'acc1']) {
+      await edit(page, id);
+      await browser.screenshot(`panel-${id}`);
+      const labels = await page.locator('.red-ui-tray-body label:visible').allInnerTexts();
+      assert.ok(labels.some((l) => /Name/.test(l)), `${id} shows its labels`);
+      assert.equal(labels.some((l) => /\w+\.\w+\.\w+/.test(l)), false, `${id} shows no untranslated catalog key: ${labels.join('|')}`);
+      await cancel(page);
+    }
+    const help = await page.evaluate(() => RED.nodes.getNodeHelp?.('bulkgate-promotional') ?? $("script[data-help-name='bulkgate-promotional']").html());
+    assert.match(String(help), /Accepted \/ scheduled/);
+    assert.deepEqual(browser.errors, []);
+  });
+
+  it('API and version pickers show only the fields that API and version take', async () => {
+    await edit(page, 'promo1');
+    assert.deepEqual(await options(page, '#node-input-version'), ['2.0', '1.0']);
+    assert.deepEqual([await visible(page, 'channel'), await visible(page, 'flash'), await visible(page, 'sender_id'), await visible(page, 'groups')], [true, false, false, true]);
+    await page.selectOption('#node-input-version', '1.0');
+    assert.deepEqual([await visible(page, 'channel'), await visible(page, 'flash'), await visible(page, 'sender_id'), await visible(page, 'unicode')], [false, true, true, true]);
+    await page.selectOption('#node-input-api', 'simple');
+    assert.deepEqual(await options(page, '#node-input-version'), ['1.0'], 'simple promotional is 1.0 only');
+    assert.deepEqual([await visible(page, 'groups'), await visible(page, 'admins'), await visible(page, 'duplicates_check'), await page.locator('.bulkgate-encoding').isVisible()], [false, false, false, true]);
+    await cancel(page);
+
+    await edit(page, 'trans1');
+    assert.deepEqual([await visible(page, 'admin'), await visible(page, 'variables'), await visible(page, 'channel')], [false, true, true]);
+    await page.selectOption('#node-input-version', '1.0');
+    assert.deepEqual([await visible(page, 'admin'), await visible(page, 'channel'), await visible(page, 'flash')], [true, false, true]);
+    await page.selectOption('#node-input-api', 'simple');
+    assert.deepEqual(await options(page, '#node-input-version'), ['2.0', '1.0'], 'simple transactional offers 1.0 and 2.0');
+    assert.deepEqual([await visible(page, 'admin'), await visible(page, 'variables'), await visible(page, 'schedule')], [false, false, false]);
+    await page.selectOption('#node-input-version', '2.0');
+    assert.deepEqual([await visible(page, 'channel'), await page.locator('.bulkgate-encoding').isVisible()], [true, false]);
+    await cancel(page);
+  });
+
+  it('the sender picker offers the chosen version\'s types and labels the value field for the type', async () => {
+    await edit(page, 'trans1');
+    await page.selectOption('#node-input-version', '1.0');
+    assert.deepEqual(await options(page, '#node-input-sender_id'), ['', 'gSystem', 'gShort', 'gText', 'gOwn', 'profile_id']);
+    assert.equal(await visible(page, 'sender_id_value'), false);
+    await page.selectOption('#node-input-sender_id', 'gOwn');
+    assert.equal(await visible(page, 'sender_id_value'), true);
+    assert.equal(await page.locator('#bulkgate-sender-value-label').innerText(), 'Verified number');
+    await page.selectOption('#node-input-sender_id', 'gText');
+    assert.equal(await page.locator('#bulkgate-sender-value-label').innerText(), 'Text sender');
+    await page.selectOption('#node-input-version', '2.0');
+    assert.deepEqual(await options(page, '.bulkgate-sms-sender'), ['', 'gSystem', 'gShort', 'gText', 'gOwn', 'gMobile', 'gPush', 'gProfile', 'profile_id']);
+    await page.selectOption('.bulkgate-sms-sender', 'gPush');
+    assert.equal(await page.locator('.bulkgate-sms-sender-value').isVisible(), true);
+    assert.match(await page.locator('.bulkgate-channel-field:has(.bulkgate-sms-sender-value) label').innerText(), /Key/);
+    await cancel(page);
+  });
+
+  it('the cascade editor adds, reorders by drag and removes channels; the node keeps the order', async () => {
+    await edit(page, 'promo1');
+    await page.fill('#node-input-text', 'Sale');
+    await page.click('.node-input-channel-row .red-ui-editableList-addButton');
+    const items = page.locator('#bulkgate-channels > li');
+    assert.equal(await items.count(), 2);
+    await items.nth(1).locator('.bulkgate-channel-type').selectOption('viber');
+    await items.nth(1).locator('.bulkgate-viber-sender').fill('Shop');
+    await items.nth(1).locator('.bulkgate-viber-caption').fill('Open');
+    await items.nth(1).locator('.bulkgate-viber-url').fill('https://shop.example');
+    assert.match(await page.locator('#bulkgate-fallback').innerText(), /falls back to SMS/i);
+    // Drag viber (second) above sms (first) by its handle.
+    const handle = items.nth(1).locator('.red-ui-editableList-item-handle');
+    const target = await items.nth(0).boundingBox();
+    const from = await handle.boundingBox();
+    assert.ok(target && from);
+    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
+    await page.mouse.down();
+    for (let step = 1; step <= 10; step++) await page.mouse.move(from.x + from.width / 2, from.y - ((from.y - target.y + 10) * step) / 10);
+    await page.mouse.up();
+    await page.waitForTimeout(300);
+    assert.equal(await items.nth(0).locator('.bulkgate-channel-type').inputValue(), 'viber');
+    assert.match(await page.locator('#bulkgate-fallback').innerText(), /ends with SMS/i);
+    await browser.screenshot('cascade');
+    await done(page);
+    let saved = await page.evaluate(() => RED.nodes.node('promo1').channel);
+    assert.deepEqual(saved, [{ type: 'viber', sender: 'Shop', expiration: 120, button: { caption: 'Open', url: 'https://shop.example' } }, { type: 'sms', unicode: 'auto' }]);
+
+    await edit(page, 'promo1');
+    await page.locator('#bulkgate-channels > li').nth(1).locator('.red-ui-editableList-item-remove').click();
+    await page.waitForTimeout(400);
+    await done(page);
+    saved = await page.evaluate(() => RED.nodes.node('promo1').channel);
+    assert.deepEqual(saved.map((c: { type: string }) => c.type), ['viber']);
+  });
+
+  it('a viber channel without a button is refused in a promotional panel', async () => {
+    const valid = await page.evaluate(() => {
+      const node = RED.nodes.node('promo1');
+      return [
+        (window as any).BulkGateEditor.validChannel(node, 'promotional', [{ type: 'viber', sender: 'Shop' }]),
+        (window as any).BulkGateEditor.validChannel(node, 'transactional', [{ type: 'viber', sender: 'Shop' }]),
+        (window as any).BulkGateEditor.validChannel(node, 'promotional', [{ type: 'sms', sender_id: 'gOwn' }]),
+      ];
+    });
+    assert.deepEqual(valid, [false, true, false]);
+  });
+
+  it('the counter counts a GSM-7 text, a text with € and a Czech text as the runtime does', async () => {
+    await edit(page, 'trans1');
+    const counter = page.locator('#bulkgate-counter');
+    await page.fill('#node-input-text', 'Hello world');
+    assert.equal(await counter.innerText(), '11 / 612 characters · GSM-7 · 1 SMS part(s)');
+    await page.fill('#node-input-text', 'Price 5€ [net]');
+    assert.equal(await counter.innerText(), '17 / 612 characters · GSM-7 · 1 SMS part(s)');
+    await page.fill('#node-input-text', 'Příliš žluťoučký kůň úpěl ďábelské ódy');
+    assert.equal(await counter.innerText(), '38 / 268 characters · Unicode · 1 SMS part(s)');
+    await page.fill('#node-input-text', 'a'.repeat(600));
+    assert.match(await counter.innerText(), /^600 \/ 612 characters · GSM-7 · 4 SMS part\(s\) — close to the limit$/);
+    await page.fill('#node-input-text', 'ž'.repeat(300));
+    assert.match(await counter.innerText(), /over the 268-character limit/);
+    await browser.screenshot('counter-over-limit');
+    await cancel(page);
+  });
+
+  it('"test connection" reports the simulator\'s credit, and an auth failure', async () => {
+    await edit(page, 'acc1');
+    await page.fill('#node-config-input-application_id', DEMO_ACCOUNT.id);
+    await page.fill('#node-config-input-application_token', DEMO_ACCOUNT.token);
+    await page.click('#bulkgate-test-connection');
+    await page.waitForFunction(() => /Connected|Failed/.test(document.getElementById('bulkgate-test-result')?.textContent ?? ''));
+    assert.equal(await page.locator('#bulkgate-test-result').innerText(), `Connected: ${DEMO_ACCOUNT.credit} credits`);
+    await page.fill('#node-config-input-application_token', 'wrong-token');
+    await page.click('#bulkgate-test-connection');
+    await page.waitForFunction(() => /Failed/.test(document.getElementById('bulkgate-test-result')?.textContent ?? ''));
+    assert.match(await page.locator('#bulkgate-test-result').innerText(), /^Failed: The gateway refused the application id and token \(authentication_failed, HTTP 401\)/);
+    await browser.screenshot('account-test-connection');
+    await cancel(page);
+  });
+
+  it('a node configured only through its panel sends the body the simulator expects', async () => {
+    await page.evaluate(() => RED.view.importNodes([], {}));
+    // A new node from the palette.
+    const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
+    assert.ok(chart);
+    await page.dragAndDrop('.red-ui-palette-node[data-palette-type="bulkgate-transactional"]', '#red-ui-workspace-chart', { targetPosition: { x: 400, y: 450 } });
+    const id = await page.evaluate(() => {
+      const nodes: { id: string; type: string }[] = [];
+      RED.nodes.eachNode((n: { id: string; type: string }) => { if (n.type === 'bulkgate-transactional' && n.id !== 'trans1') nodes.push(n); });
+      return nodes[0]?.id;
+    });
+    assert.ok(id, 'the node was dropped');
+    await edit(page, id);
+    // A new account, through its own panel.
+    // The "add new account" button (Node-RED 4 names it so; 3.x had one lookup button).
+    await page.click('#node-input-btn-account-add, #node-input-lookup-account');
+    await page.waitForSelector('#node-config-input-baseUrl', { state: 'visible' });
+    await page.fill('#node-config-input-name', 'panel account');
+    await page.fill('#node-config-input-baseUrl', demo.simulatorUrl);
+    await page.fill('#node-config-input-application_id', DEMO_ACCOUNT.id);
+    await page.fill('#node-config-input-application_token', DEMO_ACCOUNT.token);
+    await page.click('#node-config-dialog-ok');
+    await page.waitForSelector('#node-config-input-baseUrl', { state: 'detached' });
+    await page.selectOption('#node-input-version', '1.0');
+    await page.fill('#node-input-text', 'Hello from the panel');
+    await page.selectOption('#node-input-sender_id', 'gText');
+    await page.locator('[data-field="sender_id_value"] input:visible').fill('Panel');
+    await page.selectOption('#node-input-duplicates_check', 'on');
+    await done(page);
+    // An inject node wired to it (not ours: imported), then deploy.
+    await importNodes(page, [{ id: 'inj1', type: 'inject', props: [{ p: 'number', v: '420 777 123 456', vt: 'str' }], repeat: '', once: false, topic: '', x: 150, y: 600, wires: [[]] }]);
+    await page.mouse.click(700, 700);
+    await page.evaluate((target) => {
+      RED.nodes.addLink({ source: RED.nodes.node('inj1'), sourcePort: 0, target: RED.nodes.node(target) });
+      RED.nodes.dirty(true);
+      RED.view.redraw(true);
+    }, id);
+    await page.click('#red-ui-header-button-deploy');
+    // The earlier test nodes use an account without credentials: Node-RED asks to confirm.
+    const confirm = page.locator('#red-ui-deploy-dialog-confirm-deploy-deploy');
+    await confirm.waitFor({ state: 'visible', timeout: 2000 }).then(() => confirm.click(), () => undefined);
+    await page.waitForFunction(() => RED.nodes.dirty() === false, undefined, { timeout: 10_000 });
+    const res = await fetch(`${demo.editorUrl}/inject/inj1`, { method: 'POST' });
+    assert.equal(res.status, 200);
+    let last: { path: string; body: Record<string, unknown> } | undefined;
+    for (let i = 0; i < 50 && !last; i++) {
+      const requests = (await (await fetch(`${demo.simulatorUrl}/simulator/requests`)).json()) as { path: string; body: Record<string, unknown> }[];
+      last = requests.find((r) => r.path.includes('transactional'));
+      if (!last) await new Promise((r) => setTimeout(r, 100));
+    }
+    await browser.screenshot('after-deploy');
+    assert.ok(last, `the simulator received no request; Node-RED said:\n${demo.output()}`);
+    assert.equal(last.path, '/api/1.0/advanced/transactional');
+    assert.deepEqual(last.body, {
+      application_id: DEMO_ACCOUNT.id,
+      application_token: DEMO_ACCOUNT.token,
+      number: '420777123456',
+      text: 'Hello from the panel',
+      sender_id: 'gText',
+      sender_id_value: 'Panel',
+      duplicates_check: 'on',
+    });
+    const flows = await (await fetch(`${demo.editorUrl}/flows`)).text();
+    assert.equal(flows.includes(DEMO_ACCOUNT.token), false, 'the token is not in the exported flow');
+    await browser.screenshot('after-deploy');
+    assert.deepEqual(browser.errors, []);
+  });
+});

@@ -1,0 +1,45 @@
+/** Debian's Chromium through playwright-core, on a fresh temporary profile (never a downloaded browser). */
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type BrowserContext, type Page } from 'playwright-core';
+
+export const SCREENSHOTS = join(__dirname, '..', '..', '..', 'test-output', 'screenshots');
+
+export interface Browser {
+  context: BrowserContext;
+  page: Page;
+  /** Console errors and page errors seen so far. */
+  errors: string[];
+  screenshot(name: string): Promise<void>;
+  close(): Promise<void>;
+}
+
+export async function openBrowser(): Promise<Browser> {
+  const profile = mkdtempSync(join(tmpdir(), 'bulkgate-chromium-'));
+  const context = await chromium.launchPersistentContext(profile, {
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    headless: true,
+    viewport: { width: 1400, height: 1000 },
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+  });
+  const page = context.pages()[0] ?? (await context.newPage());
+  const errors: string[] = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  mkdirSync(SCREENSHOTS, { recursive: true });
+  return {
+    context,
+    page,
+    errors,
+    screenshot: async (name) => {
+      await page.screenshot({ path: join(SCREENSHOTS, `${name}.png`) });
+    },
+    close: async () => {
+      await context.close();
+      rmSync(profile, { recursive: true, force: true });
+    },
+  };
+}

@@ -1,0 +1,48 @@
+/** Runs the demo (Node-RED with this package, and the simulator) as a child process, on free ports. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+
+export interface DemoProcess {
+  editorUrl: string;
+  simulatorUrl: string;
+  child: ChildProcess;
+  output: () => string;
+  stop(signal?: NodeJS.Signals): Promise<number | null>;
+}
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+/** Starts `command args` (the demo script by default) and waits for both addresses it prints. */
+export function startDemo(args: string[] = [], command: string[] = [process.execPath, join(ROOT, 'dist', 'scripts', 'demo.js')], timeoutMs = 60_000): Promise<DemoProcess> {
+  const [cmd, ...cmdArgs] = command as [string, ...string[]];
+  const child = spawn(cmd, [...cmdArgs, ...args], { cwd: ROOT, env: { ...process.env, PORT: '0', SIMULATOR_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  let out = '';
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`the demo did not print its addresses within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const onData = (chunk: Buffer) => {
+      out += chunk.toString();
+      const editor = /Node-RED editor:\s+(http\S+)/.exec(out);
+      const simulator = /Simulator outbox:\s+(http\S+?)\/?\s/.exec(out);
+      if (editor?.[1] && simulator?.[1]) {
+        clearTimeout(timer);
+        resolve({
+          editorUrl: editor[1].replace(/\/$/, ''),
+          simulatorUrl: simulator[1].replace(/\/$/, ''),
+          child,
+          output: () => out,
+          stop: async (signal = 'SIGINT') => {
+            if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+            return exited;
+          },
+        });
+      }
+    };
+    child.stdout?.on('data', onData);
+    child.stderr?.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`the demo exited with ${code} before it was ready:\n${out}`));
+    });
+  });
+}
