@@ -10,6 +10,7 @@ export function outboxPage(): string {
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
 <title>BulkGate simulator · outbox</title>
+<link rel="icon" href="data:,">
 <style>
   :root { --bg: #eef1f4; --card: #fff; --ink: #1d2733; --muted: #6b7785; --sms: #2f80ed; --viber: #7360f2; --ok: #2e9d5b; --wait: #c98a12; }
   * { box-sizing: border-box; }

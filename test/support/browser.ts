@@ -29,6 +29,10 @@ export async function openBrowser(): Promise<Browser> {
     if (m.type() === 'error') errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(String(e)));
+  // "Failed to load resource" does not say which: name it.
+  page.on('response', (r) => {
+    if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`);
+  });
   mkdirSync(SCREENSHOTS, { recursive: true });
   return {
     context,
