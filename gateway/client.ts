@@ -3,6 +3,7 @@
  * answers the way the vendor's SDK does, and retries only what is safe to retry.
  * No Node-RED import: usable on its own.
  */
+import { setMaxListeners } from 'node:events';
 import { Pool } from 'undici';
 import { baseUrlProblem } from './base-url';
 import { GatewayError, gatewayAnswerError, invalidRequest, redact } from './errors';
@@ -103,7 +104,7 @@ export class GatewayClient {
   #pool: Pool;
   #retryDelay: number;
   #retryMaxDelay: number;
-  #closing = new AbortController();
+  #closing = abortController();
   #inFlight = new Set<Promise<unknown>>();
 
   constructor(options: GatewayClientOptions) {
@@ -232,13 +233,14 @@ export class GatewayClient {
   async #attempt(prepared: PreparedRequest, stop: AbortSignal): Promise<Answer> {
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
-    const signal = AbortSignal.any([stop, AbortSignal.timeout(this.timeout)]);
+    // The timeout covers the wire (connect, answer headers, answer body: the pool's own timeouts),
+    // not the wait for a free connection, so a burst behind one slow answer is not failed for it.
     const res = await this.#pool.request({
       path: this.#basePath + prepared.path,
       method: prepared.method,
       headers,
       body: prepared.payload,
-      signal,
+      signal: stop,
     });
     // The body is always read to its end (or the request aborted), so the socket is reused.
     const text = await res.body.text();
@@ -345,6 +347,13 @@ export class GatewayClient {
     await Promise.allSettled([...this.#inFlight]);
     await this.#pool.destroy().catch(() => undefined);
   }
+}
+
+/** An AbortController whose signal any number of requests may listen to (one per request in flight). */
+export function abortController(): AbortController {
+  const controller = new AbortController();
+  setMaxListeners(0, controller.signal);
+  return controller;
 }
 
 function sendOperation(kind: 'promotional' | 'transactional', options: SendOptions): Operation {

@@ -41,6 +41,8 @@ const register = (RED: NodeAPI): void => {
         defaultCountry: config.country || undefined,
         timeout: numberSetting(config.timeout, DEFAULT_TIMEOUT, 1),
         retries: numberSetting(config.retries, DEFAULT_RETRIES),
+        // Not in the panel: the first backoff delay, for flows (and tests) that need another one.
+        retryDelay: numberSetting(config.retryDelay, 500),
       });
     }
     node.gateway = () => {

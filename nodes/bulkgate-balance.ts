@@ -1,6 +1,6 @@
 /** `bulkgate-balance`: reads the credit; port 2 fires when it is below the threshold. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { GatewayError, type ApiFamily, type HttpMethod } from '../gateway';
+import { abortController, GatewayError, type ApiFamily, type HttpMethod } from '../gateway';
 import type { AccountNode } from './lib/account';
 import { fail, statusText, type Done, type Msg, type Send } from './lib/runtime';
 
@@ -19,7 +19,7 @@ const register = (RED: NodeAPI): void => {
     const api: ApiFamily = config.api === 'simple' ? 'simple' : 'advanced';
     const method: HttpMethod = api === 'simple' && config.method === 'GET' ? 'GET' : 'POST';
     const threshold = config.threshold === undefined || config.threshold === '' ? undefined : Number(config.threshold);
-    const stop = new AbortController();
+    const stop = abortController();
 
     async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
       if (!account) throw new GatewayError({ type: 'invalid_request', message: 'No BulkGate account is selected in this node' });

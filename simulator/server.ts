@@ -25,7 +25,7 @@ export interface Fault {
   retryAfter?: number;
   /** Answer a body that is not the documented JSON. html is not processed; truncated and empty are. */
   body?: 'html' | 'truncated' | 'empty';
-  /** Close the connection: before processing the request, or after processing it without answering. */
+  /** Close the connection: before the request body is read (nothing processed), or after processing it without answering. */
   drop?: 'before' | 'after';
   /** Process, then never answer (the client's timeout fires). */
   hang?: boolean;
@@ -48,6 +48,8 @@ export interface Simulator {
   gateway: SimulatedGateway;
   accounts: Map<string, SimulatorAccount>;
   requests: ReceivedRequest[];
+  /** Sets latency and a fault for the next requests (what POST /simulator/faults does). */
+  setFault(fault: Fault & { latency?: number }): void;
   close(): Promise<void>;
 }
 
@@ -86,6 +88,12 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     };
   };
 
+  function setFault(input: Fault & { latency?: number }): void {
+    if (typeof input.latency === 'number') latency = input.latency;
+    const { latency: _latency, ...rest } = input;
+    fault = { ...rest, count: typeof rest.count === 'number' ? rest.count : rest.status || rest.body || rest.drop || rest.hang ? 1 : 0 };
+  }
+
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
       if (!res.headersSent) json(res, 500, { type: 'unknown', code: 500, error: String((error as Error)?.message ?? error), detail: null });
@@ -108,30 +116,34 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     }
     if (path.startsWith('/simulator/')) return control(req, res, path);
     const match = API_PATH.exec(path);
+    const active = fault.count > 0 ? { ...fault } : undefined;
+    if (active) fault.count--;
+    const at = new Date().toISOString();
+    if (active?.drop === 'before') {
+      // Closed before the request body is read: the gateway never saw the message.
+      requests.push({ method: req.method ?? 'GET', path, contentType: undefined, body: {}, raw: '', at, fault: 'drop before' });
+      req.socket.destroy();
+      return;
+    }
     const raw = await readBody(req);
     const contentType = req.headers['content-type']?.split(';')[0]?.trim();
     const body = parseParameters(req.method ?? 'GET', contentType, raw, url.searchParams);
-    const record: ReceivedRequest = { method: req.method ?? 'GET', path, contentType, body: body ?? {}, raw, at: new Date().toISOString() };
+    const record: ReceivedRequest = { method: req.method ?? 'GET', path, contentType, body: body ?? {}, raw, at };
+    if (active) record.fault = JSON.stringify({ ...active, count: undefined });
     requests.push(record);
     if (latency) await new Promise((r) => setTimeout(r, latency));
 
-    const active = fault.count > 0 ? { ...fault } : undefined;
-    if (active) {
-      fault.count--;
-      record.fault = JSON.stringify({ ...active, count: undefined });
-      if (active.drop === 'before') return void req.socket.destroy();
-      if (active.status) {
-        const headers: Record<string, string> = { 'content-type': 'application/json' };
-        if (active.retryAfter !== undefined) headers['retry-after'] = String(active.retryAfter);
-        res.writeHead(active.status, headers);
-        res.end(JSON.stringify({ type: 'unknown', code: active.status, error: `Simulated HTTP ${active.status}`, detail: null }));
-        return;
-      }
-      if (active.body === 'html') {
-        res.writeHead(502, { 'content-type': 'text/html' });
-        res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
-        return;
-      }
+    if (active?.status) {
+      const headers: Record<string, string> = { 'content-type': 'application/json' };
+      if (active.retryAfter !== undefined) headers['retry-after'] = String(active.retryAfter);
+      res.writeHead(active.status, headers);
+      res.end(JSON.stringify({ type: 'unknown', code: active.status, error: `Simulated HTTP ${active.status}`, detail: null }));
+      return;
+    }
+    if (active?.body === 'html') {
+      res.writeHead(502, { 'content-type': 'text/html' });
+      res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+      return;
     }
 
     const version = (match?.[1] === '2.0' ? '2.0' : '1.0') as Version;
@@ -211,8 +223,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
         return json(res, 200, { ok: true });
       }
       case 'POST /simulator/faults':
-        if (typeof input.latency === 'number') latency = input.latency;
-        fault = { ...(input as Fault), count: typeof input.count === 'number' ? input.count : input.status || input.body || input.drop || input.hang ? 1 : 0 };
+        setFault(input as Fault & { latency?: number });
         return json(res, 200, { ok: true });
       case 'DELETE /simulator/faults':
         latency = 0;
@@ -247,6 +258,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     gateway,
     accounts,
     requests,
+    setFault,
     close: () => new Promise<void>((resolve) => {
       clearInterval(releaseTimer);
       for (const res of [...listeners, ...hanging]) res.destroy();

@@ -18,6 +18,7 @@ export interface AccountConfig {
   country?: string;
   timeout?: number | string;
   retries?: number | string;
+  retryDelay?: number | string;
   rateLimit?: number | string;
   rateWindow?: number | string;
   queueSize?: number | string;

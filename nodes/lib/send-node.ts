@@ -4,7 +4,7 @@
  * the ports, and end each msg with exactly one `done`.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { GatewayError, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
+import { abortController, GatewayError, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
 import type { AccountNode } from './account';
 import { catalogText, fail, statusText, type Done, type Msg, type Send } from './runtime';
 import { nodeOperation, sendFields, type SendConfig } from './send-fields';
@@ -22,9 +22,9 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
     const operation = nodeOperation(kind, config);
     const account = RED.nodes.getNode(config.account as string) as AccountNode | null;
     /** Aborts what waits in the account's queue: on close it is refused at once. */
-    const queueStop = new AbortController();
+    const queueStop = abortController();
     /** Aborts requests on the wire: on close, after they had the timeout to finish. */
-    const wireStop = new AbortController();
+    const wireStop = abortController();
     const inFlight = new Set<Promise<void>>();
     let sent = 0;
     let rejected = 0;
