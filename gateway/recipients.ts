@@ -21,7 +21,8 @@ export function splitNumbers(text: string): string[] {
 export function normalizeSchedule(value: unknown): string | undefined {
   if (value instanceof Date) {
     const ms = value.getTime();
-    return Number.isFinite(ms) ? String(Math.floor(ms / 1000)) : undefined;
+    // Before 1970 there is no unix timestamp to send.
+    return Number.isFinite(ms) && ms >= 0 ? String(Math.floor(ms / 1000)) : undefined;
   }
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || value < 0) return undefined;

@@ -166,6 +166,8 @@ function cascade(value: unknown): Record<string, Record<string, unknown>> | unde
   if (!isPlainObject(value)) throw invalidRequest('channel must be an object holding viber and/or sms');
   const out: Record<string, Record<string, unknown>> = {};
   for (const [name, settings] of ownEntries(value)) {
+    // Checked before use as a key: "__proto__" must never reach an assignment.
+    if (!(CHANNELS as readonly string[]).includes(name)) throw invalidRequest(`channel.${name} is not a channel (viber, sms)`);
     if (!isPlainObject(settings)) throw invalidRequest(`channel.${name} must be an object`);
     out[name] = { ...settings };
   }

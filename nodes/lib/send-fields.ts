@@ -5,7 +5,7 @@
  */
 import Mustache from 'mustache';
 import type { Node, NodeAPI } from 'node-red';
-import { bodyFields, bodyShape, schemaKey, SEND_FIELDS, type Operation, type SendField, type SendFields } from '../../gateway';
+import { bodyFields, bodyShape, invalidRequest, schemaKey, SEND_FIELDS, type Operation, type SendField, type SendFields } from '../../gateway';
 import { evaluate, type Msg, type TypedSetting } from './runtime';
 
 /** Send node settings as the flow file stores them. */
@@ -101,5 +101,9 @@ export function renderText(node: Node, template: string, msg: Msg): string {
     has: (_target, key) => typeof key === 'string' && context[scope].get(key) !== undefined,
   });
   const view = { ...msg, flow: store('flow'), global: store('global') };
-  return Mustache.render(template, view, {}, { escape: (value: unknown) => String(value) });
+  try {
+    return Mustache.render(template, view, {}, { escape: (value: unknown) => String(value) });
+  } catch (error) {
+    throw invalidRequest(`text template could not be filled from the msg: ${(error as Error).message}`);
+  }
 }

@@ -20,9 +20,10 @@ export type TestNode = Node & { on(event: string, listener: (...args: any[]) => 
 export const seen: unknown[] = [];
 
 /** Loads a flow on one tab (flow context needs a tab); config nodes stay global. */
-export async function load(nodes: FlowNode[], credentials: Record<string, unknown> = {}): Promise<void> {
+export async function load(nodes: FlowNode[], credentials: Record<string, unknown> = {}, options: { record?: boolean } = {}): Promise<void> {
   const flow: FlowNode[] = [{ id: 'tab', type: 'tab', label: 'test' }, ...nodes.map((n) => (n.type === 'bulkgate-account' ? n : { z: 'tab', ...n }))];
   await helper.load(ALL_NODES, flow, credentials);
+  if (options.record === false) return;
   for (const n of flow) {
     const node = helper.getNode(n.id) as TestNode | null;
     if (!node) continue;
