@@ -85,7 +85,7 @@ describe('fuzzing the send nodes with arbitrary msgs', function () {
       });
       (helper.getNode('caught') as TestNode).on('input', (m: any) => {
         end(m.seq);
-        refusals.push({ code: m.error.code, message: m.error.message });
+        refusals.push({ code: m.bulkgate?.type, message: m.error.message });
       });
       const node = helper.getNode('n') as TestNode & { receive(m: unknown): void };
       const msgs = fc.sample(msgArbitrary, { numRuns: RUNS, seed: SEED });

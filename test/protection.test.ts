@@ -48,7 +48,7 @@ describe('protection', function () {
     };
     (helper.getNode('ok') as TestNode).on('input', (m: any) => add(m, { kind: 'accepted' }));
     (helper.getNode('bad') as TestNode).on('input', (m: any) => add(m, { kind: 'rejected' }));
-    (helper.getNode('caught') as TestNode).on('input', (m: any) => add(m, { kind: 'error', code: m.error.code, retryable: m.bulkgate?.retryable, status: m.bulkgate?.status }));
+    (helper.getNode('caught') as TestNode).on('input', (m: any) => add(m, { kind: 'error', code: m.bulkgate?.type, retryable: m.bulkgate?.retryable, status: m.bulkgate?.status }));
     return { endings, total: () => [...endings.values()].reduce((n, l) => n + l.length, 0) };
   }
 

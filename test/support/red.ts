@@ -2,15 +2,22 @@
 import helper from 'node-red-node-test-helper';
 import type { Node } from 'node-red';
 
-helper.init(require.resolve('node-red'));
+/**
+ * The Node-RED under test: the project's own devDependency, or another install named by
+ * NODE_RED_HOME (a folder whose node_modules holds node-red), for the version matrix.
+ */
+const home = process.env.NODE_RED_HOME ? [process.env.NODE_RED_HOME] : undefined;
+const fromHome = (id: string) => require.resolve(id, home ? { paths: home } : undefined);
+helper.init(fromHome('node-red'));
 
 export { helper };
+export const NODE_RED_VERSION: string = require(fromHome('node-red/package.json')).version;
 /* eslint-disable @typescript-eslint/no-require-imports */
 export const accountNode = require('../../nodes/bulkgate-account');
 export const promotionalNode = require('../../nodes/bulkgate-promotional');
 export const transactionalNode = require('../../nodes/bulkgate-transactional');
 export const balanceNode = require('../../nodes/bulkgate-balance');
-export const joinNode = require('@node-red/nodes/core/sequence/17-split.js');
+export const joinNode = require(fromHome('@node-red/nodes/core/sequence/17-split.js'));
 export const ALL_NODES = [accountNode, promotionalNode, transactionalNode, balanceNode, joinNode];
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };

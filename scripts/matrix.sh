@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# The node tests on every Node-RED the package declares, each on the Node.js it needs:
+#   Node-RED 4.1.x on Node.js 20 (the project's own install), 5.0.x on Node.js 22, 3.1.x on Node.js 20.
+# Installs go to .matrix/ (not committed). Prints one table at the end; fails if any test failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+MATRIX=.matrix
+SPECS="dist/test/nodes.test.js dist/test/protection.test.js"
+mkdir -p "$MATRIX"
+export npm_config_fund=false npm_config_audit=false npm_config_loglevel=error
+
+install() { # folder, packages...
+  local dir="$MATRIX/$1"; shift
+  if [ ! -d "$dir/node_modules" ]; then
+    mkdir -p "$dir" && echo '{"private":true}' > "$dir/package.json"
+    (cd "$dir" && npm install --no-save "$@" >/dev/null) || { echo "install of $* failed" >&2; return 1; }
+  fi
+}
+
+install node22 node@22 || exit 1
+install nr5 node-red@5.0 || exit 1
+install nr31 node-red@3.1 || exit 1
+NODE22="$MATRIX/node22/node_modules/node/bin/node"
+[ -x "$NODE22" ] || NODE22="$MATRIX/node22/node_modules/.bin/node"
+
+rows=()
+status=0
+run() { # label, node binary, NODE_RED_HOME or ""
+  local label="$1" node="$2" home="$3" out
+  out=$(mktemp)
+  NODE_RED_HOME="$home" "$node" node_modules/mocha/bin/mocha.js --no-config --timeout 120000 --reporter json --reporter-option "output=$out" $SPECS > /dev/null 2>&1
+  local line
+  line=$("$node" -e '
+    const r = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const home = process.argv[2];
+    const v = require(require.resolve("node-red/package.json", home ? { paths: [home] } : undefined)).version;
+    console.log([v, process.version, r.stats.passes, r.stats.failures].join("|"));
+    for (const f of r.failures) console.error("  FAILED on " + v + ": " + f.fullTitle + ": " + (f.err.message || "").split("\n")[0]);
+  ' "$out" "$home") || line="?|?|0|error"
+  rows+=("$label|$line")
+  case "$line" in *"|0") ;; *) status=1 ;; esac
+  rm -f "$out"
+}
+
+run "declared minimum" node "$PWD/$MATRIX/nr31"
+run "project default" node ""
+run "latest" "$NODE22" "$PWD/$MATRIX/nr5"
+
+printf '\n%-18s %-10s %-10s %-7s %-7s\n' "" "Node-RED" "Node.js" "passed" "failed"
+for row in "${rows[@]}"; do
+  IFS='|' read -r label nr nodev passed failed <<< "$row"
+  printf '%-18s %-10s %-10s %-7s %-7s\n' "$label" "$nr" "$nodev" "$passed" "$failed"
+done
+exit $status

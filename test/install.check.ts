@@ -1,0 +1,110 @@
+/**
+ * Installed the way a user installs it: `npm pack`, then `npm install <tarball>` in a fresh
+ * Node-RED user directory, a Node-RED started on it, and its admin API asked what loaded.
+ * Not part of `npm test` (it installs from the registry); `npm run test:install` runs it.
+ */
+import assert from 'node:assert/strict';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..');
+const TYPES = ['bulkgate-account', 'bulkgate-promotional', 'bulkgate-transactional', 'bulkgate-balance'];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('installed from the packed tarball', function () {
+  this.timeout(300_000);
+  const work = mkdtempSync(join(tmpdir(), 'bulkgate-install-'));
+  let tarball = '';
+  let nodeRed: ChildProcess | undefined;
+  let base = '';
+
+  after(() => {
+    nodeRed?.kill('SIGKILL');
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  it('npm pack ships the built package, README, LICENSE and examples, and nothing else', () => {
+    const [pack] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
+    assert.ok(pack);
+    tarball = join(work, pack.filename);
+    const files = pack.files.map((f) => f.path);
+    console.log(`      ${pack.filename}: ${(statSync(tarball).size / 1024).toFixed(1)} KiB packed, ${(pack.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${files.length} files`);
+    const outside = files.filter((f) => !/^(dist\/(gateway|nodes|simulator)\/|examples\/|README\.md$|LICENSE$|package\.json$)/.test(f));
+    assert.deepEqual(outside, []);
+    assert.deepEqual(files.filter((f) => /(^|\/)test\/|\.map$|\.tgz$|node_modules|flows_cred|\.env|\.pem$|\.npmrc|screenshots|\.png$/.test(f)), []);
+    for (const type of TYPES) {
+      for (const f of [`dist/nodes/${type}.js`, `dist/nodes/${type}.html`, `dist/nodes/locales/en-US/${type}.json`, `dist/nodes/locales/de/${type}.json`, `dist/nodes/locales/en-US/${type}.html`, `dist/nodes/locales/de/${type}.html`, `dist/nodes/icons/${type}.svg`]) {
+        assert.ok(files.includes(f), `${f} is shipped`);
+      }
+    }
+  });
+
+  it('installs into a fresh Node-RED user directory with npm install <tarball>', () => {
+    const userDir = join(work, 'user');
+    execFileSync('npm', ['init', '-y'], { cwd: work, stdio: 'ignore' });
+    execFileSync('mkdir', ['-p', userDir]);
+    execFileSync('npm', ['init', '-y'], { cwd: userDir, stdio: 'ignore' });
+    execFileSync('npm', ['install', '--no-audit', '--no-fund', tarball], { cwd: userDir, stdio: 'inherit' });
+  });
+
+  it('Node-RED loads all four types with no error', async () => {
+    const port = await freePort();
+    base = `http://127.0.0.1:${port}`;
+    nodeRed = spawn(process.execPath, [require.resolve('node-red/red.js'), '--userDir', join(work, 'user'), '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let out = '';
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${out}`)), 60_000);
+      const onData = (chunk: Buffer) => {
+        out += chunk.toString();
+        if (/Server now running|Started flows/.test(out)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      nodeRed?.stdout?.on('data', onData);
+      nodeRed?.stderr?.on('data', onData);
+      nodeRed?.once('exit', (code) => reject(new Error(`Node-RED exited with ${code}:\n${out}`)));
+    });
+    const sets = (await (await fetch(`${base}/nodes`, { headers: { accept: 'application/json' } })).json()) as { id: string; module: string; types: string[]; enabled: boolean; err?: string; version: string }[];
+    const ours = sets.filter((s) => s.module === 'node-red-contrib-bulkgate');
+    assert.deepEqual(ours.flatMap((s) => s.types).sort(), [...TYPES].sort());
+    for (const set of ours) {
+      assert.equal(set.err, undefined, `${set.id}: ${set.err}`);
+      assert.equal(set.enabled, true);
+    }
+    console.log(`      loaded ${ours.length} node sets of node-red-contrib-bulkgate ${ours[0]?.version}`);
+  });
+
+  it('the editor gets each node\'s .html, catalogs in both languages, help and icons', async () => {
+    const html = await (await fetch(`${base}/nodes`, { headers: { accept: 'text/html' } })).text();
+    for (const type of TYPES) {
+      assert.match(html, new RegExp(`RED\\.nodes\\.registerType\\('${type}'`));
+      assert.match(html, new RegExp(`data-template-name="${type}"`));
+    }
+    for (const lng of ['en-US', 'de']) {
+      for (const type of TYPES) {
+        const catalog = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/${type}?lng=${lng}`)).json()) as Record<string, unknown>;
+        assert.ok(catalog[type], `${type} catalog in ${lng}`);
+      }
+      const account = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/bulkgate-account?lng=${lng}`)).json()) as { 'bulkgate-account': { send: { label: { text: string } } } };
+      assert.equal(account['bulkgate-account'].send.label.text, lng === 'de' ? 'Text' : 'Text');
+    }
+    const help = await (await fetch(`${base}/nodes/node-red-contrib-bulkgate/bulkgate-promotional?lng=de`, { headers: { accept: 'text/html' } })).text();
+    assert.match(help, /data-help-name="bulkgate-promotional"/);
+    for (const type of TYPES) {
+      const icon = await fetch(`${base}/icons/node-red-contrib-bulkgate/${type}.svg`);
+      assert.equal(icon.status, 200, `${type}.svg`);
+    }
+  });
+});
