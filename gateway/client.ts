@@ -201,11 +201,13 @@ export class GatewayClient {
   }
 
   async #execute(prepared: PreparedRequest, signal: AbortSignal | undefined, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
-    const stop = signal ? AbortSignal.any([signal, this.#closing.signal]) : this.#closing.signal;
+    // The caller's signal goes to the request; closing the client destroys the pool, which ends
+    // its requests too. So no combined signal per request (it cost more than the request's JSON).
+    const stopped = () => Boolean(signal?.aborted) || this.#closing.signal.aborted;
     for (let attempt = 1; ; attempt++) {
       let failure: { error: GatewayError; reached: boolean; retryAfter?: number };
       try {
-        const answer = await this.#attempt(prepared, stop);
+        const answer = await this.#attempt(prepared, signal);
         const refused = this.#classify(prepared, answer);
         if (!refused) {
           onAttempt?.({ attempt });
@@ -213,24 +215,24 @@ export class GatewayClient {
         }
         failure = refused;
       } catch (error) {
-        failure = this.#transportFailure(error, stop);
+        failure = this.#transportFailure(error, stopped());
       }
       const { error, reached } = failure;
       // A request that may have reached the gateway is repeated only when the gateway drops copies.
       const safe = !reached || prepared.duplicatesChecked;
-      const again = error.retryable && safe && attempt <= this.retries && !stop.aborted;
+      const again = error.retryable && safe && attempt <= this.retries && !stopped();
       if (!again) {
         onAttempt?.({ attempt, error });
         throw error;
       }
       const wait = this.#backoff(attempt, failure.retryAfter);
       onAttempt?.({ attempt, error, retryIn: wait });
-      await sleep(wait, stop);
-      if (stop.aborted) throw this.#closing.signal.aborted ? closedError() : error;
+      await sleep(wait, signal ? [signal, this.#closing.signal] : [this.#closing.signal]);
+      if (stopped()) throw this.#closing.signal.aborted ? closedError() : error;
     }
   }
 
-  async #attempt(prepared: PreparedRequest, stop: AbortSignal): Promise<Answer> {
+  async #attempt(prepared: PreparedRequest, signal: AbortSignal | undefined): Promise<Answer> {
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
     // The timeout covers the wire (connect, answer headers, answer body: the pool's own timeouts),
@@ -240,7 +242,7 @@ export class GatewayClient {
       method: prepared.method,
       headers,
       body: prepared.payload,
-      signal: stop,
+      signal,
     });
     // The body is always read to its end (or the request aborted), so the socket is reused.
     const text = await res.body.text();
@@ -277,9 +279,9 @@ export class GatewayClient {
     return { error, reached, retryAfter: answer.retryAfter };
   }
 
-  #transportFailure(error: unknown, stop: AbortSignal): { error: GatewayError; reached: boolean } {
+  #transportFailure(error: unknown, stopped: boolean): { error: GatewayError; reached: boolean } {
     if (error instanceof GatewayError) return { error, reached: true };
-    if (this.#closing.signal.aborted) return { error: closedError(), reached: true };
+    if (this.#closing.signal.aborted || (error as { code?: string })?.code === 'UND_ERR_DESTROYED') return { error: closedError(), reached: true };
     const code = (error as { code?: string })?.code ?? '';
     const name = (error as { name?: string })?.name ?? '';
     if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
@@ -289,9 +291,7 @@ export class GatewayClient {
         reached: code !== 'UND_ERR_CONNECT_TIMEOUT',
       };
     }
-    if (stop.aborted) {
-      return { error: new GatewayError({ type: 'network', retryable: true, message: 'The request was aborted' }), reached: true };
-    }
+    if (stopped) return { error: closedError(), reached: true };
     if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
       return { error: badResponse(200, 'an answer larger than 64 MB'), reached: true };
     }
@@ -389,16 +389,17 @@ function parseRetryAfter(value: string | string[] | undefined): number | undefin
   return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
+/** Waits `ms`, or less when one of the signals aborts. */
+function sleep(ms: number, signals: AbortSignal[]): Promise<void> {
   return new Promise((resolve) => {
-    if (signal.aborted) return resolve();
+    if (signals.some((s) => s.aborted)) return resolve();
     const done = () => {
       clearTimeout(timer);
-      signal.removeEventListener('abort', done);
+      for (const s of signals) s.removeEventListener('abort', done);
       resolve();
     };
     const timer = setTimeout(done, ms);
-    signal.addEventListener('abort', done, { once: true });
+    for (const s of signals) s.addEventListener('abort', done, { once: true });
   });
 }
 

@@ -2,7 +2,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { abortController, GatewayError, type ApiFamily, type HttpMethod } from '../gateway';
 import type { AccountNode } from './lib/account';
-import { fail, statusText, type Done, type Msg, type Send } from './lib/runtime';
+import { fail, StatusThrottle, statusText, type Done, type Msg, type Send } from './lib/runtime';
 
 interface BalanceConfig {
   account?: string;
@@ -20,17 +20,18 @@ const register = (RED: NodeAPI): void => {
     const method: HttpMethod = api === 'simple' && config.method === 'GET' ? 'GET' : 'POST';
     const threshold = config.threshold === undefined || config.threshold === '' ? undefined : Number(config.threshold);
     const stop = abortController();
+    const status = new StatusThrottle(node);
 
     async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
       if (!account) throw new GatewayError({ type: 'invalid_request', message: 'No BulkGate account is selected in this node' });
       if (threshold !== undefined && !Number.isFinite(threshold)) {
         throw new GatewayError({ type: 'invalid_request', message: `threshold must be a number, got "${String(config.threshold)}"` });
       }
-      node.status({ fill: 'blue', shape: 'dot', text: statusText(RED, 'reading') });
+      status.show({ fill: 'blue', shape: 'dot', text: statusText(RED, 'reading') });
       const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop.signal });
       msg.payload = balance;
       const low = threshold !== undefined && balance.credit < threshold;
-      node.status({ fill: low ? 'yellow' : 'green', shape: 'dot', text: statusText(RED, low ? 'credit-low' : 'credit', { credit: balance.credit, currency: balance.currency }) });
+      status.show({ fill: low ? 'yellow' : 'green', shape: 'dot', text: statusText(RED, low ? 'credit-low' : 'credit', { credit: balance.credit, currency: balance.currency }) });
       send([msg, low ? RED.util.cloneMessage(msg) : null]);
       done();
     }
@@ -38,13 +39,16 @@ const register = (RED: NodeAPI): void => {
     node.on('input', (msg: object, send: Send, done: Done) => {
       handle(msg as Msg, send, done).catch((error: unknown) => {
         try {
-          fail(RED, node, msg as Msg, error, done);
+          fail(RED, status, msg as Msg, error, done);
         } catch {
           // The failure path must never throw out of a handler.
         }
       });
     });
-    node.on('close', () => stop.abort());
+    node.on('close', () => {
+      stop.abort();
+      status.close();
+    });
   }
   RED.nodes.registerType('bulkgate-balance', BulkgateBalance as never);
 };

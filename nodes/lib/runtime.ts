@@ -1,6 +1,6 @@
 /** Node-RED plumbing shared by the nodes: property evaluation, status, the one failure path. */
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
-import { GatewayError } from '../../gateway';
+import { GatewayError, invalidRequest } from '../../gateway';
 import { CATALOG } from './catalog';
 
 export type Msg = NodeMessage & Record<string, unknown>;
@@ -13,16 +13,28 @@ export interface TypedSetting {
   type: string | undefined;
 }
 
+/** TypedInput types whose value may only come through a callback (JSONata, async context stores). */
+const ASYNC_TYPES = new Set(['flow', 'global', 'jsonata']);
+
 /**
- * Evaluates a TypedInput against the msg. Wrapped in a Promise once, here: JSONata and async
- * context stores answer through the callback. An empty setting is "not set".
+ * Evaluates a TypedInput against the msg: at once for msg, str, num, json, env and the like
+ * (most settings, and the fast path), through a Promise wrapped once here for the types that
+ * answer through the callback. An empty setting is "not set". A failure names the field.
  */
-export function evaluate(RED: NodeAPI, node: Node, msg: Msg, setting: TypedSetting): Promise<unknown> {
+export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, setting: TypedSetting): unknown {
   const type = setting.type || 'str';
-  if (setting.value === undefined || setting.value === null || (setting.value === '' && type !== 'date')) return Promise.resolve(undefined);
+  if (setting.value === undefined || setting.value === null || (setting.value === '' && type !== 'date')) return undefined;
+  const unreadable = (error: unknown) => invalidRequest(`${field} could not be read from ${type} ${String(setting.value)}: ${(error as Error)?.message ?? String(error)}`);
+  if (!ASYNC_TYPES.has(type)) {
+    try {
+      return RED.util.evaluateNodeProperty(setting.value as string, type, node, msg);
+    } catch (error) {
+      throw unreadable(error);
+    }
+  }
   return new Promise((resolve, reject) => {
     RED.util.evaluateNodeProperty(setting.value as string, type, node, msg, (err: Error | null, value: unknown) => {
-      if (err) reject(err);
+      if (err) reject(unreadable(err));
       else resolve(value);
     });
   });
@@ -33,8 +45,53 @@ export function catalogText(RED: NodeAPI, key: string, params?: Record<string, s
   return RED._(`${CATALOG}.${key}`, params);
 }
 
+/** Status templates, translated once per key: i18next on every msg was most of a send's CPU. */
+const statusTemplates = new Map<string, string>();
+const SLOT = (name: string) => `\u0000${name}\u0000`;
+
 export function statusText(RED: NodeAPI, key: string, params?: Record<string, string | number>): string {
-  return catalogText(RED, `status.${key}`, params);
+  let template = statusTemplates.get(key);
+  if (template === undefined) {
+    const slots = Object.fromEntries(['count', 'sent', 'rejected', 'queued', 'credit', 'currency'].map((n) => [n, SLOT(n)]));
+    template = catalogText(RED, `status.${key}`, slots);
+    statusTemplates.set(key, template);
+  }
+  return params ? template.replace(/\u0000(\w+)\u0000/g, (_, name: string) => String(params[name] ?? '')) : template;
+}
+
+type NodeStatus = Parameters<Node['status']>[0];
+
+/**
+ * Shows a node's status at most every `interval` ms, always ending on the latest: a flow
+ * sending thousands of msgs a second gets a readable status and spends nothing on the rest.
+ */
+export class StatusThrottle {
+  #last = 0;
+  #pending: NodeStatus | undefined;
+  #timer: NodeJS.Timeout | undefined;
+
+  constructor(private readonly node: Node, private readonly interval = 200) {}
+
+  show(status: NodeStatus): void {
+    const now = Date.now();
+    if (!this.#timer && now - this.#last >= this.interval) {
+      this.#last = now;
+      this.node.status(status);
+      return;
+    }
+    this.#pending = status;
+    this.#timer ??= setTimeout(() => {
+      this.#timer = undefined;
+      this.#last = Date.now();
+      if (this.#pending) this.node.status(this.#pending);
+      this.#pending = undefined;
+    }, Math.max(0, this.interval - (now - this.#last)));
+  }
+
+  close(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+  }
 }
 
 export function toGatewayError(error: unknown): GatewayError {
@@ -47,10 +104,10 @@ export function toGatewayError(error: unknown): GatewayError {
  * The one error path of every node: the msg gets `msg.bulkgate`, the status turns red with a
  * short reason, and `done(err)` hands the error to Catch nodes (its `code` is the type).
  */
-export function fail(RED: NodeAPI, node: Node, msg: Msg, error: unknown, done: Done): void {
+export function fail(RED: NodeAPI, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   const e = toGatewayError(error);
   msg.bulkgate = e.toJSON();
   const reason = catalogText(RED, `errors.${e.code}`);
-  node.status({ fill: 'red', shape: 'ring', text: reason.includes('errors.') ? e.code.replace(/_/g, ' ') : reason });
+  status.show({ fill: 'red', shape: 'ring', text: reason.includes('errors.') ? e.code.replace(/_/g, ' ') : reason });
   done(e);
 }

@@ -50,11 +50,12 @@ export function nodeOperation(kind: 'promotional' | 'transactional', config: Sen
   return { kind, api, version, method: 'POST', encoding };
 }
 
-export async function sendFields(RED: NodeAPI, node: Node, config: SendConfig, operation: Operation, msg: Msg): Promise<SendFields> {
+export function sendFields(RED: NodeAPI, node: Node, config: SendConfig, operation: Operation, msg: Msg): SendFields | Promise<SendFields> {
   const shape = bodyShape(operation);
   // Only what the chosen API and version take: a setting hidden by the panel stays out.
   const taken = new Set(bodyFields(schemaKey(operation.kind, shape.api, shape.version)));
   const fields: SendFields = {};
+  const waiting: Promise<void>[] = [];
 
   for (const [field, fallback] of Object.entries(TYPED_FIELDS) as [SendField, { type: string; value: string }][]) {
     // In 2.0 the sender lives in the channel cascade, so sender_id_value is not taken here.
@@ -62,8 +63,14 @@ export async function sendFields(RED: NodeAPI, node: Node, config: SendConfig, o
     const setting: TypedSetting = config[field] === undefined
       ? fallback
       : { value: config[field], type: config[`${field}Type`] as string | undefined };
-    const value = await evaluate(RED, node, msg, setting);
-    if (value !== undefined) fields[field] = value;
+    const value = evaluate(RED, node, msg, field, setting);
+    if (value instanceof Promise) {
+      waiting.push(value.then((v) => {
+        if (v !== undefined) fields[field] = v;
+      }));
+    } else if (value !== undefined) {
+      fields[field] = value;
+    }
   }
   for (const field of PLAIN_FIELDS) {
     if (!taken.has(field)) continue;
@@ -80,12 +87,15 @@ export async function sendFields(RED: NodeAPI, node: Node, config: SendConfig, o
   if (template) fields.text = renderText(node, template, msg);
   else if (typeof msg.payload === 'string' || typeof msg.payload === 'number') fields.text = String(msg.payload);
 
-  if (isPlainObject(msg.payload)) {
+  // msg.payload's keys win, also over a setting that is still being evaluated.
+  const overrides = () => {
+    if (!isPlainObject(msg.payload)) return fields;
     for (const field of SEND_FIELDS) {
       if (Object.prototype.hasOwnProperty.call(msg.payload, field)) fields[field] = msg.payload[field];
     }
-  }
-  return fields;
+    return fields;
+  };
+  return waiting.length ? Promise.all(waiting).then(overrides) : overrides();
 }
 
 /**

@@ -6,7 +6,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { abortController, GatewayError, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
 import type { AccountNode } from './account';
-import { catalogText, fail, statusText, type Done, type Msg, type Send } from './runtime';
+import { catalogText, fail, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
 import { nodeOperation, sendFields, type SendConfig } from './send-fields';
 
 type Kind = 'promotional' | 'transactional';
@@ -28,10 +28,11 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
     const inFlight = new Set<Promise<void>>();
     let sent = 0;
     let rejected = 0;
+    const status = new StatusThrottle(node);
 
     const unwatch = account?.watch(() => {
       const queued = account.limiter.queued;
-      if (queued > 0) node.status({ fill: 'yellow', shape: 'ring', text: statusText(RED, 'queued', { count: queued }) });
+      if (queued > 0) status.show({ fill: 'yellow', shape: 'ring', text: statusText(RED, 'queued', { count: queued }) });
     });
 
     async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
@@ -43,7 +44,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
         node.warn(catalogText(RED, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
       }
       if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop.signal);
-      node.status({ fill: 'blue', shape: 'dot', text: statusText(RED, 'sending') });
+      status.show({ fill: 'blue', shape: 'dot', text: statusText(RED, 'sending') });
       if (kind === 'promotional') routePromotional(msg, await client.sendPromotional(prepared, wireStop.signal), send);
       else routeTransactional(msg, await client.sendTransactional(prepared, wireStop.signal), send);
       done();
@@ -85,7 +86,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
 
     function showTotals(): void {
       const queued = account?.limiter.queued ?? 0;
-      node.status({
+      status.show({
         fill: rejected ? 'yellow' : 'green',
         shape: 'dot',
         text: statusText(RED, queued ? 'totals-queued' : 'totals', { sent, rejected, queued }),
@@ -95,7 +96,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
     node.on('input', (msg: object, send: Send, done: Done) => {
       const run = handle(msg as Msg, send, done).catch((error: unknown) => {
         try {
-          fail(RED, node, msg as Msg, error, done);
+          fail(RED, status, msg as Msg, error, done);
         } catch {
           // The failure path must never throw out of a handler.
         }
@@ -106,6 +107,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
 
     node.on('close', (_removed: boolean, done: () => void) => {
       unwatch?.();
+      status.close();
       queueStop.abort();
       const grace = account ? safeTimeout(account) : 0;
       let timer: NodeJS.Timeout | undefined;

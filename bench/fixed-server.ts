@@ -1,0 +1,29 @@
+/**
+ * The minimal gateway for the benchmark: answers every request with a fixed success at once, so
+ * what is measured is the client. A promotional request gets one record per recipient (it must,
+ * for the per-recipient outputs), built as cheaply as possible.
+ */
+import { createServer } from 'node:http';
+
+const TRANSACTIONAL = JSON.stringify({ data: { status: 'accepted', sms_id: 'fixed-1', price: 0.05, credit: 100, number: '420777123456' } });
+
+const server = createServer((req, res) => {
+  const chunks: Buffer[] = [];
+  req.on('data', (c: Buffer) => chunks.push(c));
+  req.on('end', () => {
+    let body = TRANSACTIONAL;
+    if (req.url?.endsWith('/promotional')) {
+      const { number } = JSON.parse(Buffer.concat(chunks).toString()) as { number: (string | { number: string })[] };
+      const response = number.map((n, i) => ({ status: 'accepted', sms_id: `fixed-${i}`, price: 0.05, credit: 100, number: typeof n === 'string' ? n : n.number }));
+      body = JSON.stringify({ data: { total: { price: 0.05 * response.length, status: { sent: 0, accepted: response.length, scheduled: 0, error: 0 } }, response } });
+    }
+    res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
+    res.end(body);
+  });
+});
+server.keepAliveTimeout = 30_000;
+server.listen(0, '127.0.0.1', () => {
+  const { port } = server.address() as { port: number };
+  console.log(`fixed server listening on http://127.0.0.1:${port}`);
+});
+process.on('SIGTERM', () => process.exit(0));

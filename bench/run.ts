@@ -1,0 +1,366 @@
+/**
+ * `npm run bench`: how fast the package is and what it costs, side by side in one run with
+ * (1) raw undici sending the same body (the fastest a client could be here) and (2) what a user
+ * would do without the package (a function node building the body, then the core http request
+ * node), through a real Node-RED runtime, against the simulator and a minimal fixed-answer server.
+ * Every figure is the median of several runs after a warm-up. `--quick` proves it runs (< 30 s).
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { performance } from 'node:perf_hooks';
+import { Pool } from 'undici';
+import { GatewayClient } from '../gateway';
+
+const ROOT = join(__dirname, '..', '..');
+const QUICK = process.argv.includes('--quick');
+const PLAN = QUICK
+  ? { runs: 3, messages: { 1: 40, 16: 300, 64: 400 } as Record<number, number>, recipients: [10_000], soakSeconds: 4 }
+  : { runs: 5, messages: { 1: 300, 16: 3000, 64: 4000 } as Record<number, number>, recipients: [10_000, 100_000], soakSeconds: 60 };
+const CONCURRENCY = [1, 16, 64];
+const ID = 'bench';
+const TOKEN = 'bench-token-0123456789';
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+
+type FlowNode = Record<string, unknown> & { id: string; type: string };
+interface RuntimeNode {
+  receive(msg: unknown): void;
+}
+
+/**
+ * A real Node-RED (the project's devDependency), embedded, with this package installed in its
+ * user directory as a user would have it. Not the test helper: its spies record every call and
+ * would be most of what is measured.
+ */
+class Runtime {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  private readonly RED = require('node-red');
+  private readonly userDir = mkdtempSync(join(tmpdir(), 'bulkgate-bench-'));
+  private sinks = new Map<string, (msg: Record<string, unknown>) => void>();
+
+  async start(): Promise<void> {
+    mkdirSync(join(this.userDir, 'node_modules'));
+    symlinkSync(ROOT, join(this.userDir, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
+    (globalThis as { benchSink?: unknown }).benchSink = (id: string, msg: Record<string, unknown>) => this.sinks.get(id)?.(msg);
+    this.RED.init(createServer(), {
+      userDir: this.userDir,
+      httpAdminRoot: false,
+      httpNodeRoot: false,
+      nodesDir: [join(ROOT, 'bench', 'nodes')],
+      credentialSecret: false,
+      logging: { console: { level: 'error' } },
+      telemetry: { enabled: false },
+      diagnostics: { enabled: false },
+      externalModules: { autoInstall: false },
+    });
+    await this.RED.start();
+  }
+
+  async deploy(flow: FlowNode[]): Promise<void> {
+    this.sinks.clear();
+    await this.RED.runtime.flows.setFlows({ flows: { flows: [{ id: 'bench-tab', type: 'tab', label: 'bench' }, ...flow.map((n) => (n.type === 'bulkgate-account' ? n : { z: 'bench-tab', ...n }))] }, deploymentType: 'full' });
+    await new Promise((r) => setTimeout(r, 200));
+  }
+
+  node(id: string): RuntimeNode {
+    return this.RED.nodes.getNode(id) as RuntimeNode;
+  }
+
+  onSink(id: string, listener: (msg: Record<string, unknown>) => void): void {
+    this.sinks.set(id, listener);
+  }
+
+  async stop(): Promise<void> {
+    await this.deploy([]);
+    await this.RED.stop();
+    rmSync(this.userDir, { recursive: true, force: true });
+  }
+}
+
+const runtime = new Runtime();
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+};
+const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+function startServer(args: string[], pattern: RegExp): Promise<{ url: string; child: ChildProcess }> {
+  const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  return new Promise((resolve, reject) => {
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => {
+      out += chunk.toString();
+      const m = pattern.exec(out);
+      if (m?.[1]) resolve({ url: m[1], child });
+    });
+    child.once('exit', (code) => reject(new Error(`server exited with ${code}: ${out}`)));
+  });
+}
+
+interface RunResult {
+  msgsPerSec: number;
+  p50: number;
+  p99: number;
+  cpuUsPerMsg: number;
+}
+
+/** Sends `count` messages keeping `concurrency` in flight; `send(i, done)` starts one. */
+async function closedLoop(count: number, concurrency: number, send: (i: number, done: () => void) => void): Promise<RunResult> {
+  const latencies: number[] = [];
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await new Promise<void>((resolve) => {
+    let started = 0;
+    let finished = 0;
+    const next = () => {
+      if (started >= count) return;
+      const i = started++;
+      const begin = performance.now();
+      send(i, () => {
+        latencies.push(performance.now() - begin);
+        finished++;
+        if (finished === count) resolve();
+        else next();
+      });
+    };
+    for (let k = 0; k < Math.min(concurrency, count); k++) next();
+  });
+  const elapsed = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  latencies.sort((a, b) => a - b);
+  return { msgsPerSec: (count / elapsed) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuUsPerMsg: (cpu.user + cpu.system) / count };
+}
+
+type Sender = { send: (i: number, done: () => void) => void; close: () => Promise<void> };
+
+/** The nodes for one server: the package's transactional node, and the function + http request flow. */
+function throughputFlow(key: string, baseUrl: string): FlowNode[] {
+  const func = `msg.url = ${JSON.stringify(`${baseUrl}/api/2.0/advanced/transactional`)};
+msg.method = 'POST';
+msg.headers = { 'content-type': 'application/json', 'cache-control': 'no-cache' };
+msg.payload = { application_id: ${JSON.stringify(ID)}, application_token: ${JSON.stringify(TOKEN)}, number: msg.number, text: msg.payload };
+return msg;`;
+  return [
+    { id: `${key}-acc`, type: 'bulkgate-account', baseUrl, retries: 0, timeout: 15000, credentials: { application_id: ID, application_token: TOKEN } },
+    { id: `${key}-package`, type: 'bulkgate-transactional', account: `${key}-acc`, text: '', wires: [[`${key}-package-out`], [`${key}-package-out`]] },
+    { id: `${key}-package-out`, type: 'bench-sink' },
+    // What a user builds without the package: a function node and the core http request node.
+    { id: `${key}-core`, type: 'function', func, outputs: 1, wires: [[`${key}-http`]] },
+    { id: `${key}-http`, type: 'http request', method: 'use', ret: 'obj', paytoqs: 'ignore', url: '', tls: '', persist: true, proxy: '', insecureHTTPParser: false, authType: '', senderr: false, headers: [], wires: [[`${key}-core-out`]] },
+    { id: `${key}-core-out`, type: 'bench-sink' },
+  ];
+}
+
+function nodeRedSender(inputId: string): Sender {
+  const input = runtime.node(inputId);
+  const pending = new Map<number, () => void>();
+  runtime.onSink(`${inputId}-out`, (msg) => {
+    const done = pending.get(msg.seq as number);
+    pending.delete(msg.seq as number);
+    done?.();
+  });
+  return {
+    send: (i, done) => {
+      pending.set(i, done);
+      input.receive({ seq: i, payload: `Door opened, bench message ${i}`, number: '420777123456' });
+    },
+    close: async () => undefined,
+  };
+}
+
+/** The fastest a client could be here: undici's pool with the same body. */
+function rawUndiciSender(baseUrl: string): Sender {
+  const url = new URL(baseUrl);
+  const pool = new Pool(url.origin, { connections: 64 });
+  return {
+    send: (i, done) => {
+      const body = JSON.stringify({ application_id: ID, application_token: TOKEN, number: '420777123456', text: `Door opened, bench message ${i}` });
+      pool.request({ path: '/api/2.0/advanced/transactional', method: 'POST', headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' }, body })
+        .then((res) => res.body.json())
+        .then(() => done(), () => done());
+    },
+    close: () => pool.close(),
+  };
+}
+
+const CLIENTS = ['package node', 'core http request', 'raw undici'] as const;
+/** `--only "package node"` measures one client (for a profile with --cpu-prof). */
+const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+
+/**
+ * All clients are deployed at once and measured in turns (A, B, C, A, B, C, ...), so a slow
+ * moment of this shared machine does not land on one client only.
+ */
+async function throughput(servers: Record<string, string>) {
+  await runtime.deploy(Object.entries(servers).flatMap(([key, url]) => throughputFlow(key, url)));
+  const senders = new Map<string, Sender>();
+  for (const [key, url] of Object.entries(servers)) {
+    senders.set(`${key}|package node`, nodeRedSender(`${key}-package`));
+    senders.set(`${key}|core http request`, nodeRedSender(`${key}-core`));
+    senders.set(`${key}|raw undici`, rawUndiciSender(url));
+  }
+  const chosen = [...senders.entries()].filter(([k]) => !ONLY || k.endsWith(`|${ONLY}`));
+  const rows: Record<string, unknown>[] = [];
+  for (const concurrency of CONCURRENCY) {
+    const count = PLAN.messages[concurrency] as number;
+    const runs = new Map<string, RunResult[]>(chosen.map(([k]) => [k, []]));
+    for (const [, sender] of chosen) await closedLoop(Math.ceil(count / 2), concurrency, sender.send); // warm-up
+    for (let r = 0; r < PLAN.runs; r++) {
+      for (const [key, sender] of chosen) runs.get(key)?.push(await closedLoop(count, concurrency, sender.send));
+    }
+    for (const [key, list] of runs) {
+      const [server, client] = key.split('|') as [string, string];
+      const row = {
+        server,
+        client,
+        concurrency,
+        msgsPerSec: round(median(list.map((x) => x.msgsPerSec)), 0),
+        p50ms: round(median(list.map((x) => x.p50))),
+        p99ms: round(median(list.map((x) => x.p99))),
+        cpuUsPerMsg: round(median(list.map((x) => x.cpuUsPerMsg)), 0),
+      };
+      rows.push(row);
+    }
+  }
+  rows.sort((a, b) => `${a.server}${CLIENTS.indexOf(a.client as never)}`.localeCompare(`${b.server}${CLIENTS.indexOf(b.client as never)}`) || (a.concurrency as number) - (b.concurrency as number));
+  for (const row of rows) {
+    console.log(`${String(row.server).padEnd(10)} ${String(row.client).padEnd(18)} c=${String(row.concurrency).padEnd(3)} ${String(row.msgsPerSec).padStart(6)} msg/s  p50 ${row.p50ms} ms  p99 ${row.p99ms} ms  cpu ${row.cpuUsPerMsg} µs/msg`);
+  }
+  for (const sender of senders.values()) await sender.close();
+  return rows;
+}
+
+async function promotional(fixedUrl: string) {
+  const results: Record<string, unknown>[] = [];
+  const client = new GatewayClient({ baseUrl: fixedUrl, applicationId: ID, applicationToken: TOKEN });
+  for (const recipients of PLAN.recipients) {
+    const number = Array.from({ length: recipients }, (_, i) => ({ number: `420777${String(i).padStart(6, '0')}`, variables: { first_name: `Name${i}`, code: i } }));
+    const fields = { number, text: 'Hi <first_name>, your code is <code>.' };
+    const build: number[] = [];
+    for (let r = 0; r < PLAN.runs; r++) {
+      const t = performance.now();
+      client.prepare('promotional', fields);
+      build.push(performance.now() - t);
+    }
+    await runtime.deploy([
+      { id: 'acc', type: 'bulkgate-account', baseUrl: fixedUrl, retries: 0, timeout: 60000, credentials: { application_id: ID, application_token: TOKEN } },
+      { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: 'Hi <first_name>, your code is <code>.', wires: [['out'], ['out'], ['sum']] },
+      { id: 'out', type: 'bench-sink' }, { id: 'sum', type: 'bench-sink' },
+    ]);
+    const p = runtime.node('p');
+    const runs: { ms: number; rssMB: number; heapMB: number }[] = [];
+    for (let r = 0; r < PLAN.runs + 1; r++) {
+      gc();
+      const base = process.memoryUsage();
+      let peakRss = base.rss;
+      let peakHeap = base.heapUsed;
+      const sampler = setInterval(() => {
+        const m = process.memoryUsage();
+        peakRss = Math.max(peakRss, m.rss);
+        peakHeap = Math.max(peakHeap, m.heapUsed);
+      }, 5);
+      const t0 = performance.now();
+      await new Promise<void>((resolve) => {
+        let outputs = 0;
+        const count = () => {
+          outputs++;
+          if (outputs === recipients + 1) resolve();
+        };
+        runtime.onSink('out', count);
+        runtime.onSink('sum', count);
+        p.receive({ payload: { number } });
+      });
+      const ms = performance.now() - t0;
+      clearInterval(sampler);
+      const m = process.memoryUsage();
+      peakRss = Math.max(peakRss, m.rss);
+      peakHeap = Math.max(peakHeap, m.heapUsed);
+      if (r > 0) runs.push({ ms, rssMB: (peakRss - base.rss) / 2 ** 20, heapMB: (peakHeap - base.heapUsed) / 2 ** 20 }); // run 0 warms up
+    }
+    const row = {
+      recipients,
+      inputToLastOutputMs: round(median(runs.map((x) => x.ms)), 0),
+      buildAndValidateMs: round(median(build), 1),
+      peakRssGrowthMB: round(median(runs.map((x) => x.rssMB)), 1),
+      peakHeapGrowthMB: round(median(runs.map((x) => x.heapMB)), 1),
+    };
+    results.push(row);
+    console.log(`promotional ${recipients} recipients: input → last of ${recipients + 1} outputs ${row.inputToLastOutputMs} ms, build+validate ${row.buildAndValidateMs} ms, peak RSS +${row.peakRssGrowthMB} MB, heap +${row.peakHeapGrowthMB} MB`);
+  }
+  await client.close();
+  return results;
+}
+
+async function soak(fixedUrl: string) {
+  await runtime.deploy(throughputFlow('soak', fixedUrl));
+  const sender = nodeRedSender('soak-package');
+  await closedLoop(500, 8, sender.send);
+  gc();
+  const start = process.memoryUsage();
+  const end = Date.now() + PLAN.soakSeconds * 1000;
+  let sent = 0;
+  while (Date.now() < end) {
+    await closedLoop(500, 8, sender.send);
+    sent += 500;
+  }
+  gc();
+  const finish = process.memoryUsage();
+  await sender.close();
+  const row = {
+    seconds: PLAN.soakSeconds,
+    messages: sent,
+    rssStartMB: round(start.rss / 2 ** 20, 1),
+    rssEndMB: round(finish.rss / 2 ** 20, 1),
+    heapStartMB: round(start.heapUsed / 2 ** 20, 1),
+    heapEndMB: round(finish.heapUsed / 2 ** 20, 1),
+    heapGrowthMB: round((finish.heapUsed - start.heapUsed) / 2 ** 20, 1),
+  };
+  console.log(`soak ${row.seconds} s, ${sent} msgs: RSS ${row.rssStartMB} → ${row.rssEndMB} MB, heap ${row.heapStartMB} → ${row.heapEndMB} MB`);
+  return row;
+}
+
+async function main(): Promise<void> {
+  const machine = { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, quick: QUICK, gcExposed: Boolean((globalThis as { gc?: unknown }).gc) };
+  console.log(`node-red-contrib-bulkgate benchmark: ${machine.cores} cores (${machine.cpu}), Node.js ${machine.node}${QUICK ? ', quick' : ''}; median of ${PLAN.runs} runs after a warm-up`);
+  await runtime.start();
+  const fixed = await startServer([join(ROOT, 'dist', 'bench', 'fixed-server.js')], /listening on (http\S+)/);
+  const simulator = await startServer([join(ROOT, 'dist', 'simulator', 'cli.js'), '--port', '0', '--account', `${ID}:${TOKEN}:1000000000`], /listening on (http\S+)/);
+  try {
+    const transactional = await throughput({ fixed: fixed.url, simulator: simulator.url });
+    const promo = await promotional(fixed.url);
+    const steady = await soak(fixed.url);
+
+    const at = (client: string) => (transactional.find((r) => r.server === 'fixed' && r.client === client && r.concurrency === 16)?.msgsPerSec as number) ?? 0;
+    const vsRaw = at('package node') / at('raw undici');
+    const vsCore = at('package node') / at('core http request');
+    const p10k = promo.find((r) => r.recipients === 10_000);
+    const p100k = promo.find((r) => r.recipients === 100_000);
+    const targets = [
+      { target: 'throughput at c=16 vs raw undici (fixed server) >= 0.8x', value: round(vsRaw), pass: vsRaw >= 0.8 },
+      { target: 'throughput at c=16 vs core http request flow (fixed server) >= 3x', value: round(vsCore), pass: vsCore >= 3 },
+      { target: '10,000-recipient promotional, input to last output < 1000 ms', value: p10k?.inputToLastOutputMs, pass: (p10k?.inputToLastOutputMs as number) < 1000 },
+      { target: '10,000-recipient promotional, peak RSS growth < 150 MB', value: p10k?.peakRssGrowthMB, pass: (p10k?.peakRssGrowthMB as number) < 150 },
+      ...(p100k ? [{ target: '100,000 recipients within 12x the 10,000 time', value: round((p100k.inputToLastOutputMs as number) / (p10k?.inputToLastOutputMs as number)), pass: (p100k.inputToLastOutputMs as number) <= 12 * (p10k?.inputToLastOutputMs as number) }] : []),
+      { target: `soak (${steady.seconds} s) heap growth < 10 MB`, value: steady.heapGrowthMB, pass: steady.heapGrowthMB < 10 },
+    ];
+    console.log('\ntargets');
+    for (const t of targets) console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${t.value}`);
+    mkdirSync(join(ROOT, 'bench'), { recursive: true });
+    writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify({ machine, plan: PLAN, transactional, promotional: promo, soak: steady, targets }, null, 2)}\n`);
+    console.log('\nwritten to bench/results.json');
+  } finally {
+    fixed.child.kill('SIGTERM');
+    simulator.child.kill('SIGTERM');
+    await runtime.stop();
+  }
+}
+
+main().then(() => process.exit(0), (error: Error) => {
+  console.error(error);
+  process.exit(1);
+});
