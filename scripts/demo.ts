@@ -131,12 +131,21 @@ async function main(): Promise<void> {
 
   const editorUrl = `http://127.0.0.1:${actualPort}/`;
   if (!values['no-flows']) {
+    // The deploy call answers before the new flows have started; the addresses are printed after.
+    const started = new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, 15_000);
+      RED.events.once('flows:started', () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     const res = await fetch(`${editorUrl}flows`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
       body: JSON.stringify(demoFlows(simulator.url)),
     });
     if (!res.ok) throw new Error(`Deploying the demo flows failed: HTTP ${res.status} ${await res.text()}`);
+    await started;
   }
 
   console.log(`Node-RED editor:   ${editorUrl}`);
