@@ -131,21 +131,18 @@ async function main(): Promise<void> {
 
   const editorUrl = `http://127.0.0.1:${actualPort}/`;
   if (!values['no-flows']) {
-    // The deploy call answers before the new flows have started; the addresses are printed after.
-    const started = new Promise<void>((resolve) => {
-      const timer = setTimeout(resolve, 15_000);
-      RED.events.once('flows:started', () => {
-        clearTimeout(timer);
-        resolve();
-      });
-    });
+    const flows = demoFlows(simulator.url);
     const res = await fetch(`${editorUrl}flows`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
-      body: JSON.stringify(demoFlows(simulator.url)),
+      body: JSON.stringify(flows),
     });
     if (!res.ok) throw new Error(`Deploying the demo flows failed: HTTP ${res.status} ${await res.text()}`);
-    await started;
+    // The deploy call answers before every node has started; the addresses are printed after.
+    const ids = flows.filter((n) => n.type !== 'tab').map((n) => n.id);
+    for (const end = Date.now() + 15_000; Date.now() < end && !ids.every((id) => RED.nodes.getNode(id)); ) {
+      await new Promise((r) => setTimeout(r, 50));
+    }
   }
 
   console.log(`Node-RED editor:   ${editorUrl}`);

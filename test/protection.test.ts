@@ -228,6 +228,26 @@ describe('protection', function () {
     });
   });
 
+  describe('storm protection', () => {
+    it('after 3 alerts in a 1 s window the rest are held back, and one notice says how many', async () => {
+      await sim.reset();
+      await load(flow({}, { stormLimit: 3, stormWindow: 1 }), { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
+      const { endings } = track();
+      const ok = collect('ok', 4, 5000);
+      const t = helper.getNode('t') as TestNode & { receive(m: unknown): void };
+      for (let seq = 0; seq < 10; seq++) t.receive({ seq, payload: `Door opened (${seq})`, number: '420777000500' });
+      const outputs = await ok;
+      assert.deepEqual(outputs.slice(0, 3).map((m) => m.seq), [0, 1, 2]);
+      const notice = outputs[3] as Record<string, any>;
+      assert.equal(notice.held, 7);
+      assert.equal(notice.seq, 9, 'the notice carries the last held msg');
+      const texts = (await sim.outbox()).messages.map((m) => m.text);
+      assert.equal(texts.length, 4);
+      assert.equal(texts[3], 'node-red-contrib-bulkgate/bulkgate-account:bulkgate-account.storm.notice', 'the notice text comes from the catalog');
+      assert.equal([...endings.values()].filter((l) => l[0]?.kind === 'error').length, 0, 'held alerts are not errors');
+    });
+  });
+
   describe('close', () => {
     it('a redeploy with 50 msgs in flight and queued: every one ends, nothing stays open', async () => {
       // Its own simulator, driven in-process, so no other socket or timer of the test is counted.

@@ -75,6 +75,7 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
   const list = byId('bulkgate-channels');
   const fallback = byId('bulkgate-fallback');
 
+  $('[data-only]').each((_i: number, row: HTMLElement) => $(row).toggle(row.getAttribute('data-only') === kind));
   for (const value of DUPLICATES[kind]) duplicates.add(new Option(t(`send.duplicates.${value || 'none'}`), value));
   duplicates.value = DUPLICATES[kind].includes(String(node.duplicates_check ?? '')) ? String(node.duplicates_check ?? '') : '';
 

@@ -21,6 +21,9 @@ export interface SendConfig {
   flash?: boolean | string;
   sender_id?: string;
   duplicates_check?: string;
+  /** Transactional storm protection: messages per window (0 = off) and the window in seconds. */
+  stormLimit?: number | string;
+  stormWindow?: number | string;
   [key: string]: unknown;
 }
 

@@ -5,9 +5,11 @@
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { abortController, GatewayError, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
-import type { AccountNode } from './account';
+import { numberSetting, type AccountNode } from './account';
 import { catalogText, fail, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
 import { nodeOperation, sendFields, type SendConfig } from './send-fields';
+import { StormGuard } from './storm';
+import type { SendFields } from '../../gateway';
 
 type Kind = 'promotional' | 'transactional';
 
@@ -29,6 +31,11 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
     let sent = 0;
     let rejected = 0;
     const status = new StatusThrottle(node);
+    const storm = new StormGuard<{ msg: Msg; fields: SendFields }>(
+      kind === 'transactional' ? numberSetting(config.stormLimit, 0) : 0,
+      numberSetting(config.stormWindow, 60) * 1000,
+      (last, held) => void sendNotice(last.msg, last.fields, held),
+    );
 
     const unwatch = account?.watch(() => {
       const queued = account.limiter.queued;
@@ -40,6 +47,12 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
       const client = account.gateway();
       const fields = await sendFields(RED, node, config, operation, msg);
       const prepared = client.prepare(kind, fields, { api: operation.api, version: operation.version, encoding: operation.encoding as 'json' | 'form' });
+      if (!storm.admit({ msg, fields })) {
+        // Held back by storm protection: deliberately not sent, so not an error.
+        status.show({ fill: 'yellow', shape: 'ring', text: statusText(RED, 'held', { count: storm.held }) });
+        done();
+        return;
+      }
       if (prepared.missingVariables.length) {
         node.warn(catalogText(RED, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
       }
@@ -84,6 +97,25 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
       showTotals();
     }
 
+    /** The one message a storm window ends with: how many alerts were held, and the last one's text. */
+    async function sendNotice(last: Msg, fields: SendFields, held: number): Promise<void> {
+      const msg = RED.util.cloneMessage(last);
+      msg.held = held;
+      try {
+        if (!account) return;
+        const lastText = typeof fields.text === 'string' ? fields.text : '';
+        const text = catalogText(RED, 'storm.notice', { count: held, seconds: storm.windowMs / 1000, text: lastText.length > 120 ? `${lastText.slice(0, 117)}...` : lastText });
+        // Channel texts would win over the notice: the cascade keeps its settings, not its texts.
+        const channel = Array.isArray(fields.channel) ? fields.channel.map((c) => ({ ...(c as object), text: undefined })) : fields.channel;
+        const client = account.gateway();
+        const prepared = client.prepare(kind, { ...fields, text, channel }, { api: operation.api, version: operation.version, encoding: operation.encoding as 'json' | 'form' });
+        if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop.signal);
+        routeTransactional(msg, await client.sendTransactional(prepared, wireStop.signal), (m) => node.send(m as never));
+      } catch (error) {
+        fail(RED, status, msg, error, (e) => node.error(e, msg));
+      }
+    }
+
     function showTotals(): void {
       const queued = account?.limiter.queued ?? 0;
       status.show({
@@ -108,6 +140,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
     node.on('close', (_removed: boolean, done: () => void) => {
       unwatch?.();
       status.close();
+      storm.close();
       queueStop.abort();
       const grace = account ? safeTimeout(account) : 0;
       let timer: NodeJS.Timeout | undefined;
