@@ -215,7 +215,10 @@ async function throughput(servers: Record<string, string>) {
     const runs = new Map<string, RunResult[]>(chosen.map(([k]) => [k, []]));
     for (const [, sender] of chosen) await closedLoop(Math.ceil(count / 2), concurrency, sender.send); // warm-up
     for (let r = 0; r < PLAN.runs; r++) {
-      for (const [key, sender] of chosen) runs.get(key)?.push(await closedLoop(count, concurrency, sender.send));
+      for (const [key, sender] of chosen) {
+        gc(); // the previous client's garbage is not this one's cost
+        runs.get(key)?.push(await closedLoop(count, concurrency, sender.send));
+      }
     }
     for (const [key, list] of runs) {
       const [server, client] = key.split('|') as [string, string];
