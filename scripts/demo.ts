@@ -116,7 +116,7 @@ async function main(): Promise<void> {
     httpNodeRoot: '/',
     uiHost: '127.0.0.1',
     uiPort: port,
-    editorTheme: { tours: false, projects: { enabled: false }, palette: { catalogues: [] } },
+    editorTheme: { tours: false, palette: { catalogues: [] } },
     // No update-check prompt and no call to the internet from the demo.
     telemetry: { enabled: false },
     diagnostics: { enabled: false },
