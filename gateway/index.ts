@@ -3,6 +3,7 @@ export * from './base-url';
 export * from './channels';
 export * from './client';
 export * from './errors';
+export * from './events';
 export * from './operations';
 export * from './recipients';
 export * from './request';

@@ -17,6 +17,8 @@ import { DEMO_ACCOUNT } from '../simulator/accounts';
 import { startSimulator } from '../simulator/server';
 
 const ROOT = resolve(__dirname, '..', '..');
+/** The demo's webhook secret: the simulator calls Node-RED's events node with it. */
+const EVENTS_SECRET = 'demo-webhook-secret';
 /** Examples that need something the demo does not run (an MQTT broker) stay out of it. */
 const NEEDS_MORE = /mqtt/i;
 
@@ -70,6 +72,10 @@ export function demoFlows(simulatorUrl: string): FlowNode[] {
       if (accounts.has(node.id) || node.type === 'tab') continue;
       const copy: FlowNode = { ...node, id: `${tab}-${node.id}`, z: tab };
       if (typeof copy.account === 'string' && accounts.has(copy.account)) copy.account = account.id;
+      // The webhook's secret, in the credential store like the account's token.
+      if (copy.type === 'bulkgate-events') copy.credentials = { secret: EVENTS_SECRET };
+      // Examples point at the simulator's default address; the demo's may differ.
+      if (typeof copy.url === 'string') copy.url = copy.url.replace('http://127.0.0.1:1881', simulatorUrl);
       if (Array.isArray(copy.wires)) copy.wires = (copy.wires as string[][]).map((port) => port.map((id) => `${tab}-${id}`));
       if (Array.isArray(copy.scope)) copy.scope = (copy.scope as string[]).map((id) => `${tab}-${id}`);
       if (typeof copy.g === 'string') copy.g = `${tab}-${copy.g}`;
@@ -138,6 +144,14 @@ async function main(): Promise<void> {
       body: JSON.stringify(flows),
     });
     if (!res.ok) throw new Error(`Deploying the demo flows failed: HTTP ${res.status} ${await res.text()}`);
+    // Delivery reports and replies from the simulator go to the events node of the examples.
+    const events = flows.find((n) => n.type === 'bulkgate-events');
+    if (events) {
+      await fetch(`${simulator.url}/simulator/webhook`, {
+        method: 'POST',
+        body: JSON.stringify({ url: `${editorUrl}${String(events.path ?? '/bulkgate/events').replace(/^\//, '')}?token=${EVENTS_SECRET}` }),
+      });
+    }
     // The deploy call answers before every node has started; the addresses are printed after.
     const ids = flows.filter((n) => n.type !== 'tab').map((n) => n.id);
     for (const end = Date.now() + 15_000; Date.now() < end && !ids.every((id) => RED.nodes.getNode(id)); ) {

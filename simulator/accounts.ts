@@ -7,6 +7,8 @@ export interface SimulatorAccountInit {
   viber?: string[];
   /** Country used to complete numbers when a request gives none (the account's time zone). */
   country?: string;
+  /** Numbers whose messages are not delivered (delivery report status 3). */
+  unreachable?: string[];
 }
 
 export interface SimulatorAccount {
@@ -17,6 +19,7 @@ export interface SimulatorAccount {
   currency: string;
   viber: Set<string>;
   country: string;
+  unreachable: Set<string>;
 }
 
 export const DEMO_ACCOUNT: Required<SimulatorAccountInit> = {
@@ -25,6 +28,7 @@ export const DEMO_ACCOUNT: Required<SimulatorAccountInit> = {
   credit: 100,
   viber: ['420777000001', '420777000002'],
   country: 'CZ',
+  unreachable: ['420777000999'],
 };
 
 export interface Contact {
@@ -58,6 +62,7 @@ export function createAccount(init: SimulatorAccountInit): SimulatorAccount {
     currency: 'credits',
     viber: new Set(init.viber ?? []),
     country: (init.country ?? 'CZ').toUpperCase(),
+    unreachable: new Set(init.unreachable ?? []),
   };
 }
 

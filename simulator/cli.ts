@@ -10,12 +10,13 @@ async function main(): Promise<void> {
       port: { type: 'string', default: process.env.SIMULATOR_PORT ?? '0' },
       host: { type: 'string', default: '127.0.0.1' },
       account: { type: 'string', multiple: true, default: [] },
+      webhook: { type: 'string' },
       'no-strict': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log('Usage: bulkgate-simulator [--port N] [--host 127.0.0.1] [--account ID:TOKEN[:CREDIT]]... [--no-strict]');
+    console.log('Usage: bulkgate-simulator [--port N] [--host 127.0.0.1] [--account ID:TOKEN[:CREDIT]]... [--webhook URL] [--no-strict]');
     return;
   }
   const port = Number(values.port);
@@ -25,6 +26,7 @@ async function main(): Promise<void> {
     host: values.host,
     accounts: values.account.map(parseAccountFlag),
     strict: !values['no-strict'],
+    webhook: values.webhook,
   }).catch((error: NodeJS.ErrnoException) => {
     if (error.code === 'EADDRINUSE') throw new Error(`port ${port} on ${values.host} is already in use; choose another with --port`);
     throw error;

@@ -111,6 +111,8 @@ export function strictCheck(version: Version, body: Record<string, unknown>): vo
 
 export class SimulatedGateway {
   readonly state: GatewayState = { outbox: [], nextId: 1 };
+  /** Told of each message when it goes out (at once, or when its schedule comes): for delivery reports. */
+  onSent: (message: OutboxMessage) => void = () => undefined;
   constructor(private readonly strict: boolean) {}
 
   reset(): void {
@@ -125,6 +127,7 @@ export class SimulatedGateway {
       if (m.status === 'scheduled' && m.scheduled && Date.parse(m.scheduled) <= now) {
         m.status = 'sent';
         changed = true;
+        this.onSent(m);
       }
     }
     return changed;
@@ -282,6 +285,7 @@ export class SimulatedGateway {
         created: new Date(now).toISOString(),
       };
       this.state.outbox.push(message);
+      if (!due) this.onSent(message);
       records.push({ status: due ? 'scheduled' : 'accepted', sms_id: message.sms_id, price: plan.price, credit: account.credit, number: plan.number });
     }
     return records;

@@ -11,6 +11,8 @@ import { outboxPage } from './page';
 export interface SimulatorOptions {
   port?: number;
   host?: string;
+  /** Where delivery reports and incoming messages go (the gateway's "Webhook" setting). */
+  webhook?: string;
   accounts?: SimulatorAccountInit[];
   /** Refuse bodies the reference does not allow (2.0 top-level sender fields, unknown senders, long texts). */
   strict?: boolean;
@@ -69,6 +71,35 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   let latency = 0;
   let fault: Fault & { count: number } = { count: 0 };
   const sockets = new Set<Socket>();
+  /** The webhook: single reports as GET with query parameters, or (bulk) POST with a JSON array. */
+  const webhook = { url: options.webhook ?? '', bulk: false, delay: 200 };
+  const callWebhook = (events: Record<string, unknown>[]) => {
+    if (!webhook.url) return;
+    const send = webhook.bulk
+      ? fetch(webhook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(events) })
+      : Promise.all(events.map((e) => {
+        const url = new URL(webhook.url);
+        for (const [k, v] of Object.entries(e)) url.searchParams.set(k, String(v));
+        return fetch(url);
+      }));
+    // A webhook that does not answer is the receiver's problem, as at the real gateway.
+    void Promise.resolve(send).catch(() => undefined);
+  };
+  const timers = new Set<NodeJS.Timeout>();
+  const later = (ms: number, run: () => void) => {
+    const timer = setTimeout(() => {
+      timers.delete(timer);
+      run();
+    }, ms);
+    timers.add(timer);
+  };
+  gateway.onSent = (m) => {
+    const account = accounts.get(m.account);
+    const base = { smsID: m.sms_id, to: m.number, price: m.price, channel: m.channel };
+    const delivered = !account?.unreachable.has(m.number);
+    later(webhook.delay, () => callWebhook([{ status: delivered ? 1 : 3, ...base, date: new Date().toISOString() }]));
+    if (delivered && m.channel === 'viber') later(webhook.delay * 2, () => callWebhook([{ status: 13, ...base, date: new Date().toISOString() }]));
+  };
   const listeners = new Set<ServerResponse>();
   const hanging = new Set<ServerResponse>();
 
@@ -225,6 +256,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       case 'POST /simulator/faults':
         setFault(input as Fault & { latency?: number });
         return json(res, 200, { ok: true });
+      case 'POST /simulator/webhook':
+        webhook.url = typeof input.url === 'string' ? input.url : '';
+        webhook.bulk = input.bulk === true;
+        if (typeof input.delay === 'number') webhook.delay = input.delay;
+        return json(res, 200, { ok: true });
+      case 'POST /simulator/incoming': {
+        // A reply from a phone: status 10 with the sender and the text.
+        const smsID = `sim-in-${String(gateway.state.nextId++).padStart(8, '0')}`;
+        callWebhook([{ status: 10, smsID, from: String(input.from ?? ''), to: String(input.to ?? ''), message: String(input.message ?? ''), channel: 'sms', date: new Date().toISOString() }]);
+        return json(res, 200, { ok: true, smsID });
+      }
       case 'DELETE /simulator/faults':
         latency = 0;
         fault = { count: 0 };
@@ -261,6 +303,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     setFault,
     close: () => new Promise<void>((resolve) => {
       clearInterval(releaseTimer);
+      for (const timer of timers) clearTimeout(timer);
       for (const res of [...listeners, ...hanging]) res.destroy();
       server.close(() => resolve());
       for (const socket of sockets) socket.destroy();

@@ -104,6 +104,17 @@ describe('the demo (npm start)', function () {
     await until('the caught error', () => debug.some((d) => d.name === 'caught error' && /invalid_request/.test(d.msg) && /number must be a phone number/.test(d.msg)));
   });
 
+  it('delivery reports and replies: an unreachable owner\'s alarm goes to the backup number; a reply ARM arms', async () => {
+    const flows = (await (await fetch(`${demo.editorUrl}/flows`)).json()) as { id: string; type: string; z?: string }[];
+    const tab = flows.find((n) => n.type === 'bulkgate-events')?.z;
+    assert.ok(tab, 'the events example is deployed');
+    const res = await fetch(`${demo.editorUrl}/inject/${tab}-i1`, { method: 'POST' });
+    assert.equal(res.status, 200);
+    await until('the backup SMS', async () => (await outbox()).messages.some((m) => m.number === '420777000456' && /owner unreachable/.test(m.text)));
+    assert.equal((await fetch(`${demo.editorUrl}/inject/${tab}-i3`, { method: 'POST' })).status, 200);
+    await until('the armed confirmation', async () => (await outbox()).messages.some((m) => m.number === '420777000123' && m.text === 'Alarm armed.'));
+  });
+
   describe('in Chromium', () => {
     let browser: Browser;
     before(async () => {

@@ -61,6 +61,7 @@ describe('editor panels in Chromium', function () {
       { id: 'promo1', type: 'bulkgate-promotional', account: 'acc1', api: 'advanced', version: '2.0', channel: [{ type: 'sms' }], number: 'number', numberType: 'msg', text: '', unicode: 'auto', y: 100 },
       { id: 'trans1', type: 'bulkgate-transactional', account: 'acc1', api: 'advanced', version: '2.0', channel: [{ type: 'sms' }], text: '', unicode: 'auto', y: 200 },
       { id: 'bal1', type: 'bulkgate-balance', account: 'acc1', api: 'advanced', method: 'POST', threshold: '', y: 300 },
+      { id: 'ev1', type: 'bulkgate-events', path: '/bulkgate/events', y: 400 },
     ]);
   });
 
@@ -70,7 +71,7 @@ describe('editor panels in Chromium', function () {
   });
 
   it('each panel opens without a console error, in English and with its help', async () => {
-    for (const id of ['promo1', 'trans1', 'bal1', 'acc1']) {
+    for (const id of ['promo1', 'trans1', 'bal1', 'ev1', 'acc1']) {
       await edit(page, id);
       await browser.screenshot(`panel-${id}`);
       const labels = await page.locator('.red-ui-tray-body label:visible').allInnerTexts();
@@ -81,6 +82,18 @@ describe('editor panels in Chromium', function () {
     const help = await page.evaluate(() => RED.nodes.getNodeHelp?.('bulkgate-promotional') ?? $("script[data-help-name='bulkgate-promotional']").html());
     assert.match(String(help), /Accepted \/ scheduled/);
     assert.deepEqual(browser.errors, []);
+  });
+
+  it('the events panel generates a secret and shows the full webhook URL with it', async () => {
+    await edit(page, 'ev1');
+    const secret = await page.inputValue('#node-input-secret');
+    assert.match(secret, /^[0-9a-f]{48}$/);
+    assert.equal(await page.locator('#bulkgate-events-url').innerText(), `${demo.editorUrl}/bulkgate/events?token=${secret}`);
+    await page.click('#bulkgate-events-generate');
+    const next = await page.inputValue('#node-input-secret');
+    assert.notEqual(next, secret);
+    assert.match(await page.locator('#bulkgate-events-url').innerText(), new RegExp(`token=${next}$`));
+    await cancel(page);
   });
 
   it('API and version pickers show only the fields that API and version take', async () => {

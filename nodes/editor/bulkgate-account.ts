@@ -5,6 +5,7 @@
 import { baseUrlProblem } from '../../gateway/base-url';
 import { accountPanel } from './account-panel';
 import { balancePanel } from './balance-panel';
+import { eventsPanel } from './events-panel';
 import { sendPanel, sendPanelSave, validChannel, validSenderValue, validText } from './send-panel';
 import { addStyles } from './style';
 
@@ -21,6 +22,10 @@ window.BulkGateEditor = {
   balancePanel: () => {
     addStyles();
     balancePanel();
+  },
+  eventsPanel: () => {
+    addStyles();
+    eventsPanel();
   },
   validText,
   validSenderValue,

@@ -17,8 +17,14 @@ export const accountNode = require('../../nodes/bulkgate-account');
 export const promotionalNode = require('../../nodes/bulkgate-promotional');
 export const transactionalNode = require('../../nodes/bulkgate-transactional');
 export const balanceNode = require('../../nodes/bulkgate-balance');
+export const eventsNode = require('../../nodes/bulkgate-events');
 export const joinNode = require(fromHome('@node-red/nodes/core/sequence/17-split.js'));
-export const ALL_NODES = [accountNode, promotionalNode, transactionalNode, balanceNode, joinNode];
+/** Node-RED's HTTP node app as the nodes see it (the helper does not serve it): tests serve it. */
+export let httpNode: ((req: unknown, res: unknown) => void) | undefined;
+const captureHttpNode = (RED: { httpNode: (req: unknown, res: unknown) => void }) => {
+  httpNode = RED.httpNode;
+};
+export const ALL_NODES = [accountNode, promotionalNode, transactionalNode, balanceNode, eventsNode, joinNode, captureHttpNode];
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 export type TestNode = Node & { on(event: string, listener: (...args: any[]) => void): void };

@@ -1,0 +1,45 @@
+/**
+ * Delivery reports and incoming messages the gateway calls a webhook with (not in the API
+ * reference; from the gateway's own webhook documentation): one report as GET query parameters,
+ * or, with "Bulk DLRs" on, a POST with a JSON array of reports.
+ */
+export const EVENT_STATUS: Readonly<Record<number, string>> = {
+  1: 'delivered',
+  2: 'buffered',
+  3: 'not_delivered',
+  10: 'incoming',
+  13: 'seen',
+};
+
+/** The status code of an incoming SMS or an answer. */
+export const INCOMING = 10;
+
+export interface GatewayEvent {
+  status: number;
+  smsID?: string;
+  to?: string;
+  from?: string;
+  message?: string;
+  price?: number | string;
+  channel?: string;
+  date?: string;
+  [key: string]: unknown;
+}
+
+/** What a flow gets: the report, its status as a word, and the original code beside it. */
+export interface EventPayload extends Omit<GatewayEvent, 'status'> {
+  status: string;
+  statusCode: number;
+}
+
+/** Reads one report (the fields as the gateway sends them); undefined when it is not one. */
+export function readEvent(raw: unknown): EventPayload | undefined {
+  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
+  const fields = raw as Record<string, unknown>;
+  const code = Number(fields.status);
+  if (!Number.isInteger(code)) return undefined;
+  const event: Record<string, unknown> = {};
+  // Own keys only, copied as data: a report cannot reach a prototype.
+  for (const key of Object.keys(fields)) if (key !== '__proto__' && key !== 'constructor' && key !== 'prototype') event[key] = fields[key];
+  return { ...(event as GatewayEvent), status: EVENT_STATUS[code] ?? 'unknown', statusCode: code };
+}
