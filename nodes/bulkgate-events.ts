@@ -107,6 +107,11 @@ const register = (RED: NodeAPI): void => {
     };
 
     if (!secret) node.status({ fill: 'red', shape: 'ring', text: catalogText(RED, 'status.no-secret') });
+    // As the core http-in node: with httpNodeRoot off there is no server to listen on.
+    if ((RED.settings as { httpNodeRoot?: unknown }).httpNodeRoot === false || !RED.httpNode) {
+      node.warn(catalogText(RED, 'warnings.no-http-node'));
+      return;
+    }
     RED.httpNode.get(path, handler as never);
     RED.httpNode.post(path, handler as never);
 

@@ -4,21 +4,16 @@
  * the ports, and end each msg with exactly one `done`.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { abortController, GatewayError, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
+import { abortController, GatewayError, type PromotionalResult, type SendFields, type SendRecord, type TransactionalResult } from '../../gateway';
 import { numberSetting, type AccountNode } from './account';
 import { catalogText, fail, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
 import { nodeOperation, sendFields, type SendConfig } from './send-fields';
 import { StormGuard } from './storm';
-import type { SendFields } from '../../gateway';
 
 type Kind = 'promotional' | 'transactional';
 
-interface SendNode extends Node {
-  account?: AccountNode;
-}
-
 export function registerSendNode(RED: NodeAPI, kind: Kind): void {
-  function BulkgateSend(this: SendNode, config: NodeDef & SendConfig) {
+  function BulkgateSend(this: Node, config: NodeDef & SendConfig) {
     RED.nodes.createNode(this, config);
     const node = this;
     const operation = nodeOperation(kind, config);
