@@ -35,6 +35,17 @@ describe('nodes in the Node-RED runtime', function () {
       assert.equal(acc.gateway(), acc.gateway());
     });
 
+    it('"test connection" reads the balance with the deployed token, and never answers with it', async () => {
+      await load([account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', wires: [[], []] }], credentials());
+      // The panel sends the placeholder Node-RED shows for a stored password.
+      const stored = await helper.request().post('/bulkgate/test-connection').send({ id: 'acc', baseUrl: sim.url, application_id: '', application_token: '__PWRD__' });
+      assert.deepEqual(stored.body, { ok: true, credit: 1000, currency: 'credits' });
+      const typed = await helper.request().post('/bulkgate/test-connection').send({ baseUrl: sim.url, application_id: ACCOUNT_ID, application_token: 'typed-but-wrong' });
+      assert.equal(typed.body.ok, false);
+      assert.equal(typed.body.type, 'authentication_failed', 'info is a 1.0 operation: the 1.0 shape of 401');
+      assert.equal(JSON.stringify([stored.body, typed.body]).includes(TOKEN), false);
+    });
+
     it('a property missing from the flow file takes its default', async () => {
       await load([{ id: 'acc', type: 'bulkgate-account', baseUrl: sim.url }, { id: 't', type: 'bulkgate-transactional', account: 'acc', wires: [['ok'], []] }, ...helpers('ok')], credentials());
       const client = (helper.getNode('acc') as any).gateway();

@@ -7,11 +7,12 @@ import type { Request, Response } from 'express';
 import { GatewayClient, GatewayError } from '../../gateway';
 import { numberSetting, type AccountCredentials } from './account';
 
-let registered = false;
+/** Admin apps the endpoint is on already (a runtime loads the account's module once; tests, often). */
+const registered = new WeakSet<object>();
 
 export function registerAdminEndpoints(RED: NodeAPI): void {
-  if (registered) return;
-  registered = true;
+  if (registered.has(RED.httpAdmin)) return;
+  registered.add(RED.httpAdmin);
   RED.httpAdmin.post('/bulkgate/test-connection', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
     void testConnection(RED, req.body ?? {}).then(
       (answer) => res.json(answer),
