@@ -87,11 +87,6 @@ export function gatewayAnswerError(status: number, body: { type?: unknown; error
   });
 }
 
-/** Whether an error type or gateway type must never be retried. */
-export function neverRetried(type: string): boolean {
-  return NEVER_RETRY.has(type);
-}
-
 /** Removes a secret from a text that may have come from elsewhere (an echoing gateway, say). */
 export function redact(text: string, secret: string | undefined): string {
   if (!secret) return text;

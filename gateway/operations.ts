@@ -19,7 +19,6 @@ export interface Operation {
 }
 
 export const API_FAMILIES: readonly ApiFamily[] = ['advanced', 'simple'];
-export const API_VERSIONS: readonly ApiVersion[] = ['2.0', '1.0'];
 
 /** Versions each class offers per API family (simple promotional has no 2.0). */
 export const VERSIONS: Record<OperationKind, Record<ApiFamily, readonly ApiVersion[]>> = {

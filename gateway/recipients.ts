@@ -38,8 +38,3 @@ export function normalizeSchedule(value: unknown): string | undefined {
   }
   return undefined;
 }
-
-/** Unix seconds of a normalised schedule. */
-export function scheduleSeconds(schedule: string): number {
-  return /^\d+$/.test(schedule) ? Number(schedule) : Math.floor(Date.parse(schedule) / 1000);
-}

@@ -15,20 +15,6 @@ export const SENDER_VALUE_KIND: Readonly<Record<string, 'verified_number' | 'tex
   gPush: 'key',
 };
 
-export function senderNeedsValue(senderId: unknown): boolean {
-  return typeof senderId === 'string' && senderId in SENDER_VALUE_KIND;
-}
-
-/** A sender given as a profile id: an integer, or a string of digits. */
-export function isSenderProfileId(senderId: unknown): boolean {
-  return (typeof senderId === 'number' && Number.isInteger(senderId) && senderId >= 0)
-    || (typeof senderId === 'string' && /^\d+$/.test(senderId));
-}
-
-export function isSenderType(version: ApiVersion, senderId: unknown): boolean {
-  return isSenderProfileId(senderId) || (typeof senderId === 'string' && SENDER_TYPES[version].includes(senderId));
-}
-
 /**
  * The editor's choice for "a sender profile id given as an integer" (both versions): the id is
  * typed in the value field, and the wire carries it as `sender_id` itself.

@@ -14,7 +14,6 @@ export const TEXT_LIMIT_UNICODE = 268;
 export const TEXT_WARNING_RATIO = 0.9;
 
 export type UnicodeMode = 'auto' | 'on' | 'off';
-export const UNICODE_MODES: readonly UnicodeMode[] = ['auto', 'on', 'off'];
 
 export interface TextMeasure {
   /** Characters as the gateway counts them against the limit. */
