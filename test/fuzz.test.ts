@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import fc from 'fast-check';
 import { SEND_FIELDS } from '../gateway';
 import { helper, load, unload, type TestNode } from './support/red';
+import { watchEscapes } from './support/escapes';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 
 const RUNS = 10_000;
@@ -49,18 +50,15 @@ const msgArbitrary = fc.record({
 describe('fuzzing the send nodes with arbitrary msgs', function () {
   this.timeout(300_000);
   let sim: TestSimulator;
-  const escaped: unknown[] = [];
-  const onEscape = (error: unknown) => escaped.push(error);
+  const { escaped, start, stop } = watchEscapes();
   const prototypeBefore = Object.getOwnPropertyNames(Object.prototype).sort();
 
   before(async () => {
-    process.on('unhandledRejection', onEscape);
-    process.on('uncaughtException', onEscape);
+    start();
     sim = await startTestSimulator(1e9);
   });
   after(async () => {
-    process.off('unhandledRejection', onEscape);
-    process.off('uncaughtException', onEscape);
+    stop();
     await sim.close();
   });
   afterEach(() => unload());

@@ -6,6 +6,7 @@
 import assert from 'node:assert/strict';
 import { collect, helper, load, statusOf, unload, type FlowNode, type TestNode } from './support/red';
 import { startSimulator } from '../simulator/server';
+import { watchEscapes } from './support/escapes';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 
 type Ending = { kind: 'accepted' | 'rejected' | 'error'; code?: string; retryable?: boolean; status?: number };
@@ -13,17 +14,14 @@ type Ending = { kind: 'accepted' | 'rejected' | 'error'; code?: string; retryabl
 describe('protection', function () {
   this.timeout(120_000);
   let sim: TestSimulator;
-  const escaped: unknown[] = [];
-  const onEscape = (error: unknown) => escaped.push(error);
+  const { escaped, start, stop } = watchEscapes();
 
   before(async () => {
-    process.on('unhandledRejection', onEscape);
-    process.on('uncaughtException', onEscape);
+    start();
     sim = await startTestSimulator(1_000_000);
   });
   after(async () => {
-    process.off('unhandledRejection', onEscape);
-    process.off('uncaughtException', onEscape);
+    stop();
     await sim.close();
   });
   afterEach(async () => {
