@@ -10,7 +10,7 @@ import { normalizeNumber, normalizeSchedule, splitNumbers } from './recipients';
 import { schemaKey } from './schemas';
 import { validateBody } from './validate';
 import { resolveSender } from './senders';
-import { measureText, needsUnicode, resolveUnicode, textLimitMessage, type UnicodeMode } from './text';
+import { beyondCountBound, measureText, needsUnicode, resolveUnicode, textLimitMessage, type UnicodeMode } from './text';
 
 /** The request fields a node or `msg.payload` may set, in the reference's names and order. */
 export const SEND_FIELDS = [
@@ -62,9 +62,11 @@ function parseUnicode(field: string, value: unknown): UnicodeMode {
 
 function parseText(field: string, value: unknown): string | undefined {
   if (isAbsent(value)) return undefined;
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' && Number.isFinite(value)) return String(value);
-  throw invalidRequest(`${field} must be a string`);
+  const text = typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
+  if (text === undefined) throw invalidRequest(`${field} must be a string`);
+  // Refused before anything counts it: no text that cannot fit costs more than this comparison.
+  if (beyondCountBound(text)) throw invalidRequest(textLimitMessage(field, { characters: text.length }));
+  return text;
 }
 
 function parseIds(field: string, value: unknown): unknown {

@@ -5,8 +5,8 @@
  */
 import { getCountryCallingCode, isPossiblePhoneNumber, isSupportedCountry, type CountryCode } from 'libphonenumber-js/min';
 import { SENDER_TYPES } from '../gateway/senders';
-import { measureText, needsUnicode, TEXT_LIMIT_GSM7, TEXT_LIMIT_UNICODE } from '../gateway/text';
 import { ADDRESS_BOOK, type SimulatorAccount } from './accounts';
+import { countText, LIMIT_GSM7, LIMIT_UNICODE } from './counting';
 
 export type Version = '1.0' | '2.0';
 export type Channel = 'sms' | 'viber';
@@ -226,9 +226,9 @@ export class SimulatedGateway {
     delivery ??= this.#sms(version, body, isObject(channels.sms) ? channels.sms : {}, recipient, topText);
     delivery.text = substitute(delivery.text, recipient.variables);
     if (!delivery.text) throw new ApiError(400, 'empty_message', 'Empty message');
-    const measure = measureText(delivery.text, delivery.channel === 'viber' ? needsUnicode(delivery.text) : delivery.unicode);
+    const measure = countText(delivery.text, delivery.channel === 'viber' ? 'auto' : delivery.unicode);
     if (this.strict && measure.characters > measure.limit) {
-      throw invalidParameter(`text is ${measure.characters} characters; the limit is ${TEXT_LIMIT_GSM7} (${TEXT_LIMIT_UNICODE} with Unicode)`);
+      throw invalidParameter(`text is ${measure.characters} characters; the limit is ${LIMIT_GSM7} (${LIMIT_UNICODE} with Unicode)`);
     }
     const parts = delivery.channel === 'viber' ? 1 : Math.max(1, measure.parts);
     const price = delivery.channel === 'viber' ? PRICES.viber : round(parts * PRICES.sms);
