@@ -6,7 +6,7 @@
 import { setMaxListeners } from 'node:events';
 import { Pool } from 'undici';
 import { baseUrlProblem } from './base-url';
-import { GatewayError, gatewayAnswerError, invalidRequest, redact } from './errors';
+import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from './errors';
 import type { ApiFamily, ApiVersion, BodyEncoding, HttpMethod, Operation } from './operations';
 import { prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type SendFields } from './request';
 
@@ -167,7 +167,7 @@ export class GatewayClient {
           status: 'error',
           code: typeof body.code === 'number' ? body.code : answer.status,
           type: String(body.type),
-          error: redact(String(body.error), this.#identity.applicationToken),
+          error: String(body.error),
           number: this.#numberOf(prepared),
         },
       };
@@ -252,6 +252,11 @@ export class GatewayClient {
     } catch {
       body = undefined;
     }
+    // Every string of an answer is redacted before anything reads it: an error body always (it
+    // is small, and a JSON escape could hide the token from a text search), a success when its
+    // text holds the token.
+    const token = this.#identity.applicationToken;
+    if (isObject(body) && (body.error !== undefined || text.includes(token))) body = redactAnswer(body, token);
     return { status: res.statusCode, body, retryAfter: parseRetryAfter(res.headers['retry-after']) };
   }
 
@@ -264,11 +269,7 @@ export class GatewayClient {
       if (prepared.operation.kind === 'transactional' && prepared.operation.version === '2.0' && status === 400 && body.type === 'invalid_phone_number') {
         return undefined;
       }
-      const error = gatewayAnswerError(status, {
-        ...body,
-        error: typeof body.error === 'string' ? redact(body.error, this.#identity.applicationToken) : body.error,
-        detail: typeof body.detail === 'string' ? redact(body.detail, this.#identity.applicationToken) : body.detail,
-      });
+      const error = gatewayAnswerError(status, body);
       return { error, reached, retryAfter: answer.retryAfter };
     }
     if (isObject(body) && body.data !== undefined && status < 400) return undefined;

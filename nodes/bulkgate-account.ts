@@ -16,6 +16,8 @@ const register = (RED: NodeAPI): void => {
     const credentials = node.credentials ?? {};
     const baseUrl = (config.baseUrl || DEFAULT_BASE_URL).trim();
     const listeners = new Set<() => void>();
+    const timeout = numberSetting(config.timeout, DEFAULT_TIMEOUT, 1);
+    node.deployed = { baseUrl, timeout };
     node.limiter = new RateLimiter(
       numberSetting(config.rateLimit, 0),
       numberSetting(config.rateWindow, 60) * 1000,
@@ -39,7 +41,7 @@ const register = (RED: NodeAPI): void => {
         applicationToken: credentials.application_token as string,
         applicationProduct: config.application_product || undefined,
         defaultCountry: config.country || undefined,
-        timeout: numberSetting(config.timeout, DEFAULT_TIMEOUT, 1),
+        timeout,
         retries: numberSetting(config.retries, DEFAULT_RETRIES),
         // Not in the panel: the first backoff delay, for flows (and tests) that need another one.
         retryDelay: numberSetting(config.retryDelay, 500),

@@ -3,6 +3,10 @@
  * node server for the gateway's webhook (GET, one report; POST, a JSON array of reports),
  * answers at once, then emits one msg per report: output 1 delivery reports, output 2 incoming
  * messages. The URL must carry the node's secret token.
+ *
+ * A webhook caller is a stranger until the secret matches, and even then its body is bounded:
+ * bytes (whether Node-RED's own parser read it or this node does), reports per call, and every
+ * report is checked before any is emitted, in batches that give the event loop back.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -15,12 +19,24 @@ interface EventsConfig {
   name?: string;
 }
 
-/** Larger bodies are refused (a bulk report of thousands of reports is far below this). */
+/** Larger bodies are refused with 413 (a bulk report of thousands of reports is far below this). */
 const MAX_BODY_BYTES = 1024 * 1024;
+/** More reports in one call are refused with 413: the gateway's bulk reports are far smaller. */
+const MAX_REPORTS_PER_CALL = 10_000;
+/** Reports emitted before the node yields to the event loop. */
+const EMIT_BATCH = 500;
 const DEFAULT_EVENTS_PATH = '/bulkgate/events';
 
-type Request = IncomingMessage & { query?: Record<string, unknown>; body?: unknown; url: string };
-type Response = ServerResponse & { status?(code: number): Response; send?(body: string): void };
+type Request = IncomingMessage & { query?: Record<string, unknown>; body?: unknown; _body?: boolean; url: string };
+type Response = ServerResponse;
+type Handler = (req: Request, res: Response, next?: () => void) => void;
+interface RouteLayer { route?: { path: string; stack: { handle: unknown }[] } }
+interface Router { stack: RouteLayer[] }
+
+/** A refusal: the HTTP status and the short text it is answered with. */
+class Refusal {
+  constructor(readonly status: number, readonly text: string, readonly warn = false) {}
+}
 
 function sameSecret(given: unknown, secret: string): boolean {
   if (typeof given !== 'string' || !secret) return false;
@@ -33,30 +49,82 @@ function answer(res: Response, code: number, text: string): void {
   if (res.headersSent) return;
   res.statusCode = code;
   res.setHeader('content-type', 'text/plain; charset=utf-8');
+  // A refused body may still be arriving: the connection closes after the answer, not before it.
+  if (code === 413) res.setHeader('connection', 'close');
   res.end(text);
 }
 
-function readBody(req: Request): Promise<string | undefined> {
-  // Node-RED's http-in routes parse bodies themselves; this route reads its own, with a limit.
-  if (typeof req.body === 'string') return Promise.resolve(req.body);
-  if (req.body !== undefined && typeof req.body === 'object' && !Buffer.isBuffer(req.body) && Object.keys(req.body as object).length) {
-    return Promise.resolve(JSON.stringify(req.body));
+/** Whether a parser before this route (Node-RED's own, or the admin app's) has read the body. */
+function parsedBefore(req: Request): boolean {
+  return req._body === true || req.readableEnded;
+}
+
+/** The body as text, read with a byte cap; never touches a stream another parser consumed. */
+function readBody(req: Request): Promise<string> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
+  if (parsedBefore(req)) {
+    const body = req.body;
+    const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body ?? null);
+    // Without a content-length (chunked), the parsed body's own size is what is capped.
+    if (Buffer.byteLength(text) > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
+    return Promise.resolve(text);
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY_BYTES) {
-        resolve(undefined);
-        req.destroy();
+        // Stop keeping it; the rest is drained and dropped, the answer goes out at once.
+        req.off('data', onData);
+        req.resume();
+        reject(new Refusal(413, 'Body too large'));
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
+}
+
+/** Reads and checks the reports of one call; throws a Refusal, emits nothing, when any is wrong. */
+async function reportsOf(req: Request, query: Record<string, unknown>): Promise<EventPayload[]> {
+  let raw: unknown;
+  if (req.method === 'GET') {
+    const { token: _token, ...report } = query;
+    raw = [report];
+  } else {
+    const text = await readBody(req);
+    if (!text.trim()) throw new Refusal(400, 'No reports', true);
+    try {
+      raw = JSON.parse(text);
+    } catch {
+      throw new Refusal(400, 'Body is not JSON', true);
+    }
+    raw = Array.isArray(raw) ? raw : [raw];
+  }
+  const list = raw as unknown[];
+  if (list.length === 0) throw new Refusal(400, 'No reports', true);
+  if (list.length > MAX_REPORTS_PER_CALL) throw new Refusal(413, `More than ${MAX_REPORTS_PER_CALL} reports`);
+  const events: EventPayload[] = [];
+  for (const item of list) {
+    const event = readEvent(item);
+    if (!event) throw new Refusal(400, 'Not a report', true);
+    events.push(event);
+  }
+  return events;
+}
+
+/** Paths served per HTTP node app, and by which events node: to warn about a second one. */
+const servedPaths = new WeakMap<object, Map<string, string>>();
+
+function routerOf(app: unknown): Router | undefined {
+  // Express 4 keeps it as `_router`, Express 5 as `router`.
+  const a = app as { _router?: Router; router?: Router };
+  return a._router ?? a.router;
 }
 
 const register = (RED: NodeAPI): void => {
@@ -66,44 +134,35 @@ const register = (RED: NodeAPI): void => {
     const path = normalisePath(config.path);
     const secret = node.credentials?.secret ?? '';
     let received = 0;
+    let closed = false;
 
-    const emit = (events: EventPayload[]) => {
-      for (const event of events) {
+    const emit = (events: EventPayload[], from: number) => {
+      if (closed) return;
+      const end = Math.min(events.length, from + EMIT_BATCH);
+      for (let i = from; i < end; i++) {
+        const event = events[i] as EventPayload;
         received++;
         const msg = { payload: event, smsId: event.smsID, topic: event.status, _msgid: RED.util.generateId() };
         node.send(event.statusCode === INCOMING ? [null, msg] : [msg, null]);
       }
-      node.status({ fill: 'green', shape: 'dot', text: catalogText(RED, 'status.events', { count: received }) });
+      if (end < events.length) setImmediate(() => emit(events, end));
+      else node.status({ fill: 'green', shape: 'dot', text: catalogText(RED, 'status.events', { count: received }) });
     };
 
-    const handler = (req: Request, res: Response) => {
-      void (async () => {
-        const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<string, unknown>;
-        if (!sameSecret(query.token, secret)) return answer(res, 403, 'Forbidden');
-        let raw: unknown;
-        if (req.method === 'GET') {
-          const { token: _token, ...report } = query;
-          raw = [report];
-        } else {
-          const text = await readBody(req);
-          if (text === undefined) return answer(res, 413, 'Body too large');
-          try {
-            raw = JSON.parse(text);
-          } catch {
-            node.warn(catalogText(RED, 'warnings.bad-event-body'));
-            return answer(res, 400, 'Body is not JSON');
-          }
-          raw = Array.isArray(raw) ? raw : [raw];
-        }
-        const events = (raw as unknown[]).map(readEvent);
-        if (events.some((e) => e === undefined)) {
-          node.warn(catalogText(RED, 'warnings.bad-event-body'));
-          return answer(res, 400, 'Not a report');
-        }
+    const handler: Handler = (req, res) => {
+      const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<string, unknown>;
+      if (!sameSecret(query.token, secret)) return answer(res, 403, 'Forbidden');
+      reportsOf(req, query).then((events) => {
         // Answer first: the gateway is not kept waiting for the flow.
         answer(res, 200, 'OK');
-        setImmediate(() => emit(events as EventPayload[]));
-      })().catch(() => answer(res, 500, 'Error'));
+        setImmediate(() => emit(events, 0));
+      }, (error: unknown) => {
+        if (error instanceof Refusal) {
+          if (error.warn) node.warn(catalogText(RED, 'warnings.bad-event-body'));
+          return answer(res, error.status, error.text);
+        }
+        answer(res, 500, 'Error');
+      }).catch(() => undefined);
     };
 
     if (!secret) node.status({ fill: 'red', shape: 'ring', text: catalogText(RED, 'status.no-secret') });
@@ -112,17 +171,24 @@ const register = (RED: NodeAPI): void => {
       node.warn(catalogText(RED, 'warnings.no-http-node'));
       return;
     }
+    let paths = servedPaths.get(RED.httpNode);
+    if (!paths) servedPaths.set(RED.httpNode, (paths = new Map()));
+    const other = paths.get(path);
+    if (other && other !== node.id) node.warn(catalogText(RED, 'warnings.path-taken', { path, node: other }));
+    else paths.set(path, node.id);
     RED.httpNode.get(path, handler as never);
     RED.httpNode.post(path, handler as never);
 
     node.on('close', () => {
-      // Remove this node's routes, as the core http-in node does.
-      const router = (RED.httpNode as unknown as { _router?: { stack: { route?: { path: string } }[] } })._router;
-      if (router) router.stack = router.stack.filter((layer) => !(layer.route && layer.route.path === path));
+      closed = true;
+      if (paths?.get(path) === node.id) paths.delete(path);
+      // Remove this node's own routes only: a user's http-in node on the same path stays.
+      const router = routerOf(RED.httpNode);
+      if (router) router.stack = router.stack.filter((layer) => !layer.route?.stack.some((l) => l.handle === handler));
     });
   }
 
-  RED.nodes.registerType('bulkgate-events', BulkgateEvents as never, { credentials: { secret: { type: 'text' } } });
+  RED.nodes.registerType('bulkgate-events', BulkgateEvents as never, { credentials: { secret: { type: 'password' } } });
 };
 
 function normalisePath(path: string | undefined): string {

@@ -149,6 +149,7 @@ async function main(): Promise<void> {
     if (events) {
       await fetch(`${simulator.url}/simulator/webhook`, {
         method: 'POST',
+        headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ url: `${editorUrl}${String(events.path ?? '/bulkgate/events').replace(/^\//, '')}?token=${EVENTS_SECRET}` }),
       });
     }

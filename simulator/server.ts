@@ -3,6 +3,7 @@
  * (`/simulator/...`: outbox, received requests, accounts, faults), and the outbox page at `/`.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { isLoopbackHost } from '../gateway/base-url';
 import type { Socket } from 'node:net';
 import { createAccount, DEMO_ACCOUNT, type SimulatorAccount, type SimulatorAccountInit } from './accounts';
 import { ApiError, SimulatedGateway, type Version } from './gateway';
@@ -16,6 +17,9 @@ export interface SimulatorOptions {
   accounts?: SimulatorAccountInit[];
   /** Refuse bodies the reference does not allow (2.0 top-level sender fields, unknown senders, long texts). */
   strict?: boolean;
+  /** Bounds of the request log (the newest are kept): entries, and bytes of their bodies. */
+  logMaxRequests?: number;
+  logMaxBytes?: number;
 }
 
 /** A fault applied to the next `count` API requests (control requests are never faulted). */
@@ -31,6 +35,8 @@ export interface Fault {
   drop?: 'before' | 'after';
   /** Process, then never answer (the client's timeout fires). */
   hang?: boolean;
+  /** Answer HTTP 400 with an error body that echoes the request's application_token in every field (not processed). */
+  echo?: boolean;
 }
 
 export interface ReceivedRequest {
@@ -55,7 +61,11 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
+/** Larger request bodies are answered 413 (100,000 recipients with their own texts fit). */
 const MAX_BODY = 32 * 1024 * 1024;
+/** The request log keeps the newest requests within both bounds: memory stays bounded. */
+const LOG_MAX_REQUESTS = 10_000;
+const LOG_MAX_BYTES = 64 * 1024 * 1024;
 const API_PATH = /^\/api\/([^/]+)\/([^/]+)\/([^/?]+)$/;
 
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
@@ -68,6 +78,18 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   };
   resetAccounts();
   const requests: ReceivedRequest[] = [];
+  let loggedBytes = 0;
+  const log = (record: ReceivedRequest) => {
+    requests.push(record);
+    loggedBytes += record.raw.length;
+    while (requests.length > (options.logMaxRequests ?? LOG_MAX_REQUESTS) || (loggedBytes > (options.logMaxBytes ?? LOG_MAX_BYTES) && requests.length > 1)) {
+      loggedBytes -= (requests.shift() as ReceivedRequest).raw.length;
+    }
+  };
+  const clearLog = () => {
+    requests.length = 0;
+    loggedBytes = 0;
+  };
   let latency = 0;
   let fault: Fault & { count: number } = { count: 0 };
   const sockets = new Set<Socket>();
@@ -122,7 +144,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   function setFault(input: Fault & { latency?: number }): void {
     if (typeof input.latency === 'number') latency = input.latency;
     const { latency: _latency, ...rest } = input;
-    fault = { ...rest, count: typeof rest.count === 'number' ? rest.count : rest.status || rest.body || rest.drop || rest.hang ? 1 : 0 };
+    fault = { ...rest, count: typeof rest.count === 'number' ? rest.count : rest.status || rest.body || rest.drop || rest.hang || rest.echo ? 1 : 0 };
   }
 
   const server = createServer((req, res) => {
@@ -138,6 +160,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   server.keepAliveTimeout = 30_000;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A page from another site (DNS rebinding, a cross-site fetch) must not reach the log, which
+    // holds tokens, nor the controls: the Host must be this server, an Origin this page's own.
+    if (!trusted(req)) return json(res, 403, { error: 'Host or Origin is not this simulator' });
     const url = new URL(req.url ?? '/', 'http://simulator');
     const path = url.pathname;
     if (path === '/' && req.method === 'GET') {
@@ -152,16 +177,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     const at = new Date().toISOString();
     if (active?.drop === 'before') {
       // Closed before the request body is read: the gateway never saw the message.
-      requests.push({ method: req.method ?? 'GET', path, contentType: undefined, body: {}, raw: '', at, fault: 'drop before' });
+      log({ method: req.method ?? 'GET', path, contentType: undefined, body: {}, raw: '', at, fault: 'drop before' });
       req.socket.destroy();
       return;
     }
     const raw = await readBody(req);
+    if (raw === undefined) return json(res, 413, { type: 'invalid_parameter', code: 413, error: 'Request body too large', detail: null });
     const contentType = req.headers['content-type']?.split(';')[0]?.trim();
     const body = parseParameters(req.method ?? 'GET', contentType, raw, url.searchParams);
     const record: ReceivedRequest = { method: req.method ?? 'GET', path, contentType, body: body ?? {}, raw, at };
     if (active) record.fault = JSON.stringify({ ...active, count: undefined });
-    requests.push(record);
+    log(record);
     if (latency) await new Promise((r) => setTimeout(r, latency));
 
     if (active?.status) {
@@ -170,6 +196,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       res.writeHead(active.status, headers);
       res.end(JSON.stringify({ type: 'unknown', code: active.status, error: `Simulated HTTP ${active.status}`, detail: null }));
       return;
+    }
+    if (active?.echo) {
+      // A gateway (or a proxy) that echoes what it was sent: the client must redact all of it.
+      const token = String(body?.application_token ?? '');
+      return json(res, 400, { type: token, code: token, error: `Echo of ${token}`, detail: `detail ${token}`, [token]: { nested: token } });
     }
     if (active?.body === 'html') {
       res.writeHead(502, { 'content-type': 'text/html' });
@@ -229,19 +260,35 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   }
 
   async function control(req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-    const input = req.method === 'POST' ? JSON.parse((await readBody(req)) || '{}') as Record<string, unknown> : {};
+    let input: Record<string, unknown> = {};
+    if (req.method === 'POST') {
+      // JSON only: a cross-site form or a text/plain fetch cannot send it without a preflight.
+      if (req.headers['content-type']?.split(';')[0]?.trim() !== 'application/json') {
+        req.resume();
+        return json(res, 415, { error: 'the simulator\'s controls take application/json only' });
+      }
+      const raw = await readBody(req);
+      if (raw === undefined) return json(res, 413, { error: 'body too large' });
+      try {
+        const parsed: unknown = JSON.parse(raw || '{}');
+        if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+        input = parsed as Record<string, unknown>;
+      } catch {
+        return json(res, 400, { error: 'the body must be a JSON object' });
+      }
+    }
     switch (`${req.method} ${path}`) {
       case 'GET /simulator/outbox':
         return json(res, 200, outbox());
       case 'GET /simulator/requests':
         return json(res, 200, requests);
       case 'DELETE /simulator/requests':
-        requests.length = 0;
+        clearLog();
         return json(res, 200, { ok: true });
       case 'POST /simulator/reset':
         gateway.reset();
         resetAccounts();
-        requests.length = 0;
+        clearLog();
         latency = 0;
         fault = { count: 0 };
         notify();
@@ -284,6 +331,24 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const port = options.port ?? 0;
   const host = options.host ?? '127.0.0.1';
+  const wildcard = host === '0.0.0.0' || host === '::';
+  if (!isLoopbackHost(host)) {
+    console.warn(`bulkgate-simulator: listening on ${host}, not loopback: other machines can reach it, its request log (tokens included) and its controls. It is a developer tool; use --host 127.0.0.1 unless you need this.`);
+  }
+  /** Host names this server answers to: its own address, and loopback names for a loopback bind. */
+  let allowedHosts = new Set<string>();
+  const trusted = (req: IncomingMessage): boolean => {
+    const hostHeader = (req.headers.host ?? '').toLowerCase();
+    // A wildcard bind answers on every address of the machine: the user chose that, with a warning.
+    if (!wildcard && !allowedHosts.has(hostHeader)) return false;
+    const origin = req.headers.origin;
+    if (origin === undefined) return true;
+    try {
+      return new URL(origin).host.toLowerCase() === hostHeader;
+    } catch {
+      return false;
+    }
+  };
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -294,6 +359,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
   const urlHost = host.includes(':') ? `[${host}]` : host;
+  const names = isLoopbackHost(host) ? [urlHost, 'localhost', '127.0.0.1', '[::1]'] : [urlHost];
+  allowedHosts = new Set(names.map((n) => `${n.toLowerCase()}:${actualPort}`));
   return {
     url: `http://${urlHost}:${actualPort}`,
     server,
@@ -317,19 +384,26 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
-function readBody(req: IncomingMessage): Promise<string> {
+/** Reads a body up to MAX_BODY; undefined when larger (the rest is drained, to answer 413). */
+function readBody(req: IncomingMessage): Promise<string | undefined> {
+  if (Number(req.headers['content-length']) > MAX_BODY) {
+    req.resume();
+    return Promise.resolve(undefined);
+  }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
     let size = 0;
-    req.on('data', (chunk: Buffer) => {
+    const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size > MAX_BODY) {
-        reject(new Error('body too large'));
-        req.destroy();
+        req.off('data', onData);
+        req.resume();
+        resolve(undefined);
         return;
       }
       chunks.push(chunk);
-    });
+    };
+    req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
     req.on('error', reject);
   });
@@ -338,6 +412,8 @@ function readBody(req: IncomingMessage): Promise<string> {
 /** Reads the parameters of an API request: JSON body, form body, or the query of a GET. */
 function parseParameters(method: string, contentType: string | undefined, raw: string, query: URLSearchParams): Record<string, unknown> | undefined {
   if (method === 'GET') return Object.fromEntries(query);
+  // The gateway takes JSON or a form; any other content type is no parameters at all.
+  if (contentType !== 'application/json' && contentType !== 'application/x-www-form-urlencoded') return undefined;
   if (contentType === 'application/x-www-form-urlencoded') {
     const form: Record<string, unknown> = Object.fromEntries(new URLSearchParams(raw));
     // Form bodies carry booleans as yes/no.

@@ -225,7 +225,7 @@ describe('gateway client', () => {
       assert.equal(error.code, 'unknown_identity');
       assert.equal(error.status, 401);
       assert.equal(error.retryable, false);
-      assert.match(error.message, /does not know this application id and token/);
+      assert.match(error.message, /^The gateway does not accept this application id and token: check them in the BulkGate account node \(they come from the API application in the BulkGate portal\) \(unknown_identity, HTTP 401\)$/);
     });
 
     it('401 in the 1.0 shape: authentication_failed', async () => {
@@ -236,7 +236,7 @@ describe('gateway client', () => {
 
     it('low_credit when the credit does not cover the message, and nothing is sent', async () => {
       const poor = make({ applicationId: 'poor', applicationToken: 'poor-token' });
-      await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', body: JSON.stringify({ id: 'poor', token: 'poor-token', credit: 0.01 }) });
+      await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'poor', token: 'poor-token', credit: 0.01 }) });
       const error = await failure(() => poor.transactional({ number: '420777111222', text: 'x' }));
       assert.equal(error.code, 'low_credit');
       assert.equal(error.retryable, false);

@@ -212,7 +212,7 @@ describe('editor panels in Chromium', function () {
     await page.fill('#node-config-input-application_token', 'wrong-token');
     await page.click('#bulkgate-test-connection');
     await page.waitForFunction(() => /Failed/.test(document.getElementById('bulkgate-test-result')?.textContent ?? ''));
-    assert.match(await page.locator('#bulkgate-test-result').innerText(), /^Failed: The gateway refused the application id and token \(authentication_failed, HTTP 401\)/);
+    assert.match(await page.locator('#bulkgate-test-result').innerText(), /^Failed: The gateway does not accept this application id and token: check them in the BulkGate account node \(they come from the API application in the BulkGate portal\) \(authentication_failed, HTTP 401\)$/);
     await browser.screenshot('account-test-connection');
     await cancel(page);
   });

@@ -29,7 +29,7 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
       { id: 'e', type: 'bulkgate-events', path: '/bulkgate/events', wires: [['reports'], ['incoming']] },
       { id: 'sent', type: 'helper' }, { id: 'reports', type: 'helper' }, { id: 'incoming', type: 'helper' },
     ] as FlowNode[], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN }, e: { secret: SECRET } });
-    await fetch(`${sim.url}/simulator/webhook`, { method: 'POST', body: JSON.stringify({ url: `${base}/bulkgate/events?token=${SECRET}`, delay: 50 }) });
+    await fetch(`${sim.url}/simulator/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${base}/bulkgate/events?token=${SECRET}`, delay: 50 }) });
   });
   afterEach(() => unload());
   after(async () => {
@@ -42,7 +42,7 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
   it('reports delivered, not delivered and Viber seen, matched to the send by smsId', async () => {
     const sent = collect('sent', 3);
     const reports = collect('reports', 4);
-    await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', body: JSON.stringify({ id: ACCOUNT_ID, token: TOKEN, credit: 1000, viber: ['420777000001'], unreachable: ['420777000999'] }) });
+    await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: ACCOUNT_ID, token: TOKEN, credit: 1000, viber: ['420777000001'], unreachable: ['420777000999'] }) });
     receive('p', { payload: { number: ['420777000001', '420777111222', '420777000999'], channel: { viber: { sender: 'Alarm', button: { caption: 'OK', url: '#' } }, sms: {} } } });
     const ids = new Map((await sent).map((m) => [m.payload.sms_id as string, m.payload.number as string]));
     const got = await reports;
@@ -57,7 +57,7 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
 
   it('an incoming message comes out of output 2', async () => {
     const incoming = collect('incoming', 1);
-    await fetch(`${sim.url}/simulator/incoming`, { method: 'POST', body: JSON.stringify({ from: '420777123456', message: 'ARM' }) });
+    await fetch(`${sim.url}/simulator/incoming`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: '420777123456', message: 'ARM' }) });
     const [msg] = await incoming;
     assert.equal(msg?.payload.status, 'incoming');
     assert.equal(msg?.payload.statusCode, 10);

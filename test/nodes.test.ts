@@ -299,8 +299,8 @@ describe('nodes in the Node-RED runtime', function () {
       ...helpers('ok', 'bad', 'caught'),
     ];
     const cases: [string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, string, RegExp][] = [
-      ['401 in the 2.0 shape', {}, {}, { acc: { application_id: ACCOUNT_ID, application_token: 'wrong-token' } }, 'unknown_identity', /does not know this application id and token/],
-      ['401 in the 1.0 shape', {}, { version: '1.0' }, { acc: { application_id: 'nobody', application_token: 'x' } }, 'authentication_failed', /refused the application id and token/],
+      ['401 in the 2.0 shape', {}, {}, { acc: { application_id: ACCOUNT_ID, application_token: 'wrong-token' } }, 'unknown_identity', /does not accept this application id and token: check them in the BulkGate account node/],
+      ['401 in the 1.0 shape', {}, { version: '1.0' }, { acc: { application_id: 'nobody', application_token: 'x' } }, 'authentication_failed', /does not accept this application id and token: check them in the BulkGate account node/],
       ['a failed check', {}, { text: 'x'.repeat(700) }, {}, 'invalid_request', /^text is 700 characters; the limit is 612/],
       ['a network failure', { baseUrl: 'http://127.0.0.1:1' }, {}, {}, 'network', /Could not reach the gateway/],
       ['a missing token', {}, {}, { acc: { application_id: ACCOUNT_ID } }, 'invalid_request', /the account has no application_token/],
@@ -326,7 +326,7 @@ describe('nodes in the Node-RED runtime', function () {
     }
 
     it('low_credit', async () => {
-      await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', body: JSON.stringify({ id: 'poor', token: 'poor-token-1', credit: 0 }) });
+      await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'poor', token: 'poor-token-1', credit: 0 }) });
       await load(flow({}, {}), { acc: { application_id: 'poor', application_token: 'poor-token-1' } });
       const caught = collect('caught', 1);
       receive('t', {});

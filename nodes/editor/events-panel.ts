@@ -1,4 +1,13 @@
-/** The events panel: a generated secret, and the full webhook URL to paste into the portal. */
+/**
+ * The events panel: a generated secret (a password credential: once deployed, the editor never
+ * gets it back), and the full webhook URL to paste into the portal, shown while the secret is
+ * known here: when it was just generated or typed.
+ */
+import { t } from './i18n';
+
+/** What Node-RED puts in a password credential's field when one is stored. */
+const STORED = '__PWRD__';
+
 function randomSecret(): string {
   const bytes = new Uint8Array(24);
   crypto.getRandomValues(bytes);
@@ -9,19 +18,27 @@ export function eventsPanel(): void {
   const secret = document.getElementById('node-input-secret') as HTMLInputElement;
   const path = document.getElementById('node-input-path') as HTMLInputElement;
   const url = document.getElementById('bulkgate-events-url') as HTMLElement;
+  const copy = document.getElementById('bulkgate-events-copy') as HTMLButtonElement;
+  const reveal = document.getElementById('bulkgate-events-reveal') as HTMLButtonElement;
   if (!secret.value) secret.value = randomSecret();
   const refresh = () => {
     // Node-RED serves http-in routes under httpNodeRoot, at the editor's host.
     const root = (RED.settings.httpNodeRoot || '/').replace(/\/$/, '');
     const p = path.value.startsWith('/') ? path.value : `/${path.value}`;
-    url.textContent = `${location.origin}${root}${p}?token=${encodeURIComponent(secret.value)}`;
+    const known = secret.value !== STORED;
+    url.textContent = known ? `${location.origin}${root}${p}?token=${encodeURIComponent(secret.value)}` : t('events.url-hidden');
+    copy.disabled = !known;
+    reveal.disabled = !known;
   };
   document.getElementById('bulkgate-events-generate')?.addEventListener('click', () => {
     secret.value = randomSecret();
     refresh();
   });
-  document.getElementById('bulkgate-events-copy')?.addEventListener('click', () => {
+  copy.addEventListener('click', () => {
     void navigator.clipboard?.writeText(url.textContent ?? '');
+  });
+  reveal.addEventListener('click', () => {
+    secret.type = secret.type === 'password' ? 'text' : 'password';
   });
   secret.addEventListener('input', refresh);
   path.addEventListener('input', refresh);

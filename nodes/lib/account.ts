@@ -7,6 +7,8 @@ export interface AccountNode extends Node {
   /** The account's client; throws `invalid_request` naming what is missing in the account. */
   gateway(): GatewayClient;
   limiter: RateLimiter;
+  /** The deployed address and timeout: the only ones the stored token is ever sent to. */
+  deployed: { baseUrl: string; timeout: number };
   /** Nodes that use this account, to show "queued N" on each. */
   watch(listener: () => void): () => void;
 }

@@ -1,20 +1,30 @@
 /**
  * The editor's "test connection" button: reads the balance through the runtime, so the browser
- * never needs the stored token. Protected by Node-RED's admin auth and permissions.
+ * never needs the stored token. Protected by Node-RED's admin auth and permissions, and more:
+ * - the stored token is used only with the deployed account's own base URL and timeout (a
+ *   cross-site form could otherwise send it to any URL); another base URL needs the token typed;
+ * - JSON only: a cross-site form cannot send `application/json` without a CORS preflight;
+ * - the answer is the client's own sentence for the error type, never the remote body's text.
  */
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
-import { GatewayClient, GatewayError } from '../../gateway';
-import { numberSetting, type AccountCredentials } from './account';
+import { GatewayClient, GatewayError, typeSentence } from '../../gateway';
+import { numberSetting, type AccountCredentials, type AccountNode } from './account';
 
 /** Admin apps the endpoint is on already (a runtime loads the account's module once; tests, often). */
 const registered = new WeakSet<object>();
+/** What Node-RED puts in a password field when a value is stored. */
+const STORED_PLACEHOLDER = '__PWRD__';
 
 export function registerAdminEndpoints(RED: NodeAPI): void {
   if (registered.has(RED.httpAdmin)) return;
   registered.add(RED.httpAdmin);
   RED.httpAdmin.post('/bulkgate/test-connection', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
-    void testConnection(RED, req.body ?? {}).then(
+    if (!req.is('application/json')) {
+      res.status(415).json({ ok: false, type: 'invalid_request', message: 'This endpoint takes application/json only' });
+      return;
+    }
+    void testConnection(RED, (req.body ?? {}) as TestRequest).then(
       (answer) => res.json(answer),
       () => res.status(500).json({ ok: false, type: 'unknown', message: 'The test could not run' }),
     );
@@ -22,33 +32,64 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
 }
 
 interface TestRequest {
-  id?: string;
-  baseUrl?: string;
-  timeout?: number | string;
-  application_id?: string;
-  application_token?: string;
+  id?: unknown;
+  baseUrl?: unknown;
+  timeout?: unknown;
+  application_id?: unknown;
+  application_token?: unknown;
 }
 
-async function testConnection(RED: NodeAPI, input: TestRequest): Promise<Record<string, unknown>> {
-  // A field left empty in the panel means "as deployed": the stored credential is used here only.
-  const stored = (input.id ? RED.nodes.getCredentials(input.id) : undefined) as AccountCredentials | undefined;
-  const applicationId = input.application_id || stored?.application_id || '';
-  const applicationToken = input.application_token && input.application_token !== '__PWRD__' ? input.application_token : stored?.application_token ?? '';
+type TestAnswer = { ok: true; credit: number; currency: string } | { ok: false; type: string; message: string };
+
+const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
+const sameUrl = (a: string, b: string): boolean => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+
+async function testConnection(RED: NodeAPI, input: TestRequest): Promise<TestAnswer> {
+  const typedToken = text(input.application_token);
+  const typed = typedToken !== '' && typedToken !== STORED_PLACEHOLDER;
+  let baseUrl = text(input.baseUrl) || undefined;
+  let timeout = numberSetting(input.timeout, 15_000, 1);
+  let applicationId = text(input.application_id);
+  let applicationToken = typedToken;
+  if (!typed) {
+    // "As deployed": the stored token, and only with the deployed account's own address and timeout.
+    const id = text(input.id);
+    const deployed = id ? (RED.nodes.getNode(id) as AccountNode | null) : null;
+    const stored = (id ? RED.nodes.getCredentials(id) : undefined) as AccountCredentials | undefined;
+    if (!deployed?.deployed || !stored?.application_token) {
+      return { ok: false, type: 'invalid_request', message: 'Type the application token: no deployed account holds one for this test' };
+    }
+    if (baseUrl !== undefined && !sameUrl(baseUrl, deployed.deployed.baseUrl)) {
+      return { ok: false, type: 'invalid_request', message: 'Type the application token again to test another base URL than the deployed one' };
+    }
+    baseUrl = deployed.deployed.baseUrl;
+    timeout = deployed.deployed.timeout;
+    applicationId ||= stored.application_id ?? '';
+    applicationToken = stored.application_token;
+  }
   let client: GatewayClient | undefined;
   try {
-    client = new GatewayClient({
-      baseUrl: input.baseUrl || undefined,
-      applicationId,
-      applicationToken,
-      timeout: numberSetting(input.timeout, 15_000, 1),
-      retries: 0,
-    });
+    client = new GatewayClient({ baseUrl, applicationId, applicationToken, timeout, retries: 0 });
     const balance = await client.info();
-    return { ok: true, credit: balance.credit, currency: balance.currency };
+    return { ok: true, credit: balance.credit, currency: String(balance.currency ?? '') };
   } catch (error) {
-    const e = error instanceof GatewayError ? error : new GatewayError({ type: 'unknown', message: 'The test failed' });
-    return { ok: false, type: e.code, message: e.message };
+    return { ok: false, type: error instanceof GatewayError ? error.code : 'unknown', message: testSentence(error) };
   } finally {
     await client?.close(0);
   }
 }
+
+/** The test's answer in the client's own words: nothing of the remote body reaches the browser. */
+function testSentence(error: unknown): string {
+  if (!(error instanceof GatewayError)) return 'The test failed';
+  switch (error.code) {
+    case 'invalid_request':
+      return error.message; // the client's own check (a base URL that is not https, say)
+    case 'timeout':
+    case 'network':
+      return `The gateway could not be reached (${error.code})`;
+    default:
+      return `${typeSentence(error.code)} (${error.code}${error.status ? `, HTTP ${error.status}` : ''})`;
+  }
+}
+

@@ -23,8 +23,9 @@ export async function startTestSimulator(credit = 1000, viber: string[] = ['4207
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(sim.url + path, {
       method,
-      headers: body ? { 'content-type': 'application/json' } : undefined,
-      body: body ? JSON.stringify(body) : undefined,
+      // The simulator's controls take JSON only.
+      headers: method === 'GET' ? undefined : { 'content-type': 'application/json' },
+      body: method === 'GET' ? undefined : JSON.stringify(body ?? {}),
     });
     return (await res.json()) as T;
   };
