@@ -12,7 +12,8 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
-import { GatewayClient } from '../gateway';
+import { SegmentedMessage } from 'sms-segments-calculator';
+import { GatewayClient, measureText } from '../gateway';
 
 const ROOT = join(__dirname, '..', '..');
 const QUICK = process.argv.includes('--quick');
@@ -303,6 +304,51 @@ async function promotional(fixedUrl: string) {
   return results;
 }
 
+/**
+ * Counting a text (issue 20): the adversarial texts at the 612-character limit, counted by the
+ * package and, side by side, by the segment library it used before; and what a text far over the
+ * limit costs through `prepare` (refused by the bound before counting).
+ */
+function counting() {
+  const texts: Record<string, string> = {
+    'combining marks': '\u0301'.repeat(612),
+    'euro signs': '€'.repeat(612),
+    'escaped {': '{'.repeat(612),
+    'emoji (surrogate pairs)': '😀'.repeat(306),
+    'GSM letters': 'a'.repeat(612),
+    'mixed': 'aé€{😀\u0301'.repeat(88),
+  };
+  const time = (fn: () => void, repeats: number) => {
+    const runs: number[] = [];
+    for (let r = 0; r < PLAN.runs + 1; r++) {
+      const t = performance.now();
+      for (let i = 0; i < repeats; i++) fn();
+      if (r > 0) runs.push((performance.now() - t) / repeats);
+    }
+    return median(runs);
+  };
+  const rows: Record<string, unknown>[] = [];
+  for (const [name, text] of Object.entries(texts)) {
+    const pkg = time(() => measureText(text, true), 200);
+    const library = time(() => new SegmentedMessage(text, 'auto'), 5);
+    const row = { text: name, characters: text.length, packageMs: round(pkg, 4), libraryMs: round(library, 3), ratio: round(library / pkg, 0) };
+    rows.push(row);
+    console.log(`count ${name.padEnd(24)} ${String(text.length).padStart(4)} units: package ${row.packageMs} ms, segment library ${row.libraryMs} ms (${row.ratio}x)`);
+  }
+  const client = new GatewayClient({ baseUrl: 'http://127.0.0.1:9', applicationId: ID, applicationToken: TOKEN });
+  const huge = '\u0301'.repeat(100_000);
+  const refusedMs = time(() => {
+    try {
+      client.prepare('transactional', { number: '420777123456', text: huge });
+    } catch {
+      // refused: the text is over the limit
+    }
+  }, 50);
+  void client.close();
+  console.log(`count 100,000 combining marks through prepare: refused in ${round(refusedMs, 4)} ms`);
+  return { texts: rows, hugeTextRefusedMs: round(refusedMs, 4), worstPackageMs: Math.max(...rows.map((r) => r.packageMs as number)) };
+}
+
 async function soak(fixedUrl: string) {
   await runtime.deploy(throughputFlow('soak', fixedUrl));
   const sender = nodeRedSender('soak-package');
@@ -341,6 +387,7 @@ async function main(): Promise<void> {
     const transactional = await throughput({ fixed: fixed.url, simulator: simulator.url });
     const promo = await promotional(fixed.url);
     const steady = await soak(fixed.url);
+    const count = counting();
 
     const at = (client: string) => (transactional.find((r) => r.server === 'fixed' && r.client === client && r.concurrency === 16)?.msgsPerSec as number) ?? 0;
     const vsRaw = at('package node') / at('raw undici');
@@ -355,11 +402,13 @@ async function main(): Promise<void> {
       { target: '10,000-recipient promotional, peak RSS growth < 150 MB', value: p10k?.peakRssGrowthMB, pass: (p10k?.peakRssGrowthMB as number) < 150 },
       ...(p100k ? [{ target: '100,000 recipients within 12x the 10,000 time', value: round((p100k.inputToLastOutputMs as number) / (p10k?.inputToLastOutputMs as number)), pass: (p100k.inputToLastOutputMs as number) <= 12 * (p10k?.inputToLastOutputMs as number) }] : []),
       { target: `soak (${steady.seconds} s) heap growth < 10 MB`, value: steady.heapGrowthMB, pass: steady.heapGrowthMB < 10 },
+      { target: 'counting a 612-unit adversarial text, worst case < 5 ms', value: count.worstPackageMs, pass: count.worstPackageMs < 5 },
+      { target: 'a 100,000-unit text refused < 5 ms', value: count.hugeTextRefusedMs, pass: count.hugeTextRefusedMs < 5 },
     ];
     console.log('\ntargets');
     for (const t of targets) console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${t.value}`);
     mkdirSync(join(ROOT, 'bench'), { recursive: true });
-    writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify({ machine, plan: PLAN, transactional, promotional: promo, soak: steady, targets }, null, 2)}\n`);
+    writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify({ machine, plan: PLAN, transactional, promotional: promo, soak: steady, counting: count, targets }, null, 2)}\n`);
     console.log('\nwritten to bench/results.json');
   } finally {
     fixed.child.kill('SIGTERM');

@@ -18,6 +18,9 @@ export function splitNumbers(text: string): string[] {
  * Takes a Date, milliseconds or seconds since the epoch (a number or a string of digits), or an
  * ISO 8601 string (kept as written, so its offset stays). Returns undefined when it is none.
  */
+/** The last instant a JavaScript Date can hold (the year 275760). */
+const LAST_DATE_MS = 8.64e15;
+
 export function normalizeSchedule(value: unknown): string | undefined {
   if (value instanceof Date) {
     const ms = value.getTime();
@@ -27,7 +30,9 @@ export function normalizeSchedule(value: unknown): string | undefined {
   if (typeof value === 'number') {
     if (!Number.isFinite(value) || value < 0) return undefined;
     // Seconds reach 1e12 only in the year 33658; anything that large is milliseconds.
-    return String(Math.floor(value >= 1e12 ? value / 1000 : value));
+    const seconds = Math.floor(value >= 1e12 ? value / 1000 : value);
+    // Past the last instant a Date can hold, String() would write an exponent ("1e+297"): no timestamp.
+    return seconds * 1000 <= LAST_DATE_MS ? String(seconds) : undefined;
   }
   if (typeof value === 'string') {
     const trimmed = value.trim();

@@ -331,6 +331,7 @@ describe('gateway client', () => {
       ['groups that are not ids', () => client.prepare('promotional', { groups: ['friends'], text: 'x' }), /^groups\[0\] must be an integer id$/],
       ['an unknown duplicates_check', () => client.prepare('promotional', { number: '420777111222', text: 'x', duplicates_check: 'always' }), /^duplicates_check must be same_text, same_number or null$/],
       ['a schedule that is not a date', () => client.prepare('promotional', { number: '420777111222', text: 'x', schedule: 'tomorrow' }), /^schedule must be a Date/],
+      ['a schedule past the last date (a number String() writes with an exponent)', () => client.prepare('promotional', { number: '420777111222', text: 'x', schedule: 1e300 }), /^schedule must be a Date/],
       ['a country that is not ISO alpha-2', () => client.prepare('transactional', { number: '420777111222', text: 'x', country: 'Czechia' }), /^country must be a two-letter ISO 3166-1 country code/],
       ['variables that are not an object', () => client.prepare('transactional', { number: '420777111222', text: 'x', variables: 'a=b' }), /^variables must be an object/],
       ['unicode that is not a mode', () => client.prepare('promotional', { number: '420777111222', text: 'x', unicode: 'maybe' }), /^channel\.sms\.unicode must be true or false$/],

@@ -21,6 +21,10 @@ const junk = fc.oneof(
   fc.string({ maxLength: 700 }),
   fc.constant('x'.repeat(200_000)),
   fc.constant('ž'.repeat(269)),
+  // Texts that made the old segment counter slower than linear (issue 20): refused by a cheap bound.
+  fc.constantFrom('\u0301'.repeat(32_000), '€'.repeat(32_000), '😀'.repeat(50_000), '{'.repeat(100_000)),
+  // The worst cases the counter must take quickly: at or just under the limit.
+  fc.constantFrom('\u0301'.repeat(268), '€'.repeat(306), '{'.repeat(306), '😀'.repeat(134), 'a€'.repeat(306)),
 );
 const phone = fc.oneof(
   fc.constantFrom('420777123456', '+420 777 123 457', '00420-777-123-458', '(420) 777.123.459', '123'),
