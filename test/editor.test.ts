@@ -93,6 +93,13 @@ describe('editor panels in Chromium', function () {
     const next = await page.inputValue('#node-input-secret');
     assert.notEqual(next, secret);
     assert.match(await page.locator('#bulkgate-events-url').innerText(), new RegExp(`token=${next}$`));
+    assert.equal(await page.getAttribute('#node-input-secret', 'type'), 'password', 'the secret is masked');
+    await page.click('#bulkgate-events-reveal');
+    assert.equal(await page.getAttribute('#node-input-secret', 'type'), 'text', 'reveal shows it');
+    // A deployed secret comes back from Node-RED as its placeholder: the URL cannot be shown, nor copied.
+    await page.fill('#node-input-secret', '__PWRD__');
+    assert.match(await page.locator('#bulkgate-events-url').innerText(), /the stored secret is not shown again/);
+    assert.equal(await page.isDisabled('#bulkgate-events-copy'), true);
     await cancel(page);
   });
 
