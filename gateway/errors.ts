@@ -27,9 +27,19 @@ const GATEWAY_SENTENCES: Record<string, string> = {
 /** Gateway types that a repeat of the same request cannot fix. */
 const NEVER_RETRY = new Set(['unknown_identity', 'authentication_failed', 'low_credit', 'banned', 'invalid_request']);
 
+/**
+ * What a node's status says of an error, in a few words: a catalog key (`brief.<key>`) and its
+ * parameters. The sentence stays in the error; the status names the problem.
+ */
+export interface ErrorBrief {
+  key: string;
+  params?: Record<string, string | number>;
+}
+
 export interface GatewayErrorInit {
   type: string;
   message: string;
+  brief?: ErrorBrief;
   status?: number;
   detail?: string | null;
   retryable?: boolean;
@@ -42,14 +52,17 @@ export class GatewayError extends Error {
   readonly status: number | undefined;
   readonly detail: string | null;
   readonly retryable: boolean;
+  /** The status's few words; `briefOf` derives them where the error was made without. */
+  readonly brief: ErrorBrief;
 
   constructor(init: GatewayErrorInit) {
-    super(init.message, init.cause === undefined ? undefined : { cause: init.cause });
+    super(init.message, init.cause === undefined ? undefined : { cause: readableCause(init.cause) });
     this.name = 'GatewayError';
     this.code = init.type;
     this.status = init.status;
     this.detail = init.detail ?? null;
     this.retryable = init.retryable ?? false;
+    this.brief = init.brief ?? briefOf(init.type, init.message);
   }
 
   get type(): string {
@@ -67,8 +80,57 @@ export class GatewayError extends Error {
   }
 }
 
-export function invalidRequest(message: string): GatewayError {
-  return new GatewayError({ type: 'invalid_request', message });
+export function invalidRequest(message: string, brief?: ErrorBrief): GatewayError {
+  return new GatewayError({ type: 'invalid_request', message, brief });
+}
+
+/** Error types whose status is a phrase of their own. */
+const TYPE_BRIEFS: Record<string, string> = {
+  network: 'unreachable',
+  timeout: 'timeout',
+  unknown_identity: 'wrong-token',
+  authentication_failed: 'wrong-token',
+  invalid_phone_number: 'invalid-number',
+  low_credit: 'low-credit',
+  banned: 'banned',
+  rate_limited: 'rate-limited',
+  bad_response: 'bad-response',
+  closed: 'closed',
+  blacklisted_number: 'blacklisted',
+  empty_message: 'no-text',
+  no_recipients: 'no-recipient',
+};
+
+/**
+ * The few words for an error made without its own: a type that says enough, else the field a
+ * failed check names first (checks start with the field: `number[2].number must be ...` is the
+ * number), else the type itself.
+ */
+export function briefOf(type: string, message: string): ErrorBrief {
+  const own = TYPE_BRIEFS[type];
+  if (own) return { key: own };
+  if (type === 'invalid_request') {
+    const field = /^([a-z_]+)\b/.exec(message)?.[1]?.toLowerCase();
+    if (field === 'number') return { key: 'invalid-number' };
+    if (field === 'one') return { key: 'no-recipient' };
+    if (field && field !== 'the') return { key: 'invalid-field', params: { field } };
+    return { key: 'invalid-request' };
+  }
+  return { key: 'gateway-error', params: { type } };
+}
+
+/**
+ * A cause a person can read in the debug sidebar and the log, as one line: its message and code
+ * (`connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)`). Node-RED prints a cause with `cause + ""`,
+ * which makes `[object Object]` of undici's errors.
+ */
+function readableCause(cause: unknown): string {
+  if (typeof cause !== 'object' || cause === null) return String(cause);
+  const { message, code } = cause as { message?: unknown; code?: unknown };
+  const inner = (cause as { cause?: { message?: unknown; code?: unknown } }).cause;
+  const text = typeof message === 'string' && message ? message : typeof inner?.message === 'string' ? inner.message : Object.prototype.toString.call(cause);
+  const theCode = typeof code === 'string' ? code : typeof inner?.code === 'string' ? inner.code : undefined;
+  return theCode && !text.includes(theCode) ? `${text} (${theCode})` : text;
 }
 
 /** An error type as the gateway may name one: a short identifier, nothing else (no echoed text). */

@@ -5,12 +5,12 @@
  */
 import { CHANNELS } from './channels';
 import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
-import { invalidRequest } from './errors';
+import { invalidRequest, type GatewayError } from './errors';
 import { normalizeNumber, normalizeSchedule, splitNumbers } from './recipients';
 import { schemaKey } from './schemas';
 import { validateBody } from './validate';
 import { resolveSender } from './senders';
-import { beyondCountBound, measureText, needsUnicode, resolveUnicode, textLimitMessage, type UnicodeMode } from './text';
+import { beyondCountBound, measureText, needsUnicode, resolveUnicode, textLimitMessage, TEXT_LIMIT_GSM7, type TextMeasure, type UnicodeMode } from './text';
 
 /** The request fields a node or `msg.payload` may set, in the reference's names and order. */
 export const SEND_FIELDS = [
@@ -65,7 +65,7 @@ function parseText(field: string, value: unknown): string | undefined {
   const text = typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
   if (text === undefined) throw invalidRequest(`${field} must be a string`);
   // Refused before anything counts it: no text that cannot fit costs more than this comparison.
-  if (beyondCountBound(text)) throw invalidRequest(textLimitMessage(field, { characters: text.length }));
+  if (beyondCountBound(text)) throw textTooLong(field, { characters: text.length });
   return text;
 }
 
@@ -313,9 +313,9 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   // Text is required where nothing else supplies it.
   const channelTexts = channel ? Object.values(channel).every((c) => !isAbsent(c.text)) : false;
   if (text === undefined && !channelTexts) {
-    if (!promotional) throw invalidRequest(v2 ? 'text is required (or a text in every channel)' : 'text is required');
+    if (!promotional) throw invalidRequest(v2 ? 'text is required (or a text in every channel)' : 'text is required', { key: 'no-text' });
     const needsTop = simple || body.groups !== undefined || body.admins !== undefined || (recipients?.withoutText ?? 0) > 0;
-    if (needsTop) throw invalidRequest('text is required when number holds plain numbers or groups or admins are used');
+    if (needsTop) throw invalidRequest('text is required when number holds plain numbers or groups or admins are used', { key: 'no-text' });
   }
 
   for (const { field, text: t } of smsTexts) checkLength(field, t, unicode);
@@ -355,7 +355,7 @@ function duplicatesCheck(promotional: boolean, value: unknown): unknown {
 
 function checkLength(field: string, text: string, unicode: boolean): void {
   const measure = measureText(text, unicode);
-  if (measure.characters > measure.limit) throw invalidRequest(textLimitMessage(field, measure));
+  if (measure.characters > measure.limit) throw textTooLong(field, measure);
 }
 
 function findMissingVariables(
@@ -407,4 +407,9 @@ function serialise(operation: Operation, body: Record<string, unknown>): { paylo
   }
   if (operation.encoding === 'query') return { query: `?${form.toString()}` };
   return { payload: form.toString(), contentType: 'application/x-www-form-urlencoded' };
+}
+
+/** The refusal of a text that is too long: the sentence, and `text too long (2000/612)` for the status. */
+export function textTooLong(field: string, measure: Pick<TextMeasure, 'characters'> & { limit?: number }): GatewayError {
+  return invalidRequest(textLimitMessage(field, measure), { key: 'text-too-long', params: { characters: measure.characters, limit: measure.limit ?? TEXT_LIMIT_GSM7 } });
 }

@@ -48,7 +48,7 @@ const register = (RED: NodeAPI): void => {
       });
     }
     node.gateway = () => {
-      if (!client) throw invalidRequest(`${problem}; open the BulkGate account "${config.name || node.id}" and set it`);
+      if (!client) throw invalidRequest(`${problem}; open the BulkGate account "${config.name || node.id}" and set it`, { key: 'account-incomplete' });
       return client;
     };
 

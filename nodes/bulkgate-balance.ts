@@ -1,8 +1,8 @@
 /** `bulkgate-balance`: reads the credit; port 2 fires when it is below the threshold. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { abortController, GatewayError, type ApiFamily, type HttpMethod } from '../gateway';
+import { abortController, invalidRequest, type ApiFamily, type HttpMethod } from '../gateway';
 import type { AccountNode } from './lib/account';
-import { fail, StatusThrottle, statusText, type Done, type Msg, type Send } from './lib/runtime';
+import { fail, NO_ACCOUNT, StatusThrottle, statusText, type Done, type Msg, type Send } from './lib/runtime';
 
 interface BalanceConfig {
   account?: string;
@@ -23,9 +23,9 @@ const register = (RED: NodeAPI): void => {
     const status = new StatusThrottle(node);
 
     async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
-      if (!account) throw new GatewayError({ type: 'invalid_request', message: 'No BulkGate account is selected in this node' });
+      if (!account) throw NO_ACCOUNT();
       if (threshold !== undefined && !Number.isFinite(threshold)) {
-        throw new GatewayError({ type: 'invalid_request', message: `threshold must be a number, got "${String(config.threshold)}"` });
+        throw invalidRequest(`threshold must be a number, got "${String(config.threshold)}"`);
       }
       status.show({ fill: 'blue', shape: 'dot', text: statusText(RED, 'reading') });
       const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop.signal });

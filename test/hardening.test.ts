@@ -290,8 +290,8 @@ describe('hardening', function () {
     it('a second events node on the same path gets a warning that names the first', async () => {
       await events([{ id: 'e2', type: 'bulkgate-events', path: '/hooks/bulkgate', wires: [[], [], []] } as FlowNode], { e2: { secret: 'other' } });
       await new Promise((r) => setTimeout(r, 50));
-      // The helper has no catalogs: the warning shows as its key, once, from the second node.
-      const warnings = logs().filter((l) => l.includes('warnings.path-taken'));
+      // Once, from the second node, naming the path.
+      const warnings = logs().filter((l) => l.includes('already serves /hooks/bulkgate'));
       assert.equal(warnings.length, 1, logs().join('\n'));
       assert.match(warnings[0] ?? '', /"id":"e2"/);
     });

@@ -89,7 +89,7 @@ describe('nodes in the Node-RED runtime', function () {
       assert.deepEqual(rejected.map((m) => [m.payload.status, m.payload.code, m.payload.number, m.parts.index]), [['error', 9, '123', 1]]);
       assert.deepEqual(summary?.payload.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 1 });
       assert.equal(summary?.payload.response.length, 3);
-      assert.deepEqual(await status, { fill: 'yellow', shape: 'dot', text: 'node-red-contrib-bulkgate/bulkgate-account:bulkgate-account.status.totals' });
+      assert.deepEqual(await status, { fill: 'yellow', shape: 'dot', text: 'sent 2 / rejected 1' });
       assert.deepEqual((await sim.outbox()).messages.map((m) => m.text), ['Hi Ann', 'Hi Bob']);
     });
 
@@ -173,7 +173,7 @@ describe('nodes in the Node-RED runtime', function () {
       receive('p', { payload: { number: [{ number: '420777111222', variables: { first_name: 'A' } }, '420777111223', '420777111224'] } });
       await sum;
       await new Promise((r) => setImmediate(r));
-      assert.deepEqual(warned, ['node-red-contrib-bulkgate/bulkgate-account:bulkgate-account.warnings.missing-variables']);
+      assert.deepEqual(warned, ['Some recipients have no variable for <first_name>; the gateway sends those placeholders as they are']);
       assert.equal((await sim.outbox()).messages.length, 3);
     });
   });
@@ -232,7 +232,7 @@ describe('nodes in the Node-RED runtime', function () {
         assert.equal(msg?.payload.status, 'accepted');
         assert.equal(msg?.payload.number, '420777111222');
         assert.equal(typeof msg?.payload.sms_id, 'string');
-        assert.deepEqual(await status, { fill: 'green', shape: 'dot', text: 'node-red-contrib-bulkgate/bulkgate-account:bulkgate-account.status.totals' });
+        assert.deepEqual(await status, { fill: 'green', shape: 'dot', text: 'sent 1 / rejected 0' });
         const last = await sim.lastRequest();
         assert.equal(last.path, path);
         assert.equal(last.body.text, 'Door opened');
@@ -275,7 +275,7 @@ describe('nodes in the Node-RED runtime', function () {
         const [msg] = await one;
         assert.equal(msg?.payload.credit, 1000);
         assert.equal(msg?.payload.currency, 'credits');
-        assert.deepEqual(await status, { fill: 'green', shape: 'dot', text: 'node-red-contrib-bulkgate/bulkgate-account:bulkgate-account.status.credit' });
+        assert.deepEqual(await status, { fill: 'green', shape: 'dot', text: '1000 credits' });
         const last = await sim.lastRequest();
         assert.deepEqual([last.method, last.path], [method, path]);
       });
@@ -298,21 +298,25 @@ describe('nodes in the Node-RED runtime', function () {
       { id: 'c', type: 'catch', scope: null, wires: [['caught']] },
       ...helpers('ok', 'bad', 'caught'),
     ];
-    const cases: [string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, string, RegExp][] = [
-      ['401 in the 2.0 shape', {}, {}, { acc: { application_id: ACCOUNT_ID, application_token: 'wrong-token' } }, 'unknown_identity', /does not accept this application id and token: check them in the BulkGate account node/],
-      ['401 in the 1.0 shape', {}, { version: '1.0' }, { acc: { application_id: 'nobody', application_token: 'x' } }, 'authentication_failed', /does not accept this application id and token: check them in the BulkGate account node/],
-      ['a failed check', {}, { text: 'x'.repeat(700) }, {}, 'invalid_request', /^text is 700 characters; the limit is 612/],
-      ['a network failure', { baseUrl: 'http://127.0.0.1:1' }, {}, {}, 'network', /Could not reach the gateway/],
-      ['a missing token', {}, {}, { acc: { application_id: ACCOUNT_ID } }, 'invalid_request', /the account has no application_token/],
+    // The status names the problem in a few words; the error carries the whole sentence.
+    const cases: [string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, string, RegExp, string][] = [
+      ['401 in the 2.0 shape', {}, {}, { acc: { application_id: ACCOUNT_ID, application_token: 'wrong-token' } }, {}, 'unknown_identity', /does not accept this application id and token: check them in the BulkGate account node/, 'wrong token'],
+      ['401 in the 1.0 shape', {}, { version: '1.0' }, { acc: { application_id: 'nobody', application_token: 'x' } }, {}, 'authentication_failed', /does not accept this application id and token: check them in the BulkGate account node/, 'wrong token'],
+      ['a text too long', {}, { text: 'x'.repeat(2000) }, {}, {}, 'invalid_request', /^text is 2000 characters; the limit is 612/, 'text too long (2000/612)'],
+      ['a network failure', { baseUrl: 'http://127.0.0.1:1' }, {}, {}, {}, 'network', /Could not reach the gateway/, 'gateway unreachable'],
+      ['a missing token', {}, {}, { acc: { application_id: ACCOUNT_ID } }, {}, 'invalid_request', /the account has no application_token/, 'account not set up'],
+      ['no account', {}, { account: '' }, {}, {}, 'invalid_request', /^No BulkGate account is selected in this node/, 'no account'],
+      ['an inject timestamp as the text', {}, { text: '' }, {}, { payload: 1795356264731 }, 'invalid_request', /^text is empty in the node, so msg.payload is the text, and it is a number \(an inject node's timestamp\?\)/, 'no text'],
+      ['an empty text', {}, { text: '' }, {}, { payload: '' }, 'invalid_request', /^text/, 'no text'],
     ];
-    for (const [name, acc, node, creds, code, message] of cases) {
-      it(`${name}: msg.error.code ${code}, msg.bulkgate, red status, nothing on the ports`, async () => {
+    for (const [name, acc, node, creds, input, code, message, brief] of cases) {
+      it(`${name}: msg.error.code ${code}, msg.bulkgate, a red status "${brief}", nothing on the ports`, async () => {
         await load(flow(acc, node), { ...credentials(), ...creds });
         const caught = collect('caught', 1);
         const status = statusOf('t', (s) => s.fill === 'red');
         const outputs: unknown[] = [];
         for (const id of ['ok', 'bad']) (helper.getNode(id) as TestNode).on('input', (m: unknown) => outputs.push(m));
-        receive('t', { payload: 'x', topic: 'door' });
+        receive('t', { payload: 'x', topic: 'door', ...input });
         const [msg] = await caught;
         // Node-RED copies the Error's code into msg.error since 4.0; on 3.1 msg.bulkgate.type carries it.
         if (ERROR_CODE_IN_CATCH) assert.equal(msg?.error.code, code);
@@ -320,10 +324,26 @@ describe('nodes in the Node-RED runtime', function () {
         assert.equal(msg?.error.source.id, 't');
         assert.equal(msg?.bulkgate.type, code);
         assert.equal(msg?.topic, 'door');
-        assert.equal((await status).shape, 'ring');
+        assert.deepEqual(await status, { fill: 'red', shape: 'ring', text: brief });
         assert.equal(outputs.length, 0);
+        const refusedByGateway = code === 'unknown_identity' || code === 'authentication_failed';
+        assert.equal((await sim.requests()).length, refusedByGateway ? 1 : 0, 'a failed check sends nothing');
       });
     }
+
+    it('without a Catch node, the debug sidebar gets the sentence as its first line, and a readable cause', async () => {
+      await load(flow({ baseUrl: 'http://127.0.0.1:1' }, {}).filter((n) => n.type !== 'catch'), credentials());
+      const logged = new Promise<unknown>((resolve) => (helper.getNode('t') as TestNode).on('call:error', (call: { args: unknown[] }) => resolve(call.args[0])));
+      receive('t', { payload: 'x' });
+      const error = await logged;
+      // What Node-RED sends to the sidebar (its own encoder): a string, not a collapsed Error object.
+      const { util } = require(require.resolve('@node-red/util', { paths: [require.resolve('node-red')] })) as { util: { encodeObject(m: unknown): { msg: string; format: string } } };
+      const encoded = util.encodeObject({ msg: error });
+      assert.equal(encoded.format, 'String');
+      assert.match(encoded.msg, /^Could not reach the gateway/);
+      assert.match(String((error as { cause?: unknown }).cause), /^connect ECONNREFUSED 127\.0\.0\.1:1$/);
+      assert.equal((error as { code?: string }).code, 'network');
+    });
 
     it('low_credit', async () => {
       await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'poor', token: 'poor-token-1', credit: 0 }) });

@@ -195,7 +195,7 @@ describe('protection', function () {
         { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: '', wires: [['ok'], ['bad'], []] },
       ], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
       const { endings, total } = track();
-      const queued = statusOf('t', (s) => /status\.queued/.test(s.text));
+      const queued = statusOf('t', (s) => /^queued \d+$/.test(s.text));
       // Both nodes share the account's limit.
       for (let seq = 0; seq < 100; seq++) {
         const node = helper.getNode(seq % 2 ? 'p' : 't') as TestNode & { receive(m: unknown): void };
@@ -241,7 +241,7 @@ describe('protection', function () {
       assert.equal(notice.seq, 9, 'the notice carries the last held msg');
       const texts = (await sim.outbox()).messages.map((m) => m.text);
       assert.equal(texts.length, 4);
-      assert.equal(texts[3], 'node-red-contrib-bulkgate/bulkgate-account:bulkgate-account.storm.notice', 'the notice text comes from the catalog');
+      assert.equal(texts[3], 'Storm protection: 7 more alerts were held back in the last 1 s. The last one: Door opened (9)', 'the notice text comes from the catalog');
       assert.equal([...endings.values()].filter((l) => l[0]?.kind === 'error').length, 0, 'held alerts are not errors');
     });
   });

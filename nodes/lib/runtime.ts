@@ -100,14 +100,35 @@ export function toGatewayError(error: unknown): GatewayError {
   return new GatewayError({ type: 'invalid_request', message: `The request could not be built: ${message}` });
 }
 
+/** A node whose account setting is empty (or names a deleted account). */
+export const NO_ACCOUNT = () => invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
+
+/** The status's few words for an error: `no account`, `invalid number`, `text too long (2000/612)`. */
+export function briefText(RED: NodeAPI, error: GatewayError): string {
+  const text = catalogText(RED, `brief.${error.brief.key}`, error.brief.params);
+  return text.includes('brief.') ? error.code.replace(/_/g, ' ') : text;
+}
+
 /**
- * The one error path of every node: the msg gets `msg.bulkgate`, the status turns red with a
- * short reason, and `done(err)` hands the error to Catch nodes (its `code` is the type).
+ * The one error path of every node: the msg gets `msg.bulkgate`, the status turns red and names
+ * the problem in a few words, and `done(err)` hands the error, whose message is the whole
+ * sentence, to Catch nodes (its `code` is the type).
  */
 export function fail(RED: NodeAPI, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   const e = toGatewayError(error);
   msg.bulkgate = e.toJSON();
-  const reason = catalogText(RED, `errors.${e.code}`);
-  status.show({ fill: 'red', shape: 'ring', text: reason.includes('errors.') ? e.code.replace(/_/g, ' ') : reason });
-  done(e);
+  status.show({ fill: 'red', shape: 'ring', text: briefText(RED, e) });
+  done(reported(e));
+}
+
+/**
+ * What `done` gets for an error: the sentence as a String object that carries `code` and
+ * `cause`. Node-RED builds a Catch node's `msg.error` from its toString(), `code` and `cause`
+ * just as from an Error; but the debug sidebar shows an Error as a collapsed object with the
+ * sentence cut off, and a string as the sentence itself, on the first line.
+ */
+export function reported(error: GatewayError): Error {
+  const sentence = Object.assign(new String(error.message), { code: error.code, message: error.message }) as unknown as Error;
+  if (error.cause !== undefined) Object.assign(sentence, { cause: String(error.cause) });
+  return sentence;
 }

@@ -39,6 +39,11 @@ export const TYPED_FIELDS: Partial<Record<SendField, { type: string; value: stri
   sender_id_value: { type: 'str', value: '' },
 };
 
+/** The refusal of a number in msg.payload where the text is expected. */
+export const TIMESTAMP_AS_TEXT = 'text is empty in the node, so msg.payload is the text, and it is a number (an inject node\'s timestamp?): write the text in the node, or send msg.payload as a string';
+
+const channelHasText = (channel: unknown) => Array.isArray(channel) && channel.some((c) => isPlainObject(c) && typeof c.text === 'string' && c.text !== '');
+
 /** Settings chosen from a list in the panel. */
 const PLAIN_FIELDS: SendField[] = ['unicode', 'flash', 'sender_id', 'duplicates_check'];
 
@@ -88,7 +93,11 @@ export function sendFields(RED: NodeAPI, node: Node, config: SendConfig, operati
 
   const template = typeof config.text === 'string' ? config.text : '';
   if (template) fields.text = renderText(node, template, msg);
-  else if (typeof msg.payload === 'string' || typeof msg.payload === 'number') fields.text = String(msg.payload);
+  else if (typeof msg.payload === 'string') fields.text = msg.payload;
+  else if (typeof msg.payload === 'number' && !channelHasText(fields.channel)) {
+    // An inject node's default payload is a timestamp: sent as the text, it would be digits.
+    throw invalidRequest(TIMESTAMP_AS_TEXT, { key: 'no-text' });
+  }
 
   // msg.payload's keys win, also over a setting that is still being evaluated.
   const overrides = () => {

@@ -4,9 +4,9 @@
  * the ports, and end each msg with exactly one `done`.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { abortController, GatewayError, type PromotionalResult, type SendFields, type SendRecord, type TransactionalResult } from '../../gateway';
+import { abortController, type PromotionalResult, type SendFields, type SendRecord, type TransactionalResult } from '../../gateway';
 import { numberSetting, type AccountNode } from './account';
-import { catalogText, fail, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
+import { catalogText, fail, NO_ACCOUNT, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
 import { nodeOperation, sendFields, type SendConfig } from './send-fields';
 import { StormGuard } from './storm';
 
@@ -38,7 +38,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
     });
 
     async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
-      if (!account) throw new GatewayError({ type: 'invalid_request', message: 'No BulkGate account is selected in this node' });
+      if (!account) throw NO_ACCOUNT();
       const client = account.gateway();
       const fields = await sendFields(RED, node, config, operation, msg);
       const prepared = client.prepare(kind, fields, { api: operation.api, version: operation.version, encoding: operation.encoding as 'json' | 'form' });

@@ -1,5 +1,7 @@
 /** Node-RED runtime for node tests: node-red-node-test-helper with this package's nodes loaded. */
 import helper from 'node-red-node-test-helper';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Node } from 'node-red';
 
 /**
@@ -12,12 +14,33 @@ helper.init(fromHome('node-red'));
 
 export { helper };
 export const NODE_RED_VERSION: string = require(fromHome('node-red/package.json')).version;
+
+/**
+ * The test helper's `RED._` answers the key itself; Node-RED's answers the text of the
+ * package's en-US catalog with `__name__` filled in. The nodes get the latter here, so that tests
+ * assert what a user reads (a status `invalid number`, not a key).
+ */
+const LOCALES = join(__dirname, '..', '..', '..', 'locales', 'en-US');
+const catalogs = new Map<string, Record<string, unknown>>();
+export function translate(key: string, params?: Record<string, unknown>): string {
+  const match = /^node-red-contrib-bulkgate\/([\w-]+):(.+)$/.exec(key);
+  if (!match) return key;
+  const file = match[1] as string;
+  if (!catalogs.has(file)) catalogs.set(file, JSON.parse(readFileSync(join(LOCALES, `${file}.json`), 'utf8')));
+  let value: unknown = catalogs.get(file);
+  for (const part of (match[2] as string).split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
+  if (typeof value !== 'string') return key;
+  return value.replace(/__(\w+)__/g, (whole, name: string) => (params && name in params ? String(params[name]) : whole));
+}
+type NodeModule = (RED: Record<string, unknown>) => unknown;
+const withCatalog = (module: NodeModule): NodeModule => (RED) => module(new Proxy(RED, { get: (target, prop, receiver) => (prop === '_' ? translate : Reflect.get(target, prop, receiver)) }));
+
 /* eslint-disable @typescript-eslint/no-require-imports */
-export const accountNode = require('../../nodes/bulkgate-account');
-export const promotionalNode = require('../../nodes/bulkgate-promotional');
-export const transactionalNode = require('../../nodes/bulkgate-transactional');
-export const balanceNode = require('../../nodes/bulkgate-balance');
-export const eventsNode = require('../../nodes/bulkgate-events');
+export const accountNode = withCatalog(require('../../nodes/bulkgate-account'));
+export const promotionalNode = withCatalog(require('../../nodes/bulkgate-promotional'));
+export const transactionalNode = withCatalog(require('../../nodes/bulkgate-transactional'));
+export const balanceNode = withCatalog(require('../../nodes/bulkgate-balance'));
+export const eventsNode = withCatalog(require('../../nodes/bulkgate-events'));
 export const joinNode = require(fromHome('@node-red/nodes/core/sequence/17-split.js'));
 /** Node-RED's HTTP node app as the nodes see it (the helper does not serve it): tests serve it. */
 export let httpNode: ((req: unknown, res: unknown) => void) | undefined;
