@@ -144,30 +144,75 @@ describe('editor panels in Chromium', function () {
     await cancel(page);
   });
 
-  it('the cascade editor adds, reorders by drag and removes channels; the node keeps the order', async () => {
+  it('the palette finds every node by "sms", with labels that say what they are; the account is a "BulkGate account"', async () => {
+    const search = page.locator('#red-ui-palette-search input');
+    await search.fill('sms');
+    await page.waitForTimeout(500);
+    const shown = await page.$$eval('.red-ui-palette-node[data-palette-type^="bulkgate-"]', (els) => els.filter((e) => (e as HTMLElement).offsetParent !== null).map((e) => [e.getAttribute('data-palette-type'), (e.textContent ?? '').replace(/\s+/g, ' ').trim()]));
+    assert.deepEqual(shown.sort(), [
+      ['bulkgate-balance', 'SMS credit'],
+      ['bulkgate-events', 'SMS events'],
+      ['bulkgate-promotional', 'promotional SMS'],
+      ['bulkgate-transactional', 'transactional SMS'],
+    ]);
+    await browser.screenshot('palette-search-sms');
+    await search.fill('');
+    await page.waitForTimeout(300);
+
+    await edit(page, 'acc1');
+    assert.equal(await page.locator('.red-ui-tray-titlebar').last().innerText(), 'Edit BulkGate account node');
+    // No token is stored for this account: no "leave it to keep the stored one".
+    assert.equal(await page.locator('#bulkgate-token-stored').isVisible(), false);
+    await cancel(page);
+  });
+
+  it('the cascade editor: "+ channel" goes above SMS, wrong fields are marked, a channel dragged below SMS is flagged; the order is kept', async () => {
     await edit(page, 'promo1');
     await page.fill('#node-input-text', 'Sale');
-    await page.click('.node-input-channel-row .red-ui-editableList-addButton');
     const items = page.locator('#bulkgate-channels > li');
-    assert.equal(await items.count(), 2);
-    await items.nth(1).locator('.bulkgate-channel-type').selectOption('viber');
-    await items.nth(1).locator('.bulkgate-viber-sender').fill('Shop');
-    await items.nth(1).locator('.bulkgate-viber-caption').fill('Open');
-    await items.nth(1).locator('.bulkgate-viber-url').fill('https://shop.example');
-    assert.match(await page.locator('#bulkgate-fallback').innerText(), /falls back to SMS/i);
-    // Drag viber (second) above sms (first) by its handle.
-    const handle = items.nth(1).locator('.red-ui-editableList-item-handle');
-    const target = await items.nth(0).boundingBox();
-    const from = await handle.boundingBox();
-    assert.ok(target && from);
-    await page.mouse.move(from.x + from.width / 2, from.y + from.height / 2);
-    await page.mouse.down();
-    for (let step = 1; step <= 10; step++) await page.mouse.move(from.x + from.width / 2, from.y - ((from.y - target.y + 10) * step) / 10);
-    await page.mouse.up();
-    await page.waitForTimeout(300);
-    assert.equal(await items.nth(0).locator('.bulkgate-channel-type').inputValue(), 'viber');
-    assert.match(await page.locator('#bulkgate-fallback').innerText(), /ends with SMS/i);
+    const types = () => items.locator('.bulkgate-channel-type').evaluateAll((els) => (els as HTMLSelectElement[]).map((e) => e.value));
+    const marked = (index: number) => items.nth(index).locator('.input-error').evaluateAll((els) => els.map((e) => [...e.classList].find((c) => c.startsWith('bulkgate-'))));
+    const fallback = () => page.locator('#bulkgate-fallback').innerText();
+    /** Drags item `from` by its handle to just above (`up`) or below item `to`. */
+    const drag = async (from: number, to: number) => {
+      const handle = await items.nth(from).locator('.red-ui-editableList-item-handle').boundingBox();
+      const target = await items.nth(to).boundingBox();
+      assert.ok(handle && target);
+      const x = handle.x + handle.width / 2;
+      const y0 = handle.y + handle.height / 2;
+      const y1 = to < from ? target.y - 10 : target.y + target.height + 10;
+      await page.mouse.move(x, y0);
+      await page.mouse.down();
+      for (let step = 1; step <= 10; step++) await page.mouse.move(x, y0 + ((y1 - y0) * step) / 10);
+      await page.mouse.up();
+      await page.waitForTimeout(300);
+    };
+
+    assert.deepEqual(await types(), ['sms']);
+    await page.click('.node-input-channel-row .red-ui-editableList-addButton');
+    assert.deepEqual(await types(), ['viber', 'sms'], 'the new channel is a channel SMS does not cover, above SMS');
+    assert.match(await fallback(), /ends with SMS/i);
+    // Required in a promotional Viber channel: the sender and the button; each is marked until filled.
+    assert.deepEqual(await marked(0), ['bulkgate-viber-sender', 'bulkgate-viber-caption', 'bulkgate-viber-url']);
+    assert.deepEqual(await marked(1), []);
+    await items.nth(0).locator('.bulkgate-viber-sender').fill('Shop');
+    assert.deepEqual(await marked(0), ['bulkgate-viber-caption', 'bulkgate-viber-url']);
+    await items.nth(0).locator('.bulkgate-viber-caption').fill('Open');
+    await items.nth(0).locator('.bulkgate-viber-url').fill('https://shop.example');
+    assert.deepEqual(await marked(0), []);
     await browser.screenshot('cascade');
+
+    // Below SMS a channel is never tried: flagged on its type, and said under the list.
+    await drag(0, 1);
+    assert.deepEqual(await types(), ['sms', 'viber']);
+    assert.deepEqual(await marked(1), ['bulkgate-channel-type']);
+    assert.match(await fallback(), /never tried/);
+    assert.equal(await page.evaluate(() => (window as any).BulkGateEditor.validChannel(RED.nodes.node('promo1'), 'promotional', [{ type: 'sms' }, { type: 'viber', sender: 'Shop', button: { caption: 'Open', url: 'https://shop.example' } }])), false, 'the node is invalid so (red triangle)');
+    await browser.screenshot('cascade-after-sms');
+    await drag(1, 0);
+    assert.deepEqual(await types(), ['viber', 'sms']);
+    assert.deepEqual([await marked(0), await marked(1)], [[], []]);
+    assert.match(await fallback(), /ends with SMS/i);
     await done(page);
     let saved = await page.evaluate(() => RED.nodes.node('promo1').channel);
     assert.deepEqual(saved, [{ type: 'viber', sender: 'Shop', expiration: 120, button: { caption: 'Open', url: 'https://shop.example' } }, { type: 'sms', unicode: 'auto' }]);
@@ -289,6 +334,11 @@ describe('editor panels in Chromium', function () {
     const flows = await (await fetch(`${demo.editorUrl}/flows`)).text();
     assert.equal(flows.includes(DEMO_ACCOUNT.token), false, 'the token is not in the exported flow');
     await browser.screenshot('after-deploy');
+    // The deployed account has a stored token: now the tip says how to keep it.
+    const accountId = await page.evaluate((nodeId) => RED.nodes.node(nodeId).account, id);
+    await edit(page, accountId);
+    assert.equal(await page.locator('#bulkgate-token-stored').isVisible(), true);
+    await cancel(page);
     assert.deepEqual(browser.errors, []);
   });
 });

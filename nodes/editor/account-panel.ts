@@ -3,9 +3,13 @@ import { t } from './i18n';
 
 interface AccountNodeDef {
   id: string;
+  /** Node-RED tells the editor whether a password credential is stored, never its value. */
+  credentials?: { has_application_token?: boolean };
 }
 
 export function accountPanel(node: AccountNodeDef): void {
+  // "Leave it to keep the stored one" only where one is stored: not on a new account.
+  (document.getElementById('bulkgate-token-stored') as HTMLElement).style.display = node.credentials?.has_application_token ? '' : 'none';
   const button = document.getElementById('bulkgate-test-connection') as HTMLButtonElement;
   const result = document.getElementById('bulkgate-test-result') as HTMLElement;
   const value = (id: string) => (document.getElementById(`node-config-input-${id}`) as HTMLInputElement).value;

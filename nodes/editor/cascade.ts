@@ -3,8 +3,9 @@
  * stored on the node as `channel: [{type, ...}]` and sent as the ordered `channel` object.
  */
 import { CHANNELS, VIBER_EXPIRATION_DEFAULT } from '../../gateway/channels';
-import { describeText, renderCounter } from './counter';
-import { fillSenderSelect, senderValueText } from './senders';
+import { PROFILE_ID_CHOICE, SENDER_TYPES } from '../../gateway/senders';
+import { describeText, renderCounter, textFits } from './counter';
+import { fillSenderSelect, senderValueKind, senderValueText } from './senders';
 import { t } from './i18n';
 import type { UnicodeMode } from '../../gateway/text';
 
@@ -27,6 +28,54 @@ const CHANNEL_KEYS: Record<string, (keyof ChannelSetting)[]> = {
   sms: ['type', 'text', 'sender_id', 'sender_id_value', 'unicode'],
 };
 
+/** A setting of a channel that is wrong, by the class of its input in the panel. */
+type ChannelField = 'bulkgate-channel-type' | 'bulkgate-channel-text' | 'bulkgate-viber-sender' | 'bulkgate-viber-expiration'
+  | 'bulkgate-viber-caption' | 'bulkgate-viber-url' | 'bulkgate-sms-sender' | 'bulkgate-sms-sender-value';
+
+/**
+ * What is wrong with each channel of a cascade, as the inputs to mark: the one rule set behind
+ * both the node's validation (red triangle) and the panel's highlighting. A channel after SMS is
+ * wrong: SMS always delivers, so nothing after it is ever tried.
+ */
+export function channelProblems(kind: Kind, channels: ChannelSetting[]): ChannelField[][] {
+  const seen = new Set<string>();
+  const smsAt = channels.findIndex((c) => c?.type === 'sms');
+  return channels.map((c, index) => {
+    const wrong: ChannelField[] = [];
+    if (!c || typeof c !== 'object' || !(CHANNELS as readonly string[]).includes(c.type) || seen.has(c.type) || (smsAt >= 0 && index > smsAt)) wrong.push('bulkgate-channel-type');
+    if (!c || typeof c !== 'object') return wrong;
+    seen.add(c.type);
+    if (c.type === 'viber') {
+      if (!c.sender) wrong.push('bulkgate-viber-sender');
+      if (kind === 'promotional' && !c.button?.caption) wrong.push('bulkgate-viber-caption');
+      if (kind === 'promotional' && !c.button?.url) wrong.push('bulkgate-viber-url');
+      if (c.expiration !== undefined && !(Number(c.expiration) >= 1)) wrong.push('bulkgate-viber-expiration');
+      if (!textFits(c.text, 'auto')) wrong.push('bulkgate-channel-text');
+    } else if (c.type === 'sms') {
+      if (c.sender_id && !SENDER_TYPES['2.0'].includes(c.sender_id) && c.sender_id !== PROFILE_ID_CHOICE) wrong.push('bulkgate-sms-sender');
+      if (senderValueKind(c.sender_id ?? '') && !c.sender_id_value) wrong.push('bulkgate-sms-sender-value');
+      if (!textFits(c.text, (c.unicode as UnicodeMode) || 'auto')) wrong.push('bulkgate-channel-text');
+    }
+    return wrong;
+  });
+}
+
+/** The list's rows (each item's content element), in order. */
+const rowsOf = (list: HTMLElement): HTMLElement[] => ($(list).editableList('items').toArray() as unknown[]).map((r) => $(r)[0] as HTMLElement);
+
+/** Marks each wrong input the way Node-RED's own panels do (`input-error`). */
+function markProblems(list: HTMLElement, kind: Kind): void {
+  const rows = rowsOf(list);
+  const problems = channelProblems(kind, readCascade(list));
+  rows.forEach((row, i) => {
+    const wrong = new Set(problems[i] ?? []);
+    for (const el of row.querySelectorAll<HTMLElement>('input, select, textarea')) {
+      const name = [...el.classList].find((c) => c.startsWith('bulkgate-'));
+      if (name) el.classList.toggle('input-error', wrong.has(name as ChannelField));
+    }
+  });
+}
+
 function field(label: string, input: HTMLElement): HTMLElement {
   const row = document.createElement('div');
   row.className = 'bulkgate-channel-field';
@@ -45,6 +94,12 @@ function input(value: string | number | undefined, attrs: Record<string, string>
 }
 
 export function setupCascade(list: HTMLElement, kind: Kind, channels: ChannelSetting[], onChange: () => void): void {
+  let loading = true;
+  const changed = () => {
+    if (loading) return;
+    markProblems(list, kind);
+    onChange();
+  };
   $(list).editableList({
     addButton: t('send.cascade.add'),
     sortable: true,
@@ -52,13 +107,23 @@ export function setupCascade(list: HTMLElement, kind: Kind, channels: ChannelSet
     height: 'auto',
     addItem: (row: HTMLElement[] | JQueryLike, _index: number, data: ChannelSetting) => {
       const container = (row as JQueryLike)[0] ?? (row as unknown as HTMLElement);
-      renderChannel(container, kind, data, onChange);
-      onChange();
+      const added = !loading && !data.type;
+      // "+ channel": a channel SMS does not already cover, placed above SMS (nothing after SMS is tried).
+      if (added) data.type = CHANNELS.find((name) => name !== 'sms' && !readCascade(list).some((c) => c.type === name)) ?? 'sms';
+      renderChannel(container, kind, data, changed);
+      if (added) {
+        const item = container.closest('li');
+        const smsItem = rowsOf(list).find((r) => ($(r).data('data') as ChannelSetting)?.type === 'sms')?.closest('li');
+        if (item && smsItem && smsItem !== item) smsItem.before(item);
+      }
+      changed();
     },
-    removeItem: () => onChange(),
-    sortItems: () => onChange(),
+    removeItem: () => changed(),
+    sortItems: () => changed(),
   });
   for (const channel of channels) $(list).editableList('addItem', { ...channel });
+  loading = false;
+  changed();
 }
 
 interface JQueryLike {
@@ -164,5 +229,7 @@ export function readCascade(list: HTMLElement): ChannelSetting[] {
 export function fallbackText(channels: ChannelSetting[]): string {
   const last = channels[channels.length - 1];
   if (!last) return t('send.cascade.empty');
+  const smsAt = channels.findIndex((c) => c.type === 'sms');
+  if (smsAt >= 0 && smsAt < channels.length - 1) return t('send.cascade.afterSms');
   return last.type === 'sms' ? t('send.cascade.endsWithSms') : t('send.cascade.fallsBack');
 }

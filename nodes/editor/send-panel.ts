@@ -7,7 +7,7 @@ import { bodyShape, VERSIONS, type ApiFamily, type ApiVersion } from '../../gate
 import { bodyFields, schemaKey } from '../../gateway/schemas';
 import { PROFILE_ID_CHOICE, SENDER_TYPES } from '../../gateway/senders';
 import type { UnicodeMode } from '../../gateway/text';
-import { fallbackText, readCascade, setupCascade, type ChannelSetting } from './cascade';
+import { channelProblems, fallbackText, readCascade, setupCascade, type ChannelSetting } from './cascade';
 import { describeText, renderCounter, textFits } from './counter';
 import { t } from './i18n';
 import { fillSenderSelect, senderValueKind, senderValueText } from './senders';
@@ -149,23 +149,5 @@ export function validSenderValue(node: SendNodeDef, value: string): boolean {
 /** A 2.0 cascade the gateway takes: viber with a sender (and a button in promotional), sms with its sender value, texts within the limit. */
 export function validChannel(node: SendNodeDef, kind: Kind, value: unknown): boolean {
   if (node.version === '1.0' || (kind === 'promotional' && node.api === 'simple')) return true;
-  if (!Array.isArray(value)) return false;
-  const seen = new Set<string>();
-  for (const c of value as ChannelSetting[]) {
-    if (seen.has(c.type)) return false;
-    seen.add(c.type);
-    if (c.type === 'viber') {
-      if (!c.sender) return false;
-      if (kind === 'promotional' && !(c.button?.caption && c.button?.url)) return false;
-      if (c.expiration !== undefined && !(Number(c.expiration) >= 1)) return false;
-      if (!textFits(c.text, 'auto')) return false;
-    } else if (c.type === 'sms') {
-      if (c.sender_id && !SENDER_TYPES['2.0'].includes(c.sender_id) && c.sender_id !== PROFILE_ID_CHOICE) return false;
-      if (senderValueKind(c.sender_id ?? '') && !c.sender_id_value) return false;
-      if (!textFits(c.text, (c.unicode as UnicodeMode) || 'auto')) return false;
-    } else {
-      return false;
-    }
-  }
-  return true;
+  return Array.isArray(value) && channelProblems(kind, value as ChannelSetting[]).every((wrong) => wrong.length === 0);
 }
