@@ -8,6 +8,14 @@ export function normalizeNumber(raw: string | number): string {
   return digits;
 }
 
+/** A number as the gateway takes it, once normalized: 3 to 20 digits (the schemas' one rule). */
+export const PHONE_DIGITS = '^[0-9]{3,20}$';
+
+/** Whether a number as a user writes it (`+420 777 123 456`) is one the gateway can take. */
+export function isPhoneNumber(raw: string | number): boolean {
+  return new RegExp(PHONE_DIGITS).test(normalizeNumber(raw));
+}
+
 /** Splits a recipient string: several numbers separated by `;` or `,`. */
 export function splitNumbers(text: string): string[] {
   return text.split(/[;,]/).map((n) => n.trim()).filter((n) => n !== '');

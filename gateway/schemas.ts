@@ -6,11 +6,12 @@
  */
 import { SENDER_TYPES, SENDER_VALUE_KIND } from './senders';
 import type { ApiFamily, ApiVersion, OperationKind } from './operations';
+import { PHONE_DIGITS } from './recipients';
 
 type Schema = Record<string, unknown>;
 
 const PHONE_RULE = 'must be a phone number: 3 to 20 digits once spaces, dashes, dots, brackets and a leading + or 00 are removed';
-const phone: Schema = { type: 'string', pattern: '^[0-9]{3,20}$', rule: PHONE_RULE };
+const phone: Schema = { type: 'string', pattern: PHONE_DIGITS, rule: PHONE_RULE };
 const text: Schema = { type: 'string', minLength: 1, rule: 'must be a non-empty string' };
 const variables: Schema = {
   type: 'object',

@@ -166,6 +166,28 @@ describe('editor panels in Chromium', function () {
     await cancel(page);
   });
 
+  it('a fixed recipient that is not a phone number is marked in the panel, with the rule as its tooltip', async () => {
+    const numberMarked = async (value: string) => {
+      await page.evaluate((v) => {
+        $('#node-input-number').typedInput('type', 'str');
+        $('#node-input-number').typedInput('value', v);
+        $('#node-input-number').trigger('change');
+      }, value);
+      await page.waitForTimeout(200);
+      return page.locator('#node-input-number + .red-ui-typedInput-container').evaluate((el) => el.classList.contains('input-error'));
+    };
+    await edit(page, 'trans1');
+    assert.equal(await numberMarked('abc'), true, 'abc');
+    assert.equal(await numberMarked('+420 777 123 456'), false, 'a number as people write it');
+    assert.equal(await numberMarked('420777123456; 420777123457'), true, 'two numbers in a transactional node');
+    assert.equal(await page.evaluate(() => (window as any).BulkGateEditor.validNumber({ numberType: 'str' }, 'transactional', '12ab')), 'Not a phone number: 12ab (3 to 20 digits; spaces, dashes, brackets and a leading + or 00 are fine)');
+    await cancel(page);
+    await edit(page, 'promo1');
+    assert.equal(await numberMarked('420777123456; 12ab'), true, 'one bad number in a list');
+    assert.equal(await numberMarked('420777123456; 420777123457'), false, 'a list of good numbers');
+    await cancel(page);
+  });
+
   it('the cascade editor: "+ channel" goes above SMS, wrong fields are marked, a channel dragged below SMS is flagged; the order is kept', async () => {
     await edit(page, 'promo1');
     await page.fill('#node-input-text', 'Sale');

@@ -6,7 +6,7 @@ import { baseUrlProblem } from '../../gateway/base-url';
 import { accountPanel } from './account-panel';
 import { balancePanel } from './balance-panel';
 import { eventsPanel } from './events-panel';
-import { sendPanel, sendPanelSave, validChannel, validSenderValue, validText } from './send-panel';
+import { sendPanel, sendPanelSave, validChannel, validNumber, validSenderValue, validText } from './send-panel';
 import { addStyles } from './style';
 
 window.BulkGateEditor = {
@@ -28,6 +28,7 @@ window.BulkGateEditor = {
     eventsPanel();
   },
   validText,
+  validNumber,
   validSenderValue,
   validChannel,
   validBaseUrl: (value: string) => !baseUrlProblem(value),

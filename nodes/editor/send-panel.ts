@@ -4,6 +4,7 @@
  * sender picker, the cascade editor and the live counter.
  */
 import { bodyShape, VERSIONS, type ApiFamily, type ApiVersion } from '../../gateway/operations';
+import { isPhoneNumber, splitNumbers } from '../../gateway/recipients';
 import { bodyFields, schemaKey } from '../../gateway/schemas';
 import { PROFILE_ID_CHOICE, SENDER_TYPES } from '../../gateway/senders';
 import type { UnicodeMode } from '../../gateway/text';
@@ -136,6 +137,22 @@ export function sendPanelSave(node: SendNodeDef): void {
 export function validText(node: SendNodeDef, _kind: Kind, value: string): boolean {
   const mode = node.version === '1.0' ? ((node.unicode as UnicodeMode) || 'auto') : smsUnicode(node.channel);
   return textFits(value, mode);
+}
+
+/**
+ * A recipient typed into the panel (a fixed string) must be a number the gateway can take: one
+ * for a transactional node, one or more separated by ; or , for a promotional one. While the
+ * panel is open its type picker is read (the node's own setting changes only on Done). The
+ * sentence shows as the field's tooltip.
+ */
+export function validNumber(node: SendNodeDef, kind: Kind, value: string): true | string {
+  const picker = document.getElementById('node-input-numberType') as HTMLInputElement | null;
+  const type = picker?.value || node.numberType || 'msg';
+  if (type !== 'str' || !value) return true;
+  const numbers = splitNumbers(value);
+  if (kind === 'transactional' && numbers.length > 1) return t('send.invalid.oneNumber');
+  const wrong = numbers.find((n) => !isPhoneNumber(n));
+  return wrong === undefined ? true : t('send.invalid.number', { number: wrong });
 }
 
 /** A 1.0 sender type that names a value has one. */
