@@ -4,13 +4,15 @@
  *
  *   --port N / PORT                       Node-RED's port (default 1880; 0 = any free port)
  *   --simulator-port N / SIMULATOR_PORT   the simulator's port (default 1881; 0 = any free port)
- *   --user-dir DIR                        Node-RED's user directory (default: a new temporary one)
+ *   --user-dir DIR                        Node-RED's user directory (default: .nodered-demo in the clone,
+ *                                         git-ignored and kept between runs, so what you build stays)
+ *   --fresh                               start over: delete the user directory first
  *   --no-flows                            start with an empty workspace (the editor tests)
  */
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync } from 'node:fs';
+import { createCipheriv, createHash, randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
-import { tmpdir } from 'node:os';
-import { join, resolve } from 'node:path';
+import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import express from 'express';
 import { DEMO_ACCOUNT } from '../simulator/accounts';
@@ -19,6 +21,12 @@ import { startSimulator } from '../simulator/server';
 const ROOT = resolve(__dirname, '..', '..');
 /** The demo's webhook secret: the simulator calls Node-RED's events node with it. */
 const EVENTS_SECRET = 'demo-webhook-secret';
+/** The demo's user directory unless --user-dir names another: in the clone, git-ignored. */
+const DEMO_DIR = join(ROOT, '.nodered-demo');
+/** Node-RED's credentialSecret for the demo (the flows' credentials file is encrypted with it). */
+const CREDENTIAL_SECRET = 'bulkgate-demo';
+/** Where the demo remembers the simulator address its flows point at, to follow a port change. */
+const STATE_FILE = 'bulkgate-demo.json';
 /** Examples that need something the demo does not run (an MQTT broker) stay out of it. */
 const NEEDS_MORE = /mqtt/i;
 
@@ -87,12 +95,37 @@ export function demoFlows(simulatorUrl: string): FlowNode[] {
   return flows;
 }
 
+/**
+ * An encrypted, empty credentials file, as Node-RED writes one: without it the first start
+ * warns "Encrypted credentials not found", and a demo that prints warnings looks broken.
+ */
+function ensureCredentialsFile(userDir: string): void {
+  const file = join(userDir, 'flows_cred.json');
+  if (existsSync(file)) return;
+  const key = createHash('sha256').update(CREDENTIAL_SECRET).digest();
+  const iv = randomBytes(16);
+  const cipher = createCipheriv('aes-256-ctr', key, iv);
+  writeFileSync(file, JSON.stringify({ $: iv.toString('hex') + cipher.update('{}', 'utf8', 'base64') + cipher.final('base64') }));
+}
+
+/** Kept flows point at the simulator of the last run: moved to this run's address. */
+function followSimulator(userDir: string, simulatorUrl: string): void {
+  const stateFile = join(userDir, STATE_FILE);
+  const flowsFile = join(userDir, 'flows.json');
+  const previous = existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as { simulatorUrl?: string }).simulatorUrl : undefined;
+  if (previous && previous !== simulatorUrl && existsSync(flowsFile)) {
+    writeFileSync(flowsFile, readFileSync(flowsFile, 'utf8').split(previous).join(simulatorUrl));
+  }
+  writeFileSync(stateFile, JSON.stringify({ simulatorUrl }));
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({
     options: {
       port: { type: 'string', default: process.env.PORT },
       'simulator-port': { type: 'string', default: process.env.SIMULATOR_PORT },
       'user-dir': { type: 'string' },
+      fresh: { type: 'boolean', default: false },
       'no-flows': { type: 'boolean', default: false },
     },
   });
@@ -103,12 +136,16 @@ async function main(): Promise<void> {
     throw error.code === 'EADDRINUSE' ? new Error(`The simulator cannot use port ${simulatorPort}: it is busy. Choose another with --simulator-port or SIMULATOR_PORT.`) : error;
   });
 
-  // A user directory where Node-RED finds this package as if installed with npm.
-  const temporary = !values['user-dir'];
-  const userDir = values['user-dir'] ? resolve(values['user-dir']) : mkdtempSync(join(tmpdir(), 'bulkgate-demo-'));
+  // A user directory where Node-RED finds this package as if installed with npm. It is kept:
+  // what the user builds in the demo is there on the next `npm start`.
+  const userDir = values['user-dir'] ? resolve(values['user-dir']) : DEMO_DIR;
+  if (values.fresh) rmSync(userDir, { recursive: true, force: true });
+  const firstRun = !existsSync(join(userDir, 'flows.json'));
   mkdirSync(join(userDir, 'node_modules'), { recursive: true });
   rmSync(join(userDir, 'node_modules', 'node-red-contrib-bulkgate'), { force: true, recursive: true });
   symlinkSync(ROOT, join(userDir, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
+  ensureCredentialsFile(userDir);
+  followSimulator(userDir, simulator.url);
 
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const RED = require('node-red');
@@ -117,12 +154,14 @@ async function main(): Promise<void> {
   RED.init(server, {
     userDir,
     flowFile: 'flows.json',
-    credentialSecret: 'bulkgate-demo',
+    credentialSecret: CREDENTIAL_SECRET,
     httpAdminRoot: '/',
     httpNodeRoot: '/',
     uiHost: '127.0.0.1',
     uiPort: port,
-    editorTheme: { tours: false, palette: { catalogues: [] } },
+    // `projects` present but not enabled: Node-RED then says nothing of projects (it warns
+    // "Projects disabled" both when the key is missing and when it is false).
+    editorTheme: { tours: false, palette: { catalogues: [] }, projects: {} },
     // No update-check prompt and no call to the internet from the demo.
     telemetry: { enabled: false },
     diagnostics: { enabled: false },
@@ -136,7 +175,7 @@ async function main(): Promise<void> {
   await RED.start();
 
   const editorUrl = `http://127.0.0.1:${actualPort}/`;
-  if (!values['no-flows']) {
+  if (firstRun && !values['no-flows']) {
     const flows = demoFlows(simulator.url);
     const res = await fetch(`${editorUrl}flows`, {
       method: 'POST',
@@ -144,25 +183,29 @@ async function main(): Promise<void> {
       body: JSON.stringify(flows),
     });
     if (!res.ok) throw new Error(`Deploying the demo flows failed: HTTP ${res.status} ${await res.text()}`);
-    // Delivery reports and replies from the simulator go to the events node of the examples.
-    const events = flows.find((n) => n.type === 'bulkgate-events');
-    if (events) {
-      await fetch(`${simulator.url}/simulator/webhook`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ url: `${editorUrl}${String(events.path ?? '/bulkgate/events').replace(/^\//, '')}?token=${EVENTS_SECRET}` }),
-      });
-    }
     // The deploy call answers before every node has started; the addresses are printed after.
     const ids = flows.filter((n) => n.type !== 'tab').map((n) => n.id);
     for (const end = Date.now() + 15_000; Date.now() < end && !ids.every((id) => RED.nodes.getNode(id)); ) {
       await new Promise((r) => setTimeout(r, 50));
     }
   }
+  // Delivery reports and replies from the simulator go to the demo's events node (the kept
+  // flows' one too: its secret is the demo's unless the user changed it).
+  const deployed = (await (await fetch(`${editorUrl}flows`)).json()) as FlowNode[];
+  const events = deployed.find((n) => n.type === 'bulkgate-events');
+  if (events) {
+    await fetch(`${simulator.url}/simulator/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${editorUrl}${String(events.path ?? '/bulkgate/events').replace(/^\//, '')}?token=${EVENTS_SECRET}` }),
+    });
+  }
 
+  const shown = relative(process.cwd(), userDir) || '.';
   console.log(`Node-RED editor:   ${editorUrl}`);
   console.log(`Simulator outbox:  ${simulator.url}/`);
   console.log(`Demo account:      application_id ${DEMO_ACCOUNT.id} (already set in the flows)`);
+  console.log(`Your flows:        kept in ${shown.startsWith('..') ? userDir : shown} between runs (${firstRun ? 'the examples were deployed' : 'as you left them'}; \`npm start -- --fresh\` starts over)`);
   console.log('Click the button of an inject node; the message appears in the outbox, the results in the debug sidebar. Ctrl-C stops both.');
 
   let stopping = false;
@@ -173,7 +216,6 @@ async function main(): Promise<void> {
     server.closeAllConnections?.();
     await new Promise((r) => server.close(() => r(undefined)));
     await simulator.close();
-    if (temporary) rmSync(userDir, { recursive: true, force: true });
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());

@@ -1,22 +1,23 @@
 /**
- * The demo as a newcomer runs it: `npm start` on free ports, the inject nodes clicked through
- * Node-RED's admin API, results read from the debug sidebar's websocket and the simulator's
- * outbox, the outbox page live in Chromium, and Ctrl-C leaving nothing behind.
+ * The demo as a newcomer runs it: `npm start` on free ports, every inject button of every tab
+ * clicked in Chromium, results read from the debug sidebar's websocket and the simulator's
+ * outbox, the outbox page live, the tabs laid out without overlaps, and Ctrl-C leaving nothing
+ * behind.
  */
 import assert from 'node:assert/strict';
+import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
-import WebSocket from 'ws';
+import type { Page } from 'playwright-core';
+import { DEMO_ACCOUNT } from '../simulator/accounts';
 import { openBrowser, type Browser } from './support/browser';
 import { startDemo, type DemoProcess } from './support/demo-process';
+import { click, EXAMPLE_CLICKS, pressByApi, Sidebar, until } from './support/examples';
 
-const DOCS = join(__dirname, '..', '..', 'docs');
-
-interface DebugMessage {
-  id: string;
-  name?: string;
-  msg: string;
-  format: string;
-}
+const ROOT = join(__dirname, '..', '..');
+const DOCS = join(ROOT, 'docs');
+const EXAMPLES = join(ROOT, 'examples');
+const OUTPUT = join(ROOT, 'test-output', 'screenshots');
+mkdirSync(OUTPUT, { recursive: true });
 
 function alive(pid: number): boolean {
   try {
@@ -30,107 +31,104 @@ function alive(pid: number): boolean {
 describe('the demo (npm start)', function () {
   this.timeout(180_000);
   let demo: DemoProcess;
-  let socket: WebSocket;
-  const debug: DebugMessage[] = [];
+  const sidebar = new Sidebar();
+  let flows: { id: string; type: string; z?: string; label?: string; name?: string }[] = [];
   const outbox = async () => (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as { messages: { number: string; text: string; channel: string }[] };
-  const inject = async (id: string) => {
-    const res = await fetch(`${demo.editorUrl}/inject/demo-tab-1-${id}`, { method: 'POST' });
-    assert.equal(res.status, 200, `inject ${id}`);
-  };
-  const until = async (what: string, check: () => boolean | Promise<boolean>, ms = 10_000) => {
-    const end = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  };
+  /** The deployed tab of an example file, by the label the demo gives it. */
+  const tabOf = (file: string) => flows.find((n) => n.type === 'tab' && n.label === file.replace(/\.json$/, '').replace(/^\d+\s*-?\s*/, ''))?.id;
 
   before(async () => {
     demo = await startDemo([], ['npm', 'start', '--silent'], 150_000);
-    socket = new WebSocket(`${demo.editorUrl.replace(/^http/, 'ws')}/comms`);
-    await new Promise((resolve, reject) => {
-      socket.once('open', resolve);
-      socket.once('error', reject);
-    });
-    socket.send(JSON.stringify({ subscribe: 'debug' }));
-    socket.on('message', (data) => {
-      const frames = JSON.parse(String(data)) as { topic: string; data: DebugMessage }[];
-      for (const frame of [frames].flat()) if (frame.topic === 'debug') debug.push(frame.data);
-    });
+    await sidebar.open(demo.editorUrl);
+    flows = (await (await fetch(`${demo.editorUrl}/flows`)).json()) as typeof flows;
   });
 
   after(async () => {
-    socket?.close();
+    sidebar.close();
     if (demo && demo.child.exitCode === null) demo.child.kill('SIGKILL');
   });
 
-  it('deploys the example flows with the demo account\'s credentials in the credential store', async () => {
-    const flows = (await (await fetch(`${demo.editorUrl}/flows`)).json()) as { type: string; credentials?: unknown }[];
-    const types = new Set(flows.map((n) => n.type));
-    for (const type of ['bulkgate-account', 'bulkgate-promotional', 'bulkgate-transactional', 'bulkgate-balance', 'catch', 'comment']) assert.ok(types.has(type), type);
+  it('prints no warning, says where the flows are kept, and deploys every example but the MQTT one, each with its account set', async () => {
+    assert.doesNotMatch(demo.output(), /\[warn\]|\[error\]/, demo.output());
+    assert.match(demo.output(), /Your flows: +kept in .+ between runs \(the examples were deployed; `npm start -- --fresh` starts over\)/);
+    const tabs = flows.filter((n) => n.type === 'tab').map((n) => n.label);
+    assert.deepEqual(tabs, ['Getting started with the simulator', 'Scheduled promotional campaign', 'Daily balance check', 'Viber then SMS cascade', 'Delivery reports and replies']);
+    const accounts = flows.filter((n) => n.type === 'bulkgate-account').map((n) => n.id);
+    assert.deepEqual(accounts, ['bulkgate-demo-account']);
+    const users = flows.filter((n) => /^bulkgate-(promotional|transactional|balance)$/.test(n.type)) as { account?: string }[];
+    assert.ok(users.length >= 10 && users.every((n) => n.account === 'bulkgate-demo-account'), 'every BulkGate node uses the demo account');
     assert.equal(JSON.stringify(flows).includes('demo-simulator-token'), false);
   });
 
-  it('"door opened" sends the transactional alert', async () => {
-    await inject('i1');
-    await until('the alert in the outbox', async () => (await outbox()).messages.some((m) => m.text === 'Alarm: the front door was opened.'));
-    await until('the accepted record in the debug sidebar', () => debug.some((d) => d.name === 'accepted' && /"status":"accepted"/.test(d.msg)));
-  });
-
-  it('"campaign" reaches two recipients with their variables, and the invalid one comes out of port 2', async () => {
-    await inject('i2');
-    await until('both campaign texts', async () => (await outbox()).messages.filter((m) => /10% off this week/.test(m.text)).length === 2);
-    const texts = (await outbox()).messages.map((m) => m.text);
-    assert.ok(texts.includes('Hi Jana, 10% off this week with code JANA10.'));
-    await until('the rejected recipient', () => debug.some((d) => d.name === 'per recipient: rejected' && /"code":9/.test(d.msg)));
-    await until('the summary', () => debug.some((d) => d.name === 'summary' && /"accepted":2/.test(d.msg) && /"error":1/.test(d.msg)));
-  });
-
-  it('the cascade goes by Viber to a Viber user and by SMS to the other number', async () => {
-    await inject('i3');
-    await until('both cascade messages', async () => (await outbox()).messages.filter((m) => m.text === 'Your parcel is ready for pickup.').length === 2);
-    const channels = (await outbox()).messages.filter((m) => m.text === 'Your parcel is ready for pickup.').map((m) => [m.number, m.channel]);
-    assert.deepEqual(channels, [['420777000001', 'viber'], ['420777000301', 'sms']]);
-  });
-
-  it('the balance check reports the credit, and the low-credit port fires below the threshold', async () => {
-    await inject('i4');
-    await until('the credit', () => debug.some((d) => d.name === 'credit' && /"credit":/.test(d.msg)));
-    await until('the low-credit warning', () => debug.some((d) => d.name === 'credit is low!'));
-  });
-
-  it('the Catch node shows the refused request', async () => {
-    await inject('i5');
-    await until('the caught error', () => debug.some((d) => d.name === 'caught error' && /invalid_request/.test(d.msg) && /number must be a phone number/.test(d.msg)));
-  });
-
-  it('delivery reports and replies: an unreachable owner\'s alarm goes to the backup number; a reply ARM arms', async () => {
-    const flows = (await (await fetch(`${demo.editorUrl}/flows`)).json()) as { id: string; type: string; z?: string }[];
-    const tab = flows.find((n) => n.type === 'bulkgate-events')?.z;
-    assert.ok(tab, 'the events example is deployed');
-    const res = await fetch(`${demo.editorUrl}/inject/${tab}-i1`, { method: 'POST' });
-    assert.equal(res.status, 200);
-    await until('the backup SMS', async () => (await outbox()).messages.some((m) => m.number === '420777000456' && /owner unreachable/.test(m.text)));
-    assert.equal((await fetch(`${demo.editorUrl}/inject/${tab}-i3`, { method: 'POST' })).status, 200);
-    await until('the armed confirmation', async () => (await outbox()).messages.some((m) => m.number === '420777000123' && m.text === 'Alarm armed.'));
-  });
-
-  describe('in Chromium', () => {
+  describe('in Chromium, as a user clicks', () => {
     let browser: Browser;
+    let page: Page;
     before(async () => {
       browser = await openBrowser();
+      page = browser.page;
+      await page.setViewportSize({ width: 1400, height: 900 });
+      await page.goto(`${demo.editorUrl}/`);
+      await page.waitForFunction(() => (window as any).BulkGateEditor && document.querySelector('.red-ui-flow-node'), undefined, { timeout: 30_000 });
     });
     after(() => browser?.close());
 
+    /** Shows a tab and clicks an inject node's button, as a user does. */
+    const pressButton = async (injectId: string) => {
+      const tab = flows.find((n) => n.id === injectId)?.z;
+      await page.evaluate((z) => (window as any).RED.workspaces.show(z), tab);
+      const button = page.locator(`[id="${injectId}"] .red-ui-flow-node-button`);
+      await button.waitFor({ state: 'visible' });
+      await button.click();
+    };
+
+    for (const [prefix, clicks] of Object.entries(EXAMPLE_CLICKS)) {
+      it(`example ${prefix}: every inject button of its tab brings its output, and no error but the ones it shows on purpose`, async () => {
+        const file = readdirSync(EXAMPLES).find((f) => f.startsWith(prefix)) as string;
+        const tab = tabOf(file);
+        assert.ok(tab, `${file} is deployed`);
+        const injects = flows.filter((n) => n.z === tab && n.type === 'inject').map((n) => n.id.slice(tab.length + 1)).sort();
+        assert.deepEqual(clicks.map((c) => c.inject).sort(), injects, 'every inject of the tab is clicked');
+        for (const c of clicks) await click(pressButton, sidebar, c, (id) => `${tab}-${id}`);
+        await page.evaluate((z) => (window as any).RED.workspaces.show(z), tab);
+        await page.waitForTimeout(500);
+        await page.screenshot({ path: join(OUTPUT, `demo-tab-${prefix}.png`) });
+        // Laid out to read at a glance: no node, label or status over another.
+        const overlaps = await page.evaluate(() => {
+          const boxes = [...document.querySelectorAll('#red-ui-workspace-chart g.red-ui-flow-node-group')].map((g) => ({ id: g.id, r: (g as SVGGElement).getBoundingClientRect() }));
+          const hits: string[] = [];
+          for (let i = 0; i < boxes.length; i++) {
+            for (let j = i + 1; j < boxes.length; j++) {
+              const a = boxes[i]!.r;
+              const b = boxes[j]!.r;
+              if (a.left < b.right - 2 && b.left < a.right - 2 && a.top < b.bottom - 2 && b.top < a.bottom - 2) hits.push(`${boxes[i]!.id} / ${boxes[j]!.id}`);
+            }
+          }
+          return hits;
+        });
+        assert.deepEqual(overlaps, [], 'no overlapping nodes');
+      });
+    }
+
+    it('the cascade went by Viber to the Viber user and by SMS to the other number', async () => {
+      const channels = (await outbox()).messages.filter((m) => m.text === 'Your parcel is ready for pickup.').map((m) => [m.number, m.channel]);
+      assert.deepEqual(channels, [['420777000001', 'viber'], ['420777000301', 'sms']]);
+    });
+
+    it('the low-credit output fires once the credit is below the threshold', async () => {
+      await fetch(`${demo.simulatorUrl}/simulator/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...DEMO_ACCOUNT, credit: 10 }) });
+      const tab = tabOf(readdirSync(EXAMPLES).find((f) => f.startsWith('01')) as string) as string;
+      await click(pressButton, sidebar, { inject: 'i4', expect: [{ name: 'credit', match: /"credit":10\b/ }, { name: 'credit is low!', match: /"credit":10\b/ }] }, (id) => `${tab}-${id}`);
+    });
+
     it('the outbox page shows new bubbles without a reload, and the editor has no console error', async () => {
-      const { page } = browser;
       await page.setViewportSize({ width: 900, height: 640 });
       await page.goto(`${demo.simulatorUrl}/`);
       await page.waitForSelector('.bubble');
       const before = await page.locator('.bubble').count();
       const navigations: string[] = [];
       page.on('framenavigated', (f) => navigations.push(f.url()));
-      await inject('i1');
+      const tab = tabOf(readdirSync(EXAMPLES).find((f) => f.startsWith('01')) as string) as string;
+      await pressByApi(demo.editorUrl)(`${tab}-i1`);
       await page.waitForFunction((n) => document.querySelectorAll('.bubble').length > n, before, { timeout: 10_000 });
       assert.deepEqual(navigations, [], 'no reload');
       assert.match(await page.locator('.credit').first().innerText(), /account 10000: [\d.]+ credits/);

@@ -1,0 +1,143 @@
+/**
+ * What each example does when its inject buttons are clicked, against the simulator: the debug
+ * output each click must bring, and the only errors it may show (on purpose). Shared by the demo
+ * test (all examples on their tabs) and the examples test (each file imported alone).
+ */
+import assert from 'node:assert/strict';
+import WebSocket from 'ws';
+
+export interface DebugFrame {
+  id: string;
+  name?: string;
+  msg: string;
+  format: string;
+  /** Set on log entries (node.error/warn): 20 error, 30 warning. */
+  level?: number;
+}
+
+export interface StatusFrame {
+  id: string;
+  fill?: string;
+  text?: string;
+}
+
+export interface Expected {
+  /** A debug node's name, what its msg must show, and how many such msgs at least. */
+  name: string;
+  match?: RegExp;
+  count?: number;
+}
+
+export interface Click {
+  inject: string;
+  expect: Expected[];
+  /** Node ids (as in the example file) whose red status or error log this click shows on purpose. */
+  errorsOnPurpose?: string[];
+  /** Debug names that must not show for this click. */
+  absent?: string[];
+}
+
+/** Examples by the number their file name starts with. 02 needs an MQTT broker, which the demo does not run. */
+export const EXAMPLE_CLICKS: Record<string, Click[]> = {
+  '01': [
+    { inject: 'i1', expect: [{ name: 'door alert: accepted', match: /"status":"accepted"/ }] },
+    {
+      inject: 'i2',
+      expect: [
+        { name: 'campaign: accepted', match: /"status":"accepted"/, count: 2 },
+        { name: 'campaign: rejected', match: /"code":9/ },
+        { name: 'campaign: summary', match: /"accepted":2.*"error":1|"error":1.*"accepted":2/ },
+      ],
+    },
+    { inject: 'i3', expect: [{ name: 'cascade: per recipient', match: /"status":"accepted"/, count: 2 }] },
+    // 100 credits, threshold 50: the credit, and no low-credit warning.
+    { inject: 'i4', expect: [{ name: 'credit', match: /"credit":/ }], absent: ['credit is low!'] },
+    { inject: 'i5', expect: [{ name: 'caught error', match: /schedule must be a Date/ }], errorsOnPurpose: ['t2'] },
+  ],
+  '03': [
+    {
+      inject: 'i1',
+      expect: [
+        { name: 'campaign: results per recipient', match: /"status":"scheduled"/ },
+        { name: 'campaign: summary (price, counters)', match: /"scheduled":3/ },
+      ],
+    },
+  ],
+  '04': [{ inject: 'i1', expect: [{ name: 'daily credit', match: /"credit":/ }], absent: ['top-up reminder sent'] }],
+  '05': [{ inject: 'i1', expect: [{ name: 'shipping notice: accepted', match: /"status":"accepted"/ }], absent: ['shipping notice: rejected'] }],
+  '06': [
+    { inject: 'i1', expect: [{ name: 'alarm sent to the backup', match: /"status":"accepted"/ }] },
+    { inject: 'i2', expect: [{ name: 'alarm delivered', match: /"status":"delivered"/ }] },
+    { inject: 'i3', expect: [{ name: 'armed', match: /"status":"accepted"/ }] },
+  ],
+};
+
+/** The editor's websocket: debug msgs, error logs and node statuses as the sidebar gets them. */
+export class Sidebar {
+  readonly debug: DebugFrame[] = [];
+  readonly statuses: StatusFrame[] = [];
+  private socket: WebSocket | undefined;
+
+  async open(editorUrl: string): Promise<void> {
+    const socket = new WebSocket(`${editorUrl.replace(/^http/, 'ws')}/comms`);
+    this.socket = socket;
+    await new Promise((resolve, reject) => {
+      socket.once('open', resolve);
+      socket.once('error', reject);
+    });
+    socket.send(JSON.stringify({ subscribe: 'debug' }));
+    socket.send(JSON.stringify({ subscribe: 'status/#' }));
+    socket.on('message', (data) => {
+      const frames = JSON.parse(String(data)) as { topic: string; data: Record<string, unknown> }[];
+      for (const frame of [frames].flat()) {
+        if (frame.topic === 'debug') this.debug.push(frame.data as unknown as DebugFrame);
+        else if (frame.topic.startsWith('status/')) this.statuses.push({ id: frame.topic.slice(7), ...(frame.data as object) });
+      }
+    });
+  }
+
+  close(): void {
+    this.socket?.close();
+  }
+}
+
+export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!(await check())) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 100));
+  }
+}
+
+/**
+ * Clicks one inject (`press`: its button in Chromium, or the admin API call the button makes) and
+ * checks what followed: every
+ * expected debug msg, none of the absent ones, and no error log or red status but those shown on
+ * purpose. `nodeId` maps an id of the example file to the deployed one.
+ */
+export async function click(press: (injectId: string) => Promise<void>, sidebar: Sidebar, clickSpec: Click, nodeId: (id: string) => string): Promise<void> {
+  const debugFrom = sidebar.debug.length;
+  const statusFrom = sidebar.statuses.length;
+  await press(nodeId(clickSpec.inject));
+  const since = () => sidebar.debug.slice(debugFrom);
+  for (const e of clickSpec.expect) {
+    const matching = () => since().filter((d) => d.name === e.name && (!e.match || e.match.test(d.msg)));
+    await until(`${e.count ?? 1} "${e.name}" msg(s)${e.match ? ` matching ${e.match}` : ''} after ${clickSpec.inject}; got:\n${since().map((d) => `${d.name}: ${d.msg.slice(0, 200)}`).join('\n')}`, () => matching().length >= (e.count ?? 1));
+  }
+  // What comes late (a second recipient, an error) has a moment to arrive.
+  await new Promise((r) => setTimeout(r, 500));
+  const allowed = new Set((clickSpec.errorsOnPurpose ?? []).map(nodeId));
+  const errors = since().filter((d) => d.level === 20 && !allowed.has(d.id));
+  assert.deepEqual(errors.map((d) => d.msg), [], `no error but those on purpose after ${clickSpec.inject}`);
+  const red = sidebar.statuses.slice(statusFrom).filter((s) => s.fill === 'red' && !allowed.has(s.id));
+  assert.deepEqual(red, [], `no red status but those on purpose after ${clickSpec.inject}`);
+  const caught = since().filter((d) => d.name === 'caught error');
+  if (!clickSpec.expect.some((e) => e.name === 'caught error')) assert.deepEqual(caught.map((d) => d.msg), [], 'nothing caught');
+  for (const name of clickSpec.absent ?? []) assert.equal(since().filter((d) => d.name === name).length, 0, `no "${name}" after ${clickSpec.inject}`);
+}
+
+/** The admin API call an inject button makes. */
+export const pressByApi = (editorUrl: string) => async (injectId: string): Promise<void> => {
+  const res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' });
+  assert.equal(res.status, 200, `inject ${injectId}`);
+};
