@@ -142,6 +142,16 @@ describe('the demo (npm start)', function () {
       await page.waitForFunction(() => (window as any).BulkGateEditor && document.querySelector('.red-ui-flow-node'), undefined, { timeout: 30_000 });
       await page.waitForTimeout(1500);
       await page.screenshot({ path: join(DOCS, 'editor.png') });
+      // No red triangle anywhere: every node and config node is properly configured, so a
+      // Deploy asks no "Are you sure?".
+      const invalid = await page.evaluate(() => {
+        const RED = (window as any).RED;
+        const bad: string[] = [];
+        RED.nodes.eachNode((n: { id: string; valid?: boolean }) => { if (n.valid === false) bad.push(n.id); });
+        RED.nodes.eachConfig((n: { id: string; valid?: boolean }) => { if (n.valid === false) bad.push(n.id); });
+        return bad;
+      });
+      assert.deepEqual(invalid, []);
       assert.deepEqual(browser.errors, []);
     });
   });

@@ -136,8 +136,12 @@ export async function click(press: (injectId: string) => Promise<void>, sidebar:
   for (const name of clickSpec.absent ?? []) assert.equal(since().filter((d) => d.name === name).length, 0, `no "${name}" after ${clickSpec.inject}`);
 }
 
-/** The admin API call an inject button makes. */
+/** The admin API call an inject button makes (repeated while the just-deployed node has not started: 404). */
 export const pressByApi = (editorUrl: string) => async (injectId: string): Promise<void> => {
-  const res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' });
-  assert.equal(res.status, 200, `inject ${injectId}`);
+  let res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' });
+  for (const end = Date.now() + 5000; res.status === 404 && Date.now() < end; ) {
+    await new Promise((r) => setTimeout(r, 100));
+    res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' });
+  }
+  assert.equal(res.status, 200, `inject ${injectId}: HTTP ${res.status} ${await res.text()}`);
 };
