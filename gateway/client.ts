@@ -150,13 +150,17 @@ export class GatewayClient {
   }
 
   async sendPromotional(prepared: PreparedRequest, signal?: AbortSignal, onAttempt?: (e: AttemptEvent) => void): Promise<PromotionalResult> {
+    if (prepared.nothingToSend) return withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared);
     const answer = await this.execute(prepared, signal, onAttempt);
     const data = (answer.body as { data?: unknown }).data;
     if (!isObject(data) || !isObject(data.total) || !Array.isArray(data.response)) throw badResponse(answer.status, 'a promotional result without total and response');
-    return data as unknown as PromotionalResult;
+    return withRejected(data as unknown as PromotionalResult, prepared);
   }
 
   async sendTransactional(prepared: PreparedRequest, signal?: AbortSignal, onAttempt?: (e: AttemptEvent) => void): Promise<TransactionalResult> {
+    const [rejected] = prepared.rejected;
+    // An impossible number is answered as the gateway answers an invalid one: a rejected recipient.
+    if (prepared.nothingToSend && rejected) return { rejected: true, record: { ...rejected.record } };
     const answer = await this.execute(prepared, signal, onAttempt);
     const body = answer.body as Record<string, unknown>;
     if (isObject(body.error) || typeof body.error === 'string') {
@@ -374,6 +378,18 @@ function badResponse(status: number, what: string): GatewayError {
 
 function closedError(): GatewayError {
   return new GatewayError({ type: 'closed', retryable: true, message: 'The request was stopped because the node was closed (redeploy or shutdown)' });
+}
+
+/**
+ * The gateway's answer with the recipients the checks rejected put back at their places among
+ * the numbers, and counted as errors: one answer per recipient given, whoever refused it.
+ */
+function withRejected(result: PromotionalResult, prepared: PreparedRequest): PromotionalResult {
+  if (!prepared.rejected.length) return result;
+  const response = [...result.response];
+  for (const { at, record } of prepared.rejected) response.splice(at, 0, { ...record });
+  const status = { ...result.total.status, error: result.total.status.error + prepared.rejected.length };
+  return { total: { ...result.total, status }, response };
 }
 
 /** A cause without anything the request carried: only the low-level error's name, code and text. */

@@ -6,7 +6,7 @@
 import { CHANNELS } from './channels';
 import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
 import { invalidRequest, type GatewayError } from './errors';
-import { normalizeNumber, normalizeSchedule, splitNumbers } from './recipients';
+import { isPhoneNumber, normalizeNumber, normalizeSchedule, splitNumbers } from './recipients';
 import { schemaKey } from './schemas';
 import { validateBody } from './validate';
 import { resolveSender } from './senders';
@@ -43,6 +43,24 @@ export interface PreparedRequest {
   duplicatesChecked: boolean;
   /** `<name>` placeholders that some recipient has no variable for. */
   missingVariables: string[];
+  /**
+   * Recipients the checks found impossible (`12ab`, too short, too long): answered here as the
+   * gateway answers an invalid number, at their place among the numbers given.
+   */
+  rejected: RejectedRecipient[];
+  /** No recipient is left to send to: no request is made, the rejected ones are the answer. */
+  nothingToSend: boolean;
+}
+
+export interface RejectedRecipient {
+  /** The position among the request's numbers, as given. */
+  at: number;
+  record: { status: 'error'; code: 9; type: 'invalid_phone_number'; error: string; number: string };
+}
+
+/** A number the checks find impossible, as the gateway's own record for an invalid number. */
+export function impossibleNumber(at: number, given: string | number): RejectedRecipient {
+  return { at, record: { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: String(given) } };
 }
 
 const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
@@ -95,6 +113,7 @@ interface Recipients {
   withoutText: number;
   count: number;
   entries: { variables?: Record<string, unknown>; text?: string }[];
+  rejected: RejectedRecipient[];
 }
 
 function promotionalRecipients(value: unknown, simple: boolean): Recipients | undefined {
@@ -103,10 +122,17 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
   const wire: unknown[] = [];
   const texts: Recipients['texts'] = [];
   const entries: Recipients['entries'] = [];
+  const rejected: RejectedRecipient[] = [];
   let withoutText = 0;
+  // A recipient whose number cannot be one is answered here; the others still go.
+  const impossible = (given: string | number) => {
+    if (isPhoneNumber(given)) return false;
+    rejected.push(impossibleNumber(wire.length + rejected.length, given));
+    return true;
+  };
   list.forEach((item, i) => {
     if (typeof item === 'string' || typeof item === 'number') {
-      if (isAbsent(item)) return;
+      if (isAbsent(item) || impossible(item)) return;
       wire.push(normalizeNumber(item));
       entries.push({});
       withoutText++;
@@ -116,6 +142,7 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
     // The reference: an entry without a number is skipped.
     if (isAbsent(item.number)) return;
     if (typeof item.number !== 'string' && typeof item.number !== 'number') throw invalidRequest(`number[${i}].number must be a phone number`);
+    if (impossible(item.number)) return;
     const entry: Record<string, unknown> = {};
     for (const [key, v] of ownEntries(item)) {
       if (key === 'number') entry.number = normalizeNumber(item.number);
@@ -135,11 +162,12 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
     wire.push(simple ? entry.number : entry);
     entries.push({ text: entry.text as string | undefined, variables: isPlainObject(entry.variables) ? entry.variables : undefined });
   });
-  if (wire.length === 0) return undefined;
-  return { wire: simple ? wire.join(';') : wire, texts, withoutText, count: wire.length, entries };
+  if (wire.length === 0 && rejected.length === 0) return undefined;
+  return { wire: simple ? wire.join(';') : wire, texts, withoutText, count: wire.length, entries, rejected };
 }
 
-function transactionalNumber(value: unknown): string | undefined {
+/** The one number of a transactional message, as given (a string or a number). */
+function transactionalNumber(value: unknown): string | number | undefined {
   if (isAbsent(value)) return undefined;
   let list: unknown[] = typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value];
   list = list.filter((n) => !isAbsent(n));
@@ -147,7 +175,7 @@ function transactionalNumber(value: unknown): string | undefined {
   const [only] = list;
   if (only === undefined) return undefined;
   if (typeof only !== 'string' && typeof only !== 'number') throw invalidRequest('number must be a phone number');
-  return normalizeNumber(only);
+  return only;
 }
 
 function cascade(value: unknown): Record<string, Record<string, unknown>> | undefined {
@@ -247,10 +275,12 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   if (account.applicationProduct) body.application_product = account.applicationProduct;
 
   let recipients: Recipients | undefined;
+  let rejected: RejectedRecipient[] = [];
   let transactionalVariables: Record<string, unknown> | undefined;
   if (promotional) {
     recipients = promotionalRecipients(f.number, simple);
-    if (recipients) body.number = recipients.wire;
+    if (recipients?.count) body.number = recipients.wire;
+    rejected = recipients?.rejected ?? [];
     if (simple) {
       for (const key of ['groups', 'admins'] as const) if (f[key] !== undefined) throw invalidRequest(`${key} exists in the advanced API only`);
     } else {
@@ -261,7 +291,8 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
     }
   } else {
     const number = transactionalNumber(f.number);
-    if (number !== undefined) body.number = number;
+    if (number !== undefined && !isPhoneNumber(number)) rejected = [impossibleNumber(0, number)];
+    else if (number !== undefined) body.number = normalizeNumber(number);
     if (f.admin !== undefined) {
       body.admin = typeof f.admin === 'string' && /^\d+$/.test(f.admin) ? Number(f.admin) : f.admin;
     }
@@ -323,7 +354,10 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   if (viberText !== undefined) checkLength('channel.viber.text', viberText, needsUnicode(viberText));
 
   const key = schemaKey(operation.kind, api, version);
-  const invalid = validateBody(key, body);
+  // With every number rejected and no group or admin, nothing is sent; the rest of the request
+  // is still checked, as it would go with one recipient left, so a request error still shows.
+  const nothingToSend = rejected.length > 0 && body.number === undefined && body.groups === undefined && body.admins === undefined && body.admin === undefined;
+  const invalid = validateBody(key, nothingToSend ? { ...body, number: simple || !promotional ? PLACEHOLDER_NUMBER : [PLACEHOLDER_NUMBER] } : body);
   if (invalid) throw invalidRequest(invalid);
 
   const missingVariables = findMissingVariables(text, channel, recipients, promotional ? undefined : transactionalVariables);
@@ -335,11 +369,16 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
     method: 'POST',
     path: operationPath(operation),
     ...serialise(operation, body),
-    messages: Math.max(1, numbers + listed),
+    messages: nothingToSend ? 0 : Math.max(1, numbers + listed),
     duplicatesChecked: body.duplicates_check === 'on' || body.duplicates_check === 'same_text' || body.duplicates_check === 'same_number',
     missingVariables,
+    rejected,
+    nothingToSend,
   };
 }
+
+/** A number the schemas take, standing in for the rejected ones while the rest is checked. */
+const PLACEHOLDER_NUMBER = '000';
 
 function duplicatesCheck(promotional: boolean, value: unknown): unknown {
   if (value === undefined) return undefined;
@@ -395,6 +434,8 @@ export function prepareInfo(operation: Operation, account: AccountIdentity): Pre
     messages: 0,
     duplicatesChecked: true, // reading the balance twice does no harm
     missingVariables: [],
+    rejected: [],
+    nothingToSend: false,
   };
 }
 

@@ -90,6 +90,33 @@ describe('gateway client', () => {
       assert.equal(result.total.status.error, 1);
     });
 
+    it('an impossible number (12ab) is a rejected recipient at its place; the others are still sent in one request', async () => {
+      const result = await client.promotional({ number: ['420777111222', '12ab', { number: '+420 777 111 223' }], text: 'x' });
+      const requests = await sim.requests();
+      assert.equal(requests.length, 1, 'one request');
+      assert.deepEqual(requests[0]?.body.number, ['420777111222', { number: '420777111223' }], 'without the impossible number');
+      assert.deepEqual(result.response.map((r) => [r.status, r.number]), [['accepted', '420777111222'], ['error', '12ab'], ['accepted', '420777111223']]);
+      assert.deepEqual(result.response[1], { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '12ab' });
+      assert.deepEqual(result.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 1 });
+    });
+
+    it('with every number impossible and no group or admin, no request is made and each comes back rejected', async () => {
+      const result = await client.promotional({ number: '12ab;1;123456789012345678901', text: 'x' });
+      assert.equal((await sim.requests()).length, 0);
+      assert.deepEqual(result.response.map((r) => [r.code, r.type, r.number]), [[9, 'invalid_phone_number', '12ab'], [9, 'invalid_phone_number', '1'], [9, 'invalid_phone_number', '123456789012345678901']]);
+      assert.deepEqual(result.total, { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 3 } });
+    });
+
+    it('groups or admins beside impossible numbers still go; what is not about one recipient is still a request error', () => {
+      const withGroups = client.prepare('promotional', { number: '12ab', groups: [1], text: 'x' });
+      assert.equal(withGroups.nothingToSend, false);
+      assert.deepEqual(JSON.parse(withGroups.payload as string).groups, [1]);
+      assert.equal('number' in JSON.parse(withGroups.payload as string), false);
+      assert.throws(() => client.prepare('promotional', { number: '12ab', text: 'x'.repeat(700) }), /^text is 700 characters/);
+      assert.throws(() => client.prepare('transactional', { number: '12', text: 'x', flash: true }), /^flash exists in version 1\.0 only/);
+      assert.throws(() => client.prepare('transactional', { number: '12', text: 'x', sender_id: 'gOwn' }, { version: '1.0' }), /sender_id_value/);
+    });
+
     it('sends groups and admins, which the gateway expands from the address book', async () => {
       const result = await client.promotional({ groups: '1', admins: [2], text: 'Dear <first_name>' });
       assert.deepEqual((await sim.lastRequest()).body.groups, [1]);
@@ -163,6 +190,15 @@ describe('gateway client', () => {
       const result = await client.transactional({ number: '123', text: 'x' });
       assert.equal(result.rejected, true);
       assert.deepEqual(result.record, { status: 'error', code: 400, type: 'invalid_phone_number', error: 'Invalid phone number', number: '123' });
+    });
+
+    it('an impossible number (12) is the same rejected recipient, answered without a request', async () => {
+      for (const version of ['2.0', '1.0'] as const) {
+        const result = await client.transactional({ number: '12', text: 'x' }, { version });
+        assert.equal(result.rejected, true);
+        assert.deepEqual(result.record, { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '12' });
+      }
+      assert.equal((await sim.requests()).length, 0);
     });
 
     it('advanced 1.0: admin instead of number, flash at top level', async () => {
@@ -322,7 +358,7 @@ describe('gateway client', () => {
       ['no recipient', () => client.prepare('promotional', { text: 'x' }), /^one of number, groups, admins is required$/],
       ['no text for plain numbers', () => client.prepare('promotional', { number: '420777111222' }), /^text is required when number holds plain numbers/],
       ['no text in transactional', () => client.prepare('transactional', { number: '420777111222' }), /^text is required/],
-      ['a number that is not one', () => client.prepare('promotional', { number: ['420777111222', 'call me'], text: 'x' }), /^number\[1\] must be a phone number/],
+      ['a recipient that is neither a number nor an entry', () => client.prepare('promotional', { number: ['420777111222', true], text: 'x' }), /^number\[1\] must be a phone number or an object/],
       ['two numbers in transactional', () => client.prepare('transactional', { number: '420777111222,420777111223', text: 'x' }), /^number must be one phone number for a transactional message \(it holds 2\)$/],
       ['a sender type of another version', () => client.prepare('promotional', { number: '420777111222', text: 'x', sender_id: 'gMobile' }, { version: '1.0' }), /^sender_id must be one of gSystem, gShort, gText, gOwn or a sender profile id/],
       ['a sender without its value', () => client.prepare('transactional', { number: '420777111222', text: 'x', sender_id: 'gOwn' }), /^channel\.sms\.sender_id_value is required when sender_id is gOwn/],

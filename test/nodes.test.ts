@@ -93,6 +93,35 @@ describe('nodes in the Node-RED runtime', function () {
       assert.deepEqual((await sim.outbox()).messages.map((m) => m.text), ['Hi Ann', 'Hi Bob']);
     });
 
+    it('an impossible number (12ab) comes out of port 2 like the gateway\'s own refusals; the others are sent; the summary counts it', async () => {
+      await load(flow({ text: 'Hi' }), credentials());
+      const ok = collect('ok', 2);
+      const bad = collect('bad', 2);
+      const sum = collect('sum', 1);
+      receive('p', { payload: { number: ['420777111222', '12ab', '420777111223', '123'] } });
+      const [accepted, rejected, [summary]] = await Promise.all([ok, bad, sum]);
+      assert.deepEqual(accepted.map((m) => [m.payload.number, m.parts.index, m.parts.count]), [['420777111222', 0, 4], ['420777111223', 2, 4]]);
+      // One refused by the node's checks, one by the gateway: the same port, the same record shape.
+      assert.deepEqual(rejected.map((m) => [m.payload.status, m.payload.code, m.payload.number, m.parts.index]), [['error', 9, '12ab', 1], ['error', 9, '123', 3]]);
+      assert.equal(rejected[0]?.payload.type, 'invalid_phone_number');
+      assert.deepEqual(summary?.payload.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 2 });
+      assert.equal((await sim.requests()).length, 1, 'one request for the others');
+    });
+
+    it('with every number impossible: no request, each out of port 2, and the summary says so', async () => {
+      await load(flow({ text: 'Hi' }), credentials());
+      const bad = collect('bad', 2);
+      const sum = collect('sum', 1);
+      const caught: unknown[] = [];
+      (helper.getNode('p') as TestNode).on('call:error', (call: unknown) => caught.push(call));
+      receive('p', { payload: { number: '12ab;x1' } });
+      const [rejected, [summary]] = await Promise.all([bad, sum]);
+      assert.deepEqual(rejected.map((m) => m.payload.number), ['12ab', 'x1']);
+      assert.deepEqual(summary?.payload.total, { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 2 } });
+      assert.equal((await sim.requests()).length, 0);
+      assert.deepEqual(caught, [], 'not an error');
+    });
+
     it('a join node in automatic mode after ports 1 and 2 rebuilds the whole set', async () => {
       await load([
         account(),
@@ -239,6 +268,19 @@ describe('nodes in the Node-RED runtime', function () {
       });
     }
 
+    it('an impossible number (12) goes to port 2 as the rejected recipient too, without a request, not to Catch', async () => {
+      await load(flow({ text: 'x' }), credentials());
+      const bad = collect('bad', 1);
+      const caught: unknown[] = [];
+      (helper.getNode('t') as TestNode).on('call:error', (call: unknown) => caught.push(call));
+      receive('t', { number: '12', topic: 'door' });
+      const [msg] = await bad;
+      assert.deepEqual(msg?.payload, { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '12' });
+      assert.equal(msg?.topic, 'door');
+      assert.equal((await sim.requests()).length, 0);
+      assert.deepEqual(caught, []);
+    });
+
     it('2.0 invalid_phone_number goes to port 2 as the rejected recipient, not to Catch', async () => {
       await load([...flow({ text: 'x' }), { id: 'c', type: 'catch', scope: null, wires: [['caught']] }, ...helpers('caught')], credentials());
       const bad = collect('bad', 1);
@@ -359,9 +401,9 @@ describe('nodes in the Node-RED runtime', function () {
     it('a failed check sends nothing', async () => {
       await load(flow({}, { text: '' }), credentials());
       const caught = collect('caught', 1);
-      receive('t', { payload: { number: 'not a number', text: 'x' } });
+      receive('t', { payload: { number: '420777111222', text: 'x', schedule: 'tomorrow' } });
       const [msg] = await caught;
-      assert.match(msg?.error.message, /^number must be a phone number/);
+      assert.match(msg?.error.message, /^schedule must be a Date/);
       assert.equal((await sim.requests()).length, 0);
     });
   });
