@@ -363,4 +363,34 @@ describe('editor panels in Chromium', function () {
     await cancel(page);
     assert.deepEqual(browser.errors, []);
   });
+
+  it('nodes deployed through the admin API without their optional properties: valid, and nothing red in their panels', async () => {
+    // As a hand-written or older flow has them: no timeout, retries, base URL, cascade or path.
+    const flow = [
+      { id: 'bare-tab', type: 'tab', label: 'bare' },
+      { id: 'bare-acc', type: 'bulkgate-account', credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token } },
+      { id: 'bare-promo', type: 'bulkgate-promotional', z: 'bare-tab', account: 'bare-acc', x: 200, y: 100, wires: [] },
+      { id: 'bare-trans', type: 'bulkgate-transactional', z: 'bare-tab', account: 'bare-acc', x: 200, y: 200, wires: [] },
+      { id: 'bare-bal', type: 'bulkgate-balance', z: 'bare-tab', account: 'bare-acc', x: 200, y: 300, wires: [] },
+      { id: 'bare-ev', type: 'bulkgate-events', z: 'bare-tab', x: 200, y: 400, wires: [], credentials: { secret: 's3cret' } },
+    ];
+    const res = await fetch(`${demo.editorUrl}/flows`, { method: 'POST', headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' }, body: JSON.stringify(flow) });
+    assert.ok(res.ok, `deploy: HTTP ${res.status}`);
+    await openEditor(page, demo.editorUrl);
+    await page.waitForFunction(() => RED.nodes.node('bare-promo'), undefined, { timeout: 10_000 });
+    const invalid = await page.evaluate(() => ['bare-acc', 'bare-promo', 'bare-trans', 'bare-bal', 'bare-ev'].filter((id) => RED.nodes.node(id).valid === false));
+    assert.deepEqual(invalid, [], 'no red triangle');
+    for (const id of ['bare-acc', 'bare-promo', 'bare-trans', 'bare-bal', 'bare-ev']) {
+      await edit(page, id);
+      const red = await page.locator('.red-ui-tray-body .input-error:visible').evaluateAll((els) => els.map((e) => e.id || `${e.className} after #${e.previousElementSibling?.id}`));
+      assert.deepEqual(red, [], `${id}: nothing red in the panel`);
+      if (id === 'bare-acc') {
+        assert.equal(await page.getAttribute('#node-config-input-timeout', 'placeholder'), '15000', 'the default shows');
+        assert.equal(await page.getAttribute('#node-config-input-retries', 'placeholder'), '3');
+      }
+      await browser.screenshot(`bare-${id}`);
+      await cancel(page);
+    }
+    assert.deepEqual(browser.errors, []);
+  });
 });

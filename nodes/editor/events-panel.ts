@@ -24,7 +24,9 @@ export function eventsPanel(): void {
   const refresh = () => {
     // Node-RED serves http-in routes under httpNodeRoot, at the editor's host.
     const root = (RED.settings.httpNodeRoot || '/').replace(/\/$/, '');
-    const p = path.value.startsWith('/') ? path.value : `/${path.value}`;
+    // An empty path is served at the default, which the field shows as its placeholder.
+    const value = path.value || path.placeholder;
+    const p = value.startsWith('/') ? value : `/${value}`;
     const known = secret.value !== STORED;
     url.textContent = known ? `${location.origin}${root}${p}?token=${encodeURIComponent(secret.value)}` : t('events.url-hidden');
     copy.disabled = !known;

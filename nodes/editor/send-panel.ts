@@ -61,9 +61,20 @@ function smsUnicode(channels: ChannelSetting[] | undefined): UnicodeMode {
 const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
 export function sendPanel(node: SendNodeDef, kind: Kind): void {
+  // Settings missing from an imported or older flow: the panel shows the defaults the runtime
+  // uses for them (advanced 2.0, msg.number, msg.schedule...), not empty fields marked red.
+  const defaults = (node as { _def?: { defaults?: Record<string, { value?: unknown }> } })._def?.defaults ?? {};
+  for (const [key, def] of Object.entries(defaults)) {
+    const input = byId<HTMLInputElement>(`node-input-${key}`);
+    if (node[key] !== undefined || !input || typeof def.value === 'object' || input.type === 'checkbox') continue;
+    input.value = String(def.value ?? '');
+  }
   for (const [fieldName, types] of Object.entries(TYPED)) {
-    if (!byId(`node-input-${fieldName}`)) continue;
-    $(`#node-input-${fieldName}`).typedInput({ default: types[0], types, typeField: `#node-input-${fieldName}Type` });
+    const input = byId<HTMLInputElement>(`node-input-${fieldName}`);
+    if (!input) continue;
+    // A setting with no default of its own (promotional variables) starts as the first type, empty.
+    if (node[fieldName] === undefined && !defaults[fieldName]) byId<HTMLInputElement>(`node-input-${fieldName}Type`).value = types[0] === 'msg' ? 'json' : String(types[0]);
+    $(input).typedInput({ default: types[0], types, typeField: `#node-input-${fieldName}Type` });
   }
 
   const api = byId<HTMLSelectElement>('node-input-api');
@@ -166,5 +177,7 @@ export function validSenderValue(node: SendNodeDef, value: string): boolean {
 /** A 2.0 cascade the gateway takes: viber with a sender (and a button in promotional), sms with its sender value, texts within the limit. */
 export function validChannel(node: SendNodeDef, kind: Kind, value: unknown): boolean {
   if (node.version === '1.0' || (kind === 'promotional' && node.api === 'simple')) return true;
+  // No cascade saved (an imported or older flow): the runtime sends a plain SMS.
+  if (value === undefined || value === null || value === '') return true;
   return Array.isArray(value) && channelProblems(kind, value as ChannelSetting[]).every((wrong) => wrong.length === 0);
 }
