@@ -4,7 +4,7 @@
  * No Node-RED import: usable on its own.
  */
 import { setMaxListeners } from 'node:events';
-import { Pool } from 'undici';
+import { EnvHttpProxyAgent, Pool, ProxyAgent, type Dispatcher } from 'undici';
 import { baseUrlProblem } from './base-url';
 import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from './errors';
 import type { ApiFamily, ApiVersion, BodyEncoding, HttpMethod, Operation } from './operations';
@@ -29,7 +29,32 @@ export interface GatewayClientOptions extends AccountIdentity {
   retryMaxDelay?: number;
   /** Connections the pool may open at once. */
   connections?: number;
+  /**
+   * How to reach the gateway: through this HTTP proxy (Node-RED's `http proxy` node), or, when
+   * not given, as the `HTTP_PROXY` / `HTTPS_PROXY` / `NO_PROXY` environment variables say
+   * (either case), like Node-RED's own `http request` node.
+   */
+  proxy?: ProxySettings;
 }
+
+export interface ProxySettings {
+  url: string;
+  /** Hosts reached directly: a name matches itself and its subdomains (`.example.com` too); `*` all. */
+  noProxy?: string[];
+  username?: string;
+  password?: string;
+}
+
+/** Whether a host is one the proxy's no-proxy list sends directly. */
+export function bypassesProxy(host: string, noProxy: string[] | undefined): boolean {
+  const name = host.toLowerCase().replace(/^\[|\]$/g, '');
+  return (noProxy ?? []).some((raw) => {
+    const entry = raw.trim().toLowerCase().replace(/^\*?\./, '').replace(/:\d+$/, '');
+    return entry === '*' || (entry !== '' && (name === entry || name.endsWith(`.${entry}`)));
+  });
+}
+
+const PROXY_VARIABLES = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'];
 
 export interface SendOptions {
   api?: ApiFamily;
@@ -101,7 +126,9 @@ export class GatewayClient {
   readonly retries: number;
   #identity: AccountIdentity;
   #basePath: string;
-  #pool: Pool;
+  /** One keep-alive pool to the gateway, or a proxy agent holding its pools. */
+  #pool: Dispatcher;
+  #origin: string;
   #retryDelay: number;
   #retryMaxDelay: number;
   #closing = abortController();
@@ -125,7 +152,8 @@ export class GatewayClient {
       applicationProduct: options.applicationProduct,
       defaultCountry: options.defaultCountry,
     };
-    this.#pool = new Pool(url.origin, {
+    this.#origin = url.origin;
+    const poolOptions = {
       connections: options.connections ?? 32,
       pipelining: 1,
       keepAliveTimeout: 10_000,
@@ -133,7 +161,8 @@ export class GatewayClient {
       bodyTimeout: this.timeout,
       connect: { timeout: this.timeout },
       maxResponseSize: MAX_RESPONSE_BYTES,
-    });
+    };
+    this.#pool = dispatcherFor(url, options.proxy, poolOptions);
   }
 
   /** Checks and serialises a send request without sending it (throws `invalid_request`). */
@@ -242,6 +271,7 @@ export class GatewayClient {
     // The timeout covers the wire (connect, answer headers, answer body: the pool's own timeouts),
     // not the wait for a free connection, so a burst behind one slow answer is not failed for it.
     const res = await this.#pool.request({
+      origin: this.#origin,
       path: this.#basePath + prepared.path,
       method: prepared.method,
       headers,
@@ -297,6 +327,14 @@ export class GatewayClient {
       };
     }
     if (stopped) return { error: closedError(), reached: true };
+    // A proxy that would not open the tunnel: nothing reached the gateway.
+    const proxyRefusal = code === 'UND_ERR_ABORTED' ? /^Proxy response \((\d+)\)/.exec((error as Error).message ?? '') : null;
+    if (proxyRefusal) {
+      return {
+        error: new GatewayError({ type: 'network', retryable: true, message: `The proxy would not connect to the gateway at ${this.baseUrl} (HTTP ${proxyRefusal[1]} from the proxy)`, cause: safeCause(error) }),
+        reached: false,
+      };
+    }
     if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
       return { error: badResponse(200, 'an answer larger than 64 MB'), reached: true };
     }
@@ -378,6 +416,21 @@ function badResponse(status: number, what: string): GatewayError {
 
 function closedError(): GatewayError {
   return new GatewayError({ type: 'closed', retryable: true, message: 'The request was stopped because the node was closed (redeploy or shutdown)' });
+}
+
+/**
+ * The dispatcher for the gateway: a proxy agent when a proxy is set (and the gateway's host is
+ * not on its no-proxy list), one that follows the environment's proxy variables when those are
+ * set, else a plain pool. The proxy's credentials go in its Proxy-Authorization header only.
+ */
+function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: Pool.Options & { connections: number }): Dispatcher {
+  if (proxy?.url) {
+    if (bypassesProxy(url.hostname, proxy.noProxy)) return new Pool(url.origin, poolOptions);
+    const token = proxy.username ? `Basic ${Buffer.from(`${proxy.username}:${proxy.password ?? ''}`).toString('base64')}` : undefined;
+    return new ProxyAgent({ ...poolOptions, uri: proxy.url, token });
+  }
+  if (PROXY_VARIABLES.some((name) => process.env[name])) return new EnvHttpProxyAgent(poolOptions);
+  return new Pool(url.origin, poolOptions);
 }
 
 /**

@@ -5,7 +5,7 @@
  */
 import type { NodeAPI, NodeDef } from 'node-red';
 import { baseUrlProblem, DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GatewayClient, invalidRequest } from '../gateway';
-import { numberSetting, type AccountConfig, type AccountCredentials, type AccountNode } from './lib/account';
+import { numberSetting, proxySettings, type AccountConfig, type AccountCredentials, type AccountNode } from './lib/account';
 import { RateLimiter } from './lib/rate-limit';
 import { registerAdminEndpoints } from './lib/admin';
 
@@ -34,21 +34,31 @@ const register = (RED: NodeAPI): void => {
     if (!credentials.application_id) problem ??= 'the account has no application_id';
     if (!credentials.application_token) problem ??= 'the account has no application_token';
     let client: GatewayClient | undefined;
-    if (!problem) {
-      client = new GatewayClient({
-        baseUrl,
-        applicationId: credentials.application_id as string,
-        applicationToken: credentials.application_token as string,
-        applicationProduct: config.application_product || undefined,
-        defaultCountry: config.country || undefined,
-        timeout,
-        retries: numberSetting(config.retries, DEFAULT_RETRIES),
-        // Not in the panel: the first backoff delay, for flows (and tests) that need another one.
-        retryDelay: numberSetting(config.retryDelay, 500),
-      });
-    }
+    // Built on first use: by then every config node, the http proxy one too, has started.
+    const build = (): GatewayClient => {
+      const proxy = proxySettings(RED, config.proxy);
+      if (proxy === null) throw invalidRequest(`proxy: the http proxy node this account uses is missing; open the BulkGate account "${config.name || node.id}" and choose one (or none)`, { key: 'account-incomplete' });
+      try {
+        return new GatewayClient({
+          baseUrl,
+          applicationId: credentials.application_id as string,
+          applicationToken: credentials.application_token as string,
+          applicationProduct: config.application_product || undefined,
+          defaultCountry: config.country || undefined,
+          timeout,
+          retries: numberSetting(config.retries, DEFAULT_RETRIES),
+          // Not in the panel: the first backoff delay, for flows (and tests) that need another one.
+          retryDelay: numberSetting(config.retryDelay, 500),
+          proxy,
+        });
+      } catch (error) {
+        // A proxy URL undici cannot use; the message names no credential.
+        throw invalidRequest(`proxy: ${proxy ? 'the http proxy node\'s URL is not one undici can use' : (error as Error).message}`, { key: 'account-incomplete' });
+      }
+    };
     node.gateway = () => {
-      if (!client) throw invalidRequest(`${problem}; open the BulkGate account "${config.name || node.id}" and set it`, { key: 'account-incomplete' });
+      if (problem) throw invalidRequest(`${problem}; open the BulkGate account "${config.name || node.id}" and set it`, { key: 'account-incomplete' });
+      client ??= build();
       return client;
     };
 

@@ -28,6 +28,7 @@ export function accountPanel(node: AccountNodeDef): void {
         timeout: value('timeout'),
         application_id: value('application_id'),
         application_token: value('application_token'),
+        proxy: value('proxy'),
       }),
     })
       .done((answer: { ok: boolean; credit?: number; currency?: string; message?: string }) => {

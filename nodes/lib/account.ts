@@ -1,6 +1,6 @@
 /** What send and balance nodes need of a `bulkgate-account` config node. */
-import type { Node } from 'node-red';
-import type { GatewayClient } from '../../gateway';
+import type { Node, NodeAPI } from 'node-red';
+import type { GatewayClient, ProxySettings } from '../../gateway';
 import type { RateLimiter } from './rate-limit';
 
 export interface AccountNode extends Node {
@@ -24,6 +24,27 @@ export interface AccountConfig {
   rateLimit?: number | string;
   rateWindow?: number | string;
   queueSize?: number | string;
+  /** The id of a core `http proxy` config node; none: the environment's proxy variables. */
+  proxy?: string;
+}
+
+/** What the core `http proxy` config node holds. */
+export interface HttpProxyNode {
+  url?: string;
+  noproxy?: string[];
+  credentials?: { username?: string; password?: string };
+}
+
+/**
+ * The proxy settings of a core `http proxy` node, by its id: undefined for no id (the client
+ * then follows the environment's proxy variables), null when no such node is deployed.
+ */
+export function proxySettings(RED: NodeAPI, id: string | undefined): ProxySettings | undefined | null {
+  if (!id) return undefined;
+  const proxy = RED.nodes.getNode(id) as unknown as HttpProxyNode | null;
+  if (!proxy) return null;
+  if (!proxy.url) return undefined;
+  return { url: proxy.url, noProxy: proxy.noproxy, username: proxy.credentials?.username, password: proxy.credentials?.password };
 }
 
 export interface AccountCredentials {

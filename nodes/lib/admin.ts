@@ -9,7 +9,7 @@
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
 import { GatewayClient, GatewayError, typeSentence } from '../../gateway';
-import { numberSetting, type AccountCredentials, type AccountNode } from './account';
+import { numberSetting, proxySettings, type AccountCredentials, type AccountNode } from './account';
 
 /** Admin apps the endpoint is on already (a runtime loads the account's module once; tests, often). */
 const registered = new WeakSet<object>();
@@ -37,6 +37,8 @@ interface TestRequest {
   timeout?: unknown;
   application_id?: unknown;
   application_token?: unknown;
+  /** The account's http proxy node, as the panel has it chosen (a deployed one is used). */
+  proxy?: unknown;
 }
 
 type TestAnswer = { ok: true; credit: number; currency: string } | { ok: false; type: string; message: string };
@@ -67,9 +69,13 @@ async function testConnection(RED: NodeAPI, input: TestRequest): Promise<TestAns
     applicationId ||= stored.application_id ?? '';
     applicationToken = stored.application_token;
   }
+  // "_ADD_" is the picker's "add new" entry: no proxy chosen.
+  const proxyId = text(input.proxy);
+  const proxy = proxySettings(RED, proxyId && proxyId !== '_ADD_' ? proxyId : undefined);
+  if (proxy === null) return { ok: false, type: 'invalid_request', message: 'Deploy the http proxy node first: the test goes through a deployed one' };
   let client: GatewayClient | undefined;
   try {
-    client = new GatewayClient({ baseUrl, applicationId, applicationToken, timeout, retries: 0 });
+    client = new GatewayClient({ baseUrl, applicationId, applicationToken, timeout, retries: 0, proxy });
     const balance = await client.info();
     return { ok: true, credit: balance.credit, currency: String(balance.currency ?? '') };
   } catch (error) {
