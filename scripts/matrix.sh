@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
 # The node tests on every Node-RED the package declares, each on the Node.js it needs:
-#   Node-RED 4.1.x on Node.js 20 (the project's own install), 5.0.x on Node.js 22, 3.1.x on Node.js 20.
+#   Node-RED 3.1.x on Node.js 20 (the declared minimum); 4.1.x (the project's own install) on
+#   Node.js 20, 22, 24 and 26; 5.0.x on Node.js 22, 24 and 26 (it needs 22). Node.js 22, 24 and 26
+#   are the LTS lines in use; 20 is past its end of life but supported while Node-RED supports it.
 # Installs go to .matrix/ (not committed). Prints one table at the end; fails if any test failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
@@ -17,11 +19,14 @@ install() { # folder, packages...
   fi
 }
 
-install node22 node@22 || exit 1
+for v in 22 24 26; do install "node$v" "node@$v" || exit 1; done
 install nr5 node-red@5.0 || exit 1
 install nr31 node-red@3.1 || exit 1
-NODE22="$MATRIX/node22/node_modules/node/bin/node"
-[ -x "$NODE22" ] || NODE22="$MATRIX/node22/node_modules/.bin/node"
+nodebin() { # the node binary a registry `node@N` package installed
+  local bin="$MATRIX/node$1/node_modules/node/bin/node"
+  [ -x "$bin" ] || bin="$MATRIX/node$1/node_modules/.bin/node"
+  echo "$bin"
+}
 
 rows=()
 status=0
@@ -44,7 +49,8 @@ run() { # label, node binary, NODE_RED_HOME or ""
 
 run "declared minimum" node "$PWD/$MATRIX/nr31"
 run "project default" node ""
-run "latest" "$NODE22" "$PWD/$MATRIX/nr5"
+for v in 22 24 26; do run "project default" "$(nodebin $v)" ""; done
+for v in 22 24 26; do run "latest" "$(nodebin $v)" "$PWD/$MATRIX/nr5"; done
 
 printf '\n%-18s %-10s %-10s %-7s %-7s\n' "" "Node-RED" "Node.js" "passed" "failed"
 for row in "${rows[@]}"; do

@@ -18,6 +18,16 @@ export interface SimulatedCount {
   limit: number;
 }
 
+const gsmCache = new Map<string, boolean>();
+function isGsm(codePoint: string): boolean {
+  let gsm = gsmCache.get(codePoint);
+  if (gsm === undefined) {
+    gsm = new SegmentedMessage(codePoint, 'auto').encodingName === 'GSM-7';
+    gsmCache.set(codePoint, gsm);
+  }
+  return gsm;
+}
+
 /** Counts a text as sent with `unicode` on, off, or (Viber) decided by the text itself. */
 export function countText(text: string, unicode: boolean | 'auto'): SimulatedCount {
   if (text.length > UNCOUNTED_ABOVE) return { characters: text.length, parts: Math.ceil(text.length / 67), unicode: unicode === true, limit: unicode === true ? LIMIT_UNICODE : LIMIT_GSM7 };
@@ -27,9 +37,10 @@ export function countText(text: string, unicode: boolean | 'auto'): SimulatedCou
     const message = new SegmentedMessage(text, 'UCS-2');
     return { characters: message.messageSize / 16, parts: text ? message.segmentsCount : 0, unicode: true, limit: LIMIT_UNICODE };
   }
-  // Unicode off: the gateway sends each character GSM-7 cannot carry as one replacement character.
-  let gsm = text;
-  if (auto.encodingName === 'UCS-2') for (const c of auto.getNonGsmCharacters()) gsm = gsm.split(c).join('?');
+  // Unicode off: the gateway sends each character (code point) GSM-7 cannot carry as one
+  // replacement character. The library judges each code point alone (its own non-GSM list works
+  // on grapheme clusters, which would swallow a combining mark with its letter).
+  const gsm = auto.encodingName === 'UCS-2' ? Array.from(text, (c) => (isGsm(c) ? c : '?')).join('') : text;
   const message = new SegmentedMessage(gsm, 'GSM-7');
   return { characters: message.messageSize / 7, parts: gsm ? message.segmentsCount : 0, unicode: false, limit: LIMIT_GSM7 };
 }
