@@ -14,8 +14,16 @@ const server = createServer((req, res) => {
     let body = TRANSACTIONAL;
     if (req.url?.endsWith('/promotional')) {
       const { number } = JSON.parse(Buffer.concat(chunks).toString()) as { number: (string | { number: string })[] };
-      const response = number.map((n, i) => ({ status: 'accepted', sms_id: `fixed-${i}`, price: 0.05, credit: 100, number: typeof n === 'string' ? n : n.number }));
-      body = JSON.stringify({ data: { total: { price: 0.05 * response.length, status: { sent: 0, accepted: response.length, scheduled: 0, error: 0 } }, response } });
+      const response = number.map((n, i) => ({
+        status: 'accepted',
+        sms_id: `fixed-${i}`,
+        price: 0.05,
+        credit: 100,
+        number: typeof n === 'string' ? n : n.number,
+      }));
+      body = JSON.stringify({
+        data: { total: { price: 0.05 * response.length, status: { sent: 0, accepted: response.length, scheduled: 0, error: 0 } }, response },
+      });
     }
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
     res.end(body);

@@ -36,7 +36,6 @@ interface RuntimeNode {
  * would be most of what is measured.
  */
 class Runtime {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
   private readonly RED = require('node-red');
   private readonly userDir = mkdtempSync(join(tmpdir(), 'bulkgate-bench-'));
   private sinks = new Map<string, (msg: Record<string, unknown>) => void>();
@@ -61,7 +60,10 @@ class Runtime {
 
   async deploy(flow: FlowNode[]): Promise<void> {
     this.sinks.clear();
-    await this.RED.runtime.flows.setFlows({ flows: { flows: [{ id: 'bench-tab', type: 'tab', label: 'bench' }, ...flow.map((n) => (n.type === 'bulkgate-account' ? n : { z: 'bench-tab', ...n }))] }, deploymentType: 'full' });
+    await this.RED.runtime.flows.setFlows({
+      flows: { flows: [{ id: 'bench-tab', type: 'tab', label: 'bench' }, ...flow.map((n) => (n.type === 'bulkgate-account' ? n : { z: 'bench-tab', ...n }))] },
+      deploymentType: 'full',
+    });
     await new Promise((r) => setTimeout(r, 200));
   }
 
@@ -152,10 +154,31 @@ return msg;`;
     { id: `${key}-package-out`, type: 'bench-sink' },
     // What a user builds without the package: a function node and the core http request node.
     { id: `${key}-core`, type: 'function', func, outputs: 1, wires: [[`${key}-http`]] },
-    { id: `${key}-http`, type: 'http request', method: 'use', ret: 'obj', paytoqs: 'ignore', url: '', tls: '', persist: true, proxy: '', insecureHTTPParser: false, authType: '', senderr: false, headers: [], wires: [[`${key}-core-out`]] },
+    {
+      id: `${key}-http`,
+      type: 'http request',
+      method: 'use',
+      ret: 'obj',
+      paytoqs: 'ignore',
+      url: '',
+      tls: '',
+      persist: true,
+      proxy: '',
+      insecureHTTPParser: false,
+      authType: '',
+      senderr: false,
+      headers: [],
+      wires: [[`${key}-core-out`]],
+    },
     { id: `${key}-core-out`, type: 'bench-sink' },
     // The floor: a node that only sends the body with undici (what any node costs in Node-RED).
-    { id: `${key}-floor`, type: 'bench-undici', url: `${baseUrl}/api/2.0/advanced/transactional`, body: { application_id: ID, application_token: TOKEN, number: '420777123456', text: 'Door opened, bench message' }, wires: [[`${key}-floor-out`]] },
+    {
+      id: `${key}-floor`,
+      type: 'bench-undici',
+      url: `${baseUrl}/api/2.0/advanced/transactional`,
+      body: { application_id: ID, application_token: TOKEN, number: '420777123456', text: 'Door opened, bench message' },
+      wires: [[`${key}-floor-out`]],
+    },
     { id: `${key}-floor-out`, type: 'bench-sink' },
   ];
 }
@@ -184,9 +207,18 @@ function rawUndiciSender(baseUrl: string): Sender {
   return {
     send: (i, done) => {
       const body = JSON.stringify({ application_id: ID, application_token: TOKEN, number: '420777123456', text: `Door opened, bench message ${i}` });
-      pool.request({ path: '/api/2.0/advanced/transactional', method: 'POST', headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' }, body })
+      pool
+        .request({
+          path: '/api/2.0/advanced/transactional',
+          method: 'POST',
+          headers: { 'content-type': 'application/json', 'cache-control': 'no-cache' },
+          body,
+        })
         .then((res) => res.body.json())
-        .then(() => done(), () => done());
+        .then(
+          () => done(),
+          () => done(),
+        );
     },
     close: () => pool.close(),
   };
@@ -235,9 +267,15 @@ async function throughput(servers: Record<string, string>) {
       rows.push(row);
     }
   }
-  rows.sort((a, b) => `${a.server}${CLIENTS.indexOf(a.client as never)}`.localeCompare(`${b.server}${CLIENTS.indexOf(b.client as never)}`) || (a.concurrency as number) - (b.concurrency as number));
+  rows.sort(
+    (a, b) =>
+      `${a.server}${CLIENTS.indexOf(a.client as never)}`.localeCompare(`${b.server}${CLIENTS.indexOf(b.client as never)}`) ||
+      (a.concurrency as number) - (b.concurrency as number),
+  );
   for (const row of rows) {
-    console.log(`${String(row.server).padEnd(10)} ${String(row.client).padEnd(18)} c=${String(row.concurrency).padEnd(3)} ${String(row.msgsPerSec).padStart(6)} msg/s  p50 ${row.p50ms} ms  p99 ${row.p99ms} ms  cpu ${row.cpuUsPerMsg} µs/msg`);
+    console.log(
+      `${String(row.server).padEnd(10)} ${String(row.client).padEnd(18)} c=${String(row.concurrency).padEnd(3)} ${String(row.msgsPerSec).padStart(6)} msg/s  p50 ${row.p50ms} ms  p99 ${row.p99ms} ms  cpu ${row.cpuUsPerMsg} µs/msg`,
+    );
   }
   for (const sender of senders.values()) await sender.close();
   return rows;
@@ -247,7 +285,10 @@ async function promotional(fixedUrl: string) {
   const results: Record<string, unknown>[] = [];
   const client = new GatewayClient({ baseUrl: fixedUrl, applicationId: ID, applicationToken: TOKEN });
   for (const recipients of PLAN.recipients) {
-    const number = Array.from({ length: recipients }, (_, i) => ({ number: `420777${String(i).padStart(6, '0')}`, variables: { first_name: `Name${i}`, code: i } }));
+    const number = Array.from({ length: recipients }, (_, i) => ({
+      number: `420777${String(i).padStart(6, '0')}`,
+      variables: { first_name: `Name${i}`, code: i },
+    }));
     const fields = { number, text: 'Hi <first_name>, your code is <code>.' };
     const build: number[] = [];
     for (let r = 0; r < PLAN.runs; r++) {
@@ -258,7 +299,8 @@ async function promotional(fixedUrl: string) {
     await runtime.deploy([
       { id: 'acc', type: 'bulkgate-account', baseUrl: fixedUrl, retries: 0, timeout: 60000, credentials: { application_id: ID, application_token: TOKEN } },
       { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: 'Hi <first_name>, your code is <code>.', wires: [['out'], ['out'], ['sum']] },
-      { id: 'out', type: 'bench-sink' }, { id: 'sum', type: 'bench-sink' },
+      { id: 'out', type: 'bench-sink' },
+      { id: 'sum', type: 'bench-sink' },
     ]);
     const p = runtime.node('p');
     const runs: { ms: number; rssMB: number; heapMB: number }[] = [];
@@ -298,7 +340,9 @@ async function promotional(fixedUrl: string) {
       peakHeapGrowthMB: round(median(runs.map((x) => x.heapMB)), 1),
     };
     results.push(row);
-    console.log(`promotional ${recipients} recipients: input → last of ${recipients + 1} outputs ${row.inputToLastOutputMs} ms, build+validate ${row.buildAndValidateMs} ms, peak RSS +${row.peakRssGrowthMB} MB, heap +${row.peakHeapGrowthMB} MB`);
+    console.log(
+      `promotional ${recipients} recipients: input → last of ${recipients + 1} outputs ${row.inputToLastOutputMs} ms, build+validate ${row.buildAndValidateMs} ms, peak RSS +${row.peakRssGrowthMB} MB, heap +${row.peakHeapGrowthMB} MB`,
+    );
   }
   await client.close();
   return results;
@@ -316,7 +360,7 @@ function counting() {
     'escaped {': '{'.repeat(612),
     'emoji (surrogate pairs)': '😀'.repeat(306),
     'GSM letters': 'a'.repeat(612),
-    'mixed': 'aé€{😀\u0301'.repeat(88),
+    mixed: 'aé€{😀\u0301'.repeat(88),
   };
   const time = (fn: () => void, repeats: number) => {
     const runs: number[] = [];
@@ -333,7 +377,9 @@ function counting() {
     const library = time(() => new SegmentedMessage(text, 'auto'), 5);
     const row = { text: name, characters: text.length, packageMs: round(pkg, 4), libraryMs: round(library, 3), ratio: round(library / pkg, 0) };
     rows.push(row);
-    console.log(`count ${name.padEnd(24)} ${String(text.length).padStart(4)} units: package ${row.packageMs} ms, segment library ${row.libraryMs} ms (${row.ratio}x)`);
+    console.log(
+      `count ${name.padEnd(24)} ${String(text.length).padStart(4)} units: package ${row.packageMs} ms, segment library ${row.libraryMs} ms (${row.ratio}x)`,
+    );
   }
   const client = new GatewayClient({ baseUrl: 'http://127.0.0.1:9', applicationId: ID, applicationToken: TOKEN });
   const huge = '\u0301'.repeat(100_000);
@@ -379,10 +425,15 @@ async function soak(fixedUrl: string) {
 
 async function main(): Promise<void> {
   const machine = { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, quick: QUICK, gcExposed: Boolean((globalThis as { gc?: unknown }).gc) };
-  console.log(`node-red-contrib-bulkgate benchmark: ${machine.cores} cores (${machine.cpu}), Node.js ${machine.node}${QUICK ? ', quick' : ''}; median of ${PLAN.runs} runs after a warm-up`);
+  console.log(
+    `node-red-contrib-bulkgate benchmark: ${machine.cores} cores (${machine.cpu}), Node.js ${machine.node}${QUICK ? ', quick' : ''}; median of ${PLAN.runs} runs after a warm-up`,
+  );
   await runtime.start();
   const fixed = await startServer([join(ROOT, 'dist', 'bench', 'fixed-server.js')], /listening on (http\S+)/);
-  const simulator = await startServer([join(ROOT, 'dist', 'simulator', 'cli.js'), '--port', '0', '--account', `${ID}:${TOKEN}:1000000000`], /listening on (http\S+)/);
+  const simulator = await startServer(
+    [join(ROOT, 'dist', 'simulator', 'cli.js'), '--port', '0', '--account', `${ID}:${TOKEN}:1000000000`],
+    /listening on (http\S+)/,
+  );
   try {
     const transactional = await throughput({ fixed: fixed.url, simulator: simulator.url });
     const promo = await promotional(fixed.url);
@@ -396,11 +447,27 @@ async function main(): Promise<void> {
     const p10k = promo.find((r) => r.recipients === 10_000);
     const p100k = promo.find((r) => r.recipients === 100_000);
     const targets = [
-      { target: `throughput at c=16 vs raw undici (fixed server) >= 0.8x (a node that only calls undici reaches ${round(floor)}x)`, value: round(vsRaw), pass: vsRaw >= 0.8 },
+      {
+        target: `throughput at c=16 vs raw undici (fixed server) >= 0.8x (a node that only calls undici reaches ${round(floor)}x)`,
+        value: round(vsRaw),
+        pass: vsRaw >= 0.8,
+      },
       { target: 'throughput at c=16 vs core http request flow (fixed server) >= 3x', value: round(vsCore), pass: vsCore >= 3 },
-      { target: '10,000-recipient promotional, input to last output < 1000 ms', value: p10k?.inputToLastOutputMs, pass: (p10k?.inputToLastOutputMs as number) < 1000 },
+      {
+        target: '10,000-recipient promotional, input to last output < 1000 ms',
+        value: p10k?.inputToLastOutputMs,
+        pass: (p10k?.inputToLastOutputMs as number) < 1000,
+      },
       { target: '10,000-recipient promotional, peak RSS growth < 150 MB', value: p10k?.peakRssGrowthMB, pass: (p10k?.peakRssGrowthMB as number) < 150 },
-      ...(p100k ? [{ target: '100,000 recipients within 12x the 10,000 time', value: round((p100k.inputToLastOutputMs as number) / (p10k?.inputToLastOutputMs as number)), pass: (p100k.inputToLastOutputMs as number) <= 12 * (p10k?.inputToLastOutputMs as number) }] : []),
+      ...(p100k
+        ? [
+            {
+              target: '100,000 recipients within 12x the 10,000 time',
+              value: round((p100k.inputToLastOutputMs as number) / (p10k?.inputToLastOutputMs as number)),
+              pass: (p100k.inputToLastOutputMs as number) <= 12 * (p10k?.inputToLastOutputMs as number),
+            },
+          ]
+        : []),
       { target: `soak (${steady.seconds} s) heap growth < 10 MB`, value: steady.heapGrowthMB, pass: steady.heapGrowthMB < 10 },
       { target: 'counting a 612-unit adversarial text, worst case < 5 ms', value: count.worstPackageMs, pass: count.worstPackageMs < 5 },
       { target: 'a 100,000-unit text refused < 5 ms', value: count.hugeTextRefusedMs, pass: count.hugeTextRefusedMs < 5 },
@@ -408,7 +475,10 @@ async function main(): Promise<void> {
     console.log('\ntargets');
     for (const t of targets) console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${t.value}`);
     mkdirSync(join(ROOT, 'bench'), { recursive: true });
-    writeFileSync(join(ROOT, 'bench', 'results.json'), `${JSON.stringify({ machine, plan: PLAN, transactional, promotional: promo, soak: steady, counting: count, targets }, null, 2)}\n`);
+    writeFileSync(
+      join(ROOT, 'bench', 'results.json'),
+      `${JSON.stringify({ machine, plan: PLAN, transactional, promotional: promo, soak: steady, counting: count, targets }, null, 2)}\n`,
+    );
     console.log('\nwritten to bench/results.json');
   } finally {
     fixed.child.kill('SIGTERM');
@@ -417,7 +487,10 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(() => process.exit(0), (error: Error) => {
-  console.error(error);
-  process.exit(1);
-});
+main().then(
+  () => process.exit(0),
+  (error: Error) => {
+    console.error(error);
+    process.exit(1);
+  },
+);

@@ -18,4 +18,3 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
   if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
   return 'baseUrl must use https:// (plain http:// only for loopback hosts such as the simulator)';
 }
-

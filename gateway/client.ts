@@ -49,7 +49,11 @@ export interface ProxySettings {
 export function bypassesProxy(host: string, noProxy: string[] | undefined): boolean {
   const name = host.toLowerCase().replace(/^\[|\]$/g, '');
   return (noProxy ?? []).some((raw) => {
-    const entry = raw.trim().toLowerCase().replace(/^\*?\./, '').replace(/:\d+$/, '');
+    const entry = raw
+      .trim()
+      .toLowerCase()
+      .replace(/^\*?\./, '')
+      .replace(/:\d+$/, '');
     return entry === '*' || (entry !== '' && (name === entry || name.endsWith(`.${entry}`)));
   });
 }
@@ -182,7 +186,8 @@ export class GatewayClient {
     if (prepared.nothingToSend) return withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared);
     const answer = await this.execute(prepared, signal, onAttempt);
     const data = (answer.body as { data?: unknown }).data;
-    if (!isObject(data) || !isObject(data.total) || !Array.isArray(data.response)) throw badResponse(answer.status, 'a promotional result without total and response');
+    if (!isObject(data) || !isObject(data.total) || !Array.isArray(data.response))
+      throw badResponse(answer.status, 'a promotional result without total and response');
     return withRejected(data as unknown as PromotionalResult, prepared);
   }
 
@@ -308,7 +313,11 @@ export class GatewayClient {
     }
     if (isObject(body) && body.data !== undefined && status < 400) return undefined;
     if (status === 429) {
-      return { error: new GatewayError({ type: 'rate_limited', status, retryable: true, message: 'The gateway asked to slow down (HTTP 429)' }), reached, retryAfter: answer.retryAfter };
+      return {
+        error: new GatewayError({ type: 'rate_limited', status, retryable: true, message: 'The gateway asked to slow down (HTTP 429)' }),
+        reached,
+        retryAfter: answer.retryAfter,
+      };
     }
     const error = badResponse(status, body === undefined ? 'a body that is not JSON' : 'JSON without data or error');
     return { error, reached, retryAfter: answer.retryAfter };
@@ -331,7 +340,12 @@ export class GatewayClient {
     const proxyRefusal = code === 'UND_ERR_ABORTED' ? /^Proxy response \((\d+)\)/.exec((error as Error).message ?? '') : null;
     if (proxyRefusal) {
       return {
-        error: new GatewayError({ type: 'network', retryable: true, message: `The proxy would not connect to the gateway at ${this.baseUrl} (HTTP ${proxyRefusal[1]} from the proxy)`, cause: safeCause(error) }),
+        error: new GatewayError({
+          type: 'network',
+          retryable: true,
+          message: `The proxy would not connect to the gateway at ${this.baseUrl} (HTTP ${proxyRefusal[1]} from the proxy)`,
+          cause: safeCause(error),
+        }),
         reached: false,
       };
     }
@@ -382,7 +396,9 @@ export class GatewayClient {
       let timer: NodeJS.Timeout | undefined;
       await Promise.race([
         Promise.allSettled(pending),
-        new Promise((resolve) => { timer = setTimeout(resolve, grace); }),
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, grace);
+        }),
       ]);
       clearTimeout(timer);
     }
@@ -472,4 +488,3 @@ function sleep(ms: number, signals: AbortSignal[]): Promise<void> {
     for (const s of signals) s.addEventListener('abort', done, { once: true });
   });
 }
-

@@ -2,10 +2,10 @@
  * The one error type of the client. `code` is the error type (the gateway's own where it gave
  * one, else the client's), so that Node-RED hands it to a Catch node as `msg.error.code`.
  */
-export type ClientErrorType = 'invalid_request' | 'timeout' | 'network' | 'rate_limited' | 'bad_response' | 'closed';
 
 /** One wording for a wrong id or token, wherever it shows: what happened and what to do. */
-export const WRONG_CREDENTIALS = 'The gateway does not accept this application id and token: check them in the BulkGate account node (they come from the API application in the BulkGate portal)';
+export const WRONG_CREDENTIALS =
+  'The gateway does not accept this application id and token: check them in the BulkGate account node (they come from the API application in the BulkGate portal)';
 
 /** Gateway types whose meaning we can say in a sentence; others are passed through as they came. */
 const GATEWAY_SENTENCES: Record<string, string> = {
@@ -147,9 +147,12 @@ export function typeSentence(type: string): string {
  */
 export function gatewayAnswerError(status: number, body: { type?: unknown; error?: unknown; code?: unknown; detail?: unknown }): GatewayError {
   // 2.0: type is the identifier and error the description; 1.0: error is the identifier.
-  const type = typeof body.type === 'string' && TYPE_SHAPE.test(body.type) ? body.type
-    : typeof body.error === 'string' && /^[a-z_]+$/.test(body.error) ? body.error
-      : 'unknown';
+  const type =
+    typeof body.type === 'string' && TYPE_SHAPE.test(body.type)
+      ? body.type
+      : typeof body.error === 'string' && /^[a-z_]+$/.test(body.error)
+        ? body.error
+        : 'unknown';
   const described = typeof body.error === 'string' && body.error !== type ? body.error : undefined;
   const sentence = GATEWAY_SENTENCES[type] ?? (described ? `The gateway refused the request: ${described}` : 'The gateway refused the request');
   const detail = typeof body.detail === 'string' ? body.detail : null;

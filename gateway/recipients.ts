@@ -18,7 +18,10 @@ export function isPhoneNumber(raw: string | number): boolean {
 
 /** Splits a recipient string: several numbers separated by `;` or `,`. */
 export function splitNumbers(text: string): string[] {
-  return text.split(/[;,]/).map((n) => n.trim()).filter((n) => n !== '');
+  return text
+    .split(/[;,]/)
+    .map((n) => n.trim())
+    .filter((n) => n !== '');
 }
 
 /**

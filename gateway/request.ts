@@ -14,12 +14,23 @@ import { beyondCountBound, measureText, needsUnicode, resolveUnicode, textLimitM
 
 /** The request fields a node or `msg.payload` may set, in the reference's names and order. */
 export const SEND_FIELDS = [
-  'number', 'groups', 'admins', 'admin', 'text', 'variables', 'channel', 'unicode', 'flash',
-  'sender_id', 'sender_id_value', 'country', 'schedule', 'duplicates_check',
+  'number',
+  'groups',
+  'admins',
+  'admin',
+  'text',
+  'variables',
+  'channel',
+  'unicode',
+  'flash',
+  'sender_id',
+  'sender_id_value',
+  'country',
+  'schedule',
+  'duplicates_check',
 ] as const;
 export type SendField = (typeof SEND_FIELDS)[number];
 export type SendFields = Partial<Record<SendField, unknown>>;
-
 
 export interface AccountIdentity {
   applicationId: string;
@@ -64,8 +75,7 @@ export function impossibleNumber(at: number, given: string | number): RejectedRe
 }
 
 const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
 function parseBoolean(field: string, value: unknown): boolean {
   if (value === true || value === 1 || value === 'true' || value === 'yes' || value === '1' || value === 'on') return true;
@@ -312,7 +322,10 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   if (text !== undefined) smsTexts.push({ field: 'text', text });
   if (recipients) smsTexts.push(...recipients.texts);
   const unicodeMode = parseUnicode(v2 ? 'channel.sms.unicode' : 'unicode', v2 ? channel?.sms?.unicode : f.unicode);
-  const unicode = resolveUnicode(unicodeMode, smsTexts.map((t) => t.text));
+  const unicode = resolveUnicode(
+    unicodeMode,
+    smsTexts.map((t) => t.text),
+  );
 
   if (v2) {
     if (unicode && channel?.sms?.unicode === undefined) {
@@ -452,5 +465,8 @@ function serialise(operation: Operation, body: Record<string, unknown>): { paylo
 
 /** The refusal of a text that is too long: the sentence, and `text too long (2000/612)` for the status. */
 export function textTooLong(field: string, measure: Pick<TextMeasure, 'characters'> & { limit?: number }): GatewayError {
-  return invalidRequest(textLimitMessage(field, measure), { key: 'text-too-long', params: { characters: measure.characters, limit: measure.limit ?? TEXT_LIMIT_GSM7 } });
+  return invalidRequest(textLimitMessage(field, measure), {
+    key: 'text-too-long',
+    params: { characters: measure.characters, limit: measure.limit ?? TEXT_LIMIT_GSM7 },
+  });
 }

@@ -19,7 +19,9 @@ const variables: Schema = {
   rule: 'must be an object of names to strings or numbers',
 };
 const ids: Schema = {
-  type: 'array', minItems: 1, items: { type: 'integer', minimum: 0, rule: 'must be an integer id' },
+  type: 'array',
+  minItems: 1,
+  items: { type: 'integer', minimum: 0, rule: 'must be an integer id' },
   rule: 'must be a list of integer ids',
 };
 const country: Schema = { type: 'string', pattern: '^[A-Za-z]{2}$', rule: 'must be a two-letter ISO 3166-1 country code such as CZ or GB' };
@@ -99,7 +101,13 @@ const recipientEntry: Schema = {
 };
 
 function body(properties: Schema, extra: Schema = {}): Schema {
-  return { type: 'object', additionalProperties: false, required: ['application_id', 'application_token'], properties: { ...credentials, ...properties }, ...extra };
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['application_id', 'application_token'],
+    properties: { ...credentials, ...properties },
+    ...extra,
+  };
 }
 
 const oneRecipientSource: Schema = {
@@ -108,35 +116,87 @@ const oneRecipientSource: Schema = {
 };
 
 export const SCHEMAS: Record<string, Schema> = {
-  'promotional advanced 1.0': body({
-    number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
-    groups: ids, admins: ids, text, unicode: flag, flash: flag, ...sender('1.0'), country, schedule,
-    duplicates_check: { enum: ['same_text', 'same_number', null], rule: 'must be same_text, same_number or null' },
-  }, { allOf: [oneRecipientSource, senderValueRequired('1.0')] }),
-  'promotional advanced 2.0': body({
-    number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
-    groups: ids, admins: ids, text, channel: channel('promotional'), country, schedule,
-    duplicates_check: { enum: ['same_text', 'same_number', null], rule: 'must be same_text, same_number or null' },
-  }, { allOf: [oneRecipientSource] }),
-  'promotional simple 1.0': body({
-    number: { type: 'string', pattern: '^[0-9]{3,20}(;[0-9]{3,20})*$', rule: 'must be phone numbers separated by ;' },
-    text, unicode: flag, flash: flag, ...sender('1.0'), country, schedule,
-  }, { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired('1.0')] }),
-  'transactional advanced 1.0': body({
-    number: phone, admin: { type: 'integer', minimum: 0, rule: 'must be an integer administrator id' },
-    text, variables, unicode: flag, flash: flag, ...sender('1.0'), country, schedule,
-    duplicates_check: { enum: ['on', 'off'], rule: 'must be on or off' },
-  }, {
-    required: ['application_id', 'application_token', 'text'],
-    allOf: [{ anyOf: [{ required: ['number'] }, { required: ['admin'] }], rule: 'number or admin is required' }, senderValueRequired('1.0')],
-  }),
-  'transactional advanced 2.0': body({
-    number: phone, text, variables, channel: channel('transactional'), country, schedule,
-    duplicates_check: { enum: ['on', 'off'], rule: 'must be on or off' },
-  }, { required: ['application_id', 'application_token', 'number'] }),
-  'transactional simple 1.0': body({
-    number: phone, text, unicode: flag, flash: flag, ...sender('1.0'), country,
-  }, { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired('1.0')] }),
+  'promotional advanced 1.0': body(
+    {
+      number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
+      groups: ids,
+      admins: ids,
+      text,
+      unicode: flag,
+      flash: flag,
+      ...sender('1.0'),
+      country,
+      schedule,
+      duplicates_check: { enum: ['same_text', 'same_number', null], rule: 'must be same_text, same_number or null' },
+    },
+    { allOf: [oneRecipientSource, senderValueRequired('1.0')] },
+  ),
+  'promotional advanced 2.0': body(
+    {
+      number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
+      groups: ids,
+      admins: ids,
+      text,
+      channel: channel('promotional'),
+      country,
+      schedule,
+      duplicates_check: { enum: ['same_text', 'same_number', null], rule: 'must be same_text, same_number or null' },
+    },
+    { allOf: [oneRecipientSource] },
+  ),
+  'promotional simple 1.0': body(
+    {
+      number: { type: 'string', pattern: '^[0-9]{3,20}(;[0-9]{3,20})*$', rule: 'must be phone numbers separated by ;' },
+      text,
+      unicode: flag,
+      flash: flag,
+      ...sender('1.0'),
+      country,
+      schedule,
+    },
+    { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired('1.0')] },
+  ),
+  'transactional advanced 1.0': body(
+    {
+      number: phone,
+      admin: { type: 'integer', minimum: 0, rule: 'must be an integer administrator id' },
+      text,
+      variables,
+      unicode: flag,
+      flash: flag,
+      ...sender('1.0'),
+      country,
+      schedule,
+      duplicates_check: { enum: ['on', 'off'], rule: 'must be on or off' },
+    },
+    {
+      required: ['application_id', 'application_token', 'text'],
+      allOf: [{ anyOf: [{ required: ['number'] }, { required: ['admin'] }], rule: 'number or admin is required' }, senderValueRequired('1.0')],
+    },
+  ),
+  'transactional advanced 2.0': body(
+    {
+      number: phone,
+      text,
+      variables,
+      channel: channel('transactional'),
+      country,
+      schedule,
+      duplicates_check: { enum: ['on', 'off'], rule: 'must be on or off' },
+    },
+    { required: ['application_id', 'application_token', 'number'] },
+  ),
+  'transactional simple 1.0': body(
+    {
+      number: phone,
+      text,
+      unicode: flag,
+      flash: flag,
+      ...sender('1.0'),
+      country,
+    },
+    { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired('1.0')] },
+  ),
   'info advanced 1.0': body({}),
   'info simple 1.0': body({}),
 };

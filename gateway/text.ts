@@ -37,8 +37,7 @@ export interface TextMeasure {
 }
 
 // GSM 03.38: the basic alphabet (one septet each) and the extension table (escape + one septet).
-const GSM7_BASIC = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?'
-  + '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+const GSM7_BASIC = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' + '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 const GSM7_EXTENSION = '\f^{}\\[~]|€';
 
 /** Septets per UTF-16 code unit: 1 basic, 2 extension, 0 not in GSM-7. */
@@ -84,7 +83,7 @@ export function measureText(text: string, unicode: boolean): TextMeasure {
     if (septets) size = unicode ? 1 : septets;
     else {
       const pair = code >= 0xd800 && code <= 0xdbff && i + 1 < text.length;
-      (nonGsm ??= new Set()).add(pair ? text.slice(i, i + 2) : text[i] as string);
+      (nonGsm ??= new Set()).add(pair ? text.slice(i, i + 2) : (text[i] as string));
       if (pair) i++;
       size = unicode && pair ? 2 : 1;
     }
@@ -98,9 +97,7 @@ export function measureText(text: string, unicode: boolean): TextMeasure {
   }
   if (characters <= single) parts = characters === 0 ? 0 : 1;
   const common = { characters, parts, nonGsm: nonGsm ? [...nonGsm] : [] };
-  return unicode
-    ? { ...common, encoding: 'UCS-2', limit: TEXT_LIMIT_UNICODE }
-    : { ...common, encoding: 'GSM-7', limit: TEXT_LIMIT_GSM7 };
+  return unicode ? { ...common, encoding: 'UCS-2', limit: TEXT_LIMIT_UNICODE } : { ...common, encoding: 'GSM-7', limit: TEXT_LIMIT_GSM7 };
 }
 
 /** The sentence a failed length check reports, naming the field. */

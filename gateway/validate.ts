@@ -9,7 +9,6 @@ const ajv = new Ajv({ allErrors: false, verbose: true, strict: true, strictRequi
 ajv.addVocabulary(['rule']);
 const compiled = new Map<string, ValidateFunction>();
 
-
 /** Validates a wire body; returns the sentence naming the field and rule, or undefined when valid. */
 export function validateBody(key: string, wireBody: unknown): string | undefined {
   let validate = compiled.get(key);
@@ -25,7 +24,10 @@ export function validateBody(key: string, wireBody: unknown): string | undefined
 
 /** Turns an ajv error path (/number/0/text) into the field name a user reads (number[0].text). */
 function fieldName(instancePath: string, property?: string): string {
-  const parts = instancePath.split('/').slice(1).map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = instancePath
+    .split('/')
+    .slice(1)
+    .map((p) => p.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (property !== undefined) parts.push(property);
   return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
 }
@@ -51,7 +53,7 @@ function describeError(key: string, errors: ErrorObject[]): string {
       return `${fieldName(error.instancePath)} ${typeof rule === 'string' ? rule : 'is not valid'}`;
     default: {
       const field = fieldName(error.instancePath) || 'the request';
-      return `${field} ${typeof rule === 'string' ? rule : error.message ?? 'is not valid'}`;
+      return `${field} ${typeof rule === 'string' ? rule : (error.message ?? 'is not valid')}`;
     }
   }
 }

@@ -18,11 +18,8 @@ const register = (RED: NodeAPI): void => {
     const listeners = new Set<() => void>();
     const timeout = numberSetting(config.timeout, DEFAULT_TIMEOUT, 1);
     node.deployed = { baseUrl, timeout };
-    node.limiter = new RateLimiter(
-      numberSetting(config.rateLimit, 0),
-      numberSetting(config.rateWindow, 60) * 1000,
-      numberSetting(config.queueSize, 100),
-      () => listeners.forEach((l) => l()),
+    node.limiter = new RateLimiter(numberSetting(config.rateLimit, 0), numberSetting(config.rateWindow, 60) * 1000, numberSetting(config.queueSize, 100), () =>
+      listeners.forEach((l) => l()),
     );
     node.watch = (listener) => {
       listeners.add(listener);
@@ -37,7 +34,11 @@ const register = (RED: NodeAPI): void => {
     // Built on first use: by then every config node, the http proxy one too, has started.
     const build = (): GatewayClient => {
       const proxy = proxySettings(RED, config.proxy);
-      if (proxy === null) throw invalidRequest(`proxy: the http proxy node this account uses is missing; open the BulkGate account "${config.name || node.id}" and choose one (or none)`, { key: 'account-incomplete' });
+      if (proxy === null)
+        throw invalidRequest(
+          `proxy: the http proxy node this account uses is missing; open the BulkGate account "${config.name || node.id}" and choose one (or none)`,
+          { key: 'account-incomplete' },
+        );
       try {
         return new GatewayClient({
           baseUrl,
@@ -53,7 +54,9 @@ const register = (RED: NodeAPI): void => {
         });
       } catch (error) {
         // A proxy URL undici cannot use; the message names no credential.
-        throw invalidRequest(`proxy: ${proxy ? 'the http proxy node\'s URL is not one undici can use' : (error as Error).message}`, { key: 'account-incomplete' });
+        throw invalidRequest(`proxy: ${proxy ? "the http proxy node's URL is not one undici can use" : (error as Error).message}`, {
+          key: 'account-incomplete',
+        });
       }
     };
     node.gateway = () => {

@@ -31,7 +31,11 @@ const register = (RED: NodeAPI): void => {
       const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop.signal });
       msg.payload = balance;
       const low = threshold !== undefined && balance.credit < threshold;
-      status.show({ fill: low ? 'yellow' : 'green', shape: 'dot', text: statusText(RED, low ? 'credit-low' : 'credit', { credit: balance.credit, currency: balance.currency }) });
+      status.show({
+        fill: low ? 'yellow' : 'green',
+        shape: 'dot',
+        text: statusText(RED, low ? 'credit-low' : 'credit', { credit: balance.credit, currency: balance.currency }),
+      });
       send([msg, low ? RED.util.cloneMessage(msg) : null]);
       done();
     }

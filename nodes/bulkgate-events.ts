@@ -30,12 +30,20 @@ const DEFAULT_EVENTS_PATH = '/bulkgate/events';
 type Request = IncomingMessage & { query?: Record<string, unknown>; body?: unknown; _body?: boolean; url: string };
 type Response = ServerResponse;
 type Handler = (req: Request, res: Response, next?: () => void) => void;
-interface RouteLayer { route?: { path: string; stack: { handle: unknown }[] } }
-interface Router { stack: RouteLayer[] }
+interface RouteLayer {
+  route?: { path: string; stack: { handle: unknown }[] };
+}
+interface Router {
+  stack: RouteLayer[];
+}
 
 /** A refusal: the HTTP status and the short text it is answered with. */
 class Refusal {
-  constructor(readonly status: number, readonly text: string, readonly warn = false) {}
+  constructor(
+    readonly status: number,
+    readonly text: string,
+    readonly warn = false,
+  ) {}
 }
 
 function sameSecret(given: unknown, secret: string): boolean {
@@ -152,17 +160,22 @@ const register = (RED: NodeAPI): void => {
     const handler: Handler = (req, res) => {
       const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<string, unknown>;
       if (!sameSecret(query.token, secret)) return answer(res, 403, 'Forbidden');
-      reportsOf(req, query).then((events) => {
-        // Answer first: the gateway is not kept waiting for the flow.
-        answer(res, 200, 'OK');
-        setImmediate(() => emit(events, 0));
-      }, (error: unknown) => {
-        if (error instanceof Refusal) {
-          if (error.warn) node.warn(catalogText(RED, 'warnings.bad-event-body'));
-          return answer(res, error.status, error.text);
-        }
-        answer(res, 500, 'Error');
-      }).catch(() => undefined);
+      reportsOf(req, query)
+        .then(
+          (events) => {
+            // Answer first: the gateway is not kept waiting for the flow.
+            answer(res, 200, 'OK');
+            setImmediate(() => emit(events, 0));
+          },
+          (error: unknown) => {
+            if (error instanceof Refusal) {
+              if (error.warn) node.warn(catalogText(RED, 'warnings.bad-event-body'));
+              return answer(res, error.status, error.text);
+            }
+            answer(res, 500, 'Error');
+          },
+        )
+        .catch(() => undefined);
     };
 
     if (!secret) node.status({ fill: 'red', shape: 'ring', text: catalogText(RED, 'status.no-secret') });

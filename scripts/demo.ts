@@ -71,7 +71,9 @@ export function demoFlows(simulatorUrl: string): FlowNode[] {
     credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
   };
   const flows: FlowNode[] = [account];
-  for (const file of readdirSync(dir).filter((f) => f.endsWith('.json') && !NEEDS_MORE.test(f)).sort()) {
+  for (const file of readdirSync(dir)
+    .filter((f) => f.endsWith('.json') && !NEEDS_MORE.test(f))
+    .sort()) {
     const nodes = JSON.parse(readFileSync(join(dir, file), 'utf8')) as FlowNode[];
     const tab = `demo-tab-${flows.length}`;
     flows.push({ id: tab, type: 'tab', label: file.replace(/\.json$/, '').replace(/^\d+\s*-?\s*/, '') });
@@ -133,7 +135,9 @@ async function main(): Promise<void> {
   const simulatorPort = portOption(values['simulator-port'], 1881, '--simulator-port (or SIMULATOR_PORT)');
 
   const simulator = await startSimulator({ port: simulatorPort }).catch((error: NodeJS.ErrnoException) => {
-    throw error.code === 'EADDRINUSE' ? new Error(`The simulator cannot use port ${simulatorPort}: it is busy. Choose another with --simulator-port or SIMULATOR_PORT.`) : error;
+    throw error.code === 'EADDRINUSE'
+      ? new Error(`The simulator cannot use port ${simulatorPort}: it is busy. Choose another with --simulator-port or SIMULATOR_PORT.`)
+      : error;
   });
 
   // A user directory where Node-RED finds this package as if installed with npm. It is kept:
@@ -185,7 +189,7 @@ async function main(): Promise<void> {
     if (!res.ok) throw new Error(`Deploying the demo flows failed: HTTP ${res.status} ${await res.text()}`);
     // The deploy call answers before every node has started; the addresses are printed after.
     const ids = flows.filter((n) => n.type !== 'tab').map((n) => n.id);
-    for (const end = Date.now() + 15_000; Date.now() < end && !ids.every((id) => RED.nodes.getNode(id)); ) {
+    for (const end = Date.now() + 15_000; Date.now() < end && !ids.every((id) => RED.nodes.getNode(id));) {
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -205,7 +209,9 @@ async function main(): Promise<void> {
   console.log(`Node-RED editor:   ${editorUrl}`);
   console.log(`Simulator outbox:  ${simulator.url}/`);
   console.log(`Demo account:      application_id ${DEMO_ACCOUNT.id} (already set in the flows)`);
-  console.log(`Your flows:        kept in ${shown.startsWith('..') ? userDir : shown} between runs (${firstRun ? 'the examples were deployed' : 'as you left them'}; \`npm start -- --fresh\` starts over)`);
+  console.log(
+    `Your flows:        kept in ${shown.startsWith('..') ? userDir : shown} between runs (${firstRun ? 'the examples were deployed' : 'as you left them'}; \`npm start -- --fresh\` starts over)`,
+  );
   console.log('Click the button of an inject node; the message appears in the outbox, the results in the debug sidebar. Ctrl-C stops both.');
 
   let stopping = false;

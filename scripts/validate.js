@@ -18,7 +18,7 @@ const ValidateCommand = require('node-red-dev/src/commands/validate.js');
  * P04: the product's name is `node-red-contrib-bulkgate`, which flows and users already know.
  * D03: undici 8 requires Node.js 22; the package supports Node.js 20 (Node-RED 3.1 and 4.x).
  */
-const KNOWN = { P04: 'the name node-red-contrib-bulkgate is the product\'s', D03: 'undici 8 needs Node.js 22; Node.js 20 is supported' };
+const KNOWN = { P04: "the name node-red-contrib-bulkgate is the product's", D03: 'undici 8 needs Node.js 22; Node.js 20 is supported' };
 
 function report() {
   const scorecard = JSON.parse(readFileSync(output, 'utf8'));

@@ -34,7 +34,10 @@ async function main(): Promise<void> {
   console.log(`BulkGate simulator listening on ${simulator.url}`);
   console.log(`Demo account: application_id ${DEMO_ACCOUNT.id}, application_token ${DEMO_ACCOUNT.token}, credit ${DEMO_ACCOUNT.credit}`);
   const stop = () => {
-    simulator.close().then(() => process.exit(0), () => process.exit(1));
+    simulator.close().then(
+      () => process.exit(0),
+      () => process.exit(1),
+    );
   };
   process.once('SIGINT', stop);
   process.once('SIGTERM', stop);

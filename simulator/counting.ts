@@ -30,7 +30,8 @@ function isGsm(codePoint: string): boolean {
 
 /** Counts a text as sent with `unicode` on, off, or (Viber) decided by the text itself. */
 export function countText(text: string, unicode: boolean | 'auto'): SimulatedCount {
-  if (text.length > UNCOUNTED_ABOVE) return { characters: text.length, parts: Math.ceil(text.length / 67), unicode: unicode === true, limit: unicode === true ? LIMIT_UNICODE : LIMIT_GSM7 };
+  if (text.length > UNCOUNTED_ABOVE)
+    return { characters: text.length, parts: Math.ceil(text.length / 67), unicode: unicode === true, limit: unicode === true ? LIMIT_UNICODE : LIMIT_GSM7 };
   const auto = new SegmentedMessage(text, 'auto');
   const ucs2 = unicode === true || (unicode === 'auto' && auto.encodingName === 'UCS-2');
   if (ucs2) {

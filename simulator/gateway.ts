@@ -47,14 +47,17 @@ export interface SendRecord {
 
 /** An error answer: HTTP status and the reference's body shape for the version. */
 export class ApiError extends Error {
-  constructor(readonly status: number, readonly type: string, message: string, readonly detail: string | null = null) {
+  constructor(
+    readonly status: number,
+    readonly type: string,
+    message: string,
+    readonly detail: string | null = null,
+  ) {
     super(message);
   }
 
   body(version: Version): Record<string, unknown> {
-    return version === '2.0'
-      ? { type: this.type, code: this.status, error: this.message, detail: this.detail }
-      : { error: this.type, code: this.status };
+    return version === '2.0' ? { type: this.type, code: this.status, error: this.message, detail: this.detail } : { error: this.type, code: this.status };
   }
 }
 
@@ -76,7 +79,9 @@ interface Recipient {
 
 /** Completes a number with the country's calling code when it does not stand as international. */
 export function completeNumber(number: string, country: string | undefined): string | undefined {
-  const digits = String(number).replace(/[\s\-.()+]/g, '').replace(/^00/, '');
+  const digits = String(number)
+    .replace(/[\s\-.()+]/g, '')
+    .replace(/^00/, '');
   if (!/^\d+$/.test(digits)) return undefined;
   if (isPossiblePhoneNumber(`+${digits}`)) return digits;
   const iso = country?.toUpperCase();
@@ -88,8 +93,7 @@ export function completeNumber(number: string, country: string | undefined): str
 }
 
 function substitute(text: string, variables: Record<string, unknown>): string {
-  return text.replace(/<([A-Za-z0-9_]+)>/g, (whole, name: string) =>
-    Object.prototype.hasOwnProperty.call(variables, name) ? String(variables[name]) : whole);
+  return text.replace(/<([A-Za-z0-9_]+)>/g, (whole, name: string) => (Object.prototype.hasOwnProperty.call(variables, name) ? String(variables[name]) : whole));
 }
 
 /** Strict mode: refuse shapes the reference does not allow, so a wrong client is caught. */
@@ -147,7 +151,10 @@ export class SimulatedGateway {
     if (this.strict) strictCheck(version, body);
     const recipients: Recipient[] = [];
     if (simple) {
-      for (const n of String(body.number ?? '').split(';').filter(Boolean)) recipients.push({ number: n, variables: {} });
+      for (const n of String(body.number ?? '')
+        .split(';')
+        .filter(Boolean))
+        recipients.push({ number: n, variables: {} });
     } else {
       if (body.number !== undefined && !Array.isArray(body.number)) throw invalidParameter('number must be an array');
       for (const entry of (body.number as unknown[] | undefined) ?? []) {
@@ -238,11 +245,21 @@ export class SimulatedGateway {
   #sms(version: Version, body: Record<string, unknown>, settings: Record<string, unknown>, recipient: Recipient, topText?: string): Delivery {
     const sender = version === '2.0' ? settings : body;
     const text = String((version === '2.0' ? settings.text : undefined) ?? recipient.text ?? topText ?? '');
-    const senderName = sender.sender_id_value !== undefined ? `${String(sender.sender_id ?? 'gSystem')}:${String(sender.sender_id_value)}` : String(sender.sender_id ?? 'gSystem');
+    const senderName =
+      sender.sender_id_value !== undefined
+        ? `${String(sender.sender_id ?? 'gSystem')}:${String(sender.sender_id_value)}`
+        : String(sender.sender_id ?? 'gSystem');
     return { channel: 'sms', text, sender: senderName, unicode: asBoolean(sender.unicode) };
   }
 
-  #commit(account: SimulatorAccount, kind: 'promotional' | 'transactional', endpoint: string, body: Record<string, unknown>, plans: Plan[], duplicates: string | null): SendRecord[] {
+  #commit(
+    account: SimulatorAccount,
+    kind: 'promotional' | 'transactional',
+    endpoint: string,
+    body: Record<string, unknown>,
+    plans: Plan[],
+    duplicates: string | null,
+  ): SendRecord[] {
     const scheduleAt = parseSchedule(body.schedule);
     if (body.schedule !== undefined && scheduleAt === undefined) throw invalidParameter('schedule must be a unix timestamp or an ISO 8601 date-time');
     const now = Date.now();
@@ -250,9 +267,13 @@ export class SimulatedGateway {
     // Duplicates: a copy of a recent message is not sent again; its original record is answered.
     const duplicateOf = (plan: Plan & { invalid: false }): OutboxMessage | undefined => {
       if (!duplicates) return undefined;
-      return this.state.outbox.find((m) => m.account === account.id && m.number === plan.number
-        && now - Date.parse(m.created) < DUPLICATE_WINDOW_MS
-        && (duplicates === 'same_number' || m.text === plan.delivery.text));
+      return this.state.outbox.find(
+        (m) =>
+          m.account === account.id &&
+          m.number === plan.number &&
+          now - Date.parse(m.created) < DUPLICATE_WINDOW_MS &&
+          (duplicates === 'same_number' || m.text === plan.delivery.text),
+      );
     };
     const cost = plans.reduce((sum, p) => sum + (p.invalid || duplicateOf(p) ? 0 : p.price), 0);
     if (cost > account.credit + 1e-9) throw new ApiError(400, 'low_credit', 'Low credit', `This needs ${round(cost)} credits; ${round(account.credit)} left`);
@@ -264,7 +285,13 @@ export class SimulatedGateway {
       }
       const original = duplicateOf(plan);
       if (original) {
-        records.push({ status: original.status === 'scheduled' ? 'scheduled' : 'accepted', sms_id: original.sms_id, price: 0, credit: round(account.credit), number: plan.number });
+        records.push({
+          status: original.status === 'scheduled' ? 'scheduled' : 'accepted',
+          sms_id: original.sms_id,
+          price: 0,
+          credit: round(account.credit),
+          number: plan.number,
+        });
         continue;
       }
       account.credit = round(account.credit - plan.price);

@@ -99,11 +99,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     if (!webhook.url) return;
     const send = webhook.bulk
       ? fetch(webhook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(events) })
-      : Promise.all(events.map((e) => {
-        const url = new URL(webhook.url);
-        for (const [k, v] of Object.entries(e)) url.searchParams.set(k, String(v));
-        return fetch(url);
-      }));
+      : Promise.all(
+          events.map((e) => {
+            const url = new URL(webhook.url);
+            for (const [k, v] of Object.entries(e)) url.searchParams.set(k, String(v));
+            return fetch(url);
+          }),
+        );
     // A webhook that does not answer is the receiver's problem, as at the real gateway.
     void Promise.resolve(send).catch(() => undefined);
   };
@@ -239,14 +241,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     json(res, status, answer);
   }
 
-  function api(match: RegExpExecArray | null, method: string, version: Version, path: string, body: Record<string, unknown> | undefined): Record<string, unknown> {
+  function api(
+    match: RegExpExecArray | null,
+    method: string,
+    version: Version,
+    path: string,
+    body: Record<string, unknown> | undefined,
+  ): Record<string, unknown> {
     if (!match) throw new ApiError(404, 'unknown_action', 'Unknown action');
     const [, v, family, action] = match;
     if (v !== '1.0' && v !== '2.0') throw new ApiError(400, 'unsupported_api_version', `Unsupported API version ${v}`);
-    const known = (action === 'promotional' || action === 'transactional' || action === 'info') && (family === 'advanced' || family === 'simple')
-      && !(v === '2.0' && (action === 'info' || (action === 'promotional' && family === 'simple')));
+    const known =
+      (action === 'promotional' || action === 'transactional' || action === 'info') &&
+      (family === 'advanced' || family === 'simple') &&
+      !(v === '2.0' && (action === 'info' || (action === 'promotional' && family === 'simple')));
     if (!known) throw new ApiError(404, 'unknown_action', 'Unknown action');
-    if (method !== 'POST' && !(method === 'GET' && action === 'info' && family === 'simple')) throw new ApiError(405, 'method_not_allowed', 'Method not allowed');
+    if (method !== 'POST' && !(method === 'GET' && action === 'info' && family === 'simple'))
+      throw new ApiError(405, 'method_not_allowed', 'Method not allowed');
     if (!body) throw new ApiError(400, 'invalid_parameter', 'The body is not valid JSON or form data');
     const account = accounts.get(String(body.application_id ?? ''));
     if (!account || !body.application_id || account.token !== body.application_token) {
@@ -265,7 +276,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       // JSON only: a cross-site form or a text/plain fetch cannot send it without a preflight.
       if (req.headers['content-type']?.split(';')[0]?.trim() !== 'application/json') {
         req.resume();
-        return json(res, 415, { error: 'the simulator\'s controls take application/json only' });
+        return json(res, 415, { error: "the simulator's controls take application/json only" });
       }
       const raw = await readBody(req);
       if (raw === undefined) return json(res, 413, { error: 'body too large' });
@@ -311,7 +322,17 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       case 'POST /simulator/incoming': {
         // A reply from a phone: status 10 with the sender and the text.
         const smsID = `sim-in-${String(gateway.state.nextId++).padStart(8, '0')}`;
-        callWebhook([{ status: 10, smsID, from: String(input.from ?? ''), to: String(input.to ?? ''), message: String(input.message ?? ''), channel: 'sms', date: new Date().toISOString() }]);
+        callWebhook([
+          {
+            status: 10,
+            smsID,
+            from: String(input.from ?? ''),
+            to: String(input.to ?? ''),
+            message: String(input.message ?? ''),
+            channel: 'sms',
+            date: new Date().toISOString(),
+          },
+        ]);
         return json(res, 200, { ok: true, smsID });
       }
       case 'DELETE /simulator/faults':
@@ -333,7 +354,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   const host = options.host ?? '127.0.0.1';
   const wildcard = host === '0.0.0.0' || host === '::';
   if (!isLoopbackHost(host)) {
-    console.warn(`bulkgate-simulator: listening on ${host}, not loopback: other machines can reach it, its request log (tokens included) and its controls. It is a developer tool; use --host 127.0.0.1 unless you need this.`);
+    console.warn(
+      `bulkgate-simulator: listening on ${host}, not loopback: other machines can reach it, its request log (tokens included) and its controls. It is a developer tool; use --host 127.0.0.1 unless you need this.`,
+    );
   }
   /** Host names this server answers to: its own address, and loopback names for a loopback bind. */
   let allowedHosts = new Set<string>();
@@ -368,13 +391,14 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     accounts,
     requests,
     setFault,
-    close: () => new Promise<void>((resolve) => {
-      clearInterval(releaseTimer);
-      for (const timer of timers) clearTimeout(timer);
-      for (const res of [...listeners, ...hanging]) res.destroy();
-      server.close(() => resolve());
-      for (const socket of sockets) socket.destroy();
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        clearInterval(releaseTimer);
+        for (const timer of timers) clearTimeout(timer);
+        for (const res of [...listeners, ...hanging]) res.destroy();
+        server.close(() => resolve());
+        for (const socket of sockets) socket.destroy();
+      }),
   };
 }
 
@@ -422,7 +446,7 @@ function parseParameters(method: string, contentType: string | undefined, raw: s
   }
   try {
     const parsed: unknown = JSON.parse(raw);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? parsed as Record<string, unknown> : undefined;
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
   } catch {
     return undefined;
   }

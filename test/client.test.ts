@@ -42,7 +42,10 @@ describe('gateway client', () => {
       const result = await client.promotional({
         number: ['+420 777 000 001', { number: '00420-777-123-456', text: 'Hi <first_name>', variables: { first_name: 'Jan' } }, { text: 'skipped' }],
         text: 'Hello',
-        channel: [{ type: 'viber', sender: 'Shop', expiration: '90', button: { caption: 'Open', url: 'https://example.com' } }, { type: 'sms', sender_id: 'gText', sender_id_value: 'Shop' }],
+        channel: [
+          { type: 'viber', sender: 'Shop', expiration: '90', button: { caption: 'Open', url: 'https://example.com' } },
+          { type: 'sms', sender_id: 'gText', sender_id_value: 'Shop' },
+        ],
         duplicates_check: 'same_text',
       });
       const received = await sim.lastRequest();
@@ -63,10 +66,13 @@ describe('gateway client', () => {
       assert.equal(result.response.length, 2);
       assert.deepEqual(result.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 0 });
       const { messages } = await sim.outbox();
-      assert.deepEqual(messages.map((m) => [m.number, m.channel, m.text]), [
-        ['420777000001', 'viber', 'Hello'],
-        ['420777123456', 'sms', 'Hi Jan'],
-      ]);
+      assert.deepEqual(
+        messages.map((m) => [m.number, m.channel, m.text]),
+        [
+          ['420777000001', 'viber', 'Hello'],
+          ['420777123456', 'sms', 'Hi Jan'],
+        ],
+      );
     });
 
     it('moves top-level unicode, sender_id and sender_id_value into channel.sms', async () => {
@@ -86,7 +92,13 @@ describe('gateway client', () => {
 
     it('reports invalid numbers as code 9 records beside the accepted ones', async () => {
       const result = await client.promotional({ number: '420777111222;123', text: 'x' });
-      assert.deepEqual(result.response.map((r) => [r.status, r.code, r.number]), [['accepted', undefined, '420777111222'], ['error', 9, '123']]);
+      assert.deepEqual(
+        result.response.map((r) => [r.status, r.code, r.number]),
+        [
+          ['accepted', undefined, '420777111222'],
+          ['error', 9, '123'],
+        ],
+      );
       assert.equal(result.total.status.error, 1);
     });
 
@@ -95,7 +107,14 @@ describe('gateway client', () => {
       const requests = await sim.requests();
       assert.equal(requests.length, 1, 'one request');
       assert.deepEqual(requests[0]?.body.number, ['420777111222', { number: '420777111223' }], 'without the impossible number');
-      assert.deepEqual(result.response.map((r) => [r.status, r.number]), [['accepted', '420777111222'], ['error', '12ab'], ['accepted', '420777111223']]);
+      assert.deepEqual(
+        result.response.map((r) => [r.status, r.number]),
+        [
+          ['accepted', '420777111222'],
+          ['error', '12ab'],
+          ['accepted', '420777111223'],
+        ],
+      );
       assert.deepEqual(result.response[1], { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '12ab' });
       assert.deepEqual(result.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 1 });
     });
@@ -103,7 +122,14 @@ describe('gateway client', () => {
     it('with every number impossible and no group or admin, no request is made and each comes back rejected', async () => {
       const result = await client.promotional({ number: '12ab;1;123456789012345678901', text: 'x' });
       assert.equal((await sim.requests()).length, 0);
-      assert.deepEqual(result.response.map((r) => [r.code, r.type, r.number]), [[9, 'invalid_phone_number', '12ab'], [9, 'invalid_phone_number', '1'], [9, 'invalid_phone_number', '123456789012345678901']]);
+      assert.deepEqual(
+        result.response.map((r) => [r.code, r.type, r.number]),
+        [
+          [9, 'invalid_phone_number', '12ab'],
+          [9, 'invalid_phone_number', '1'],
+          [9, 'invalid_phone_number', '123456789012345678901'],
+        ],
+      );
       assert.deepEqual(result.total, { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 3 } });
     });
 
@@ -121,7 +147,10 @@ describe('gateway client', () => {
       const result = await client.promotional({ groups: '1', admins: [2], text: 'Dear <first_name>' });
       assert.deepEqual((await sim.lastRequest()).body.groups, [1]);
       assert.equal(result.response.length, 3);
-      assert.deepEqual((await sim.outbox()).messages.map((m) => m.text), ['Dear Jana', 'Dear Petr', 'Dear Admin']);
+      assert.deepEqual(
+        (await sim.outbox()).messages.map((m) => m.text),
+        ['Dear Jana', 'Dear Petr', 'Dear Admin'],
+      );
     });
 
     it('converts a schedule from a Date, milliseconds, seconds or ISO string, and the gateway holds it', async () => {
@@ -149,10 +178,23 @@ describe('gateway client', () => {
 
   describe('promotional, advanced 1.0', () => {
     it('keeps unicode, flash and the sender at top level and never sends channel', async () => {
-      await client.promotional({ number: ['420777111222'], text: 'Žluťoučký', flash: true, sender_id: 'gText', sender_id_value: 'Shop', country: 'cz' }, { version: '1.0' });
+      await client.promotional(
+        { number: ['420777111222'], text: 'Žluťoučký', flash: true, sender_id: 'gText', sender_id_value: 'Shop', country: 'cz' },
+        { version: '1.0' },
+      );
       const { path, body } = await sim.lastRequest();
       assert.equal(path, '/api/1.0/advanced/promotional');
-      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: ['420777111222'], text: 'Žluťoučký', unicode: true, flash: true, sender_id: 'gText', sender_id_value: 'Shop', country: 'cz' });
+      assert.deepEqual(body, {
+        application_id: ACCOUNT_ID,
+        application_token: TOKEN,
+        number: ['420777111222'],
+        text: 'Žluťoučký',
+        unicode: true,
+        flash: true,
+        sender_id: 'gText',
+        sender_id_value: 'Shop',
+        country: 'cz',
+      });
     });
   });
 
@@ -169,17 +211,36 @@ describe('gateway client', () => {
       const received = await sim.lastRequest();
       assert.equal(received.contentType, 'application/x-www-form-urlencoded');
       assert.deepEqual(Object.fromEntries(new URLSearchParams(received.raw)), {
-        application_id: ACCOUNT_ID, application_token: TOKEN, number: '420777111222', text: 'čau', unicode: 'yes', flash: 'yes',
+        application_id: ACCOUNT_ID,
+        application_token: TOKEN,
+        number: '420777111222',
+        text: 'čau',
+        unicode: 'yes',
+        flash: 'yes',
       });
     });
   });
 
   describe('transactional', () => {
     it('advanced 2.0: one number, variables, the cascade, and the accepted record', async () => {
-      const result = await client.transactional({ number: '777 123 456', text: 'Code <code>', variables: { code: 1234 }, country: 'CZ', channel: { viber: { sender: 'Alarm' }, sms: { text: 'SMS code <code>' } } });
+      const result = await client.transactional({
+        number: '777 123 456',
+        text: 'Code <code>',
+        variables: { code: 1234 },
+        country: 'CZ',
+        channel: { viber: { sender: 'Alarm' }, sms: { text: 'SMS code <code>' } },
+      });
       const { path, body } = await sim.lastRequest();
       assert.equal(path, '/api/2.0/advanced/transactional');
-      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: '777123456', text: 'Code <code>', variables: { code: 1234 }, channel: { viber: { sender: 'Alarm' }, sms: { text: 'SMS code <code>' } }, country: 'CZ' });
+      assert.deepEqual(body, {
+        application_id: ACCOUNT_ID,
+        application_token: TOKEN,
+        number: '777123456',
+        text: 'Code <code>',
+        variables: { code: 1234 },
+        channel: { viber: { sender: 'Alarm' }, sms: { text: 'SMS code <code>' } },
+        country: 'CZ',
+      });
       assert.equal(result.rejected, false);
       assert.equal(result.record.status, 'accepted');
       assert.equal(result.record.number, '420777123456');
@@ -261,7 +322,10 @@ describe('gateway client', () => {
       assert.equal(error.code, 'unknown_identity');
       assert.equal(error.status, 401);
       assert.equal(error.retryable, false);
-      assert.match(error.message, /^The gateway does not accept this application id and token: check them in the BulkGate account node \(they come from the API application in the BulkGate portal\) \(unknown_identity, HTTP 401\)$/);
+      assert.match(
+        error.message,
+        /^The gateway does not accept this application id and token: check them in the BulkGate account node \(they come from the API application in the BulkGate portal\) \(unknown_identity, HTTP 401\)$/,
+      );
     });
 
     it('401 in the 1.0 shape: authentication_failed', async () => {
@@ -272,7 +336,11 @@ describe('gateway client', () => {
 
     it('low_credit when the credit does not cover the message, and nothing is sent', async () => {
       const poor = make({ applicationId: 'poor', applicationToken: 'poor-token' });
-      await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'poor', token: 'poor-token', credit: 0.01 }) });
+      await fetch(`${sim.url}/simulator/accounts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'poor', token: 'poor-token', credit: 0.01 }),
+      });
       const error = await failure(() => poor.transactional({ number: '420777111222', text: 'x' }));
       assert.equal(error.code, 'low_credit');
       assert.equal(error.retryable, false);
@@ -348,33 +416,117 @@ describe('gateway client', () => {
   describe('checks before anything is sent', () => {
     const cases: [string, () => unknown, RegExp][] = [
       ['a non-https base URL to another host', () => make({ baseUrl: 'http://example.com' }), /^baseUrl must use https:\/\//],
-      ['a text over 612 GSM-7 characters', () => client.prepare('promotional', { number: '420777111222', text: 'a'.repeat(600) + '€'.repeat(20) }), /^text is 640 characters; the limit is 612 \(268 with Unicode\)$/],
-      ['a Unicode text over 268', () => client.prepare('transactional', { number: '420777111222', text: 'ř'.repeat(269) }), /^text is 269 characters; the limit is 612 \(268 with Unicode\)$/],
-      ['a recipient text over the limit', () => client.prepare('promotional', { number: [{ number: '420777111222', text: 'a'.repeat(613) }] }), /^number\[0\]\.text is 613 characters/],
-      ['a channel text over the limit', () => client.prepare('transactional', { number: '420777111222', channel: { sms: { text: 'ž'.repeat(300) } } }), /^channel\.sms\.text is 300 characters/],
+      [
+        'a text over 612 GSM-7 characters',
+        () => client.prepare('promotional', { number: '420777111222', text: 'a'.repeat(600) + '€'.repeat(20) }),
+        /^text is 640 characters; the limit is 612 \(268 with Unicode\)$/,
+      ],
+      [
+        'a Unicode text over 268',
+        () => client.prepare('transactional', { number: '420777111222', text: 'ř'.repeat(269) }),
+        /^text is 269 characters; the limit is 612 \(268 with Unicode\)$/,
+      ],
+      [
+        'a recipient text over the limit',
+        () => client.prepare('promotional', { number: [{ number: '420777111222', text: 'a'.repeat(613) }] }),
+        /^number\[0\]\.text is 613 characters/,
+      ],
+      [
+        'a channel text over the limit',
+        () => client.prepare('transactional', { number: '420777111222', channel: { sms: { text: 'ž'.repeat(300) } } }),
+        /^channel\.sms\.text is 300 characters/,
+      ],
       ['flash in 2.0', () => client.prepare('promotional', { number: '420777111222', text: 'x', flash: true }), /^flash exists in version 1\.0 only/],
       ['admin in 2.0', () => client.prepare('transactional', { admin: 1, text: 'x' }), /^admin exists in version 1\.0 only/],
-      ['channel in 1.0', () => client.prepare('promotional', { number: '420777111222', text: 'x', channel: { sms: {} } }, { version: '1.0' }), /^channel exists in version 2\.0 only/],
+      [
+        'channel in 1.0',
+        () => client.prepare('promotional', { number: '420777111222', text: 'x', channel: { sms: {} } }, { version: '1.0' }),
+        /^channel exists in version 2\.0 only/,
+      ],
       ['no recipient', () => client.prepare('promotional', { text: 'x' }), /^one of number, groups, admins is required$/],
       ['no text for plain numbers', () => client.prepare('promotional', { number: '420777111222' }), /^text is required when number holds plain numbers/],
       ['no text in transactional', () => client.prepare('transactional', { number: '420777111222' }), /^text is required/],
-      ['a recipient that is neither a number nor an entry', () => client.prepare('promotional', { number: ['420777111222', true], text: 'x' }), /^number\[1\] must be a phone number or an object/],
-      ['two numbers in transactional', () => client.prepare('transactional', { number: '420777111222,420777111223', text: 'x' }), /^number must be one phone number for a transactional message \(it holds 2\)$/],
-      ['a sender type of another version', () => client.prepare('promotional', { number: '420777111222', text: 'x', sender_id: 'gMobile' }, { version: '1.0' }), /^sender_id must be one of gSystem, gShort, gText, gOwn or a sender profile id/],
-      ['a sender without its value', () => client.prepare('transactional', { number: '420777111222', text: 'x', sender_id: 'gOwn' }), /^channel\.sms\.sender_id_value is required when sender_id is gOwn/],
-      ['a viber channel without button in promotional', () => client.prepare('promotional', { number: '420777111222', text: 'x', channel: { viber: { sender: 'S' } } }), /^channel\.viber\.button is required$/],
-      ['an unknown channel', () => client.prepare('promotional', { number: '420777111222', text: 'x', channel: { rcs: {} } }), /^channel\.rcs is not a channel \(viber, sms\)$/],
+      [
+        'a recipient that is neither a number nor an entry',
+        () => client.prepare('promotional', { number: ['420777111222', true], text: 'x' }),
+        /^number\[1\] must be a phone number or an object/,
+      ],
+      [
+        'two numbers in transactional',
+        () => client.prepare('transactional', { number: '420777111222,420777111223', text: 'x' }),
+        /^number must be one phone number for a transactional message \(it holds 2\)$/,
+      ],
+      [
+        'a sender type of another version',
+        () => client.prepare('promotional', { number: '420777111222', text: 'x', sender_id: 'gMobile' }, { version: '1.0' }),
+        /^sender_id must be one of gSystem, gShort, gText, gOwn or a sender profile id/,
+      ],
+      [
+        'a sender without its value',
+        () => client.prepare('transactional', { number: '420777111222', text: 'x', sender_id: 'gOwn' }),
+        /^channel\.sms\.sender_id_value is required when sender_id is gOwn/,
+      ],
+      [
+        'a viber channel without button in promotional',
+        () => client.prepare('promotional', { number: '420777111222', text: 'x', channel: { viber: { sender: 'S' } } }),
+        /^channel\.viber\.button is required$/,
+      ],
+      [
+        'an unknown channel',
+        () => client.prepare('promotional', { number: '420777111222', text: 'x', channel: { rcs: {} } }),
+        /^channel\.rcs is not a channel \(viber, sms\)$/,
+      ],
       ['groups that are not ids', () => client.prepare('promotional', { groups: ['friends'], text: 'x' }), /^groups\[0\] must be an integer id$/],
-      ['an unknown duplicates_check', () => client.prepare('promotional', { number: '420777111222', text: 'x', duplicates_check: 'always' }), /^duplicates_check must be same_text, same_number or null$/],
-      ['a schedule that is not a date', () => client.prepare('promotional', { number: '420777111222', text: 'x', schedule: 'tomorrow' }), /^schedule must be a Date/],
-      ['a schedule past the last date (a number String() writes with an exponent)', () => client.prepare('promotional', { number: '420777111222', text: 'x', schedule: 1e300 }), /^schedule must be a Date/],
-      ['a country that is not ISO alpha-2', () => client.prepare('transactional', { number: '420777111222', text: 'x', country: 'Czechia' }), /^country must be a two-letter ISO 3166-1 country code/],
-      ['variables that are not an object', () => client.prepare('transactional', { number: '420777111222', text: 'x', variables: 'a=b' }), /^variables must be an object/],
-      ['unicode that is not a mode', () => client.prepare('promotional', { number: '420777111222', text: 'x', unicode: 'maybe' }), /^channel\.sms\.unicode must be true or false$/],
-      ['simple promotional in 2.0', () => client.prepare('promotional', { number: '420777111222', text: 'x' }, { api: 'simple', version: '2.0' }), /^version 2\.0 does not exist for the simple promotional API/],
-      ['groups in the simple API', () => client.prepare('promotional', { groups: [1], text: 'x' }, { api: 'simple' }), /^groups exists in the advanced API only$/],
-      ['duplicates_check in the simple API', () => client.prepare('promotional', { number: '420777111222', text: 'x', duplicates_check: 'same_text' }, { api: 'simple' }), /^duplicates_check is not a field of the promotional simple 1\.0 request$/],
-      ['a missing token', () => make({ applicationToken: '' }).prepare('transactional', { number: '420777111222', text: 'x' }), /^application_token is required/],
+      [
+        'an unknown duplicates_check',
+        () => client.prepare('promotional', { number: '420777111222', text: 'x', duplicates_check: 'always' }),
+        /^duplicates_check must be same_text, same_number or null$/,
+      ],
+      [
+        'a schedule that is not a date',
+        () => client.prepare('promotional', { number: '420777111222', text: 'x', schedule: 'tomorrow' }),
+        /^schedule must be a Date/,
+      ],
+      [
+        'a schedule past the last date (a number String() writes with an exponent)',
+        () => client.prepare('promotional', { number: '420777111222', text: 'x', schedule: 1e300 }),
+        /^schedule must be a Date/,
+      ],
+      [
+        'a country that is not ISO alpha-2',
+        () => client.prepare('transactional', { number: '420777111222', text: 'x', country: 'Czechia' }),
+        /^country must be a two-letter ISO 3166-1 country code/,
+      ],
+      [
+        'variables that are not an object',
+        () => client.prepare('transactional', { number: '420777111222', text: 'x', variables: 'a=b' }),
+        /^variables must be an object/,
+      ],
+      [
+        'unicode that is not a mode',
+        () => client.prepare('promotional', { number: '420777111222', text: 'x', unicode: 'maybe' }),
+        /^channel\.sms\.unicode must be true or false$/,
+      ],
+      [
+        'simple promotional in 2.0',
+        () => client.prepare('promotional', { number: '420777111222', text: 'x' }, { api: 'simple', version: '2.0' }),
+        /^version 2\.0 does not exist for the simple promotional API/,
+      ],
+      [
+        'groups in the simple API',
+        () => client.prepare('promotional', { groups: [1], text: 'x' }, { api: 'simple' }),
+        /^groups exists in the advanced API only$/,
+      ],
+      [
+        'duplicates_check in the simple API',
+        () => client.prepare('promotional', { number: '420777111222', text: 'x', duplicates_check: 'same_text' }, { api: 'simple' }),
+        /^duplicates_check is not a field of the promotional simple 1\.0 request$/,
+      ],
+      [
+        'a missing token',
+        () => make({ applicationToken: '' }).prepare('transactional', { number: '420777111222', text: 'x' }),
+        /^application_token is required/,
+      ],
     ];
     for (const [name, call, message] of cases) {
       it(`refuses ${name}, naming the field`, async () => {
@@ -390,7 +542,10 @@ describe('gateway client', () => {
     });
 
     it('reports <name> placeholders that a recipient has no variable for', () => {
-      const prepared = client.prepare('promotional', { number: [{ number: '420777111222', variables: { first_name: 'A' } }, '420777111223'], text: 'Hi <first_name> <last_name>' });
+      const prepared = client.prepare('promotional', {
+        number: [{ number: '420777111222', variables: { first_name: 'A' } }, '420777111223'],
+        text: 'Hi <first_name> <last_name>',
+      });
       assert.deepEqual(prepared.missingVariables.sort(), ['first_name', 'last_name']);
     });
   });
@@ -407,7 +562,10 @@ describe('gateway client', () => {
 
     it('is not an enumerable property of the client', () => {
       assert.equal(JSON.stringify(client).includes(TOKEN), false);
-      assert.equal(Object.values(client).some((v) => String(v).includes(TOKEN)), false);
+      assert.equal(
+        Object.values(client).some((v) => String(v).includes(TOKEN)),
+        false,
+      );
     });
   });
 });

@@ -33,7 +33,8 @@ describe('the demo (npm start)', function () {
   let demo: DemoProcess;
   const sidebar = new Sidebar();
   let flows: { id: string; type: string; z?: string; label?: string; name?: string }[] = [];
-  const outbox = async () => (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as { messages: { number: string; text: string; channel: string }[] };
+  const outbox = async () =>
+    (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as { messages: { number: string; text: string; channel: string }[] };
   /** The deployed tab of an example file, by the label the demo gives it. */
   const tabOf = (file: string) => flows.find((n) => n.type === 'tab' && n.label === file.replace(/\.json$/, '').replace(/^\d+\s*-?\s*/, ''))?.id;
 
@@ -52,7 +53,13 @@ describe('the demo (npm start)', function () {
     assert.doesNotMatch(demo.output(), /\[warn\]|\[error\]/, demo.output());
     assert.match(demo.output(), /Your flows: +kept in .+ between runs \(the examples were deployed; `npm start -- --fresh` starts over\)/);
     const tabs = flows.filter((n) => n.type === 'tab').map((n) => n.label);
-    assert.deepEqual(tabs, ['Getting started with the simulator', 'Scheduled promotional campaign', 'Daily balance check', 'Viber then SMS cascade', 'Delivery reports and replies']);
+    assert.deepEqual(tabs, [
+      'Getting started with the simulator',
+      'Scheduled promotional campaign',
+      'Daily balance check',
+      'Viber then SMS cascade',
+      'Delivery reports and replies',
+    ]);
     const accounts = flows.filter((n) => n.type === 'bulkgate-account').map((n) => n.id);
     assert.deepEqual(accounts, ['bulkgate-demo-account']);
     const users = flows.filter((n) => /^bulkgate-(promotional|transactional|balance)$/.test(n.type)) as { account?: string }[];
@@ -86,7 +93,10 @@ describe('the demo (npm start)', function () {
         const file = readdirSync(EXAMPLES).find((f) => f.startsWith(prefix)) as string;
         const tab = tabOf(file);
         assert.ok(tab, `${file} is deployed`);
-        const injects = flows.filter((n) => n.z === tab && n.type === 'inject').map((n) => n.id.slice(tab.length + 1)).sort();
+        const injects = flows
+          .filter((n) => n.z === tab && n.type === 'inject')
+          .map((n) => n.id.slice(tab.length + 1))
+          .sort();
         assert.deepEqual(clicks.map((c) => c.inject).sort(), injects, 'every inject of the tab is clicked');
         for (const c of clicks) await click(pressButton, sidebar, c, (id) => `${tab}-${id}`);
         await page.evaluate((z) => (window as any).RED.workspaces.show(z), tab);
@@ -94,7 +104,10 @@ describe('the demo (npm start)', function () {
         await page.screenshot({ path: join(OUTPUT, `demo-tab-${prefix}.png`) });
         // Laid out to read at a glance: no node, label or status over another.
         const overlaps = await page.evaluate(() => {
-          const boxes = [...document.querySelectorAll('#red-ui-workspace-chart g.red-ui-flow-node-group')].map((g) => ({ id: g.id, r: (g as SVGGElement).getBoundingClientRect() }));
+          const boxes = Array.from(document.querySelectorAll('#red-ui-workspace-chart g.red-ui-flow-node-group')).map((g) => ({
+            id: g.id,
+            r: (g as SVGGElement).getBoundingClientRect(),
+          }));
           const hits: string[] = [];
           for (let i = 0; i < boxes.length; i++) {
             for (let j = i + 1; j < boxes.length; j++) {
@@ -111,13 +124,31 @@ describe('the demo (npm start)', function () {
 
     it('the cascade went by Viber to the Viber user and by SMS to the other number', async () => {
       const channels = (await outbox()).messages.filter((m) => m.text === 'Your parcel is ready for pickup.').map((m) => [m.number, m.channel]);
-      assert.deepEqual(channels, [['420777000001', 'viber'], ['420777000301', 'sms']]);
+      assert.deepEqual(channels, [
+        ['420777000001', 'viber'],
+        ['420777000301', 'sms'],
+      ]);
     });
 
     it('the low-credit output fires once the credit is below the threshold', async () => {
-      await fetch(`${demo.simulatorUrl}/simulator/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ ...DEMO_ACCOUNT, credit: 10 }) });
+      await fetch(`${demo.simulatorUrl}/simulator/accounts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ ...DEMO_ACCOUNT, credit: 10 }),
+      });
       const tab = tabOf(readdirSync(EXAMPLES).find((f) => f.startsWith('01')) as string) as string;
-      await click(pressButton, sidebar, { inject: 'i4', expect: [{ name: 'credit', match: /"credit":10\b/ }, { name: 'credit is low!', match: /"credit":10\b/ }] }, (id) => `${tab}-${id}`);
+      await click(
+        pressButton,
+        sidebar,
+        {
+          inject: 'i4',
+          expect: [
+            { name: 'credit', match: /"credit":10\b/ },
+            { name: 'credit is low!', match: /"credit":10\b/ },
+          ],
+        },
+        (id) => `${tab}-${id}`,
+      );
     });
 
     it('the outbox page shows new bubbles without a reload, and the editor has no console error', async () => {
@@ -147,8 +178,12 @@ describe('the demo (npm start)', function () {
       const invalid = await page.evaluate(() => {
         const RED = (window as any).RED;
         const bad: string[] = [];
-        RED.nodes.eachNode((n: { id: string; valid?: boolean }) => { if (n.valid === false) bad.push(n.id); });
-        RED.nodes.eachConfig((n: { id: string; valid?: boolean }) => { if (n.valid === false) bad.push(n.id); });
+        RED.nodes.eachNode((n: { id: string; valid?: boolean }) => {
+          if (n.valid === false) bad.push(n.id);
+        });
+        RED.nodes.eachConfig((n: { id: string; valid?: boolean }) => {
+          if (n.valid === false) bad.push(n.id);
+        });
         return bad;
       });
       assert.deepEqual(invalid, []);
@@ -156,22 +191,23 @@ describe('the demo (npm start)', function () {
     });
   });
 
-  describe('stopping', () => it('Ctrl-C stops Node-RED and the simulator and leaves no process behind', async () => {
-    const pid = demo.child.pid as number;
-    // Ctrl-C in a terminal signals the whole foreground process group: npm and the demo under it.
-    process.kill(-pid, 'SIGINT');
-    const code = await demo.stop();
-    assert.ok(code === 0 || code === null || code === 130, `exit code ${code}`);
-    await until('the process group to end', () => {
-      try {
-        process.kill(-pid, 0);
-        return false;
-      } catch {
-        return true;
-      }
-    });
-    assert.equal(alive(pid), false);
-    await assert.rejects(fetch(`${demo.editorUrl}/`), 'Node-RED no longer answers');
-    await assert.rejects(fetch(`${demo.simulatorUrl}/`), 'the simulator no longer answers');
-  }));
+  describe('stopping', () =>
+    it('Ctrl-C stops Node-RED and the simulator and leaves no process behind', async () => {
+      const pid = demo.child.pid as number;
+      // Ctrl-C in a terminal signals the whole foreground process group: npm and the demo under it.
+      process.kill(-pid, 'SIGINT');
+      const code = await demo.stop();
+      assert.ok(code === 0 || code === null || code === 130, `exit code ${code}`);
+      await until('the process group to end', () => {
+        try {
+          process.kill(-pid, 0);
+          return false;
+        } catch {
+          return true;
+        }
+      });
+      assert.equal(alive(pid), false);
+      await assert.rejects(fetch(`${demo.editorUrl}/`), 'Node-RED no longer answers');
+      await assert.rejects(fetch(`${demo.simulatorUrl}/`), 'the simulator no longer answers');
+    }));
 });

@@ -10,14 +10,19 @@ declare const RED: any;
 
 async function openEditor(page: Page, url: string): Promise<void> {
   await page.goto(`${url}/`);
-  await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-promotional') && (window as any).BulkGateEditor, undefined, { timeout: 30_000 });
+  await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-promotional') && (window as any).BulkGateEditor, undefined, {
+    timeout: 30_000,
+  });
   await page.waitForSelector('#red-ui-workspace-chart');
 }
 
 async function importNodes(page: Page, nodes: Record<string, unknown>[]): Promise<void> {
   await page.evaluate((list) => {
     const z = RED.workspaces.active();
-    RED.view.importNodes(list.map((n: Record<string, unknown>) => (n.type === 'bulkgate-account' ? n : { z, x: 300, y: 100, ...n })), { generateIds: false });
+    RED.view.importNodes(
+      list.map((n: Record<string, unknown>) => (n.type === 'bulkgate-account' ? n : { z, x: 300, y: 100, ...n })),
+      { generateIds: false },
+    );
   }, nodes);
 }
 
@@ -57,9 +62,41 @@ describe('editor panels in Chromium', function () {
     page = browser.page;
     await openEditor(page, demo.editorUrl);
     await importNodes(page, [
-      { id: 'acc1', type: 'bulkgate-account', name: 'sim', baseUrl: demo.simulatorUrl, timeout: 15000, retries: 3, rateLimit: 0, rateWindow: 60, queueSize: 100 },
-      { id: 'promo1', type: 'bulkgate-promotional', account: 'acc1', api: 'advanced', version: '2.0', channel: [{ type: 'sms' }], number: 'number', numberType: 'msg', text: '', unicode: 'auto', y: 100 },
-      { id: 'trans1', type: 'bulkgate-transactional', account: 'acc1', api: 'advanced', version: '2.0', channel: [{ type: 'sms' }], text: '', unicode: 'auto', y: 200 },
+      {
+        id: 'acc1',
+        type: 'bulkgate-account',
+        name: 'sim',
+        baseUrl: demo.simulatorUrl,
+        timeout: 15000,
+        retries: 3,
+        rateLimit: 0,
+        rateWindow: 60,
+        queueSize: 100,
+      },
+      {
+        id: 'promo1',
+        type: 'bulkgate-promotional',
+        account: 'acc1',
+        api: 'advanced',
+        version: '2.0',
+        channel: [{ type: 'sms' }],
+        number: 'number',
+        numberType: 'msg',
+        text: '',
+        unicode: 'auto',
+        y: 100,
+      },
+      {
+        id: 'trans1',
+        type: 'bulkgate-transactional',
+        account: 'acc1',
+        api: 'advanced',
+        version: '2.0',
+        channel: [{ type: 'sms' }],
+        text: '',
+        unicode: 'auto',
+        y: 200,
+      },
       { id: 'bal1', type: 'bulkgate-balance', account: 'acc1', api: 'advanced', method: 'POST', threshold: '', y: 300 },
       { id: 'ev1', type: 'bulkgate-events', path: '/bulkgate/events', y: 400 },
     ]);
@@ -75,8 +112,15 @@ describe('editor panels in Chromium', function () {
       await edit(page, id);
       await browser.screenshot(`panel-${id}`);
       const labels = await page.locator('.red-ui-tray-body label:visible').allInnerTexts();
-      assert.ok(labels.some((l) => /Name/.test(l)), `${id} shows its labels`);
-      assert.equal(labels.some((l) => /\w+\.\w+\.\w+/.test(l)), false, `${id} shows no untranslated catalog key: ${labels.join('|')}`);
+      assert.ok(
+        labels.some((l) => /Name/.test(l)),
+        `${id} shows its labels`,
+      );
+      assert.equal(
+        labels.some((l) => /\w+\.\w+\.\w+/.test(l)),
+        false,
+        `${id} shows no untranslated catalog key: ${labels.join('|')}`,
+      );
       await cancel(page);
     }
     const help = await page.evaluate(() => RED.nodes.getNodeHelp?.('bulkgate-promotional') ?? $("script[data-help-name='bulkgate-promotional']").html());
@@ -106,12 +150,26 @@ describe('editor panels in Chromium', function () {
   it('API and version pickers show only the fields that API and version take', async () => {
     await edit(page, 'promo1');
     assert.deepEqual(await options(page, '#node-input-version'), ['2.0', '1.0']);
-    assert.deepEqual([await visible(page, 'channel'), await visible(page, 'flash'), await visible(page, 'sender_id'), await visible(page, 'groups')], [true, false, false, true]);
+    assert.deepEqual(
+      [await visible(page, 'channel'), await visible(page, 'flash'), await visible(page, 'sender_id'), await visible(page, 'groups')],
+      [true, false, false, true],
+    );
     await page.selectOption('#node-input-version', '1.0');
-    assert.deepEqual([await visible(page, 'channel'), await visible(page, 'flash'), await visible(page, 'sender_id'), await visible(page, 'unicode')], [false, true, true, true]);
+    assert.deepEqual(
+      [await visible(page, 'channel'), await visible(page, 'flash'), await visible(page, 'sender_id'), await visible(page, 'unicode')],
+      [false, true, true, true],
+    );
     await page.selectOption('#node-input-api', 'simple');
     assert.deepEqual(await options(page, '#node-input-version'), ['1.0'], 'simple promotional is 1.0 only');
-    assert.deepEqual([await visible(page, 'groups'), await visible(page, 'admins'), await visible(page, 'duplicates_check'), await page.locator('.bulkgate-encoding').isVisible()], [false, false, false, true]);
+    assert.deepEqual(
+      [
+        await visible(page, 'groups'),
+        await visible(page, 'admins'),
+        await visible(page, 'duplicates_check'),
+        await page.locator('.bulkgate-encoding').isVisible(),
+      ],
+      [false, false, false, true],
+    );
     await cancel(page);
 
     await edit(page, 'trans1');
@@ -126,7 +184,7 @@ describe('editor panels in Chromium', function () {
     await cancel(page);
   });
 
-  it('the sender picker offers the chosen version\'s types and labels the value field for the type', async () => {
+  it("the sender picker offers the chosen version's types and labels the value field for the type", async () => {
     await edit(page, 'trans1');
     await page.selectOption('#node-input-version', '1.0');
     assert.deepEqual(await options(page, '#node-input-sender_id'), ['', 'gSystem', 'gShort', 'gText', 'gOwn', 'profile_id']);
@@ -148,7 +206,11 @@ describe('editor panels in Chromium', function () {
     const search = page.locator('#red-ui-palette-search input');
     await search.fill('sms');
     await page.waitForTimeout(500);
-    const shown = await page.$$eval('.red-ui-palette-node[data-palette-type^="bulkgate-"]', (els) => els.filter((e) => (e as HTMLElement).offsetParent !== null).map((e) => [e.getAttribute('data-palette-type'), (e.textContent ?? '').replace(/\s+/g, ' ').trim()]));
+    const shown = await page.$$eval('.red-ui-palette-node[data-palette-type^="bulkgate-"]', (els) =>
+      els
+        .filter((e) => (e as HTMLElement).offsetParent !== null)
+        .map((e) => [e.getAttribute('data-palette-type'), (e.textContent ?? '').replace(/\s+/g, ' ').trim()]),
+    );
     assert.deepEqual(shown.sort(), [
       ['bulkgate-balance', 'SMS credit'],
       ['bulkgate-events', 'SMS events'],
@@ -180,7 +242,10 @@ describe('editor panels in Chromium', function () {
     assert.equal(await numberMarked('abc'), true, 'abc');
     assert.equal(await numberMarked('+420 777 123 456'), false, 'a number as people write it');
     assert.equal(await numberMarked('420777123456; 420777123457'), true, 'two numbers in a transactional node');
-    assert.equal(await page.evaluate(() => (window as any).BulkGateEditor.validNumber({ numberType: 'str' }, 'transactional', '12ab')), 'Not a phone number: 12ab (3 to 20 digits; spaces, dashes, brackets and a leading + or 00 are fine)');
+    assert.equal(
+      await page.evaluate(() => (window as any).BulkGateEditor.validNumber({ numberType: 'str' }, 'transactional', '12ab')),
+      'Not a phone number: 12ab (3 to 20 digits; spaces, dashes, brackets and a leading + or 00 are fine)',
+    );
     await cancel(page);
     await edit(page, 'promo1');
     assert.equal(await numberMarked('420777123456; 12ab'), true, 'one bad number in a list');
@@ -193,7 +258,11 @@ describe('editor panels in Chromium', function () {
     await page.fill('#node-input-text', 'Sale');
     const items = page.locator('#bulkgate-channels > li');
     const types = () => items.locator('.bulkgate-channel-type').evaluateAll((els) => (els as HTMLSelectElement[]).map((e) => e.value));
-    const marked = (index: number) => items.nth(index).locator('.input-error').evaluateAll((els) => els.map((e) => [...e.classList].find((c) => c.startsWith('bulkgate-'))));
+    const marked = (index: number) =>
+      items
+        .nth(index)
+        .locator('.input-error')
+        .evaluateAll((els) => els.map((e) => Array.from(e.classList).find((c) => c.startsWith('bulkgate-'))));
     const fallback = () => page.locator('#bulkgate-fallback').innerText();
     /** Drags item `from` by its handle to just above (`up`) or below item `to`. */
     const drag = async (from: number, to: number) => {
@@ -229,7 +298,16 @@ describe('editor panels in Chromium', function () {
     assert.deepEqual(await types(), ['sms', 'viber']);
     assert.deepEqual(await marked(1), ['bulkgate-channel-type']);
     assert.match(await fallback(), /never tried/);
-    assert.equal(await page.evaluate(() => (window as any).BulkGateEditor.validChannel(RED.nodes.node('promo1'), 'promotional', [{ type: 'sms' }, { type: 'viber', sender: 'Shop', button: { caption: 'Open', url: 'https://shop.example' } }])), false, 'the node is invalid so (red triangle)');
+    assert.equal(
+      await page.evaluate(() =>
+        (window as any).BulkGateEditor.validChannel(RED.nodes.node('promo1'), 'promotional', [
+          { type: 'sms' },
+          { type: 'viber', sender: 'Shop', button: { caption: 'Open', url: 'https://shop.example' } },
+        ]),
+      ),
+      false,
+      'the node is invalid so (red triangle)',
+    );
     await browser.screenshot('cascade-after-sms');
     await drag(1, 0);
     assert.deepEqual(await types(), ['viber', 'sms']);
@@ -237,14 +315,20 @@ describe('editor panels in Chromium', function () {
     assert.match(await fallback(), /ends with SMS/i);
     await done(page);
     let saved = await page.evaluate(() => RED.nodes.node('promo1').channel);
-    assert.deepEqual(saved, [{ type: 'viber', sender: 'Shop', expiration: 120, button: { caption: 'Open', url: 'https://shop.example' } }, { type: 'sms', unicode: 'auto' }]);
+    assert.deepEqual(saved, [
+      { type: 'viber', sender: 'Shop', expiration: 120, button: { caption: 'Open', url: 'https://shop.example' } },
+      { type: 'sms', unicode: 'auto' },
+    ]);
 
     await edit(page, 'promo1');
     await page.locator('#bulkgate-channels > li').nth(1).locator('.red-ui-editableList-item-remove').click();
     await page.waitForTimeout(400);
     await done(page);
     saved = await page.evaluate(() => RED.nodes.node('promo1').channel);
-    assert.deepEqual(saved.map((c: { type: string }) => c.type), ['viber']);
+    assert.deepEqual(
+      saved.map((c: { type: string }) => c.type),
+      ['viber'],
+    );
   });
 
   it('a viber channel without a button is refused in a promotional panel', async () => {
@@ -286,7 +370,10 @@ describe('editor panels in Chromium', function () {
     await page.fill('#node-config-input-application_token', 'wrong-token');
     await page.click('#bulkgate-test-connection');
     await page.waitForFunction(() => /Failed/.test(document.getElementById('bulkgate-test-result')?.textContent ?? ''));
-    assert.match(await page.locator('#bulkgate-test-result').innerText(), /^Failed: The gateway does not accept this application id and token: check them in the BulkGate account node \(they come from the API application in the BulkGate portal\) \(authentication_failed, HTTP 401\)$/);
+    assert.match(
+      await page.locator('#bulkgate-test-result').innerText(),
+      /^Failed: The gateway does not accept this application id and token: check them in the BulkGate account node \(they come from the API application in the BulkGate portal\) \(authentication_failed, HTTP 401\)$/,
+    );
     await browser.screenshot('account-test-connection');
     await cancel(page);
   });
@@ -296,10 +383,14 @@ describe('editor panels in Chromium', function () {
     // A new node from the palette.
     const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
     assert.ok(chart);
-    await page.dragAndDrop('.red-ui-palette-node[data-palette-type="bulkgate-transactional"]', '#red-ui-workspace-chart', { targetPosition: { x: 400, y: 450 } });
+    await page.dragAndDrop('.red-ui-palette-node[data-palette-type="bulkgate-transactional"]', '#red-ui-workspace-chart', {
+      targetPosition: { x: 400, y: 450 },
+    });
     const id = await page.evaluate(() => {
       const nodes: { id: string; type: string }[] = [];
-      RED.nodes.eachNode((n: { id: string; type: string }) => { if (n.type === 'bulkgate-transactional' && n.id !== 'trans1') nodes.push(n); });
+      RED.nodes.eachNode((n: { id: string; type: string }) => {
+        if (n.type === 'bulkgate-transactional' && n.id !== 'trans1') nodes.push(n);
+      });
       return nodes[0]?.id;
     });
     assert.ok(id, 'the node was dropped');
@@ -321,7 +412,19 @@ describe('editor panels in Chromium', function () {
     await page.selectOption('#node-input-duplicates_check', 'on');
     await done(page);
     // An inject node wired to it (not ours: imported), then deploy.
-    await importNodes(page, [{ id: 'inj1', type: 'inject', props: [{ p: 'number', v: '420 777 123 456', vt: 'str' }], repeat: '', once: false, topic: '', x: 150, y: 600, wires: [[]] }]);
+    await importNodes(page, [
+      {
+        id: 'inj1',
+        type: 'inject',
+        props: [{ p: 'number', v: '420 777 123 456', vt: 'str' }],
+        repeat: '',
+        once: false,
+        topic: '',
+        x: 150,
+        y: 600,
+        wires: [[]],
+      },
+    ]);
     await page.mouse.click(700, 700);
     await page.evaluate((target) => {
       RED.nodes.addLink({ source: RED.nodes.node('inj1'), sourcePort: 0, target: RED.nodes.node(target) });
@@ -331,7 +434,10 @@ describe('editor panels in Chromium', function () {
     await page.click('#red-ui-header-button-deploy');
     // The earlier test nodes use an account without credentials: Node-RED asks to confirm.
     const confirm = page.locator('#red-ui-deploy-dialog-confirm-deploy-deploy');
-    await confirm.waitFor({ state: 'visible', timeout: 2000 }).then(() => confirm.click(), () => undefined);
+    await confirm.waitFor({ state: 'visible', timeout: 2000 }).then(
+      () => confirm.click(),
+      () => undefined,
+    );
     await page.waitForFunction(() => RED.nodes.dirty() === false, undefined, { timeout: 10_000 });
     const res = await fetch(`${demo.editorUrl}/inject/inj1`, { method: 'POST' });
     assert.equal(res.status, 200);
@@ -374,15 +480,23 @@ describe('editor panels in Chromium', function () {
       { id: 'bare-bal', type: 'bulkgate-balance', z: 'bare-tab', account: 'bare-acc', x: 200, y: 300, wires: [] },
       { id: 'bare-ev', type: 'bulkgate-events', z: 'bare-tab', x: 200, y: 400, wires: [], credentials: { secret: 's3cret' } },
     ];
-    const res = await fetch(`${demo.editorUrl}/flows`, { method: 'POST', headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' }, body: JSON.stringify(flow) });
+    const res = await fetch(`${demo.editorUrl}/flows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+      body: JSON.stringify(flow),
+    });
     assert.ok(res.ok, `deploy: HTTP ${res.status}`);
     await openEditor(page, demo.editorUrl);
     await page.waitForFunction(() => RED.nodes.node('bare-promo'), undefined, { timeout: 10_000 });
-    const invalid = await page.evaluate(() => ['bare-acc', 'bare-promo', 'bare-trans', 'bare-bal', 'bare-ev'].filter((id) => RED.nodes.node(id).valid === false));
+    const invalid = await page.evaluate(() =>
+      ['bare-acc', 'bare-promo', 'bare-trans', 'bare-bal', 'bare-ev'].filter((id) => RED.nodes.node(id).valid === false),
+    );
     assert.deepEqual(invalid, [], 'no red triangle');
     for (const id of ['bare-acc', 'bare-promo', 'bare-trans', 'bare-bal', 'bare-ev']) {
       await edit(page, id);
-      const red = await page.locator('.red-ui-tray-body .input-error:visible').evaluateAll((els) => els.map((e) => e.id || `${e.className} after #${e.previousElementSibling?.id}`));
+      const red = await page
+        .locator('.red-ui-tray-body .input-error:visible')
+        .evaluateAll((els) => els.map((e) => e.id || `${e.className} after #${e.previousElementSibling?.id}`));
       assert.deepEqual(red, [], `${id}: nothing red in the panel`);
       if (id === 'bare-acc') {
         assert.equal(await page.getAttribute('#node-config-input-timeout', 'placeholder'), '15000', 'the default shows');

@@ -23,13 +23,22 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
   });
   beforeEach(async () => {
     await sim.reset();
-    await load([
-      { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0 },
-      { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: 'Alarm', wires: [['sent'], [], []] },
-      { id: 'e', type: 'bulkgate-events', path: '/bulkgate/events', wires: [['reports'], ['incoming']] },
-      { id: 'sent', type: 'helper' }, { id: 'reports', type: 'helper' }, { id: 'incoming', type: 'helper' },
-    ] as FlowNode[], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN }, e: { secret: SECRET } });
-    await fetch(`${sim.url}/simulator/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ url: `${base}/bulkgate/events?token=${SECRET}`, delay: 50 }) });
+    await load(
+      [
+        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0 },
+        { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: 'Alarm', wires: [['sent'], [], []] },
+        { id: 'e', type: 'bulkgate-events', path: '/bulkgate/events', wires: [['reports'], ['incoming']] },
+        { id: 'sent', type: 'helper' },
+        { id: 'reports', type: 'helper' },
+        { id: 'incoming', type: 'helper' },
+      ] as FlowNode[],
+      { acc: { application_id: ACCOUNT_ID, application_token: TOKEN }, e: { secret: SECRET } },
+    );
+    await fetch(`${sim.url}/simulator/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${base}/bulkgate/events?token=${SECRET}`, delay: 50 }),
+    });
   });
   afterEach(() => unload());
   after(async () => {
@@ -42,8 +51,17 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
   it('reports delivered, not delivered and Viber seen, matched to the send by smsId', async () => {
     const sent = collect('sent', 3);
     const reports = collect('reports', 4);
-    await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: ACCOUNT_ID, token: TOKEN, credit: 1000, viber: ['420777000001'], unreachable: ['420777000999'] }) });
-    receive('p', { payload: { number: ['420777000001', '420777111222', '420777000999'], channel: { viber: { sender: 'Alarm', button: { caption: 'OK', url: '#' } }, sms: {} } } });
+    await fetch(`${sim.url}/simulator/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: ACCOUNT_ID, token: TOKEN, credit: 1000, viber: ['420777000001'], unreachable: ['420777000999'] }),
+    });
+    receive('p', {
+      payload: {
+        number: ['420777000001', '420777111222', '420777000999'],
+        channel: { viber: { sender: 'Alarm', button: { caption: 'OK', url: '#' } }, sms: {} },
+      },
+    });
     const ids = new Map((await sent).map((m) => [m.payload.sms_id as string, m.payload.number as string]));
     const got = await reports;
     const byNumber = got.map((m) => [ids.get(m.smsId), m.payload.status, m.payload.statusCode, m.payload.channel]).sort();
@@ -57,7 +75,11 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
 
   it('an incoming message comes out of output 2', async () => {
     const incoming = collect('incoming', 1);
-    await fetch(`${sim.url}/simulator/incoming`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ from: '420777123456', message: 'ARM' }) });
+    await fetch(`${sim.url}/simulator/incoming`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ from: '420777123456', message: 'ARM' }),
+    });
     const [msg] = await incoming;
     assert.equal(msg?.payload.status, 'incoming');
     assert.equal(msg?.payload.statusCode, 10);
@@ -67,9 +89,22 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
 
   it('bulk reports as a POST of a JSON array: one msg each', async () => {
     const reports = collect('reports', 2);
-    const res = await fetch(`${base}/bulkgate/events?token=${SECRET}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([{ status: 1, smsID: 'a' }, { status: '2', smsID: 'b' }]) });
+    const res = await fetch(`${base}/bulkgate/events?token=${SECRET}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([
+        { status: 1, smsID: 'a' },
+        { status: '2', smsID: 'b' },
+      ]),
+    });
     assert.equal(res.status, 200);
-    assert.deepEqual((await reports).map((m) => [m.smsId, m.payload.status]), [['a', 'delivered'], ['b', 'buffered']]);
+    assert.deepEqual(
+      (await reports).map((m) => [m.smsId, m.payload.status]),
+      [
+        ['a', 'delivered'],
+        ['b', 'buffered'],
+      ],
+    );
   });
 
   it('without the secret: 403 and nothing emitted; a malformed body: 400 and a warning', async () => {
@@ -81,7 +116,10 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
     assert.equal((await fetch(`${base}/bulkgate/events?token=wrong&status=1&smsID=x`)).status, 403);
     assert.equal((await fetch(`${base}/bulkgate/events?token=${SECRET}`, { method: 'POST', body: '{"status": 1,' })).status, 400);
     assert.equal((await fetch(`${base}/bulkgate/events?token=${SECRET}`, { method: 'POST', body: '[{"nothing": true}]' })).status, 400);
-    assert.equal((await fetch(`${base}/bulkgate/events?token=${SECRET}`, { method: 'POST', body: 'x'.repeat(2 * 1024 * 1024) }).catch(() => ({ status: 413 }))).status, 413);
+    assert.equal(
+      (await fetch(`${base}/bulkgate/events?token=${SECRET}`, { method: 'POST', body: 'x'.repeat(2 * 1024 * 1024) }).catch(() => ({ status: 413 }))).status,
+      413,
+    );
     await new Promise((r) => setTimeout(r, 100));
     assert.deepEqual(emitted, []);
     assert.equal(warned.length, 2);

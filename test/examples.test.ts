@@ -23,7 +23,8 @@ function prepare(nodes: FlowNode[], simulatorUrl: string): FlowNode[] {
     { id: 'example-tab', type: 'tab', label: 'example' },
     ...nodes.map((n) => {
       const copy: FlowNode = config.has(n.type) ? { ...n } : { ...n, z: 'example-tab' };
-      if (n.type === 'bulkgate-account') Object.assign(copy, { baseUrl: simulatorUrl, credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token } });
+      if (n.type === 'bulkgate-account')
+        Object.assign(copy, { baseUrl: simulatorUrl, credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token } });
       if (n.type === 'bulkgate-events') copy.credentials = { secret: SECRET };
       if (typeof n.url === 'string') copy.url = n.url.replace('http://127.0.0.1:1881', simulatorUrl);
       return copy;
@@ -45,7 +46,9 @@ describe('each example file, imported alone', function () {
     await demo?.stop();
   });
 
-  for (const file of readdirSync(EXAMPLES).filter((f) => f.endsWith('.json')).sort()) {
+  for (const file of readdirSync(EXAMPLES)
+    .filter((f) => f.endsWith('.json'))
+    .sort()) {
     const prefix = file.slice(0, 2);
     it(`${file}: carries its own account, deploys, and ${EXAMPLE_CLICKS[prefix] ? 'every inject works' : 'starts (it needs an MQTT broker to go further)'}`, async () => {
       // What Node-RED's Import > Examples menu serves (the admin API's examples library) is this file.
@@ -55,10 +58,18 @@ describe('each example file, imported alone', function () {
       assert.deepEqual(nodes, JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')));
       const ids = new Set(nodes.map((n) => n.id));
       const missing = nodes.filter((n) => typeof n.account === 'string' && !ids.has(n.account));
-      assert.deepEqual(missing.map((n) => n.id), [], 'every node\'s account is in the file');
+      assert.deepEqual(
+        missing.map((n) => n.id),
+        [],
+        "every node's account is in the file",
+      );
 
       const flow = prepare(nodes, demo.simulatorUrl);
-      const res = await fetch(`${demo.editorUrl}/flows`, { method: 'POST', headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' }, body: JSON.stringify(flow) });
+      const res = await fetch(`${demo.editorUrl}/flows`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+        body: JSON.stringify(flow),
+      });
       assert.ok(res.ok, `deploy: HTTP ${res.status} ${await res.text()}`);
       const events = nodes.find((n) => n.type === 'bulkgate-events');
       await fetch(`${demo.simulatorUrl}/simulator/webhook`, {
@@ -67,7 +78,9 @@ describe('each example file, imported alone', function () {
         body: JSON.stringify({ url: events ? `${demo.editorUrl}${String(events.path)}?token=${SECRET}` : '' }),
       });
       // Started: the deployed flow is what was sent, and the admin API answers for each inject.
-      await until('the flow to be deployed', async () => ((await (await fetch(`${demo.editorUrl}/flows`)).json()) as FlowNode[]).some((n) => n.z === 'example-tab'));
+      await until('the flow to be deployed', async () =>
+        ((await (await fetch(`${demo.editorUrl}/flows`)).json()) as FlowNode[]).some((n) => n.z === 'example-tab'),
+      );
       const from = sidebar.debug.length;
       for (const c of EXAMPLE_CLICKS[prefix] ?? []) await click(pressByApi(demo.editorUrl), sidebar, c, (id) => id);
       const bulkgateErrors = sidebar.debug.slice(from).filter((d) => d.level === 20 && nodes.some((n) => n.id === d.id && n.type.startsWith('bulkgate-')));

@@ -17,7 +17,16 @@ const NAMES_A_FIELD = new RegExp(`^(${[...SEND_FIELDS, 'one of number, groups, a
 
 const polluting = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 const junk = fc.oneof(
-  fc.anything({ maxDepth: 3, withNullPrototype: true, withBoxedValues: true, withMap: true, withSet: true, withDate: true, withTypedArray: true, withSparseArray: true }),
+  fc.anything({
+    maxDepth: 3,
+    withNullPrototype: true,
+    withBoxedValues: true,
+    withMap: true,
+    withSet: true,
+    withDate: true,
+    withTypedArray: true,
+    withSparseArray: true,
+  }),
   fc.string({ maxLength: 700 }),
   fc.constant('x'.repeat(200_000)),
   fc.constant('ž'.repeat(269)),
@@ -33,8 +42,20 @@ const phone = fc.oneof(
 const field = fc.oneof(
   junk,
   phone,
-  fc.array(fc.oneof(phone, fc.record({ number: phone, text: fc.string({ maxLength: 50 }), variables: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer())) }, { requiredKeys: [] })), { maxLength: 5 }),
-  fc.record({ sms: fc.record({ text: fc.string(), sender_id: fc.constantFrom('gText', 'gOwn', 'gSystem', 'bogus') }, { requiredKeys: [] }) }, { requiredKeys: [] }),
+  fc.array(
+    fc.oneof(
+      phone,
+      fc.record(
+        { number: phone, text: fc.string({ maxLength: 50 }), variables: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer())) },
+        { requiredKeys: [] },
+      ),
+    ),
+    { maxLength: 5 },
+  ),
+  fc.record(
+    { sms: fc.record({ text: fc.string(), sender_id: fc.constantFrom('gText', 'gOwn', 'gSystem', 'bogus') }, { requiredKeys: [] }) },
+    { requiredKeys: [] },
+  ),
 );
 /** An object whose keys may be request fields or prototype-polluting names, set as own properties. */
 const fieldsObject = fc.array(fc.tuple(fc.constantFrom(...SEND_FIELDS, ...polluting, 'application_token', 'temp'), field), { maxLength: 6 }).map((entries) => {
@@ -42,14 +63,21 @@ const fieldsObject = fc.array(fc.tuple(fc.constantFrom(...SEND_FIELDS, ...pollut
   for (const [key, value] of entries) Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
   return obj;
 });
-const msgArbitrary = fc.record({
-  payload: fc.oneof({ arbitrary: fc.string({ minLength: 1, maxLength: 100 }), weight: 3 }, { arbitrary: fieldsObject, weight: 2 }, { arbitrary: junk, weight: 1 }),
-  number: fc.oneof({ arbitrary: phone, weight: 3 }, { arbitrary: field, weight: 1 }),
-  variables: junk,
-  schedule: fc.oneof(junk, fc.date(), fc.integer()),
-  parts: junk,
-  topic: junk,
-}, { requiredKeys: [] });
+const msgArbitrary = fc.record(
+  {
+    payload: fc.oneof(
+      { arbitrary: fc.string({ minLength: 1, maxLength: 100 }), weight: 3 },
+      { arbitrary: fieldsObject, weight: 2 },
+      { arbitrary: junk, weight: 1 },
+    ),
+    number: fc.oneof({ arbitrary: phone, weight: 3 }, { arbitrary: field, weight: 1 }),
+    variables: junk,
+    schedule: fc.oneof(junk, fc.date(), fc.integer()),
+    parts: junk,
+    topic: junk,
+  },
+  { requiredKeys: [] },
+);
 
 describe('fuzzing the send nodes with arbitrary msgs', function () {
   this.timeout(300_000);
@@ -67,15 +95,24 @@ describe('fuzzing the send nodes with arbitrary msgs', function () {
   });
   afterEach(() => unload());
 
-  for (const [type, outputs, text] of [['bulkgate-promotional', 3, 'Hi {{payload.temp}} <first_name>'], ['bulkgate-transactional', 2, '']] as const) {
+  for (const [type, outputs, text] of [
+    ['bulkgate-promotional', 3, 'Hi {{payload.temp}} <first_name>'],
+    ['bulkgate-transactional', 2, ''],
+  ] as const) {
     it(`${type}: ${RUNS} msgs, each ends once, no request for a refused one, every refusal names a field`, async () => {
       await sim.reset();
-      await load([
-        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0 },
-        { id: 'n', type, account: 'acc', text, wires: Array.from({ length: outputs }, (_, i) => (i < 2 ? ['out'] : ['summary'])) },
-        { id: 'c', type: 'catch', scope: ['n'], wires: [['caught']] },
-        { id: 'out', type: 'helper' }, { id: 'summary', type: 'helper' }, { id: 'caught', type: 'helper' },
-      ], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } }, { record: false });
+      await load(
+        [
+          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0 },
+          { id: 'n', type, account: 'acc', text, wires: Array.from({ length: outputs }, (_, i) => (i < 2 ? ['out'] : ['summary'])) },
+          { id: 'c', type: 'catch', scope: ['n'], wires: [['caught']] },
+          { id: 'out', type: 'helper' },
+          { id: 'summary', type: 'helper' },
+          { id: 'caught', type: 'helper' },
+        ],
+        { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } },
+        { record: false },
+      );
       const ended = new Map<number, number>();
       const refusals: { code: string; message: string }[] = [];
       let requests = 0;
@@ -104,7 +141,10 @@ describe('fuzzing the send nodes with arbitrary msgs', function () {
 
       assert.deepEqual(escaped, [], 'no unhandled rejection or uncaught exception');
       assert.equal(ended.size, RUNS, 'every msg ended');
-      assert.ok([...ended.values()].every((n) => n === 1), 'each msg ended exactly once');
+      assert.ok(
+        [...ended.values()].every((n) => n === 1),
+        'each msg ended exactly once',
+      );
       // The gateway alone knows which address-book ids exist: those refusals follow valid requests.
       const others = refusals.filter((r) => !['invalid_request', 'admin_not_found', 'no_recipients'].includes(r.code));
       const kinds = [...new Set(others.map((r) => r.message))];
@@ -118,7 +158,9 @@ describe('fuzzing the send nodes with arbitrary msgs', function () {
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
       assert.ok(requests > RUNS / 50, `enough valid msgs reached the gateway to mean something (${requests})`);
       assert.ok(rejectedHere > 0, 'some msgs had only impossible numbers, and ended on the ports');
-      console.log(`      ${type}: ${requests} sent, ${rejectedHere} with only impossible numbers (port 2, no request), ${refusals.length - answeredByGateway} refused by the checks, ${answeredByGateway} by the gateway (unknown address-book ids)`);
+      console.log(
+        `      ${type}: ${requests} sent, ${rejectedHere} with only impossible numbers (port 2, no request), ${refusals.length - answeredByGateway} refused by the checks, ${answeredByGateway} by the gateway (unknown address-book ids)`,
+      );
     });
   }
 });

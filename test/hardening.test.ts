@@ -61,11 +61,15 @@ describe('hardening', function () {
           ['channel.viber.text', { number: '420777111222', text: 'x', channel: { viber: { sender: 'A', text: body } } }],
         ];
         for (const [field, fields] of cases) {
-          assert.throws(() => client.prepare('transactional', fields), (e: GatewayError) => e.code === 'invalid_request'
-            && e.message === `${field} is ${body.length} characters; the limit is 612 (268 with Unicode)`);
+          assert.throws(
+            () => client.prepare('transactional', fields),
+            (e: GatewayError) => e.code === 'invalid_request' && e.message === `${field} is ${body.length} characters; the limit is 612 (268 with Unicode)`,
+          );
         }
-        assert.throws(() => client.prepare('promotional', { number: [{ number: '420777111222', text: body }] }),
-          (e: GatewayError) => e.message.startsWith(`number[0].text is ${body.length} characters`));
+        assert.throws(
+          () => client.prepare('promotional', { number: [{ number: '420777111222', text: body }] }),
+          (e: GatewayError) => e.message.startsWith(`number[0].text is ${body.length} characters`),
+        );
         void client.close();
       });
     }
@@ -73,10 +77,14 @@ describe('hardening', function () {
     it('the bound is just above what can fit: 2 x 612 code units are counted, one more is refused', () => {
       const client = new GatewayClient({ baseUrl: sim.url, applicationId: ACCOUNT_ID, applicationToken: TOKEN });
       // Counted: refused by the limit with the counted figure (an extension character counts twice).
-      assert.throws(() => client.prepare('transactional', { number: '420777111222', text: '€'.repeat(TEXT_COUNT_BOUND) }),
-        (e: GatewayError) => e.message === `text is ${2 * TEXT_COUNT_BOUND} characters; the limit is 612 (268 with Unicode)`);
-      assert.throws(() => client.prepare('transactional', { number: '420777111222', text: 'a'.repeat(TEXT_COUNT_BOUND + 1) }),
-        (e: GatewayError) => e.message === `text is ${TEXT_COUNT_BOUND + 1} characters; the limit is 612 (268 with Unicode)`);
+      assert.throws(
+        () => client.prepare('transactional', { number: '420777111222', text: '€'.repeat(TEXT_COUNT_BOUND) }),
+        (e: GatewayError) => e.message === `text is ${2 * TEXT_COUNT_BOUND} characters; the limit is 612 (268 with Unicode)`,
+      );
+      assert.throws(
+        () => client.prepare('transactional', { number: '420777111222', text: 'a'.repeat(TEXT_COUNT_BOUND + 1) }),
+        (e: GatewayError) => e.message === `text is ${TEXT_COUNT_BOUND + 1} characters; the limit is 612 (268 with Unicode)`,
+      );
       void client.close();
     });
 
@@ -98,8 +106,8 @@ describe('hardening', function () {
     after(() => evil.close());
     afterEach(() => unload());
 
-    const deploy = () => load([{ id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, timeout: 2000 }],
-      { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
+    const deploy = () =>
+      load([{ id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, timeout: 2000 }], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
 
     it('another base URL without a typed token: refused, and nothing reaches that URL', async () => {
       await deploy();
@@ -113,9 +121,15 @@ describe('hardening', function () {
 
     it('the deployed base URL with the stored token works; a typed token may go to another URL', async () => {
       await deploy();
-      const stored = await helper.request().post('/bulkgate/test-connection').send({ id: 'acc', baseUrl: `${sim.url}/`, application_token: '__PWRD__' });
+      const stored = await helper
+        .request()
+        .post('/bulkgate/test-connection')
+        .send({ id: 'acc', baseUrl: `${sim.url}/`, application_token: '__PWRD__' });
       assert.deepEqual(stored.body, { ok: true, credit: 1000, currency: 'credits' });
-      const typed = await helper.request().post('/bulkgate/test-connection').send({ id: 'acc', baseUrl: evil.url, application_id: '1', application_token: 'typed-here' });
+      const typed = await helper
+        .request()
+        .post('/bulkgate/test-connection')
+        .send({ id: 'acc', baseUrl: evil.url, application_id: '1', application_token: 'typed-here' });
       assert.equal(typed.body.ok, true);
       assert.equal(evil.hits.length, 1);
       assert.equal(evil.hits[0]?.includes(TOKEN), false, 'the stored token did not travel with the typed one');
@@ -125,11 +139,15 @@ describe('hardening', function () {
       await deploy();
       const form = await helper.request().post('/bulkgate/test-connection').type('form').send({ id: 'acc', baseUrl: sim.url });
       assert.equal(form.status, 415);
-      const plain = await helper.request().post('/bulkgate/test-connection').set('content-type', 'text/plain').send(JSON.stringify({ id: 'acc' }));
+      const plain = await helper
+        .request()
+        .post('/bulkgate/test-connection')
+        .set('content-type', 'text/plain')
+        .send(JSON.stringify({ id: 'acc' }));
       assert.equal(plain.status, 415);
     });
 
-    it('the answer is the client\'s own sentence, never the remote body\'s text', async () => {
+    it("the answer is the client's own sentence, never the remote body's text", async () => {
       await deploy();
       await sim.fault({ echo: true });
       const res = await helper.request().post('/bulkgate/test-connection').send({ id: 'acc', baseUrl: sim.url, application_token: '__PWRD__' });
@@ -142,10 +160,13 @@ describe('hardening', function () {
 
     for (const token of [TOKEN, 'tok_9f8e7d6c5b4a']) {
       it(`an answer that echoes the token (${token === TOKEN ? 'with dashes' : 'identifier-shaped'}) in every field leaks it nowhere`, async () => {
-        await sim.sim.accounts.set('echo', { ...sim.sim.accounts.get(ACCOUNT_ID)!, id: 'echo', token });
+        sim.sim.accounts.set('echo', { ...sim.sim.accounts.get(ACCOUNT_ID)!, id: 'echo', token });
         const client = new GatewayClient({ baseUrl: sim.url, applicationId: 'echo', applicationToken: token, retries: 0 });
         await sim.fault({ echo: true });
-        const error = await client.transactional({ number: '420777111222', text: 'x' }).then(() => assert.fail('must fail'), (e: GatewayError) => e);
+        const error = await client.transactional({ number: '420777111222', text: 'x' }).then(
+          () => assert.fail('must fail'),
+          (e: GatewayError) => e,
+        );
         await client.close();
         const everything = JSON.stringify({ message: error.message, code: error.code, json: error.toJSON(), own: { ...error }, text: String(error) });
         assert.equal(everything.includes(token), false, everything);
@@ -155,12 +176,15 @@ describe('hardening', function () {
 
     it('through a node: msg.bulkgate, msg.error and the log carry no token', async () => {
       seen.length = 0;
-      await load([
-        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0 },
-        { id: 't', type: 'bulkgate-transactional', account: 'acc', wires: [[], []] },
-        { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
-        { id: 'caught', type: 'helper' },
-      ] as FlowNode[], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
+      await load(
+        [
+          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0 },
+          { id: 't', type: 'bulkgate-transactional', account: 'acc', wires: [[], []] },
+          { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+          { id: 'caught', type: 'helper' },
+        ] as FlowNode[],
+        { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } },
+      );
       await sim.fault({ echo: true });
       const caught = collect('caught', 1);
       (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({ payload: 'x', number: '420777111222' });
@@ -194,10 +218,16 @@ describe('hardening', function () {
     });
     afterEach(() => unload());
 
-    const events = (extra: FlowNode[] = [], credentials: Record<string, unknown> = {}) => load([
-      { id: 'e', type: 'bulkgate-events', path: '/hooks/bulkgate', wires: [['reports'], ['incoming'], []] },
-      { id: 'reports', type: 'helper' }, { id: 'incoming', type: 'helper' }, ...extra,
-    ] as FlowNode[], { e: { secret: SECRET }, ...credentials });
+    const events = (extra: FlowNode[] = [], credentials: Record<string, unknown> = {}) =>
+      load(
+        [
+          { id: 'e', type: 'bulkgate-events', path: '/hooks/bulkgate', wires: [['reports'], ['incoming'], []] },
+          { id: 'reports', type: 'helper' },
+          { id: 'incoming', type: 'helper' },
+          ...extra,
+        ] as FlowNode[],
+        { e: { secret: SECRET }, ...credentials },
+      );
     const url = (base: string) => `${base}/hooks/bulkgate?token=${SECRET}`;
     const counted = () => {
       const got: unknown[] = [];
@@ -205,20 +235,31 @@ describe('hardening', function () {
       return got;
     };
     /** Posts with node:http, so that a chunked body (no content-length) can be sent too. */
-    const post = (target: string, body: string, options: { chunked?: boolean; type?: string } = {}) => new Promise<number>((resolve, reject) => {
-      const req = httpRequest(target, { method: 'POST', headers: { 'content-type': options.type ?? 'application/json', ...(options.chunked ? {} : { 'content-length': Buffer.byteLength(body) }) } }, (res) => {
-        res.resume();
-        resolve(res.statusCode ?? 0);
+    const post = (target: string, body: string, options: { chunked?: boolean; type?: string } = {}) =>
+      new Promise<number>((resolve, reject) => {
+        const req = httpRequest(
+          target,
+          {
+            method: 'POST',
+            headers: { 'content-type': options.type ?? 'application/json', ...(options.chunked ? {} : { 'content-length': Buffer.byteLength(body) }) },
+          },
+          (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          },
+        );
+        req.on('error', reject);
+        if (options.chunked) {
+          for (let i = 0; i < body.length; i += 64 * 1024) req.write(body.slice(i, i + 64 * 1024));
+          req.end();
+        } else req.end(body);
       });
-      req.on('error', reject);
-      if (options.chunked) {
-        for (let i = 0; i < body.length; i += 64 * 1024) req.write(body.slice(i, i + 64 * 1024));
-        req.end();
-      } else req.end(body);
-    });
     const reports = (n: number) => JSON.stringify(Array.from({ length: n }, () => ({ status: 1 })));
 
-    for (const [name, base] of [['read by the node', () => rawBase], ['parsed by Node-RED before the node', () => parsedBase]] as const) {
+    for (const [name, base] of [
+      ['read by the node', () => rawBase],
+      ['parsed by Node-RED before the node', () => parsedBase],
+    ] as const) {
       describe(`a body ${name}`, () => {
         it('5 MB of reports: 413, nothing emitted (sized, and sent chunked)', async () => {
           await events();
@@ -254,7 +295,10 @@ describe('hardening', function () {
             const status = await Promise.race([post(url(base()), body), new Promise<number>((r) => setTimeout(() => r(-1), 3000))]);
             assert.equal(status, 400, `body ${JSON.stringify(body)}`);
           }
-          const form = await Promise.race([post(url(base()), '', { type: 'application/x-www-form-urlencoded' }), new Promise<number>((r) => setTimeout(() => r(-1), 3000))]);
+          const form = await Promise.race([
+            post(url(base()), '', { type: 'application/x-www-form-urlencoded' }),
+            new Promise<number>((r) => setTimeout(() => r(-1), 3000)),
+          ]);
           assert.equal(form, 400, 'an empty form body');
           assert.equal(got.length, 0);
         });
@@ -269,19 +313,24 @@ describe('hardening', function () {
       });
     }
 
-    it('a redeploy of the events node keeps a user\'s own route on the same path', async () => {
+    it("a redeploy of the events node keeps a user's own route on the same path", async () => {
       await events();
       // A user's handler for PUT on the same path (as an http-in node registers one).
       const httpApp = httpNode as unknown as { put(path: string, h: (req: unknown, res: { end(t: string): void }) => void): void };
       httpApp.put('/hooks/bulkgate', (_req, res) => res.end('user route'));
       assert.equal(await (await fetch(url(rawBase), { method: 'PUT' })).text(), 'user route');
       // "Modified nodes" deploy: only the events node is restarted.
-      await helper.setFlows(([
-        { id: 'tab', type: 'tab', label: 'test' },
-        { id: 'e', z: 'tab', type: 'bulkgate-events', path: '/hooks/bulkgate', name: 'changed', wires: [['reports'], ['incoming'], []] },
-        { id: 'reports', z: 'tab', type: 'helper' }, { id: 'incoming', z: 'tab', type: 'helper' },
-      ]) as never, 'nodes', { e: { secret: SECRET } } as never);
-      assert.equal(await (await fetch(url(rawBase), { method: 'PUT' })).text(), 'user route', 'the user\'s route survived');
+      await helper.setFlows(
+        [
+          { id: 'tab', type: 'tab', label: 'test' },
+          { id: 'e', z: 'tab', type: 'bulkgate-events', path: '/hooks/bulkgate', name: 'changed', wires: [['reports'], ['incoming'], []] },
+          { id: 'reports', z: 'tab', type: 'helper' },
+          { id: 'incoming', z: 'tab', type: 'helper' },
+        ] as never,
+        'nodes',
+        { e: { secret: SECRET } } as never,
+      );
+      assert.equal(await (await fetch(url(rawBase), { method: 'PUT' })).text(), 'user route', "the user's route survived");
       const got = collect('reports', 1);
       assert.equal((await fetch(`${url(rawBase)}&status=1&smsID=after`)).status, 200, 'the events node serves again');
       assert.equal((await got)[0]?.smsId, 'after');
@@ -296,7 +345,7 @@ describe('hardening', function () {
       assert.match(warnings[0] ?? '', /"id":"e2"/);
     });
 
-    it('the secret is a password credential: the editor\'s credentials API answers has_secret, never the secret', async () => {
+    it("the secret is a password credential: the editor's credentials API answers has_secret, never the secret", async () => {
       await events();
       const nodes = (helper as unknown as { _redNodes: { getCredentialDefinition(type: string): unknown } })._redNodes;
       assert.deepEqual(nodes.getCredentialDefinition('bulkgate-events'), { secret: { type: 'password' } });
@@ -305,20 +354,31 @@ describe('hardening', function () {
 
   describe('8. the simulator is a developer tool, and bounded', () => {
     it('its controls take JSON only: a text/plain post cannot move its webhook', async () => {
-      const res = await fetch(`${sim.url}/simulator/webhook`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ url: 'http://127.0.0.1:9/x' }) });
+      const res = await fetch(`${sim.url}/simulator/webhook`, {
+        method: 'POST',
+        headers: { 'content-type': 'text/plain' },
+        body: JSON.stringify({ url: 'http://127.0.0.1:9/x' }),
+      });
       assert.equal(res.status, 415);
-      const form = await fetch(`${sim.url}/simulator/faults`, { method: 'POST', headers: { 'content-type': 'application/x-www-form-urlencoded' }, body: 'status=500' });
+      const form = await fetch(`${sim.url}/simulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        body: 'status=500',
+      });
       assert.equal(form.status, 415);
     });
 
     it('another Host (DNS rebinding) or a foreign Origin: 403, the log is not read', async () => {
       const port = new URL(sim.url).port;
-      const status = (headers: Record<string, string>) => new Promise<number>((resolve, reject) => {
-        httpRequest({ host: '127.0.0.1', port, path: '/simulator/requests', headers }, (res) => {
-          res.resume();
-          resolve(res.statusCode ?? 0);
-        }).on('error', reject).end();
-      });
+      const status = (headers: Record<string, string>) =>
+        new Promise<number>((resolve, reject) => {
+          httpRequest({ host: '127.0.0.1', port, path: '/simulator/requests', headers }, (res) => {
+            res.resume();
+            resolve(res.statusCode ?? 0);
+          })
+            .on('error', reject)
+            .end();
+        });
       assert.equal(await status({ host: `attacker.example:${port}` }), 403);
       assert.equal(await status({ host: `127.0.0.1:${port}`, origin: 'http://attacker.example' }), 403);
       assert.equal(await status({ host: `127.0.0.1:${port}` }), 200);
@@ -328,12 +388,24 @@ describe('hardening', function () {
     it('the request log keeps the newest within its bounds; an over-size body is answered 413', async () => {
       const small = await startSimulator({ logMaxRequests: 5, logMaxBytes: 1_000_000 });
       try {
-        const send = (text: string) => fetch(`${small.url}/api/2.0/advanced/transactional`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ application_id: 'x', text }) });
+        const send = (text: string) =>
+          fetch(`${small.url}/api/2.0/advanced/transactional`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({ application_id: 'x', text }),
+          });
         for (let i = 0; i < 8; i++) await send(`n${i}`);
-        assert.deepEqual(small.requests.map((r) => r.body.text), ['n3', 'n4', 'n5', 'n6', 'n7']);
+        assert.deepEqual(
+          small.requests.map((r) => r.body.text),
+          ['n3', 'n4', 'n5', 'n6', 'n7'],
+        );
         for (let i = 0; i < 3; i++) await send('x'.repeat(400_000));
         assert.ok(small.requests.reduce((n, r) => n + r.raw.length, 0) <= 1_000_000);
-        const huge = await fetch(`${small.url}/api/2.0/advanced/transactional`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: 'x'.repeat(33 * 1024 * 1024) });
+        const huge = await fetch(`${small.url}/api/2.0/advanced/transactional`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: 'x'.repeat(33 * 1024 * 1024),
+        });
         assert.equal(huge.status, 413);
       } finally {
         await small.close();

@@ -35,16 +35,34 @@ describe('installed from the packed tarball', function () {
   });
 
   it('npm pack ships the built package, README, LICENSE and examples, and nothing else', () => {
-    const [pack] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as { filename: string; size: number; unpackedSize: number; files: { path: string }[] }[];
+    const [pack] = JSON.parse(execFileSync('npm', ['pack', '--json', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as {
+      filename: string;
+      size: number;
+      unpackedSize: number;
+      files: { path: string }[];
+    }[];
     assert.ok(pack);
     tarball = join(work, pack.filename);
     const files = pack.files.map((f) => f.path);
-    console.log(`      ${pack.filename}: ${(statSync(tarball).size / 1024).toFixed(1)} KiB packed, ${(pack.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${files.length} files`);
+    console.log(
+      `      ${pack.filename}: ${(statSync(tarball).size / 1024).toFixed(1)} KiB packed, ${(pack.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${files.length} files`,
+    );
     const outside = files.filter((f) => !/^(dist\/(gateway|nodes|simulator)\/|examples\/|README\.md$|LICENSE$|package\.json$)/.test(f));
     assert.deepEqual(outside, []);
-    assert.deepEqual(files.filter((f) => /(^|\/)test\/|\.map$|\.tgz$|node_modules|flows_cred|\.env|\.pem$|\.npmrc|screenshots|\.png$/.test(f)), []);
+    assert.deepEqual(
+      files.filter((f) => /(^|\/)test\/|\.map$|\.tgz$|node_modules|flows_cred|\.env|\.pem$|\.npmrc|screenshots|\.png$/.test(f)),
+      [],
+    );
     for (const type of TYPES) {
-      for (const f of [`dist/nodes/${type}.js`, `dist/nodes/${type}.html`, `dist/nodes/locales/en-US/${type}.json`, `dist/nodes/locales/de/${type}.json`, `dist/nodes/locales/en-US/${type}.html`, `dist/nodes/locales/de/${type}.html`, `dist/nodes/icons/${type}.svg`]) {
+      for (const f of [
+        `dist/nodes/${type}.js`,
+        `dist/nodes/${type}.html`,
+        `dist/nodes/locales/en-US/${type}.json`,
+        `dist/nodes/locales/de/${type}.json`,
+        `dist/nodes/locales/en-US/${type}.html`,
+        `dist/nodes/locales/de/${type}.html`,
+        `dist/nodes/icons/${type}.svg`,
+      ]) {
         assert.ok(files.includes(f), `${f} is shipped`);
       }
     }
@@ -61,7 +79,9 @@ describe('installed from the packed tarball', function () {
   it('Node-RED loads all five types with no error', async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    nodeRed = spawn(process.execPath, [require.resolve('node-red/red.js'), '--userDir', join(work, 'user'), '--port', String(port)], { stdio: ['ignore', 'pipe', 'pipe'] });
+    nodeRed = spawn(process.execPath, [require.resolve('node-red/red.js'), '--userDir', join(work, 'user'), '--port', String(port)], {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
     let out = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${out}`)), 60_000);
@@ -76,7 +96,14 @@ describe('installed from the packed tarball', function () {
       nodeRed?.stderr?.on('data', onData);
       nodeRed?.once('exit', (code) => reject(new Error(`Node-RED exited with ${code}:\n${out}`)));
     });
-    const sets = (await (await fetch(`${base}/nodes`, { headers: { accept: 'application/json' } })).json()) as { id: string; module: string; types: string[]; enabled: boolean; err?: string; version: string }[];
+    const sets = (await (await fetch(`${base}/nodes`, { headers: { accept: 'application/json' } })).json()) as {
+      id: string;
+      module: string;
+      types: string[];
+      enabled: boolean;
+      err?: string;
+      version: string;
+    }[];
     const ours = sets.filter((s) => s.module === 'node-red-contrib-bulkgate');
     assert.deepEqual(ours.flatMap((s) => s.types).sort(), [...TYPES].sort());
     for (const set of ours) {
@@ -86,7 +113,7 @@ describe('installed from the packed tarball', function () {
     console.log(`      loaded ${ours.length} node sets of node-red-contrib-bulkgate ${ours[0]?.version}`);
   });
 
-  it('the editor gets each node\'s .html, catalogs in both languages, help and icons', async () => {
+  it("the editor gets each node's .html, catalogs in both languages, help and icons", async () => {
     const html = await (await fetch(`${base}/nodes`, { headers: { accept: 'text/html' } })).text();
     for (const type of TYPES) {
       assert.match(html, new RegExp(`RED\\.nodes\\.registerType\\('${type}'`));
@@ -97,7 +124,9 @@ describe('installed from the packed tarball', function () {
         const catalog = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/${type}?lng=${lng}`)).json()) as Record<string, unknown>;
         assert.ok(catalog[type], `${type} catalog in ${lng}`);
       }
-      const account = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/bulkgate-account?lng=${lng}`)).json()) as { 'bulkgate-account': { send: { label: { text: string } } } };
+      const account = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/bulkgate-account?lng=${lng}`)).json()) as {
+        'bulkgate-account': { send: { label: { text: string } } };
+      };
       assert.equal(account['bulkgate-account'].send.label.text, lng === 'de' ? 'Text' : 'Text');
     }
     const help = await (await fetch(`${base}/nodes/node-red-contrib-bulkgate/bulkgate-promotional?lng=de`, { headers: { accept: 'text/html' } })).text();

@@ -8,7 +8,14 @@ import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './sup
 describe('nodes in the Node-RED runtime', function () {
   let sim: TestSimulator;
   const credentials = () => ({ acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
-  const account = (extra: Record<string, unknown> = {}): FlowNode => ({ id: 'acc', type: 'bulkgate-account', name: 'test', baseUrl: sim.url, retries: 0, ...extra });
+  const account = (extra: Record<string, unknown> = {}): FlowNode => ({
+    id: 'acc',
+    type: 'bulkgate-account',
+    name: 'test',
+    baseUrl: sim.url,
+    retries: 0,
+    ...extra,
+  });
   const helpers = (...ids: string[]): FlowNode[] => ids.map((id) => ({ id, type: 'helper' }));
   const receive = (id: string, msg: Record<string, unknown>) => (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
 
@@ -30,7 +37,14 @@ describe('nodes in the Node-RED runtime', function () {
     });
 
     it('shares one client (one connection pool) between the nodes that use it', async () => {
-      await load([account(), { id: 't1', type: 'bulkgate-transactional', account: 'acc', wires: [[], []] }, { id: 't2', type: 'bulkgate-balance', account: 'acc', wires: [[], []] }], credentials());
+      await load(
+        [
+          account(),
+          { id: 't1', type: 'bulkgate-transactional', account: 'acc', wires: [[], []] },
+          { id: 't2', type: 'bulkgate-balance', account: 'acc', wires: [[], []] },
+        ],
+        credentials(),
+      );
       const acc = helper.getNode('acc') as any;
       assert.equal(acc.gateway(), acc.gateway());
     });
@@ -38,16 +52,29 @@ describe('nodes in the Node-RED runtime', function () {
     it('"test connection" reads the balance with the deployed token, and never answers with it', async () => {
       await load([account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', wires: [[], []] }], credentials());
       // The panel sends the placeholder Node-RED shows for a stored password.
-      const stored = await helper.request().post('/bulkgate/test-connection').send({ id: 'acc', baseUrl: sim.url, application_id: '', application_token: '__PWRD__' });
+      const stored = await helper
+        .request()
+        .post('/bulkgate/test-connection')
+        .send({ id: 'acc', baseUrl: sim.url, application_id: '', application_token: '__PWRD__' });
       assert.deepEqual(stored.body, { ok: true, credit: 1000, currency: 'credits' });
-      const typed = await helper.request().post('/bulkgate/test-connection').send({ baseUrl: sim.url, application_id: ACCOUNT_ID, application_token: 'typed-but-wrong' });
+      const typed = await helper
+        .request()
+        .post('/bulkgate/test-connection')
+        .send({ baseUrl: sim.url, application_id: ACCOUNT_ID, application_token: 'typed-but-wrong' });
       assert.equal(typed.body.ok, false);
       assert.equal(typed.body.type, 'authentication_failed', 'info is a 1.0 operation: the 1.0 shape of 401');
       assert.equal(JSON.stringify([stored.body, typed.body]).includes(TOKEN), false);
     });
 
     it('a property missing from the flow file takes its default', async () => {
-      await load([{ id: 'acc', type: 'bulkgate-account', baseUrl: sim.url }, { id: 't', type: 'bulkgate-transactional', account: 'acc', wires: [['ok'], []] }, ...helpers('ok')], credentials());
+      await load(
+        [
+          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url },
+          { id: 't', type: 'bulkgate-transactional', account: 'acc', wires: [['ok'], []] },
+          ...helpers('ok'),
+        ],
+        credentials(),
+      );
       const client = (helper.getNode('acc') as any).gateway();
       assert.equal(client.timeout, 15000);
       assert.equal(client.retries, 3);
@@ -82,27 +109,48 @@ describe('nodes in the Node-RED runtime', function () {
         },
       });
       const [accepted, rejected, [summary]] = await Promise.all([ok, bad, sum]);
-      assert.deepEqual(accepted.map((m) => [m.payload.status, m.payload.number, m.topic, m.parts.index, m.parts.count]), [
-        ['accepted', '420777111222', 'campaign', 0, 3],
-        ['accepted', '420777111223', 'campaign', 2, 3],
-      ]);
-      assert.deepEqual(rejected.map((m) => [m.payload.status, m.payload.code, m.payload.number, m.parts.index]), [['error', 9, '123', 1]]);
+      assert.deepEqual(
+        accepted.map((m) => [m.payload.status, m.payload.number, m.topic, m.parts.index, m.parts.count]),
+        [
+          ['accepted', '420777111222', 'campaign', 0, 3],
+          ['accepted', '420777111223', 'campaign', 2, 3],
+        ],
+      );
+      assert.deepEqual(
+        rejected.map((m) => [m.payload.status, m.payload.code, m.payload.number, m.parts.index]),
+        [['error', 9, '123', 1]],
+      );
       assert.deepEqual(summary?.payload.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 1 });
       assert.equal(summary?.payload.response.length, 3);
       assert.deepEqual(await status, { fill: 'yellow', shape: 'dot', text: 'sent 2 / rejected 1' });
-      assert.deepEqual((await sim.outbox()).messages.map((m) => m.text), ['Hi Ann', 'Hi Bob']);
+      assert.deepEqual(
+        (await sim.outbox()).messages.map((m) => m.text),
+        ['Hi Ann', 'Hi Bob'],
+      );
     });
 
-    it('an impossible number (12ab) comes out of port 2 like the gateway\'s own refusals; the others are sent; the summary counts it', async () => {
+    it("an impossible number (12ab) comes out of port 2 like the gateway's own refusals; the others are sent; the summary counts it", async () => {
       await load(flow({ text: 'Hi' }), credentials());
       const ok = collect('ok', 2);
       const bad = collect('bad', 2);
       const sum = collect('sum', 1);
       receive('p', { payload: { number: ['420777111222', '12ab', '420777111223', '123'] } });
       const [accepted, rejected, [summary]] = await Promise.all([ok, bad, sum]);
-      assert.deepEqual(accepted.map((m) => [m.payload.number, m.parts.index, m.parts.count]), [['420777111222', 0, 4], ['420777111223', 2, 4]]);
+      assert.deepEqual(
+        accepted.map((m) => [m.payload.number, m.parts.index, m.parts.count]),
+        [
+          ['420777111222', 0, 4],
+          ['420777111223', 2, 4],
+        ],
+      );
       // One refused by the node's checks, one by the gateway: the same port, the same record shape.
-      assert.deepEqual(rejected.map((m) => [m.payload.status, m.payload.code, m.payload.number, m.parts.index]), [['error', 9, '12ab', 1], ['error', 9, '123', 3]]);
+      assert.deepEqual(
+        rejected.map((m) => [m.payload.status, m.payload.code, m.payload.number, m.parts.index]),
+        [
+          ['error', 9, '12ab', 1],
+          ['error', 9, '123', 3],
+        ],
+      );
       assert.equal(rejected[0]?.payload.type, 'invalid_phone_number');
       assert.deepEqual(summary?.payload.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 2 });
       assert.equal((await sim.requests()).length, 1, 'one request for the others');
@@ -116,33 +164,65 @@ describe('nodes in the Node-RED runtime', function () {
       (helper.getNode('p') as TestNode).on('call:error', (call: unknown) => caught.push(call));
       receive('p', { payload: { number: '12ab;x1' } });
       const [rejected, [summary]] = await Promise.all([bad, sum]);
-      assert.deepEqual(rejected.map((m) => m.payload.number), ['12ab', 'x1']);
+      assert.deepEqual(
+        rejected.map((m) => m.payload.number),
+        ['12ab', 'x1'],
+      );
       assert.deepEqual(summary?.payload.total, { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 2 } });
       assert.equal((await sim.requests()).length, 0);
       assert.deepEqual(caught, [], 'not an error');
     });
 
     it('a join node in automatic mode after ports 1 and 2 rebuilds the whole set', async () => {
-      await load([
-        account(),
-        { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: 'x', wires: [['j'], ['j'], []] },
-        { id: 'j', type: 'join', mode: 'auto', wires: [['joined']] },
-        ...helpers('joined'),
-      ], credentials());
+      await load(
+        [
+          account(),
+          { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: 'x', wires: [['j'], ['j'], []] },
+          { id: 'j', type: 'join', mode: 'auto', wires: [['joined']] },
+          ...helpers('joined'),
+        ],
+        credentials(),
+      );
       const joined = collect('joined', 1);
       receive('p', { payload: { number: '420777111222;123;420777111223;4567' } });
       const [msg] = await joined;
-      assert.deepEqual(msg?.payload.map((r: { number: string; status: string }) => [r.number, r.status]), [
-        ['420777111222', 'accepted'], ['123', 'error'], ['420777111223', 'accepted'], ['4567', 'error'],
-      ]);
+      assert.deepEqual(
+        msg?.payload.map((r: { number: string; status: string }) => [r.number, r.status]),
+        [
+          ['420777111222', 'accepted'],
+          ['123', 'error'],
+          ['420777111223', 'accepted'],
+          ['4567', 'error'],
+        ],
+      );
     });
 
     it('advanced 1.0 and simple 1.0 send their own body shapes', async () => {
-      await load(flow({ api: 'advanced', version: '1.0', text: 'Ahoj', unicode: 'auto', flash: true, sender_id: 'gText', sender_id_value: 'Shop', sender_id_valueType: 'str' }), credentials());
+      await load(
+        flow({
+          api: 'advanced',
+          version: '1.0',
+          text: 'Ahoj',
+          unicode: 'auto',
+          flash: true,
+          sender_id: 'gText',
+          sender_id_value: 'Shop',
+          sender_id_valueType: 'str',
+        }),
+        credentials(),
+      );
       let sum = collect('sum', 1);
       receive('p', { number: ['420777111222'] });
       await sum;
-      assert.deepEqual((await sim.lastRequest()).body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: ['420777111222'], text: 'Ahoj', flash: true, sender_id: 'gText', sender_id_value: 'Shop' });
+      assert.deepEqual((await sim.lastRequest()).body, {
+        application_id: ACCOUNT_ID,
+        application_token: TOKEN,
+        number: ['420777111222'],
+        text: 'Ahoj',
+        flash: true,
+        sender_id: 'gText',
+        sender_id_value: 'Shop',
+      });
       await unload();
       await load(flow({ api: 'simple', version: '1.0', encoding: 'form', text: 'Ahoj' }), credentials());
       sum = collect('sum', 1);
@@ -154,13 +234,16 @@ describe('nodes in the Node-RED runtime', function () {
     });
 
     it('the channel cascade from the node: viber to viber users, SMS to the rest', async () => {
-      await load(flow({
-        text: 'Sale today',
-        channel: [
-          { type: 'viber', sender: 'Shop', expiration: 60, button: { caption: 'Open', url: 'https://shop.example' } },
-          { type: 'sms', sender_id: 'gText', sender_id_value: 'Shop', unicode: 'auto' },
-        ],
-      }), credentials());
+      await load(
+        flow({
+          text: 'Sale today',
+          channel: [
+            { type: 'viber', sender: 'Shop', expiration: 60, button: { caption: 'Open', url: 'https://shop.example' } },
+            { type: 'sms', sender_id: 'gText', sender_id_value: 'Shop', unicode: 'auto' },
+          ],
+        }),
+        credentials(),
+      );
       const sum = collect('sum', 1);
       receive('p', { number: ['420777000001', '420777111222'] });
       await sum;
@@ -168,15 +251,31 @@ describe('nodes in the Node-RED runtime', function () {
         viber: { sender: 'Shop', expiration: 60, button: { caption: 'Open', url: 'https://shop.example' } },
         sms: { sender_id: 'gText', sender_id_value: 'Shop' },
       });
-      assert.deepEqual((await sim.outbox()).messages.map((m) => [m.number, m.channel, m.sender]), [['420777000001', 'viber', 'Shop'], ['420777111222', 'sms', 'gText:Shop']]);
+      assert.deepEqual(
+        (await sim.outbox()).messages.map((m) => [m.number, m.channel, m.sender]),
+        [
+          ['420777000001', 'viber', 'Shop'],
+          ['420777111222', 'sms', 'gText:Shop'],
+        ],
+      );
     });
 
     it('TypedInputs read the msg, flow context, env and JSONata', async () => {
       process.env.BULKGATE_TEST_COUNTRY = 'cz';
-      await load(flow({
-        text: 'x', number: 'payload.to', numberType: 'msg', groups: '$string(1)', groupsType: 'jsonata',
-        country: 'BULKGATE_TEST_COUNTRY', countryType: 'env', schedule: 'when', scheduleType: 'flow',
-      }), credentials());
+      await load(
+        flow({
+          text: 'x',
+          number: 'payload.to',
+          numberType: 'msg',
+          groups: '$string(1)',
+          groupsType: 'jsonata',
+          country: 'BULKGATE_TEST_COUNTRY',
+          countryType: 'env',
+          schedule: 'when',
+          scheduleType: 'flow',
+        }),
+        credentials(),
+      );
       (helper.getNode('p') as any).context().flow.set('when', 4102444800);
       const sum = collect('sum', 1);
       receive('p', { payload: { to: ['777111222'] } });
@@ -185,7 +284,7 @@ describe('nodes in the Node-RED runtime', function () {
       assert.deepEqual([body.number, body.groups, body.country, body.schedule], [['777111222'], [1], 'cz', '4102444800']);
     });
 
-    it('msg.payload keys in the reference\'s names override the node\'s settings', async () => {
+    it("msg.payload keys in the reference's names override the node's settings", async () => {
       await load(flow({ text: 'from node', duplicates_check: 'same_number', number: '420777111222', numberType: 'str' }), credentials());
       const sum = collect('sum', 1);
       receive('p', { payload: { text: 'from payload', number: ['420777111223'], duplicates_check: null, application_token: 'stolen', unrelated: 1 } });
@@ -215,7 +314,16 @@ describe('nodes in the Node-RED runtime', function () {
     ];
 
     it('fills {{payload.temp}}, keeps & unescaped and <first_name> for the gateway to fill', async () => {
-      await load(flow({ text: 'Temp {{payload.temp}} °C & rising, <first_name>! {{flow.site}}', number: '420777111222', numberType: 'str', variables: '{"first_name":"Eva"}', variablesType: 'json' }), credentials());
+      await load(
+        flow({
+          text: 'Temp {{payload.temp}} °C & rising, <first_name>! {{flow.site}}',
+          number: '420777111222',
+          numberType: 'str',
+          variables: '{"first_name":"Eva"}',
+          variablesType: 'json',
+        }),
+        credentials(),
+      );
       (helper.getNode('t') as any).context().flow.set('site', 'Garage');
       const ok = collect('ok', 1);
       receive('t', { payload: { temp: 31.5 } });
@@ -226,7 +334,11 @@ describe('nodes in the Node-RED runtime', function () {
 
     it('a Czech or emoji text goes with unicode on, a plain one with it off, and the limit follows', async () => {
       await load(flow({ number: '420777111222', numberType: 'str' }), credentials());
-      for (const [payload, unicode] of [['Dveře otevřeny', true], ['Alarm 🚨', true], ['Door open', false]] as const) {
+      for (const [payload, unicode] of [
+        ['Dveře otevřeny', true],
+        ['Alarm 🚨', true],
+        ['Door open', false],
+      ] as const) {
         const ok = collect('ok', 1);
         receive('t', { payload });
         await ok;
@@ -310,7 +422,10 @@ describe('nodes in the Node-RED runtime', function () {
     ];
     for (const [settings, method, path] of variants) {
       it(`${method} ${path}: the balance on port 1, and on port 2 only below the threshold`, async () => {
-        await load([account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', threshold: 500, ...settings, wires: [['one'], ['two']] }, ...helpers('one', 'two')], credentials());
+        await load(
+          [account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', threshold: 500, ...settings, wires: [['one'], ['two']] }, ...helpers('one', 'two')],
+          credentials(),
+        );
         const one = collect('one', 1);
         const status = statusOf('b', (s) => s.fill === 'green');
         receive('b', { payload: '' });
@@ -324,7 +439,10 @@ describe('nodes in the Node-RED runtime', function () {
     }
 
     it('port 2 fires when credit is below the threshold', async () => {
-      await load([account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', threshold: 5000, wires: [['one'], ['two']] }, ...helpers('one', 'two')], credentials());
+      await load(
+        [account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', threshold: 5000, wires: [['one'], ['two']] }, ...helpers('one', 'two')],
+        credentials(),
+      );
       const both = Promise.all([collect('one', 1), collect('two', 1)]);
       receive('b', {});
       const [[a], [b]] = await both;
@@ -342,13 +460,40 @@ describe('nodes in the Node-RED runtime', function () {
     ];
     // The status names the problem in a few words; the error carries the whole sentence.
     const cases: [string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, string, RegExp, string][] = [
-      ['401 in the 2.0 shape', {}, {}, { acc: { application_id: ACCOUNT_ID, application_token: 'wrong-token' } }, {}, 'unknown_identity', /does not accept this application id and token: check them in the BulkGate account node/, 'wrong token'],
-      ['401 in the 1.0 shape', {}, { version: '1.0' }, { acc: { application_id: 'nobody', application_token: 'x' } }, {}, 'authentication_failed', /does not accept this application id and token: check them in the BulkGate account node/, 'wrong token'],
+      [
+        '401 in the 2.0 shape',
+        {},
+        {},
+        { acc: { application_id: ACCOUNT_ID, application_token: 'wrong-token' } },
+        {},
+        'unknown_identity',
+        /does not accept this application id and token: check them in the BulkGate account node/,
+        'wrong token',
+      ],
+      [
+        '401 in the 1.0 shape',
+        {},
+        { version: '1.0' },
+        { acc: { application_id: 'nobody', application_token: 'x' } },
+        {},
+        'authentication_failed',
+        /does not accept this application id and token: check them in the BulkGate account node/,
+        'wrong token',
+      ],
       ['a text too long', {}, { text: 'x'.repeat(2000) }, {}, {}, 'invalid_request', /^text is 2000 characters; the limit is 612/, 'text too long (2000/612)'],
       ['a network failure', { baseUrl: 'http://127.0.0.1:1' }, {}, {}, {}, 'network', /Could not reach the gateway/, 'gateway unreachable'],
       ['a missing token', {}, {}, { acc: { application_id: ACCOUNT_ID } }, {}, 'invalid_request', /the account has no application_token/, 'account not set up'],
       ['no account', {}, { account: '' }, {}, {}, 'invalid_request', /^No BulkGate account is selected in this node/, 'no account'],
-      ['an inject timestamp as the text', {}, { text: '' }, {}, { payload: 1795356264731 }, 'invalid_request', /^text is empty in the node, so msg.payload is the text, and it is a number \(an inject node's timestamp\?\)/, 'no text'],
+      [
+        'an inject timestamp as the text',
+        {},
+        { text: '' },
+        {},
+        { payload: 1795356264731 },
+        'invalid_request',
+        /^text is empty in the node, so msg.payload is the text, and it is a number \(an inject node's timestamp\?\)/,
+        'no text',
+      ],
       ['an empty text', {}, { text: '' }, {}, { payload: '' }, 'invalid_request', /^text/, 'no text'],
     ];
     for (const [name, acc, node, creds, input, code, message, brief] of cases) {
@@ -374,12 +519,19 @@ describe('nodes in the Node-RED runtime', function () {
     }
 
     it('without a Catch node, the debug sidebar gets the sentence as its first line, and a readable cause', async () => {
-      await load(flow({ baseUrl: 'http://127.0.0.1:1' }, {}).filter((n) => n.type !== 'catch'), credentials());
-      const logged = new Promise<unknown>((resolve) => (helper.getNode('t') as TestNode).on('call:error', (call: { args: unknown[] }) => resolve(call.args[0])));
+      await load(
+        flow({ baseUrl: 'http://127.0.0.1:1' }, {}).filter((n) => n.type !== 'catch'),
+        credentials(),
+      );
+      const logged = new Promise<unknown>((resolve) =>
+        (helper.getNode('t') as TestNode).on('call:error', (call: { args: unknown[] }) => resolve(call.args[0])),
+      );
       receive('t', { payload: 'x' });
       const error = await logged;
       // What Node-RED sends to the sidebar (its own encoder): a string, not a collapsed Error object.
-      const { util } = require(require.resolve('@node-red/util', { paths: [require.resolve('node-red')] })) as { util: { encodeObject(m: unknown): { msg: string; format: string } } };
+      const { util } = require(require.resolve('@node-red/util', { paths: [require.resolve('node-red')] })) as {
+        util: { encodeObject(m: unknown): { msg: string; format: string } };
+      };
       const encoded = util.encodeObject({ msg: error });
       assert.equal(encoded.format, 'String');
       assert.match(encoded.msg, /^Could not reach the gateway/);
@@ -388,7 +540,11 @@ describe('nodes in the Node-RED runtime', function () {
     });
 
     it('low_credit', async () => {
-      await fetch(`${sim.url}/simulator/accounts`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ id: 'poor', token: 'poor-token-1', credit: 0 }) });
+      await fetch(`${sim.url}/simulator/accounts`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ id: 'poor', token: 'poor-token-1', credit: 0 }),
+      });
       await load(flow({}, {}), { acc: { application_id: 'poor', application_token: 'poor-token-1' } });
       const caught = collect('caught', 1);
       receive('t', {});

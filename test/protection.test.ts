@@ -33,7 +33,9 @@ describe('protection', function () {
     { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 3, retryDelay: 5, timeout: 2000, ...account },
     { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['ok'], ['bad']], ...node },
     { id: 'c', type: 'catch', scope: ['t', 'p'], wires: [['caught']] },
-    { id: 'ok', type: 'helper' }, { id: 'bad', type: 'helper' }, { id: 'caught', type: 'helper' },
+    { id: 'ok', type: 'helper' },
+    { id: 'bad', type: 'helper' },
+    { id: 'caught', type: 'helper' },
   ];
 
   /** Follows every msg to its one ending (port 1, port 2 or Catch); counts endings per msg. */
@@ -46,7 +48,9 @@ describe('protection', function () {
     };
     (helper.getNode('ok') as TestNode).on('input', (m: any) => add(m, { kind: 'accepted' }));
     (helper.getNode('bad') as TestNode).on('input', (m: any) => add(m, { kind: 'rejected' }));
-    (helper.getNode('caught') as TestNode).on('input', (m: any) => add(m, { kind: 'error', code: m.bulkgate?.type, retryable: m.bulkgate?.retryable, status: m.bulkgate?.status }));
+    (helper.getNode('caught') as TestNode).on('input', (m: any) =>
+      add(m, { kind: 'error', code: m.bulkgate?.type, retryable: m.bulkgate?.retryable, status: m.bulkgate?.status }),
+    );
     return { endings, total: () => [...endings.values()].reduce((n, l) => n + l.length, 0) };
   }
 
@@ -65,10 +69,15 @@ describe('protection', function () {
     outbox: string[];
   }
 
-  async function burst(fault: Record<string, unknown>, options: { count?: number; duplicates?: boolean; account?: Record<string, unknown>; credentials?: Record<string, string> } = {}): Promise<Run> {
+  async function burst(
+    fault: Record<string, unknown>,
+    options: { count?: number; duplicates?: boolean; account?: Record<string, unknown>; credentials?: Record<string, string> } = {},
+  ): Promise<Run> {
     const count = options.count ?? 200;
     await sim.reset();
-    await load(flow(options.account ?? {}, options.duplicates ? { duplicates_check: 'on' } : {}), { acc: options.credentials ?? { application_id: ACCOUNT_ID, application_token: TOKEN } });
+    await load(flow(options.account ?? {}, options.duplicates ? { duplicates_check: 'on' } : {}), {
+      acc: options.credentials ?? { application_id: ACCOUNT_ID, application_token: TOKEN },
+    });
     await sim.fault(fault);
     const { endings, total } = track();
     const t = helper.getNode('t') as TestNode & { receive(m: unknown): void };
@@ -93,14 +102,19 @@ describe('protection', function () {
     return [...run.endings.values()].map((l) => l[0] as Ending);
   }
 
-  const tally = (endings: Ending[]) => endings.reduce<Record<string, number>>((t, e) => {
-    const key = e.kind === 'error' ? `${e.code}${e.status ? ` ${e.status}` : ''}` : e.kind;
-    t[key] = (t[key] ?? 0) + 1;
-    return t;
-  }, {});
+  const tally = (endings: Ending[]) =>
+    endings.reduce<Record<string, number>>((t, e) => {
+      const key = e.kind === 'error' ? `${e.code}${e.status ? ` ${e.status}` : ''}` : e.kind;
+      t[key] = (t[key] ?? 0) + 1;
+      return t;
+    }, {});
 
   describe('fault matrix (200 msgs each)', () => {
-    for (const [name, status, retryAfter] of [['HTTP 503', 503, undefined], ['HTTP 429 without Retry-After', 429, undefined], ['HTTP 429 with Retry-After: 1', 429, 1]] as const) {
+    for (const [name, status, retryAfter] of [
+      ['HTTP 503', 503, undefined],
+      ['HTTP 429 without Retry-After', 429, undefined],
+      ['HTTP 429 with Retry-After: 1', 429, 1],
+    ] as const) {
       it(`${name}: not taken by the gateway, so retried with backoff; a msg fails only after 4 faulted attempts`, async () => {
         const run = await burst({ status, retryAfter, count: 150 });
         const endings = assertOnce(run);
@@ -130,7 +144,11 @@ describe('protection', function () {
     it('HTTP 500 with duplicates_check on: repeated safely, all delivered once', async () => {
       const run = await burst({ status: 500, count: 100 }, { duplicates: true });
       const endings = assertOnce(run);
-      assert.equal(run.attempts.reduce((n, a) => n + a, 0), 300, '100 faulted attempts, then each msg went through');
+      assert.equal(
+        run.attempts.reduce((n, a) => n + a, 0),
+        300,
+        '100 faulted attempts, then each msg went through',
+      );
       assert.deepEqual(tally(endings), { accepted: 200 });
       assert.equal(run.outbox.length, 200);
     });
@@ -190,10 +208,13 @@ describe('protection', function () {
   describe('rate limit and queue', () => {
     it('a burst of 100 against 5 per second: 5 on the wire per window, the queue drains in order, the overflow is refused', async () => {
       await sim.reset();
-      await load([
-        ...flow({ rateLimit: 5, rateWindow: 1, queueSize: 20 }),
-        { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: '', wires: [['ok'], ['bad'], []] },
-      ], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
+      await load(
+        [
+          ...flow({ rateLimit: 5, rateWindow: 1, queueSize: 20 }),
+          { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: '', wires: [['ok'], ['bad'], []] },
+        ],
+        { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } },
+      );
       const { endings, total } = track();
       const queued = statusOf('t', (s) => /^queued \d+$/.test(s.text));
       // Both nodes share the account's limit.
@@ -212,12 +233,23 @@ describe('protection', function () {
       // Each node's msgs reach the limit in the order they came; the first to come are the ones taken.
       for (const parity of [0, 1]) {
         const mine = order.filter((seq) => seq % 2 === parity);
-        assert.deepEqual(mine, [...mine].sort((a, b) => a - b), 'the queue drained in order');
-        assert.deepEqual(mine, Array.from({ length: mine.length }, (_, i) => i * 2 + parity), 'the first msgs were taken, the later refused');
+        assert.deepEqual(
+          mine,
+          [...mine].sort((a, b) => a - b),
+          'the queue drained in order',
+        );
+        assert.deepEqual(
+          mine,
+          Array.from({ length: mine.length }, (_, i) => i * 2 + parity),
+          'the first msgs were taken, the later refused',
+        );
       }
       // Measured where the requests arrive, a few ms after they were let go: 900 ms, not 1000.
       for (let i = 0; i + 5 < times.length; i++) {
-        assert.ok((times[i + 5] as number) - (times[i] as number) >= 900, `at most 5 in any second (requests ${i} and ${i + 5}: ${(times[i + 5] as number) - (times[i] as number)} ms)`);
+        assert.ok(
+          (times[i + 5] as number) - (times[i] as number) >= 900,
+          `at most 5 in any second (requests ${i} and ${i + 5}: ${(times[i + 5] as number) - (times[i] as number)} ms)`,
+        );
       }
       // The wire shows 5 requests, a pause until the window frees, 5 more, and so on.
       const groups: number[] = [];
@@ -235,13 +267,20 @@ describe('protection', function () {
       const t = helper.getNode('t') as TestNode & { receive(m: unknown): void };
       for (let seq = 0; seq < 10; seq++) t.receive({ seq, payload: `Door opened (${seq})`, number: '420777000500' });
       const outputs = await ok;
-      assert.deepEqual(outputs.slice(0, 3).map((m) => m.seq), [0, 1, 2]);
+      assert.deepEqual(
+        outputs.slice(0, 3).map((m) => m.seq),
+        [0, 1, 2],
+      );
       const notice = outputs[3] as Record<string, any>;
       assert.equal(notice.held, 7);
       assert.equal(notice.seq, 9, 'the notice carries the last held msg');
       const texts = (await sim.outbox()).messages.map((m) => m.text);
       assert.equal(texts.length, 4);
-      assert.equal(texts[3], 'Storm protection: 7 more alerts were held back in the last 1 s. The last one: Door opened (9)', 'the notice text comes from the catalog');
+      assert.equal(
+        texts[3],
+        'Storm protection: 7 more alerts were held back in the last 1 s. The last one: Door opened (9)',
+        'the notice text comes from the catalog',
+      );
       assert.equal([...endings.values()].filter((l) => l[0]?.kind === 'error').length, 0, 'held alerts are not errors');
     });
   });
@@ -260,7 +299,10 @@ describe('protection', function () {
       for (let seq = 0; seq < 50; seq++) t.receive({ seq, payload: `alert ${seq}`, number: `420777${String(seq).padStart(6, '0')}` });
       await new Promise((r) => setTimeout(r, 50));
       // Redeploy: the account and the node change; the helpers and the Catch node stay.
-      const v2 = [{ id: 'tab', type: 'tab', label: 'test' }, ...v1.map((n) => (n.type === 'bulkgate-account' ? { ...n, name: 'v2' } : { z: 'tab', ...n, ...(n.id === 't' ? { name: 'v2' } : {}) }))];
+      const v2 = [
+        { id: 'tab', type: 'tab', label: 'test' },
+        ...v1.map((n) => (n.type === 'bulkgate-account' ? { ...n, name: 'v2' } : { z: 'tab', ...n, ...(n.id === 't' ? { name: 'v2' } : {}) })),
+      ];
       await helper.setFlows(v2, 'nodes', { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
       await until('50 endings', () => total() >= 50, 10_000);
       await new Promise((r) => setTimeout(r, 150));

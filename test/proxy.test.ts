@@ -54,14 +54,17 @@ describe('behind an HTTP proxy', () => {
 
   describe('the client', () => {
     it('with a proxy set, the request goes through it, with its credentials', async () => {
-      const result = await make({ proxy: { url: proxy.url, username: PROXY_USER, password: PROXY_PASSWORD } }).transactional({ number: '420777111222', text: 'via proxy' });
+      const result = await make({ proxy: { url: proxy.url, username: PROXY_USER, password: PROXY_PASSWORD } }).transactional({
+        number: '420777111222',
+        text: 'via proxy',
+      });
       assert.equal(result.record.status, 'accepted');
       assert.deepEqual(proxy.passed, [new URL(sim.url).host]);
       assert.deepEqual(proxy.authorizations, [basic]);
       assert.equal((await sim.outbox()).messages[0]?.text, 'via proxy');
     });
 
-    it('a host on the proxy\'s no-proxy list is reached directly', async () => {
+    it("a host on the proxy's no-proxy list is reached directly", async () => {
       await make({ proxy: { url: proxy.url, noProxy: ['localhost', '127.0.0.1'] } }).transactional({ number: '420777111222', text: 'direct' });
       assert.deepEqual(proxy.passed, []);
       assert.equal((await sim.outbox()).messages.length, 1);
@@ -87,7 +90,10 @@ describe('behind an HTTP proxy', () => {
       const attempts: number[] = [];
       const error = await make({ retries: 2, proxy: { url: proxy.url, username: PROXY_USER, password: PROXY_PASSWORD } })
         .transactional({ number: '420777111222', text: 'refused' }, {}, (e) => attempts.push(e.attempt))
-        .then(() => undefined, (e: unknown) => e as GatewayError);
+        .then(
+          () => undefined,
+          (e: unknown) => e as GatewayError,
+        );
       assert.ok(error instanceof GatewayError);
       assert.equal(error.code, 'network');
       assert.match(error.message, /^The proxy would not connect to the gateway at .* \(HTTP 403 from the proxy\)$/);
@@ -107,25 +113,34 @@ describe('behind an HTTP proxy', () => {
   });
 
   describe('the account node with a core http proxy node', () => {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
     const httpProxyNode = require(require.resolve('@node-red/nodes/core/network/06-httpproxy.js', { paths: [require.resolve('node-red')] }));
 
     it('sends through the http proxy node, with its credentials, which appear in no msg or log', async () => {
-      await helper.load([
-        httpProxyNode,
-        // eslint-disable-next-line @typescript-eslint/no-require-imports
-        ...(require('./support/red') as typeof import('./support/red')).ALL_NODES,
-      ], ([
-        { id: 'tab', type: 'tab' },
-        { id: 'px', type: 'http proxy', url: proxy.url, noproxy: [] },
-        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, proxy: 'px', retries: 0 },
-        { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: 'alarm via proxy', number: '420777111222', numberType: 'str', wires: [['ok'], ['bad']] },
-        { id: 'ok', z: 'tab', type: 'helper' },
-        { id: 'bad', z: 'tab', type: 'helper' },
-      ] as never), { acc: { application_id: ACCOUNT_ID, application_token: TOKEN }, px: { username: PROXY_USER, password: PROXY_PASSWORD } });
+      await helper.load(
+        [httpProxyNode, ...(require('./support/red') as typeof import('./support/red')).ALL_NODES],
+        [
+          { id: 'tab', type: 'tab' },
+          { id: 'px', type: 'http proxy', url: proxy.url, noproxy: [] },
+          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, proxy: 'px', retries: 0 },
+          {
+            id: 't',
+            z: 'tab',
+            type: 'bulkgate-transactional',
+            account: 'acc',
+            text: 'alarm via proxy',
+            number: '420777111222',
+            numberType: 'str',
+            wires: [['ok'], ['bad']],
+          },
+          { id: 'ok', z: 'tab', type: 'helper' },
+          { id: 'bad', z: 'tab', type: 'helper' },
+        ] as never,
+        { acc: { application_id: ACCOUNT_ID, application_token: TOKEN }, px: { username: PROXY_USER, password: PROXY_PASSWORD } },
+      );
       const ok = collect('ok', 1);
       const logged: unknown[] = [];
-      for (const event of ['call:status', 'call:warn', 'call:error', 'call:log']) (helper.getNode('t') as TestNode).on(event, (call: { args: unknown[] }) => logged.push(call.args));
+      for (const event of ['call:status', 'call:warn', 'call:error', 'call:log'])
+        (helper.getNode('t') as TestNode).on(event, (call: { args: unknown[] }) => logged.push(call.args));
       (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({ payload: 'x' });
       const [msg] = await ok;
       assert.equal(msg?.payload.status, 'accepted');
@@ -136,12 +151,15 @@ describe('behind an HTTP proxy', () => {
     });
 
     it('an account whose http proxy node is missing: a request error naming the proxy, nothing sent', async () => {
-      await load([
-        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, proxy: 'gone', retries: 0 },
-        { id: 't', type: 'bulkgate-transactional', account: 'acc', text: 'x', number: '420777111222', numberType: 'str', wires: [[], []] },
-        { id: 'c', type: 'catch', scope: null, wires: [['caught']] },
-        { id: 'caught', type: 'helper' },
-      ], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
+      await load(
+        [
+          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, proxy: 'gone', retries: 0 },
+          { id: 't', type: 'bulkgate-transactional', account: 'acc', text: 'x', number: '420777111222', numberType: 'str', wires: [[], []] },
+          { id: 'c', type: 'catch', scope: null, wires: [['caught']] },
+          { id: 'caught', type: 'helper' },
+        ],
+        { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } },
+      );
       const caught = collect('caught', 1);
       (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({ payload: 'x' });
       const [msg] = await caught;

@@ -9,7 +9,8 @@ module.exports = function (RED) {
     const pool = new Pool(url.origin, { connections: 64 });
     const body = JSON.stringify(config.body);
     this.on('input', (msg, send, done) => {
-      pool.request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body })
+      pool
+        .request({ path: url.pathname, method: 'POST', headers: { 'content-type': 'application/json' }, body })
         .then((res) => res.body.json())
         .then((answer) => {
           msg.payload = answer.data;
@@ -17,7 +18,12 @@ module.exports = function (RED) {
           done();
         }, done);
     });
-    this.on('close', (done) => pool.close().then(() => done(), () => done()));
+    this.on('close', (done) =>
+      pool.close().then(
+        () => done(),
+        () => done(),
+      ),
+    );
   }
   RED.nodes.registerType('bench-undici', BenchUndici);
 };

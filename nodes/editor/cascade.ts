@@ -29,8 +29,15 @@ const CHANNEL_KEYS: Record<string, (keyof ChannelSetting)[]> = {
 };
 
 /** A setting of a channel that is wrong, by the class of its input in the panel. */
-type ChannelField = 'bulkgate-channel-type' | 'bulkgate-channel-text' | 'bulkgate-viber-sender' | 'bulkgate-viber-expiration'
-  | 'bulkgate-viber-caption' | 'bulkgate-viber-url' | 'bulkgate-sms-sender' | 'bulkgate-sms-sender-value';
+type ChannelField =
+  | 'bulkgate-channel-type'
+  | 'bulkgate-channel-text'
+  | 'bulkgate-viber-sender'
+  | 'bulkgate-viber-expiration'
+  | 'bulkgate-viber-caption'
+  | 'bulkgate-viber-url'
+  | 'bulkgate-sms-sender'
+  | 'bulkgate-sms-sender-value';
 
 /**
  * What is wrong with each channel of a cascade, as the inputs to mark: the one rule set behind
@@ -42,7 +49,8 @@ export function channelProblems(kind: Kind, channels: ChannelSetting[]): Channel
   const smsAt = channels.findIndex((c) => c?.type === 'sms');
   return channels.map((c, index) => {
     const wrong: ChannelField[] = [];
-    if (!c || typeof c !== 'object' || !(CHANNELS as readonly string[]).includes(c.type) || seen.has(c.type) || (smsAt >= 0 && index > smsAt)) wrong.push('bulkgate-channel-type');
+    if (!c || typeof c !== 'object' || !(CHANNELS as readonly string[]).includes(c.type) || seen.has(c.type) || (smsAt >= 0 && index > smsAt))
+      wrong.push('bulkgate-channel-type');
     if (!c || typeof c !== 'object') return wrong;
     seen.add(c.type);
     if (c.type === 'viber') {
@@ -113,7 +121,9 @@ export function setupCascade(list: HTMLElement, kind: Kind, channels: ChannelSet
       renderChannel(container, kind, data, changed);
       if (added) {
         const item = container.closest('li');
-        const smsItem = rowsOf(list).find((r) => ($(r).data('data') as ChannelSetting)?.type === 'sms')?.closest('li');
+        const smsItem = rowsOf(list)
+          .find((r) => ($(r).data('data') as ChannelSetting)?.type === 'sms')
+          ?.closest('li');
         if (item && smsItem && smsItem !== item) smsItem.before(item);
       }
       changed();
@@ -217,11 +227,13 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
 /** The channels as the list holds them now, in order. */
 export function readCascade(list: HTMLElement): ChannelSetting[] {
   const items: ChannelSetting[] = [];
-  $(list).editableList('items').each((_i: number, row: unknown) => {
-    const data = { ...($(row).data('data') as ChannelSetting) };
-    for (const key of Object.keys(data) as (keyof ChannelSetting)[]) if (data[key] === '' || data[key] === undefined) delete data[key];
-    items.push(data);
-  });
+  $(list)
+    .editableList('items')
+    .each((_i: number, row: unknown) => {
+      const data = { ...($(row).data('data') as ChannelSetting) };
+      for (const key of Object.keys(data) as (keyof ChannelSetting)[]) if (data[key] === '' || data[key] === undefined) delete data[key];
+      items.push(data);
+    });
   return items;
 }
 

@@ -6,7 +6,7 @@
 import { bodyShape, VERSIONS, type ApiFamily, type ApiVersion } from '../../gateway/operations';
 import { isPhoneNumber, splitNumbers } from '../../gateway/recipients';
 import { bodyFields, schemaKey } from '../../gateway/schemas';
-import { PROFILE_ID_CHOICE, SENDER_TYPES } from '../../gateway/senders';
+import { PROFILE_ID_CHOICE } from '../../gateway/senders';
 import type { UnicodeMode } from '../../gateway/text';
 import { channelProblems, fallbackText, readCascade, setupCascade, type ChannelSetting } from './cascade';
 import { describeText, renderCounter, textFits } from './counter';
@@ -73,7 +73,8 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
     const input = byId<HTMLInputElement>(`node-input-${fieldName}`);
     if (!input) continue;
     // A setting with no default of its own (promotional variables) starts as the first type, empty.
-    if (node[fieldName] === undefined && !defaults[fieldName]) byId<HTMLInputElement>(`node-input-${fieldName}Type`).value = types[0] === 'msg' ? 'json' : String(types[0]);
+    if (node[fieldName] === undefined && !defaults[fieldName])
+      byId<HTMLInputElement>(`node-input-${fieldName}Type`).value = types[0] === 'msg' ? 'json' : String(types[0]);
     $(input).typedInput({ default: types[0], types, typeField: `#node-input-${fieldName}Type` });
   }
 
@@ -146,7 +147,7 @@ export function sendPanelSave(node: SendNodeDef): void {
 
 /** The text fits the limit with the node's unicode setting. */
 export function validText(node: SendNodeDef, _kind: Kind, value: string): boolean {
-  const mode = node.version === '1.0' ? ((node.unicode as UnicodeMode) || 'auto') : smsUnicode(node.channel);
+  const mode = node.version === '1.0' ? (node.unicode as UnicodeMode) || 'auto' : smsUnicode(node.channel);
   return textFits(value, mode);
 }
 

@@ -8,7 +8,7 @@
  */
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
-import { GatewayClient, GatewayError, typeSentence } from '../../gateway';
+import { DEFAULT_TIMEOUT, GatewayClient, GatewayError, typeSentence } from '../../gateway';
 import { numberSetting, proxySettings, type AccountCredentials, type AccountNode } from './account';
 
 /** Admin apps the endpoint is on already (a runtime loads the account's module once; tests, often). */
@@ -50,7 +50,7 @@ async function testConnection(RED: NodeAPI, input: TestRequest): Promise<TestAns
   const typedToken = text(input.application_token);
   const typed = typedToken !== '' && typedToken !== STORED_PLACEHOLDER;
   let baseUrl = text(input.baseUrl) || undefined;
-  let timeout = numberSetting(input.timeout, 15_000, 1);
+  let timeout = numberSetting(input.timeout, DEFAULT_TIMEOUT, 1);
   let applicationId = text(input.application_id);
   let applicationToken = typedToken;
   if (!typed) {
@@ -98,4 +98,3 @@ function testSentence(error: unknown): string {
       return `${typeSentence(error.code)} (${error.code}${error.status ? `, HTTP ${error.status}` : ''})`;
   }
 }
-

@@ -39,20 +39,24 @@ export class RateLimiter {
     if (this.#closed) return Promise.reject(closed(this.#closed));
     if (!this.enabled) return Promise.resolve();
     if (messages > this.limit) {
-      return Promise.reject(new GatewayError({
-        type: 'rate_limited',
-        message: `This request has ${messages} messages; the account's rate limit allows ${this.limit} per ${this.windowMs / 1000} s`,
-      }));
+      return Promise.reject(
+        new GatewayError({
+          type: 'rate_limited',
+          message: `This request has ${messages} messages; the account's rate limit allows ${this.limit} per ${this.windowMs / 1000} s`,
+        }),
+      );
     }
     if (this.#queue.length === 0 && this.#fits(messages, Date.now())) {
       this.#take(messages, Date.now());
       return Promise.resolve();
     }
     if (this.#queue.length >= this.queueSize) {
-      return Promise.reject(new GatewayError({
-        type: 'rate_limited',
-        message: `Rate limit reached (${this.limit} per ${this.windowMs / 1000} s) and ${this.queueSize} messages already wait; this one was refused`,
-      }));
+      return Promise.reject(
+        new GatewayError({
+          type: 'rate_limited',
+          message: `Rate limit reached (${this.limit} per ${this.windowMs / 1000} s) and ${this.queueSize} messages already wait; this one was refused`,
+        }),
+      );
     }
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { messages, resolve, reject, signal };

@@ -24,7 +24,8 @@ const ASYNC_TYPES = new Set(['flow', 'global', 'jsonata']);
 export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, setting: TypedSetting): unknown {
   const type = setting.type || 'str';
   if (setting.value === undefined || setting.value === null || (setting.value === '' && type !== 'date')) return undefined;
-  const unreadable = (error: unknown) => invalidRequest(`${field} could not be read from ${type} ${String(setting.value)}: ${(error as Error)?.message ?? String(error)}`);
+  const unreadable = (error: unknown) =>
+    invalidRequest(`${field} could not be read from ${type} ${String(setting.value)}: ${(error as Error)?.message ?? String(error)}`);
   if (!ASYNC_TYPES.has(type)) {
     try {
       return RED.util.evaluateNodeProperty(setting.value as string, type, node, msg);
@@ -39,7 +40,6 @@ export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, sett
     });
   });
 }
-
 
 export function catalogText(RED: NodeAPI, key: string, params?: Record<string, string | number>): string {
   return RED._(`${CATALOG}.${key}`, params);
@@ -56,6 +56,8 @@ export function statusText(RED: NodeAPI, key: string, params?: Record<string, st
     template = catalogText(RED, `status.${key}`, slots);
     statusTemplates.set(key, template);
   }
+  // The slots are NUL-delimited on purpose: no catalog text holds a NUL.
+  // eslint-disable-next-line no-control-regex
   return params ? template.replace(/\u0000(\w+)\u0000/g, (_, name: string) => String(params[name] ?? '')) : template;
 }
 
@@ -70,7 +72,10 @@ export class StatusThrottle {
   #pending: NodeStatus | undefined;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(private readonly node: Node, private readonly interval = 200) {}
+  constructor(
+    private readonly node: Node,
+    private readonly interval = 200,
+  ) {}
 
   show(status: NodeStatus): void {
     const now = Date.now();
@@ -80,12 +85,15 @@ export class StatusThrottle {
       return;
     }
     this.#pending = status;
-    this.#timer ??= setTimeout(() => {
-      this.#timer = undefined;
-      this.#last = Date.now();
-      if (this.#pending) this.node.status(this.#pending);
-      this.#pending = undefined;
-    }, Math.max(0, this.interval - (now - this.#last)));
+    this.#timer ??= setTimeout(
+      () => {
+        this.#timer = undefined;
+        this.#last = Date.now();
+        if (this.#pending) this.node.status(this.#pending);
+        this.#pending = undefined;
+      },
+      Math.max(0, this.interval - (now - this.#last)),
+    );
   }
 
   close(): void {
@@ -101,7 +109,8 @@ export function toGatewayError(error: unknown): GatewayError {
 }
 
 /** A node whose account setting is empty (or names a deleted account). */
-export const NO_ACCOUNT = () => invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
+export const NO_ACCOUNT = () =>
+  invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
 
 /** The status's few words for an error: `no account`, `invalid number`, `text too long (2000/612)`. */
 export function briefText(RED: NodeAPI, error: GatewayError): string {

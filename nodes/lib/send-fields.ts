@@ -40,7 +40,8 @@ export const TYPED_FIELDS: Partial<Record<SendField, { type: string; value: stri
 };
 
 /** The refusal of a number in msg.payload where the text is expected. */
-export const TIMESTAMP_AS_TEXT = 'text is empty in the node, so msg.payload is the text, and it is a number (an inject node\'s timestamp?): write the text in the node, or send msg.payload as a string';
+export const TIMESTAMP_AS_TEXT =
+  "text is empty in the node, so msg.payload is the text, and it is a number (an inject node's timestamp?): write the text in the node, or send msg.payload as a string";
 
 const channelHasText = (channel: unknown) => Array.isArray(channel) && channel.some((c) => isPlainObject(c) && typeof c.text === 'string' && c.text !== '');
 
@@ -68,14 +69,14 @@ export function sendFields(RED: NodeAPI, node: Node, config: SendConfig, operati
   for (const [field, fallback] of Object.entries(TYPED_FIELDS) as [SendField, { type: string; value: string }][]) {
     // In 2.0 the sender lives in the channel cascade, so sender_id_value is not taken here.
     if (!taken.has(field)) continue;
-    const setting: TypedSetting = config[field] === undefined
-      ? fallback
-      : { value: config[field], type: config[`${field}Type`] as string | undefined };
+    const setting: TypedSetting = config[field] === undefined ? fallback : { value: config[field], type: config[`${field}Type`] as string | undefined };
     const value = evaluate(RED, node, msg, field, setting);
     if (value instanceof Promise) {
-      waiting.push(value.then((v) => {
-        if (v !== undefined) fields[field] = v;
-      }));
+      waiting.push(
+        value.then((v) => {
+          if (v !== undefined) fields[field] = v;
+        }),
+      );
     } else if (value !== undefined) {
       fields[field] = value;
     }
@@ -88,7 +89,8 @@ export function sendFields(RED: NodeAPI, node: Node, config: SendConfig, operati
   if (taken.has('channel') && Array.isArray(config.channel) && config.channel.length) {
     // Channel texts are templates too, like the node's text.
     fields.channel = config.channel.map((c: unknown) =>
-      (isPlainObject(c) && typeof c.text === 'string' && c.text ? { ...c, text: renderText(node, c.text, msg) } : c));
+      isPlainObject(c) && typeof c.text === 'string' && c.text ? { ...c, text: renderText(node, c.text, msg) } : c,
+    );
   }
 
   const template = typeof config.text === 'string' ? config.text : '';
@@ -118,10 +120,14 @@ export function sendFields(RED: NodeAPI, node: Node, config: SendConfig, operati
 export function renderText(node: Node, template: string, msg: Msg): string {
   if (!template.includes('{{')) return template;
   const context = node.context();
-  const store = (scope: 'flow' | 'global') => new Proxy({}, {
-    get: (_target, key) => (typeof key === 'string' ? context[scope].get(key) : undefined),
-    has: (_target, key) => typeof key === 'string' && context[scope].get(key) !== undefined,
-  });
+  const store = (scope: 'flow' | 'global') =>
+    new Proxy(
+      {},
+      {
+        get: (_target, key) => (typeof key === 'string' ? context[scope].get(key) : undefined),
+        has: (_target, key) => typeof key === 'string' && context[scope].get(key) !== undefined,
+      },
+    );
   const view = { ...msg, flow: store('flow'), global: store('global') };
   try {
     return Mustache.render(template, view, {}, { escape: (value: unknown) => String(value) });

@@ -99,11 +99,19 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
       try {
         if (!account) return;
         const lastText = typeof fields.text === 'string' ? fields.text : '';
-        const text = catalogText(RED, 'storm.notice', { count: held, seconds: storm.windowMs / 1000, text: lastText.length > 120 ? `${lastText.slice(0, 117)}...` : lastText });
+        const text = catalogText(RED, 'storm.notice', {
+          count: held,
+          seconds: storm.windowMs / 1000,
+          text: lastText.length > 120 ? `${lastText.slice(0, 117)}...` : lastText,
+        });
         // Channel texts would win over the notice: the cascade keeps its settings, not its texts.
         const channel = Array.isArray(fields.channel) ? fields.channel.map((c) => ({ ...(c as object), text: undefined })) : fields.channel;
         const client = account.gateway();
-        const prepared = client.prepare(kind, { ...fields, text, channel }, { api: operation.api, version: operation.version, encoding: operation.encoding as 'json' | 'form' });
+        const prepared = client.prepare(
+          kind,
+          { ...fields, text, channel },
+          { api: operation.api, version: operation.version, encoding: operation.encoding as 'json' | 'form' },
+        );
         if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop.signal);
         routeTransactional(msg, await client.sendTransactional(prepared, wireStop.signal), (m) => node.send(m as never));
       } catch (error) {
@@ -140,13 +148,21 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
       const grace = account ? safeTimeout(account) : 0;
       let timer: NodeJS.Timeout | undefined;
       const settled = Promise.allSettled([...inFlight]);
-      void Promise.race([settled, new Promise((resolve) => { timer = setTimeout(resolve, grace); })])
+      void Promise.race([
+        settled,
+        new Promise((resolve) => {
+          timer = setTimeout(resolve, grace);
+        }),
+      ])
         .then(() => {
           clearTimeout(timer);
           wireStop.abort();
           return Promise.allSettled([...inFlight]);
         })
-        .then(() => done(), () => done());
+        .then(
+          () => done(),
+          () => done(),
+        );
     });
   }
 

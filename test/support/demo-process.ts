@@ -17,7 +17,11 @@ export interface DemoProcess {
 const ROOT = join(__dirname, '..', '..', '..');
 
 /** Starts `command args` (the demo script by default) and waits for both addresses it prints. */
-export function startDemo(args: string[] = [], command: string[] = [process.execPath, join(ROOT, 'dist', 'scripts', 'demo.js')], timeoutMs = 60_000): Promise<DemoProcess> {
+export function startDemo(
+  args: string[] = [],
+  command: string[] = [process.execPath, join(ROOT, 'dist', 'scripts', 'demo.js')],
+  timeoutMs = 60_000,
+): Promise<DemoProcess> {
   const [cmd, ...cmdArgs] = command as [string, ...string[]];
   // Tests never touch the clone's own demo directory (.nodered-demo): each run gets its own.
   const given = args.indexOf('--user-dir');
@@ -25,12 +29,19 @@ export function startDemo(args: string[] = [], command: string[] = [process.exec
   const temporary = given < 0;
   const demoArgs = given >= 0 ? args : [...args, '--user-dir', userDir];
   // npm passes arguments to the script only after `--`.
-  const child = spawn(cmd, [...cmdArgs, ...(cmd === 'npm' ? ['--'] : []), ...demoArgs], { cwd: ROOT, env: { ...process.env, PORT: '0', SIMULATOR_PORT: '0' }, stdio: ['ignore', 'pipe', 'pipe'], detached: true });
+  const child = spawn(cmd, [...cmdArgs, ...(cmd === 'npm' ? ['--'] : []), ...demoArgs], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', SIMULATOR_PORT: '0' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    detached: true,
+  });
   let out = '';
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => {
-    if (temporary) rmSync(userDir, { recursive: true, force: true });
-    resolve(code);
-  }));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      if (temporary) rmSync(userDir, { recursive: true, force: true });
+      resolve(code);
+    }),
+  );
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`the demo did not print its addresses within ${timeoutMs} ms:\n${out}`)), timeoutMs);
     const onData = (chunk: Buffer) => {

@@ -122,26 +122,42 @@ export async function click(press: (injectId: string) => Promise<void>, sidebar:
   const since = () => sidebar.debug.slice(debugFrom);
   for (const e of clickSpec.expect) {
     const matching = () => since().filter((d) => d.name === e.name && (!e.match || e.match.test(d.msg)));
-    await until(`${e.count ?? 1} "${e.name}" msg(s)${e.match ? ` matching ${e.match}` : ''} after ${clickSpec.inject}; got:\n${since().map((d) => `${d.name}: ${d.msg.slice(0, 200)}`).join('\n')}`, () => matching().length >= (e.count ?? 1));
+    await until(
+      `${e.count ?? 1} "${e.name}" msg(s)${e.match ? ` matching ${e.match}` : ''} after ${clickSpec.inject}; got:\n${since()
+        .map((d) => `${d.name}: ${d.msg.slice(0, 200)}`)
+        .join('\n')}`,
+      () => matching().length >= (e.count ?? 1),
+    );
   }
   // What comes late (a second recipient, an error) has a moment to arrive.
   await new Promise((r) => setTimeout(r, 500));
   const allowed = new Set((clickSpec.errorsOnPurpose ?? []).map(nodeId));
   const errors = since().filter((d) => d.level === 20 && !allowed.has(d.id));
-  assert.deepEqual(errors.map((d) => d.msg), [], `no error but those on purpose after ${clickSpec.inject}`);
+  assert.deepEqual(
+    errors.map((d) => d.msg),
+    [],
+    `no error but those on purpose after ${clickSpec.inject}`,
+  );
   const red = sidebar.statuses.slice(statusFrom).filter((s) => s.fill === 'red' && !allowed.has(s.id));
   assert.deepEqual(red, [], `no red status but those on purpose after ${clickSpec.inject}`);
   const caught = since().filter((d) => d.name === 'caught error');
-  if (!clickSpec.expect.some((e) => e.name === 'caught error')) assert.deepEqual(caught.map((d) => d.msg), [], 'nothing caught');
+  if (!clickSpec.expect.some((e) => e.name === 'caught error'))
+    assert.deepEqual(
+      caught.map((d) => d.msg),
+      [],
+      'nothing caught',
+    );
   for (const name of clickSpec.absent ?? []) assert.equal(since().filter((d) => d.name === name).length, 0, `no "${name}" after ${clickSpec.inject}`);
 }
 
 /** The admin API call an inject button makes (repeated while the just-deployed node has not started: 404). */
-export const pressByApi = (editorUrl: string) => async (injectId: string): Promise<void> => {
-  let res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' });
-  for (const end = Date.now() + 5000; res.status === 404 && Date.now() < end; ) {
-    await new Promise((r) => setTimeout(r, 100));
-    res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' });
-  }
-  assert.equal(res.status, 200, `inject ${injectId}: HTTP ${res.status} ${await res.text()}`);
-};
+export const pressByApi =
+  (editorUrl: string) =>
+  async (injectId: string): Promise<void> => {
+    let res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' });
+    for (const end = Date.now() + 5000; res.status === 404 && Date.now() < end;) {
+      await new Promise((r) => setTimeout(r, 100));
+      res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' });
+    }
+    assert.equal(res.status, 200, `inject ${injectId}: HTTP ${res.status} ${await res.text()}`);
+  };

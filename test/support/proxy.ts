@@ -73,9 +73,10 @@ export async function startTestProxy(options: { username?: string; password?: st
   const { port } = server.address() as AddressInfo;
   return Object.assign(proxy, {
     url: `http://127.0.0.1:${port}`,
-    close: () => new Promise<void>((resolve) => {
-      for (const socket of sockets) socket.destroy();
-      server.close(() => resolve());
-    }),
+    close: () =>
+      new Promise<void>((resolve) => {
+        for (const socket of sockets) socket.destroy();
+        server.close(() => resolve());
+      }),
   });
 }

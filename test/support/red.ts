@@ -33,9 +33,11 @@ export function translate(key: string, params?: Record<string, unknown>): string
   return value.replace(/__(\w+)__/g, (whole, name: string) => (params && name in params ? String(params[name]) : whole));
 }
 type NodeModule = (RED: Record<string, unknown>) => unknown;
-const withCatalog = (module: NodeModule): NodeModule => (RED) => module(new Proxy(RED, { get: (target, prop, receiver) => (prop === '_' ? translate : Reflect.get(target, prop, receiver)) }));
+const withCatalog =
+  (module: NodeModule): NodeModule =>
+  (RED) =>
+    module(new Proxy(RED, { get: (target, prop, receiver) => (prop === '_' ? translate : Reflect.get(target, prop, receiver)) }));
 
-/* eslint-disable @typescript-eslint/no-require-imports */
 export const accountNode = withCatalog(require('../../nodes/bulkgate-account'));
 export const promotionalNode = withCatalog(require('../../nodes/bulkgate-promotional'));
 export const transactionalNode = withCatalog(require('../../nodes/bulkgate-transactional'));
