@@ -7,7 +7,7 @@ import { setMaxListeners } from 'node:events';
 import { EnvHttpProxyAgent, Pool, ProxyAgent, type Dispatcher } from 'undici';
 import { baseUrlProblem } from './base-url';
 import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from './errors';
-import type { ApiFamily, ApiVersion, BodyEncoding, HttpMethod, Operation } from './operations';
+import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type HttpMethod, type Operation } from './operations';
 import { prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type SendFields } from './request';
 
 export const DEFAULT_BASE_URL = 'https://portal.bulkgate.com';
@@ -171,7 +171,12 @@ export class GatewayClient {
 
   /** Checks and serialises a send request without sending it (throws `invalid_request`). */
   prepare(kind: 'promotional' | 'transactional', fields: SendFields, options: SendOptions = {}): PreparedRequest {
-    return prepareSend(sendOperation(kind, options), fields, this.#identity);
+    return this.prepareOperation(sendOperation(kind, options), fields);
+  }
+
+  /** The same, for an operation already decided (a node's settings). */
+  prepareOperation(operation: Operation, fields: SendFields): PreparedRequest {
+    return prepareSend(operation, fields, this.#identity);
   }
 
   async promotional(fields: SendFields, options: SendOptions = {}, onAttempt?: (e: AttemptEvent) => void): Promise<PromotionalResult> {
@@ -413,12 +418,6 @@ export function abortController(): AbortController {
   const controller = new AbortController();
   setMaxListeners(0, controller.signal);
   return controller;
-}
-
-function sendOperation(kind: 'promotional' | 'transactional', options: SendOptions): Operation {
-  const api = options.api ?? 'advanced';
-  const version = options.version ?? (api === 'simple' && kind === 'promotional' ? '1.0' : '2.0');
-  return { kind, api, version, method: 'POST', encoding: options.encoding ?? 'json' };
 }
 
 function badResponse(status: number, what: string): GatewayError {

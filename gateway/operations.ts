@@ -34,6 +34,17 @@ export const ENCODINGS: Record<OperationKind, Record<ApiFamily, readonly `${Http
   info: { advanced: ['POST json'], simple: ['GET query', 'POST json', 'POST form'] },
 };
 
+/**
+ * The send operation asked for: the advanced API unless simple, the version given or else the
+ * first one that family offers (2.0, and 1.0 for simple promotional), POST, JSON unless form.
+ * The one place these defaults are decided, for the client and the nodes alike.
+ */
+export function sendOperation(kind: SendKind, choice: { api?: ApiFamily; version?: ApiVersion; encoding?: 'json' | 'form' } = {}): Operation {
+  const api = choice.api ?? 'advanced';
+  const version = choice.version ?? VERSIONS[kind][api]?.[0] ?? '2.0';
+  return { kind, api, version, method: 'POST', encoding: choice.encoding ?? 'json' };
+}
+
 export function operationPath(op: Pick<Operation, 'kind' | 'api' | 'version'>): string {
   return `/api/${op.version}/${op.api}/${op.kind}`;
 }

@@ -249,71 +249,38 @@ function placeholders(text: string | undefined): string[] {
   return [...text.matchAll(PLACEHOLDER)].map((m) => m[1] as string);
 }
 
-/** Builds, checks and serialises a send request. Throws a GatewayError `invalid_request`. */
+/** What the operation's body shape decides, read once. */
+interface Shape {
+  v2: boolean;
+  simple: boolean;
+  promotional: boolean;
+}
+
+type Body = Record<string, unknown>;
+type Channel = Record<string, Record<string, unknown>>;
+
+/**
+ * Builds, checks and serialises a send request. Throws a GatewayError `invalid_request`. Each
+ * step below decides one thing: the cascade, the recipients, the SMS settings, the delivery
+ * options, whether a text is there, and finally the lengths and the schema.
+ */
 export function prepareSend(operation: Operation, fields: SendFields, account: AccountIdentity): PreparedRequest {
   const problem = operationProblem(operation);
   if (problem) throw invalidRequest(problem);
   if (operation.kind === 'info') throw invalidRequest('info is not a send operation');
   const { api, version } = bodyShape(operation);
-  const v2 = version === '2.0';
-  const simple = api === 'simple';
-  const promotional = operation.kind === 'promotional';
+  const shape: Shape = { v2: version === '2.0', simple: api === 'simple', promotional: operation.kind === 'promotional' };
 
   const f: SendFields = {};
   for (const key of SEND_FIELDS) if (Object.prototype.hasOwnProperty.call(fields, key) && !isAbsent(fields[key])) f[key] = fields[key];
 
-  let channel = v2 ? cascade(f.channel) : undefined;
-  if (!v2 && f.channel !== undefined) throw invalidRequest('channel exists in version 2.0 only');
-  if (v2) {
-    if (f.flash !== undefined && parseBoolean('flash', f.flash)) throw invalidRequest('flash exists in version 1.0 only; version 2.0 has no flash SMS');
-    if (f.admin !== undefined) throw invalidRequest('admin exists in version 1.0 only; version 2.0 sends to a number');
-    // 1.0 kept the SMS settings at top level; 2.0 keeps them in channel.sms.
-    const moved: Record<string, unknown> = {};
-    for (const key of ['sender_id', 'sender_id_value', 'unicode'] as const) if (f[key] !== undefined) moved[key] = f[key];
-    if (Object.keys(moved).length) {
-      channel ??= {};
-      channel.sms = { ...moved, ...channel.sms };
-    }
-  }
-  if (channel) cleanChannel(channel);
-
+  let channel = channelOf(shape, f);
   const text = parseText('text', f.text);
-  const body: Record<string, unknown> = {
-    application_id: account.applicationId,
-    application_token: account.applicationToken,
-  };
+  const body: Body = { application_id: account.applicationId, application_token: account.applicationToken };
   if (account.applicationProduct) body.application_product = account.applicationProduct;
-
-  let recipients: Recipients | undefined;
-  let rejected: RejectedRecipient[] = [];
-  let transactionalVariables: Record<string, unknown> | undefined;
-  if (promotional) {
-    recipients = promotionalRecipients(f.number, simple);
-    if (recipients?.count) body.number = recipients.wire;
-    rejected = recipients?.rejected ?? [];
-    if (simple) {
-      for (const key of ['groups', 'admins'] as const) if (f[key] !== undefined) throw invalidRequest(`${key} exists in the advanced API only`);
-    } else {
-      const groups = parseIds('groups', f.groups);
-      const admins = parseIds('admins', f.admins);
-      if (groups !== undefined) body.groups = groups;
-      if (admins !== undefined) body.admins = admins;
-    }
-  } else {
-    const number = transactionalNumber(f.number);
-    if (number !== undefined && !isPhoneNumber(number)) rejected = [impossibleNumber(0, number)];
-    else if (number !== undefined) body.number = normalizeNumber(number);
-    if (f.admin !== undefined) {
-      body.admin = typeof f.admin === 'string' && /^\d+$/.test(f.admin) ? Number(f.admin) : f.admin;
-    }
-  }
+  const { recipients, rejected, transactionalVariables } = addRecipients(shape, f, body);
   if (text !== undefined) body.text = text;
-  if (f.variables !== undefined) {
-    if (promotional) throw invalidRequest('variables belong to each recipient in a promotional message: number[i].variables');
-    if (simple) throw invalidRequest('variables exist in the advanced API only');
-    body.variables = f.variables;
-    if (isPlainObject(f.variables)) transactionalVariables = f.variables;
-  }
+  if (f.variables !== undefined) body.variables = f.variables;
 
   // Which texts the SMS carries, for the unicode decision and the length checks.
   const smsTexts: { field: string; text: string }[] = [];
@@ -321,59 +288,27 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   if (channelSmsText !== undefined) smsTexts.push({ field: 'channel.sms.text', text: channelSmsText });
   if (text !== undefined) smsTexts.push({ field: 'text', text });
   if (recipients) smsTexts.push(...recipients.texts);
-  const unicodeMode = parseUnicode(v2 ? 'channel.sms.unicode' : 'unicode', v2 ? channel?.sms?.unicode : f.unicode);
+  const unicodeMode = parseUnicode(shape.v2 ? 'channel.sms.unicode' : 'unicode', shape.v2 ? channel?.sms?.unicode : f.unicode);
   const unicode = resolveUnicode(
     unicodeMode,
     smsTexts.map((t) => t.text),
   );
-
-  if (v2) {
-    if (unicode && channel?.sms?.unicode === undefined) {
-      channel ??= {};
-      channel.sms = { ...channel.sms, unicode: true };
-    }
-    if (channel && Object.keys(channel).length === 1 && channel.sms && Object.keys(channel.sms).length === 0) channel = undefined;
-    if (channel) body.channel = channel;
-  } else {
-    if (unicode) body.unicode = true;
-    if (f.flash !== undefined && parseBoolean('flash', f.flash)) body.flash = true;
-    const sender = resolveSender(f.sender_id, f.sender_id_value);
-    const senderId = parseSender(sender.senderId);
-    if (senderId !== undefined) body.sender_id = senderId;
-    if (sender.value !== undefined) body.sender_id_value = typeof sender.value === 'number' ? String(sender.value) : sender.value;
-  }
-
-  const country = f.country ?? (account.defaultCountry || undefined);
-  if (country !== undefined) body.country = typeof country === 'string' ? country.trim() : country;
-  if (f.schedule !== undefined) {
-    const schedule = normalizeSchedule(f.schedule);
-    if (schedule === undefined) throw invalidRequest('schedule must be a Date, a unix timestamp (seconds or milliseconds) or an ISO 8601 date-time');
-    if (simple && !promotional) throw invalidRequest('schedule is not taken by the simple transactional API');
-    body.schedule = schedule;
-  }
-  const duplicates = duplicatesCheck(promotional, f.duplicates_check);
-  if (duplicates !== undefined) body.duplicates_check = duplicates;
-
-  // Text is required where nothing else supplies it.
-  const channelTexts = channel ? Object.values(channel).every((c) => !isAbsent(c.text)) : false;
-  if (text === undefined && !channelTexts) {
-    if (!promotional) throw invalidRequest(v2 ? 'text is required (or a text in every channel)' : 'text is required', { key: 'no-text' });
-    const needsTop = simple || body.groups !== undefined || body.admins !== undefined || (recipients?.withoutText ?? 0) > 0;
-    if (needsTop) throw invalidRequest('text is required when number holds plain numbers or groups or admins are used', { key: 'no-text' });
-  }
+  channel = addSmsSettings(shape, f, body, channel, unicode);
+  addDelivery(shape, f, body, account);
+  requireText(shape, text, channel, body, recipients);
 
   for (const { field, text: t } of smsTexts) checkLength(field, t, unicode);
   const viberText = parseText('channel.viber.text', channel?.viber?.text);
   if (viberText !== undefined) checkLength('channel.viber.text', viberText, needsUnicode(viberText));
 
-  const key = schemaKey(operation.kind, api, version);
   // With every number rejected and no group or admin, nothing is sent; the rest of the request
   // is still checked, as it would go with one recipient left, so a request error still shows.
   const nothingToSend = rejected.length > 0 && body.number === undefined && body.groups === undefined && body.admins === undefined && body.admin === undefined;
-  const invalid = validateBody(key, nothingToSend ? { ...body, number: simple || !promotional ? PLACEHOLDER_NUMBER : [PLACEHOLDER_NUMBER] } : body);
+  const placeholder = shape.simple || !shape.promotional ? PLACEHOLDER_NUMBER : [PLACEHOLDER_NUMBER];
+  const invalid = validateBody(schemaKey(operation.kind, api, version), nothingToSend ? { ...body, number: placeholder } : body);
   if (invalid) throw invalidRequest(invalid);
 
-  const missingVariables = findMissingVariables(text, channel, recipients, promotional ? undefined : transactionalVariables);
+  const missingVariables = findMissingVariables(text, channel, recipients, transactionalVariables);
   // A group or an admin list entry counts once: the gateway alone knows how many it reaches.
   const listed = (Array.isArray(body.groups) ? body.groups.length : 0) + (Array.isArray(body.admins) ? body.admins.length : 0);
   const numbers = recipients?.count ?? (body.number !== undefined || body.admin !== undefined ? 1 : 0);
@@ -388,6 +323,97 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
     rejected,
     nothingToSend,
   };
+}
+
+/** The 2.0 cascade, with the SMS settings that 1.0 kept at top level moved into channel.sms. */
+function channelOf(shape: Shape, f: SendFields): Channel | undefined {
+  if (!shape.v2) {
+    if (f.channel !== undefined) throw invalidRequest('channel exists in version 2.0 only');
+    return undefined;
+  }
+  let channel = cascade(f.channel);
+  if (f.flash !== undefined && parseBoolean('flash', f.flash)) throw invalidRequest('flash exists in version 1.0 only; version 2.0 has no flash SMS');
+  if (f.admin !== undefined) throw invalidRequest('admin exists in version 1.0 only; version 2.0 sends to a number');
+  const moved: Record<string, unknown> = {};
+  for (const key of ['sender_id', 'sender_id_value', 'unicode'] as const) if (f[key] !== undefined) moved[key] = f[key];
+  if (Object.keys(moved).length) {
+    channel ??= {};
+    channel.sms = { ...moved, ...channel.sms };
+  }
+  if (channel) cleanChannel(channel);
+  return channel;
+}
+
+/** Who the message goes to: numbers (the impossible ones set aside), groups, admins, variables. */
+function addRecipients(
+  shape: Shape,
+  f: SendFields,
+  body: Body,
+): { recipients?: Recipients; rejected: RejectedRecipient[]; transactionalVariables?: Record<string, unknown> } {
+  if (shape.promotional) {
+    const recipients = promotionalRecipients(f.number, shape.simple);
+    if (recipients?.count) body.number = recipients.wire;
+    if (shape.simple) {
+      for (const key of ['groups', 'admins'] as const) if (f[key] !== undefined) throw invalidRequest(`${key} exists in the advanced API only`);
+    } else {
+      const groups = parseIds('groups', f.groups);
+      const admins = parseIds('admins', f.admins);
+      if (groups !== undefined) body.groups = groups;
+      if (admins !== undefined) body.admins = admins;
+    }
+    if (f.variables !== undefined) throw invalidRequest('variables belong to each recipient in a promotional message: number[i].variables');
+    return { recipients, rejected: recipients?.rejected ?? [] };
+  }
+  const number = transactionalNumber(f.number);
+  let rejected: RejectedRecipient[] = [];
+  if (number !== undefined && !isPhoneNumber(number)) rejected = [impossibleNumber(0, number)];
+  else if (number !== undefined) body.number = normalizeNumber(number);
+  if (f.admin !== undefined) body.admin = typeof f.admin === 'string' && /^\d+$/.test(f.admin) ? Number(f.admin) : f.admin;
+  if (f.variables !== undefined && shape.simple) throw invalidRequest('variables exist in the advanced API only');
+  return { rejected, transactionalVariables: isPlainObject(f.variables) ? f.variables : undefined };
+}
+
+/** Unicode, flash and the sender: in channel.sms for 2.0, at top level for 1.0. Returns the cascade as sent. */
+function addSmsSettings(shape: Shape, f: SendFields, body: Body, channel: Channel | undefined, unicode: boolean): Channel | undefined {
+  if (shape.v2) {
+    if (unicode && channel?.sms?.unicode === undefined) {
+      channel ??= {};
+      channel.sms = { ...channel.sms, unicode: true };
+    }
+    if (channel && Object.keys(channel).length === 1 && channel.sms && Object.keys(channel.sms).length === 0) channel = undefined;
+    if (channel) body.channel = channel;
+    return channel;
+  }
+  if (unicode) body.unicode = true;
+  if (f.flash !== undefined && parseBoolean('flash', f.flash)) body.flash = true;
+  const sender = resolveSender(f.sender_id, f.sender_id_value);
+  const senderId = parseSender(sender.senderId);
+  if (senderId !== undefined) body.sender_id = senderId;
+  if (sender.value !== undefined) body.sender_id_value = typeof sender.value === 'number' ? String(sender.value) : sender.value;
+  return channel;
+}
+
+/** When and how it goes: the country numbers are completed with, the schedule, the duplicates check. */
+function addDelivery(shape: Shape, f: SendFields, body: Body, account: AccountIdentity): void {
+  const country = f.country ?? (account.defaultCountry || undefined);
+  if (country !== undefined) body.country = typeof country === 'string' ? country.trim() : country;
+  if (f.schedule !== undefined) {
+    const schedule = normalizeSchedule(f.schedule);
+    if (schedule === undefined) throw invalidRequest('schedule must be a Date, a unix timestamp (seconds or milliseconds) or an ISO 8601 date-time');
+    if (shape.simple && !shape.promotional) throw invalidRequest('schedule is not taken by the simple transactional API');
+    body.schedule = schedule;
+  }
+  const duplicates = duplicatesCheck(shape.promotional, f.duplicates_check);
+  if (duplicates !== undefined) body.duplicates_check = duplicates;
+}
+
+/** A text is required where nothing else (every channel's own, every recipient's own) supplies one. */
+function requireText(shape: Shape, text: string | undefined, channel: Channel | undefined, body: Body, recipients: Recipients | undefined): void {
+  const channelTexts = channel ? Object.values(channel).every((c) => !isAbsent(c.text)) : false;
+  if (text !== undefined || channelTexts) return;
+  if (!shape.promotional) throw invalidRequest(shape.v2 ? 'text is required (or a text in every channel)' : 'text is required', { key: 'no-text' });
+  const needsTop = shape.simple || body.groups !== undefined || body.admins !== undefined || (recipients?.withoutText ?? 0) > 0;
+  if (needsTop) throw invalidRequest('text is required when number holds plain numbers or groups or admins are used', { key: 'no-text' });
 }
 
 /** A number the schemas take, standing in for the rejected ones while the rest is checked. */

@@ -5,7 +5,19 @@
  */
 import Mustache from 'mustache';
 import type { Node, NodeAPI } from 'node-red';
-import { bodyFields, bodyShape, invalidRequest, schemaKey, SEND_FIELDS, type Operation, type SendField, type SendFields } from '../../gateway';
+import {
+  bodyFields,
+  bodyShape,
+  invalidRequest,
+  schemaKey,
+  SEND_FIELDS,
+  sendOperation,
+  VERSIONS,
+  type ApiVersion,
+  type Operation,
+  type SendField,
+  type SendFields,
+} from '../../gateway';
 import { evaluate, type Msg, type TypedSetting } from './runtime';
 
 /** Send node settings as the flow file stores them. */
@@ -54,9 +66,9 @@ const isPlainObject = (v: unknown): v is Record<string, unknown> =>
 /** The operation a node's settings select; missing settings take their defaults. */
 export function nodeOperation(kind: 'promotional' | 'transactional', config: SendConfig): Operation {
   const api = config.api === 'simple' ? 'simple' : 'advanced';
-  const version = config.version === '1.0' || (api === 'simple' && kind === 'promotional') ? '1.0' : '2.0';
-  const encoding = api === 'simple' && config.encoding === 'form' ? 'form' : 'json';
-  return { kind, api, version, method: 'POST', encoding };
+  // A version the family does not offer (or none) takes the family's default.
+  const version = (VERSIONS[kind][api] as readonly string[]).includes(String(config.version)) ? (config.version as ApiVersion) : undefined;
+  return sendOperation(kind, { api, version, encoding: api === 'simple' && config.encoding === 'form' ? 'form' : undefined });
 }
 
 export function sendFields(RED: NodeAPI, node: Node, config: SendConfig, operation: Operation, msg: Msg): SendFields | Promise<SendFields> {

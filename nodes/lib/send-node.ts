@@ -41,7 +41,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
       if (!account) throw NO_ACCOUNT();
       const client = account.gateway();
       const fields = await sendFields(RED, node, config, operation, msg);
-      const prepared = client.prepare(kind, fields, { api: operation.api, version: operation.version, encoding: operation.encoding as 'json' | 'form' });
+      const prepared = client.prepareOperation(operation, fields);
       if (!storm.admit({ msg, fields })) {
         // Held back by storm protection: deliberately not sent, so not an error.
         status.show({ fill: 'yellow', shape: 'ring', text: statusText(RED, 'held', { count: storm.held }) });
@@ -107,11 +107,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
         // Channel texts would win over the notice: the cascade keeps its settings, not its texts.
         const channel = Array.isArray(fields.channel) ? fields.channel.map((c) => ({ ...(c as object), text: undefined })) : fields.channel;
         const client = account.gateway();
-        const prepared = client.prepare(
-          kind,
-          { ...fields, text, channel },
-          { api: operation.api, version: operation.version, encoding: operation.encoding as 'json' | 'form' },
-        );
+        const prepared = client.prepareOperation(operation, { ...fields, text, channel });
         if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop.signal);
         routeTransactional(msg, await client.sendTransactional(prepared, wireStop.signal), (m) => node.send(m as never));
       } catch (error) {
