@@ -1,0 +1,110 @@
+/**
+ * The gateway's API as the simulator serves it: which paths and methods exist, who is
+ * authenticated, and the faults a test asked for, applied around the simulated gateway's answer.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { ApiError, type Version } from './gateway';
+import { json, mediaType, parseParameters, readBody } from './http';
+import type { ReceivedRequest } from './request-log';
+import type { SimulatorState } from './state';
+
+const API_PATH = /^\/api\/([^/]+)\/([^/]+)\/([^/?]+)$/;
+
+export async function serveApi(state: SimulatorState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+  const path = url.pathname;
+  const fault = state.faults.next();
+  const at = new Date().toISOString();
+  if (fault?.drop === 'before') {
+    // Closed before the request body is read: the gateway never saw the message.
+    state.log.add({ method: req.method ?? 'GET', path, contentType: undefined, body: {}, raw: '', at, fault: 'drop before' });
+    req.socket.destroy();
+    return;
+  }
+  const raw = await readBody(req);
+  if (raw === undefined) return json(res, 413, { type: 'invalid_parameter', code: 413, error: 'Request body too large', detail: null });
+  const contentType = mediaType(req);
+  const body = parseParameters(req.method ?? 'GET', contentType, raw, url.searchParams);
+  const record: ReceivedRequest = { method: req.method ?? 'GET', path, contentType, body: body ?? {}, raw, at };
+  if (fault) record.fault = JSON.stringify(fault);
+  state.log.add(record);
+  if (state.faults.latency) await new Promise((r) => setTimeout(r, state.faults.latency));
+
+  if (fault?.status) {
+    const headers: Record<string, string> = { 'content-type': 'application/json' };
+    if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
+    res.writeHead(fault.status, headers);
+    res.end(JSON.stringify({ type: 'unknown', code: fault.status, error: `Simulated HTTP ${fault.status}`, detail: null }));
+    return;
+  }
+  if (fault?.echo) {
+    // A gateway (or a proxy) that echoes what it was sent: the client must redact all of it.
+    const token = String(body?.application_token ?? '');
+    return json(res, 400, { type: token, code: token, error: `Echo of ${token}`, detail: `detail ${token}`, [token]: { nested: token } });
+  }
+  if (fault?.body === 'html') {
+    res.writeHead(502, { 'content-type': 'text/html' });
+    res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
+    return;
+  }
+
+  const match = API_PATH.exec(path);
+  const version = (match?.[1] === '2.0' ? '2.0' : '1.0') as Version;
+  let status = 200;
+  let answer: Record<string, unknown>;
+  try {
+    answer = { data: route(state, match, req.method ?? 'GET', version, path, body) };
+  } catch (error) {
+    if (!(error instanceof ApiError)) throw error;
+    status = error.status;
+    answer = error.body(version);
+  }
+  state.notify();
+  if (fault?.drop === 'after') return void req.socket.destroy();
+  if (fault?.hang) {
+    state.hanging.add(res);
+    res.on('close', () => state.hanging.delete(res));
+    return;
+  }
+  if (fault?.body === 'truncated') {
+    const text = JSON.stringify(answer);
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end(text.slice(0, Math.floor(text.length / 2)));
+    return;
+  }
+  if (fault?.body === 'empty') {
+    res.writeHead(status, { 'content-type': 'application/json' });
+    res.end();
+    return;
+  }
+  json(res, status, answer);
+}
+
+/** Which endpoint a request names, whether it may use it, and the simulated gateway's answer. */
+function route(
+  state: SimulatorState,
+  match: RegExpExecArray | null,
+  method: string,
+  version: Version,
+  path: string,
+  body: Record<string, unknown> | undefined,
+): Record<string, unknown> {
+  if (!match) throw new ApiError(404, 'unknown_action', 'Unknown action');
+  const [, v, family, action] = match;
+  if (v !== '1.0' && v !== '2.0') throw new ApiError(400, 'unsupported_api_version', `Unsupported API version ${v}`);
+  const known =
+    (action === 'promotional' || action === 'transactional' || action === 'info') &&
+    (family === 'advanced' || family === 'simple') &&
+    !(v === '2.0' && (action === 'info' || (action === 'promotional' && family === 'simple')));
+  if (!known) throw new ApiError(404, 'unknown_action', 'Unknown action');
+  if (method !== 'POST' && !(method === 'GET' && action === 'info' && family === 'simple')) throw new ApiError(405, 'method_not_allowed', 'Method not allowed');
+  if (!body) throw new ApiError(400, 'invalid_parameter', 'The body is not valid JSON or form data');
+  const account = state.accounts.get(String(body.application_id ?? ''));
+  if (!account || !body.application_id || account.token !== body.application_token) {
+    throw version === '2.0'
+      ? new ApiError(401, 'unknown_identity', 'Unknown identity / Unauthorized / empty application_id')
+      : new ApiError(401, 'authentication_failed', 'Authentication failed');
+  }
+  if (action === 'info') return state.gateway.info(account);
+  if (action === 'promotional') return state.gateway.promotional(account, version, family === 'simple', path, body);
+  return state.gateway.transactional(account, version, path, body);
+}

@@ -1,0 +1,71 @@
+/**
+ * The simulator's own endpoints (`/simulator/...`), what tests and the outbox page use: the
+ * outbox, the received requests, accounts, faults, the webhook, incoming replies, and events.
+ */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { SimulatorAccountInit } from './accounts';
+import type { Fault } from './faults';
+import { json, mediaType, readBody } from './http';
+import type { SimulatorState } from './state';
+
+export async function serveControl(state: SimulatorState, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+  let input: Record<string, unknown> = {};
+  if (req.method === 'POST') {
+    // JSON only: a cross-site form or a text/plain fetch cannot send it without a preflight.
+    if (mediaType(req) !== 'application/json') {
+      req.resume();
+      return json(res, 415, { error: "the simulator's controls take application/json only" });
+    }
+    const raw = await readBody(req);
+    if (raw === undefined) return json(res, 413, { error: 'body too large' });
+    try {
+      const parsed: unknown = JSON.parse(raw || '{}');
+      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
+      input = parsed as Record<string, unknown>;
+    } catch {
+      return json(res, 400, { error: 'the body must be a JSON object' });
+    }
+  }
+  switch (`${req.method} ${path}`) {
+    case 'GET /simulator/outbox':
+      return json(res, 200, state.outbox());
+    case 'GET /simulator/requests':
+      return json(res, 200, state.log.requests);
+    case 'DELETE /simulator/requests':
+      state.log.clear();
+      return json(res, 200, { ok: true });
+    case 'POST /simulator/reset':
+      state.reset();
+      return json(res, 200, { ok: true });
+    case 'POST /simulator/accounts': {
+      const init = input as unknown as SimulatorAccountInit;
+      if (!init.id || !init.token) return json(res, 400, { error: 'id and token are required' });
+      state.addAccount(init);
+      return json(res, 200, { ok: true });
+    }
+    case 'POST /simulator/faults':
+      state.faults.set(input as Fault & { latency?: number });
+      return json(res, 200, { ok: true });
+    case 'DELETE /simulator/faults':
+      state.faults.clear();
+      return json(res, 200, { ok: true });
+    case 'POST /simulator/webhook':
+      state.webhook.url = typeof input.url === 'string' ? input.url : '';
+      state.webhook.bulk = input.bulk === true;
+      if (typeof input.delay === 'number') state.webhook.delay = input.delay;
+      return json(res, 200, { ok: true });
+    case 'POST /simulator/incoming': {
+      const smsID = `sim-in-${String(state.gateway.state.nextId++).padStart(8, '0')}`;
+      state.webhook.incoming(smsID, input);
+      return json(res, 200, { ok: true, smsID });
+    }
+    case 'GET /simulator/events':
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      res.write('retry: 1000\n\n');
+      state.listeners.add(res);
+      req.on('close', () => state.listeners.delete(res));
+      return;
+    default:
+      return json(res, 404, { error: `no ${req.method} ${path}` });
+  }
+}

@@ -1,0 +1,58 @@
+/** HTTP plumbing of the simulator: JSON answers, bounded bodies, the API's parameters. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+
+/** Larger request bodies are answered 413 (100,000 recipients with their own texts fit). */
+export const MAX_BODY = 32 * 1024 * 1024;
+
+export function json(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+/** The media type of a request, without parameters. */
+export const mediaType = (req: IncomingMessage): string | undefined => req.headers['content-type']?.split(';')[0]?.trim();
+
+/** Reads a body up to MAX_BODY; undefined when larger (the rest is drained, to answer 413). */
+export function readBody(req: IncomingMessage): Promise<string | undefined> {
+  if (Number(req.headers['content-length']) > MAX_BODY) {
+    req.resume();
+    return Promise.resolve(undefined);
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY) {
+        req.off('data', onData);
+        req.resume();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('error', reject);
+  });
+}
+
+/** Reads the parameters of an API request: JSON body, form body, or the query of a GET. */
+export function parseParameters(method: string, contentType: string | undefined, raw: string, query: URLSearchParams): Record<string, unknown> | undefined {
+  if (method === 'GET') return Object.fromEntries(query);
+  // The gateway takes JSON or a form; any other content type is no parameters at all.
+  if (contentType !== 'application/json' && contentType !== 'application/x-www-form-urlencoded') return undefined;
+  if (contentType === 'application/x-www-form-urlencoded') {
+    const form: Record<string, unknown> = Object.fromEntries(new URLSearchParams(raw));
+    // Form bodies carry booleans as yes/no.
+    for (const key of ['unicode', 'flash']) if (key in form) form[key] = form[key] === 'yes' || form[key] === '1' || form[key] === 'true';
+    return form;
+  }
+  try {
+    const parsed: unknown = JSON.parse(raw);
+    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+  } catch {
+    return undefined;
+  }
+}

@@ -1,0 +1,67 @@
+/**
+ * The webhook dispatcher: delivery reports and incoming messages sent where the gateway's
+ * "Webhook" setting points, single reports as GET with query parameters, or (bulk) one POST
+ * with a JSON array. A webhook that does not answer is the receiver's problem, as at the gateway.
+ */
+import type { SimulatorAccount } from './accounts';
+import type { OutboxMessage } from './gateway';
+
+export class WebhookDispatcher {
+  bulk = false;
+  /** Milliseconds from a message going out to its report. */
+  delay = 200;
+  #timers = new Set<NodeJS.Timeout>();
+
+  constructor(public url = '') {}
+
+  send(events: Record<string, unknown>[]): void {
+    const url = this.url;
+    if (!url) return;
+    const sent = this.bulk
+      ? fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(events) })
+      : Promise.all(
+          events.map((e) => {
+            const single = new URL(url);
+            for (const [k, v] of Object.entries(e)) single.searchParams.set(k, String(v));
+            return fetch(single);
+          }),
+        );
+    void Promise.resolve(sent).catch(() => undefined);
+  }
+
+  /** The reports of a message that went out: delivered (1) or not (3), and Viber's "seen" (13) after. */
+  reportSent(m: OutboxMessage, account: SimulatorAccount | undefined): void {
+    const base = { smsID: m.sms_id, to: m.number, price: m.price, channel: m.channel };
+    const delivered = !account?.unreachable.has(m.number);
+    this.#later(this.delay, () => this.send([{ status: delivered ? 1 : 3, ...base, date: new Date().toISOString() }]));
+    if (delivered && m.channel === 'viber') this.#later(this.delay * 2, () => this.send([{ status: 13, ...base, date: new Date().toISOString() }]));
+  }
+
+  /** A reply from a phone: status 10 with the sender and the text. */
+  incoming(smsID: string, input: { from?: unknown; to?: unknown; message?: unknown }): void {
+    this.send([
+      {
+        status: 10,
+        smsID,
+        from: String(input.from ?? ''),
+        to: String(input.to ?? ''),
+        message: String(input.message ?? ''),
+        channel: 'sms',
+        date: new Date().toISOString(),
+      },
+    ]);
+  }
+
+  close(): void {
+    for (const timer of this.#timers) clearTimeout(timer);
+    this.#timers.clear();
+  }
+
+  #later(ms: number, run: () => void): void {
+    const timer = setTimeout(() => {
+      this.#timers.delete(timer);
+      run();
+    }, ms);
+    this.#timers.add(timer);
+  }
+}
