@@ -386,11 +386,6 @@ export class GatewayClient {
     }
   }
 
-  /** Requests being sent right now. */
-  get inFlight(): number {
-    return this.#inFlight.size;
-  }
-
   /**
    * Stops the client: no new request starts; requests in flight may finish within `grace` ms
    * (the timeout by default), then are aborted; then the pool's sockets are closed.

@@ -8,6 +8,7 @@ import { baseUrlProblem, DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, Gat
 import { numberSetting, proxySettings, type AccountConfig, type AccountCredentials, type AccountNode } from './lib/account';
 import { RateLimiter } from './lib/rate-limit';
 import { registerAdminEndpoints } from './lib/admin';
+import { DEFINITIONS } from './definitions';
 
 const register = (RED: NodeAPI): void => {
   function BulkgateAccount(this: AccountNode & { credentials: AccountCredentials }, config: NodeDef & AccountConfig) {
@@ -74,10 +75,7 @@ const register = (RED: NodeAPI): void => {
   }
 
   RED.nodes.registerType('bulkgate-account', BulkgateAccount as never, {
-    credentials: {
-      application_id: { type: 'text' },
-      application_token: { type: 'password' },
-    },
+    credentials: DEFINITIONS['bulkgate-account']?.credentials,
   });
   registerAdminEndpoints(RED);
 };

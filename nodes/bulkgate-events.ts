@@ -8,6 +8,7 @@
  * bytes (whether Node-RED's own parser read it or this node does), reports per call, and every
  * report is checked before any is emitted, in batches that give the event loop back.
  */
+import { DEFINITIONS } from './definitions';
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
@@ -201,7 +202,7 @@ const register = (RED: NodeAPI): void => {
     });
   }
 
-  RED.nodes.registerType('bulkgate-events', BulkgateEvents as never, { credentials: { secret: { type: 'password' } } });
+  RED.nodes.registerType('bulkgate-events', BulkgateEvents as never, { credentials: DEFINITIONS['bulkgate-events']?.credentials });
 };
 
 function normalisePath(path: string | undefined): string {

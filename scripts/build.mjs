@@ -17,6 +17,7 @@ execFileSync(tsc, ['-p', root], { stdio: 'inherit', cwd: root });
 // The editor code is bundled by esbuild below, which does not type-check: tsc does it here.
 execFileSync(tsc, ['-p', join(root, 'nodes', 'editor')], { stdio: 'inherit', cwd: root });
 const { CATALOG } = await import(join(out, 'nodes', 'lib', 'catalog.js'));
+const { DEFINITIONS, registerTypeSource } = await import(join(out, 'nodes', 'definitions.js'));
 chmodExecutable(join(out, 'simulator', 'cli.js'));
 
 const nodesOut = join(out, 'nodes');
@@ -25,7 +26,10 @@ for (const file of readdirSync(join(root, 'nodes')).filter((f) => f.endsWith('.h
   const name = file.replace(/\.html$/, '');
   let html = readFileSync(join(root, 'nodes', file), 'utf8')
     .replace(/<!-- include:([\w.-]+) -->/g, (_, partial) => readFileSync(join(root, 'nodes', 'editor', partial), 'utf8'))
-    .replaceAll('@ns@', CATALOG);
+    .replaceAll('@ns@', CATALOG)
+    // Each node's registerType block, from its typed definition: a literal call in the HTML,
+    // where Node-RED (and the Flow Library scorecard) read it.
+    .replace(/<!-- register-type:[^>]*-->/, () => `<script type="text/javascript">\n  ${registerTypeSource(DEFINITIONS[name])}\n</script>`);
   const entry = join(root, 'nodes', 'editor', `${name}.ts`);
   if (existsSync(entry)) {
     const bundle = await build({

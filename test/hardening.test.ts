@@ -348,7 +348,7 @@ describe('hardening', function () {
     it("the secret is a password credential: the editor's credentials API answers has_secret, never the secret", async () => {
       await events();
       const nodes = (helper as unknown as { _redNodes: { getCredentialDefinition(type: string): unknown } })._redNodes;
-      assert.deepEqual(nodes.getCredentialDefinition('bulkgate-events'), { secret: { type: 'password' } });
+      assert.equal((nodes.getCredentialDefinition('bulkgate-events') as { secret: { type: string } }).secret.type, 'password');
     });
   });
 

@@ -27,9 +27,12 @@ window.BulkGateEditor = {
     addStyles();
     eventsPanel();
   },
+  // Every check takes (node, kind, value), as the definitions' generated validators call it.
   validText,
   validNumber,
   validSenderValue,
   validChannel,
-  validBaseUrl: (value: string) => !baseUrlProblem(value),
+  validBaseUrl: (_node: unknown, _kind: string, value: string) => !value || !baseUrlProblem(value),
+  validCountry: (_node: unknown, _kind: string, value: string) => !value || /^[A-Za-z]{2}$/.test(value),
+  validPath: (_node: unknown, _kind: string, value: string) => !value || /^\/?[\w\-/.]+$/.test(value),
 };

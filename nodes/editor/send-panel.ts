@@ -5,6 +5,7 @@
  */
 import { bodyShape, VERSIONS, type ApiFamily, type ApiVersion } from '../../gateway/operations';
 import { isPhoneNumber, splitNumbers } from '../../gateway/recipients';
+import { typedSettings } from '../definitions';
 import { bodyFields, schemaKey } from '../../gateway/schemas';
 import { PROFILE_ID_CHOICE } from '../../gateway/senders';
 import type { UnicodeMode } from '../../gateway/text';
@@ -25,17 +26,6 @@ interface SendNodeDef {
   channel?: ChannelSetting[];
   [key: string]: unknown;
 }
-
-const TYPED: Record<string, string[]> = {
-  number: ['msg', 'flow', 'global', 'env', 'str', 'json', 'jsonata'],
-  groups: ['str', 'json', 'msg', 'flow', 'global', 'env', 'jsonata'],
-  admins: ['str', 'json', 'msg', 'flow', 'global', 'env', 'jsonata'],
-  admin: ['num', 'msg', 'flow', 'global', 'env', 'jsonata'],
-  variables: ['msg', 'json', 'flow', 'global', 'jsonata'],
-  country: ['str', 'msg', 'flow', 'global', 'env'],
-  schedule: ['msg', 'flow', 'global', 'str', 'num', 'date', 'jsonata'],
-  sender_id_value: ['str', 'msg', 'flow', 'global', 'env'],
-};
 
 const DUPLICATES: Record<Kind, string[]> = {
   promotional: ['', 'same_text', 'same_number'],
@@ -69,12 +59,9 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
     if (node[key] !== undefined || !input || typeof def.value === 'object' || input.type === 'checkbox') continue;
     input.value = String(def.value ?? '');
   }
-  for (const [fieldName, types] of Object.entries(TYPED)) {
+  for (const [fieldName, { types }] of Object.entries(typedSettings(`bulkgate-${kind}`))) {
     const input = byId<HTMLInputElement>(`node-input-${fieldName}`);
     if (!input) continue;
-    // A setting with no default of its own (promotional variables) starts as the first type, empty.
-    if (node[fieldName] === undefined && !defaults[fieldName])
-      byId<HTMLInputElement>(`node-input-${fieldName}Type`).value = types[0] === 'msg' ? 'json' : String(types[0]);
     $(input).typedInput({ default: types[0], types, typeField: `#node-input-${fieldName}Type` });
   }
 
@@ -168,7 +155,7 @@ export function validNumber(node: SendNodeDef, kind: Kind, value: string): true 
 }
 
 /** A 1.0 sender type that names a value has one. */
-export function validSenderValue(node: SendNodeDef, value: string): boolean {
+export function validSenderValue(node: SendNodeDef, _kind: Kind, value: string): boolean {
   if (node.version !== '1.0' && !(node.api === 'simple' && node.version === undefined)) return true;
   if (!senderValueKind(String(node.sender_id ?? ''))) return true;
   if (node.sender_id === PROFILE_ID_CHOICE && (node.sender_id_valueType ?? 'str') === 'str') return /^\d+$/.test(value);

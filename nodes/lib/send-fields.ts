@@ -18,6 +18,7 @@ import {
   type SendField,
   type SendFields,
 } from '../../gateway';
+import { typedSettings } from '../definitions';
 import { evaluate, type Msg, type TypedSetting } from './runtime';
 
 /** Send node settings as the flow file stores them. */
@@ -38,18 +39,6 @@ export interface SendConfig {
   stormWindow?: number | string;
   [key: string]: unknown;
 }
-
-/** Settings that are TypedInputs (`<field>` and `<field>Type`), with the msg property they default to. */
-export const TYPED_FIELDS: Partial<Record<SendField, { type: string; value: string }>> = {
-  number: { type: 'msg', value: 'number' },
-  groups: { type: 'str', value: '' },
-  admins: { type: 'str', value: '' },
-  admin: { type: 'num', value: '' },
-  variables: { type: 'msg', value: 'variables' },
-  country: { type: 'str', value: '' },
-  schedule: { type: 'msg', value: 'schedule' },
-  sender_id_value: { type: 'str', value: '' },
-};
 
 /** The refusal of a number in msg.payload where the text is expected. */
 export const TIMESTAMP_AS_TEXT =
@@ -78,7 +67,7 @@ export function sendFields(RED: NodeAPI, node: Node, config: SendConfig, operati
   const fields: SendFields = {};
   const waiting: Promise<void>[] = [];
 
-  for (const [field, fallback] of Object.entries(TYPED_FIELDS) as [SendField, { type: string; value: string }][]) {
+  for (const [field, fallback] of Object.entries(typedSettings(`bulkgate-${operation.kind}`)) as [SendField, { type: string; value: string }][]) {
     // In 2.0 the sender lives in the channel cascade, so sender_id_value is not taken here.
     if (!taken.has(field)) continue;
     const setting: TypedSetting = config[field] === undefined ? fallback : { value: config[field], type: config[`${field}Type`] as string | undefined };

@@ -1,0 +1,198 @@
+/**
+ * One typed definition per node: its settings (defaults, which are TypedInputs and with what
+ * types, which are required or checked), credentials, ports and panel. The build writes each
+ * node's `RED.nodes.registerType` block from it (scripts/build.mjs); the runtime and the panels
+ * read their defaults and TypedInput types from it. Adding a setting: here, the panel's form, the
+ * catalogs. Pure data (no Node-RED import): the editor bundle includes it.
+ */
+
+/** An editor check by name: `BulkGateEditor[name](node, kind, value)`; `number` is Node-RED's own. */
+export type Validator = 'number' | 'validNumber' | 'validText' | 'validSenderValue' | 'validChannel' | 'validBaseUrl' | 'validCountry' | 'validPath';
+
+export interface SettingDefinition {
+  value: unknown;
+  /** A TypedInput: the types the panel offers (the first for a new one) and the default type. */
+  typed?: { types: readonly string[]; type: string };
+  required?: boolean;
+  /** A config node this setting refers to. */
+  configType?: string;
+  validate?: Validator;
+}
+
+export interface NodeDefinition {
+  type: string;
+  category: 'BulkGate' | 'config';
+  inputs?: 0 | 1;
+  outputs?: number;
+  settings: Record<string, SettingDefinition>;
+  credentials?: Record<string, { type: 'text' | 'password'; required?: boolean }>;
+  /** `send` labels name the API and version (`promotional SMS 2.0`); `plain` the palette label. */
+  label: 'send' | 'plain';
+  /** The BulkGateEditor functions that prepare and save the panel. */
+  panel: { prepare: string; save?: string };
+}
+
+/** Where a recipient, a schedule... may come from: the TypedInput types per setting. */
+const FROM_MSG = ['msg', 'flow', 'global', 'env', 'str', 'json', 'jsonata'] as const;
+const IDS = ['str', 'json', 'msg', 'flow', 'global', 'env', 'jsonata'] as const;
+
+function sendSettings(kind: 'promotional' | 'transactional'): Record<string, SettingDefinition> {
+  const recipients: Record<string, SettingDefinition> =
+    kind === 'promotional'
+      ? {
+          groups: { value: '', typed: { types: IDS, type: 'str' } },
+          admins: { value: '', typed: { types: IDS, type: 'str' } },
+        }
+      : {
+          admin: { value: '', typed: { types: ['num', 'msg', 'flow', 'global', 'env', 'jsonata'], type: 'num' } },
+          variables: { value: 'variables', typed: { types: ['msg', 'json', 'flow', 'global', 'jsonata'], type: 'msg' } },
+        };
+  return {
+    name: { value: '' },
+    account: { value: '', configType: 'bulkgate-account', required: true },
+    api: { value: 'advanced' },
+    version: { value: '2.0' },
+    encoding: { value: 'json' },
+    number: { value: 'number', typed: { types: FROM_MSG, type: 'msg' }, validate: 'validNumber' },
+    ...recipients,
+    text: { value: '', validate: 'validText' },
+    unicode: { value: 'auto' },
+    flash: { value: false },
+    sender_id: { value: '' },
+    sender_id_value: { value: '', typed: { types: ['str', 'msg', 'flow', 'global', 'env'], type: 'str' }, validate: 'validSenderValue' },
+    channel: { value: [{ type: 'sms' }], validate: 'validChannel' },
+    country: { value: '', typed: { types: ['str', 'msg', 'flow', 'global', 'env'], type: 'str' } },
+    schedule: { value: 'schedule', typed: { types: ['msg', 'flow', 'global', 'str', 'num', 'date', 'jsonata'], type: 'msg' } },
+    duplicates_check: { value: '' },
+    ...(kind === 'transactional'
+      ? {
+          // Storm protection: alerts per window (0 = off) and the window in seconds.
+          stormLimit: { value: 0, validate: 'number' as const },
+          stormWindow: { value: 60, validate: 'number' as const },
+        }
+      : {}),
+  };
+}
+
+export const DEFINITIONS: Record<string, NodeDefinition> = {
+  'bulkgate-account': {
+    type: 'bulkgate-account',
+    category: 'config',
+    settings: {
+      name: { value: '' },
+      // Optional settings: missing or empty, the runtime uses the default the field shows as its placeholder.
+      baseUrl: { value: 'https://portal.bulkgate.com', validate: 'validBaseUrl' },
+      application_product: { value: '' },
+      country: { value: '', validate: 'validCountry' },
+      timeout: { value: 15000, validate: 'number' },
+      retries: { value: 3, validate: 'number' },
+      rateLimit: { value: 0, validate: 'number' },
+      rateWindow: { value: 60, validate: 'number' },
+      queueSize: { value: 100, validate: 'number' },
+      // A core http proxy config node; none: the HTTP_PROXY / HTTPS_PROXY / NO_PROXY variables.
+      proxy: { value: '', configType: 'http proxy', required: false },
+    },
+    credentials: { application_id: { type: 'text', required: true }, application_token: { type: 'password', required: true } },
+    label: 'plain',
+    panel: { prepare: 'accountPanel' },
+  },
+  'bulkgate-promotional': {
+    type: 'bulkgate-promotional',
+    category: 'BulkGate',
+    inputs: 1,
+    outputs: 3,
+    settings: sendSettings('promotional'),
+    label: 'send',
+    panel: { prepare: 'sendPanel', save: 'sendPanelSave' },
+  },
+  'bulkgate-transactional': {
+    type: 'bulkgate-transactional',
+    category: 'BulkGate',
+    inputs: 1,
+    outputs: 2,
+    settings: sendSettings('transactional'),
+    label: 'send',
+    panel: { prepare: 'sendPanel', save: 'sendPanelSave' },
+  },
+  'bulkgate-balance': {
+    type: 'bulkgate-balance',
+    category: 'BulkGate',
+    inputs: 1,
+    outputs: 2,
+    settings: {
+      name: { value: '' },
+      account: { value: '', configType: 'bulkgate-account', required: true },
+      api: { value: 'advanced' },
+      method: { value: 'POST' },
+      threshold: { value: '', validate: 'number' },
+    },
+    label: 'plain',
+    panel: { prepare: 'balancePanel' },
+  },
+  'bulkgate-events': {
+    type: 'bulkgate-events',
+    category: 'BulkGate',
+    inputs: 0,
+    outputs: 2,
+    settings: {
+      name: { value: '' },
+      // Missing or empty, the runtime serves /bulkgate/events (the placeholder).
+      path: { value: '/bulkgate/events', validate: 'validPath' },
+    },
+    credentials: { secret: { type: 'password', required: true } },
+    label: 'plain',
+    panel: { prepare: 'eventsPanel' },
+  },
+};
+
+/** The TypedInput settings of a node: the types offered and the default (type and value). */
+export function typedSettings(type: string): Record<string, { types: readonly string[]; type: string; value: string }> {
+  const out: Record<string, { types: readonly string[]; type: string; value: string }> = {};
+  for (const [name, setting] of Object.entries(DEFINITIONS[type]?.settings ?? {})) {
+    if (setting.typed) out[name] = { ...setting.typed, value: String(setting.value ?? '') };
+  }
+  return out;
+}
+
+/** The JavaScript of a node's `RED.nodes.registerType` call, written into its HTML at build time. */
+export function registerTypeSource(def: NodeDefinition): string {
+  const kind = def.type.replace(/^bulkgate-/, '');
+  const js = (v: unknown) => JSON.stringify(v).replace(/</g, '\\u003c');
+  const check = (name: Validator) =>
+    name === 'number'
+      ? 'RED.validators.number(true)'
+      : // Two parameters: Node-RED then shows a returned sentence as the field's tooltip.
+        `function (v, opt) { return BulkGateEditor.${name}(this, ${js(kind)}, v); }`;
+  const defaults: string[] = [];
+  for (const [name, s] of Object.entries(def.settings)) {
+    const parts = [`value: ${js(s.value)}`];
+    if (s.configType) parts.push(`type: ${js(s.configType)}`);
+    if (s.required !== undefined) parts.push(`required: ${s.required}`);
+    if (s.validate) parts.push(`validate: ${check(s.validate)}`);
+    defaults.push(`      ${name}: { ${parts.join(', ')} }`);
+    if (s.typed) defaults.push(`      ${name}Type: { value: ${js(s.typed.type)} }`);
+  }
+  const label =
+    def.label === 'send'
+      ? `function () { return this.name || this._('${def.type}.paletteLabel') + ' ' + (this.api === 'simple' ? 'simple ' : '') + (this.version || '2.0'); }`
+      : `function () { return this.name || this._('${def.type}.paletteLabel'); }`;
+  const lines = [
+    `    category: ${js(def.category)}`,
+    ...(def.category === 'config' ? [] : [`    color: '#8FD3CB'`]),
+    `    defaults: {\n${defaults.join(',\n')}\n    }`,
+    ...(def.credentials ? [`    credentials: ${js(def.credentials)}`] : []),
+    ...(def.inputs !== undefined ? [`    inputs: ${def.inputs}`] : []),
+    ...(def.outputs !== undefined ? [`    outputs: ${def.outputs}`, `    icon: '${def.type}.svg'`] : []),
+    `    paletteLabel: function () { return this._('${def.type}.paletteLabel'); }`,
+    `    label: ${label}`,
+    ...(def.category === 'config'
+      ? []
+      : [
+          `    labelStyle: function () { return this.name ? 'node_label_italic' : ''; }`,
+          `    outputLabels: function (index) { return this._('${def.type}.outputs.' + index); }`,
+        ]),
+    `    oneditprepare: function () { BulkGateEditor.${def.panel.prepare}(this, ${js(kind)}); }`,
+    ...(def.panel.save ? [`    oneditsave: function () { BulkGateEditor.${def.panel.save}(this, ${js(kind)}); }`] : []),
+  ];
+  return `RED.nodes.registerType('${def.type}', {\n${lines.join(',\n')}\n  });`;
+}
