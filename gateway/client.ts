@@ -10,9 +10,9 @@ import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from '
 import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type HttpMethod, type Operation } from './operations';
 import { prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type SendFields } from './request';
 
-export const DEFAULT_BASE_URL = 'https://portal.bulkgate.com';
-export const DEFAULT_TIMEOUT = 15_000;
-export const DEFAULT_RETRIES = 3;
+import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
+
+export { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 const USER_AGENT = 'node-red-contrib-bulkgate';
 /** Larger answers than this are not the documented JSON (100,000 records are about 10 MB). */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;

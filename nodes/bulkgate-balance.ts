@@ -2,7 +2,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { abortController, invalidRequest, type ApiFamily, type HttpMethod } from '../gateway';
 import type { AccountNode } from './lib/account';
-import { fail, NO_ACCOUNT, StatusThrottle, statusText, type Done, type Msg, type Send } from './lib/runtime';
+import { fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './lib/runtime';
 
 interface BalanceConfig {
   account?: string;
@@ -12,6 +12,7 @@ interface BalanceConfig {
 }
 
 const register = (RED: NodeAPI): void => {
+  const texts = nodeCatalog(RED, 'bulkgate-balance');
   function BulkgateBalance(this: Node, config: NodeDef & BalanceConfig) {
     RED.nodes.createNode(this, config);
     const node = this;
@@ -27,14 +28,14 @@ const register = (RED: NodeAPI): void => {
       if (threshold !== undefined && !Number.isFinite(threshold)) {
         throw invalidRequest(`threshold must be a number, got "${String(config.threshold)}"`);
       }
-      status.show({ fill: 'blue', shape: 'dot', text: statusText(RED, 'reading') });
+      status.show({ fill: 'blue', shape: 'dot', text: statusText(texts, 'reading') });
       const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop.signal });
       msg.payload = balance;
       const low = threshold !== undefined && balance.credit < threshold;
       status.show({
         fill: low ? 'yellow' : 'green',
         shape: 'dot',
-        text: statusText(RED, low ? 'credit-low' : 'credit', { credit: balance.credit, currency: balance.currency }),
+        text: statusText(texts, low ? 'credit-low' : 'credit', { credit: balance.credit, currency: balance.currency }),
       });
       send([msg, low ? RED.util.cloneMessage(msg) : null]);
       done();
@@ -43,7 +44,7 @@ const register = (RED: NodeAPI): void => {
     node.on('input', (msg: object, send: Send, done: Done) => {
       handle(msg as Msg, send, done).catch((error: unknown) => {
         try {
-          fail(RED, status, msg as Msg, error, done);
+          fail(texts, status, msg as Msg, error, done);
         } catch {
           // The failure path must never throw out of a handler.
         }

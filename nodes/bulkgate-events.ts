@@ -13,7 +13,7 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { INCOMING, readEvent, type EventPayload } from '../gateway';
-import { catalogText } from './lib/runtime';
+import { catalogText, nodeCatalog } from './lib/runtime';
 
 interface EventsConfig {
   path?: string;
@@ -137,6 +137,7 @@ function routerOf(app: unknown): Router | undefined {
 }
 
 const register = (RED: NodeAPI): void => {
+  const texts = nodeCatalog(RED, 'bulkgate-events');
   function BulkgateEvents(this: Node & { credentials?: { secret?: string } }, config: NodeDef & EventsConfig) {
     RED.nodes.createNode(this, config);
     const node = this;
@@ -155,7 +156,7 @@ const register = (RED: NodeAPI): void => {
         node.send(event.statusCode === INCOMING ? [null, msg] : [msg, null]);
       }
       if (end < events.length) setImmediate(() => emit(events, end));
-      else node.status({ fill: 'green', shape: 'dot', text: catalogText(RED, 'status.events', { count: received }) });
+      else node.status({ fill: 'green', shape: 'dot', text: catalogText(texts, 'status.events', { count: received }) });
     };
 
     const handler: Handler = (req, res) => {
@@ -170,7 +171,7 @@ const register = (RED: NodeAPI): void => {
           },
           (error: unknown) => {
             if (error instanceof Refusal) {
-              if (error.warn) node.warn(catalogText(RED, 'warnings.bad-event-body'));
+              if (error.warn) node.warn(catalogText(texts, 'warnings.bad-event-body'));
               return answer(res, error.status, error.text);
             }
             answer(res, 500, 'Error');
@@ -179,16 +180,16 @@ const register = (RED: NodeAPI): void => {
         .catch(() => undefined);
     };
 
-    if (!secret) node.status({ fill: 'red', shape: 'ring', text: catalogText(RED, 'status.no-secret') });
+    if (!secret) node.status({ fill: 'red', shape: 'ring', text: catalogText(texts, 'status.no-secret') });
     // As the core http-in node: with httpNodeRoot off there is no server to listen on.
     if ((RED.settings as { httpNodeRoot?: unknown }).httpNodeRoot === false || !RED.httpNode) {
-      node.warn(catalogText(RED, 'warnings.no-http-node'));
+      node.warn(catalogText(texts, 'warnings.no-http-node'));
       return;
     }
     let paths = servedPaths.get(RED.httpNode);
     if (!paths) servedPaths.set(RED.httpNode, (paths = new Map()));
     const other = paths.get(path);
-    if (other && other !== node.id) node.warn(catalogText(RED, 'warnings.path-taken', { path, node: other }));
+    if (other && other !== node.id) node.warn(catalogText(texts, 'warnings.path-taken', { path, node: other }));
     else paths.set(path, node.id);
     RED.httpNode.get(path, handler as never);
     RED.httpNode.post(path, handler as never);

@@ -6,6 +6,8 @@
  * catalogs. Pure data (no Node-RED import): the editor bundle includes it.
  */
 
+import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../gateway/defaults';
+
 /** An editor check by name: `BulkGateEditor[name](node, kind, value)`; `number` is Node-RED's own. */
 export type Validator = 'number' | 'validNumber' | 'validText' | 'validSenderValue' | 'validChannel' | 'validBaseUrl' | 'validCountry' | 'validPath';
 
@@ -30,7 +32,14 @@ export interface NodeDefinition {
   label: 'send' | 'plain';
   /** The BulkGateEditor functions that prepare and save the panel. */
   panel: { prepare: string; save?: string };
+  /**
+   * Sections of locales/<lang>/shared.json the build copies into this node's own catalog
+   * (statuses, their few words, warnings, the send panels' texts): each node reads its own.
+   */
+  shared?: readonly SharedSection[];
 }
+
+export type SharedSection = 'status' | 'brief' | 'warnings' | 'send' | 'storm';
 
 /** Where a recipient, a schedule... may come from: the TypedInput types per setting. */
 const FROM_MSG = ['msg', 'flow', 'global', 'env', 'str', 'json', 'jsonata'] as const;
@@ -81,11 +90,11 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     settings: {
       name: { value: '' },
       // Optional settings: missing or empty, the runtime uses the default the field shows as its placeholder.
-      baseUrl: { value: 'https://portal.bulkgate.com', validate: 'validBaseUrl' },
+      baseUrl: { value: DEFAULT_BASE_URL, validate: 'validBaseUrl' },
       application_product: { value: '' },
       country: { value: '', validate: 'validCountry' },
-      timeout: { value: 15000, validate: 'number' },
-      retries: { value: 3, validate: 'number' },
+      timeout: { value: DEFAULT_TIMEOUT, validate: 'number' },
+      retries: { value: DEFAULT_RETRIES, validate: 'number' },
       rateLimit: { value: 0, validate: 'number' },
       rateWindow: { value: 60, validate: 'number' },
       queueSize: { value: 100, validate: 'number' },
@@ -104,6 +113,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     settings: sendSettings('promotional'),
     label: 'send',
     panel: { prepare: 'sendPanel', save: 'sendPanelSave' },
+    shared: ['status', 'brief', 'warnings', 'send'],
   },
   'bulkgate-transactional': {
     type: 'bulkgate-transactional',
@@ -113,6 +123,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     settings: sendSettings('transactional'),
     label: 'send',
     panel: { prepare: 'sendPanel', save: 'sendPanelSave' },
+    shared: ['status', 'brief', 'warnings', 'send', 'storm'],
   },
   'bulkgate-balance': {
     type: 'bulkgate-balance',
@@ -128,6 +139,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     },
     label: 'plain',
     panel: { prepare: 'balancePanel' },
+    shared: ['status', 'brief'],
   },
   'bulkgate-events': {
     type: 'bulkgate-events',
@@ -142,6 +154,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     credentials: { secret: { type: 'password', required: true } },
     label: 'plain',
     panel: { prepare: 'eventsPanel' },
+    shared: ['status', 'brief', 'warnings'],
   },
 };
 

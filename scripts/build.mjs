@@ -16,7 +16,6 @@ const tsc = join(root, 'node_modules', 'typescript7', 'bin', 'tsc');
 execFileSync(tsc, ['-p', root], { stdio: 'inherit', cwd: root });
 // The editor code is bundled by esbuild below, which does not type-check: tsc does it here.
 execFileSync(tsc, ['-p', join(root, 'nodes', 'editor')], { stdio: 'inherit', cwd: root });
-const { CATALOG } = await import(join(out, 'nodes', 'lib', 'catalog.js'));
 const { DEFINITIONS, registerTypeSource } = await import(join(out, 'nodes', 'definitions.js'));
 chmodExecutable(join(out, 'simulator', 'cli.js'));
 
@@ -26,7 +25,8 @@ for (const file of readdirSync(join(root, 'nodes')).filter((f) => f.endsWith('.h
   const name = file.replace(/\.html$/, '');
   let html = readFileSync(join(root, 'nodes', file), 'utf8')
     .replace(/<!-- include:([\w.-]+) -->/g, (_, partial) => readFileSync(join(root, 'nodes', 'editor', partial), 'utf8'))
-    .replaceAll('@ns@', CATALOG)
+    // The send form is shared; its texts are in each send node's own catalog.
+    .replaceAll('@ns@', `node-red-contrib-bulkgate/${name}:${name}`)
     // Each node's registerType block, from its typed definition: a literal call in the HTML,
     // where Node-RED (and the Flow Library scorecard) read it.
     .replace(/<!-- register-type:[^>]*-->/, () => `<script type="text/javascript">\n  ${registerTypeSource(DEFINITIONS[name])}\n</script>`);
@@ -48,6 +48,19 @@ for (const file of readdirSync(join(root, 'nodes')).filter((f) => f.endsWith('.h
   writeFileSync(join(nodesOut, file), html);
 }
 cpSync(join(root, 'locales'), join(nodesOut, 'locales'), { recursive: true });
+// Each node's catalog gets the shared sections its definition names: a node reads its own
+// catalog only (Node-RED namespaces a node's texts by its file name).
+for (const lang of readdirSync(join(nodesOut, 'locales'))) {
+  const dir = join(nodesOut, 'locales', lang);
+  const shared = JSON.parse(readFileSync(join(dir, 'shared.json'), 'utf8'));
+  for (const def of Object.values(DEFINITIONS)) {
+    const file = join(dir, `${def.type}.json`);
+    const catalog = JSON.parse(readFileSync(file, 'utf8'));
+    for (const section of def.shared ?? []) catalog[def.type][section] = shared[section];
+    writeFileSync(file, `${JSON.stringify(catalog, null, 2)}\n`);
+  }
+  rmSync(join(dir, 'shared.json'));
+}
 cpSync(join(root, 'icons'), join(nodesOut, 'icons'), { recursive: true });
 console.log('built dist/');
 

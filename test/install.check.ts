@@ -124,10 +124,19 @@ describe('installed from the packed tarball', function () {
         const catalog = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/${type}?lng=${lng}`)).json()) as Record<string, unknown>;
         assert.ok(catalog[type], `${type} catalog in ${lng}`);
       }
-      const account = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/bulkgate-account?lng=${lng}`)).json()) as {
-        'bulkgate-account': { send: { label: { text: string } } };
-      };
-      assert.equal(account['bulkgate-account'].send.label.text, lng === 'de' ? 'Text' : 'Text');
+      // Each node reads its own catalog: the send form's texts are in the send nodes', statuses in every node's.
+      for (const type of ['bulkgate-promotional', 'bulkgate-transactional']) {
+        const catalog = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/${type}?lng=${lng}`)).json()) as Record<
+          string,
+          { send: { label: { text: string } } }
+        >;
+        assert.equal(catalog[type]?.send.label.text, 'Text');
+      }
+      const balance = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/bulkgate-balance?lng=${lng}`)).json()) as Record<
+        string,
+        { brief: Record<string, string> }
+      >;
+      assert.equal(balance['bulkgate-balance']?.brief['no-account'], lng === 'de' ? 'kein Konto' : 'no account');
     }
     const help = await (await fetch(`${base}/nodes/node-red-contrib-bulkgate/bulkgate-promotional?lng=de`, { headers: { accept: 'text/html' } })).text();
     assert.match(help, /data-help-name="bulkgate-promotional"/);

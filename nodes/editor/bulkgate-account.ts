@@ -9,12 +9,14 @@ import { eventsPanel } from './events-panel';
 import { sendPanel, sendPanelSave, validChannel, validNumber, validSenderValue, validText } from './send-panel';
 import { addStyles } from './style';
 
+type Kind = 'promotional' | 'transactional';
+
 window.BulkGateEditor = {
   accountPanel: (node: { id: string }) => {
     addStyles();
     accountPanel(node);
   },
-  sendPanel: (node: Record<string, unknown>, kind: 'promotional' | 'transactional') => {
+  sendPanel: (node: Record<string, unknown>, kind: Kind) => {
     addStyles();
     sendPanel(node, kind);
   },

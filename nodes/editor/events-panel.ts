@@ -28,7 +28,7 @@ export function eventsPanel(): void {
     const value = path.value || path.placeholder;
     const p = value.startsWith('/') ? value : `/${value}`;
     const known = secret.value !== STORED;
-    url.textContent = known ? `${location.origin}${root}${p}?token=${encodeURIComponent(secret.value)}` : t('events.url-hidden');
+    url.textContent = known ? `${location.origin}${root}${p}?token=${encodeURIComponent(secret.value)}` : t('url-hidden');
     copy.disabled = !known;
     reveal.disabled = !known;
   };

@@ -1,6 +1,17 @@
-/** Texts from the shared catalog, for what the panels build in code. */
-import { CATALOG } from '../lib/catalog';
+/**
+ * Texts for what the panels build in code, from the package's own node catalogs. A key lives in
+ * the catalog of the node whose panel shows it (the send form's in both send nodes', `test.*` in
+ * the account's, `url-hidden` in the events node's), so the first catalog that has it answers:
+ * a panel opened over another one (an account edited from a send node) still finds its texts.
+ */
+const CATALOGS = ['bulkgate-promotional', 'bulkgate-transactional', 'bulkgate-account', 'bulkgate-balance', 'bulkgate-events'];
 
 export function t(key: string, params?: Record<string, string | number>): string {
-  return RED._(`${CATALOG}.${key}`, params);
+  for (const type of CATALOGS) {
+    const full = `node-red-contrib-bulkgate/${type}:${type}.${key}`;
+    const text = RED._(full, params);
+    // A missing key comes back as itself, with or without its namespace.
+    if (text !== full && text !== `${type}.${key}`) return text;
+  }
+  return key;
 }

@@ -1,7 +1,6 @@
 /** Node-RED plumbing shared by the nodes: property evaluation, status, the one failure path. */
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import { GatewayError, invalidRequest } from '../../gateway';
-import { CATALOG } from './catalog';
 
 export type Msg = NodeMessage & Record<string, unknown>;
 export type Send = (msg: Msg | (Msg | Msg[] | null)[]) => void;
@@ -41,20 +40,33 @@ export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, sett
   });
 }
 
-export function catalogText(RED: NodeAPI, key: string, params?: Record<string, string | number>): string {
-  return RED._(`${CATALOG}.${key}`, params);
+/**
+ * A node's own texts: its catalog (locales/<lang>/<type>.json, with the shared sections its
+ * definition names). The `RED` a node module gets translates within that module's namespace.
+ */
+export interface NodeCatalog {
+  RED: NodeAPI;
+  type: string;
+  /** Status templates, translated once per key: i18next on every msg was most of a send's CPU. */
+  templates: Map<string, string>;
 }
 
-/** Status templates, translated once per key: i18next on every msg was most of a send's CPU. */
-const statusTemplates = new Map<string, string>();
+export function nodeCatalog(RED: NodeAPI, type: string): NodeCatalog {
+  return { RED, type, templates: new Map() };
+}
+
+export function catalogText(catalog: NodeCatalog, key: string, params?: Record<string, string | number>): string {
+  return catalog.RED._(`${catalog.type}.${key}`, params);
+}
+
 const SLOT = (name: string) => `\u0000${name}\u0000`;
 
-export function statusText(RED: NodeAPI, key: string, params?: Record<string, string | number>): string {
-  let template = statusTemplates.get(key);
+export function statusText(catalog: NodeCatalog, key: string, params?: Record<string, string | number>): string {
+  let template = catalog.templates.get(key);
   if (template === undefined) {
     const slots = Object.fromEntries(['count', 'sent', 'rejected', 'queued', 'credit', 'currency'].map((n) => [n, SLOT(n)]));
-    template = catalogText(RED, `status.${key}`, slots);
-    statusTemplates.set(key, template);
+    template = catalogText(catalog, `status.${key}`, slots);
+    catalog.templates.set(key, template);
   }
   // The slots are NUL-delimited on purpose: no catalog text holds a NUL.
   // eslint-disable-next-line no-control-regex
@@ -113,8 +125,8 @@ export const NO_ACCOUNT = () =>
   invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
 
 /** The status's few words for an error: `no account`, `invalid number`, `text too long (2000/612)`. */
-export function briefText(RED: NodeAPI, error: GatewayError): string {
-  const text = catalogText(RED, `brief.${error.brief.key}`, error.brief.params);
+export function briefText(catalog: NodeCatalog, error: GatewayError): string {
+  const text = catalogText(catalog, `brief.${error.brief.key}`, error.brief.params);
   return text.includes('brief.') ? error.code.replace(/_/g, ' ') : text;
 }
 
@@ -123,10 +135,10 @@ export function briefText(RED: NodeAPI, error: GatewayError): string {
  * the problem in a few words, and `done(err)` hands the error, whose message is the whole
  * sentence, to Catch nodes (its `code` is the type).
  */
-export function fail(RED: NodeAPI, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
+export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   const e = toGatewayError(error);
   msg.bulkgate = e.toJSON();
-  status.show({ fill: 'red', shape: 'ring', text: briefText(RED, e) });
+  status.show({ fill: 'red', shape: 'ring', text: briefText(catalog, e) });
   done(reported(e));
 }
 

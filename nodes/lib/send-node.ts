@@ -6,13 +6,14 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { abortController, type PromotionalResult, type SendFields, type SendRecord, type TransactionalResult } from '../../gateway';
 import { numberSetting, type AccountNode } from './account';
-import { catalogText, fail, NO_ACCOUNT, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
+import { catalogText, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
 import { nodeOperation, sendFields, type SendConfig } from './send-fields';
 import { StormGuard } from './storm';
 
 type Kind = 'promotional' | 'transactional';
 
 export function registerSendNode(RED: NodeAPI, kind: Kind): void {
+  const texts = nodeCatalog(RED, `bulkgate-${kind}`);
   function BulkgateSend(this: Node, config: NodeDef & SendConfig) {
     RED.nodes.createNode(this, config);
     const node = this;
@@ -34,7 +35,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
 
     const unwatch = account?.watch(() => {
       const queued = account.limiter.queued;
-      if (queued > 0) status.show({ fill: 'yellow', shape: 'ring', text: statusText(RED, 'queued', { count: queued }) });
+      if (queued > 0) status.show({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'queued', { count: queued }) });
     });
 
     async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
@@ -44,15 +45,15 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
       const prepared = client.prepareOperation(operation, fields);
       if (!storm.admit({ msg, fields })) {
         // Held back by storm protection: deliberately not sent, so not an error.
-        status.show({ fill: 'yellow', shape: 'ring', text: statusText(RED, 'held', { count: storm.held }) });
+        status.show({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'held', { count: storm.held }) });
         done();
         return;
       }
       if (prepared.missingVariables.length) {
-        node.warn(catalogText(RED, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
+        node.warn(catalogText(texts, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
       }
       if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop.signal);
-      status.show({ fill: 'blue', shape: 'dot', text: statusText(RED, 'sending') });
+      status.show({ fill: 'blue', shape: 'dot', text: statusText(texts, 'sending') });
       if (kind === 'promotional') routePromotional(msg, await client.sendPromotional(prepared, wireStop.signal), send);
       else routeTransactional(msg, await client.sendTransactional(prepared, wireStop.signal), send);
       done();
@@ -99,7 +100,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
       try {
         if (!account) return;
         const lastText = typeof fields.text === 'string' ? fields.text : '';
-        const text = catalogText(RED, 'storm.notice', {
+        const text = catalogText(texts, 'storm.notice', {
           count: held,
           seconds: storm.windowMs / 1000,
           text: lastText.length > 120 ? `${lastText.slice(0, 117)}...` : lastText,
@@ -111,7 +112,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
         if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop.signal);
         routeTransactional(msg, await client.sendTransactional(prepared, wireStop.signal), (m) => node.send(m as never));
       } catch (error) {
-        fail(RED, status, msg, error, (e) => node.error(e, msg));
+        fail(texts, status, msg, error, (e) => node.error(e, msg));
       }
     }
 
@@ -120,14 +121,14 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
       status.show({
         fill: rejected ? 'yellow' : 'green',
         shape: 'dot',
-        text: statusText(RED, queued ? 'totals-queued' : 'totals', { sent, rejected, queued }),
+        text: statusText(texts, queued ? 'totals-queued' : 'totals', { sent, rejected, queued }),
       });
     }
 
     node.on('input', (msg: object, send: Send, done: Done) => {
       const run = handle(msg as Msg, send, done).catch((error: unknown) => {
         try {
-          fail(RED, status, msg as Msg, error, done);
+          fail(texts, status, msg as Msg, error, done);
         } catch {
           // The failure path must never throw out of a handler.
         }

@@ -20,15 +20,17 @@ export const NODE_RED_VERSION: string = require(fromHome('node-red/package.json'
  * package's en-US catalog with `__name__` filled in. The nodes get the latter here, so that tests
  * assert what a user reads (a status `invalid number`, not a key).
  */
-const LOCALES = join(__dirname, '..', '..', '..', 'locales', 'en-US');
+/** The built catalogs: each node's own, with the shared sections its definition names. */
+const LOCALES = join(__dirname, '..', '..', 'nodes', 'locales', 'en-US');
 const catalogs = new Map<string, Record<string, unknown>>();
 export function translate(key: string, params?: Record<string, unknown>): string {
-  const match = /^node-red-contrib-bulkgate\/([\w-]+):(.+)$/.exec(key);
+  // A node module's `RED._` is namespaced to its own catalog: `bulkgate-promotional.status.totals`.
+  const match = /^(?:node-red-contrib-bulkgate\/[\w-]+:)?(bulkgate-[\w-]+)\.(.+)$/.exec(key);
   if (!match) return key;
   const file = match[1] as string;
   if (!catalogs.has(file)) catalogs.set(file, JSON.parse(readFileSync(join(LOCALES, `${file}.json`), 'utf8')));
   let value: unknown = catalogs.get(file);
-  for (const part of (match[2] as string).split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
+  for (const part of `${file}.${match[2] as string}`.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
   if (typeof value !== 'string') return key;
   return value.replace(/__(\w+)__/g, (whole, name: string) => (params && name in params ? String(params[name]) : whole));
 }
