@@ -335,7 +335,7 @@ export class GatewayClient {
     const name = (error as { name?: string })?.name ?? '';
     if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
       return {
-        error: new GatewayError({ type: 'timeout', retryable: true, message: `No answer from the gateway within ${this.timeout} ms`, cause: safeCause(error) }),
+        error: new GatewayError({ type: 'timeout', retryable: true, message: `No answer from the gateway within ${this.timeout} ms`, cause: error }),
         // A connect timeout means nothing was sent.
         reached: code !== 'UND_ERR_CONNECT_TIMEOUT',
       };
@@ -349,7 +349,7 @@ export class GatewayClient {
           type: 'network',
           retryable: true,
           message: `The proxy would not connect to the gateway at ${this.baseUrl} (HTTP ${proxyRefusal[1]} from the proxy)`,
-          cause: safeCause(error),
+          cause: error,
         }),
         reached: false,
       };
@@ -363,7 +363,7 @@ export class GatewayClient {
         type: 'network',
         retryable: true,
         message: `Could not reach the gateway at ${this.baseUrl}${code ? ` (${code})` : ''}${notSent ? '' : '; the connection broke before an answer'}`,
-        cause: safeCause(error),
+        cause: error,
       }),
       reached: !notSent,
     };
@@ -453,12 +453,6 @@ function withRejected(result: PromotionalResult, prepared: PreparedRequest): Pro
   for (const { at, record } of prepared.rejected) response.splice(at, 0, { ...record });
   const status = { ...result.total.status, error: result.total.status.error + prepared.rejected.length };
   return { total: { ...result.total, status }, response };
-}
-
-/** A cause without anything the request carried: only the low-level error's name, code and text. */
-function safeCause(error: unknown): { name?: string; code?: string; message?: string } {
-  const e = error as { name?: string; code?: string; message?: string };
-  return { name: e?.name, code: e?.code, message: e?.message };
 }
 
 function parseRetryAfter(value: string | string[] | undefined): number | undefined {

@@ -121,8 +121,9 @@ export function briefOf(type: string, message: string): ErrorBrief {
 
 /**
  * A cause a person can read in the debug sidebar and the log, as one line: its message and code
- * (`connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)`). Node-RED prints a cause with `cause + ""`,
- * which makes `[object Object]` of undici's errors.
+ * (`connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)`), and nothing else the low-level error held
+ * (no request options, no body). Node-RED prints a cause with `cause + ""`, which makes
+ * `[object Object]` of undici's errors.
  */
 function readableCause(cause: unknown): string {
   if (typeof cause !== 'object' || cause === null) return String(cause);

@@ -115,32 +115,35 @@ const oneRecipientSource: Schema = {
   rule: 'one of number, groups, admins is required',
 };
 
+/** What both advanced promotional versions take, before and after their SMS settings (in this order). */
+const promotionalRecipients = {
+  number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
+  groups: ids,
+  admins: ids,
+  text,
+};
+const promotionalDelivery = {
+  country,
+  schedule,
+  duplicates_check: { enum: ['same_text', 'same_number', null], rule: 'must be same_text, same_number or null' },
+};
+
 export const SCHEMAS: Record<string, Schema> = {
   'promotional advanced 1.0': body(
     {
-      number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
-      groups: ids,
-      admins: ids,
-      text,
+      ...promotionalRecipients,
       unicode: flag,
       flash: flag,
       ...sender('1.0'),
-      country,
-      schedule,
-      duplicates_check: { enum: ['same_text', 'same_number', null], rule: 'must be same_text, same_number or null' },
+      ...promotionalDelivery,
     },
     { allOf: [oneRecipientSource, senderValueRequired('1.0')] },
   ),
   'promotional advanced 2.0': body(
     {
-      number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
-      groups: ids,
-      admins: ids,
-      text,
+      ...promotionalRecipients,
       channel: channel('promotional'),
-      country,
-      schedule,
-      duplicates_check: { enum: ['same_text', 'same_number', null], rule: 'must be same_text, same_number or null' },
+      ...promotionalDelivery,
     },
     { allOf: [oneRecipientSource] },
   ),
