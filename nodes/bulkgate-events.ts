@@ -68,16 +68,23 @@ function parsedBefore(req: Request): boolean {
   return req._body === true || req.readableEnded;
 }
 
-/** The body as text, read with a byte cap; never touches a stream another parser consumed. */
-function readBody(req: Request): Promise<string> {
+/**
+ * The body, read with a byte cap: the value a parser before this route already made of it (never
+ * its consumed stream, and not parsed twice), or the text of the stream.
+ */
+function readBody(req: Request): Promise<{ text: string } | { parsed: unknown }> {
   const declared = Number(req.headers['content-length']);
   if (declared > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
   if (parsedBefore(req)) {
     const body = req.body;
-    const text = typeof body === 'string' ? body : Buffer.isBuffer(body) ? body.toString('utf8') : JSON.stringify(body ?? null);
+    if (typeof body === 'string' || Buffer.isBuffer(body)) {
+      const text = body.toString('utf8');
+      if (Buffer.byteLength(text) > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
+      return Promise.resolve({ text });
+    }
     // Without a content-length (chunked), the parsed body's own size is what is capped.
-    if (Buffer.byteLength(text) > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
-    return Promise.resolve(text);
+    if (!(declared >= 0) && Buffer.byteLength(JSON.stringify(body ?? null)) > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
+    return Promise.resolve({ parsed: body ?? null });
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -94,7 +101,7 @@ function readBody(req: Request): Promise<string> {
       chunks.push(chunk);
     };
     req.on('data', onData);
-    req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8') }));
     req.on('error', reject);
   });
 }
@@ -106,12 +113,15 @@ async function reportsOf(req: Request, query: Record<string, unknown>): Promise<
     const { token: _token, ...report } = query;
     raw = [report];
   } else {
-    const text = await readBody(req);
-    if (!text.trim()) throw new Refusal(400, 'No reports', true);
-    try {
-      raw = JSON.parse(text);
-    } catch {
-      throw new Refusal(400, 'Body is not JSON', true);
+    const body = await readBody(req);
+    if ('parsed' in body) raw = body.parsed;
+    else {
+      if (!body.text.trim()) throw new Refusal(400, 'No reports', true);
+      try {
+        raw = JSON.parse(body.text);
+      } catch {
+        throw new Refusal(400, 'Body is not JSON', true);
+      }
     }
     raw = Array.isArray(raw) ? raw : [raw];
   }
