@@ -227,6 +227,8 @@ function rawUndiciSender(baseUrl: string): Sender {
 const CLIENTS = ['package node', 'core http request', 'node-red floor', 'raw undici'] as const;
 /** `--only "package node"` measures one client (for a profile with --cpu-prof). */
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
+/** `--burst` measures the burst shapes only (for a profile). */
+const ONLY_BURST = process.argv.includes('--burst');
 
 /**
  * All clients are deployed at once and measured in turns (A, B, C, A, B, C, ...), so a slow
@@ -278,6 +280,93 @@ async function throughput(servers: Record<string, string>) {
     );
   }
   for (const sender of senders.values()) await sender.close();
+  return rows;
+}
+
+/**
+ * The burst shapes (issue 17): every msg handed over at once, as an alarm storm or a flow that
+ * splits a list does, into one node (10,000 msgs) and into 100 nodes (100 msgs each), the
+ * package's transactional node beside the floor node, measured in turns. msgs/s counts from the
+ * first msg handed over to the last output.
+ */
+const BURST_SHAPES = QUICK
+  ? [
+      { nodes: 1, each: 2000 },
+      { nodes: 20, each: 100 },
+    ]
+  : [
+      { nodes: 1, each: 10_000 },
+      { nodes: 100, each: 100 },
+    ];
+
+function burstFlow(baseUrl: string, nodes: number): FlowNode[] {
+  const flow: FlowNode[] = [
+    { id: 'burst-acc', type: 'bulkgate-account', baseUrl, retries: 0, timeout: 60000, credentials: { application_id: ID, application_token: TOKEN } },
+    { id: 'burst-package-out', type: 'bench-sink' },
+    { id: 'burst-floor-out', type: 'bench-sink' },
+  ];
+  for (let n = 0; n < nodes; n++) {
+    flow.push({
+      id: `burst-package-${n}`,
+      type: 'bulkgate-transactional',
+      account: 'burst-acc',
+      text: '',
+      wires: [['burst-package-out'], ['burst-package-out']],
+    });
+    flow.push({
+      id: `burst-floor-${n}`,
+      type: 'bench-undici',
+      url: `${baseUrl}/api/2.0/advanced/transactional`,
+      body: { application_id: ID, application_token: TOKEN, number: '420777123456', text: 'Door opened, bench message' },
+      wires: [['burst-floor-out']],
+    });
+  }
+  return flow;
+}
+
+async function burstRun(client: 'package' | 'floor', nodes: number, each: number): Promise<{ msgsPerSec: number; cpuUsPerMsg: number }> {
+  const total = nodes * each;
+  const inputs = Array.from({ length: nodes }, (_, n) => runtime.node(`burst-${client}-${n}`));
+  const cpu0 = process.cpuUsage();
+  const t0 = performance.now();
+  await new Promise<void>((resolve) => {
+    let outputs = 0;
+    runtime.onSink(`burst-${client}-out`, () => {
+      if (++outputs === total) resolve();
+    });
+    for (let i = 0; i < each; i++) {
+      for (const input of inputs) input.receive({ payload: `Door opened, bench message ${i}`, number: '420777123456' });
+    }
+  });
+  const elapsed = performance.now() - t0;
+  const cpu = process.cpuUsage(cpu0);
+  return { msgsPerSec: (total / elapsed) * 1000, cpuUsPerMsg: (cpu.user + cpu.system) / total };
+}
+
+async function burst(fixedUrl: string) {
+  const rows: Record<string, unknown>[] = [];
+  for (const { nodes, each } of BURST_SHAPES) {
+    await runtime.deploy(burstFlow(fixedUrl, nodes));
+    const clients = (['package', 'floor'] as const).filter((c) => !ONLY || (c === 'package' ? ONLY === 'package node' : ONLY === 'node-red floor'));
+    const runs = new Map<string, { msgsPerSec: number; cpuUsPerMsg: number }[]>(clients.map((c) => [c, []]));
+    for (const client of clients) await burstRun(client, nodes, Math.ceil(each / 2)); // warm-up
+    for (let r = 0; r < PLAN.runs; r++) {
+      for (const client of clients) {
+        gc();
+        runs.get(client)?.push(await burstRun(client, nodes, each));
+      }
+    }
+    for (const [client, list] of runs) {
+      const row = {
+        shape: `${nodes} node${nodes > 1 ? 's' : ''} x ${each}`,
+        client: client === 'package' ? 'package node' : 'node-red floor',
+        msgsPerSec: round(median(list.map((x) => x.msgsPerSec)), 0),
+        cpuUsPerMsg: round(median(list.map((x) => x.cpuUsPerMsg)), 0),
+      };
+      rows.push(row);
+      console.log(`burst ${row.shape.padEnd(16)} ${row.client.padEnd(15)} ${String(row.msgsPerSec).padStart(6)} msg/s  cpu ${row.cpuUsPerMsg} µs/msg`);
+    }
+  }
   return rows;
 }
 
@@ -435,7 +524,9 @@ async function main(): Promise<void> {
     /listening on (http\S+)/,
   );
   try {
-    const transactional = await throughput({ fixed: fixed.url, simulator: simulator.url });
+    const transactional = ONLY_BURST ? [] : await throughput({ fixed: fixed.url, simulator: simulator.url });
+    const bursts = await burst(fixed.url);
+    if (ONLY_BURST) return;
     const promo = await promotional(fixed.url);
     const steady = await soak(fixed.url);
     const count = counting();
@@ -477,7 +568,7 @@ async function main(): Promise<void> {
     mkdirSync(join(ROOT, 'bench'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench', 'results.json'),
-      `${JSON.stringify({ machine, plan: PLAN, transactional, promotional: promo, soak: steady, counting: count, targets }, null, 2)}\n`,
+      `${JSON.stringify({ machine, plan: PLAN, transactional, burst: bursts, promotional: promo, soak: steady, counting: count, targets }, null, 2)}\n`,
     );
     console.log('\nwritten to bench/results.json');
   } finally {

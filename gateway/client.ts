@@ -3,8 +3,8 @@
  * answers the way the vendor's SDK does, and retries only what is safe to retry.
  * No Node-RED import: usable on its own.
  */
-import { setMaxListeners } from 'node:events';
-import { EnvHttpProxyAgent, Pool, ProxyAgent, type Dispatcher } from 'undici';
+import type { Dispatcher, Pool } from 'undici';
+import { AbortGroup, onStop, type StopSignal } from './abort';
 import { baseUrlProblem } from './base-url';
 import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from './errors';
 import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type HttpMethod, type Operation } from './operations';
@@ -65,14 +65,14 @@ export interface SendOptions {
   version?: ApiVersion;
   /** Body encoding for the simple API (`json` or `form`). */
   encoding?: 'json' | 'form';
-  signal?: AbortSignal;
+  signal?: StopSignal;
 }
 
 export interface InfoOptions {
   api?: ApiFamily;
   method?: HttpMethod;
   encoding?: BodyEncoding;
-  signal?: AbortSignal;
+  signal?: StopSignal;
 }
 
 /** A per-recipient record: success (`status`, `sms_id`, `price`, `credit`, `number`) or error. */
@@ -135,7 +135,8 @@ export class GatewayClient {
   #origin: string;
   #retryDelay: number;
   #retryMaxDelay: number;
-  #closing = abortController();
+  /** Stopped by close(): the retry sleeps wake, no new attempt starts. */
+  #closing = new AbortGroup();
   #inFlight = new Set<Promise<unknown>>();
 
   constructor(options: GatewayClientOptions) {
@@ -187,7 +188,7 @@ export class GatewayClient {
     return this.sendTransactional(this.prepare('transactional', fields, options), options.signal, onAttempt);
   }
 
-  async sendPromotional(prepared: PreparedRequest, signal?: AbortSignal, onAttempt?: (e: AttemptEvent) => void): Promise<PromotionalResult> {
+  async sendPromotional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<PromotionalResult> {
     if (prepared.nothingToSend) return withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared);
     const answer = await this.execute(prepared, signal, onAttempt);
     const data = (answer.body as { data?: unknown }).data;
@@ -196,7 +197,7 @@ export class GatewayClient {
     return withRejected(data as unknown as PromotionalResult, prepared);
   }
 
-  async sendTransactional(prepared: PreparedRequest, signal?: AbortSignal, onAttempt?: (e: AttemptEvent) => void): Promise<TransactionalResult> {
+  async sendTransactional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<TransactionalResult> {
     const [rejected] = prepared.rejected;
     // An impossible number is answered as the gateway answers an invalid one: a rejected recipient.
     if (prepared.nothingToSend && rejected) return { rejected: true, record: { ...rejected.record } };
@@ -232,8 +233,8 @@ export class GatewayClient {
   }
 
   /** Sends a prepared request with the retry policy. Resolves with a `data` answer. */
-  async execute(prepared: PreparedRequest, signal?: AbortSignal, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
-    if (this.#closing.signal.aborted) throw closedError();
+  async execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
+    if (this.#closing.aborted) throw closedError();
     const run = this.#execute(prepared, signal, onAttempt);
     this.#inFlight.add(run);
     try {
@@ -243,10 +244,10 @@ export class GatewayClient {
     }
   }
 
-  async #execute(prepared: PreparedRequest, signal: AbortSignal | undefined, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
+  async #execute(prepared: PreparedRequest, signal: StopSignal | undefined, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
     // The caller's signal goes to the request; closing the client destroys the pool, which ends
-    // its requests too. So no combined signal per request (it cost more than the request's JSON).
-    const stopped = () => Boolean(signal?.aborted) || this.#closing.signal.aborted;
+    // its requests too. So no combined signal per request.
+    const stopped = () => Boolean(signal?.aborted) || this.#closing.aborted;
     for (let attempt = 1; ; attempt++) {
       let failure: { error: GatewayError; reached: boolean; retryAfter?: number };
       try {
@@ -270,38 +271,38 @@ export class GatewayClient {
       }
       const wait = this.#backoff(attempt, failure.retryAfter);
       onAttempt?.({ attempt, error, retryIn: wait });
-      await sleep(wait, signal ? [signal, this.#closing.signal] : [this.#closing.signal]);
-      if (stopped()) throw this.#closing.signal.aborted ? closedError() : error;
+      await sleep(wait, signal ? [signal, this.#closing] : [this.#closing]);
+      if (stopped()) throw this.#closing.aborted ? closedError() : error;
     }
   }
 
-  async #attempt(prepared: PreparedRequest, signal: AbortSignal | undefined): Promise<Answer> {
+  #attempt(prepared: PreparedRequest, signal: StopSignal | undefined): Promise<Answer> {
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
-    // The timeout covers the wire (connect, answer headers, answer body: the pool's own timeouts),
-    // not the wait for a free connection, so a burst behind one slow answer is not failed for it.
-    const res = await this.#pool.request({
-      origin: this.#origin,
-      path: this.#basePath + prepared.path,
-      method: prepared.method,
-      headers,
-      body: prepared.payload,
-      signal,
+    return new Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
+      // The timeout covers the wire (connect, answer headers, answer body: the pool's own
+      // timeouts), not the wait for a free connection, so a burst behind one slow answer is not
+      // failed for it. undici's dispatch, not its request(): the answer is read into one string
+      // without a stream per request (issue 17's profile: streams and signals were most of the
+      // client's cost in a burst).
+      this.#pool.dispatch(
+        { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
+        new AnswerReader(signal, resolve, reject),
+      );
+    }).then(({ status, text, headers: answerHeaders }) => {
+      let body: unknown;
+      try {
+        body = text ? JSON.parse(text) : undefined;
+      } catch {
+        body = undefined;
+      }
+      // Every string of an answer is redacted before anything reads it: an error body always (it
+      // is small, and a JSON escape could hide the token from a text search), a success when its
+      // text holds the token.
+      const token = this.#identity.applicationToken;
+      if (isObject(body) && (body.error !== undefined || text.includes(token))) body = redactAnswer(body, token);
+      return { status, body, retryAfter: parseRetryAfter(answerHeaders['retry-after']) };
     });
-    // The body is always read to its end (or the request aborted), so the socket is reused.
-    const text = await res.body.text();
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    // Every string of an answer is redacted before anything reads it: an error body always (it
-    // is small, and a JSON escape could hide the token from a text search), a success when its
-    // text holds the token.
-    const token = this.#identity.applicationToken;
-    if (isObject(body) && (body.error !== undefined || text.includes(token))) body = redactAnswer(body, token);
-    return { status: res.statusCode, body, retryAfter: parseRetryAfter(res.headers['retry-after']) };
   }
 
   /** Returns the failure an answer stands for, or undefined when it is a success to hand on. */
@@ -330,7 +331,7 @@ export class GatewayClient {
 
   #transportFailure(error: unknown, stopped: boolean): { error: GatewayError; reached: boolean } {
     if (error instanceof GatewayError) return { error, reached: true };
-    if (this.#closing.signal.aborted || (error as { code?: string })?.code === 'UND_ERR_DESTROYED') return { error: closedError(), reached: true };
+    if (this.#closing.aborted || (error as { code?: string })?.code === 'UND_ERR_DESTROYED') return { error: closedError(), reached: true };
     const code = (error as { code?: string })?.code ?? '';
     const name = (error as { name?: string })?.name ?? '';
     if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
@@ -408,13 +409,6 @@ export class GatewayClient {
   }
 }
 
-/** An AbortController whose signal any number of requests may listen to (one per request in flight). */
-export function abortController(): AbortController {
-  const controller = new AbortController();
-  setMaxListeners(0, controller.signal);
-  return controller;
-}
-
 function badResponse(status: number, what: string): GatewayError {
   return new GatewayError({
     type: 'bad_response',
@@ -434,6 +428,10 @@ function closedError(): GatewayError {
  * set, else a plain pool. The proxy's credentials go in its Proxy-Authorization header only.
  */
 function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: Pool.Options & { connections: number }): Dispatcher {
+  // Loaded with the first client, not with the package: a Node-RED that has the package
+  // installed but no account deployed does not pay undici's load time and memory (issue 17).
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { EnvHttpProxyAgent, Pool, ProxyAgent } = require('undici') as typeof import('undici');
   if (proxy?.url) {
     if (bypassesProxy(url.hostname, proxy.noProxy)) return new Pool(url.origin, poolOptions);
     const token = proxy.username ? `Basic ${Buffer.from(`${proxy.username}:${proxy.password ?? ''}`).toString('base64')}` : undefined;
@@ -464,15 +462,66 @@ function parseRetryAfter(value: string | string[] | undefined): number | undefin
 }
 
 /** Waits `ms`, or less when one of the signals aborts. */
-function sleep(ms: number, signals: AbortSignal[]): Promise<void> {
+function sleep(ms: number, signals: StopSignal[]): Promise<void> {
   return new Promise((resolve) => {
     if (signals.some((s) => s.aborted)) return resolve();
     const done = () => {
       clearTimeout(timer);
-      for (const s of signals) s.removeEventListener('abort', done);
+      for (const stop of stops) stop();
       resolve();
     };
     const timer = setTimeout(done, ms);
-    for (const s of signals) s.addEventListener('abort', done, { once: true });
+    const stops = signals.map((s) => onStop(s, done));
   });
+}
+
+/**
+ * Reads one answer for undici's dispatch: status, headers and the body as one string. The
+ * caller's signal is listened to only while the request is on the wire.
+ */
+class AnswerReader implements Dispatcher.DispatchHandler {
+  #chunks: Buffer[] = [];
+  #status = 0;
+  #headers: Record<string, string | string[] | undefined> = {};
+  #stopListening: (() => void) | undefined;
+
+  constructor(
+    private readonly signal: StopSignal | undefined,
+    private readonly resolve: (answer: { status: number; text: string; headers: Record<string, string | string[] | undefined> }) => void,
+    private readonly reject: (error: unknown) => void,
+  ) {}
+
+  onRequestStart(controller: Dispatcher.DispatchController): void {
+    this.#stopListening?.();
+    if (this.signal?.aborted) return controller.abort(aborted());
+    this.#stopListening = onStop(this.signal, () => controller.abort(aborted()));
+  }
+
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+    // A 1xx answer comes before the real one: only the last counts.
+    this.#status = statusCode;
+    this.#headers = headers;
+    this.#chunks = [];
+  }
+
+  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
+    this.#chunks.push(chunk);
+  }
+
+  onResponseEnd(): void {
+    this.#stopListening?.();
+    const chunks = this.#chunks;
+    const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
+    this.resolve({ status: this.#status, text, headers: this.#headers });
+  }
+
+  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
+    this.#stopListening?.();
+    this.reject(error);
+  }
+}
+
+/** The error a request stopped by its signal ends with (undici's own code for it). */
+function aborted(): Error {
+  return Object.assign(new Error('Request aborted'), { name: 'AbortError', code: 'UND_ERR_ABORTED' });
 }

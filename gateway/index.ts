@@ -1,4 +1,5 @@
 /** The gateway client, usable without Node-RED. */
+export * from './abort';
 export * from './base-url';
 export * from './channels';
 export * from './client';

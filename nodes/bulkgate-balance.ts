@@ -1,6 +1,6 @@
 /** `bulkgate-balance`: reads the credit; port 2 fires when it is below the threshold. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { abortController, invalidRequest, type ApiFamily, type HttpMethod } from '../gateway';
+import { AbortGroup, invalidRequest, type ApiFamily, type HttpMethod } from '../gateway';
 import type { AccountNode } from './lib/account';
 import { fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './lib/runtime';
 
@@ -20,7 +20,7 @@ const register = (RED: NodeAPI): void => {
     const api: ApiFamily = config.api === 'simple' ? 'simple' : 'advanced';
     const method: HttpMethod = api === 'simple' && config.method === 'GET' ? 'GET' : 'POST';
     const threshold = config.threshold === undefined || config.threshold === '' ? undefined : Number(config.threshold);
-    const stop = abortController();
+    const stop = new AbortGroup();
     const status = new StatusThrottle(node);
 
     async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
@@ -29,7 +29,7 @@ const register = (RED: NodeAPI): void => {
         throw invalidRequest(`threshold must be a number, got "${String(config.threshold)}"`);
       }
       status.show({ fill: 'blue', shape: 'dot', text: statusText(texts, 'reading') });
-      const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop.signal });
+      const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop });
       msg.payload = balance;
       const low = threshold !== undefined && balance.credit < threshold;
       status.show({

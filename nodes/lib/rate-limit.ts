@@ -2,14 +2,14 @@
  * The account's rate limit: at most `limit` messages in any `window` ms (a sliding window), with
  * a bounded FIFO queue for what has to wait. Shared by every node that uses the account.
  */
-import { GatewayError } from '../../gateway';
+import { GatewayError, onStop, type StopSignal } from '../../gateway';
 
 interface Waiter {
   messages: number;
   resolve: () => void;
   reject: (error: GatewayError) => void;
-  signal?: AbortSignal;
-  onAbort?: () => void;
+  /** Stops listening to the caller's signal. */
+  unlisten?: () => void;
 }
 
 export class RateLimiter {
@@ -35,9 +35,10 @@ export class RateLimiter {
   }
 
   /** Resolves when `messages` may be sent now; rejects `rate_limited` when the queue is full. */
-  acquire(messages: number, signal?: AbortSignal): Promise<void> {
+  acquire(messages: number, signal?: StopSignal): Promise<void> {
     if (this.#closed) return Promise.reject(closed(this.#closed));
     if (!this.enabled) return Promise.resolve();
+    if (signal?.aborted) return Promise.reject(closed('the request was cancelled'));
     if (messages > this.limit) {
       return Promise.reject(
         new GatewayError({
@@ -59,14 +60,11 @@ export class RateLimiter {
       );
     }
     return new Promise((resolve, reject) => {
-      const waiter: Waiter = { messages, resolve, reject, signal };
-      if (signal) {
-        waiter.onAbort = () => {
-          this.#remove(waiter);
-          reject(closed('the request was cancelled'));
-        };
-        signal.addEventListener('abort', waiter.onAbort, { once: true });
-      }
+      const waiter: Waiter = { messages, resolve, reject };
+      waiter.unlisten = onStop(signal, () => {
+        this.#remove(waiter);
+        reject(closed('the request was cancelled'));
+      });
       this.#queue.push(waiter);
       this.onChange();
       this.#schedule();
@@ -80,7 +78,7 @@ export class RateLimiter {
     this.#timer = undefined;
     const waiting = this.#queue.splice(0);
     for (const w of waiting) {
-      if (w.onAbort) w.signal?.removeEventListener('abort', w.onAbort);
+      w.unlisten?.();
       w.reject(closed(reason));
     }
     if (waiting.length) this.onChange();
@@ -117,7 +115,7 @@ export class RateLimiter {
     // Strict FIFO: the head waits even if a smaller request behind it would fit.
     while (this.#queue.length && this.#fits((this.#queue[0] as Waiter).messages, now)) {
       const waiter = this.#queue.shift() as Waiter;
-      if (waiter.onAbort) waiter.signal?.removeEventListener('abort', waiter.onAbort);
+      waiter.unlisten?.();
       this.#take(waiter.messages, now);
       waiter.resolve();
       changed = true;

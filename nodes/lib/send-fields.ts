@@ -60,17 +60,41 @@ export function nodeOperation(kind: 'promotional' | 'transactional', config: Sen
   return sendOperation(kind, { api, version, encoding: api === 'simple' && config.encoding === 'form' ? 'form' : undefined });
 }
 
-export function sendFields(RED: NodeAPI, node: Node, config: SendConfig, operation: Operation, msg: Msg): SendFields | Promise<SendFields> {
+/**
+ * What a node's settings contribute to every msg, worked out once when the node starts: the
+ * TypedInputs and listed settings its API and version take, its cascade and its text template.
+ */
+export interface FieldPlan {
+  typed: [SendField, TypedSetting][];
+  plain: [SendField, unknown][];
+  channel: unknown[] | undefined;
+  template: string;
+}
+
+export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
   const shape = bodyShape(operation);
   // Only what the chosen API and version take: a setting hidden by the panel stays out.
   const taken = new Set(bodyFields(schemaKey(operation.kind, shape.api, shape.version)));
-  const fields: SendFields = {};
-  const waiting: Promise<void>[] = [];
-
+  const typed: [SendField, TypedSetting][] = [];
   for (const [field, fallback] of Object.entries(typedSettings(`bulkgate-${operation.kind}`)) as [SendField, { type: string; value: string }][]) {
     // In 2.0 the sender lives in the channel cascade, so sender_id_value is not taken here.
     if (!taken.has(field)) continue;
-    const setting: TypedSetting = config[field] === undefined ? fallback : { value: config[field], type: config[`${field}Type`] as string | undefined };
+    typed.push([field, config[field] === undefined ? fallback : { value: config[field], type: config[`${field}Type`] as string | undefined }]);
+  }
+  const plain: [SendField, unknown][] = [];
+  for (const field of PLAIN_FIELDS) {
+    const value = config[field];
+    if (taken.has(field) && value !== undefined && value !== '' && value !== false) plain.push([field, value]);
+  }
+  const channel = taken.has('channel') && Array.isArray(config.channel) && config.channel.length ? config.channel : undefined;
+  return { typed, plain, channel, template: typeof config.text === 'string' ? config.text : '' };
+}
+
+export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg): SendFields | Promise<SendFields> {
+  const fields: SendFields = {};
+  const waiting: Promise<void>[] = [];
+
+  for (const [field, setting] of plan.typed) {
     const value = evaluate(RED, node, msg, field, setting);
     if (value instanceof Promise) {
       waiting.push(
@@ -82,20 +106,15 @@ export function sendFields(RED: NodeAPI, node: Node, config: SendConfig, operati
       fields[field] = value;
     }
   }
-  for (const field of PLAIN_FIELDS) {
-    if (!taken.has(field)) continue;
-    const value = config[field];
-    if (value !== undefined && value !== '' && value !== false) fields[field] = value;
-  }
-  if (taken.has('channel') && Array.isArray(config.channel) && config.channel.length) {
+  for (const [field, value] of plan.plain) fields[field] = value;
+  if (plan.channel) {
     // Channel texts are templates too, like the node's text.
-    fields.channel = config.channel.map((c: unknown) =>
+    fields.channel = plan.channel.map((c: unknown) =>
       isPlainObject(c) && typeof c.text === 'string' && c.text ? { ...c, text: renderText(node, c.text, msg) } : c,
     );
   }
 
-  const template = typeof config.text === 'string' ? config.text : '';
-  if (template) fields.text = renderText(node, template, msg);
+  if (plan.template) fields.text = renderText(node, plan.template, msg);
   else if (typeof msg.payload === 'string') fields.text = msg.payload;
   else if (typeof msg.payload === 'number' && !channelHasText(fields.channel)) {
     // An inject node's default payload is a timestamp: sent as the text, it would be digits.

@@ -4,10 +4,10 @@
  * the ports, and end each msg with exactly one `done`.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { abortController, type PromotionalResult, type SendFields, type SendRecord, type TransactionalResult } from '../../gateway';
+import { AbortGroup, type PromotionalResult, type SendFields, type SendRecord, type TransactionalResult } from '../../gateway';
 import { numberSetting, type AccountNode } from './account';
 import { catalogText, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
-import { nodeOperation, sendFields, type SendConfig } from './send-fields';
+import { fieldPlan, nodeOperation, sendFields, type SendConfig } from './send-fields';
 import { StormGuard } from './storm';
 
 type Kind = 'promotional' | 'transactional';
@@ -18,11 +18,12 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
     RED.nodes.createNode(this, config);
     const node = this;
     const operation = nodeOperation(kind, config);
+    const plan = fieldPlan(config, operation);
     const account = RED.nodes.getNode(config.account as string) as AccountNode | null;
     /** Aborts what waits in the account's queue: on close it is refused at once. */
-    const queueStop = abortController();
+    const queueStop = new AbortGroup();
     /** Aborts requests on the wire: on close, after they had the timeout to finish. */
-    const wireStop = abortController();
+    const wireStop = new AbortGroup();
     const inFlight = new Set<Promise<void>>();
     let sent = 0;
     let rejected = 0;
@@ -41,7 +42,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
     async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
       if (!account) throw NO_ACCOUNT();
       const client = account.gateway();
-      const fields = await sendFields(RED, node, config, operation, msg);
+      const fields = await sendFields(RED, node, plan, msg);
       const prepared = client.prepareOperation(operation, fields);
       if (!storm.admit({ msg, fields })) {
         // Held back by storm protection: deliberately not sent, so not an error.
@@ -52,10 +53,10 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
       if (prepared.missingVariables.length) {
         node.warn(catalogText(texts, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
       }
-      if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop.signal);
+      if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop);
       status.show({ fill: 'blue', shape: 'dot', text: statusText(texts, 'sending') });
-      if (kind === 'promotional') routePromotional(msg, await client.sendPromotional(prepared, wireStop.signal), send);
-      else routeTransactional(msg, await client.sendTransactional(prepared, wireStop.signal), send);
+      if (kind === 'promotional') routePromotional(msg, await client.sendPromotional(prepared, wireStop), send);
+      else routeTransactional(msg, await client.sendTransactional(prepared, wireStop), send);
       done();
     }
 
@@ -109,8 +110,8 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
         const channel = Array.isArray(fields.channel) ? fields.channel.map((c) => ({ ...(c as object), text: undefined })) : fields.channel;
         const client = account.gateway();
         const prepared = client.prepareOperation(operation, { ...fields, text, channel });
-        if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop.signal);
-        routeTransactional(msg, await client.sendTransactional(prepared, wireStop.signal), (m) => node.send(m as never));
+        if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop);
+        routeTransactional(msg, await client.sendTransactional(prepared, wireStop), (m) => node.send(m as never));
       } catch (error) {
         fail(texts, status, msg, error, (e) => node.error(e, msg));
       }
