@@ -38,3 +38,44 @@ export function onStop(signal: StopSignal | undefined, listener: () => void): ()
   signal.addEventListener('abort', listener, { once: true });
   return () => signal.removeEventListener('abort', listener);
 }
+
+/**
+ * The tasks of a node or a client still running, so that closing can wait for them. A count and
+ * the waiters, not a Set of promises: a burst adds and removes 10,000 of them.
+ */
+export class InFlight {
+  #count = 0;
+  #waiters: (() => void)[] = [];
+
+  get count(): number {
+    return this.#count;
+  }
+
+  /** Counts `task` until it settles; returns it as it is. */
+  track<T>(task: Promise<T>): Promise<T> {
+    this.#count++;
+    task.then(this.#settle, this.#settle);
+    return task;
+  }
+
+  /** Resolves when no task runs (at once if none does), or after `within` ms. */
+  settled(within?: number): Promise<void> {
+    if (this.#count === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      let timer: NodeJS.Timeout | undefined;
+      const done = () => {
+        clearTimeout(timer);
+        resolve();
+      };
+      if (within !== undefined) timer = setTimeout(done, within);
+      this.#waiters.push(done);
+    });
+  }
+
+  #settle = (): void => {
+    if (--this.#count > 0) return;
+    const waiters = this.#waiters;
+    this.#waiters = [];
+    for (const waiter of waiters) waiter();
+  };
+}

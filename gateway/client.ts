@@ -4,7 +4,7 @@
  * No Node-RED import: usable on its own.
  */
 import type { Dispatcher, Pool } from 'undici';
-import { AbortGroup, onStop, type StopSignal } from './abort';
+import { AbortGroup, InFlight, onStop, type StopSignal } from './abort';
 import { baseUrlProblem } from './base-url';
 import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from './errors';
 import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type HttpMethod, type Operation } from './operations';
@@ -137,7 +137,7 @@ export class GatewayClient {
   #retryMaxDelay: number;
   /** Stopped by close(): the retry sleeps wake, no new attempt starts. */
   #closing = new AbortGroup();
-  #inFlight = new Set<Promise<unknown>>();
+  #inFlight = new InFlight();
 
   constructor(options: GatewayClientOptions) {
     const baseUrl = options.baseUrl || DEFAULT_BASE_URL;
@@ -198,7 +198,7 @@ export class GatewayClient {
   }
 
   async sendTransactional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<TransactionalResult> {
-    const [rejected] = prepared.rejected;
+    const rejected = prepared.rejected[0];
     // An impossible number is answered as the gateway answers an invalid one: a rejected recipient.
     if (prepared.nothingToSend && rejected) return { rejected: true, record: { ...rejected.record } };
     const answer = await this.execute(prepared, signal, onAttempt);
@@ -233,15 +233,9 @@ export class GatewayClient {
   }
 
   /** Sends a prepared request with the retry policy. Resolves with a `data` answer. */
-  async execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
-    if (this.#closing.aborted) throw closedError();
-    const run = this.#execute(prepared, signal, onAttempt);
-    this.#inFlight.add(run);
-    try {
-      return await run;
-    } finally {
-      this.#inFlight.delete(run);
-    }
+  execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
+    if (this.#closing.aborted) return Promise.reject(closedError());
+    return this.#inFlight.track(this.#execute(prepared, signal, onAttempt));
   }
 
   async #execute(prepared: PreparedRequest, signal: StopSignal | undefined, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
@@ -392,19 +386,9 @@ export class GatewayClient {
    * (the timeout by default), then are aborted; then the pool's sockets are closed.
    */
   async close(grace = this.timeout): Promise<void> {
-    const pending = [...this.#inFlight];
-    if (pending.length) {
-      let timer: NodeJS.Timeout | undefined;
-      await Promise.race([
-        Promise.allSettled(pending),
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, grace);
-        }),
-      ]);
-      clearTimeout(timer);
-    }
+    await this.#inFlight.settled(grace);
     this.#closing.abort();
-    await Promise.allSettled([...this.#inFlight]);
+    await this.#inFlight.settled();
     await this.#pool.destroy().catch(() => undefined);
   }
 }

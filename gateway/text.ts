@@ -71,7 +71,8 @@ export function resolveUnicode(mode: UnicodeMode | boolean | undefined, texts: I
  */
 export function measureText(text: string, unicode: boolean): TextMeasure {
   // Single-part capacity, then per-part capacity once a header takes room (3GPP TS 23.040).
-  const [single, perPart] = unicode ? [70, 67] : [160, 153];
+  const single = unicode ? 70 : 160;
+  const perPart = unicode ? 67 : 153;
   let characters = 0;
   let parts = 1;
   let inPart = 0;
@@ -96,8 +97,13 @@ export function measureText(text: string, unicode: boolean): TextMeasure {
     inPart += size;
   }
   if (characters <= single) parts = characters === 0 ? 0 : 1;
-  const common = { characters, parts, nonGsm: nonGsm ? [...nonGsm] : [] };
-  return unicode ? { ...common, encoding: 'UCS-2', limit: TEXT_LIMIT_UNICODE } : { ...common, encoding: 'GSM-7', limit: TEXT_LIMIT_GSM7 };
+  return {
+    characters,
+    encoding: unicode ? 'UCS-2' : 'GSM-7',
+    parts,
+    limit: unicode ? TEXT_LIMIT_UNICODE : TEXT_LIMIT_GSM7,
+    nonGsm: nonGsm ? [...nonGsm] : [],
+  };
 }
 
 /** The sentence a failed length check reports, naming the field. */

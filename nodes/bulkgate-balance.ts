@@ -28,15 +28,15 @@ const register = (RED: NodeAPI): void => {
       if (threshold !== undefined && !Number.isFinite(threshold)) {
         throw invalidRequest(`threshold must be a number, got "${String(config.threshold)}"`);
       }
-      status.show({ fill: 'blue', shape: 'dot', text: statusText(texts, 'reading') });
+      status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'reading') }));
       const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop });
       msg.payload = balance;
       const low = threshold !== undefined && balance.credit < threshold;
-      status.show({
+      status.show(() => ({
         fill: low ? 'yellow' : 'green',
         shape: 'dot',
         text: statusText(texts, low ? 'credit-low' : 'credit', { credit: balance.credit, currency: balance.currency }),
-      });
+      }));
       send([msg, low ? RED.util.cloneMessage(msg) : null]);
       done();
     }

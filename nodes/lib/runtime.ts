@@ -77,11 +77,12 @@ type NodeStatus = Parameters<Node['status']>[0];
 
 /**
  * Shows a node's status at most every `interval` ms, always ending on the latest: a flow
- * sending thousands of msgs a second gets a readable status and spends nothing on the rest.
+ * sending thousands of msgs a second gets a readable status and spends nothing on the rest (not
+ * even the text: a status is described by a function, called only when it is shown).
  */
 export class StatusThrottle {
   #last = 0;
-  #pending: NodeStatus | undefined;
+  #pending: (() => NodeStatus) | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(
@@ -89,19 +90,20 @@ export class StatusThrottle {
     private readonly interval = 200,
   ) {}
 
-  show(status: NodeStatus): void {
+  /** Shows the status `describe` returns; it is called only when the status is shown. */
+  show(describe: () => NodeStatus): void {
     const now = Date.now();
     if (!this.#timer && now - this.#last >= this.interval) {
       this.#last = now;
-      this.node.status(status);
+      this.node.status(describe());
       return;
     }
-    this.#pending = status;
+    this.#pending = describe;
     this.#timer ??= setTimeout(
       () => {
         this.#timer = undefined;
         this.#last = Date.now();
-        if (this.#pending) this.node.status(this.#pending);
+        if (this.#pending) this.node.status(this.#pending());
         this.#pending = undefined;
       },
       Math.max(0, this.interval - (now - this.#last)),
@@ -138,7 +140,7 @@ export function briefText(catalog: NodeCatalog, error: GatewayError): string {
 export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   const e = toGatewayError(error);
   msg.bulkgate = e.toJSON();
-  status.show({ fill: 'red', shape: 'ring', text: briefText(catalog, e) });
+  status.show(() => ({ fill: 'red', shape: 'ring', text: briefText(catalog, e) }));
   done(reported(e));
 }
 

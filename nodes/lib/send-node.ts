@@ -4,7 +4,7 @@
  * the ports, and end each msg with exactly one `done`.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, type PromotionalResult, type SendFields, type SendRecord, type TransactionalResult } from '../../gateway';
+import { AbortGroup, InFlight, type PromotionalResult, type SendFields, type SendRecord, type TransactionalResult } from '../../gateway';
 import { numberSetting, type AccountNode } from './account';
 import { catalogText, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
 import { fieldPlan, nodeOperation, sendFields, type SendConfig } from './send-fields';
@@ -24,7 +24,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
     const queueStop = new AbortGroup();
     /** Aborts requests on the wire: on close, after they had the timeout to finish. */
     const wireStop = new AbortGroup();
-    const inFlight = new Set<Promise<void>>();
+    const inFlight = new InFlight();
     let sent = 0;
     let rejected = 0;
     const status = new StatusThrottle(node);
@@ -36,17 +36,19 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
 
     const unwatch = account?.watch(() => {
       const queued = account.limiter.queued;
-      if (queued > 0) status.show({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'queued', { count: queued }) });
+      if (queued > 0) status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'queued', { count: queued }) }));
     });
 
     async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
       if (!account) throw NO_ACCOUNT();
       const client = account.gateway();
-      const fields = await sendFields(RED, node, plan, msg);
+      const assembled = sendFields(RED, node, plan, msg);
+      // Most settings are read at once; only flow, global and JSONata ones make it wait.
+      const fields = assembled instanceof Promise ? await assembled : assembled;
       const prepared = client.prepareOperation(operation, fields);
       if (!storm.admit({ msg, fields })) {
         // Held back by storm protection: deliberately not sent, so not an error.
-        status.show({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'held', { count: storm.held }) });
+        status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'held', { count: storm.held }) }));
         done();
         return;
       }
@@ -54,7 +56,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
         node.warn(catalogText(texts, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
       }
       if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop);
-      status.show({ fill: 'blue', shape: 'dot', text: statusText(texts, 'sending') });
+      status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'sending') }));
       if (kind === 'promotional') routePromotional(msg, await client.sendPromotional(prepared, wireStop), send);
       else routeTransactional(msg, await client.sendTransactional(prepared, wireStop), send);
       done();
@@ -119,23 +121,23 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
 
     function showTotals(): void {
       const queued = account?.limiter.queued ?? 0;
-      status.show({
+      status.show(() => ({
         fill: rejected ? 'yellow' : 'green',
         shape: 'dot',
         text: statusText(texts, queued ? 'totals-queued' : 'totals', { sent, rejected, queued }),
-      });
+      }));
     }
 
     node.on('input', (msg: object, send: Send, done: Done) => {
-      const run = handle(msg as Msg, send, done).catch((error: unknown) => {
-        try {
-          fail(texts, status, msg as Msg, error, done);
-        } catch {
-          // The failure path must never throw out of a handler.
-        }
-      });
-      inFlight.add(run);
-      void run.finally(() => inFlight.delete(run));
+      void inFlight.track(
+        handle(msg as Msg, send, done).catch((error: unknown) => {
+          try {
+            fail(texts, status, msg as Msg, error, done);
+          } catch {
+            // The failure path must never throw out of a handler.
+          }
+        }),
+      );
     });
 
     node.on('close', (_removed: boolean, done: () => void) => {
@@ -143,24 +145,13 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
       status.close();
       storm.close();
       queueStop.abort();
-      const grace = account ? safeTimeout(account) : 0;
-      let timer: NodeJS.Timeout | undefined;
-      const settled = Promise.allSettled([...inFlight]);
-      void Promise.race([
-        settled,
-        new Promise((resolve) => {
-          timer = setTimeout(resolve, grace);
-        }),
-      ])
+      void inFlight
+        .settled(account ? safeTimeout(account) : 0)
         .then(() => {
-          clearTimeout(timer);
           wireStop.abort();
-          return Promise.allSettled([...inFlight]);
+          return inFlight.settled();
         })
-        .then(
-          () => done(),
-          () => done(),
-        );
+        .then(done);
     });
   }
 
