@@ -1,61 +1,8 @@
-/** `bulkgate-balance`: reads the credit; port 2 fires when it is below the threshold. */
-import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, invalidRequest, type ApiFamily, type HttpMethod } from '../gateway';
-import type { AccountNode } from './lib/account';
-import { fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './lib/runtime';
+/** `bulkgate-balance`: reads the credit; port 2 fires when it is below the threshold. Its code loads when the first one starts. */
+import type { NodeAPI } from 'node-red';
+import { registerLazily } from './lib/lazy';
 
-interface BalanceConfig {
-  account?: string;
-  api?: string;
-  method?: string;
-  threshold?: number | string;
-}
-
-const register = (RED: NodeAPI): void => {
-  const texts = nodeCatalog(RED, 'bulkgate-balance');
-  function BulkgateBalance(this: Node, config: NodeDef & BalanceConfig) {
-    RED.nodes.createNode(this, config);
-    const node = this;
-    const account = RED.nodes.getNode(config.account as string) as AccountNode | null;
-    const api: ApiFamily = config.api === 'simple' ? 'simple' : 'advanced';
-    const method: HttpMethod = api === 'simple' && config.method === 'GET' ? 'GET' : 'POST';
-    const threshold = config.threshold === undefined || config.threshold === '' ? undefined : Number(config.threshold);
-    const stop = new AbortGroup();
-    const status = new StatusThrottle(node);
-
-    async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
-      if (!account) throw NO_ACCOUNT();
-      if (threshold !== undefined && !Number.isFinite(threshold)) {
-        throw invalidRequest(`threshold must be a number, got "${String(config.threshold)}"`);
-      }
-      status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'reading') }));
-      const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop });
-      msg.payload = balance;
-      const low = threshold !== undefined && balance.credit < threshold;
-      status.show(() => ({
-        fill: low ? 'yellow' : 'green',
-        shape: 'dot',
-        text: statusText(texts, low ? 'credit-low' : 'credit', { credit: balance.credit, currency: balance.currency }),
-      }));
-      send([msg, low ? RED.util.cloneMessage(msg) : null]);
-      done();
-    }
-
-    node.on('input', (msg: object, send: Send, done: Done) => {
-      handle(msg as Msg, send, done).catch((error: unknown) => {
-        try {
-          fail(texts, status, msg as Msg, error, done);
-        } catch {
-          // The failure path must never throw out of a handler.
-        }
-      });
-    });
-    node.on('close', () => {
-      stop.abort();
-      status.close();
-    });
-  }
-  RED.nodes.registerType('bulkgate-balance', BulkgateBalance as never);
-};
-
+const register = (RED: NodeAPI): void =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  registerLazily(RED, 'bulkgate-balance', () => (require('./lib/balance-node') as typeof import('./lib/balance-node')).balanceNode(RED) as never);
 export = register;

@@ -1,6 +1,8 @@
-/** `bulkgate-transactional`: a notification to one recipient; ports: accepted, rejected. */
+/** `bulkgate-transactional`: a notification to one recipient; ports: accepted, rejected. Its code loads when the first one starts. */
 import type { NodeAPI } from 'node-red';
-import { registerSendNode } from './lib/send-node';
+import { registerLazily } from './lib/lazy';
 
-const register = (RED: NodeAPI): void => registerSendNode(RED, 'transactional');
+const register = (RED: NodeAPI): void =>
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  registerLazily(RED, 'bulkgate-transactional', () => (require('./lib/send-node') as typeof import('./lib/send-node')).sendNode(RED, 'transactional') as never);
 export = register;

@@ -17,6 +17,18 @@ execFileSync(tsc, ['-p', root], { stdio: 'inherit', cwd: root });
 // The editor code is bundled by esbuild below, which does not type-check: tsc does it here.
 execFileSync(tsc, ['-p', join(root, 'nodes', 'editor')], { stdio: 'inherit', cwd: root });
 const { DEFINITIONS, registerTypeSource } = await import(join(out, 'nodes', 'definitions.js'));
+// The wire-body validators, precompiled: ajv's standalone code with its helpers in one module.
+const { validatorsSource } = await import(join(out, 'scripts', 'validators.js'));
+await build({
+  stdin: { contents: validatorsSource(), resolveDir: root, sourcefile: 'validators.js', loader: 'js' },
+  bundle: true,
+  outfile: join(out, 'gateway', 'validators.js'),
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  minify: true,
+  legalComments: 'none',
+});
 chmodExecutable(join(out, 'simulator', 'cli.js'));
 
 const nodesOut = join(out, 'nodes');

@@ -8,8 +8,13 @@
  */
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
-import { DEFAULT_TIMEOUT, GatewayClient, GatewayError, typeSentence } from '../../gateway';
+import type { GatewayClient } from '../../gateway';
+import { DEFAULT_TIMEOUT } from '../../gateway/defaults';
 import { numberSetting, proxySettings, type AccountCredentials, type AccountNode } from './account';
+
+/** The gateway's code: loaded with the first test, not with the package. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const gateway = () => require('../../gateway') as typeof import('../../gateway');
 
 /** Admin apps the endpoint is on already (a runtime loads the account's module once; tests, often). */
 const registered = new WeakSet<object>();
@@ -73,6 +78,7 @@ async function testConnection(RED: NodeAPI, input: TestRequest): Promise<TestAns
   const proxyId = text(input.proxy);
   const proxy = proxySettings(RED, proxyId && proxyId !== '_ADD_' ? proxyId : undefined);
   if (proxy === null) return { ok: false, type: 'invalid_request', message: 'Deploy the http proxy node first: the test goes through a deployed one' };
+  const { GatewayClient, GatewayError } = gateway();
   let client: GatewayClient | undefined;
   try {
     client = new GatewayClient({ baseUrl, applicationId, applicationToken, timeout, retries: 0, proxy });
@@ -87,6 +93,7 @@ async function testConnection(RED: NodeAPI, input: TestRequest): Promise<TestAns
 
 /** The test's answer in the client's own words: nothing of the remote body reaches the browser. */
 function testSentence(error: unknown): string {
+  const { GatewayError, typeSentence } = gateway();
   if (!(error instanceof GatewayError)) return 'The test failed';
   switch (error.code) {
     case 'invalid_request':

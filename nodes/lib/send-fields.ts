@@ -3,7 +3,6 @@
  * the msg), the text template rendered with mustache, then the keys of an object `msg.payload`
  * in the reference's own field names, which win.
  */
-import Mustache from 'mustache';
 import type { Node, NodeAPI } from 'node-red';
 import {
   bodyFields,
@@ -137,6 +136,8 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg):
  * `{{flow.x}}`, `{{global.x}}`. No HTML escaping (an SMS is not HTML); `<name>` placeholders
  * are not mustache and reach the gateway untouched.
  */
+let mustache: typeof import('mustache') | undefined;
+
 export function renderText(node: Node, template: string, msg: Msg): string {
   if (!template.includes('{{')) return template;
   const context = node.context();
@@ -149,8 +150,11 @@ export function renderText(node: Node, template: string, msg: Msg): string {
       },
     );
   const view = { ...msg, flow: store('flow'), global: store('global') };
+  // Loaded with the first template, not with the package.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  mustache ??= require('mustache') as typeof import('mustache');
   try {
-    return Mustache.render(template, view, {}, { escape: (value: unknown) => String(value) });
+    return mustache.render(template, view, {}, { escape: (value: unknown) => String(value) });
   } catch (error) {
     throw invalidRequest(`text template could not be filled from the msg: ${(error as Error).message}`);
   }

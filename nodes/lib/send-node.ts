@@ -12,7 +12,8 @@ import { StormGuard } from './storm';
 
 type Kind = 'promotional' | 'transactional';
 
-export function registerSendNode(RED: NodeAPI, kind: Kind): void {
+/** The constructor of a promotional or transactional node (loaded when the first one starts). */
+export function sendNode(RED: NodeAPI, kind: Kind) {
   const texts = nodeCatalog(RED, `bulkgate-${kind}`);
   function BulkgateSend(this: Node, config: NodeDef & SendConfig) {
     RED.nodes.createNode(this, config);
@@ -155,7 +156,7 @@ export function registerSendNode(RED: NodeAPI, kind: Kind): void {
     });
   }
 
-  RED.nodes.registerType(`bulkgate-${kind}`, BulkgateSend as never);
+  return BulkgateSend;
 }
 
 function safeTimeout(account: AccountNode): number {

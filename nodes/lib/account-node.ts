@@ -1,0 +1,77 @@
+/**
+ * The `bulkgate-account` node: one BulkGate application. Holds the credentials (in Node-RED's credential
+ * store), one gateway client (one connection pool) and the rate limiter shared by every node that
+ * uses it.
+ */
+import type { NodeAPI, NodeDef } from 'node-red';
+import { baseUrlProblem, DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GatewayClient, invalidRequest } from '../../gateway';
+import { numberSetting, proxySettings, type AccountConfig, type AccountCredentials, type AccountNode } from './account';
+import { RateLimiter } from './rate-limit';
+
+/** The account node's constructor (loaded when the first account starts). */
+export function accountNode(RED: NodeAPI) {
+  function BulkgateAccount(this: AccountNode & { credentials: AccountCredentials }, config: NodeDef & AccountConfig) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const credentials = node.credentials ?? {};
+    const baseUrl = (config.baseUrl || DEFAULT_BASE_URL).trim();
+    const listeners = new Set<() => void>();
+    const timeout = numberSetting(config.timeout, DEFAULT_TIMEOUT, 1);
+    node.deployed = { baseUrl, timeout };
+    node.limiter = new RateLimiter(numberSetting(config.rateLimit, 0), numberSetting(config.rateWindow, 60) * 1000, numberSetting(config.queueSize, 100), () =>
+      listeners.forEach((l) => l()),
+    );
+    node.watch = (listener) => {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    };
+
+    // Problems are reported by the nodes that use the account, on the msg that needed it.
+    let problem: string | undefined = baseUrlProblem(baseUrl);
+    if (!credentials.application_id) problem ??= 'the account has no application_id';
+    if (!credentials.application_token) problem ??= 'the account has no application_token';
+    let client: GatewayClient | undefined;
+    // Built on first use: by then every config node, the http proxy one too, has started.
+    const build = (): GatewayClient => {
+      const proxy = proxySettings(RED, config.proxy);
+      if (proxy === null)
+        throw invalidRequest(
+          `proxy: the http proxy node this account uses is missing; open the BulkGate account "${config.name || node.id}" and choose one (or none)`,
+          { key: 'account-incomplete' },
+        );
+      try {
+        return new GatewayClient({
+          baseUrl,
+          applicationId: credentials.application_id as string,
+          applicationToken: credentials.application_token as string,
+          applicationProduct: config.application_product || undefined,
+          defaultCountry: config.country || undefined,
+          timeout,
+          retries: numberSetting(config.retries, DEFAULT_RETRIES),
+          // Not in the panel: the first backoff delay, for flows (and tests) that need another one.
+          retryDelay: numberSetting(config.retryDelay, 500),
+          proxy,
+        });
+      } catch (error) {
+        // A proxy URL undici cannot use; the message names no credential.
+        throw invalidRequest(`proxy: ${proxy ? "the http proxy node's URL is not one undici can use" : (error as Error).message}`, {
+          key: 'account-incomplete',
+        });
+      }
+    };
+    node.gateway = () => {
+      if (problem) throw invalidRequest(`${problem}; open the BulkGate account "${config.name || node.id}" and set it`, { key: 'account-incomplete' });
+      client ??= build();
+      return client;
+    };
+
+    node.on('close', (_removed: boolean, done: () => void) => {
+      node.limiter.close('the account was closed (redeploy or shutdown)');
+      listeners.clear();
+      const closing = client?.close() ?? Promise.resolve();
+      closing.then(done, done);
+    });
+  }
+
+  return BulkgateAccount;
+}

@@ -1,0 +1,222 @@
+/**
+ * The `bulkgate-events` node: delivery reports and incoming messages. Serves a path on Node-RED's HTTP
+ * node server for the gateway's webhook (GET, one report; POST, a JSON array of reports),
+ * answers at once, then emits one msg per report: output 1 delivery reports, output 2 incoming
+ * messages. The URL must carry the node's secret token.
+ *
+ * A webhook caller is a stranger until the secret matches, and even then its body is bounded:
+ * bytes (whether Node-RED's own parser read it or this node does), reports per call, and every
+ * report is checked before any is emitted, in batches that give the event loop back.
+ */
+import { timingSafeEqual } from 'node:crypto';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { INCOMING, readEvent, type EventPayload } from '../../gateway';
+import { catalogText, nodeCatalog } from './runtime';
+
+interface EventsConfig {
+  path?: string;
+  name?: string;
+}
+
+/** Larger bodies are refused with 413 (a bulk report of thousands of reports is far below this). */
+const MAX_BODY_BYTES = 1024 * 1024;
+/** More reports in one call are refused with 413: the gateway's bulk reports are far smaller. */
+const MAX_REPORTS_PER_CALL = 10_000;
+/** Reports emitted before the node yields to the event loop. */
+const EMIT_BATCH = 500;
+const DEFAULT_EVENTS_PATH = '/bulkgate/events';
+
+type Request = IncomingMessage & { query?: Record<string, unknown>; body?: unknown; _body?: boolean; url: string };
+type Response = ServerResponse;
+type Handler = (req: Request, res: Response, next?: () => void) => void;
+interface RouteLayer {
+  route?: { path: string; stack: { handle: unknown }[] };
+}
+interface Router {
+  stack: RouteLayer[];
+}
+
+/** A refusal: the HTTP status and the short text it is answered with. */
+class Refusal {
+  constructor(
+    readonly status: number,
+    readonly text: string,
+    readonly warn = false,
+  ) {}
+}
+
+function sameSecret(given: unknown, secret: string): boolean {
+  if (typeof given !== 'string' || !secret) return false;
+  const a = Buffer.from(given);
+  const b = Buffer.from(secret);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+function answer(res: Response, code: number, text: string): void {
+  if (res.headersSent) return;
+  res.statusCode = code;
+  res.setHeader('content-type', 'text/plain; charset=utf-8');
+  // A refused body may still be arriving: the connection closes after the answer, not before it.
+  if (code === 413) res.setHeader('connection', 'close');
+  res.end(text);
+}
+
+/** Whether a parser before this route (Node-RED's own, or the admin app's) has read the body. */
+function parsedBefore(req: Request): boolean {
+  return req._body === true || req.readableEnded;
+}
+
+/**
+ * The body, read with a byte cap: the value a parser before this route already made of it (never
+ * its consumed stream, and not parsed twice), or the text of the stream.
+ */
+function readBody(req: Request): Promise<{ text: string } | { parsed: unknown }> {
+  const declared = Number(req.headers['content-length']);
+  if (declared > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
+  if (parsedBefore(req)) {
+    const body = req.body;
+    if (typeof body === 'string' || Buffer.isBuffer(body)) {
+      const text = body.toString('utf8');
+      if (Buffer.byteLength(text) > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
+      return Promise.resolve({ text });
+    }
+    // Without a content-length (chunked), the parsed body's own size is what is capped.
+    if (!(declared >= 0) && Buffer.byteLength(JSON.stringify(body ?? null)) > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
+    return Promise.resolve({ parsed: body ?? null });
+  }
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
+      if (size > MAX_BODY_BYTES) {
+        // Stop keeping it; the rest is drained and dropped, the answer goes out at once.
+        req.off('data', onData);
+        req.resume();
+        reject(new Refusal(413, 'Body too large'));
+        return;
+      }
+      chunks.push(chunk);
+    };
+    req.on('data', onData);
+    req.on('end', () => resolve({ text: Buffer.concat(chunks).toString('utf8') }));
+    req.on('error', reject);
+  });
+}
+
+/** Reads and checks the reports of one call; throws a Refusal, emits nothing, when any is wrong. */
+async function reportsOf(req: Request, query: Record<string, unknown>): Promise<EventPayload[]> {
+  let raw: unknown;
+  if (req.method === 'GET') {
+    const { token: _token, ...report } = query;
+    raw = [report];
+  } else {
+    const body = await readBody(req);
+    if ('parsed' in body) raw = body.parsed;
+    else {
+      if (!body.text.trim()) throw new Refusal(400, 'No reports', true);
+      try {
+        raw = JSON.parse(body.text);
+      } catch {
+        throw new Refusal(400, 'Body is not JSON', true);
+      }
+    }
+    raw = Array.isArray(raw) ? raw : [raw];
+  }
+  const list = raw as unknown[];
+  if (list.length === 0) throw new Refusal(400, 'No reports', true);
+  if (list.length > MAX_REPORTS_PER_CALL) throw new Refusal(413, `More than ${MAX_REPORTS_PER_CALL} reports`);
+  const events: EventPayload[] = [];
+  for (const item of list) {
+    const event = readEvent(item);
+    if (!event) throw new Refusal(400, 'Not a report', true);
+    events.push(event);
+  }
+  return events;
+}
+
+/** Paths served per HTTP node app, and by which events node: to warn about a second one. */
+const servedPaths = new WeakMap<object, Map<string, string>>();
+
+function routerOf(app: unknown): Router | undefined {
+  // Express 4 keeps it as `_router`, Express 5 as `router`.
+  const a = app as { _router?: Router; router?: Router };
+  return a._router ?? a.router;
+}
+
+/** The events node's constructor (loaded when the first events node starts). */
+export function eventsNode(RED: NodeAPI) {
+  const texts = nodeCatalog(RED, 'bulkgate-events');
+  function BulkgateEvents(this: Node & { credentials?: { secret?: string } }, config: NodeDef & EventsConfig) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const path = normalisePath(config.path);
+    const secret = node.credentials?.secret ?? '';
+    let received = 0;
+    let closed = false;
+
+    const emit = (events: EventPayload[], from: number) => {
+      if (closed) return;
+      const end = Math.min(events.length, from + EMIT_BATCH);
+      for (let i = from; i < end; i++) {
+        const event = events[i] as EventPayload;
+        received++;
+        const msg = { payload: event, smsId: event.smsID, topic: event.status, _msgid: RED.util.generateId() };
+        node.send(event.statusCode === INCOMING ? [null, msg] : [msg, null]);
+      }
+      if (end < events.length) setImmediate(() => emit(events, end));
+      else node.status({ fill: 'green', shape: 'dot', text: catalogText(texts, 'status.events', { count: received }) });
+    };
+
+    const handler: Handler = (req, res) => {
+      const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<string, unknown>;
+      if (!sameSecret(query.token, secret)) return answer(res, 403, 'Forbidden');
+      reportsOf(req, query)
+        .then(
+          (events) => {
+            // Answer first: the gateway is not kept waiting for the flow.
+            answer(res, 200, 'OK');
+            setImmediate(() => emit(events, 0));
+          },
+          (error: unknown) => {
+            if (error instanceof Refusal) {
+              if (error.warn) node.warn(catalogText(texts, 'warnings.bad-event-body'));
+              return answer(res, error.status, error.text);
+            }
+            answer(res, 500, 'Error');
+          },
+        )
+        .catch(() => undefined);
+    };
+
+    if (!secret) node.status({ fill: 'red', shape: 'ring', text: catalogText(texts, 'status.no-secret') });
+    // As the core http-in node: with httpNodeRoot off there is no server to listen on.
+    if ((RED.settings as { httpNodeRoot?: unknown }).httpNodeRoot === false || !RED.httpNode) {
+      node.warn(catalogText(texts, 'warnings.no-http-node'));
+      return;
+    }
+    let paths = servedPaths.get(RED.httpNode);
+    if (!paths) servedPaths.set(RED.httpNode, (paths = new Map()));
+    const other = paths.get(path);
+    if (other && other !== node.id) node.warn(catalogText(texts, 'warnings.path-taken', { path, node: other }));
+    else paths.set(path, node.id);
+    RED.httpNode.get(path, handler as never);
+    RED.httpNode.post(path, handler as never);
+
+    node.on('close', () => {
+      closed = true;
+      if (paths?.get(path) === node.id) paths.delete(path);
+      // Remove this node's own routes only: a user's http-in node on the same path stays.
+      const router = routerOf(RED.httpNode);
+      if (router) router.stack = router.stack.filter((layer) => !layer.route?.stack.some((l) => l.handle === handler));
+    });
+  }
+
+  return BulkgateEvents;
+}
+
+function normalisePath(path: string | undefined): string {
+  const p = (path || DEFAULT_EVENTS_PATH).trim();
+  return p.startsWith('/') ? p : `/${p}`;
+}

@@ -1,0 +1,20 @@
+/**
+ * Registers a node type whose code is loaded when the first node of that type starts. A
+ * Node-RED with the package installed loads only the small entry files at start; the gateway
+ * client, undici, the validators and the node's own code come with the first node that needs
+ * them (issue 17: the package cost every Node-RED 100 ms and 10 MB whether it was used or not).
+ */
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { DEFINITIONS } from '../definitions';
+
+type NodeConstructor = (this: Node, config: NodeDef) => void;
+
+export function registerLazily(RED: NodeAPI, type: string, load: () => NodeConstructor): void {
+  let construct: NodeConstructor | undefined;
+  function BulkgateNode(this: Node, config: NodeDef): void {
+    construct ??= load();
+    construct.call(this, config);
+  }
+  const credentials = DEFINITIONS[type]?.credentials;
+  RED.nodes.registerType(type, BulkgateNode as never, credentials ? { credentials } : undefined);
+}
