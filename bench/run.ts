@@ -55,7 +55,10 @@ class Runtime {
       diagnostics: { enabled: false },
       externalModules: { autoInstall: false },
     });
+    // The first (empty) flows load ends after start() resolves; a deploy before it would be undone.
+    const started = new Promise((resolve) => this.RED.events.once('flows:started', resolve));
     await this.RED.start();
+    await started;
   }
 
   async deploy(flow: FlowNode[]): Promise<void> {
