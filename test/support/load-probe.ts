@@ -20,7 +20,7 @@ const required = new Set<string>();
 type Loader = (this: unknown, request: string, parent: { filename?: string } | undefined, isMain: boolean) => unknown;
 const modules = Module as unknown as { _load: Loader };
 const load = modules._load;
-modules._load = function (request: string, parent: { filename?: string } | undefined, isMain: boolean) {
+modules._load = function (request: string, parent: { filename?: string } | undefined, _isMain: boolean) {
   const name = DEPENDENCIES.find((d) => request === d || request.startsWith(`${d}/`));
   if (name && parent?.filename?.startsWith(join(ROOT, 'dist') + '/')) required.add(name);
   // eslint-disable-next-line prefer-rest-params
