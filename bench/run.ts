@@ -18,9 +18,10 @@ import { GatewayClient, measureText } from '../gateway';
 const ROOT = join(__dirname, '..', '..');
 const QUICK = process.argv.includes('--quick');
 const PLAN = QUICK
-  ? { runs: 3, messages: { 1: 40, 16: 300, 64: 400 } as Record<number, number>, recipients: [10_000], soakSeconds: 4 }
-  : { runs: 5, messages: { 1: 300, 16: 3000, 64: 4000 } as Record<number, number>, recipients: [10_000, 100_000], soakSeconds: 60 };
-const CONCURRENCY = [1, 16, 64];
+  ? { runs: 3, messages: { 1: 40, 16: 300, 64: 400 } as Record<number, number>, recipients: [10_000], soakSeconds: 4, startPairs: 3 }
+  : { runs: 5, messages: { 1: 300, 16: 3000, 64: 4000 } as Record<number, number>, recipients: [10_000, 100_000], soakSeconds: 60, startPairs: 15 };
+/** `--concurrency 64` measures the closed loop at that concurrency only (for a profile). */
+const CONCURRENCY = process.argv.includes('--concurrency') ? [Number(process.argv[process.argv.indexOf('--concurrency') + 1])] : [1, 16, 64];
 const ID = 'bench';
 const TOKEN = 'bench-token-0123456789';
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
@@ -230,8 +231,9 @@ function rawUndiciSender(baseUrl: string): Sender {
 const CLIENTS = ['package node', 'core http request', 'node-red floor', 'raw undici'] as const;
 /** `--only "package node"` measures one client (for a profile with --cpu-prof). */
 const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-/** `--burst` measures the burst shapes only (for a profile). */
+/** `--burst` measures the burst shapes only, `--closed` the closed loops only (for a profile). */
 const ONLY_BURST = process.argv.includes('--burst');
+const ONLY_CLOSED = process.argv.includes('--closed');
 
 /**
  * All clients are deployed at once and measured in turns (A, B, C, A, B, C, ...), so a slow
@@ -515,11 +517,83 @@ async function soak(fixedUrl: string) {
   return row;
 }
 
+/** Runs bench/start-probe.js in a process of its own and returns its report. */
+function probe(args: string[]): Promise<Record<string, unknown>> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, ['--expose-gc', join(ROOT, 'dist', 'bench', 'start-probe.js'), ...args], {
+      cwd: ROOT,
+      stdio: ['ignore', 'pipe', 'inherit'],
+    });
+    let out = '';
+    child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
+    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string)) : reject(new Error(`probe exited with ${code}`))));
+  });
+}
+
+const MB = (bytes: unknown) => round((bytes as number) / 2 ** 20, 1);
+
+/**
+ * What having the package installed costs a Node-RED that uses none of its nodes: Node-RED
+ * started without and with it in the user directory's node_modules, in turns, each start a
+ * process of its own; medians.
+ */
+async function installCost() {
+  const dirs = { without: mkdtempSync(join(tmpdir(), 'bulkgate-without-')), with: mkdtempSync(join(tmpdir(), 'bulkgate-with-')) };
+  mkdirSync(join(dirs.without, 'node_modules'));
+  mkdirSync(join(dirs.with, 'node_modules'));
+  symlinkSync(ROOT, join(dirs.with, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
+  const runs: Record<'without' | 'with', Record<string, unknown>[]> = { without: [], with: [] };
+  try {
+    for (let i = 0; i < PLAN.startPairs; i++) {
+      for (const key of ['without', 'with'] as const) runs[key].push(await probe(['start', dirs[key]]));
+    }
+  } finally {
+    for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true });
+  }
+  const summary = (key: 'without' | 'with') => ({
+    startMs: round(median(runs[key].map((r) => r.startMs as number)), 0),
+    rssMB: MB(median(runs[key].map((r) => r.rss as number))),
+    heapMB: MB(median(runs[key].map((r) => r.heapUsed as number))),
+    bulkgateTypes: runs[key][0]?.bulkgateTypes,
+  });
+  const row = { starts: PLAN.startPairs, without: summary('without'), with: summary('with') };
+  const added = {
+    startMs: round(row.with.startMs - row.without.startMs, 0),
+    rssMB: round(row.with.rssMB - row.without.rssMB, 1),
+    heapMB: round(row.with.heapMB - row.without.heapMB, 2),
+  };
+  console.log(
+    `installed, unused (${PLAN.startPairs} starts each): without ${row.without.startMs} ms, ${row.without.rssMB} MB RSS, ${row.without.heapMB} MB heap; with ${row.with.startMs} ms, ${row.with.rssMB} MB RSS, ${row.with.heapMB} MB heap (${row.with.bulkgateTypes} types); added ${added.startMs} ms, ${added.rssMB} MB RSS, ${added.heapMB} MB heap`,
+  );
+  return { ...row, added };
+}
+
+/** What using it costs: memory after 10,000 sends at once and after the largest campaign, in a process of its own. */
+async function usage(fixedUrl: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'bulkgate-use-'));
+  mkdirSync(join(dir, 'node_modules'));
+  symlinkSync(ROOT, join(dir, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
+  const recipients = Math.max(...PLAN.recipients);
+  try {
+    const r = await probe(['use', dir, fixedUrl, String(recipients)]);
+    const at = (stage: unknown) => ({ rssMB: MB((stage as { rss: number }).rss), heapMB: MB((stage as { heapUsed: number }).heapUsed) });
+    const row = { recipients, deployed: at(r.deployed), after10000Sends: at(r.after10000Sends), afterCampaign: at(r.afterCampaign) };
+    console.log(
+      `in use: deployed ${row.deployed.rssMB} MB RSS / ${row.deployed.heapMB} MB heap; after 10,000 sends ${row.after10000Sends.rssMB} / ${row.after10000Sends.heapMB}; after a ${recipients}-recipient campaign ${row.afterCampaign.rssMB} / ${row.afterCampaign.heapMB}`,
+    );
+    return row;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
 async function main(): Promise<void> {
   const machine = { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, quick: QUICK, gcExposed: Boolean((globalThis as { gc?: unknown }).gc) };
   console.log(
     `node-red-contrib-bulkgate benchmark: ${machine.cores} cores (${machine.cpu}), Node.js ${machine.node}${QUICK ? ', quick' : ''}; median of ${PLAN.runs} runs after a warm-up`,
   );
+  // First, with nothing else running in this process: each start is a process of its own.
+  const installed = ONLY_BURST || ONLY_CLOSED ? undefined : await installCost();
   await runtime.start();
   const fixed = await startServer([join(ROOT, 'dist', 'bench', 'fixed-server.js')], /listening on (http\S+)/);
   const simulator = await startServer(
@@ -528,24 +602,40 @@ async function main(): Promise<void> {
   );
   try {
     const transactional = ONLY_BURST ? [] : await throughput({ fixed: fixed.url, simulator: simulator.url });
+    if (ONLY_CLOSED) return;
     const bursts = await burst(fixed.url);
     if (ONLY_BURST) return;
     const promo = await promotional(fixed.url);
     const steady = await soak(fixed.url);
     const count = counting();
+    const inUse = await usage(fixed.url);
 
-    const at = (client: string) => (transactional.find((r) => r.server === 'fixed' && r.client === client && r.concurrency === 16)?.msgsPerSec as number) ?? 0;
-    const vsRaw = at('package node') / at('raw undici');
-    const vsCore = at('package node') / at('core http request');
-    const floor = at('node-red floor') / at('raw undici');
+    const at = (client: string, concurrency: number) =>
+      (transactional.find((r) => r.server === 'fixed' && r.client === client && r.concurrency === concurrency)?.msgsPerSec as number) ?? 0;
+    const vsCore = at('package node', 16) / at('core http request', 16);
     const p10k = promo.find((r) => r.recipients === 10_000);
     const p100k = promo.find((r) => r.recipients === 100_000);
+    // The package node against the floor node, in every shape (issue 17): closed loops and bursts.
+    const vsFloor = [
+      ...CONCURRENCY.map((c) => ({ shape: `closed loop c=${c}`, ratio: at('package node', c) / at('node-red floor', c) })),
+      ...BURST_SHAPES.map(({ nodes, each }) => {
+        const shape = `${nodes} node${nodes > 1 ? 's' : ''} x ${each}`;
+        const rate = (client: string) => (bursts.find((r) => r.shape === shape && r.client === client)?.msgsPerSec as number) ?? 0;
+        return { shape: `burst ${shape}`, ratio: rate('package node') / rate('node-red floor') };
+      }),
+    ];
     const targets = [
+      ...vsFloor.map(({ shape, ratio }) => ({
+        target: `${shape}: package node vs the node-red floor (fixed server) >= 0.9x`,
+        value: round(ratio),
+        pass: ratio >= 0.9,
+      })),
       {
-        target: `throughput at c=16 vs raw undici (fixed server) >= 0.8x (a node that only calls undici reaches ${round(floor)}x)`,
-        value: round(vsRaw),
-        pass: vsRaw >= 0.8,
+        target: 'installed, unused: Node-RED start time added <= 15 ms',
+        value: installed?.added.startMs,
+        pass: (installed?.added.startMs as number) <= 15,
       },
+      { target: 'installed, unused: RSS added <= 3 MB', value: installed?.added.rssMB, pass: (installed?.added.rssMB as number) <= 3 },
       { target: 'throughput at c=16 vs core http request flow (fixed server) >= 3x', value: round(vsCore), pass: vsCore >= 3 },
       {
         target: '10,000-recipient promotional, input to last output < 1000 ms',
@@ -563,6 +653,11 @@ async function main(): Promise<void> {
           ]
         : []),
       { target: `soak (${steady.seconds} s) heap growth < 10 MB`, value: steady.heapGrowthMB, pass: steady.heapGrowthMB < 10 },
+      {
+        target: 'after 10,000 sends and a campaign, heap after a garbage collection within 10 MB of the deployed one',
+        value: round(Math.max(inUse.after10000Sends.heapMB, inUse.afterCampaign.heapMB) - inUse.deployed.heapMB, 1),
+        pass: Math.max(inUse.after10000Sends.heapMB, inUse.afterCampaign.heapMB) - inUse.deployed.heapMB < 10,
+      },
       { target: 'counting a 612-unit adversarial text, worst case < 5 ms', value: count.worstPackageMs, pass: count.worstPackageMs < 5 },
       { target: 'a 100,000-unit text refused < 5 ms', value: count.hugeTextRefusedMs, pass: count.hugeTextRefusedMs < 5 },
     ];
@@ -571,7 +666,7 @@ async function main(): Promise<void> {
     mkdirSync(join(ROOT, 'bench'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench', 'results.json'),
-      `${JSON.stringify({ machine, plan: PLAN, transactional, burst: bursts, promotional: promo, soak: steady, counting: count, targets }, null, 2)}\n`,
+      `${JSON.stringify({ machine, plan: PLAN, installed, transactional, burst: bursts, promotional: promo, soak: steady, inUse, counting: count, targets }, null, 2)}\n`,
     );
     console.log('\nwritten to bench/results.json');
   } finally {

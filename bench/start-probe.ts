@@ -1,13 +1,27 @@
 /**
- * One Node-RED start, for the benchmark's "installed but unused" figures: starts the project's
- * Node-RED embedded on the user directory given (with or without the package in its
- * node_modules, no flows), then prints the start time and the memory after a garbage collection.
+ * One Node-RED in a process of its own, for the benchmark's memory and start-time figures.
+ *
+ * `start <userDir>`: starts the project's Node-RED embedded on the user directory (with or
+ * without the package in its node_modules, no flows), then prints the start time and the memory
+ * after a garbage collection: what having the package installed costs.
+ *
+ * `use <userDir> <gatewayUrl> <recipients>`: then deploys an account, a transactional and a
+ * promotional node against the gateway, sends 10,000 msgs at once, then one campaign of
+ * `recipients` recipients, and prints the memory after each (after a garbage collection): what
+ * using it costs.
  */
 import { createServer } from 'node:http';
 import { performance } from 'node:perf_hooks';
 
+const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
+const memory = () => {
+  gc();
+  const { rss, heapUsed } = process.memoryUsage();
+  return { rss, heapUsed };
+};
+
 async function main(): Promise<void> {
-  const userDir = process.argv[2] as string;
+  const [mode, userDir, gatewayUrl, recipients] = process.argv.slice(2) as [string, string, string | undefined, string | undefined];
   const t0 = performance.now();
   const RED = require('node-red');
   RED.init(createServer(), {
@@ -20,12 +34,73 @@ async function main(): Promise<void> {
     diagnostics: { enabled: false },
     externalModules: { autoInstall: false },
   });
+  const started = new Promise((resolve) => RED.events.once('flows:started', resolve));
   await RED.start();
   const startMs = performance.now() - t0;
+  await started;
   const types: string[] = RED.nodes.getNodeList().flatMap((set: { types: string[] }) => set.types);
-  (globalThis as { gc?: () => void }).gc?.();
-  const { rss, heapUsed } = process.memoryUsage();
-  process.stdout.write(`${JSON.stringify({ startMs, rss, heapUsed, bulkgateTypes: types.filter((t) => t.startsWith('bulkgate-')).length })}\n`);
+  const report: Record<string, unknown> = { startMs, ...memory(), bulkgateTypes: types.filter((t) => t.startsWith('bulkgate-')).length };
+
+  if (mode === 'use' && gatewayUrl) {
+    const outputs: Record<string, number> = { tx: 0, promo: 0 };
+    let waiter: (() => void) | undefined;
+    (globalThis as { benchSink?: unknown }).benchSink = undefined;
+    await RED.runtime.flows.setFlows({
+      flows: {
+        flows: [
+          { id: 'tab', type: 'tab', label: 'use' },
+          {
+            id: 'acc',
+            type: 'bulkgate-account',
+            baseUrl: gatewayUrl,
+            retries: 0,
+            timeout: 60000,
+            credentials: { application_id: 'bench', application_token: 'bench-token' },
+          },
+          { id: 'tx', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['tx-out'], ['tx-out']] },
+          {
+            id: 'promo',
+            z: 'tab',
+            type: 'bulkgate-promotional',
+            account: 'acc',
+            text: 'Hi <first_name>, your code is <code>.',
+            wires: [[], [], ['promo-out']],
+          },
+          { id: 'tx-out', z: 'tab', type: 'debug', active: false, tosidebar: false, console: false, complete: 'false' },
+          { id: 'promo-out', z: 'tab', type: 'debug', active: false, tosidebar: false, console: false, complete: 'false' },
+        ],
+      },
+      deploymentType: 'full',
+    });
+    while (!RED.nodes.getNode('tx-out') || !RED.nodes.getNode('promo-out')) await new Promise((resolve) => setTimeout(resolve, 20));
+    for (const id of ['tx', 'promo'] as const) {
+      RED.nodes.getNode(`${id}-out`).on('input', () => {
+        outputs[id]++;
+        waiter?.();
+      });
+    }
+    const until = (check: () => boolean) =>
+      new Promise<void>((resolve) => {
+        waiter = () => check() && resolve();
+      });
+    report.deployed = memory();
+    const tx = RED.nodes.getNode('tx');
+    const sent = until(() => outputs.tx === 10_000);
+    for (let i = 0; i < 10_000; i++) tx.receive({ payload: `Door opened, bench message ${i}`, number: '420777123456' });
+    await sent;
+    report.after10000Sends = memory();
+    const number = Array.from({ length: Number(recipients) }, (_, i) => ({
+      number: `420777${String(i).padStart(6, '0')}`,
+      variables: { first_name: `Name${i}`, code: i },
+    }));
+    const campaign = until(() => outputs.promo === 1);
+    RED.nodes.getNode('promo').receive({ payload: { number } });
+    await campaign;
+    number.length = 0;
+    report.afterCampaign = memory();
+    report.recipients = Number(recipients);
+  }
+  process.stdout.write(`${JSON.stringify(report)}\n`);
   await RED.stop();
 }
 

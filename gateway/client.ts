@@ -8,7 +8,8 @@ import { AbortGroup, InFlight, onStop, type StopSignal } from './abort';
 import { baseUrlProblem } from './base-url';
 import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from './errors';
 import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type HttpMethod, type Operation } from './operations';
-import { prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type SendFields } from './request';
+import { prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type RejectedRecipient, type SendFields } from './request';
+import { prepareResend } from './resend';
 
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 
@@ -180,6 +181,11 @@ export class GatewayClient {
     return prepareSend(operation, fields, this.#identity);
   }
 
+  /** A body kept without credentials (an outbox's), ready to send again with this account's. */
+  prepareResend(operation: Operation, kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number }): PreparedRequest {
+    return prepareResend(operation, kept, this.#identity);
+  }
+
   async promotional(fields: SendFields, options: SendOptions = {}, onAttempt?: (e: AttemptEvent) => void): Promise<PromotionalResult> {
     return this.sendPromotional(this.prepare('promotional', fields, options), options.signal, onAttempt);
   }
@@ -234,7 +240,7 @@ export class GatewayClient {
 
   /** Sends a prepared request with the retry policy. Resolves with a `data` answer. */
   execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
-    if (this.#closing.aborted) return Promise.reject(closedError());
+    if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
     return this.#inFlight.track(this.#execute(prepared, signal, onAttempt));
   }
 
@@ -260,13 +266,18 @@ export class GatewayClient {
       const safe = !reached || prepared.duplicatesChecked;
       const again = error.retryable && safe && attempt <= this.retries && !stopped();
       if (!again) {
+        error.mayHaveReached = reached;
         onAttempt?.({ attempt, error });
         throw error;
       }
       const wait = this.#backoff(attempt, failure.retryAfter);
       onAttempt?.({ attempt, error, retryIn: wait });
       await sleep(wait, signal ? [signal, this.#closing] : [this.#closing]);
-      if (stopped()) throw this.#closing.aborted ? closedError() : error;
+      if (stopped()) {
+        const stop = this.#closing.aborted ? closedError() : error;
+        stop.mayHaveReached = reached;
+        throw stop;
+      }
     }
   }
 

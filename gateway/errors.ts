@@ -54,6 +54,11 @@ export class GatewayError extends Error {
   readonly retryable: boolean;
   /** The status's few words; `briefOf` derives them where the error was made without. */
   readonly brief: ErrorBrief;
+  /**
+   * Whether the request may have reached the gateway before it failed (set by the client on the
+   * error a send ends with): sending it again could send it twice unless duplicates are checked.
+   */
+  mayHaveReached: boolean | undefined;
 
   constructor(init: GatewayErrorInit) {
     super(init.message, init.cause === undefined ? undefined : { cause: readableCause(init.cause) });

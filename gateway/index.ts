@@ -8,6 +8,7 @@ export * from './events';
 export * from './operations';
 export * from './recipients';
 export * from './request';
+export * from './resend';
 export { bodyFields, schemaKey } from './schemas';
 export * from './senders';
 export * from './text';

@@ -478,7 +478,7 @@ export function prepareInfo(operation: Operation, account: AccountIdentity): Pre
   };
 }
 
-function serialise(operation: Operation, body: Record<string, unknown>): { payload?: string; contentType?: string; query?: string } {
+export function serialise(operation: Operation, body: Record<string, unknown>): { payload?: string; contentType?: string; query?: string } {
   if (operation.encoding === 'json') return { payload: JSON.stringify(body), contentType: 'application/json' };
   const form = new URLSearchParams();
   for (const [key, value] of Object.entries(body)) {

@@ -98,6 +98,8 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       rateLimit: { value: 0, validate: 'number' },
       rateWindow: { value: 60, validate: 'number' },
       queueSize: { value: 100, validate: 'number' },
+      // Minutes a message the gateway could not be reached for is kept and sent again (0 = off).
+      outboxMinutes: { value: 60, validate: 'number' },
       // A core http proxy config node; none: the HTTP_PROXY / HTTPS_PROXY / NO_PROXY variables.
       proxy: { value: '', configType: 'http proxy', required: false },
     },

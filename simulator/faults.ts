@@ -15,28 +15,47 @@ export interface Fault {
   hang?: boolean;
   /** Answer HTTP 400 with an error body that echoes the request's application_token in every field (not processed). */
   echo?: boolean;
+  /**
+   * The gateway goes away for `seconds`: `refuse` closes the listening socket and every
+   * connection (clients get ECONNREFUSED; the controls are away too, it ends by itself), `503`
+   * answers every API request HTTP 503 unprocessed. `seconds: 0` ends a 503 outage.
+   */
+  offline?: { seconds: number; mode?: 'refuse' | '503' };
 }
 
 export class FaultInjector {
   /** Milliseconds every API request waits before it is answered. */
   latency = 0;
+  /** Until when (ms since the epoch) every API request is answered 503. */
+  unavailableUntil = 0;
+  /** Called for an `offline` fault in `refuse` mode: the server stops listening for the seconds given. */
+  onRefuse: (seconds: number) => void = () => undefined;
   #fault: Fault & { count: number } = { count: 0 };
 
   /** Sets latency and a fault (a fault without a count applies once). */
   set(input: Fault & { latency?: number }): void {
     if (typeof input.latency === 'number') this.latency = input.latency;
-    const { latency: _latency, ...rest } = input;
+    const { latency: _latency, offline, ...rest } = input;
+    if (offline) {
+      // seconds 0 ends a 503 outage now (a refusing server is not there to be told).
+      const seconds = Number(offline.seconds) || 0;
+      if (offline.mode === '503' || seconds === 0) this.unavailableUntil = seconds > 0 ? Date.now() + seconds * 1000 : 0;
+      else this.onRefuse(seconds);
+      return;
+    }
     const once = rest.status || rest.body || rest.drop || rest.hang || rest.echo;
     this.#fault = { ...rest, count: typeof rest.count === 'number' ? rest.count : once ? 1 : 0 };
   }
 
   clear(): void {
     this.latency = 0;
+    this.unavailableUntil = 0;
     this.#fault = { count: 0 };
   }
 
   /** The fault for the request now arriving, if one is left. */
   next(): Fault | undefined {
+    if (Date.now() < this.unavailableUntil) return { status: 503 };
     if (this.#fault.count <= 0) return undefined;
     this.#fault.count--;
     return { ...this.#fault, count: undefined };

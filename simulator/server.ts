@@ -64,6 +64,23 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     socket.on('close', () => sockets.delete(socket));
   });
   server.keepAliveTimeout = 30_000;
+  // An `offline` fault in refuse mode: nothing listens, every connection is closed, for a while.
+  let offlineTimer: NodeJS.Timeout | undefined;
+  state.faults.onRefuse = (seconds) => {
+    clearTimeout(offlineTimer);
+    // After the control request that asked for it has its answer.
+    setTimeout(() => {
+      if (server.listening) server.close();
+      for (const socket of sockets) socket.destroy();
+    }, 50);
+    offlineTimer = setTimeout(
+      () => {
+        offlineTimer = undefined;
+        if (!server.listening) server.listen(actualPort, host);
+      },
+      50 + seconds * 1000,
+    );
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A page from another site (DNS rebinding, a cross-site fetch) must not reach the log, which
@@ -123,9 +140,11 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(releaseTimer);
+        clearTimeout(offlineTimer);
         state.close();
-        server.close(() => resolve());
         for (const socket of sockets) socket.destroy();
+        if (server.listening) server.close(() => resolve());
+        else resolve();
       }),
   };
 }

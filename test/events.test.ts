@@ -25,7 +25,7 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
     await sim.reset();
     await load(
       [
-        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0 },
+        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, outboxMinutes: 0 },
         { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: 'Alarm', wires: [['sent'], [], []] },
         { id: 'e', type: 'bulkgate-events', path: '/bulkgate/events', wires: [['reports'], ['incoming']] },
         { id: 'sent', type: 'helper' },

@@ -103,7 +103,7 @@ describe('fuzzing the send nodes with arbitrary msgs', function () {
       await sim.reset();
       await load(
         [
-          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0 },
+          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, outboxMinutes: 0 },
           { id: 'n', type, account: 'acc', text, wires: Array.from({ length: outputs }, (_, i) => (i < 2 ? ['out'] : ['summary'])) },
           { id: 'c', type: 'catch', scope: ['n'], wires: [['caught']] },
           { id: 'out', type: 'helper' },

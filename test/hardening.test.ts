@@ -107,7 +107,9 @@ describe('hardening', function () {
     afterEach(() => unload());
 
     const deploy = () =>
-      load([{ id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, timeout: 2000 }], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
+      load([{ id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, outboxMinutes: 0, timeout: 2000 }], {
+        acc: { application_id: ACCOUNT_ID, application_token: TOKEN },
+      });
 
     it('another base URL without a typed token: refused, and nothing reaches that URL', async () => {
       await deploy();
@@ -178,7 +180,7 @@ describe('hardening', function () {
       seen.length = 0;
       await load(
         [
-          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0 },
+          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, outboxMinutes: 0, retries: 0 },
           { id: 't', type: 'bulkgate-transactional', account: 'acc', wires: [[], []] },
           { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
           { id: 'caught', type: 'helper' },

@@ -14,6 +14,8 @@ describe('nodes in the Node-RED runtime', function () {
     name: 'test',
     baseUrl: sim.url,
     retries: 0,
+    // These tests are of the live path: a failed send reaches Catch at once (the outbox has its own tests).
+    outboxMinutes: 0,
     ...extra,
   });
   const helpers = (...ids: string[]): FlowNode[] => ids.map((id) => ({ id, type: 'helper' }));
@@ -69,7 +71,7 @@ describe('nodes in the Node-RED runtime', function () {
     it('a property missing from the flow file takes its default', async () => {
       await load(
         [
-          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url },
+          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, outboxMinutes: 0 },
           { id: 't', type: 'bulkgate-transactional', account: 'acc', wires: [['ok'], []] },
           ...helpers('ok'),
         ],

@@ -30,7 +30,7 @@ describe('protection', function () {
   });
 
   const flow = (account: Record<string, unknown>, node: Record<string, unknown> = {}): FlowNode[] => [
-    { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 3, retryDelay: 5, timeout: 2000, ...account },
+    { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 3, retryDelay: 5, timeout: 2000, outboxMinutes: 0, ...account },
     { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['ok'], ['bad']], ...node },
     { id: 'c', type: 'catch', scope: ['t', 'p'], wires: [['caught']] },
     { id: 'ok', type: 'helper' },

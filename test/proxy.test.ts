@@ -121,7 +121,7 @@ describe('behind an HTTP proxy', () => {
         [
           { id: 'tab', type: 'tab' },
           { id: 'px', type: 'http proxy', url: proxy.url, noproxy: [] },
-          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, proxy: 'px', retries: 0 },
+          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, outboxMinutes: 0, proxy: 'px', retries: 0 },
           {
             id: 't',
             z: 'tab',
@@ -153,7 +153,7 @@ describe('behind an HTTP proxy', () => {
     it('an account whose http proxy node is missing: a request error naming the proxy, nothing sent', async () => {
       await load(
         [
-          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, proxy: 'gone', retries: 0 },
+          { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, outboxMinutes: 0, proxy: 'gone', retries: 0 },
           { id: 't', type: 'bulkgate-transactional', account: 'acc', text: 'x', number: '420777111222', numberType: 'str', wires: [[], []] },
           { id: 'c', type: 'catch', scope: null, wires: [['caught']] },
           { id: 'caught', type: 'helper' },

@@ -1,4 +1,4 @@
-/** The account panel: the "test connection" button (the runtime reads the balance). */
+/** The account panel: the "test connection" button (the runtime reads the balance), and the outbox: how many wait, and emptying it. */
 import { t } from './i18n';
 
 interface AccountNodeDef {
@@ -13,6 +13,7 @@ export function accountPanel(node: AccountNodeDef): void {
   const button = document.getElementById('bulkgate-test-connection') as HTMLButtonElement;
   const result = document.getElementById('bulkgate-test-result') as HTMLElement;
   const value = (id: string) => (document.getElementById(`node-config-input-${id}`) as HTMLInputElement).value;
+  showOutbox(node.id);
   button.addEventListener('click', () => {
     result.className = 'bulkgate-test-result';
     result.textContent = t('test.running');
@@ -43,6 +44,28 @@ export function accountPanel(node: AccountNodeDef): void {
       })
       .always(() => {
         button.disabled = false;
+      });
+  });
+}
+
+/** How many messages wait in a deployed account's outbox, with a button that empties it. */
+function showOutbox(id: string): void {
+  const row = document.getElementById('bulkgate-outbox-row') as HTMLElement;
+  const waiting = document.getElementById('bulkgate-outbox-waiting') as HTMLElement;
+  const empty = document.getElementById('bulkgate-outbox-empty') as HTMLButtonElement;
+  const show = (answer: { waiting?: number }) => {
+    const count = answer.waiting ?? 0;
+    row.style.display = count > 0 ? '' : 'none';
+    waiting.textContent = t('outbox.waiting', { count });
+  };
+  $.ajax({ url: `bulkgate/outbox/${encodeURIComponent(id)}`, type: 'GET' }).done(show);
+  empty.addEventListener('click', () => {
+    if (!window.confirm(t('outbox.confirm'))) return;
+    empty.disabled = true;
+    $.ajax({ url: `bulkgate/outbox/${encodeURIComponent(id)}/empty`, type: 'POST', contentType: 'application/json', data: '{}' })
+      .done(() => show({ waiting: 0 }))
+      .always(() => {
+        empty.disabled = false;
       });
   });
 }

@@ -1,15 +1,18 @@
 /**
  * The `bulkgate-account` node: one BulkGate application. Holds the credentials (in Node-RED's credential
- * store), one gateway client (one connection pool) and the rate limiter shared by every node that
- * uses it.
+ * store), one gateway client (one connection pool), the rate limiter shared by every node that
+ * uses it, and sends its outbox (nodes/lib/outbox.ts) again.
  */
-import type { NodeAPI, NodeDef } from 'node-red';
-import { baseUrlProblem, DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GatewayClient, invalidRequest } from '../../gateway';
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { AbortGroup, baseUrlProblem, GatewayError, DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GatewayClient, invalidRequest } from '../../gateway';
+import { deferrable, expiredError, outboxFor, type OutboxWorker, type Outcome, type OutboxEntry } from './outbox';
+import { catalogText, nodeCatalog, type Msg } from './runtime';
 import { numberSetting, proxySettings, type AccountConfig, type AccountCredentials, type AccountNode } from './account';
 import { RateLimiter } from './rate-limit';
 
 /** The account node's constructor (loaded when the first account starts). */
 export function accountNode(RED: NodeAPI) {
+  const texts = nodeCatalog(RED, 'bulkgate-account');
   function BulkgateAccount(this: AccountNode & { credentials: AccountCredentials }, config: NodeDef & AccountConfig) {
     RED.nodes.createNode(this, config);
     const node = this;
@@ -65,13 +68,57 @@ export function accountNode(RED: NodeAPI) {
       return client;
     };
 
+    // The outbox: kept by this module across redeploys; this node sends it while it runs.
+    node.outboxMinutes = numberSetting(config.outboxMinutes, 60, 0);
+    node.outbox = outboxFor((RED.settings as { userDir?: string }).userDir, node.id, (key, params) => node.warn(catalogText(texts, `warnings.${key}`, params)));
+    const unwatchOutbox = node.outbox.watch(() => listeners.forEach((l) => l()));
+    const resendStop = new AbortGroup();
+    const worker: OutboxWorker = {
+      minutes: node.outboxMinutes,
+      firstDelay: numberSetting(config.outboxDelay, 1000, 1),
+      transient: (error, entry) => deferrable(error, entry.operation),
+      expired: (entry) => expiredError(entry, node.outboxMinutes),
+      send: async (entry) => {
+        const client = node.gateway();
+        const prepared = client.prepareResend(entry.operation, entry);
+        if (node.limiter.enabled) await node.limiter.acquire(prepared.messages, resendStop);
+        return entry.operation.kind === 'promotional' ? client.sendPromotional(prepared, resendStop) : client.sendTransactional(prepared, resendStop);
+      },
+      settle: (entry, msg, outcome) => {
+        const target = RED.nodes.getNode(entry.node) as DeferredTarget | null;
+        if (typeof target?.settleDeferred === 'function') return target.settleDeferred(msg, entry, outcome);
+        // Its node was deleted: the message still went (or failed); the account says so.
+        if ('result' in outcome) node.warn(catalogText(texts, 'warnings.outbox-orphan-sent', { node: entry.node }));
+        else node.warn(catalogText(texts, 'warnings.outbox-orphan-failed', { node: entry.node, reason: outcome.error.message }));
+      },
+    };
+    node.outbox.attach(worker);
+    node.emptyOutbox = () =>
+      node.outbox.empty(
+        () =>
+          new GatewayError({
+            type: 'discarded',
+            message: 'Not sent: removed from the outbox in the editor (the account\'s "empty" button)',
+            brief: { key: 'discarded' },
+          }),
+      );
+
     node.on('close', (_removed: boolean, done: () => void) => {
       node.limiter.close('the account was closed (redeploy or shutdown)');
+      resendStop.abort();
+      unwatchOutbox();
       listeners.clear();
-      const closing = client?.close() ?? Promise.resolve();
-      closing.then(done, done);
+      void node.outbox
+        .detach(worker)
+        .then(() => client?.close())
+        .then(done, done);
     });
   }
 
   return BulkgateAccount;
+}
+
+/** A send node, as the outbox hands it a message that left the outbox. */
+interface DeferredTarget extends Node {
+  settleDeferred?(msg: Msg, entry: OutboxEntry, outcome: Outcome): void;
 }

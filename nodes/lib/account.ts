@@ -1,6 +1,7 @@
 /** What send and balance nodes need of a `bulkgate-account` config node. */
 import type { Node, NodeAPI } from 'node-red';
 import type { GatewayClient, ProxySettings } from '../../gateway';
+import type { Outbox } from './outbox';
 import type { RateLimiter } from './rate-limit';
 
 export interface AccountNode extends Node {
@@ -9,8 +10,14 @@ export interface AccountNode extends Node {
   limiter: RateLimiter;
   /** The deployed address and timeout: the only ones the stored token is ever sent to. */
   deployed: { baseUrl: string; timeout: number };
-  /** Nodes that use this account, to show "queued N" on each. */
+  /** Nodes that use this account, to show "queued N" and "N waiting" on each. */
   watch(listener: () => void): () => void;
+  /** Messages kept until the gateway takes them (issue 13). */
+  outbox: Outbox;
+  /** Minutes a message is kept in the outbox; 0: none is (a failed send goes to Catch at once). */
+  outboxMinutes: number;
+  /** Empties the outbox (the editor's button): each message goes to Catch. Resolves with how many. */
+  emptyOutbox(): Promise<number>;
 }
 
 export interface AccountConfig {
@@ -26,6 +33,9 @@ export interface AccountConfig {
   queueSize?: number | string;
   /** The id of a core `http proxy` config node; none: the environment's proxy variables. */
   proxy?: string;
+  outboxMinutes?: number | string;
+  /** Not in the panel: the first wait between rounds of the outbox, ms (tests use a short one). */
+  outboxDelay?: number | string;
 }
 
 /** What the core `http proxy` config node holds. */

@@ -24,6 +24,26 @@ const STORED_PLACEHOLDER = '__PWRD__';
 export function registerAdminEndpoints(RED: NodeAPI): void {
   if (registered.has(RED.httpAdmin)) return;
   registered.add(RED.httpAdmin);
+  // The outbox of a deployed account: how many wait, and emptying it (each message goes to Catch).
+  RED.httpAdmin.get('/bulkgate/outbox/:id', RED.auth.needsPermission('bulkgate-account.read'), (req: Request, res: Response) => {
+    const account = RED.nodes.getNode(String(req.params.id)) as AccountNode | null;
+    res.json({ waiting: account?.outbox?.waiting ?? 0, persistent: account?.outbox?.persistent ?? false });
+  });
+  RED.httpAdmin.post('/bulkgate/outbox/:id/empty', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
+    if (!req.is('application/json')) {
+      res.status(415).json({ ok: false, message: 'This endpoint takes application/json only' });
+      return;
+    }
+    const account = RED.nodes.getNode(String(req.params.id)) as AccountNode | null;
+    if (!account?.emptyOutbox) {
+      res.status(404).json({ ok: false, message: 'No deployed BulkGate account has this id' });
+      return;
+    }
+    void account.emptyOutbox().then(
+      (emptied) => res.json({ ok: true, emptied }),
+      () => res.status(500).json({ ok: false, message: 'The outbox could not be emptied' }),
+    );
+  });
   RED.httpAdmin.post('/bulkgate/test-connection', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
     if (!req.is('application/json')) {
       res.status(415).json({ ok: false, type: 'invalid_request', message: 'This endpoint takes application/json only' });

@@ -126,5 +126,6 @@ export class RateLimiter {
 }
 
 function closed(reason: string): GatewayError {
-  return new GatewayError({ type: 'closed', retryable: true, message: `Not sent: ${reason}` });
+  // It waited here: the gateway never saw it.
+  return Object.assign(new GatewayError({ type: 'closed', retryable: true, message: `Not sent: ${reason}` }), { mayHaveReached: false });
 }

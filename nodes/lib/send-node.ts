@@ -1,16 +1,31 @@
 /**
  * The input pipeline of the promotional and transactional nodes: assemble the fields, check them
  * (nothing is sent when they fail), wait for the account's rate limit, send, route the result to
- * the ports, and end each msg with exactly one `done`.
+ * the ports, and end each msg with exactly one `done`. A msg the gateway could not be reached for
+ * (or that waited or was on the wire when the node closed) goes to the account's outbox instead
+ * of failing; it comes out of the ports (or reaches Catch) when it leaves the outbox.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, InFlight, type PromotionalResult, type SendFields, type SendRecord, type TransactionalResult } from '../../gateway';
+import {
+  AbortGroup,
+  InFlight,
+  storableBody,
+  type PreparedRequest,
+  type PromotionalResult,
+  type SendFields,
+  type SendRecord,
+  type TransactionalResult,
+} from '../../gateway';
+import { deferrable, storableMsg, type OutboxEntry, type Outcome } from './outbox';
 import { numberSetting, type AccountNode } from './account';
 import { catalogText, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
 import { fieldPlan, nodeOperation, sendFields, type SendConfig } from './send-fields';
 import { StormGuard } from './storm';
 
 type Kind = 'promotional' | 'transactional';
+
+/** Counts the msgs the send nodes take, so the outbox keeps them in the order they came. */
+let taken = 0;
 
 /** The constructor of a promotional or transactional node (loaded when the first one starts). */
 export function sendNode(RED: NodeAPI, kind: Kind) {
@@ -37,10 +52,14 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
 
     const unwatch = account?.watch(() => {
       const queued = account.limiter.queued;
-      if (queued > 0) status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'queued', { count: queued }) }));
+      const waiting = account.outbox.waiting;
+      if (waiting > 0) status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'waiting', { count: waiting }) }));
+      else if (queued > 0) status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'queued', { count: queued }) }));
     });
 
     async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
+      const since = Date.now();
+      const order = ++taken;
       if (!account) throw NO_ACCOUNT();
       const client = account.gateway();
       const assembled = sendFields(RED, node, plan, msg);
@@ -56,12 +75,83 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       if (prepared.missingVariables.length) {
         node.warn(catalogText(texts, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
       }
-      if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop);
-      status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'sending') }));
-      if (kind === 'promotional') routePromotional(msg, await client.sendPromotional(prepared, wireStop), send);
-      else routeTransactional(msg, await client.sendTransactional(prepared, wireStop), send);
+      const outbox = account.outboxMinutes > 0 ? account.outbox : undefined;
+      // While messages wait in the outbox, a new one goes behind them: order is kept per account.
+      if (outbox?.waiting && !prepared.nothingToSend) {
+        await keep(msg, prepared, { since, order }, 0, 'older messages of this account wait in the outbox');
+        done();
+        return;
+      }
+      let result: PromotionalResult | TransactionalResult;
+      try {
+        if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop);
+        status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'sending') }));
+        result = kind === 'promotional' ? await client.sendPromotional(prepared, wireStop) : await client.sendTransactional(prepared, wireStop);
+      } catch (error) {
+        if (!outbox || !deferrable(error, operation)) throw error;
+        await keep(msg, prepared, { since, order }, 1, (error as Error).message, error);
+        done();
+        return;
+      }
+      route(msg, result, send);
       done();
     }
+
+    function route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send): void {
+      if ('response' in result) routePromotional(msg, result, send);
+      else routeTransactional(msg, result, send);
+    }
+
+    /**
+     * Keeps a msg in the account's outbox; resolves once it is on disk. If it cannot be kept (the
+     * disk is full, say), the send's own error goes to Catch, or one that says why.
+     */
+    async function keep(
+      msg: Msg,
+      prepared: PreparedRequest,
+      when: { since: number; order: number },
+      attempts: number,
+      reason: string,
+      error?: unknown,
+    ): Promise<void> {
+      try {
+        await (account as AccountNode).outbox.keep(
+          {
+            node: node.id,
+            operation,
+            body: storableBody(prepared),
+            rejected: prepared.rejected,
+            messages: prepared.messages,
+            msg: storableMsg(msg),
+            ...when,
+            attempts,
+            reason,
+          },
+          msg,
+        );
+      } catch (failure) {
+        node.warn(catalogText(texts, 'warnings.outbox-write-failed', { reason: (failure as Error).message }));
+        throw error ?? failure;
+      }
+    }
+
+    /** A msg that left the outbox: out of the ports as a live send's, or to Catch; with `msg.bulkgate.deferred`. */
+    (node as Node & { settleDeferred(msg: Msg, entry: OutboxEntry, outcome: Outcome): void }).settleDeferred = (msg, entry, outcome) => {
+      const deferred = { since: new Date(entry.since).toISOString(), attempts: entry.attempts };
+      try {
+        if ('result' in outcome) {
+          msg.bulkgate = { deferred };
+          route(msg, outcome.result, (m) => node.send(m as never));
+        } else {
+          fail(texts, status, msg, outcome.error, (e) => {
+            msg.bulkgate = { ...(msg.bulkgate as object), deferred };
+            node.error(e, msg);
+          });
+        }
+      } catch {
+        // A message leaving the outbox must never throw into the account's round.
+      }
+    };
 
     function routePromotional(msg: Msg, result: PromotionalResult, send: Send): void {
       const records = result.response;

@@ -1,0 +1,135 @@
+/**
+ * The outbox across a crash (issue 13): a Node-RED process of its own sends alerts while the
+ * gateway is away, is killed with SIGKILL, and is started again on the same user directory with
+ * the gateway back: every alert is delivered, once.
+ */
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+
+const ROOT = join(__dirname, '..', '..');
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+describe('outbox: a restart after SIGKILL', function () {
+  this.timeout(120_000);
+  let sim: TestSimulator;
+  let userDir: string;
+  let nodeRed: ChildProcess | undefined;
+  let output = '';
+
+  before(async () => {
+    sim = await startTestSimulator(1_000_000);
+    userDir = mkdtempSync(join(tmpdir(), 'bulkgate-restart-'));
+    mkdirSync(join(userDir, 'node_modules'));
+    symlinkSync(ROOT, join(userDir, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
+  });
+  after(async () => {
+    nodeRed?.kill('SIGKILL');
+    await sim.close();
+    rmSync(userDir, { recursive: true, force: true });
+  });
+
+  async function startNodeRed(): Promise<string> {
+    const port = await freePort();
+    output = '';
+    nodeRed = spawn(
+      process.execPath,
+      [require.resolve('node-red/red.js'), '--userDir', userDir, '--port', String(port), '--settings', join(userDir, 'settings.js')],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
+    await new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${output}`)), 60_000);
+      const onData = (chunk: Buffer) => {
+        output += chunk.toString();
+        if (/Started flows/.test(output)) {
+          clearTimeout(timer);
+          resolve();
+        }
+      };
+      nodeRed?.stdout?.on('data', onData);
+      nodeRed?.stderr?.on('data', onData);
+      nodeRed?.once('exit', (code) => reject(new Error(`Node-RED exited with ${code}:\n${output}`)));
+    });
+    return `http://127.0.0.1:${port}`;
+  }
+
+  async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+    const end = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${output}`);
+      await new Promise((r) => setTimeout(r, 50));
+    }
+  }
+
+  const outboxFile = () => join(userDir, 'bulkgate-outbox', 'acc.jsonl');
+  const kept = () =>
+    existsSync(outboxFile())
+      ? readFileSync(outboxFile(), 'utf8')
+          .split('\n')
+          .filter((l) => l.includes('"node"')).length
+      : 0;
+
+  it('alerts sent during an outage, Node-RED killed, started again with the gateway back: all delivered once', async () => {
+    writeFileSync(
+      join(userDir, 'settings.js'),
+      `module.exports = { flowFile: 'flows.json', credentialSecret: false, logging: { console: { level: 'info' } }, editorTheme: { projects: { enabled: false } } };\n`,
+    );
+    writeFileSync(
+      join(userDir, 'flows.json'),
+      JSON.stringify([
+        { id: 'tab', type: 'tab', label: 'alarms' },
+        { id: 'acc', type: 'bulkgate-account', name: 'home', baseUrl: sim.url, retries: 0, timeout: 2000, outboxDelay: 300 },
+        ...[0, 1, 2, 3, 4].map((i) => ({
+          id: `alarm${i}`,
+          z: 'tab',
+          type: 'inject',
+          props: [{ p: 'payload' }, { p: 'number', v: '420777123456', vt: 'str' }],
+          payload: `Alarm ${i}: water on the floor`,
+          payloadType: 'str',
+          wires: [['t']],
+        })),
+        { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [[], []] },
+      ]),
+    );
+    writeFileSync(join(userDir, 'flows_cred.json'), JSON.stringify({ acc: { application_id: ACCOUNT_ID, application_token: TOKEN } }));
+
+    let editor = await startNodeRed();
+    // The gateway answers 503 (away) until the test clears it.
+    await sim.fault({ offline: { seconds: 600, mode: '503' } });
+    for (let i = 0; i < 5; i++) {
+      const res = await fetch(`${editor}/inject/alarm${i}`, { method: 'POST' });
+      assert.equal(res.status, 200);
+    }
+    await until('five alerts kept in the outbox file', () => kept() === 5);
+    assert.ok(!readFileSync(outboxFile(), 'utf8').includes(TOKEN), 'the token is in no outbox file');
+    nodeRed?.kill('SIGKILL');
+    await new Promise((r) => nodeRed?.once('exit', r));
+    assert.deepEqual((await sim.outbox()).messages, [], 'nothing was delivered before the crash');
+
+    await sim.fault({ offline: { seconds: 0 } });
+    editor = await startNodeRed();
+    await until('five delivered', async () => (await sim.outbox()).messages.length >= 5);
+    await new Promise((r) => setTimeout(r, 1500)); // time for a duplicate to show, if there were one
+    const texts = (await sim.outbox()).messages.map((m) => m.text);
+    assert.deepEqual(
+      texts,
+      [0, 1, 2, 3, 4].map((i) => `Alarm ${i}: water on the floor`),
+    );
+    await until('the outbox file emptied', () => kept() === 0);
+    assert.ok(editor);
+  });
+});

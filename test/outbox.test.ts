@@ -1,0 +1,265 @@
+/**
+ * The outbox (issue 13), in the Node-RED runtime against the simulator, with real files: an alert
+ * raised while the gateway is away is delivered once when it is back; across a redeploy; after
+ * its time, Catch with `expired`; a damaged file loses only its damaged lines; the token is in
+ * no file. (A restart after SIGKILL is test/outbox-restart.test.ts: a Node-RED process of its own.)
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { collect, helper, load, statusOf, unload, type FlowNode, type TestNode } from './support/red';
+import { watchEscapes } from './support/escapes';
+import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+
+describe('outbox: no alert lost to an outage or a redeploy', function () {
+  this.timeout(90_000);
+  let sim: TestSimulator;
+  let userDir: string;
+  const { escaped, start, stop } = watchEscapes();
+  const credentials = { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } };
+
+  before(async () => {
+    start();
+    sim = await startTestSimulator(1_000_000);
+  });
+  after(async () => {
+    stop();
+    await sim.close();
+  });
+  beforeEach(async () => {
+    userDir = mkdtempSync(join(tmpdir(), 'bulkgate-outbox-'));
+    helper.settings({ userDir });
+    await sim.reset();
+  });
+  afterEach(async () => {
+    await unload();
+    helper.settings({});
+    rmSync(userDir, { recursive: true, force: true });
+    assert.deepEqual(escaped, [], 'no unhandled rejection or uncaught exception');
+  });
+
+  const outboxFile = () => join(userDir, 'bulkgate-outbox', 'acc.jsonl');
+  /** The entries in the outbox file (its header line left out). */
+  const fileEntries = (): Record<string, unknown>[] =>
+    existsSync(outboxFile())
+      ? readFileSync(outboxFile(), 'utf8')
+          .split('\n')
+          .filter((l) => l.trim())
+          .map((l) => JSON.parse(l) as Record<string, unknown>)
+          .filter((e) => e.bulkgateOutbox === undefined)
+      : [];
+
+  const flow = (account: Record<string, unknown> = {}, extra: FlowNode[] = []): FlowNode[] => [
+    { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, timeout: 2000, outboxDelay: 300, ...account },
+    { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['ok'], ['bad']] },
+    { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+    { id: 'ok', type: 'helper' },
+    { id: 'bad', type: 'helper' },
+    { id: 'caught', type: 'helper' },
+    ...extra,
+  ];
+
+  async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
+    const end = Date.now() + ms;
+    while (!(await check())) {
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 25));
+    }
+  }
+
+  /** Texts of the messages the simulator accepted, in the order it accepted them. */
+  const delivered = async (): Promise<string[]> => (await sim.outbox()).messages.map((m) => m.text);
+
+  it('the gateway refuses connections for 10 s while 20 alerts are sent: all 20 reach it once, out of port 1 with deferred', async () => {
+    await load(flow(), credentials);
+    const caught: unknown[] = [];
+    (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m));
+    const outputs = collect('ok', 20, 60_000);
+    const waiting = statusOf('t', (s) => /waiting \(gateway unreachable\)/.test(s.text ?? ''), 10_000);
+    await sim.fault({ offline: { seconds: 10, mode: 'refuse' } });
+    // The simulator stops listening just after it answered the control request.
+    await until('the gateway is away', () =>
+      fetch(sim.url).then(
+        () => false,
+        () => true,
+      ),
+    );
+    const t0 = Date.now();
+    const node = helper.getNode('t') as TestNode;
+    for (let i = 0; i < 20; i++) node.receive({ payload: `Water on the floor ${i}`, number: '420777123456', topic: `alarm-${i}` } as never);
+    await waiting;
+    await until('20 kept in the outbox file', () => fileEntries().length === 20, 10_000);
+    const file = readFileSync(outboxFile(), 'utf8');
+    assert.ok(!file.includes(TOKEN), 'the token is in no outbox file');
+    assert.ok(!file.includes('application_token'), 'no credential field either');
+    const msgs = await outputs;
+    assert.ok(Date.now() - t0 >= 8_000, 'nothing went out while the gateway was away');
+    assert.deepEqual(caught, [], 'nothing reached Catch');
+    assert.equal(msgs.length, 20);
+    for (const msg of msgs) {
+      assert.equal(msg.payload.status, 'accepted');
+      assert.ok(msg.bulkgate?.deferred, 'msg.bulkgate.deferred is set');
+      assert.ok(msg.bulkgate.deferred.attempts >= 2, `attempts ${msg.bulkgate.deferred.attempts}`);
+      assert.ok(Date.parse(msg.bulkgate.deferred.since) >= t0 - 1000);
+    }
+    assert.deepEqual(
+      msgs.map((m) => m.topic),
+      Array.from({ length: 20 }, (_, i) => `alarm-${i}`),
+      'each msg came out with its own properties, in order',
+    );
+    const texts = await delivered();
+    assert.deepEqual(
+      texts,
+      Array.from({ length: 20 }, (_, i) => `Water on the floor ${i}`),
+      'each delivered exactly once, in order',
+    );
+    await until('the outbox file emptied', () => fileEntries().length === 0, 5_000);
+    // Every resend carried duplicates_check.
+    const sends = (await sim.requests()).filter((r) => r.path.endsWith('/transactional'));
+    assert.ok(sends.every((r) => r.body.duplicates_check === 'on'));
+  });
+
+  it('a send that reached the gateway first (accepted, not answered) is not sent twice: duplicates_check drops the copy', async () => {
+    await load(flow(), credentials);
+    const outputs = collect('ok', 1, 30_000);
+    // Processed, then the connection is dropped before the answer: the client cannot know.
+    await sim.fault({ drop: 'after' });
+    (helper.getNode('t') as TestNode).receive({ payload: 'Door opened', number: '420777123456' } as never);
+    const [msg] = await outputs;
+    assert.ok(msg?.bulkgate?.deferred, 'it went through the outbox');
+    assert.deepEqual(await delivered(), ['Door opened'], 'the gateway has it once');
+  });
+
+  it('two nodes on one account, during an outage: none sent twice, none skipped, the order kept', async () => {
+    await load(flow({}, [{ id: 't2', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['ok'], ['bad']] }]), credentials);
+    const outputs = collect('ok', 20, 60_000);
+    await sim.fault({ offline: { seconds: 3, mode: '503' } });
+    const a = helper.getNode('t') as TestNode;
+    const b = helper.getNode('t2') as TestNode;
+    const order: string[] = [];
+    for (let i = 0; i < 10; i++) {
+      for (const [node, name] of [
+        [a, 'A'],
+        [b, 'B'],
+      ] as const) {
+        const text = `${name}${i}`;
+        order.push(text);
+        node.receive({ payload: text, number: '420777123456' } as never);
+        // The sends are handled in the order they arrive; the outbox keeps that order.
+        await new Promise((r) => setTimeout(r, 5));
+      }
+    }
+    await outputs;
+    assert.deepEqual(await delivered(), order);
+  });
+
+  it('a redeploy with 50 queued behind the rate limit: none closed, all delivered after it', async () => {
+    const account = { rateLimit: 10, rateWindow: 1, queueSize: 100 };
+    await load(flow(account), credentials);
+    const caught: unknown[] = [];
+    (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m));
+    const node = helper.getNode('t') as TestNode;
+    for (let i = 0; i < 50; i++) node.receive({ payload: `Queued ${i}`, number: '420777123456' } as never);
+    await until('some queued', async () => (await delivered()).length >= 10);
+    // A full redeploy of the same flow: the account and the node are closed and started again.
+    const before = helper.getNode('t');
+    const deployed = [{ id: 'tab', type: 'tab', label: 'test' }, ...flow(account).map((n) => (n.type === 'bulkgate-account' ? n : { z: 'tab', ...n }))];
+    await helper.setFlows(deployed, 'full', credentials).catch(() => undefined);
+    await until('the flow restarted', () => helper.getNode('t') !== before && helper.getNode('ok') !== null);
+    const caughtAfter: unknown[] = [];
+    (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caughtAfter.push(m));
+    await until('all 50 delivered', async () => (await delivered()).length === 50, 30_000);
+    const texts = await delivered();
+    assert.equal(new Set(texts).size, 50, 'none twice');
+    assert.deepEqual([...texts].sort(), Array.from({ length: 50 }, (_, i) => `Queued ${i}`).sort());
+    assert.deepEqual([...caught, ...caughtAfter], [], 'none ended as closed (or any error)');
+  });
+
+  it('outboxMinutes past, the gateway still away: Catch with code expired and the reason', async () => {
+    await load(flow({ outboxMinutes: 0.05 }), credentials);
+    const caught = collect('caught', 1, 20_000);
+    await sim.fault({ offline: { seconds: 60, mode: '503' } });
+    (helper.getNode('t') as TestNode).receive({ payload: 'Freezer warm', number: '420777123456' } as never);
+    const [msg] = await caught;
+    assert.equal(msg?.error.code, 'expired');
+    assert.match(msg?.error.message, /could not be reached for 0\.05 minutes/);
+    assert.match(msg?.error.message, /HTTP 503/);
+    assert.ok(msg?.bulkgate?.deferred, 'msg.bulkgate.deferred is set on the expired msg too');
+    await sim.fault({ offline: { seconds: 0 } });
+    assert.deepEqual(await delivered(), []);
+    await until('the outbox file emptied', () => fileEntries().length === 0, 5_000);
+  });
+
+  it('outboxMinutes 0: a failed send goes to Catch at once, and nothing is written', async () => {
+    await load(flow({ outboxMinutes: 0 }), credentials);
+    const caught = collect('caught', 1, 10_000);
+    await sim.fault({ offline: { seconds: 60, mode: '503' } });
+    (helper.getNode('t') as TestNode).receive({ payload: 'Smoke', number: '420777123456' } as never);
+    const [msg] = await caught;
+    assert.equal(msg?.error.code, 'unknown');
+    assert.equal(msg?.bulkgate?.status, 503);
+    assert.equal(existsSync(join(userDir, 'bulkgate-outbox')), false);
+  });
+
+  it('errors a repeat cannot fix never go in: a wrong token and a failed check reach Catch at once', async () => {
+    await load(flow(), { acc: { application_id: ACCOUNT_ID, application_token: 'wrong-token' } });
+    const caught = collect('caught', 2, 10_000);
+    const node = helper.getNode('t') as TestNode;
+    node.receive({ payload: 'Hello', number: '420777123456' } as never);
+    node.receive({ payload: 'Hello', number: '420777123456', schedule: 'tomorrow' } as never);
+    const codes = (await caught).map((m) => m.error.code).sort();
+    assert.deepEqual(codes, ['invalid_request', 'unknown_identity']);
+    assert.equal(existsSync(join(userDir, 'bulkgate-outbox')), false);
+  });
+
+  it('a damaged outbox file: a warning, the good entries kept and sent, Node-RED up', async () => {
+    mkdirSync(join(userDir, 'bulkgate-outbox'));
+    const entry = (i: number) => ({
+      id: `kept-${i}`,
+      node: 't',
+      operation: { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' },
+      body: { number: '420777123456', text: `Kept before the crash ${i}` },
+      rejected: [],
+      messages: 1,
+      msg: { payload: `Kept before the crash ${i}`, topic: `kept-${i}` },
+      since: Date.now(),
+      attempts: 1,
+      reason: 'Could not reach the gateway',
+    });
+    writeFileSync(
+      outboxFile(),
+      [
+        JSON.stringify({ bulkgateOutbox: 1 }),
+        JSON.stringify(entry(1)),
+        '{"id": "broken", "node": ',
+        'not json at all',
+        JSON.stringify(entry(2)),
+        '{"id":"trunc',
+      ].join('\n'),
+    );
+    // The account's first round starts outboxDelay (300 ms) after it does.
+    await load(flow(), credentials);
+    const msgs = await collect('ok', 2, 20_000);
+    assert.deepEqual(
+      msgs.map((m) => m.topic),
+      ['kept-1', 'kept-2'],
+    );
+    assert.deepEqual(await delivered(), ['Kept before the crash 1', 'Kept before the crash 2']);
+    const warnings = (helper.getNode('acc') as unknown as { warn: { args: unknown[][] } }).warn.args.map((a) => String(a[0]));
+    assert.ok(
+      warnings.some((w) => /3 damaged line/.test(w)),
+      warnings.join('\n'),
+    );
+  });
+
+  it('the outbox is written only when a message is kept: a Node-RED whose sends succeed writes nothing', async () => {
+    await load(flow(), credentials);
+    const outputs = collect('ok', 5, 10_000);
+    const node = helper.getNode('t') as TestNode;
+    for (let i = 0; i < 5; i++) node.receive({ payload: `Fine ${i}`, number: '420777123456' } as never);
+    const msgs = await outputs;
+    assert.ok(msgs.every((m) => m.bulkgate === undefined));
+    assert.deepEqual(readdirSync(userDir), []);
+  });
+});
