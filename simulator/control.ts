@@ -45,6 +45,7 @@ export async function serveControl(state: SimulatorState, req: IncomingMessage, 
     }
     case 'POST /simulator/faults':
       state.faults.set(input as Fault & { latency?: number });
+      state.notify();
       return json(res, 200, { ok: true });
     case 'DELETE /simulator/faults':
       state.faults.clear();

@@ -1,7 +1,9 @@
 /**
  * The outbox page: what the simulator "delivered", as message bubbles grouped by recipient, with
  * channel, sender, parts, price and status, the accounts' credit, refreshed live (server-sent
- * events). Plain HTML, CSS and a little script; readable on a phone.
+ * events). A button takes the gateway offline for a minute (every API request answered 503), to
+ * watch an alert wait in the account's outbox and arrive afterwards. Plain HTML, CSS and a little
+ * script; readable on a phone.
  */
 export function outboxPage(): string {
   return `<!doctype html>
@@ -22,6 +24,10 @@ export function outboxPage(): string {
   header .live.off::before { background: #eb5757; }
   .credits { display: flex; gap: 8px; flex-wrap: wrap; }
   .credit { padding: 3px 10px; border-radius: 12px; background: rgba(255,255,255,.12); font-size: 13px; }
+  .gateway { display: flex; gap: 8px; align-items: center; font-size: 13px; }
+  .gateway button { font: inherit; padding: 3px 10px; border: 0; border-radius: 12px; background: #eb5757; color: #fff; cursor: pointer; }
+  .gateway.offline button { background: #6fcf97; color: #17212b; }
+  .gateway.offline #gateway-state { color: #f2c94c; font-weight: 600; }
   main { max-width: 760px; margin: 0 auto; padding: 12px; }
   .empty { margin: 48px 16px; text-align: center; color: var(--muted); }
   .thread { margin: 0 0 14px; padding: 12px; border-radius: 12px; background: var(--card); box-shadow: 0 1px 2px rgba(0,0,0,.06); }
@@ -41,6 +47,7 @@ export function outboxPage(): string {
 <body>
 <header>
   <div><h1>BulkGate simulator · outbox</h1><span class="live" id="live">live</span></div>
+  <div class="gateway" id="gateway"><span id="gateway-state">gateway online</span><button type="button" id="gateway-toggle">Go offline for a minute</button></div>
   <div class="credits" id="credits"></div>
 </header>
 <main id="outbox"><p class="empty">No messages yet. Send one from Node-RED and it appears here.</p></main>
@@ -49,9 +56,28 @@ export function outboxPage(): string {
   var outbox = document.getElementById('outbox');
   var credits = document.getElementById('credits');
   var live = document.getElementById('live');
+  var gateway = document.getElementById('gateway');
+  var gatewayState = document.getElementById('gateway-state');
+  var toggle = document.getElementById('gateway-toggle');
+  var offlineUntil = 0;
+  var backTimer;
+  function showGateway() {
+    var offline = offlineUntil > Date.now();
+    gateway.className = 'gateway' + (offline ? ' offline' : '');
+    gatewayState.textContent = offline ? 'gateway offline (HTTP 503) until ' + new Date(offlineUntil).toLocaleTimeString() : 'gateway online';
+    toggle.textContent = offline ? 'Back online now' : 'Go offline for a minute';
+    clearTimeout(backTimer);
+    if (offline) backTimer = setTimeout(showGateway, offlineUntil - Date.now() + 50);
+  }
+  toggle.addEventListener('click', function () {
+    var seconds = offlineUntil > Date.now() ? 0 : 60;
+    fetch('/simulator/faults', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ offline: { seconds: seconds, mode: '503' } }) }).then(load);
+  });
   function el(tag, cls, text) { var e = document.createElement(tag); if (cls) e.className = cls; if (text !== undefined) e.textContent = text; return e; }
   function time(iso) { var d = new Date(iso); return d.toLocaleString([], { dateStyle: 'short', timeStyle: 'short' }); }
   function render(data) {
+    offlineUntil = data.offlineUntil || 0;
+    showGateway();
     credits.textContent = '';
     data.accounts.forEach(function (a) { credits.appendChild(el('span', 'credit', 'account ' + a.id + ': ' + a.credit + ' ' + a.currency)); });
     outbox.textContent = '';

@@ -46,9 +46,10 @@ export class SimulatorState {
     for (const res of this.listeners) res.write(`data: ${JSON.stringify({ at: Date.now() })}\n\n`);
   }
 
-  outbox(): { messages: SimulatedGateway['state']['outbox']; accounts: { id: string; credit: number; currency: string }[] } {
+  outbox(): { messages: SimulatedGateway['state']['outbox']; accounts: { id: string; credit: number; currency: string }[]; offlineUntil: number | null } {
     this.gateway.releaseDue();
     return {
+      offlineUntil: this.faults.unavailableUntil > Date.now() ? this.faults.unavailableUntil : null,
       messages: this.gateway.state.outbox,
       accounts: [...this.accounts.values()].map((a) => ({ id: a.id, credit: a.credit, currency: a.currency })),
     };

@@ -189,6 +189,30 @@ describe('the demo (npm start)', function () {
       assert.deepEqual(invalid, []);
       assert.deepEqual(browser.errors, []);
     });
+
+    it("the README's outage step: the simulator page takes the gateway offline, the alert waits in the outbox, and arrives when it is back", async () => {
+      await page.goto(`${demo.simulatorUrl}/`);
+      await page.waitForSelector('#gateway-toggle');
+      assert.equal(await page.locator('#gateway-toggle').innerText(), 'Go offline for a minute');
+      await page.click('#gateway-toggle');
+      await page.waitForFunction(() => /offline \(HTTP 503\) until/.test(document.getElementById('gateway-state')?.textContent ?? ''));
+      const tab = tabOf(readdirSync(EXAMPLES).find((f) => f.startsWith('01')) as string) as string;
+      const sender = flows.find((n) => n.z === tab && n.type === 'bulkgate-transactional') as unknown as { account: string };
+      const waiting = async () => ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/${sender.account}`)).json()) as { waiting: number }).waiting;
+      const before = (await outbox()).messages.length;
+      await pressByApi(demo.editorUrl)(`${tab}-i1`);
+      for (let i = 0; i < 200 && (await waiting()) !== 1; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(await waiting(), 1, 'the alert waits in the outbox');
+      assert.equal((await outbox()).messages.length, before, 'nothing was delivered while the gateway was away');
+      await page.screenshot({ path: join(OUTPUT, 'demo-gateway-offline.png') });
+      assert.equal(await page.locator('#gateway-toggle').innerText(), 'Back online now');
+      await page.click('#gateway-toggle');
+      await page.waitForFunction(() => /gateway online/.test(document.getElementById('gateway-state')?.textContent ?? ''));
+      for (let i = 0; i < 300 && (await waiting()) !== 0; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(await waiting(), 0, 'the outbox emptied');
+      await page.waitForFunction((n) => document.querySelectorAll('.bubble').length > n, before, { timeout: 10_000 });
+      assert.equal((await outbox()).messages.length, before + 1, 'the alert arrived, once');
+    });
   });
 
   describe('stopping', () =>

@@ -4,6 +4,7 @@ import type { Page } from 'playwright-core';
 import { DEMO_ACCOUNT } from '../simulator/accounts';
 import { openBrowser, type Browser } from './support/browser';
 import { startDemo, type DemoProcess } from './support/demo-process';
+import { Sidebar, until } from './support/examples';
 
 /* The page's globals (RED) are reached inside page.evaluate only. */
 declare const RED: any;
@@ -504,6 +505,90 @@ describe('editor panels in Chromium', function () {
       }
       await browser.screenshot(`bare-${id}`);
       await cancel(page);
+    }
+    assert.deepEqual(browser.errors, []);
+  });
+
+  it('the account panel shows the messages waiting in its outbox, and empties it: each goes to Catch as discarded', async () => {
+    const flow = [
+      { id: 'ob-tab', type: 'tab', label: 'outbox' },
+      // outboxDelay (not in the panel): the first round waits a minute, so the message stays to be seen.
+      {
+        id: 'ob-acc',
+        type: 'bulkgate-account',
+        name: 'outbox',
+        baseUrl: demo.simulatorUrl,
+        retries: 0,
+        outboxDelay: 60000,
+        credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
+      },
+      {
+        id: 'ob-inj',
+        type: 'inject',
+        z: 'ob-tab',
+        props: [{ p: 'payload' }, { p: 'number', v: '420777123456', vt: 'str' }],
+        payload: 'Water on the floor',
+        payloadType: 'str',
+        x: 100,
+        y: 100,
+        wires: [['ob-t']],
+      },
+      { id: 'ob-t', type: 'bulkgate-transactional', z: 'ob-tab', account: 'ob-acc', text: '', x: 300, y: 100, wires: [[], []] },
+      { id: 'ob-catch', type: 'catch', z: 'ob-tab', scope: ['ob-t'], x: 100, y: 200, wires: [['ob-debug']] },
+      {
+        id: 'ob-debug',
+        type: 'debug',
+        z: 'ob-tab',
+        name: 'outbox caught',
+        active: true,
+        tosidebar: true,
+        console: false,
+        complete: 'error.code',
+        x: 300,
+        y: 200,
+        wires: [],
+      },
+    ];
+    const deployed = await fetch(`${demo.editorUrl}/flows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+      body: JSON.stringify(flow),
+    });
+    assert.ok(deployed.ok);
+    const offline = (seconds: number) =>
+      fetch(`${demo.simulatorUrl}/simulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ offline: { seconds, mode: '503' } }),
+      });
+    const sidebar = new Sidebar();
+    await sidebar.open(demo.editorUrl);
+    await offline(120);
+    try {
+      assert.equal((await fetch(`${demo.editorUrl}/inject/ob-inj`, { method: 'POST' })).status, 200);
+      const waiting = async () => ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/ob-acc`)).json()) as { waiting: number }).waiting;
+      for (let i = 0; i < 100 && (await waiting()) !== 1; i++) await new Promise((r) => setTimeout(r, 100));
+      assert.equal(await waiting(), 1);
+      await openEditor(page, demo.editorUrl);
+      await page.waitForFunction(() => RED.nodes.node('ob-acc'), undefined, { timeout: 10_000 });
+      await edit(page, 'ob-acc');
+      await page.waitForSelector('#bulkgate-outbox-row', { state: 'visible' });
+      assert.equal(await page.locator('#bulkgate-outbox-waiting').innerText(), '1 message(s) wait in the outbox');
+      assert.equal(await page.getAttribute('#node-config-input-outboxMinutes', 'placeholder'), '60');
+      await browser.screenshot('account-outbox');
+      page.once('dialog', (dialog) => void dialog.accept());
+      await page.click('#bulkgate-outbox-empty');
+      await page.waitForSelector('#bulkgate-outbox-row', { state: 'hidden' });
+      assert.equal(await waiting(), 0);
+      const caught = () => sidebar.debug.filter((d) => d.name === 'outbox caught').map((d) => d.msg);
+      await until('Catch to get the discarded message', () => caught().length > 0);
+      assert.deepEqual(caught(), ['discarded']);
+      await cancel(page);
+      const delivered = (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as { messages: { text: string }[] };
+      assert.equal(delivered.messages.filter((m) => m.text === 'Water on the floor').length, 0);
+    } finally {
+      sidebar.close();
+      await offline(0);
     }
     assert.deepEqual(browser.errors, []);
   });

@@ -115,9 +115,23 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
       'each delivered exactly once, in order',
     );
     await until('the outbox file emptied', () => fileEntries().length === 0, 5_000);
-    // Every resend carried duplicates_check.
+    // Every attempt was refused before it was sent, so no resend needed duplicates_check.
     const sends = (await sim.requests()).filter((r) => r.path.endsWith('/transactional'));
-    assert.ok(sends.every((r) => r.body.duplicates_check === 'on'));
+    assert.equal(sends.length, 20);
+    assert.ok(sends.every((r) => r.body.duplicates_check === undefined));
+  });
+
+  it('the same alert raised again during an outage, within the 5 minutes of the first: both delivered (no duplicates_check when nothing reached the gateway)', async () => {
+    await load(flow(), credentials);
+    const outputs = collect('ok', 2, 30_000);
+    const node = helper.getNode('t') as TestNode;
+    node.receive({ payload: 'Door opened', number: '420777123456' } as never);
+    await until('the first alert delivered', async () => (await delivered()).length === 1);
+    await sim.fault({ offline: { seconds: 2, mode: '503' } });
+    node.receive({ payload: 'Door opened', number: '420777123456' } as never);
+    const [, second] = await outputs;
+    assert.ok(second?.bulkgate?.deferred, 'the second went through the outbox');
+    assert.deepEqual(await delivered(), ['Door opened', 'Door opened']);
   });
 
   it('a send that reached the gateway first (accepted, not answered) is not sent twice: duplicates_check drops the copy', async () => {
@@ -129,6 +143,12 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     const [msg] = await outputs;
     assert.ok(msg?.bulkgate?.deferred, 'it went through the outbox');
     assert.deepEqual(await delivered(), ['Door opened'], 'the gateway has it once');
+    const sends = (await sim.requests()).filter((r) => r.path.endsWith('/transactional'));
+    assert.deepEqual(
+      sends.map((r) => r.body.duplicates_check),
+      [undefined, 'on'],
+      'the resend of a copy that may have arrived carried duplicates_check',
+    );
   });
 
   it('two nodes on one account, during an outage: none sent twice, none skipped, the order kept', async () => {
