@@ -6,7 +6,7 @@
  * Every figure is the median of several runs after a warm-up. `--quick` proves it runs (< 30 s).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -19,7 +19,7 @@ const ROOT = join(__dirname, '..', '..');
 const QUICK = process.argv.includes('--quick');
 const PLAN = QUICK
   ? { runs: 3, messages: { 1: 40, 16: 300, 64: 400 } as Record<number, number>, recipients: [10_000], soakSeconds: 4, startPairs: 3 }
-  : { runs: 5, messages: { 1: 300, 16: 3000, 64: 4000 } as Record<number, number>, recipients: [10_000, 100_000], soakSeconds: 60, startPairs: 15 };
+  : { runs: 5, messages: { 1: 300, 16: 3000, 64: 4000 } as Record<number, number>, recipients: [10_000, 100_000], soakSeconds: 60, startPairs: 30 };
 /** `--concurrency 64` measures the closed loop at that concurrency only (for a profile). */
 const CONCURRENCY = process.argv.includes('--concurrency') ? [Number(process.argv[process.argv.indexOf('--concurrency') + 1])] : [1, 16, 64];
 const ID = 'bench';
@@ -75,6 +75,12 @@ class Runtime {
     return this.RED.nodes.getNode(id) as RuntimeNode;
   }
 
+  /** Files in the user directory's outbox folder (issue 13: none while every send is taken). */
+  outboxFiles(): number {
+    const dir = join(this.userDir, 'bulkgate-outbox');
+    return existsSync(dir) ? readdirSync(dir).length : 0;
+  }
+
   onSink(id: string, listener: (msg: Record<string, unknown>) => void): void {
     this.sinks.set(id, listener);
   }
@@ -94,6 +100,8 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+/** The list started at another place each run: no client is always the first after a pause. */
+const rotated = <T>(list: readonly T[], run: number): T[] => list.map((_, i) => list[(i + run) % list.length] as T);
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 function startServer(args: string[], pattern: RegExp): Promise<{ url: string; child: ChildProcess }> {
@@ -234,6 +242,8 @@ const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf
 /** `--burst` measures the burst shapes only, `--closed` the closed loops only (for a profile). */
 const ONLY_BURST = process.argv.includes('--burst');
 const ONLY_CLOSED = process.argv.includes('--closed');
+/** `--start` measures what having the package installed costs, only. */
+const ONLY_START = process.argv.includes('--start');
 
 /**
  * All clients are deployed at once and measured in turns (A, B, C, A, B, C, ...), so a slow
@@ -255,7 +265,7 @@ async function throughput(servers: Record<string, string>) {
     const runs = new Map<string, RunResult[]>(chosen.map(([k]) => [k, []]));
     for (const [, sender] of chosen) await closedLoop(Math.ceil(count / 2), concurrency, sender.send); // warm-up
     for (let r = 0; r < PLAN.runs; r++) {
-      for (const [key, sender] of chosen) {
+      for (const [key, sender] of rotated(chosen, r)) {
         gc(); // the previous client's garbage is not this one's cost
         runs.get(key)?.push(await closedLoop(count, concurrency, sender.send));
       }
@@ -292,7 +302,9 @@ async function throughput(servers: Record<string, string>) {
  * The burst shapes (issue 17): every msg handed over at once, as an alarm storm or a flow that
  * splits a list does, into one node (10,000 msgs) and into 100 nodes (100 msgs each), the
  * package's transactional node beside the floor node, measured in turns. msgs/s counts from the
- * first msg handed over to the last output.
+ * first msg handed over to the last output. A second package row has the account's outbox off
+ * (outboxMinutes 0): the two side by side show what the outbox costs when every send is taken at
+ * once (issue 13: nothing; it writes no file then).
  */
 const BURST_SHAPES = QUICK
   ? [
@@ -304,20 +316,31 @@ const BURST_SHAPES = QUICK
       { nodes: 100, each: 100 },
     ];
 
+const BURST_CLIENTS = { package: 'package node', nooutbox: 'package node, outbox off', floor: 'node-red floor' } as const;
+type BurstClient = keyof typeof BURST_CLIENTS;
+
 function burstFlow(baseUrl: string, nodes: number): FlowNode[] {
+  const account = { type: 'bulkgate-account', baseUrl, retries: 0, timeout: 60000, credentials: { application_id: ID, application_token: TOKEN } };
   const flow: FlowNode[] = [
-    { id: 'burst-acc', type: 'bulkgate-account', baseUrl, retries: 0, timeout: 60000, credentials: { application_id: ID, application_token: TOKEN } },
+    { id: 'burst-acc', ...account },
+    { id: 'burst-acc-nooutbox', ...account, outboxMinutes: 0 },
     { id: 'burst-package-out', type: 'bench-sink' },
+    { id: 'burst-nooutbox-out', type: 'bench-sink' },
     { id: 'burst-floor-out', type: 'bench-sink' },
   ];
   for (let n = 0; n < nodes; n++) {
-    flow.push({
-      id: `burst-package-${n}`,
-      type: 'bulkgate-transactional',
-      account: 'burst-acc',
-      text: '',
-      wires: [['burst-package-out'], ['burst-package-out']],
-    });
+    for (const [client, acc] of [
+      ['package', 'burst-acc'],
+      ['nooutbox', 'burst-acc-nooutbox'],
+    ]) {
+      flow.push({
+        id: `burst-${client}-${n}`,
+        type: 'bulkgate-transactional',
+        account: acc,
+        text: '',
+        wires: [[`burst-${client}-out`], [`burst-${client}-out`]],
+      });
+    }
     flow.push({
       id: `burst-floor-${n}`,
       type: 'bench-undici',
@@ -329,7 +352,7 @@ function burstFlow(baseUrl: string, nodes: number): FlowNode[] {
   return flow;
 }
 
-async function burstRun(client: 'package' | 'floor', nodes: number, each: number): Promise<{ msgsPerSec: number; cpuUsPerMsg: number }> {
+async function burstRun(client: BurstClient, nodes: number, each: number): Promise<{ msgsPerSec: number; cpuUsPerMsg: number }> {
   const total = nodes * each;
   const inputs = Array.from({ length: nodes }, (_, n) => runtime.node(`burst-${client}-${n}`));
   const cpu0 = process.cpuUsage();
@@ -352,11 +375,11 @@ async function burst(fixedUrl: string) {
   const rows: Record<string, unknown>[] = [];
   for (const { nodes, each } of BURST_SHAPES) {
     await runtime.deploy(burstFlow(fixedUrl, nodes));
-    const clients = (['package', 'floor'] as const).filter((c) => !ONLY || (c === 'package' ? ONLY === 'package node' : ONLY === 'node-red floor'));
+    const clients = (Object.keys(BURST_CLIENTS) as BurstClient[]).filter((c) => !ONLY || ONLY === BURST_CLIENTS[c]);
     const runs = new Map<string, { msgsPerSec: number; cpuUsPerMsg: number }[]>(clients.map((c) => [c, []]));
     for (const client of clients) await burstRun(client, nodes, Math.ceil(each / 2)); // warm-up
     for (let r = 0; r < PLAN.runs; r++) {
-      for (const client of clients) {
+      for (const client of rotated(clients, r)) {
         gc();
         runs.get(client)?.push(await burstRun(client, nodes, each));
       }
@@ -364,12 +387,12 @@ async function burst(fixedUrl: string) {
     for (const [client, list] of runs) {
       const row = {
         shape: `${nodes} node${nodes > 1 ? 's' : ''} x ${each}`,
-        client: client === 'package' ? 'package node' : 'node-red floor',
+        client: BURST_CLIENTS[client as BurstClient],
         msgsPerSec: round(median(list.map((x) => x.msgsPerSec)), 0),
         cpuUsPerMsg: round(median(list.map((x) => x.cpuUsPerMsg)), 0),
       };
       rows.push(row);
-      console.log(`burst ${row.shape.padEnd(16)} ${row.client.padEnd(15)} ${String(row.msgsPerSec).padStart(6)} msg/s  cpu ${row.cpuUsPerMsg} µs/msg`);
+      console.log(`burst ${row.shape.padEnd(16)} ${row.client.padEnd(25)} ${String(row.msgsPerSec).padStart(6)} msg/s  cpu ${row.cpuUsPerMsg} µs/msg`);
     }
   }
   return rows;
@@ -545,27 +568,39 @@ async function installCost() {
   const runs: Record<'without' | 'with', Record<string, unknown>[]> = { without: [], with: [] };
   try {
     for (let i = 0; i < PLAN.startPairs; i++) {
-      for (const key of ['without', 'with'] as const) runs[key].push(await probe(['start', dirs[key]]));
+      // Each pair in the other order than the last, so what the first start of a pair pays (a
+      // cold file cache, say) falls on both sides.
+      const order = i % 2 ? (['with', 'without'] as const) : (['without', 'with'] as const);
+      for (const key of order) runs[key].push(await probe(['start', dirs[key]]));
     }
   } finally {
     for (const dir of Object.values(dirs)) rmSync(dir, { recursive: true, force: true });
   }
   const summary = (key: 'without' | 'with') => ({
     startMs: round(median(runs[key].map((r) => r.startMs as number)), 0),
+    cpuMs: round(median(runs[key].map((r) => r.cpuMs as number)), 0),
     rssMB: MB(median(runs[key].map((r) => r.rss as number))),
     heapMB: MB(median(runs[key].map((r) => r.heapUsed as number))),
     bulkgateTypes: runs[key][0]?.bulkgateTypes,
   });
   const row = { starts: PLAN.startPairs, without: summary('without'), with: summary('with') };
-  const added = {
-    startMs: round(row.with.startMs - row.without.startMs, 0),
-    rssMB: round(row.with.rssMB - row.without.rssMB, 1),
-    heapMB: round(row.with.heapMB - row.without.heapMB, 2),
+  // Added: the median of the differences within each pair (started one after the other), so a
+  // slow minute of the machine falls on both sides of a difference.
+  const differences = (field: string) => runs.with.map((r, i) => (r[field] as number) - (runs.without[i]?.[field] as number)).sort((a, b) => a - b);
+  const added = (field: string) => median(differences(field));
+  // The middle half of the start-time differences: how far one pair strays on this machine.
+  const spread = differences('startMs');
+  const addedRow = {
+    startMs: round(added('startMs'), 0),
+    cpuMs: round(added('cpuMs'), 0),
+    rssMB: MB(added('rss')),
+    heapMB: MB(added('heapUsed')),
+    startMsMiddleHalf: [round(percentile(spread, 25), 0), round(percentile(spread, 75), 0)],
   };
   console.log(
-    `installed, unused (${PLAN.startPairs} starts each): without ${row.without.startMs} ms, ${row.without.rssMB} MB RSS, ${row.without.heapMB} MB heap; with ${row.with.startMs} ms, ${row.with.rssMB} MB RSS, ${row.with.heapMB} MB heap (${row.with.bulkgateTypes} types); added ${added.startMs} ms, ${added.rssMB} MB RSS, ${added.heapMB} MB heap`,
+    `installed, unused (${PLAN.startPairs} starts each): without ${row.without.startMs} ms (${row.without.cpuMs} ms CPU), ${row.without.rssMB} MB RSS, ${row.without.heapMB} MB heap; with ${row.with.startMs} ms (${row.with.cpuMs} ms CPU), ${row.with.rssMB} MB RSS, ${row.with.heapMB} MB heap (${row.with.bulkgateTypes} types); added (median of pairs) ${addedRow.startMs} ms (middle half of pairs ${addedRow.startMsMiddleHalf.join(' to ')} ms), ${addedRow.cpuMs} ms CPU, ${addedRow.rssMB} MB RSS, ${addedRow.heapMB} MB heap`,
   );
-  return { ...row, added };
+  return { ...row, added: addedRow };
 }
 
 /** What using it costs: memory after 10,000 sends at once and after the largest campaign, in a process of its own. */
@@ -594,6 +629,7 @@ async function main(): Promise<void> {
   );
   // First, with nothing else running in this process: each start is a process of its own.
   const installed = ONLY_BURST || ONLY_CLOSED ? undefined : await installCost();
+  if (ONLY_START) return;
   await runtime.start();
   const fixed = await startServer([join(ROOT, 'dist', 'bench', 'fixed-server.js')], /listening on (http\S+)/);
   const simulator = await startServer(
@@ -609,6 +645,7 @@ async function main(): Promise<void> {
     const steady = await soak(fixed.url);
     const count = counting();
     const inUse = await usage(fixed.url);
+    const outboxFiles = runtime.outboxFiles();
 
     const at = (client: string, concurrency: number) =>
       (transactional.find((r) => r.server === 'fixed' && r.client === client && r.concurrency === concurrency)?.msgsPerSec as number) ?? 0;
@@ -624,7 +661,19 @@ async function main(): Promise<void> {
         return { shape: `burst ${shape}`, ratio: rate('package node') / rate('node-red floor') };
       }),
     ];
+    // What the outbox costs on the happy path: the package node beside the same node with it off.
+    const outboxCost = BURST_SHAPES.map(({ nodes, each }) => {
+      const shape = `${nodes} node${nodes > 1 ? 's' : ''} x ${each}`;
+      const rate = (client: string) => (bursts.find((r) => r.shape === shape && r.client === client)?.msgsPerSec as number) ?? 0;
+      return { shape: `burst ${shape}`, ratio: rate('package node') / rate('package node, outbox off') };
+    });
     const targets = [
+      ...outboxCost.map(({ shape, ratio }) => ({
+        target: `${shape}: package node with the outbox on vs off >= 0.9x`,
+        value: round(ratio),
+        pass: ratio >= 0.9,
+      })),
+      { target: 'outbox files written while every send was taken at once = 0', value: outboxFiles, pass: outboxFiles === 0 },
       ...vsFloor.map(({ shape, ratio }) => ({
         target: `${shape}: package node vs the node-red floor (fixed server) >= 0.9x`,
         value: round(ratio),
@@ -666,7 +715,7 @@ async function main(): Promise<void> {
     mkdirSync(join(ROOT, 'bench'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench', 'results.json'),
-      `${JSON.stringify({ machine, plan: PLAN, installed, transactional, burst: bursts, promotional: promo, soak: steady, inUse, counting: count, targets }, null, 2)}\n`,
+      `${JSON.stringify({ machine, plan: PLAN, installed, transactional, burst: bursts, outboxFiles, promotional: promo, soak: steady, inUse, counting: count, targets }, null, 2)}\n`,
     );
     console.log('\nwritten to bench/results.json');
   } finally {

@@ -182,10 +182,7 @@ export class GatewayClient {
   }
 
   /** A body kept without credentials (an outbox's), ready to send again with this account's. */
-  prepareResend(
-    operation: Operation,
-    kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number; mayHaveReached: boolean },
-  ): PreparedRequest {
+  prepareResend(operation: Operation, kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number }): PreparedRequest {
     return prepareResend(operation, kept, this.#identity);
   }
 

@@ -26,22 +26,19 @@ export function storableBody(prepared: PreparedRequest): Record<string, unknown>
 }
 
 /**
- * A kept body ready to send again: the account's credentials put back, and, when an earlier
- * attempt may have reached the gateway, duplicates_check on where the body takes it (`on`; for a
- * promotional one `same_text` unless it asked for `same_number`), so that copy is dropped there.
- * Only then: the check would also drop a genuine repeat (the same alert raised twice within the
- * gateway's 5 minutes), which an outage that refused every attempt gives no reason to risk.
+ * A kept body ready to send again: the account's credentials put back, duplicates_check on where
+ * the body takes it (`on`; for a promotional one `same_text` unless it asked for `same_number`).
  * It was checked before its first attempt, so it is not checked again.
  */
 export function prepareResend(
   operation: Operation,
-  kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number; mayHaveReached: boolean },
+  kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number },
   account: AccountIdentity,
 ): PreparedRequest {
   const body: Record<string, unknown> = { application_id: account.applicationId, application_token: account.applicationToken };
   if (account.applicationProduct) body.application_product = account.applicationProduct;
   Object.assign(body, kept.body);
-  if (kept.mayHaveReached && checksDuplicates(operation)) {
+  if (checksDuplicates(operation)) {
     if (operation.kind === 'transactional') body.duplicates_check = 'on';
     else if (body.duplicates_check !== 'same_number') body.duplicates_check = 'same_text';
   }
@@ -51,7 +48,7 @@ export function prepareResend(
     path: operationPath(operation),
     ...serialise(operation, body),
     messages: kept.messages,
-    duplicatesChecked: body.duplicates_check === 'on' || body.duplicates_check === 'same_text' || body.duplicates_check === 'same_number',
+    duplicatesChecked: checksDuplicates(operation),
     missingVariables: [],
     rejected: kept.rejected,
     nothingToSend: false,

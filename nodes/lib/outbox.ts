@@ -37,11 +37,6 @@ export interface OutboxEntry {
   /** Which msg came first among those taken in the same millisecond (this process's count). */
   order: number;
   attempts: number;
-  /**
-   * Whether an attempt may have reached the gateway (an answer lost, a connection broken after
-   * sending, a request on the wire when its node closed): then resends carry duplicates_check.
-   */
-  mayHaveReached: boolean;
   /** The last failure's sentence. */
   reason: string;
 }
@@ -99,14 +94,7 @@ class OutboxFile {
         if ((entry as unknown as Record<string, unknown>).bulkgateOutbox !== undefined) continue;
         if (typeof entry.id !== 'string' || typeof entry.node !== 'string' || typeof entry.body !== 'object' || typeof entry.since !== 'number')
           throw new Error();
-        entries.push({
-          ...entry,
-          rejected: entry.rejected ?? [],
-          attempts: entry.attempts ?? 1,
-          mayHaveReached: entry.mayHaveReached ?? true,
-          msg: entry.msg ?? {},
-          order: entry.order ?? 0,
-        });
+        entries.push({ ...entry, rejected: entry.rejected ?? [], attempts: entry.attempts ?? 1, msg: entry.msg ?? {}, order: entry.order ?? 0 });
       } catch {
         bad++;
       }
@@ -312,7 +300,6 @@ export class Outbox {
         } catch (error) {
           if (worker.transient(error, entry)) {
             entry.reason = (error as Error)?.message ?? String(error);
-            if ((error as GatewayError).mayHaveReached !== false) entry.mayHaveReached = true;
             failed = true;
             await this.#file?.save().catch(() => undefined);
             break;

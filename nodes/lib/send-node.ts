@@ -9,7 +9,6 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import {
   AbortGroup,
   InFlight,
-  type GatewayError,
   storableBody,
   type PreparedRequest,
   type PromotionalResult,
@@ -79,7 +78,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       const outbox = account.outboxMinutes > 0 ? account.outbox : undefined;
       // While messages wait in the outbox, a new one goes behind them: order is kept per account.
       if (outbox?.waiting && !prepared.nothingToSend) {
-        await keep(msg, prepared, { since, order }, { attempts: 0, mayHaveReached: false, reason: 'older messages of this account wait in the outbox' });
+        await keep(msg, prepared, { since, order }, 0, 'older messages of this account wait in the outbox');
         done();
         return;
       }
@@ -90,8 +89,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
         result = kind === 'promotional' ? await client.sendPromotional(prepared, wireStop) : await client.sendTransactional(prepared, wireStop);
       } catch (error) {
         if (!outbox || !deferrable(error, operation)) throw error;
-        const mayHaveReached = (error as GatewayError).mayHaveReached !== false;
-        await keep(msg, prepared, { since, order }, { attempts: 1, mayHaveReached, reason: (error as Error).message }, error);
+        await keep(msg, prepared, { since, order }, 1, (error as Error).message, error);
         done();
         return;
       }
@@ -112,7 +110,8 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       msg: Msg,
       prepared: PreparedRequest,
       when: { since: number; order: number },
-      tried: { attempts: number; mayHaveReached: boolean; reason: string },
+      attempts: number,
+      reason: string,
       error?: unknown,
     ): Promise<void> {
       try {
@@ -125,7 +124,8 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
             messages: prepared.messages,
             msg: storableMsg(msg),
             ...when,
-            ...tried,
+            attempts,
+            reason,
           },
           msg,
         );
