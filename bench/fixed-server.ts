@@ -5,13 +5,15 @@
  */
 import { createServer } from 'node:http';
 
-const TRANSACTIONAL = JSON.stringify({ data: { status: 'accepted', sms_id: 'fixed-1', price: 0.05, credit: 100, number: '420777123456' } });
+// Each answer its own sms_id (delivery tracking keys on it), built as cheaply as the fixed text was.
+let nextId = 0;
+const transactional = () => `{"data":{"status":"accepted","sms_id":"fixed-${++nextId}","price":0.05,"credit":100,"number":"420777123456"}}`;
 
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
-    let body = TRANSACTIONAL;
+    let body = transactional();
     if (req.url?.endsWith('/promotional')) {
       const { number } = JSON.parse(Buffer.concat(chunks).toString()) as { number: (string | { number: string })[] };
       const response = number.map((n, i) => ({

@@ -19,7 +19,7 @@ const ROOT = join(__dirname, '..', '..');
 const QUICK = process.argv.includes('--quick');
 const PLAN = QUICK
   ? { runs: 3, messages: { 1: 40, 16: 300, 64: 400 } as Record<number, number>, recipients: [10_000], soakSeconds: 4, startPairs: 3 }
-  : { runs: 5, messages: { 1: 300, 16: 3000, 64: 4000 } as Record<number, number>, recipients: [10_000, 100_000], soakSeconds: 60, startPairs: 30 };
+  : { runs: 5, messages: { 1: 1000, 16: 8000, 64: 10_000 } as Record<number, number>, recipients: [10_000, 100_000], soakSeconds: 60, startPairs: 30 };
 /** `--concurrency 64` measures the closed loop at that concurrency only (for a profile). */
 const CONCURRENCY = process.argv.includes('--concurrency') ? [Number(process.argv[process.argv.indexOf('--concurrency') + 1])] : [1, 16, 64];
 const ID = 'bench';
@@ -242,8 +242,9 @@ const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf
 /** `--burst` measures the burst shapes only, `--closed` the closed loops only (for a profile). */
 const ONLY_BURST = process.argv.includes('--burst');
 const ONLY_CLOSED = process.argv.includes('--closed');
-/** `--start` measures what having the package installed costs, only. */
+/** `--start` measures what having the package installed costs, only; `--tracking` the tracking soak only. */
 const ONLY_START = process.argv.includes('--start');
+const ONLY_TRACKING = process.argv.includes('--tracking');
 
 /**
  * All clients are deployed at once and measured in turns (A, B, C, A, B, C, ...), so a slow
@@ -540,6 +541,32 @@ async function soak(fixedUrl: string) {
   return row;
 }
 
+/**
+ * Delivery tracking (issue 14) under a long run: 50,000 sends by a node whose account an events
+ * node tracks (with a report timeout of an hour, so every message waits for its report), each
+ * with its own sms_id. The account remembers the last 10,000: the heap after a garbage collection
+ * at 10,000 sends and at 50,000 must be the same give or take.
+ */
+async function trackingSoak(fixedUrl: string) {
+  const total = QUICK ? 15_000 : 50_000;
+  await runtime.deploy([
+    ...throughputFlow('track', fixedUrl),
+    { id: 'track-events', type: 'bulkgate-events', path: '/bench/events', account: 'track-acc', reportTimeout: 3600, wires: [[], [], []] },
+  ]);
+  const sender = nodeRedSender('track-package');
+  const heapAt = async (sends: number) => {
+    await closedLoop(sends, 16, sender.send);
+    gc();
+    return process.memoryUsage().heapUsed;
+  };
+  const at10000 = await heapAt(10_000);
+  const atEnd = await heapAt(total - 10_000);
+  await sender.close();
+  const row = { messages: total, heapAt10000MB: MB(at10000), heapAtEndMB: MB(atEnd), growthMB: MB(atEnd - at10000) };
+  console.log(`tracking ${total} sends: heap after 10,000 ${row.heapAt10000MB} MB, after ${total} ${row.heapAtEndMB} MB (growth ${row.growthMB} MB)`);
+  return row;
+}
+
 /** Runs bench/start-probe.js in a process of its own and returns its report. */
 function probe(args: string[]): Promise<Record<string, unknown>> {
   return new Promise((resolve, reject) => {
@@ -628,7 +655,7 @@ async function main(): Promise<void> {
     `node-red-contrib-bulkgate benchmark: ${machine.cores} cores (${machine.cpu}), Node.js ${machine.node}${QUICK ? ', quick' : ''}; median of ${PLAN.runs} runs after a warm-up`,
   );
   // First, with nothing else running in this process: each start is a process of its own.
-  const installed = ONLY_BURST || ONLY_CLOSED ? undefined : await installCost();
+  const installed = ONLY_BURST || ONLY_CLOSED || ONLY_TRACKING ? undefined : await installCost();
   if (ONLY_START) return;
   await runtime.start();
   const fixed = await startServer([join(ROOT, 'dist', 'bench', 'fixed-server.js')], /listening on (http\S+)/);
@@ -637,12 +664,17 @@ async function main(): Promise<void> {
     /listening on (http\S+)/,
   );
   try {
+    if (ONLY_TRACKING) {
+      await trackingSoak(fixed.url);
+      return;
+    }
     const transactional = ONLY_BURST ? [] : await throughput({ fixed: fixed.url, simulator: simulator.url });
     if (ONLY_CLOSED) return;
     const bursts = await burst(fixed.url);
     if (ONLY_BURST) return;
     const promo = await promotional(fixed.url);
     const steady = await soak(fixed.url);
+    const tracking = await trackingSoak(fixed.url);
     const count = counting();
     const inUse = await usage(fixed.url);
     const outboxFiles = runtime.outboxFiles();
@@ -703,6 +735,11 @@ async function main(): Promise<void> {
         : []),
       { target: `soak (${steady.seconds} s) heap growth < 10 MB`, value: steady.heapGrowthMB, pass: steady.heapGrowthMB < 10 },
       {
+        target: `${tracking.messages} tracked sends: heap growth after the first 10,000 < 5 MB`,
+        value: tracking.growthMB,
+        pass: tracking.growthMB < 5,
+      },
+      {
         target: 'after 10,000 sends and a campaign, heap after a garbage collection within 10 MB of the deployed one',
         value: round(Math.max(inUse.after10000Sends.heapMB, inUse.afterCampaign.heapMB) - inUse.deployed.heapMB, 1),
         pass: Math.max(inUse.after10000Sends.heapMB, inUse.afterCampaign.heapMB) - inUse.deployed.heapMB < 10,
@@ -715,7 +752,7 @@ async function main(): Promise<void> {
     mkdirSync(join(ROOT, 'bench'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench', 'results.json'),
-      `${JSON.stringify({ machine, plan: PLAN, installed, transactional, burst: bursts, outboxFiles, promotional: promo, soak: steady, inUse, counting: count, targets }, null, 2)}\n`,
+      `${JSON.stringify({ machine, plan: PLAN, installed, transactional, burst: bursts, outboxFiles, promotional: promo, soak: steady, tracking, inUse, counting: count, targets }, null, 2)}\n`,
     );
     console.log('\nwritten to bench/results.json');
   } finally {

@@ -147,11 +147,15 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     type: 'bulkgate-events',
     category: 'BulkGate',
     inputs: 0,
-    outputs: 2,
+    outputs: 3,
     settings: {
       name: { value: '' },
       // Missing or empty, the runtime serves /bulkgate/events (the placeholder).
       path: { value: '/bulkgate/events', validate: 'validPath' },
+      // Delivery tracking (issue 14): reports and replies matched to what this account's nodes sent.
+      account: { value: '', configType: 'bulkgate-account', required: false },
+      // Seconds to wait for a tracked message's final report before output 3 (0 = off).
+      reportTimeout: { value: 0, validate: 'number' },
     },
     credentials: { secret: { type: 'password', required: true } },
     label: 'plain',

@@ -9,6 +9,10 @@ export interface SimulatorAccountInit {
   country?: string;
   /** Numbers whose messages are not delivered (delivery report status 3). */
   unreachable?: string[];
+  /** Numbers whose messages never get a delivery report (a phone that stays off, a lost report). */
+  silent?: string[];
+  /** Milliseconds from sending to the delivery report, per number (others: the webhook's delay). */
+  reportDelay?: Record<string, number>;
 }
 
 export interface SimulatorAccount {
@@ -20,6 +24,8 @@ export interface SimulatorAccount {
   viber: Set<string>;
   country: string;
   unreachable: Set<string>;
+  silent: Set<string>;
+  reportDelay: Map<string, number>;
 }
 
 export const DEMO_ACCOUNT: Required<SimulatorAccountInit> = {
@@ -29,6 +35,8 @@ export const DEMO_ACCOUNT: Required<SimulatorAccountInit> = {
   viber: ['420777000001', '420777000002'],
   country: 'CZ',
   unreachable: ['420777000999'],
+  silent: ['420777000998'],
+  reportDelay: {},
 };
 
 export interface Contact {
@@ -63,6 +71,8 @@ export function createAccount(init: SimulatorAccountInit): SimulatorAccount {
     viber: new Set(init.viber ?? []),
     country: (init.country ?? 'CZ').toUpperCase(),
     unreachable: new Set(init.unreachable ?? []),
+    silent: new Set(init.silent ?? []),
+    reportDelay: new Map(Object.entries(init.reportDelay ?? {}).filter(([, ms]) => Number.isFinite(ms) && ms >= 0)),
   };
 }
 

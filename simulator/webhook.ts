@@ -29,12 +29,17 @@ export class WebhookDispatcher {
     void Promise.resolve(sent).catch(() => undefined);
   }
 
-  /** The reports of a message that went out: delivered (1) or not (3), and Viber's "seen" (13) after. */
+  /**
+   * The reports of a message that went out: delivered (1) or not (3), and Viber's "seen" (13)
+   * after; none for the account's silent numbers, later for those with their own report delay.
+   */
   reportSent(m: OutboxMessage, account: SimulatorAccount | undefined): void {
+    if (account?.silent.has(m.number)) return;
     const base = { smsID: m.sms_id, to: m.number, price: m.price, channel: m.channel };
     const delivered = !account?.unreachable.has(m.number);
-    this.#later(this.delay, () => this.send([{ status: delivered ? 1 : 3, ...base, date: new Date().toISOString() }]));
-    if (delivered && m.channel === 'viber') this.#later(this.delay * 2, () => this.send([{ status: 13, ...base, date: new Date().toISOString() }]));
+    const delay = account?.reportDelay.get(m.number) ?? this.delay;
+    this.#later(delay, () => this.send([{ status: delivered ? 1 : 3, ...base, date: new Date().toISOString() }]));
+    if (delivered && m.channel === 'viber') this.#later(delay * 2, () => this.send([{ status: 13, ...base, date: new Date().toISOString() }]));
   }
 
   /** A reply from a phone: status 10 with the sender and the text. */

@@ -148,6 +148,26 @@ describe('editor panels in Chromium', function () {
     await cancel(page);
   });
 
+  it('the events panel: an account to track (none by default), the report timeout, three outputs; saved as chosen', async () => {
+    await edit(page, 'ev1');
+    assert.ok(['', '_ADD_'].includes(await page.inputValue('#node-input-account')), 'no account by default');
+    assert.ok((await options(page, '#node-input-account')).includes('acc1'), 'the deployed account is offered');
+    assert.equal(await page.getAttribute('#node-input-reportTimeout', 'placeholder'), '0');
+    await page.selectOption('#node-input-account', 'acc1');
+    await page.fill('#node-input-reportTimeout', '120');
+    await browser.screenshot('panel-events-tracking');
+    await done(page);
+    const saved = await page.evaluate(() => {
+      const n = RED.nodes.node('ev1');
+      return { account: n.account, reportTimeout: n.reportTimeout, outputs: n.outputs, labels: n._def.outputLabels?.call(n, 2) };
+    });
+    assert.deepEqual(
+      { account: saved.account, reportTimeout: saved.reportTimeout, outputs: saved.outputs },
+      { account: 'acc1', reportTimeout: '120', outputs: 3 },
+    );
+    assert.equal(saved.labels, 'no report in time');
+  });
+
   it('API and version pickers show only the fields that API and version take', async () => {
     await edit(page, 'promo1');
     assert.deepEqual(await options(page, '#node-input-version'), ['2.0', '1.0']);

@@ -9,6 +9,7 @@ import { deferrable, expiredError, outboxFor, type OutboxWorker, type Outcome, t
 import { catalogText, nodeCatalog, type Msg } from './runtime';
 import { numberSetting, proxySettings, type AccountConfig, type AccountCredentials, type AccountNode } from './account';
 import { RateLimiter } from './rate-limit';
+import { trackerFor } from './tracking';
 
 /** The account node's constructor (loaded when the first account starts). */
 export function accountNode(RED: NodeAPI) {
@@ -67,6 +68,9 @@ export function accountNode(RED: NodeAPI) {
       client ??= build();
       return client;
     };
+
+    // Delivery tracking: kept by its module across redeploys, per account id.
+    node.tracker = trackerFor(node.id);
 
     // The outbox: kept by this module across redeploys; this node sends it while it runs.
     node.outboxMinutes = numberSetting(config.outboxMinutes, 60, 0);

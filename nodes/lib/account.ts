@@ -3,6 +3,7 @@ import type { Node, NodeAPI } from 'node-red';
 import type { GatewayClient, ProxySettings } from '../../gateway';
 import type { Outbox } from './outbox';
 import type { RateLimiter } from './rate-limit';
+import type { DeliveryTracker } from './tracking';
 
 export interface AccountNode extends Node {
   /** The account's client; throws `invalid_request` naming what is missing in the account. */
@@ -18,6 +19,8 @@ export interface AccountNode extends Node {
   outboxMinutes: number;
   /** Empties the outbox (the editor's button): each message goes to Catch. Resolves with how many. */
   emptyOutbox(): Promise<number>;
+  /** What the account's nodes sent, for the events node's delivery tracking (issue 14). */
+  tracker: DeliveryTracker;
 }
 
 export interface AccountConfig {

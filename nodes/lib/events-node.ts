@@ -12,11 +12,17 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { INCOMING, readEvent, type EventPayload } from '../../gateway';
+import { numberSetting } from './account';
 import { catalogText, nodeCatalog } from './runtime';
+import { trackerFor, type DeliveryTracker, type Tracked } from './tracking';
 
 interface EventsConfig {
   path?: string;
   name?: string;
+  /** A `bulkgate-account`: reports and replies are matched to what its nodes sent (issue 14). */
+  account?: string;
+  /** Seconds to wait for a tracked message's final report before output 3; 0: off. */
+  reportTimeout?: number | string;
 }
 
 /** Larger bodies are refused with 413 (a bulk report of thousands of reports is far below this). */
@@ -155,6 +161,30 @@ export function eventsNode(RED: NodeAPI) {
     const secret = node.credentials?.secret ?? '';
     let received = 0;
     let closed = false;
+    // Delivery tracking: the account's memory of what its nodes sent (it outlives this node).
+    const tracker: DeliveryTracker | undefined = config.account ? trackerFor(config.account) : undefined;
+    if (config.account && !RED.nodes.getNode(config.account)) node.warn(catalogText(texts, 'warnings.tracking-account-missing', { account: config.account }));
+    /** What a flow gets of a tracked message: a copy, so a flow that changes it changes no other msg. */
+    const sentOf = (tracked: Tracked) => RED.util.cloneMessage(tracked.sent as never) as Tracked['sent'];
+    if (tracker) {
+      const timeoutMs = numberSetting(config.reportTimeout, 0) * 1000;
+      tracker.listen(node, timeoutMs, (tracked) => {
+        if (closed) return;
+        const sent = sentOf(tracked);
+        node.send([
+          null,
+          null,
+          {
+            payload: { status: 'no_report', smsID: tracked.smsId, to: tracked.number, seconds: timeoutMs / 1000 },
+            smsId: tracked.smsId,
+            topic: sent.topic,
+            sent,
+            _msgid: RED.util.generateId(),
+          },
+        ] as never);
+      });
+      node.on('close', () => tracker.unlisten(node));
+    }
 
     const emit = (events: EventPayload[], from: number) => {
       if (closed) return;
@@ -162,8 +192,19 @@ export function eventsNode(RED: NodeAPI) {
       for (let i = from; i < end; i++) {
         const event = events[i] as EventPayload;
         received++;
-        const msg = { payload: event, smsId: event.smsID, topic: event.status, _msgid: RED.util.generateId() };
-        node.send(event.statusCode === INCOMING ? [null, msg] : [msg, null]);
+        const msg: Record<string, unknown> = { payload: event, smsId: event.smsID, topic: event.status, _msgid: RED.util.generateId() };
+        if (event.statusCode === INCOMING) {
+          const last = tracker?.lastTo(event.from);
+          if (last) msg.inReplyTo = { sent: sentOf(last), sms_id: last.smsId };
+          node.send([null, msg, null]);
+          continue;
+        }
+        const tracked = tracker?.report(event.smsID, event.status);
+        if (tracked) {
+          msg.sent = sentOf(tracked);
+          msg.topic = (msg.sent as Tracked['sent']).topic;
+        }
+        node.send([msg, null, null]);
       }
       if (end < events.length) setImmediate(() => emit(events, end));
       else node.status({ fill: 'green', shape: 'dot', text: catalogText(texts, 'status.events', { count: received }) });

@@ -21,6 +21,7 @@ import { numberSetting, type AccountNode } from './account';
 import { catalogText, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
 import { fieldPlan, nodeOperation, sendFields, type SendConfig } from './send-fields';
 import { StormGuard } from './storm';
+import { numberKey } from './tracking';
 
 type Kind = 'promotional' | 'transactional';
 
@@ -93,14 +94,18 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
         done();
         return;
       }
-      route(msg, result, send);
+      route(msg, result, send, () => storableBody(prepared));
       done();
     }
 
-    function route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send): void {
-      if ('response' in result) routePromotional(msg, result, send);
-      else routeTransactional(msg, result, send);
+    /** `body`: the wire body (without credentials), read only when delivery tracking needs it. */
+    function route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: () => Record<string, unknown>): void {
+      if ('response' in result) routePromotional(msg, result, send, body);
+      else routeTransactional(msg, result, send, body);
     }
+
+    /** The account's delivery tracking (issue 14) remembers what was accepted, while an events node listens. */
+    const tracker = account?.tracker;
 
     /**
      * Keeps a msg in the account's outbox; resolves once it is on disk. If it cannot be kept (the
@@ -141,7 +146,12 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       try {
         if ('result' in outcome) {
           msg.bulkgate = { deferred };
-          route(msg, outcome.result, (m) => node.send(m as never));
+          route(
+            msg,
+            outcome.result,
+            (m) => node.send(m as never),
+            () => entry.body,
+          );
         } else {
           fail(texts, status, msg, outcome.error, (e) => {
             msg.bulkgate = { ...(msg.bulkgate as object), deferred };
@@ -153,8 +163,19 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       }
     };
 
-    function routePromotional(msg: Msg, result: PromotionalResult, send: Send): void {
+    function routePromotional(msg: Msg, result: PromotionalResult, send: Send, body: () => Record<string, unknown>): void {
       const records = result.response;
+      if (tracker?.listening) {
+        // msg.sent.payload of each recipient: its entry of the request, as the node sent it.
+        const wire = body();
+        const entries = recipientEntries(wire.number);
+        const at = scheduledAt(wire.schedule);
+        for (const record of records) {
+          if (record.status === 'error' || typeof record.sms_id !== 'string') continue;
+          const key = numberKey(record.number);
+          tracker.track(record.sms_id, record.number, { topic: msg.topic, payload: entries.get(key) ?? { number: record.number }, node: node.id }, at);
+        }
+      }
       const accepted: Msg[] = [];
       const refused: Msg[] = [];
       // One clone of the msg (without its payload, which may hold the whole recipient list);
@@ -175,8 +196,15 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       showTotals();
     }
 
-    function routeTransactional(msg: Msg, result: TransactionalResult, send: Send): void {
-      msg.payload = result.record;
+    function routeTransactional(msg: Msg, result: TransactionalResult, send: Send, body: () => Record<string, unknown>): void {
+      const record = result.record;
+      if (!result.rejected && tracker?.listening && typeof record.sms_id === 'string') {
+        const at = record.status === 'scheduled' ? scheduledAt(body().schedule) : undefined;
+        // A copy of the payload as the node received it: the flow may change the msg's later.
+        const sent = { topic: msg.topic, payload: RED.util.cloneMessage(msg.payload as never), node: node.id };
+        tracker.track(record.sms_id, record.number ?? body().number, sent, at);
+      }
+      msg.payload = record;
       if (result.rejected) {
         rejected++;
         send([null, msg]);
@@ -204,7 +232,12 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
         const client = account.gateway();
         const prepared = client.prepareOperation(operation, { ...fields, text, channel });
         if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop);
-        routeTransactional(msg, await client.sendTransactional(prepared, wireStop), (m) => node.send(m as never));
+        routeTransactional(
+          msg,
+          await client.sendTransactional(prepared, wireStop),
+          (m) => node.send(m as never),
+          () => storableBody(prepared),
+        );
       } catch (error) {
         fail(texts, status, msg, error, (e) => node.error(e, msg));
       }
@@ -255,4 +288,24 @@ function safeTimeout(account: AccountNode): number {
   } catch {
     return 0;
   }
+}
+
+/** A request's recipient entries by number: `{number, variables, text}` objects, or `{number}` for plain numbers. */
+function recipientEntries(wire: unknown): Map<string, unknown> {
+  const entries = new Map<string, unknown>();
+  const list = typeof wire === 'string' ? wire.split(';') : Array.isArray(wire) ? wire : [];
+  for (const item of list) {
+    const entry = typeof item === 'object' && item !== null ? item : { number: item };
+    const key = numberKey((entry as { number?: unknown }).number);
+    if (key && !entries.has(key)) entries.set(key, entry);
+  }
+  return entries;
+}
+
+/** A wire schedule (unix seconds or ISO 8601) in ms; undefined when there is none. */
+function scheduledAt(schedule: unknown): number | undefined {
+  if (schedule === undefined || schedule === null || schedule === '') return undefined;
+  const text = String(schedule);
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text);
+  return Number.isFinite(ms) ? ms : undefined;
 }

@@ -1,0 +1,237 @@
+/**
+ * Delivery tracking (issue 14): what an account's send nodes had accepted, by `sms_id`, so that
+ * the events node can put the original msg beside its delivery report (`msg.sent`), say when a
+ * final report did not come in time (output 3, `no_report`), and tell which alert a reply
+ * answers (`msg.inReplyTo`).
+ *
+ * Bounded in number and age (the last 10,000 messages, 24 hours): the oldest is forgotten first.
+ * It lives as long as the Node-RED process, per account id, so a redeploy of the send nodes, the
+ * events node or the account itself keeps it. It remembers only while an events node with that
+ * account runs: a user without one pays nothing.
+ */
+
+/** What `msg.sent` carries: the original msg's topic and payload, and the node that sent it. */
+export interface SentRef {
+  topic: unknown;
+  payload: unknown;
+  node: string;
+}
+
+export interface Tracked {
+  smsId: string;
+  /** The recipient's digits (no `+`, no spaces): how a reply's `from` is matched. */
+  number: string;
+  sent: SentRef;
+  /** When the gateway accepted it, ms since the epoch. */
+  acceptedAt: number;
+  /** What the report timeout counts from: the schedule of a scheduled message, else acceptedAt. */
+  countsFrom: number;
+  /** A final report (delivered or not delivered) came. */
+  final: boolean;
+  /** Forgotten (older than the bounds): nothing fires for it any more. */
+  forgotten: boolean;
+}
+
+/** Final statuses: after one of these, no report is awaited. Buffered and seen are not final. */
+export const FINAL_STATUSES: ReadonlySet<string> = new Set(['delivered', 'not_delivered']);
+
+export const TRACK_LIMIT = 10_000;
+export const TRACK_HOURS = 24;
+/** setTimeout's ceiling; a report timeout beyond the 24 hours of memory could never fire anyway. */
+const MAX_TIMEOUT_MS = TRACK_HOURS * 3600 * 1000;
+
+/** A number's digits: `+420 777 000 123`, `420777000123` and `00420777000123` are one number. */
+export function numberKey(value: unknown): string {
+  const digits = String(value ?? '').replace(/\D/g, '');
+  return digits.replace(/^00/, '');
+}
+
+/**
+ * One events node's report timeout: tracked messages in the order their time runs out. Most
+ * count from their acceptance, so they arrive in order and a queue keeps them; a scheduled one
+ * goes to a short list sorted by its schedule.
+ */
+class ReportWatch {
+  #queue: Tracked[] = [];
+  #head = 0;
+  #scheduled: Tracked[] = [];
+  #timer: NodeJS.Timeout | undefined;
+  #timerAt = Infinity;
+
+  constructor(
+    readonly timeoutMs: number,
+    private readonly onNoReport: (tracked: Tracked) => void,
+    private readonly now: () => number,
+  ) {}
+
+  add(tracked: Tracked): void {
+    if (tracked.countsFrom > tracked.acceptedAt) {
+      let i = this.#scheduled.length;
+      while (i > 0 && (this.#scheduled[i - 1] as Tracked).countsFrom > tracked.countsFrom) i--;
+      this.#scheduled.splice(i, 0, tracked);
+    } else this.#queue.push(tracked);
+    this.#arm();
+  }
+
+  /** Drops what was forgotten from the front (the oldest are forgotten first). */
+  prune(): void {
+    while (this.#head < this.#queue.length && (this.#queue[this.#head] as Tracked).forgotten) this.#head++;
+    this.#compact();
+    if (this.#scheduled.some((t) => t.forgotten)) this.#scheduled = this.#scheduled.filter((t) => !t.forgotten);
+  }
+
+  stop(): void {
+    clearTimeout(this.#timer);
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    this.#queue = [];
+    this.#head = 0;
+    this.#scheduled = [];
+  }
+
+  #due(tracked: Tracked): number {
+    return tracked.countsFrom + this.timeoutMs;
+  }
+
+  #fire(): void {
+    this.#timer = undefined;
+    this.#timerAt = Infinity;
+    const now = this.now();
+    const late: Tracked[] = [];
+    while (this.#head < this.#queue.length && this.#due(this.#queue[this.#head] as Tracked) <= now) late.push(this.#queue[this.#head++] as Tracked);
+    while (this.#scheduled.length && this.#due(this.#scheduled[0] as Tracked) <= now) late.push(this.#scheduled.shift() as Tracked);
+    this.#compact();
+    this.#arm();
+    for (const tracked of late) {
+      if (tracked.final || tracked.forgotten) continue;
+      try {
+        this.onNoReport(tracked);
+      } catch {
+        // An events node's output must not stop the others.
+      }
+    }
+  }
+
+  #compact(): void {
+    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
+      this.#queue = this.#queue.slice(this.#head);
+      this.#head = 0;
+    }
+  }
+
+  #arm(): void {
+    const first = this.#queue[this.#head];
+    const next = Math.min(first ? this.#due(first) : Infinity, this.#scheduled[0] ? this.#due(this.#scheduled[0]) : Infinity);
+    if (next === Infinity || next >= this.#timerAt) return;
+    clearTimeout(this.#timer);
+    this.#timerAt = next;
+    this.#timer = setTimeout(() => this.#fire(), Math.min(MAX_TIMEOUT_MS, Math.max(0, next - this.now())));
+  }
+}
+
+export interface TrackerLimits {
+  count: number;
+  ageMs: number;
+}
+
+export class DeliveryTracker {
+  #bySmsId = new Map<string, Tracked>();
+  /** The last message to each number, for replies. */
+  #byNumber = new Map<string, Tracked>();
+  #watches = new Map<object, ReportWatch>();
+  #listeners = new Set<object>();
+
+  constructor(
+    private readonly limits: TrackerLimits = { count: TRACK_LIMIT, ageMs: TRACK_HOURS * 3600 * 1000 },
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** Whether an events node listens: only then are sends remembered. */
+  get listening(): boolean {
+    return this.#listeners.size > 0;
+  }
+
+  get size(): number {
+    return this.#bySmsId.size;
+  }
+
+  /**
+   * An events node starts listening; with a timeout, `onNoReport` is called for each message
+   * accepted from now on whose final report has not come `timeoutMs` after it counts from.
+   */
+  listen(owner: object, timeoutMs: number, onNoReport: (tracked: Tracked) => void): void {
+    this.#listeners.add(owner);
+    this.#watches.get(owner)?.stop();
+    this.#watches.delete(owner);
+    if (timeoutMs > 0) this.#watches.set(owner, new ReportWatch(timeoutMs, onNoReport, this.now));
+  }
+
+  unlisten(owner: object): void {
+    this.#listeners.delete(owner);
+    this.#watches.get(owner)?.stop();
+    this.#watches.delete(owner);
+  }
+
+  /** A message the gateway accepted (or scheduled for `scheduledAt`, ms). */
+  track(smsId: string, number: unknown, sent: SentRef, scheduledAt?: number): void {
+    if (!this.listening || !smsId) return;
+    const acceptedAt = this.now();
+    const tracked: Tracked = {
+      smsId,
+      number: numberKey(number),
+      sent,
+      acceptedAt,
+      countsFrom: scheduledAt !== undefined && scheduledAt > acceptedAt ? scheduledAt : acceptedAt,
+      final: false,
+      forgotten: false,
+    };
+    const before = this.#bySmsId.get(smsId);
+    if (before) this.#forget(before);
+    this.#bySmsId.set(smsId, tracked);
+    if (tracked.number) this.#byNumber.set(tracked.number, tracked);
+    for (const watch of this.#watches.values()) watch.add(tracked);
+    this.#trim();
+  }
+
+  /** The tracked message a report is about (its final status noted), or undefined. */
+  report(smsId: unknown, status: string): Tracked | undefined {
+    this.#trim();
+    const tracked = typeof smsId === 'string' ? this.#bySmsId.get(smsId) : undefined;
+    if (tracked && FINAL_STATUSES.has(status)) tracked.final = true;
+    return tracked;
+  }
+
+  /** The last message the account sent to a number, within the bounds. */
+  lastTo(number: unknown): Tracked | undefined {
+    this.#trim();
+    const key = numberKey(number);
+    return key ? this.#byNumber.get(key) : undefined;
+  }
+
+  /** Forgets the oldest beyond the bounds (insertion order is acceptance order). */
+  #trim(): void {
+    const oldest = this.now() - this.limits.ageMs;
+    let forgot = false;
+    for (const tracked of this.#bySmsId.values()) {
+      if (this.#bySmsId.size <= this.limits.count && tracked.acceptedAt >= oldest) break;
+      this.#forget(tracked);
+      forgot = true;
+    }
+    if (forgot) for (const watch of this.#watches.values()) watch.prune();
+  }
+
+  #forget(tracked: Tracked): void {
+    tracked.forgotten = true;
+    this.#bySmsId.delete(tracked.smsId);
+    if (this.#byNumber.get(tracked.number) === tracked) this.#byNumber.delete(tracked.number);
+  }
+}
+
+const trackers = new Map<string, DeliveryTracker>();
+
+/** The tracker of an account id: one per process, so it outlives redeploys. */
+export function trackerFor(accountId: string): DeliveryTracker {
+  let tracker = trackers.get(accountId);
+  if (!tracker) trackers.set(accountId, (tracker = new DeliveryTracker()));
+  return tracker;
+}

@@ -1,0 +1,266 @@
+/**
+ * Delivery tracking (issue 14) in the runtime, against the simulator and its webhook: the three
+ * one-wire patterns (escalate when not delivered in time, log the delivery against the alarm,
+ * a reply ACK matched to the alarm), the outbox's sends, redeploys, two events nodes on one
+ * account; and the bounds of the account's memory.
+ */
+import assert from 'node:assert/strict';
+import { createServer, type Server } from 'node:http';
+import { DeliveryTracker } from '../nodes/lib/tracking';
+import { collect, helper, httpNode, load, unload, type FlowNode, type TestNode } from './support/red';
+import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+
+const SECRET = 'tracking-secret-77aa';
+const SILENT = '420777000998';
+const LATE = '420777000997';
+const OWNER = '420777000123';
+
+describe('delivery tracking: reports and replies matched to what was sent', function () {
+  this.timeout(30_000);
+  let sim: TestSimulator;
+  let server: Server;
+  let base = '';
+  // The account's memory outlives redeploys (per account id, for the process): each test has its own account.
+  let run = 0;
+  let acc = '';
+
+  before(async () => {
+    sim = await startTestSimulator(1000);
+    server = createServer((req, res) => (httpNode ? httpNode(req, res) : res.end()));
+    await new Promise<void>((r) => server.listen(0, '127.0.0.1', () => r()));
+    base = `http://127.0.0.1:${(server.address() as { port: number }).port}`;
+  });
+  beforeEach(async () => {
+    acc = `track-acc-${++run}`;
+    await sim.reset();
+    await fetch(`${sim.url}/simulator/accounts`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ id: ACCOUNT_ID, token: TOKEN, credit: 1000, silent: [SILENT], reportDelay: { [LATE]: 1500 } }),
+    });
+    await webhook('/bulkgate/events');
+  });
+  afterEach(() => unload());
+  after(async () => {
+    server.close();
+    await sim.close();
+  });
+
+  const webhook = (path: string) =>
+    fetch(`${sim.url}/simulator/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${base}${path}?token=${SECRET}`, delay: 50 }),
+    });
+
+  /** An account, a transactional and a promotional node, and events nodes (default: one with the account). */
+  function flow(events: Record<string, unknown>[] = [{ id: 'e', reportTimeout: 1 }], account: Record<string, unknown> = {}): FlowNode[] {
+    return [
+      { id: acc, type: 'bulkgate-account', baseUrl: sim.url, retries: 0, outboxDelay: 200, ...account },
+      { id: 't', type: 'bulkgate-transactional', account: acc, text: '', wires: [['accepted'], []] },
+      { id: 'p', type: 'bulkgate-promotional', account: acc, text: 'Hi <name>, the gate is open', wires: [['accepted'], [], []] },
+      ...events.map((e) => ({
+        type: 'bulkgate-events',
+        path: `/bulkgate/${e.id === 'e' ? 'events' : e.id}`,
+        account: acc,
+        wires: [[`${e.id}-reports`], [`${e.id}-replies`], [`${e.id}-late`]],
+        ...e,
+      })),
+      { id: 'accepted', type: 'helper' },
+      ...events.flatMap((e) => ['reports', 'replies', 'late'].map((port) => ({ id: `${e.id}-${port}`, type: 'helper' }))),
+    ] as FlowNode[];
+  }
+  const credentials = (events: string[] = ['e']) => ({
+    [acc]: { application_id: ACCOUNT_ID, application_token: TOKEN },
+    ...Object.fromEntries(events.map((id) => [id, { secret: SECRET }])),
+  });
+  const receive = (id: string, msg: unknown) => (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
+  /** Msgs arriving at a helper node from now on. */
+  const watch = (id: string) => {
+    const got: Record<string, any>[] = [];
+    (helper.getNode(id) as TestNode).on('input', (m: Record<string, any>) => got.push(m));
+    return got;
+  };
+  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+  it('"not delivered in time": output 3 once for the message with no final report, with msg.sent; none for the delivered one', async () => {
+    await load(flow(), credentials());
+    const late = watch('e-late');
+    const reports = collect('e-reports', 1, 10_000);
+    receive('t', { topic: 'garage', payload: 'Motion in the garage', number: SILENT });
+    receive('t', { topic: 'door', payload: 'Door opened', number: '420777000555' });
+    const [report] = await reports;
+    await pause(2000);
+    assert.equal(late.length, 1, 'one no_report');
+    const [noReport] = late;
+    assert.equal(noReport?.payload.status, 'no_report');
+    assert.deepEqual(noReport?.sent, { topic: 'garage', payload: 'Motion in the garage', node: 't' });
+    assert.equal(noReport?.topic, 'garage');
+    assert.equal(noReport?.payload.to, SILENT);
+    // The delivered one: its report carries what was sent, and output 3 stayed quiet for it.
+    assert.equal(report?.payload.status, 'delivered');
+    assert.deepEqual(report?.sent, { topic: 'door', payload: 'Door opened', node: 't' });
+    assert.equal(report?.topic, 'door');
+  });
+
+  it('a final report that comes after output 3 still comes out of output 1 with msg.sent; a buffered one does not stop output 3', async () => {
+    await load(flow(), credentials());
+    const late = collect('e-late', 2, 10_000);
+    const reports = watch('e-reports');
+    const accepted = collect('accepted', 2);
+    receive('t', { topic: 'late', payload: 'Motion in the hall', number: LATE });
+    receive('t', { topic: 'buffered', payload: 'Water on the floor', number: SILENT });
+    const buffered = (await accepted).find((m) => m.topic === 'buffered');
+    // A buffered report (status 2) is not final: the message is still awaited.
+    await fetch(`${base}/bulkgate/events?token=${SECRET}&status=2&smsID=${buffered?.payload.sms_id}`);
+    const noReports = await late;
+    assert.deepEqual(noReports.map((m) => m.topic).sort(), ['buffered', 'late']);
+    await pause(1500);
+    const byTopic = Object.fromEntries(reports.map((m) => [`${m.topic}:${m.payload.status}`, m.sent]));
+    assert.deepEqual(byTopic['buffered:buffered'], { topic: 'buffered', payload: 'Water on the floor', node: 't' });
+    assert.deepEqual(byTopic['late:delivered'], { topic: 'late', payload: 'Motion in the hall', node: 't' });
+  });
+
+  it('a reply from a number the account texted carries msg.inReplyTo (the last message to it); from another number, none', async () => {
+    await load(flow([{ id: 'e', reportTimeout: 0 }]), credentials());
+    const accepted = collect('accepted', 2);
+    receive('t', { topic: 'alarm-1', payload: 'Alarm: smoke in the kitchen', number: OWNER });
+    await pause(50);
+    receive('t', { topic: 'alarm-2', payload: 'Alarm: smoke in the hall', number: '+420 777 000 123' });
+    const [, second] = await accepted;
+    const replies = collect('e-replies', 2);
+    for (const from of ['+420777000123', '420777000444']) {
+      await fetch(`${sim.url}/simulator/incoming`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ from, message: 'ACK' }),
+      });
+    }
+    const got = await replies;
+    const fromOwner = got.find((m) => m.payload.from === '+420777000123');
+    const fromOther = got.find((m) => m.payload.from === '420777000444');
+    assert.deepEqual(fromOwner?.inReplyTo, { sent: { topic: 'alarm-2', payload: 'Alarm: smoke in the hall', node: 't' }, sms_id: second?.payload.sms_id });
+    assert.equal(fromOther?.inReplyTo, undefined);
+  });
+
+  it("a promotional send: each recipient's report carries that recipient's entry as msg.sent.payload", async () => {
+    await load(flow([{ id: 'e', reportTimeout: 0 }]), credentials());
+    const reports = collect('e-reports', 2, 10_000);
+    receive('p', {
+      topic: 'gate',
+      payload: {
+        number: [
+          { number: '+420 777 000 601', variables: { name: 'Jana' } },
+          { number: '420777000602', variables: { name: 'Petr' } },
+        ],
+      },
+    });
+    const got = await reports;
+    const sent = got.map((m) => m.sent).sort((a, b) => a.payload.variables.name.localeCompare(b.payload.variables.name));
+    assert.deepEqual(sent, [
+      { topic: 'gate', payload: { number: '420777000601', variables: { name: 'Jana' } }, node: 'p' },
+      { topic: 'gate', payload: { number: '420777000602', variables: { name: 'Petr' } }, node: 'p' },
+    ]);
+  });
+
+  it('a message sent from the outbox is tracked too', async () => {
+    await load(flow([{ id: 'e', reportTimeout: 0 }]), credentials());
+    await sim.fault({ offline: { seconds: 1, mode: '503' } });
+    const reports = collect('e-reports', 1, 15_000);
+    receive('t', { topic: 'kept', payload: 'Freezer warm', number: '420777000556' });
+    const [report] = await reports;
+    assert.deepEqual(report?.sent, { topic: 'kept', payload: 'Freezer warm', node: 't' });
+  });
+
+  it('the memory lives with the account: a report after a redeploy of every node is still matched', async () => {
+    await load(flow([{ id: 'e', reportTimeout: 0 }]), credentials());
+    const accepted = collect('accepted', 1);
+    receive('t', { topic: 'before-redeploy', payload: 'Gate open', number: SILENT });
+    const [msg] = await accepted;
+    await unload();
+    await load(flow([{ id: 'e', reportTimeout: 0 }]), credentials());
+    const reports = collect('e-reports', 1);
+    await fetch(`${base}/bulkgate/events?token=${SECRET}&status=1&smsID=${msg?.payload.sms_id}`);
+    const [report] = await reports;
+    assert.deepEqual(report?.sent, { topic: 'before-redeploy', payload: 'Gate open', node: 't' });
+  });
+
+  it('two events nodes on one account: each emits each report it gets once, with msg.sent; a final report at one stops output 3 at both', async () => {
+    await load(
+      flow([
+        { id: 'e', reportTimeout: 1 },
+        { id: 'e2', reportTimeout: 1 },
+      ]),
+      credentials(['e', 'e2']),
+    );
+    const first = watch('e-reports');
+    const second = watch('e2-reports');
+    const lateFirst = watch('e-late');
+    const lateSecond = watch('e2-late');
+    const accepted = collect('accepted', 2);
+    receive('t', { topic: 'a', payload: 'Alarm A', number: SILENT });
+    receive('t', { topic: 'b', payload: 'Alarm B', number: '420777000557' });
+    const ids = Object.fromEntries((await accepted).map((m) => [m.topic, m.payload.sms_id]));
+    // The gateway calls e's webhook (the simulator's); a copy of A's final report goes to e2's.
+    await fetch(`${base}/bulkgate/e2?token=${SECRET}&status=1&smsID=${ids.a}`);
+    await pause(2000);
+    assert.deepEqual(
+      first.map((m) => m.sent.topic),
+      ['b'],
+    );
+    assert.deepEqual(
+      second.map((m) => m.sent.topic),
+      ['a'],
+    );
+    assert.deepEqual(lateFirst, [], 'both reached a final report');
+    assert.deepEqual(lateSecond, []);
+  });
+
+  it('an events node without an account emits reports as before: no msg.sent, no output 3', async () => {
+    await load(flow([{ id: 'e', account: '', reportTimeout: 1 }]), credentials());
+    const reports = collect('e-reports', 1);
+    const late = watch('e-late');
+    receive('t', { topic: 'plain', payload: 'Door opened', number: '420777000558' });
+    receive('t', { topic: 'silent', payload: 'Door opened', number: SILENT });
+    const [report] = await reports;
+    await pause(1500);
+    assert.equal(report?.sent, undefined);
+    assert.equal(report?.topic, 'delivered');
+    assert.deepEqual(late, []);
+  });
+});
+
+describe("delivery tracking: the account's memory is bounded", () => {
+  const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
+
+  it('the 10,001st message forgets the first (its report and replies no longer match); the second is still known', () => {
+    const tracker = new DeliveryTracker();
+    tracker.listen({}, 0, () => undefined);
+    for (let i = 0; i < 10_001; i++) tracker.track(`id-${i}`, `420777${String(i).padStart(6, '0')}`, sent(i));
+    assert.equal(tracker.size, 10_000);
+    assert.equal(tracker.report('id-0', 'delivered'), undefined);
+    assert.equal(tracker.lastTo('420777000000'), undefined);
+    assert.deepEqual(tracker.report('id-1', 'delivered')?.sent, sent(1));
+    assert.equal(tracker.lastTo('+420 777 000 001')?.smsId, 'id-1');
+  });
+
+  it('a message older than 24 hours is forgotten', () => {
+    let now = Date.parse('2026-11-22T10:00:00Z');
+    const tracker = new DeliveryTracker(undefined, () => now);
+    tracker.listen({}, 0, () => undefined);
+    tracker.track('old', '420777000001', sent(1));
+    now += 23 * 3600 * 1000;
+    tracker.track('new', '420777000002', sent(2));
+    assert.ok(tracker.report('old', 'buffered'));
+    now += 3600 * 1000 + 1;
+    assert.equal(tracker.report('old', 'delivered'), undefined);
+    assert.equal(tracker.lastTo('420777000001'), undefined);
+    assert.ok(tracker.report('new', 'delivered'));
+  });
+
+  it('nothing is remembered while no events node listens', () => {
+    const tracker = new DeliveryTracker();
+    tracker.track('x', '420777000001', sent(1));
+    assert.equal(tracker.size, 0);
+  });
+});
