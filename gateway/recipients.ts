@@ -12,8 +12,11 @@ export function normalizeNumber(raw: string | number): string {
 export const PHONE_DIGITS = '^[0-9]{3,20}$';
 
 /** Whether a number as a user writes it (`+420 777 123 456`) is one the gateway can take. */
+/** Built once (no `g` flag, so `test` keeps no state between numbers). */
+const PHONE = new RegExp(PHONE_DIGITS);
+
 export function isPhoneNumber(raw: string | number): boolean {
-  return new RegExp(PHONE_DIGITS).test(normalizeNumber(raw));
+  return PHONE.test(normalizeNumber(raw));
 }
 
 /** Splits a recipient string: several numbers separated by `;` or `,`. */

@@ -444,6 +444,8 @@ function findMissingVariables(
 ): string[] {
   const shared = [text, ...Object.values(channel ?? {}).map((c) => (typeof c.text === 'string' ? c.text : undefined))];
   const sharedNames = shared.flatMap(placeholders);
+  // The usual alert: one number, a text without placeholders; nothing to look for.
+  if (!recipients && sharedNames.length === 0) return [];
   const missing = new Set<string>();
   if (!recipients) {
     for (const name of sharedNames) if (!transactionalVariables || !(name in transactionalVariables)) missing.add(name);

@@ -121,6 +121,21 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     assert.deepEqual(byTopic['late:delivered'], { topic: 'late', payload: 'Motion in the hall', node: 't' });
   });
 
+  it('a scheduled message counts from its schedule: its no_report comes after the one of a message sent at once', async () => {
+    await load(flow(), credentials());
+    const late = collect('e-late', 2, 15_000);
+    const accepted = collect('accepted', 2);
+    // The simulator reports a scheduled message only when it goes out; the silent number never gets one.
+    receive('t', { topic: 'scheduled', payload: 'Check the boiler', number: SILENT, schedule: new Date(Date.now() + 2500) });
+    receive('t', { topic: 'now', payload: 'Check the boiler now', number: SILENT });
+    const statuses = Object.fromEntries((await accepted).map((m) => [m.topic, m.payload.status]));
+    assert.deepEqual(statuses, { scheduled: 'scheduled', now: 'accepted' });
+    assert.deepEqual(
+      (await late).map((m) => m.topic),
+      ['now', 'scheduled'],
+    );
+  });
+
   it('a reply from a number the account texted carries msg.inReplyTo (the last message to it); from another number, none', async () => {
     await load(flow([{ id: 'e', reportTimeout: 0 }]), credentials());
     const accepted = collect('accepted', 2);

@@ -52,7 +52,8 @@ export function numberKey(value: unknown): string {
  * goes to a short list sorted by its schedule.
  */
 class ReportWatch {
-  #queue: Tracked[] = [];
+  /** Slots before `#head` are emptied as it passes them, so a forgotten message is not kept alive here. */
+  #queue: (Tracked | undefined)[] = [];
   #head = 0;
   #scheduled: Tracked[] = [];
   #timer: NodeJS.Timeout | undefined;
@@ -75,7 +76,7 @@ class ReportWatch {
 
   /** Drops what was forgotten from the front (the oldest are forgotten first). */
   prune(): void {
-    while (this.#head < this.#queue.length && (this.#queue[this.#head] as Tracked).forgotten) this.#head++;
+    while (this.#head < this.#queue.length && (this.#queue[this.#head] as Tracked).forgotten) this.#queue[this.#head++] = undefined;
     this.#compact();
     if (this.#scheduled.some((t) => t.forgotten)) this.#scheduled = this.#scheduled.filter((t) => !t.forgotten);
   }
@@ -98,7 +99,10 @@ class ReportWatch {
     this.#timerAt = Infinity;
     const now = this.now();
     const late: Tracked[] = [];
-    while (this.#head < this.#queue.length && this.#due(this.#queue[this.#head] as Tracked) <= now) late.push(this.#queue[this.#head++] as Tracked);
+    while (this.#head < this.#queue.length && this.#due(this.#queue[this.#head] as Tracked) <= now) {
+      late.push(this.#queue[this.#head] as Tracked);
+      this.#queue[this.#head++] = undefined;
+    }
     while (this.#scheduled.length && this.#due(this.#scheduled[0] as Tracked) <= now) late.push(this.#scheduled.shift() as Tracked);
     this.#compact();
     this.#arm();
