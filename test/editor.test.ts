@@ -152,8 +152,10 @@ describe('editor panels in Chromium', function () {
     await edit(page, 'ev1');
     assert.ok(['', '_ADD_'].includes(await page.inputValue('#node-input-account')), 'no account by default');
     assert.ok((await options(page, '#node-input-account')).includes('acc1'), 'the deployed account is offered');
-    assert.equal(await page.getAttribute('#node-input-reportTimeout', 'placeholder'), '0');
+    assert.equal(await page.isVisible('#node-input-reportTimeout'), false, 'no timeout without an account to track');
     await page.selectOption('#node-input-account', 'acc1');
+    assert.equal(await page.isVisible('#node-input-reportTimeout'), true, 'the timeout shows with an account');
+    assert.equal(await page.getAttribute('#node-input-reportTimeout', 'placeholder'), '0');
     await page.fill('#node-input-reportTimeout', '120');
     await browser.screenshot('panel-events-tracking');
     await done(page);

@@ -45,4 +45,11 @@ export function eventsPanel(): void {
   secret.addEventListener('input', refresh);
   path.addEventListener('input', refresh);
   refresh();
+  // The report timeout means something only for a tracked account: shown with one chosen.
+  const showTimeout = () => {
+    const value = String($('#node-input-account').val() ?? '');
+    $('#bulkgate-events-timeout-row').toggle(value !== '' && value !== '_ADD_');
+  };
+  $('#node-input-account').on('change', showTimeout);
+  showTimeout();
 }
