@@ -10,6 +10,7 @@ import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from '
 import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type HttpMethod, type Operation } from './operations';
 import { prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type RejectedRecipient, type SendFields } from './request';
 import { prepareResend } from './resend';
+import { prepareEndpoint, type EndpointName } from './endpoints';
 
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 
@@ -236,6 +237,24 @@ export class GatewayClient {
     const data = (answer.body as { data?: unknown }).data;
     if (!isObject(data) || typeof data.credit !== 'number') throw badResponse(answer.status, 'a balance without credit');
     return data as BalanceRecord;
+  }
+
+  /**
+   * One call to the gateway's other endpoints (one-time passwords, number check, blacklist,
+   * address book; gateway/endpoints.ts): the body checked against its schema, sent with the
+   * retry policy (a write is repeated only when the gateway certainly did not take it), and the
+   * answer's `data` returned as the gateway gave it. A wrong OTP code is `{verified: false}`,
+   * not an error.
+   */
+  async call(
+    name: EndpointName,
+    fields: Record<string, unknown>,
+    options: { signal?: StopSignal } = {},
+    onAttempt?: (e: AttemptEvent) => void,
+  ): Promise<unknown> {
+    const prepared = prepareEndpoint(name, fields, this.#identity);
+    const answer = await this.execute(prepared, options.signal, onAttempt);
+    return (answer.body as { data: unknown }).data;
   }
 
   /** Sends a prepared request with the retry policy. Resolves with a `data` answer. */

@@ -22,6 +22,17 @@ const GATEWAY_SENTENCES: Record<string, string> = {
   unknown_action: 'The gateway does not know this endpoint',
   unsupported_api_version: 'The gateway does not support this API version',
   invalid_phone_number: 'Invalid phone number',
+  // The other endpoints' types (one-time passwords, blacklist, address book).
+  invalid_id_provided: 'The gateway knows no one-time password by this id (it has expired, or msg.otpId is not the id the send answered)',
+  invalid_input_parameters: 'The gateway did not accept the fields of this request',
+  invalid_wallet: "The wallet is not one of this account's wallets",
+  you_must_select_wallet: 'The account has more than one wallet: set the wallet to use',
+  no_valid_numbers: 'None of the numbers is a valid phone number',
+  number_already_exists: 'The number is already on the list',
+  missing_parameters: 'The gateway found a required field missing',
+  use_number_or_source_id_not_both: 'Give number or source_id, not both',
+  number_not_found: 'The number is not in the address book',
+  invalid_phone_mobile: 'Invalid phone number',
 };
 
 /** Gateway types that a repeat of the same request cannot fix. */
@@ -96,6 +107,9 @@ const TYPE_BRIEFS: Record<string, string> = {
   unknown_identity: 'wrong-token',
   authentication_failed: 'wrong-token',
   invalid_phone_number: 'invalid-number',
+  invalid_phone_mobile: 'invalid-number',
+  number_not_found: 'not-found',
+  invalid_id_provided: 'unknown-otp',
   low_credit: 'low-credit',
   banned: 'banned',
   rate_limited: 'rate-limited',

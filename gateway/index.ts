@@ -3,6 +3,7 @@ export * from './abort';
 export * from './base-url';
 export * from './channels';
 export * from './client';
+export * from './endpoints';
 export * from './errors';
 export * from './events';
 export * from './operations';

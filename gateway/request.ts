@@ -4,6 +4,7 @@
  * Nothing here talks to the network; a request that fails a check never leaves this module.
  */
 import { CHANNELS } from './channels';
+import type { EndpointOperation } from './endpoints';
 import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
 import { invalidRequest, type GatewayError } from './errors';
 import { isPhoneNumber, normalizeNumber, normalizeSchedule, splitNumbers } from './recipients';
@@ -41,7 +42,8 @@ export interface AccountIdentity {
 }
 
 export interface PreparedRequest {
-  operation: Operation;
+  /** A send or info operation, or one of the other endpoints (gateway/endpoints.ts). */
+  operation: Operation | EndpointOperation;
   method: 'GET' | 'POST';
   /** Path relative to the base URL, with the query for a GET. */
   path: string;

@@ -204,6 +204,151 @@ export const SCHEMAS: Record<string, Schema> = {
   'info simple 1.0': body({}),
 };
 
+/**
+ * The gateway's other endpoints (../shared/api/more-endpoints.md and the vendor's pages): one-time
+ * passwords, the SDK's number check, the blacklist and the address book. Keyed by endpoint name
+ * (gateway/endpoints.ts), as the send bodies are keyed by operation.
+ */
+const wallet: Schema = { type: 'string', minLength: 1, rule: 'must be a wallet id such as bg1234567891234567' };
+const phones: Schema = { type: 'array', minItems: 1, items: phone, rule: 'must be a list of phone numbers' };
+const otpId: Schema = { type: 'string', minLength: 1, rule: 'must be the id the OTP send answered (msg.otpId)' };
+const limit = (what: string, minimum: number): Schema => ({
+  type: ['integer', 'null'],
+  minimum,
+  rule: `must be a whole number of ${what}, at least ${minimum} (empty: no limit)`,
+});
+const otpChannel: Schema = {
+  type: 'object',
+  minProperties: 1,
+  additionalProperties: false,
+  rule: 'must hold viber and/or sms, in the order they are tried',
+  properties: {
+    viber: {
+      type: 'object',
+      required: ['sender'],
+      additionalProperties: false,
+      properties: {
+        sender: { type: 'string', minLength: 1, rule: 'must be the name of a registered Viber sender' },
+        expiration: { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' },
+      },
+    },
+    sms: { type: 'object', additionalProperties: false, properties: sender('2.0'), ...senderValueRequired('2.0') },
+  },
+};
+const contactText: Schema = { type: 'string', rule: 'must be a string' };
+/** The address book's contact, in the pages' field names. */
+const contact: Schema = {
+  type: 'object',
+  additionalProperties: false,
+  minProperties: 1,
+  rule: 'must be an object of contact fields (phone_mobile, first_name, last_name, email, ...)',
+  properties: {
+    type: { enum: ['person', 'company'], rule: 'must be person or company' },
+    phone_mobile: phone,
+    phone: { ...phone, rule: `(the secondary number) ${PHONE_RULE}` },
+    gender: { enum: ['male', 'female', 'unknown'], rule: 'must be male, female or unknown' },
+    country,
+    ...Object.fromEntries(
+      [
+        'title_before',
+        'first_name',
+        'last_name',
+        'title_after',
+        'company_name',
+        'email',
+        'url',
+        'street1',
+        'street2',
+        'city',
+        'zip',
+        'state',
+        'company_number',
+        'company_vat',
+        'note',
+        ...Array.from({ length: 10 }, (_, i) => `custom_field_${i}`),
+      ].map((name) => [name, contactText]),
+    ),
+  },
+};
+const contactGroups = { groups: ids, group_name: { type: 'string', minLength: 1, rule: 'must be a non-empty string' } };
+const byPhoneNumber = (extra: Schema = {}) =>
+  body({ phone_number: phone, ...extra }, { required: ['application_id', 'application_token', 'phone_number', ...Object.keys(extra)] });
+
+export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
+  'otp send': body(
+    {
+      number: phone,
+      country,
+      language: { type: 'string', pattern: '^[A-Za-z]{2}$', rule: 'must be a two-letter language code such as en or cs' },
+      code_type: { enum: ['int', 'string', 'combined'], rule: 'must be int, string or combined' },
+      code_length: { type: 'integer', minimum: 4, maximum: 100, rule: 'must be a whole number from 4 to 100' },
+      request_quota_number: { type: 'integer', minimum: 1, rule: 'must be a whole number of requests a minute, at least 1' },
+      request_quota_identification: {
+        type: 'string',
+        minLength: 1,
+        rule: "must be a non-empty string that names who asks (the requester's IP address, say)",
+      },
+      trials_available_resend: limit('resends', 0),
+      trials_available_verification: limit('verifications', 1),
+      daily_limit: limit('requests a day', 1),
+      expiration: { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' },
+      channel: otpChannel,
+    },
+    { required: ['application_id', 'application_token', 'number', 'request_quota_identification'] },
+  ),
+  'otp resend': body({ id: otpId }, { required: ['application_id', 'application_token', 'id'] }),
+  'otp verify': body(
+    { id: otpId, code: { type: 'string', minLength: 1, rule: 'must be the code the person typed (a non-empty string)' } },
+    { required: ['application_id', 'application_token', 'id', 'code'] },
+  ),
+  'number-check': body(
+    {
+      numbers: {
+        type: 'array',
+        minItems: 1,
+        items: {
+          type: 'object',
+          required: ['phone_number'],
+          additionalProperties: false,
+          properties: { phone_number: phone, country },
+        },
+        rule: 'must be a list of phone numbers',
+      },
+    },
+    { required: ['application_id', 'application_token', 'numbers'] },
+  ),
+  'black-list check': body(
+    { numbers: phones, wallet, route: { enum: ['promotional', 'transactional'], rule: 'must be promotional or transactional' } },
+    { required: ['application_id', 'application_token', 'numbers'] },
+  ),
+  'black-list add': body(
+    {
+      numbers: phones,
+      wallet,
+      type: { enum: ['black-list', 'opt-out'], rule: 'must be black-list or opt-out' },
+      source_id: { type: 'string', minLength: 1, rule: 'must be a non-empty string' },
+      reason: { type: 'string', rule: 'must be a string' },
+    },
+    { required: ['application_id', 'application_token', 'numbers'] },
+  ),
+  'black-list remove': body(
+    { number: phone, source_id: { type: 'string', minLength: 1, rule: 'must be a non-empty string' }, wallet },
+    { oneOf: [{ required: ['number'] }, { required: ['source_id'] }], rule: 'give number or source_id, not both' },
+  ),
+  'address-book get': byPhoneNumber(),
+  'address-book add': body({ ...contactGroups, data: contact }, { required: ['application_id', 'application_token', 'data'] }),
+  'address-book edit': byPhoneNumber({ data: contact }),
+  'address-book import': body(
+    { ...contactGroups, data: { type: 'array', minItems: 1, items: contact, rule: 'must be a list of contacts' } },
+    { required: ['application_id', 'application_token', 'data'] },
+  ),
+  'address-book remove': byPhoneNumber(),
+  'address-book consent-show': byPhoneNumber(),
+  'address-book consent-add': byPhoneNumber(),
+  'address-book consent-remove': byPhoneNumber(),
+};
+Object.assign(SCHEMAS, ENDPOINT_SCHEMAS);
+
 /** The request fields (not credentials) a body of this operation and version takes at top level. */
 export function bodyFields(key: string): string[] {
   const properties = (SCHEMAS[key]?.properties ?? {}) as Record<string, unknown>;

@@ -77,8 +77,8 @@ function ruleOf(key: string, schemaPath: string): unknown {
 }
 
 function describeError(key: string, errors: ValidationError[]): string {
-  // An anyOf failure is reported after its branches' errors; it carries the useful sentence.
-  const error = errors.find((e) => e.keyword === 'anyOf') ?? errors[0];
+  // An anyOf (or oneOf) failure is reported after its branches' errors; it carries the useful sentence.
+  const error = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf') ?? errors[0];
   if (!error) return 'the request is not valid';
   const rule = ruleOf(key, error.schemaPath);
   const params = error.params;
@@ -93,6 +93,7 @@ function describeError(key: string, errors: ValidationError[]): string {
     case 'additionalProperties':
       return `${fieldName(error.instancePath, String(params.additionalProperty))} is not a field of the ${key} request`;
     case 'anyOf':
+    case 'oneOf':
       if (!error.instancePath && typeof rule === 'string') return rule;
       return `${fieldName(error.instancePath)} ${typeof rule === 'string' ? rule : 'is not valid'}`;
     default: {

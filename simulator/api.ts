@@ -3,6 +3,8 @@
  * authenticated, and the faults a test asked for, applied around the simulated gateway's answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EndpointName } from '../gateway/endpoints';
+import { SimulatedEndpoints } from './endpoints';
 import { ApiError, type Version } from './gateway';
 import { json, mediaType, parseParameters, readBody } from './http';
 import type { ReceivedRequest } from './request-log';
@@ -48,11 +50,13 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   }
 
   const match = API_PATH.exec(path);
-  const version = (match?.[1] === '2.0' ? '2.0' : '1.0') as Version;
+  const endpoint = SimulatedEndpoints.byPath(path);
+  // The other endpoints answer errors in the {type, code, error, detail} shape (their pages).
+  const version = (match?.[1] === '2.0' || endpoint ? '2.0' : '1.0') as Version;
   let status = 200;
   let answer: Record<string, unknown>;
   try {
-    answer = { data: route(state, match, req.method ?? 'GET', version, path, body) };
+    answer = { data: endpoint ? routeEndpoint(state, endpoint, req.method ?? 'GET', body) : route(state, match, req.method ?? 'GET', version, path, body) };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     status = error.status;
@@ -77,6 +81,17 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
     return;
   }
   json(res, status, answer);
+}
+
+/** One of the other endpoints (one-time passwords, number check, blacklist, address book). */
+function routeEndpoint(state: SimulatorState, name: EndpointName, method: string, body: Record<string, unknown> | undefined): unknown {
+  if (method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'Method not allowed');
+  if (!body) throw new ApiError(400, 'invalid_input_parameters', 'The body is not valid JSON');
+  const account = state.accounts.get(String(body.application_id ?? ''));
+  if (!account || !body.application_id || account.token !== body.application_token) {
+    throw new ApiError(401, 'unknown_identity', 'Unknown identity / Unauthorized / empty application_id');
+  }
+  return state.endpoints.answer(name, account, body);
 }
 
 /** Which endpoint a request names, whether it may use it, and the simulated gateway's answer. */

@@ -19,7 +19,7 @@ export const DUPLICATE_WINDOW_MS = 5 * 60 * 1000;
 export interface OutboxMessage {
   sms_id: string;
   account: string;
-  kind: 'promotional' | 'transactional';
+  kind: 'promotional' | 'transactional' | 'otp';
   endpoint: string;
   number: string;
   text: string;
@@ -122,6 +122,19 @@ export class SimulatedGateway {
   reset(): void {
     this.state.outbox = [];
     this.state.nextId = 1;
+  }
+
+  /** Puts a message that goes out now (an OTP's) in the outbox, and reports it. */
+  record(fields: Omit<OutboxMessage, 'sms_id' | 'status' | 'created'>): OutboxMessage {
+    const message: OutboxMessage = {
+      ...fields,
+      sms_id: `sim-${String(this.state.nextId++).padStart(8, '0')}`,
+      status: 'sent',
+      created: new Date().toISOString(),
+    };
+    this.state.outbox.push(message);
+    this.onSent(message);
+    return message;
   }
 
   /** Flips scheduled messages whose time has come to sent. Returns whether any changed. */

@@ -39,6 +39,7 @@ export function outboxPage(): string {
   .tag { padding: 0 7px; border-radius: 8px; color: #fff; font-weight: 600; }
   .tag.sms { background: var(--sms); }
   .tag.viber { background: var(--viber); }
+  .tag.otp { background: #3d4a5c; }
   .status.sent { color: var(--ok); }
   .status.scheduled { color: var(--wait); font-weight: 600; }
   @media (max-width: 480px) { main { padding: 8px; } .bubble { max-width: 100%; } }
@@ -96,6 +97,7 @@ export function outboxPage(): string {
         var b = el('div', 'bubble ' + m.channel, m.text); b.setAttribute('data-sms-id', m.sms_id); thread.appendChild(b);
         var meta = el('div', 'meta');
         meta.appendChild(el('span', 'tag ' + m.channel, m.channel.toUpperCase()));
+        if (m.kind === 'otp') meta.appendChild(el('span', 'tag otp', 'OTP'));
         meta.appendChild(el('span', '', 'from ' + m.sender));
         if (m.channel === 'sms') meta.appendChild(el('span', '', m.parts + ' part' + (m.parts > 1 ? 's' : '') + (m.unicode ? ' · Unicode' : '')));
         meta.appendChild(el('span', '', m.price + ' credits'));

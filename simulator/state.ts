@@ -2,12 +2,15 @@
 import type { ServerResponse } from 'node:http';
 import { createAccount, DEMO_ACCOUNT, type SimulatorAccount, type SimulatorAccountInit } from './accounts';
 import { FaultInjector } from './faults';
+import { SimulatedEndpoints } from './endpoints';
 import { SimulatedGateway } from './gateway';
 import { RequestLog } from './request-log';
 import { WebhookDispatcher } from './webhook';
 
 export class SimulatorState {
   readonly gateway: SimulatedGateway;
+  /** One-time passwords, number check, blacklist and address book. */
+  readonly endpoints: SimulatedEndpoints;
   readonly accounts = new Map<string, SimulatorAccount>();
   readonly log: RequestLog;
   readonly faults = new FaultInjector();
@@ -21,6 +24,7 @@ export class SimulatorState {
 
   constructor(options: { strict?: boolean; accounts?: SimulatorAccountInit[]; webhook?: string; logMaxRequests?: number; logMaxBytes?: number }) {
     this.gateway = new SimulatedGateway(options.strict ?? true);
+    this.endpoints = new SimulatedEndpoints(this.gateway);
     this.log = new RequestLog(options.logMaxRequests, options.logMaxBytes);
     this.webhook = new WebhookDispatcher(options.webhook);
     this.#initial = [DEMO_ACCOUNT, ...(options.accounts ?? [])];
@@ -35,6 +39,7 @@ export class SimulatorState {
 
   reset(): void {
     this.gateway.reset();
+    this.endpoints.reset();
     this.#resetAccounts();
     this.log.clear();
     this.faults.clear();

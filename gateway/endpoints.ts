@@ -1,0 +1,120 @@
+/**
+ * The gateway's endpoints besides sending and the credit (../shared/api/more-endpoints.md): one-time
+ * passwords, the number check, the blacklist and the address book. One table says which exist,
+ * where each is posted and whether it only reads; the bodies' schemas are in schemas.ts.
+ */
+import { invalidRequest } from './errors';
+import type { AccountIdentity, PreparedRequest } from './request';
+import { normalizeNumber } from './recipients';
+import { validateBody } from './validate';
+
+export interface Endpoint {
+  path: string;
+  /**
+   * Whether the call only reads: a read is repeated after a timeout or a broken connection, a
+   * write only when the gateway certainly did not take it (429, 503, refused), as for sends.
+   */
+  read: boolean;
+}
+
+export const ENDPOINTS = {
+  'otp send': { path: '/api/1.0/otp/send', read: false },
+  'otp resend': { path: '/api/1.0/otp/resend', read: false },
+  // Not a read: each verification spends one of the OTP's trials.
+  'otp verify': { path: '/api/1.0/otp/verify', read: false },
+  // The vendor's PHP SDK's endpoint (NumberChecker): no public page documents it.
+  'number-check': { path: '/api/1.0/sdk/check-phone-numbers', read: true },
+  'black-list check': { path: '/api/1.0/black-list/is-black-listed', read: true },
+  'black-list add': { path: '/api/1.0/black-list/add', read: false },
+  'black-list remove': { path: '/api/1.0/black-list/remove', read: false },
+  'address-book get': { path: '/api/1.0/address-book/get', read: true },
+  'address-book add': { path: '/api/1.0/address-book/add', read: false },
+  'address-book edit': { path: '/api/1.0/address-book/edit', read: false },
+  'address-book import': { path: '/api/1.0/address-book/import', read: false },
+  'address-book remove': { path: '/api/1.0/address-book/remove', read: false },
+  'address-book consent-show': { path: '/api/1.0/address-book/agreement/show', read: true },
+  'address-book consent-add': { path: '/api/1.0/address-book/agreement/add', read: false },
+  'address-book consent-remove': { path: '/api/1.0/address-book/agreement/remove', read: false },
+} as const satisfies Record<string, Endpoint>;
+
+export type EndpointName = keyof typeof ENDPOINTS;
+
+/** What a prepared endpoint call is, beside the send operations. */
+export interface EndpointOperation {
+  kind: 'endpoint';
+  name: EndpointName;
+  method: 'POST';
+  encoding: 'json';
+}
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
+const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
+
+/** A number as a user writes it, as the gateway takes it (left as it is when it is no number). */
+const asNumber = (v: unknown): unknown => (typeof v === 'string' || typeof v === 'number' ? normalizeNumber(v) : v);
+
+/** Digits given as a string in a panel or a msg (`"6"`), as the integer the schema asks for. */
+const asInteger = (v: unknown): unknown => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v);
+
+const INTEGER_FIELDS = ['code_length', 'request_quota_number', 'trials_available_resend', 'trials_available_verification', 'daily_limit', 'expiration'];
+
+/**
+ * The wire body's fields from what a user gives: empty values left out, numbers normalised
+ * (`+420 777 123 456` as `420777123456`) wherever a field holds one, digits as integers where
+ * the schema asks for one, an OTP code as a string (a keypad's `1234` is a number in a msg).
+ */
+export function endpointFields(name: EndpointName, given: Record<string, unknown>): Record<string, unknown> {
+  const fields: Record<string, unknown> = {};
+  for (const key of Object.keys(given)) if (!isAbsent(given[key])) fields[key] = given[key];
+  for (const key of ['number', 'phone_number']) if (key in fields) fields[key] = asNumber(fields[key]);
+  if (Array.isArray(fields.numbers)) {
+    fields.numbers = fields.numbers.map((n) => (isPlainObject(n) && 'phone_number' in n ? { ...n, phone_number: asNumber(n.phone_number) } : asNumber(n)));
+  }
+  const contact = (c: unknown) => {
+    if (!isPlainObject(c)) return c;
+    const out: Record<string, unknown> = {};
+    for (const key of Object.keys(c)) if (!isAbsent(c[key])) out[key] = key === 'phone_mobile' || key === 'phone' ? asNumber(c[key]) : c[key];
+    return out;
+  };
+  if (name.startsWith('address-book')) fields.data = Array.isArray(fields.data) ? fields.data.map(contact) : contact(fields.data);
+  if (fields.data === undefined) delete fields.data;
+  if (name === 'otp verify' && typeof fields.code === 'number' && Number.isFinite(fields.code)) fields.code = String(fields.code);
+  for (const key of INTEGER_FIELDS) if (key in fields) fields[key] = asInteger(fields[key]);
+  if (typeof fields.groups === 'string') fields.groups = fields.groups.split(/[;,\s]+/).filter(Boolean);
+  if (Array.isArray(fields.groups)) fields.groups = fields.groups.map(asInteger);
+  if (typeof fields.country === 'string') fields.country = fields.country.trim();
+  return fields;
+}
+
+/** Builds and checks one endpoint call: the body, validated against its schema, as JSON. */
+export function prepareEndpoint(name: EndpointName, given: Record<string, unknown>, account: AccountIdentity): PreparedRequest {
+  const endpoint: Endpoint | undefined = ENDPOINTS[name];
+  if (!endpoint) throw invalidRequest(`there is no ${String(name)} endpoint`);
+  const fields = endpointFields(name, given);
+  // Only the account gives the credentials: a field of that name from a msg is refused by the schema.
+  for (const key of ['application_id', 'application_token', 'application_product']) {
+    if (key in fields) throw invalidRequest(`${key} is not a field of the ${name} request (it comes from the account)`);
+  }
+  // The account's default country, where a call takes one and gives none (as for sends).
+  if (account.defaultCountry && name === 'otp send' && fields.country === undefined) fields.country = account.defaultCountry;
+  if (account.defaultCountry && name === 'number-check' && Array.isArray(fields.numbers)) {
+    fields.numbers = fields.numbers.map((n) => (isPlainObject(n) && n.country === undefined ? { ...n, country: account.defaultCountry } : n));
+  }
+  const body: Record<string, unknown> = { application_id: account.applicationId, application_token: account.applicationToken };
+  if (account.applicationProduct) body.application_product = account.applicationProduct;
+  Object.assign(body, fields);
+  const invalid = validateBody(name, body);
+  if (invalid) throw invalidRequest(invalid);
+  return {
+    operation: { kind: 'endpoint', name, method: 'POST', encoding: 'json' },
+    method: 'POST',
+    path: endpoint.path,
+    contentType: 'application/json',
+    payload: JSON.stringify(body),
+    messages: name === 'otp send' || name === 'otp resend' ? 1 : 0,
+    duplicatesChecked: endpoint.read,
+    missingVariables: [],
+    rejected: [],
+    nothingToSend: false,
+  };
+}
