@@ -4,7 +4,7 @@
  * where each is posted and whether it only reads; the bodies' schemas are in schemas.ts.
  */
 import { invalidRequest } from './errors';
-import type { AccountIdentity, PreparedRequest } from './request';
+import { wireCascade, type AccountIdentity, type PreparedRequest } from './request';
 import { normalizeNumber } from './recipients';
 import { validateBody } from './validate';
 
@@ -78,6 +78,12 @@ export function endpointFields(name: EndpointName, given: Record<string, unknown
   };
   if (name.startsWith('address-book')) fields.data = Array.isArray(fields.data) ? fields.data.map(contact) : contact(fields.data);
   if (fields.data === undefined) delete fields.data;
+  if (name === 'otp send' && 'channel' in fields) {
+    // The same cascade as the send nodes' (an ordered list from the editor), SMS settings cleaned.
+    const channel = wireCascade(fields.channel);
+    if (channel) fields.channel = channel;
+    else delete fields.channel;
+  }
   if (name === 'otp verify' && typeof fields.code === 'number' && Number.isFinite(fields.code)) fields.code = String(fields.code);
   for (const key of INTEGER_FIELDS) if (key in fields) fields[key] = asInteger(fields[key]);
   if (typeof fields.groups === 'string') fields.groups = fields.groups.split(/[;,\s]+/).filter(Boolean);

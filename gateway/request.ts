@@ -244,6 +244,13 @@ function cleanChannel(channel: Record<string, Record<string, unknown>>): void {
   }
 }
 
+/** A cascade as the editor or a msg gives it (an ordered list or object), as the wire's ordered object. */
+export function wireCascade(value: unknown): Record<string, Record<string, unknown>> | undefined {
+  const channel = cascade(value);
+  if (channel) cleanChannel(channel);
+  return channel;
+}
+
 const PLACEHOLDER = /<([A-Za-z0-9_]+)>/g;
 
 function placeholders(text: string | undefined): string[] {

@@ -83,6 +83,27 @@ function sendSettings(kind: 'promotional' | 'transactional'): Record<string, Set
   };
 }
 
+/** The settings every node of the other endpoints starts with. */
+const ENDPOINT_BASE: Record<string, SettingDefinition> = {
+  name: { value: '' },
+  account: { value: '', configType: 'bulkgate-account', required: true },
+};
+const NUMBERS = ['msg', 'str', 'json', 'flow', 'global', 'env', 'jsonata'] as const;
+const TEXTS = ['str', 'msg', 'flow', 'global', 'env', 'jsonata'] as const;
+
+function endpointNode(type: string, outputs: number, settings: Record<string, SettingDefinition>): NodeDefinition {
+  return {
+    type,
+    category: 'BulkGate',
+    inputs: 1,
+    outputs,
+    settings: { ...ENDPOINT_BASE, ...settings },
+    label: 'plain',
+    panel: { prepare: 'endpointPanel', save: 'endpointPanelSave' },
+    shared: ['status', 'brief'],
+  };
+}
+
 export const DEFINITIONS: Record<string, NodeDefinition> = {
   'bulkgate-account': {
     type: 'bulkgate-account',
@@ -162,6 +183,44 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     panel: { prepare: 'eventsPanel' },
     shared: ['status', 'brief', 'warnings'],
   },
+  'bulkgate-otp': endpointNode('bulkgate-otp', 2, {
+    action: { value: 'send' },
+    number: { value: 'number', typed: { types: NUMBERS, type: 'msg' }, validate: 'validNumber' },
+    country: { value: '', typed: { types: TEXTS, type: 'str' } },
+    language: { value: '' },
+    code_type: { value: '' },
+    code_length: { value: '', validate: 'number' },
+    expiration: { value: '', validate: 'number' },
+    request_quota_number: { value: '', validate: 'number' },
+    trials_available_resend: { value: '', validate: 'number' },
+    trials_available_verification: { value: '', validate: 'number' },
+    daily_limit: { value: '', validate: 'number' },
+    // Empty: the requester's IP when the msg came from an http in node, else this node's id.
+    request_quota_identification: { value: '', typed: { types: TEXTS, type: 'msg' } },
+    channel: { value: [{ type: 'sms' }], validate: 'validChannel' },
+    otpId: { value: 'otpId', typed: { types: ['msg', 'flow', 'global', 'str'], type: 'msg' } },
+    code: { value: 'payload', typed: { types: ['msg', 'flow', 'global', 'str', 'jsonata'], type: 'msg' } },
+  }),
+  'bulkgate-number-check': endpointNode('bulkgate-number-check', 2, {
+    number: { value: 'payload', typed: { types: NUMBERS, type: 'msg' }, validate: 'validNumber' },
+    country: { value: '', typed: { types: TEXTS, type: 'str' } },
+  }),
+  'bulkgate-blacklist': endpointNode('bulkgate-blacklist', 2, {
+    action: { value: 'check' },
+    number: { value: 'payload', typed: { types: NUMBERS, type: 'msg' }, validate: 'validNumber' },
+    wallet: { value: '' },
+    route: { value: 'promotional' },
+    // The list an added number goes on (the wire's `type`; a node's own `type` is its node type).
+    listType: { value: 'black-list' },
+    reason: { value: '', typed: { types: TEXTS, type: 'str' } },
+    source_id: { value: '' },
+  }),
+  'bulkgate-contacts': endpointNode('bulkgate-contacts', 1, {
+    action: { value: 'get' },
+    phone_number: { value: 'payload', typed: { types: NUMBERS, type: 'msg' }, validate: 'validNumber' },
+    groups: { value: '', typed: { types: IDS, type: 'str' } },
+    group_name: { value: '' },
+  }),
 };
 
 /** The TypedInput settings of a node: the types offered and the default (type and value). */

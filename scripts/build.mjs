@@ -68,7 +68,8 @@ for (const lang of readdirSync(join(nodesOut, 'locales'))) {
   for (const def of Object.values(DEFINITIONS)) {
     const file = join(dir, `${def.type}.json`);
     const catalog = JSON.parse(readFileSync(file, 'utf8'));
-    for (const section of def.shared ?? []) catalog[def.type][section] = shared[section];
+    // A node's own entries of a section (its statuses) are kept beside the shared ones.
+    for (const section of def.shared ?? []) catalog[def.type][section] = { ...shared[section], ...catalog[def.type][section] };
     writeFileSync(file, `${JSON.stringify(catalog, null, 2)}\n`);
   }
   rmSync(join(dir, 'shared.json'));

@@ -5,6 +5,7 @@
 import { baseUrlProblem } from '../../gateway/base-url';
 import { accountPanel } from './account-panel';
 import { balancePanel } from './balance-panel';
+import { endpointPanel, endpointPanelSave } from './endpoint-panel';
 import { eventsPanel } from './events-panel';
 import { sendPanel, sendPanelSave, validChannel, validNumber, validSenderValue, validText } from './send-panel';
 import { addStyles } from './style';
@@ -29,6 +30,11 @@ window.BulkGateEditor = {
     addStyles();
     eventsPanel();
   },
+  endpointPanel: (node: { type: string }) => {
+    addStyles();
+    endpointPanel(node);
+  },
+  endpointPanelSave,
   // Every check takes (node, kind, value), as the definitions' generated validators call it.
   validText,
   validNumber,

@@ -20,12 +20,18 @@ export interface ChannelSetting {
   unicode?: string;
 }
 
-type Kind = 'promotional' | 'transactional';
+/** The send nodes' cascades, and the one-time password's (no text of its own: the gateway writes it). */
+export type Kind = 'promotional' | 'transactional' | 'otp';
 
 /** The settings each channel type takes (the reference's Viber and SMS objects). */
 const CHANNEL_KEYS: Record<string, (keyof ChannelSetting)[]> = {
   viber: ['type', 'text', 'sender', 'expiration', 'button'],
   sms: ['type', 'text', 'sender_id', 'sender_id_value', 'unicode'],
+};
+/** An OTP's Viber and SMS objects: a sender and an expiration, a sender id and value. */
+const OTP_CHANNEL_KEYS: Record<string, (keyof ChannelSetting)[]> = {
+  viber: ['type', 'sender', 'expiration'],
+  sms: ['type', 'sender_id', 'sender_id_value'],
 };
 
 /** A setting of a channel that is wrong, by the class of its input in the panel. */
@@ -58,11 +64,11 @@ export function channelProblems(kind: Kind, channels: ChannelSetting[]): Channel
       if (kind === 'promotional' && !c.button?.caption) wrong.push('bulkgate-viber-caption');
       if (kind === 'promotional' && !c.button?.url) wrong.push('bulkgate-viber-url');
       if (c.expiration !== undefined && !(Number(c.expiration) >= 1)) wrong.push('bulkgate-viber-expiration');
-      if (!textFits(c.text, 'auto')) wrong.push('bulkgate-channel-text');
+      if (kind !== 'otp' && !textFits(c.text, 'auto')) wrong.push('bulkgate-channel-text');
     } else if (c.type === 'sms') {
       if (c.sender_id && !SENDER_TYPES['2.0'].includes(c.sender_id) && c.sender_id !== PROFILE_ID_CHOICE) wrong.push('bulkgate-sms-sender');
       if (senderValueKind(c.sender_id ?? '') && !c.sender_id_value) wrong.push('bulkgate-sms-sender-value');
-      if (!textFits(c.text, (c.unicode as UnicodeMode) || 'auto')) wrong.push('bulkgate-channel-text');
+      if (kind !== 'otp' && !textFits(c.text, (c.unicode as UnicodeMode) || 'auto')) wrong.push('bulkgate-channel-text');
     }
     return wrong;
   });
@@ -153,7 +159,7 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
   const draw = () => {
     data.type = type.value;
     // A channel switched to the other type keeps its text only.
-    const keys = CHANNEL_KEYS[data.type] ?? [];
+    const keys = (kind === 'otp' ? OTP_CHANNEL_KEYS : CHANNEL_KEYS)[data.type] ?? [];
     for (const key of Object.keys(data) as (keyof ChannelSetting)[]) if (!keys.includes(key)) delete data[key];
     body.textContent = '';
     const text = document.createElement('textarea');
@@ -170,7 +176,7 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
       onChange();
     };
     text.addEventListener('input', count);
-    body.append(field(t('send.cascade.text'), text), counter);
+    if (kind !== 'otp') body.append(field(t('send.cascade.text'), text), counter);
     if (data.type === 'viber') {
       const sender = input(data.sender, { class: 'bulkgate-viber-sender', placeholder: t('send.cascade.senderPlaceholder') });
       const expiration = input(data.expiration ?? VIBER_EXPIRATION_DEFAULT, { class: 'bulkgate-viber-expiration', type: 'number', min: '1' });
@@ -179,16 +185,14 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
       const sync = () => {
         data.sender = sender.value;
         data.expiration = expiration.value === '' ? undefined : Number(expiration.value);
-        data.button = caption.value || url.value ? { caption: caption.value, url: url.value } : undefined;
+        if (kind !== 'otp') data.button = caption.value || url.value ? { caption: caption.value, url: url.value } : undefined;
         onChange();
       };
       for (const el of [sender, expiration, caption, url]) el.addEventListener('input', sync);
-      body.append(
-        field(t('send.cascade.sender'), sender),
-        field(t('send.cascade.expiration'), expiration),
-        field(kind === 'promotional' ? t('send.cascade.buttonRequired') : t('send.cascade.button'), caption),
-        field(t('send.cascade.url'), url),
-      );
+      body.append(field(t('send.cascade.sender'), sender), field(t('send.cascade.expiration'), expiration));
+      if (kind !== 'otp') {
+        body.append(field(kind === 'promotional' ? t('send.cascade.buttonRequired') : t('send.cascade.button'), caption), field(t('send.cascade.url'), url));
+      }
       sync();
     } else {
       const senderId = document.createElement('select');
@@ -203,7 +207,7 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
       const sync = () => {
         data.sender_id = senderId.value;
         data.sender_id_value = value.value;
-        data.unicode = unicode.value;
+        if (kind !== 'otp') data.unicode = unicode.value;
         const labels = senderValueText(senderId.value);
         valueRow.style.display = labels ? '' : 'none';
         if (labels) {
@@ -215,7 +219,8 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
       senderId.addEventListener('change', sync);
       value.addEventListener('input', sync);
       unicode.addEventListener('change', sync);
-      body.append(field(t('send.label.sender_id'), senderId), valueRow, field(t('send.label.unicode'), unicode));
+      body.append(field(t('send.label.sender_id'), senderId), valueRow);
+      if (kind !== 'otp') body.append(field(t('send.label.unicode'), unicode));
       sync();
     }
     count();

@@ -4,7 +4,17 @@
  * the account's, `url-hidden` in the events node's), so the first catalog that has it answers:
  * a panel opened over another one (an account edited from a send node) still finds its texts.
  */
-const CATALOGS = ['bulkgate-promotional', 'bulkgate-transactional', 'bulkgate-account', 'bulkgate-balance', 'bulkgate-events'];
+const CATALOGS = [
+  'bulkgate-promotional',
+  'bulkgate-transactional',
+  'bulkgate-account',
+  'bulkgate-balance',
+  'bulkgate-events',
+  'bulkgate-otp',
+  'bulkgate-number-check',
+  'bulkgate-blacklist',
+  'bulkgate-contacts',
+];
 
 export function t(key: string, params?: Record<string, string | number>): string {
   for (const type of CATALOGS) {

@@ -10,6 +10,7 @@ import { bodyFields, schemaKey } from '../../gateway/schemas';
 import { PROFILE_ID_CHOICE } from '../../gateway/senders';
 import type { UnicodeMode } from '../../gateway/text';
 import { channelProblems, fallbackText, readCascade, setupCascade, type ChannelSetting } from './cascade';
+import { validOtpChannel } from './endpoint-panel';
 import { describeText, renderCounter, textFits } from './counter';
 import { t } from './i18n';
 import { fillSenderSelect, senderValueKind, senderValueText } from './senders';
@@ -144,12 +145,14 @@ export function validText(node: SendNodeDef, _kind: Kind, value: string): boolea
  * panel is open its type picker is read (the node's own setting changes only on Done). The
  * sentence shows as the field's tooltip.
  */
-export function validNumber(node: SendNodeDef, kind: Kind, value: string): true | string {
+export function validNumber(node: SendNodeDef, kind: Kind | 'otp' | 'contacts' | 'number-check' | 'blacklist', value: string): true | string {
   const picker = document.getElementById('node-input-numberType') as HTMLInputElement | null;
   const type = picker?.value || node.numberType || 'msg';
   if (type !== 'str' || !value) return true;
   const numbers = splitNumbers(value);
-  if (kind === 'transactional' && numbers.length > 1) return t('send.invalid.oneNumber');
+  // One number for a transactional message, a one-time password, a contact (or a blacklist removal).
+  const one = kind === 'transactional' || kind === 'otp' || kind === 'contacts' || (kind === 'blacklist' && node.action === 'remove');
+  if (one && numbers.length > 1) return t('send.invalid.oneNumber');
   const wrong = numbers.find((n) => !isPhoneNumber(n));
   return wrong === undefined ? true : t('send.invalid.number', { number: wrong });
 }
@@ -163,7 +166,8 @@ export function validSenderValue(node: SendNodeDef, _kind: Kind, value: string):
 }
 
 /** A 2.0 cascade the gateway takes: viber with a sender (and a button in promotional), sms with its sender value, texts within the limit. */
-export function validChannel(node: SendNodeDef, kind: Kind, value: unknown): boolean {
+export function validChannel(node: SendNodeDef, kind: Kind | 'otp', value: unknown): boolean {
+  if (kind === 'otp') return validOtpChannel(node as { type: string }, value);
   if (node.version === '1.0' || (kind === 'promotional' && node.api === 'simple')) return true;
   // No cascade saved (an imported or older flow): the runtime sends a plain SMS.
   if (value === undefined || value === null || value === '') return true;

@@ -45,13 +45,29 @@ export const promotionalNode = withCatalog(require('../../nodes/bulkgate-promoti
 export const transactionalNode = withCatalog(require('../../nodes/bulkgate-transactional'));
 export const balanceNode = withCatalog(require('../../nodes/bulkgate-balance'));
 export const eventsNode = withCatalog(require('../../nodes/bulkgate-events'));
+export const otpNode = withCatalog(require('../../nodes/bulkgate-otp'));
+export const numberCheckNode = withCatalog(require('../../nodes/bulkgate-number-check'));
+export const blacklistNode = withCatalog(require('../../nodes/bulkgate-blacklist'));
+export const contactsNode = withCatalog(require('../../nodes/bulkgate-contacts'));
 export const joinNode = require(fromHome('@node-red/nodes/core/sequence/17-split.js'));
 /** Node-RED's HTTP node app as the nodes see it (the helper does not serve it): tests serve it. */
 export let httpNode: ((req: unknown, res: unknown) => void) | undefined;
 const captureHttpNode = (RED: { httpNode: (req: unknown, res: unknown) => void }) => {
   httpNode = RED.httpNode;
 };
-export const ALL_NODES = [accountNode, promotionalNode, transactionalNode, balanceNode, eventsNode, joinNode, captureHttpNode];
+export const ALL_NODES = [
+  accountNode,
+  promotionalNode,
+  transactionalNode,
+  balanceNode,
+  eventsNode,
+  otpNode,
+  numberCheckNode,
+  blacklistNode,
+  contactsNode,
+  joinNode,
+  captureHttpNode,
+];
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 export type TestNode = Node & { on(event: string, listener: (...args: any[]) => void): void };

@@ -1,0 +1,13 @@
+/** `bulkgate-blacklist`: the blacklist and opt-out list: check, add, remove numbers. Its code loads when the first one starts. */
+import type { NodeAPI } from 'node-red';
+import { registerLazily } from './lib/lazy';
+
+const register = (RED: NodeAPI): void =>
+  registerLazily(RED, 'bulkgate-blacklist', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { endpointNode } = require('./lib/endpoint-node') as typeof import('./lib/endpoint-node');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const kinds = require('./lib/endpoint-kinds') as typeof import('./lib/endpoint-kinds');
+    return endpointNode(RED, 'bulkgate-blacklist', kinds.blacklist) as never;
+  });
+export = register;

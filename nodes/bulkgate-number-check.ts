@@ -1,0 +1,13 @@
+/** `bulkgate-number-check`: checks numbers: port 1 the valid ones, port 2 the invalid ones. Its code loads when the first one starts. */
+import type { NodeAPI } from 'node-red';
+import { registerLazily } from './lib/lazy';
+
+const register = (RED: NodeAPI): void =>
+  registerLazily(RED, 'bulkgate-number-check', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { endpointNode } = require('./lib/endpoint-node') as typeof import('./lib/endpoint-node');
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const kinds = require('./lib/endpoint-kinds') as typeof import('./lib/endpoint-kinds');
+    return endpointNode(RED, 'bulkgate-number-check', kinds.numberCheck) as never;
+  });
+export = register;

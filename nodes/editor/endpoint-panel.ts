@@ -1,0 +1,51 @@
+/**
+ * The panels of the one-time password, number check, blacklist and contacts nodes: their
+ * TypedInputs (from the node definitions), the rows each action uses (`data-actions` in the
+ * form), and for the one-time password the channel cascade, the send nodes' own editor.
+ */
+import { typedSettings } from '../definitions';
+import { channelProblems, fallbackText, readCascade, setupCascade, type ChannelSetting } from './cascade';
+
+interface EndpointNodeDef {
+  type: string;
+  action?: string;
+  channel?: ChannelSetting[];
+  [key: string]: unknown;
+}
+
+const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T | null;
+
+export function endpointPanel(node: EndpointNodeDef): void {
+  for (const [fieldName, { types }] of Object.entries(typedSettings(node.type))) {
+    const input = byId<HTMLInputElement>(`node-input-${fieldName}`);
+    if (input) $(input).typedInput({ default: types[0], types, typeField: `#node-input-${fieldName}Type` });
+  }
+  const action = byId<HTMLSelectElement>('node-input-action');
+  const list = byId('bulkgate-channels');
+  const fallback = byId('bulkgate-fallback');
+  if (list) {
+    setupCascade(list, 'otp', Array.isArray(node.channel) && node.channel.length ? node.channel : [{ type: 'sms' }], () => {
+      if (fallback) fallback.textContent = fallbackText(readCascade(list));
+    });
+  }
+  const refresh = () => {
+    const chosen = action?.value ?? '';
+    $('[data-actions]').each((_i: number, row: HTMLElement) => {
+      $(row).toggle((row.getAttribute('data-actions') ?? '').split(' ').includes(chosen));
+    });
+  };
+  action?.addEventListener('change', refresh);
+  refresh();
+}
+
+export function endpointPanelSave(node: EndpointNodeDef): void {
+  const list = byId('bulkgate-channels');
+  if (list) node.channel = readCascade(list);
+}
+
+/** An OTP cascade the gateway takes: Viber with a sender, SMS with its sender value, SMS last. */
+export function validOtpChannel(node: EndpointNodeDef, value: unknown): boolean {
+  if (node.action !== undefined && node.action !== 'send') return true;
+  if (value === undefined || value === null || value === '') return true;
+  return Array.isArray(value) && channelProblems('otp', value as ChannelSetting[]).every((wrong) => wrong.length === 0);
+}

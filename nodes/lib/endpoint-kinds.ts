@@ -1,0 +1,158 @@
+/**
+ * What each endpoint node does with a msg: the one-time password (send, resend, verify), the
+ * number check, the blacklist (check, add, remove) and the address book (contacts and consent).
+ */
+import { invalidRequest, normalizeNumber, type EndpointName } from '../../gateway';
+import { isPhoneNumber, isPlainObject, numbersOf, oneNumber, takenBy, type EndpointContext, type EndpointHandler, type EndpointOutcome } from './endpoint-node';
+import type { Msg } from './runtime';
+
+/** An action setting: the node's, or the default when a flow file has none. */
+function actionOf<T extends string>(ctx: EndpointContext, actions: readonly T[]): T {
+  const action = ctx.config.action;
+  if (action === undefined || action === '') return actions[0] as T;
+  if (!(actions as readonly string[]).includes(String(action))) throw invalidRequest(`action must be one of ${actions.join(', ')}, not ${String(action)}`);
+  return action as T;
+}
+
+/** A setting read from the msg whose value is an object (msg.payload by default) is not that field. */
+const scalar = (v: unknown): unknown => (isPlainObject(v) ? undefined : v);
+
+const OTP_SEND_SETTINGS = [
+  'language',
+  'code_type',
+  'code_length',
+  'expiration',
+  'request_quota_number',
+  'trials_available_resend',
+  'trials_available_verification',
+  'daily_limit',
+] as const;
+
+export const otp: EndpointHandler = async (ctx) => {
+  const action = actionOf(ctx, ['send', 'resend', 'verify'] as const);
+  const { msg } = ctx;
+  if (action === 'send') {
+    const fields: Record<string, unknown> = { number: scalar(await ctx.read('number')), country: await ctx.read('country') };
+    for (const key of OTP_SEND_SETTINGS) fields[key] = ctx.config[key];
+    // Who asks, for the gateway's per-minute quota: the requester's address for an http in
+    // node's msg, else this node (all its requests share one quota).
+    const req = msg.req as { ip?: unknown } | undefined;
+    fields.request_quota_identification = (await ctx.read('request_quota_identification')) ?? (typeof req?.ip === 'string' && req.ip ? req.ip : ctx.node.id);
+    if (Array.isArray(ctx.config.channel) && ctx.config.channel.length) fields.channel = ctx.config.channel;
+    const data = (await ctx.call('otp send', { ...takenBy('otp send', fields), ...ctx.overrides('otp send') })) as { id?: unknown };
+    msg.otpId = data.id;
+    msg.payload = data;
+    return { outputs: [msg, null], status: { key: 'otp-sent' } };
+  }
+  const id = scalar(await ctx.read('otpId'));
+  if (action === 'resend') {
+    const data = (await ctx.call('otp resend', { id, ...ctx.overrides('otp resend') })) as { id?: unknown };
+    msg.otpId = data.id ?? id;
+    msg.payload = data;
+    return { outputs: [msg, null], status: { key: 'otp-sent' } };
+  }
+  const fields = { id, code: scalar(await ctx.read('code')), ...ctx.overrides('otp verify') };
+  const data = (await ctx.call('otp verify', fields)) as { verified?: unknown };
+  msg.otpId = fields.id;
+  msg.payload = data;
+  const right = data.verified === true;
+  return { outputs: right ? [msg, null] : [null, msg], status: right ? { key: 'otp-right' } : { key: 'otp-wrong', fill: 'yellow' } };
+};
+
+/** The answer for a number the node's own checks find impossible, shaped as the gateway's own. */
+const impossible = (given: string) => ({ phone_number: given, valid: false, country: null, call_prefix: null, network_code: null, network_name: '' });
+
+export const numberCheck: EndpointHandler = async (ctx) => {
+  const own = ctx.overrides('number-check');
+  const given = own.numbers !== undefined ? numbersOf(own.numbers, 'numbers') : numbersOf(await ctx.read('number'));
+  if (given.length === 0) throw invalidRequest('number is required: one or more phone numbers, in msg.payload by default', { key: 'no-recipient' });
+  const country = await ctx.read('country');
+  const possible = given.filter((n) => isPhoneNumber(n));
+  const answer =
+    possible.length > 0
+      ? ((await ctx.call('number-check', { numbers: possible.map((n) => (country ? { phone_number: n, country } : { phone_number: n })) })) as Record<
+          string,
+          unknown
+        >)
+      : {};
+  const valid: Msg[] = [];
+  const invalid: Msg[] = [];
+  given.forEach((number, index) => {
+    // The gateway keys its answer by the number as sent (normalised).
+    const record = isPhoneNumber(number) ? (answer[normalizeNumber(number)] ?? answer[number]) : impossible(number);
+    const ok = isPlainObject(record) && record.valid === true;
+    (ok ? valid : invalid).push(ctx.part(isPlainObject(record) ? record : impossible(number), index, given.length));
+  });
+  return {
+    outputs: [valid.length ? valid : null, invalid.length ? invalid : null],
+    status: { key: 'checked', fill: invalid.length ? 'yellow' : 'green', params: { sent: valid.length, rejected: invalid.length } },
+  };
+};
+
+export const blacklist: EndpointHandler = async (ctx) => {
+  const action = actionOf(ctx, ['check', 'add', 'remove'] as const);
+  const { msg, config } = ctx;
+  if (action === 'remove') {
+    const own = ctx.overrides('black-list remove');
+    const source = own.source_id ?? (own.number === undefined ? config.source_id : undefined);
+    const fields: Record<string, unknown> = { wallet: config.wallet, ...own };
+    if (source !== undefined && source !== '') fields.source_id = source;
+    else if (own.number === undefined) fields.number = oneNumber(await ctx.read('number'), 'number');
+    msg.payload = await ctx.call('black-list remove', takenBy('black-list remove', fields));
+    return { outputs: [msg, null], status: { key: 'removed' } };
+  }
+  const name: EndpointName = action === 'add' ? 'black-list add' : 'black-list check';
+  const own = ctx.overrides(name);
+  const numbers = own.numbers !== undefined ? numbersOf(own.numbers, 'numbers') : numbersOf(await ctx.read('number'));
+  if (numbers.length === 0) throw invalidRequest('number is required: one or more phone numbers, in msg.payload by default', { key: 'no-recipient' });
+  if (action === 'add') {
+    const fields = { wallet: config.wallet, type: config.listType, reason: await ctx.read('reason'), source_id: config.source_id, ...own, numbers };
+    msg.payload = await ctx.call('black-list add', takenBy('black-list add', fields));
+    return { outputs: [msg, null], status: { key: 'added' } };
+  }
+  const fields = { wallet: config.wallet, route: config.route, ...own, numbers };
+  const answer = (await ctx.call('black-list check', takenBy('black-list check', fields))) as Record<string, unknown>;
+  const listed: Msg[] = [];
+  const clear: Msg[] = [];
+  numbers.forEach((given, index) => {
+    const number = normalizeNumber(given);
+    const on = answer[number] === true || answer[given] === true;
+    (on ? listed : clear).push(ctx.part({ number, listed: on }, index, numbers.length));
+  });
+  return {
+    outputs: [listed.length ? listed : null, clear.length ? clear : null],
+    status: { key: 'listed', fill: listed.length ? 'yellow' : 'green', params: { sent: listed.length, rejected: clear.length } },
+  };
+};
+
+const CONTACT_ACTIONS = ['get', 'add', 'edit', 'import', 'remove', 'consent-show', 'consent-add', 'consent-remove'] as const;
+type ContactAction = (typeof CONTACT_ACTIONS)[number];
+/** The request fields beside a contact's own, which an object msg.payload may carry too. */
+const CALL_FIELDS = new Set(['phone_number', 'data', 'groups', 'group_name']);
+
+export const contacts: EndpointHandler = async (ctx) => {
+  const action: ContactAction = actionOf(ctx, CONTACT_ACTIONS);
+  const name = `address-book ${action}` as EndpointName;
+  const { msg, config } = ctx;
+  const given = await ctx.read('phone_number');
+  const fields: Record<string, unknown> = {
+    phone_number: isPlainObject(given) || Array.isArray(given) ? undefined : oneNumber(given, 'phone_number'),
+    groups: await ctx.read('groups'),
+    group_name: config.group_name,
+    ...ctx.overrides(name),
+  };
+  if (action === 'add' || action === 'edit' || action === 'import') {
+    // The contact itself may be msg.payload (an array of them to import), beside or instead of `data`.
+    if (fields.data === undefined && Array.isArray(msg.payload) && action === 'import') fields.data = msg.payload;
+    if (fields.data === undefined && isPlainObject(msg.payload)) {
+      const data = Object.fromEntries(Object.entries(msg.payload).filter(([key]) => !CALL_FIELDS.has(key)));
+      if (Object.keys(data).length) fields.data = action === 'import' ? [data] : data;
+    }
+    if (action === 'add' && isPlainObject(fields.data) && fields.data.phone_mobile === undefined && fields.phone_number !== undefined) {
+      fields.data = { phone_mobile: fields.phone_number, ...fields.data };
+    }
+    if (fields.data === undefined) throw invalidRequest(`data is required: the contact's fields (phone_mobile, first_name, ...) in msg.payload`);
+  }
+  msg.payload = await ctx.call(name, takenBy(name, fields));
+  return { outputs: [msg], status: { key: action } } satisfies EndpointOutcome;
+};

@@ -1,0 +1,145 @@
+/**
+ * The nodes of the gateway's other endpoints (issue 15): `bulkgate-otp`, `bulkgate-number-check`,
+ * `bulkgate-blacklist`, `bulkgate-contacts`. Each is a thin adapter: its settings and the msg make
+ * the call's fields (an object `msg.payload` in the API's own names wins, as for the send nodes),
+ * the client checks and sends it, and the answer is routed to the node's ports.
+ */
+import type { Node, NodeAPI, NodeDef } from 'node-red';
+import { AbortGroup, bodyFields, invalidRequest, isPhoneNumber, normalizeNumber, splitNumbers, type EndpointName, type GatewayClient } from '../../gateway';
+import { typedSettings } from '../definitions';
+import type { AccountNode } from './account';
+import { evaluate, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type NodeCatalog, type Send } from './runtime';
+
+export type EndpointConfig = NodeDef & Record<string, unknown>;
+
+/** What a node's kind does with one msg: the calls it makes and where the answers go. */
+export interface EndpointContext {
+  RED: NodeAPI;
+  node: Node;
+  config: EndpointConfig;
+  msg: Msg;
+  client: GatewayClient;
+  signal: AbortGroup;
+  /** A TypedInput setting of the node, read against the msg (undefined when empty). */
+  read(field: string): Promise<unknown>;
+  /** The keys of an object msg.payload that the endpoint's body takes, in the API's names. */
+  overrides(name: EndpointName): Record<string, unknown>;
+  call(name: EndpointName, fields: Record<string, unknown>): Promise<unknown>;
+  /** A copy of the msg for one of several results, with msg.parts for a join node. */
+  part(payload: unknown, index: number, count: number): Msg;
+}
+
+export interface EndpointOutcome {
+  outputs: (Msg | Msg[] | null)[];
+  /** The status key (in the node's catalog) and its figures. */
+  status: { key: string; fill?: 'green' | 'yellow'; params?: Record<string, number> };
+}
+
+export type EndpointHandler = (ctx: EndpointContext) => Promise<EndpointOutcome>;
+
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v);
+
+/**
+ * Numbers as a user gives them, like the send nodes' recipients: a string (several separated by
+ * `;` or `,`), a number, an array of those or of `{number}` / `{phone_number}` entries.
+ */
+export function numbersOf(value: unknown, field = 'number'): string[] {
+  if (value === undefined || value === null || value === '') return [];
+  if (typeof value === 'number' && Number.isFinite(value)) return [String(value)];
+  if (typeof value === 'string') return splitNumbers(value);
+  if (Array.isArray(value)) {
+    return value.flatMap((entry, i) => {
+      if (typeof entry === 'string' || (typeof entry === 'number' && Number.isFinite(entry))) return [String(entry)];
+      if (isPlainObject(entry) && (typeof entry.number === 'string' || typeof entry.number === 'number')) return [String(entry.number)];
+      if (isPlainObject(entry) && (typeof entry.phone_number === 'string' || typeof entry.phone_number === 'number')) return [String(entry.phone_number)];
+      throw invalidRequest(`${field}[${i}] must be a phone number`);
+    });
+  }
+  throw invalidRequest(`${field} must be a phone number, numbers separated by ; or , or a list of them`);
+}
+
+/** One number where a call takes one (`phone_number`, a blacklist removal). */
+export function oneNumber(value: unknown, field: string): string | undefined {
+  const numbers = numbersOf(value, field);
+  if (numbers.length > 1) throw invalidRequest(`${field} must be one phone number (it holds ${numbers.length})`);
+  return numbers[0];
+}
+
+export { isPhoneNumber, normalizeNumber };
+
+/** The constructor of one kind of endpoint node (loaded when the first node of its type starts). */
+export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler) {
+  const texts: NodeCatalog = nodeCatalog(RED, type);
+  const defaults = typedSettings(type);
+  function BulkgateEndpointNode(this: Node, config: EndpointConfig) {
+    RED.nodes.createNode(this, config);
+    const node = this;
+    const account = RED.nodes.getNode(config.account as string) as AccountNode | null;
+    const stop = new AbortGroup();
+    const status = new StatusThrottle(node);
+
+    async function input(msg: Msg, send: Send, done: Done): Promise<void> {
+      if (!account) throw NO_ACCOUNT();
+      const client = account.gateway();
+      status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'calling') }));
+      const ctx: EndpointContext = {
+        RED,
+        node,
+        config,
+        msg,
+        client,
+        signal: stop,
+        read: async (field) => {
+          const fallback = defaults[field];
+          const setting = config[field] === undefined ? fallback : { value: config[field], type: config[`${field}Type`] as string | undefined };
+          return setting ? evaluate(RED, node, msg, field, setting) : undefined;
+        },
+        overrides: (name) => {
+          const out: Record<string, unknown> = {};
+          if (!isPlainObject(msg.payload)) return out;
+          for (const field of bodyFields(name)) if (Object.prototype.hasOwnProperty.call(msg.payload, field)) out[field] = msg.payload[field];
+          return out;
+        },
+        call: (name, fields) => client.call(name, fields, { signal: stop }),
+        part: (payload, index, count) => {
+          const copy = RED.util.cloneMessage({ ...msg, payload: undefined }) as Msg;
+          copy.payload = payload;
+          const parts: Record<string, unknown> = { id: msg._msgid, index, count, type: 'array', len: 1 };
+          if (msg.parts) parts.parts = msg.parts;
+          copy.parts = parts;
+          return copy;
+        },
+      };
+      const outcome = await handle(ctx);
+      status.show(() => ({ fill: outcome.status.fill ?? 'green', shape: 'dot', text: statusText(texts, outcome.status.key, outcome.status.params) }));
+      send(outcome.outputs);
+      done();
+    }
+
+    node.on('input', (msg: object, send: Send, done: Done) => {
+      input(msg as Msg, send, done).catch((error: unknown) => {
+        try {
+          fail(texts, status, msg as Msg, error, done);
+        } catch {
+          // The failure path must never throw out of a handler.
+        }
+      });
+    });
+    node.on('close', () => {
+      stop.abort();
+      status.close();
+    });
+  }
+  return BulkgateEndpointNode;
+}
+
+/** Keeps the fields a body takes: a node's setting the chosen action does not use stays out. */
+export function takenBy(name: EndpointName, fields: Record<string, unknown>): Record<string, unknown> {
+  const taken = new Set(bodyFields(name));
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(fields)) if (taken.has(key) && fields[key] !== undefined && fields[key] !== '') out[key] = fields[key];
+  return out;
+}
+
+export { isPlainObject };
