@@ -196,7 +196,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     trials_available_verification: { value: '', validate: 'number' },
     daily_limit: { value: '', validate: 'number' },
     // Empty: the requester's IP when the msg came from an http in node, else this node's id.
-    request_quota_identification: { value: '', typed: { types: TEXTS, type: 'msg' } },
+    request_quota_identification: { value: '', typed: { types: TEXTS, type: 'str' } },
     channel: { value: [{ type: 'sms' }], validate: 'validChannel' },
     otpId: { value: 'otpId', typed: { types: ['msg', 'flow', 'global', 'str'], type: 'msg' } },
     code: { value: 'payload', typed: { types: ['msg', 'flow', 'global', 'str', 'jsonata'], type: 'msg' } },

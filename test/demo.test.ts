@@ -59,6 +59,7 @@ describe('the demo (npm start)', function () {
       'Daily balance check',
       'Viber then SMS cascade',
       'Delivery reports and replies',
+      'One-time password for a door keypad',
     ]);
     const accounts = flows.filter((n) => n.type === 'bulkgate-account').map((n) => n.id);
     assert.deepEqual(accounts, ['bulkgate-demo-account']);

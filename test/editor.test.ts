@@ -100,6 +100,10 @@ describe('editor panels in Chromium', function () {
       },
       { id: 'bal1', type: 'bulkgate-balance', account: 'acc1', api: 'advanced', method: 'POST', threshold: '', y: 300 },
       { id: 'ev1', type: 'bulkgate-events', path: '/bulkgate/events', y: 400 },
+      { id: 'otp1', type: 'bulkgate-otp', account: 'acc1', action: 'send', y: 500 },
+      { id: 'nc1', type: 'bulkgate-number-check', account: 'acc1', y: 560 },
+      { id: 'bl1', type: 'bulkgate-blacklist', account: 'acc1', action: 'check', y: 620 },
+      { id: 'ct1', type: 'bulkgate-contacts', account: 'acc1', action: 'get', y: 680 },
     ]);
   });
 
@@ -109,7 +113,7 @@ describe('editor panels in Chromium', function () {
   });
 
   it('each panel opens without a console error, in English and with its help', async () => {
-    for (const id of ['promo1', 'trans1', 'bal1', 'ev1', 'acc1']) {
+    for (const id of ['promo1', 'trans1', 'bal1', 'ev1', 'acc1', 'otp1', 'nc1', 'bl1', 'ct1']) {
       await edit(page, id);
       await browser.screenshot(`panel-${id}`);
       const labels = await page.locator('.red-ui-tray-body label:visible').allInnerTexts();
@@ -126,6 +130,15 @@ describe('editor panels in Chromium', function () {
     }
     const help = await page.evaluate(() => RED.nodes.getNodeHelp?.('bulkgate-promotional') ?? $("script[data-help-name='bulkgate-promotional']").html());
     assert.match(String(help), /Accepted \/ scheduled/);
+    for (const [type, words] of [
+      ['bulkgate-otp', /door keypad/],
+      ['bulkgate-number-check', /check-phone-numbers/],
+      ['bulkgate-blacklist', /replied STOP/],
+      ['bulkgate-contacts', /opt-in consent/],
+    ] as const) {
+      const text = await page.evaluate((t) => RED.nodes.getNodeHelp?.(t) ?? $(`script[data-help-name='${t}']`).html(), type);
+      assert.match(String(text), words, `${type} has its help`);
+    }
     assert.deepEqual(browser.errors, []);
   });
 
@@ -236,7 +249,11 @@ describe('editor panels in Chromium', function () {
     );
     assert.deepEqual(shown.sort(), [
       ['bulkgate-balance', 'SMS credit'],
+      ['bulkgate-blacklist', 'SMS blacklist'],
+      ['bulkgate-contacts', 'SMS contacts'],
       ['bulkgate-events', 'SMS events'],
+      ['bulkgate-number-check', 'SMS number check'],
+      ['bulkgate-otp', 'SMS code (OTP)'],
       ['bulkgate-promotional', 'promotional SMS'],
       ['bulkgate-transactional', 'transactional SMS'],
     ]);
@@ -502,6 +519,10 @@ describe('editor panels in Chromium', function () {
       { id: 'bare-trans', type: 'bulkgate-transactional', z: 'bare-tab', account: 'bare-acc', x: 200, y: 200, wires: [] },
       { id: 'bare-bal', type: 'bulkgate-balance', z: 'bare-tab', account: 'bare-acc', x: 200, y: 300, wires: [] },
       { id: 'bare-ev', type: 'bulkgate-events', z: 'bare-tab', x: 200, y: 400, wires: [], credentials: { secret: 's3cret' } },
+      { id: 'bare-otp', type: 'bulkgate-otp', z: 'bare-tab', account: 'bare-acc', x: 400, y: 100, wires: [] },
+      { id: 'bare-nc', type: 'bulkgate-number-check', z: 'bare-tab', account: 'bare-acc', x: 400, y: 200, wires: [] },
+      { id: 'bare-bl', type: 'bulkgate-blacklist', z: 'bare-tab', account: 'bare-acc', x: 400, y: 300, wires: [] },
+      { id: 'bare-ct', type: 'bulkgate-contacts', z: 'bare-tab', account: 'bare-acc', x: 400, y: 400, wires: [] },
     ];
     const res = await fetch(`${demo.editorUrl}/flows`, {
       method: 'POST',
@@ -512,10 +533,12 @@ describe('editor panels in Chromium', function () {
     await openEditor(page, demo.editorUrl);
     await page.waitForFunction(() => RED.nodes.node('bare-promo'), undefined, { timeout: 10_000 });
     const invalid = await page.evaluate(() =>
-      ['bare-acc', 'bare-promo', 'bare-trans', 'bare-bal', 'bare-ev'].filter((id) => RED.nodes.node(id).valid === false),
+      ['bare-acc', 'bare-promo', 'bare-trans', 'bare-bal', 'bare-ev', 'bare-otp', 'bare-nc', 'bare-bl', 'bare-ct'].filter(
+        (id) => RED.nodes.node(id).valid === false,
+      ),
     );
     assert.deepEqual(invalid, [], 'no red triangle');
-    for (const id of ['bare-acc', 'bare-promo', 'bare-trans', 'bare-bal', 'bare-ev']) {
+    for (const id of ['bare-acc', 'bare-promo', 'bare-trans', 'bare-bal', 'bare-ev', 'bare-otp', 'bare-nc', 'bare-bl', 'bare-ct']) {
       await edit(page, id);
       const red = await page
         .locator('.red-ui-tray-body .input-error:visible')
@@ -612,6 +635,151 @@ describe('editor panels in Chromium', function () {
       sidebar.close();
       await offline(0);
     }
+    assert.deepEqual(browser.errors, []);
+  });
+
+  it('the one-time password, blacklist and contacts panels: each action shows its fields; the OTP cascade (no text) is saved as edited and sent as the simulator expects', async () => {
+    const shown = async () =>
+      (await page.locator('.red-ui-tray-body .form-row:visible label[for^="node-input-"]').evaluateAll((els) => els.map((e) => e.getAttribute('for')))).map(
+        (f) => String(f).replace('node-input-', ''),
+      );
+    // Earlier tests deployed their own flow and reloaded the editor: these nodes use its account.
+    await importNodes(page, [
+      {
+        id: 'panel-acc',
+        type: 'bulkgate-account',
+        name: 'panel',
+        baseUrl: demo.simulatorUrl,
+        timeout: 15000,
+        retries: 3,
+        rateLimit: 0,
+        rateWindow: 60,
+        queueSize: 100,
+      },
+      { id: 'otp2', type: 'bulkgate-otp', account: 'panel-acc', action: 'send', y: 500 },
+      { id: 'bl2', type: 'bulkgate-blacklist', account: 'panel-acc', action: 'check', y: 620 },
+      { id: 'ct2', type: 'bulkgate-contacts', account: 'panel-acc', action: 'get', y: 680 },
+    ]);
+    await edit(page, 'otp2');
+    assert.deepEqual(
+      (await shown()).filter((f) => ['number', 'code_length', 'otpId', 'code'].includes(f)),
+      ['number', 'code_length'],
+      'send: the number and the code settings, no OTP id',
+    );
+    assert.equal(await page.locator('#bulkgate-channels .bulkgate-channel-text').count(), 0, 'an OTP channel has no text: the gateway writes it');
+    await page.selectOption('#node-input-action', 'verify');
+    assert.deepEqual(
+      (await shown()).filter((f) => ['number', 'code_length', 'otpId', 'code'].includes(f)),
+      ['otpId', 'code'],
+      'verify: the OTP id and the code typed',
+    );
+    assert.equal(await page.isVisible('#bulkgate-channels'), false);
+    await page.selectOption('#node-input-action', 'send');
+    await page.fill('#node-input-code_length', '4');
+    // "+ channel" adds Viber above SMS; it needs a sender.
+    await page.click('.node-input-channel-row .red-ui-editableList-addButton');
+    const viber = page.locator('#bulkgate-channels .bulkgate-viber-sender');
+    assert.equal(await viber.evaluate((el) => el.classList.contains('input-error')), true, 'a Viber channel without a sender is marked');
+    await viber.fill('Door');
+    assert.equal(await viber.evaluate((el) => el.classList.contains('input-error')), false);
+    assert.equal(await page.locator('#bulkgate-channels .bulkgate-viber-caption').count(), 0, 'no button for an OTP');
+    await page.evaluate(() => $('#node-input-number').typedInput('type', 'str'));
+    await page.evaluate(() => $('#node-input-number').typedInput('value', '+420 777 000 001'));
+    await done(page);
+    const saved = await page.evaluate(() => {
+      const n = RED.nodes.node('otp2');
+      return {
+        action: n.action,
+        code_length: n.code_length,
+        channel: n.channel,
+        number: n.number,
+        numberType: n.numberType,
+        valid: n.valid,
+        errors: n.validationErrors,
+      };
+    });
+    assert.deepEqual(saved.channel, [{ type: 'viber', sender: 'Door', expiration: 120 }, { type: 'sms' }]);
+    assert.deepEqual([saved.action, saved.code_length, saved.number, saved.numberType], ['send', '4', '+420 777 000 001', 'str']);
+    assert.equal(
+      saved.valid,
+      true,
+      `invalid: ${JSON.stringify(saved.errors)} ${await page.evaluate(() => JSON.stringify(RED.nodes.node('otp2'), (k, v) => (k.startsWith('_') ? undefined : v)))}`,
+    );
+
+    await edit(page, 'bl2');
+    assert.equal(await page.isVisible('#node-input-route'), true, 'check: the route');
+    assert.equal(await page.isVisible('#node-input-listType'), false);
+    await page.selectOption('#node-input-action', 'add');
+    assert.deepEqual(
+      [await page.isVisible('#node-input-route'), await page.isVisible('#node-input-listType'), await page.isVisible('#node-input-source_id')],
+      [false, true, true],
+    );
+    await cancel(page);
+    await edit(page, 'ct2');
+    assert.equal(await page.isVisible('#node-input-group_name'), false, 'get: no group');
+    await page.selectOption('#node-input-action', 'import');
+    assert.equal(await page.isVisible('#node-input-group_name'), true, 'import: groups');
+    await cancel(page);
+
+    // The node as the panel saved it, deployed on its own tab, sends what the gateway takes.
+    const node = await page.evaluate(() => {
+      const n = RED.nodes.node('otp2');
+      const out: Record<string, unknown> = {};
+      for (const key of Object.keys(n._def.defaults)) out[key] = n[key];
+      for (const key of Object.keys(n._def.defaults)) if (n[`${key}Type`] !== undefined) out[`${key}Type`] = n[`${key}Type`];
+      return out;
+    });
+    const flow = [
+      { id: 'otp-tab', type: 'tab', label: 'otp' },
+      {
+        id: 'otp-acc',
+        type: 'bulkgate-account',
+        baseUrl: demo.simulatorUrl,
+        credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
+      },
+      { ...node, id: 'otp-node', type: 'bulkgate-otp', z: 'otp-tab', account: 'otp-acc', x: 300, y: 100, wires: [[], []] },
+      {
+        id: 'otp-inject',
+        type: 'inject',
+        z: 'otp-tab',
+        props: [{ p: 'payload' }],
+        payload: '',
+        payloadType: 'str',
+        repeat: '',
+        once: false,
+        x: 100,
+        y: 100,
+        wires: [['otp-node']],
+      },
+    ];
+    const res = await fetch(`${demo.editorUrl}/flows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+      body: JSON.stringify(flow),
+    });
+    assert.ok(res.ok, `deploy: HTTP ${res.status}`);
+    await until('the OTP flow to start', async () => (await fetch(`${demo.editorUrl}/inject/otp-inject`, { method: 'POST' })).status === 200);
+    let sent: { path: string; body: Record<string, unknown> } | undefined;
+    await until('the OTP request', async () => {
+      const requests = (await (await fetch(`${demo.simulatorUrl}/simulator/requests`)).json()) as { path: string; body: Record<string, unknown> }[];
+      sent = requests.find((r) => r.path === '/api/1.0/otp/send');
+      return Boolean(sent);
+    });
+    assert.deepEqual(sent?.body, {
+      application_id: DEMO_ACCOUNT.id,
+      application_token: DEMO_ACCOUNT.token,
+      number: '420777000001',
+      code_length: 4,
+      request_quota_identification: 'otp-node',
+      channel: { viber: { sender: 'Door', expiration: 120 }, sms: {} },
+    });
+    const outbox = (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as { messages: { kind: string; channel: string }[] };
+    assert.deepEqual(
+      outbox.messages.filter((m) => m.kind === 'otp').map((m) => m.channel),
+      ['viber'],
+      "the demo's Viber user gets the code on Viber",
+    );
+    await openEditor(page, demo.editorUrl);
     assert.deepEqual(browser.errors, []);
   });
 });

@@ -41,9 +41,19 @@ describe('lean: what the package loads, and when', function () {
     return report;
   };
 
-  it('installed, no node deployed: all five types registered, none of the dependencies loaded', () => {
+  it('installed, no node deployed: all nine types registered, none of the dependencies loaded', () => {
     const installed = stage('installed');
-    assert.deepEqual(installed.types?.sort(), ['bulkgate-account', 'bulkgate-balance', 'bulkgate-events', 'bulkgate-promotional', 'bulkgate-transactional']);
+    assert.deepEqual(installed.types?.sort(), [
+      'bulkgate-account',
+      'bulkgate-balance',
+      'bulkgate-blacklist',
+      'bulkgate-contacts',
+      'bulkgate-events',
+      'bulkgate-number-check',
+      'bulkgate-otp',
+      'bulkgate-promotional',
+      'bulkgate-transactional',
+    ]);
     assert.deepEqual(installed.loaded, []);
   });
 

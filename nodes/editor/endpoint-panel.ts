@@ -3,8 +3,8 @@
  * TypedInputs (from the node definitions), the rows each action uses (`data-actions` in the
  * form), and for the one-time password the channel cascade, the send nodes' own editor.
  */
-import { typedSettings } from '../definitions';
 import { channelProblems, fallbackText, readCascade, setupCascade, type ChannelSetting } from './cascade';
+import { prepareFields } from './panel-fields';
 
 interface EndpointNodeDef {
   type: string;
@@ -16,10 +16,7 @@ interface EndpointNodeDef {
 const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T | null;
 
 export function endpointPanel(node: EndpointNodeDef): void {
-  for (const [fieldName, { types }] of Object.entries(typedSettings(node.type))) {
-    const input = byId<HTMLInputElement>(`node-input-${fieldName}`);
-    if (input) $(input).typedInput({ default: types[0], types, typeField: `#node-input-${fieldName}Type` });
-  }
+  prepareFields(node, node.type);
   const action = byId<HTMLSelectElement>('node-input-action');
   const list = byId('bulkgate-channels');
   const fallback = byId('bulkgate-fallback');

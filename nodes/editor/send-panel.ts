@@ -5,12 +5,12 @@
  */
 import { bodyShape, VERSIONS, type ApiFamily, type ApiVersion } from '../../gateway/operations';
 import { isPhoneNumber, splitNumbers } from '../../gateway/recipients';
-import { typedSettings } from '../definitions';
 import { bodyFields, schemaKey } from '../../gateway/schemas';
 import { PROFILE_ID_CHOICE } from '../../gateway/senders';
 import type { UnicodeMode } from '../../gateway/text';
 import { channelProblems, fallbackText, readCascade, setupCascade, type ChannelSetting } from './cascade';
 import { validOtpChannel } from './endpoint-panel';
+import { prepareFields } from './panel-fields';
 import { describeText, renderCounter, textFits } from './counter';
 import { t } from './i18n';
 import { fillSenderSelect, senderValueKind, senderValueText } from './senders';
@@ -52,19 +52,7 @@ function smsUnicode(channels: ChannelSetting[] | undefined): UnicodeMode {
 const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
 
 export function sendPanel(node: SendNodeDef, kind: Kind): void {
-  // Settings missing from an imported or older flow: the panel shows the defaults the runtime
-  // uses for them (advanced 2.0, msg.number, msg.schedule...), not empty fields marked red.
-  const defaults = (node as { _def?: { defaults?: Record<string, { value?: unknown }> } })._def?.defaults ?? {};
-  for (const [key, def] of Object.entries(defaults)) {
-    const input = byId<HTMLInputElement>(`node-input-${key}`);
-    if (node[key] !== undefined || !input || typeof def.value === 'object' || input.type === 'checkbox') continue;
-    input.value = String(def.value ?? '');
-  }
-  for (const [fieldName, { types }] of Object.entries(typedSettings(`bulkgate-${kind}`))) {
-    const input = byId<HTMLInputElement>(`node-input-${fieldName}`);
-    if (!input) continue;
-    $(input).typedInput({ default: types[0], types, typeField: `#node-input-${fieldName}Type` });
-  }
+  prepareFields(node, `bulkgate-${kind}`);
 
   const api = byId<HTMLSelectElement>('node-input-api');
   const version = byId<HTMLSelectElement>('node-input-version');

@@ -74,6 +74,15 @@ export const EXAMPLE_CLICKS: Record<string, Click[]> = {
     // No report within 5 s for the garage alarm: the neighbour gets it.
     { inject: 'i1', expect: [{ name: 'escalated to the neighbour', match: /"status":"accepted"/ }] },
     { inject: 'i2', expect: [{ name: 'alarm delivered', match: /"alarm":"alarm\/cellar".*"status":"delivered"/ }], absent: ['escalated to the neighbour'] },
+    // A STOP reply puts the number on the opt-out list; the check then finds it there.
+    { inject: 'i7', expect: [{ name: 'not on the list', match: /"number":"420777000125","listed":false/ }], absent: ['on the opt-out list'] },
+    { inject: 'i5', expect: [{ name: 'opted out', match: /blacklisted/ }] },
+    { inject: 'i6', expect: [{ name: 'on the opt-out list', match: /"number":"420777000124","listed":true/ }], absent: ['not on the list'] },
+  ],
+  '07': [
+    { inject: 'i1', expect: [{ name: 'code sent', match: /otp-/ }] },
+    { inject: 'i2', expect: [{ name: 'wrong code', match: /"verified":false/ }], absent: ['door opens'] },
+    { inject: 'i3', expect: [{ name: 'door opens', match: /"verified":true/ }], absent: ['wrong code'] },
   ],
 };
 
