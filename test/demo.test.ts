@@ -60,6 +60,7 @@ describe('the demo (npm start)', function () {
       'Viber then SMS cascade',
       'Delivery reports and replies',
       'One-time password for a door keypad',
+      'Check a customer list and keep the address book',
     ]);
     const accounts = flows.filter((n) => n.type === 'bulkgate-account').map((n) => n.id);
     assert.deepEqual(accounts, ['bulkgate-demo-account']);

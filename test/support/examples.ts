@@ -79,6 +79,18 @@ export const EXAMPLE_CLICKS: Record<string, Click[]> = {
     { inject: 'i5', expect: [{ name: 'opted out', match: /blacklisted/ }] },
     { inject: 'i6', expect: [{ name: 'on the opt-out list', match: /"number":"420777000124","listed":true/ }], absent: ['not on the list'] },
   ],
+  '08': [
+    {
+      inject: 'i1',
+      expect: [
+        { name: 'valid number', match: /"valid":true/, count: 2 },
+        { name: 'invalid number', match: /"phone_number":"12ab","valid":false/ },
+        { name: 'contact saved', match: /"phone_mobile":"42077700030[12]"/, count: 2 },
+      ],
+    },
+    { inject: 'i2', expect: [{ name: 'contact', match: /"phone_mobile":"420777000301".*"note":"number checked"/ }] },
+    { inject: 'i3', expect: [{ name: 'consent', match: /"agreement":"20\d\d-/ }] },
+  ],
   '07': [
     { inject: 'i1', expect: [{ name: 'code sent', match: /otp-/ }] },
     { inject: 'i2', expect: [{ name: 'wrong code', match: /"verified":false/ }], absent: ['door opens'] },
