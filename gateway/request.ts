@@ -197,7 +197,7 @@ function cascade(value: unknown): Record<string, Record<string, unknown>> | unde
     const out: Record<string, Record<string, unknown>> = {};
     value.forEach((item, i) => {
       if (!isPlainObject(item) || typeof item.type !== 'string' || !(CHANNELS as readonly string[]).includes(item.type)) {
-        throw invalidRequest(`channel[${i}] must be a viber or sms channel`);
+        throw invalidRequest(`channel[${i}] must be a ${CHANNELS.join(', ')} channel`);
       }
       if (item.type in out) throw invalidRequest(`channel lists ${item.type} twice`);
       const { type, ...settings } = item;
@@ -205,11 +205,11 @@ function cascade(value: unknown): Record<string, Record<string, unknown>> | unde
     });
     return out;
   }
-  if (!isPlainObject(value)) throw invalidRequest('channel must be an object holding viber and/or sms');
+  if (!isPlainObject(value)) throw invalidRequest(`channel must be an object holding ${CHANNELS.join(', ')} channels`);
   const out: Record<string, Record<string, unknown>> = {};
   for (const [name, settings] of ownEntries(value)) {
     // Checked before use as a key: "__proto__" must never reach an assignment.
-    if (!(CHANNELS as readonly string[]).includes(name)) throw invalidRequest(`channel.${name} is not a channel (viber, sms)`);
+    if (!(CHANNELS as readonly string[]).includes(name)) throw invalidRequest(`channel.${name} is not a channel (${CHANNELS.join(', ')})`);
     if (!isPlainObject(settings)) throw invalidRequest(`channel.${name} must be an object`);
     out[name] = { ...settings };
   }
@@ -220,8 +220,8 @@ function cleanChannel(channel: Record<string, Record<string, unknown>>): void {
   for (const [name, settings] of ownEntries(channel) as [string, Record<string, unknown>][]) {
     for (const [key, v] of ownEntries(settings)) if (isAbsent(v)) delete settings[key];
     if (typeof settings.text === 'number') settings.text = String(settings.text);
+    if (typeof settings.expiration === 'string' && /^\d+$/.test(settings.expiration)) settings.expiration = Number(settings.expiration);
     if (name === 'viber') {
-      if (typeof settings.expiration === 'string' && /^\d+$/.test(settings.expiration)) settings.expiration = Number(settings.expiration);
       if (isPlainObject(settings.button)) {
         const button = { ...settings.button };
         if (isAbsent(button.caption) && isAbsent(button.url)) delete settings.button;

@@ -7,6 +7,7 @@
 import { SENDER_TYPES, SENDER_VALUE_KIND } from './senders';
 import type { ApiFamily, ApiVersion, OperationKind } from './operations';
 import { PHONE_DIGITS } from './recipients';
+import { CHAT_CONTENTS, CHAT_TEXT_LIMITS } from './channels';
 
 type Schema = Record<string, unknown>;
 
@@ -52,6 +53,29 @@ function senderValueRequired(version: ApiVersion): Schema {
   };
 }
 
+/** A WhatsApp or RCS message's text: not empty, within the platform's limit. */
+function chatText(name: 'whatsapp' | 'rcs'): Schema {
+  const limit = CHAT_TEXT_LIMITS[name];
+  return { type: 'string', minLength: 1, maxLength: limit, rule: `must be a text of 1 to ${limit} characters` };
+}
+
+/** A WhatsApp or RCS channel: its registered sender, an expiration, and exactly one content kind. */
+function chat(name: 'whatsapp' | 'rcs', contents: Record<string, Schema>): Schema {
+  const kinds = CHAT_CONTENTS[name];
+  return {
+    type: 'object',
+    required: ['sender'],
+    additionalProperties: false,
+    properties: {
+      sender: { type: 'string', minLength: 1, rule: `must be the name of a registered ${name === 'rcs' ? 'RCS' : 'WhatsApp'} sender` },
+      expiration: { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' },
+      ...contents,
+    },
+    oneOf: kinds.map((kind) => ({ required: [kind] })),
+    rule: `must hold exactly one of ${kinds.join(', ')}`,
+  };
+}
+
 function channel(kind: OperationKind): Schema {
   const button: Schema = {
     type: 'object',
@@ -64,8 +88,50 @@ function channel(kind: OperationKind): Schema {
     type: 'object',
     minProperties: 1,
     additionalProperties: false,
-    rule: 'must hold viber and/or sms, in the order they are tried',
+    rule: 'must hold viber, whatsapp, rcs and/or sms, in the order they are tried',
     properties: {
+      whatsapp: chat('whatsapp', {
+        message: {
+          type: 'object',
+          required: ['text'],
+          additionalProperties: false,
+          properties: { text: chatText('whatsapp'), preview_url: flag },
+          rule: 'must be an object {text, preview_url}',
+        },
+        template: {
+          type: 'object',
+          required: ['template'],
+          additionalProperties: false,
+          properties: {
+            template: { type: 'string', minLength: 1, rule: 'must be the name of an approved template' },
+            language: { type: 'string', minLength: 2, rule: 'must be a language code such as en' },
+            header: { type: 'object', rule: "must be the template header's object (type and its value)" },
+            body: { type: ['array', 'object'], rule: "must be the template body's parameters" },
+            buttons: { type: 'array', items: { type: 'object' }, rule: "must be a list of the template buttons' objects" },
+          },
+          rule: 'must be an object {template, language, header, body, buttons}',
+        },
+        file: { type: 'object', rule: 'must be a file object' },
+        otp: {
+          type: 'object',
+          required: ['template', 'code'],
+          properties: { template: { type: 'string', minLength: 1 }, code: { type: ['string', 'number'] }, language: { type: 'string' } },
+          rule: 'must be an object {template, code, language}',
+        },
+        location: { type: 'object', rule: 'must be a location object' },
+      }),
+      rcs: chat('rcs', {
+        message: {
+          type: 'object',
+          required: ['text'],
+          additionalProperties: false,
+          properties: { text: chatText('rcs'), suggestions: { type: 'array', items: { type: 'object' }, rule: 'must be a list of suggestion objects' } },
+          rule: 'must be an object {text, suggestions}',
+        },
+        file: { type: 'object', required: ['url'], rule: 'must be an object {url, force_refresh, suggestions}' },
+        card: { type: 'object', rule: 'must be a card object' },
+        carousel: { type: 'object', rule: 'must be a carousel object' },
+      }),
       viber: {
         type: 'object',
         required: kind === 'promotional' ? ['sender', 'button'] : ['sender'],

@@ -5,6 +5,9 @@ export interface SimulatorAccountInit {
   credit?: number;
   /** Numbers that are Viber users: the viber channel delivers only to these. */
   viber?: string[];
+  /** Numbers that use WhatsApp, and RCS: those channels deliver only to these. */
+  whatsapp?: string[];
+  rcs?: string[];
   /** Country used to complete numbers when a request gives none (the account's time zone). */
   country?: string;
   /** Numbers whose messages are not delivered (delivery report status 3). */
@@ -22,6 +25,8 @@ export interface SimulatorAccount {
   initialCredit: number;
   currency: string;
   viber: Set<string>;
+  whatsapp: Set<string>;
+  rcs: Set<string>;
   country: string;
   unreachable: Set<string>;
   silent: Set<string>;
@@ -33,6 +38,8 @@ export const DEMO_ACCOUNT: Required<SimulatorAccountInit> = {
   token: 'demo-simulator-token',
   credit: 100,
   viber: ['420777000001', '420777000002'],
+  whatsapp: ['420777000003'],
+  rcs: ['420777000004'],
   country: 'CZ',
   unreachable: ['420777000999'],
   silent: ['420777000998'],
@@ -69,6 +76,8 @@ export function createAccount(init: SimulatorAccountInit): SimulatorAccount {
     initialCredit: credit,
     currency: 'credits',
     viber: new Set(init.viber ?? []),
+    whatsapp: new Set(init.whatsapp ?? []),
+    rcs: new Set(init.rcs ?? []),
     country: (init.country ?? 'CZ').toUpperCase(),
     unreachable: new Set(init.unreachable ?? []),
     silent: new Set(init.silent ?? []),

@@ -9,10 +9,10 @@ import { ADDRESS_BOOK, type SimulatorAccount } from './accounts';
 import { countText, LIMIT_GSM7, LIMIT_UNICODE } from './counting';
 
 export type Version = '1.0' | '2.0';
-export type Channel = 'sms' | 'viber';
+export type Channel = 'sms' | 'viber' | 'whatsapp' | 'rcs';
 
-/** Prices per SMS part and per Viber message, in the account's credits. */
-export const PRICES = { sms: 0.05, viber: 0.03 };
+/** Prices per SMS part and per Viber, WhatsApp or RCS message, in the account's credits. */
+export const PRICES = { sms: 0.05, viber: 0.03, whatsapp: 0.04, rcs: 0.02 };
 /** Transactional `duplicates_check: on` window (the reference); promotional uses the same. */
 export const DUPLICATE_WINDOW_MS = 5 * 60 * 1000;
 
@@ -238,6 +238,10 @@ export class SimulatedGateway {
         delivery = { channel: 'viber', text: String(settings.text ?? recipient.text ?? topText ?? ''), sender: String(settings.sender ?? ''), unicode: false };
         break;
       }
+      if ((name === 'whatsapp' || name === 'rcs') && account[name].has(number)) {
+        delivery = { channel: name, text: chatText(settings), sender: String(settings.sender ?? ''), unicode: false };
+        break;
+      }
       if (name === 'sms') {
         delivery = this.#sms(version, body, settings, recipient, topText);
         break;
@@ -246,12 +250,13 @@ export class SimulatedGateway {
     delivery ??= this.#sms(version, body, isObject(channels.sms) ? channels.sms : {}, recipient, topText);
     delivery.text = substitute(delivery.text, recipient.variables);
     if (!delivery.text) throw new ApiError(400, 'empty_message', 'Empty message');
-    const measure = countText(delivery.text, delivery.channel === 'viber' ? 'auto' : delivery.unicode);
-    if (this.strict && measure.characters > measure.limit) {
+    const measure = countText(delivery.text, delivery.channel === 'sms' ? delivery.unicode : 'auto');
+    // SMS limits and parts apply to SMS only (WhatsApp and RCS are checked by the client's schema).
+    if (this.strict && delivery.channel === 'sms' && measure.characters > measure.limit) {
       throw invalidParameter(`text is ${measure.characters} characters; the limit is ${LIMIT_GSM7} (${LIMIT_UNICODE} with Unicode)`);
     }
-    const parts = delivery.channel === 'viber' ? 1 : Math.max(1, measure.parts);
-    const price = delivery.channel === 'viber' ? PRICES.viber : round(parts * PRICES.sms);
+    const parts = delivery.channel === 'sms' ? Math.max(1, measure.parts) : 1;
+    const price = delivery.channel === 'sms' ? round(parts * PRICES.sms) : PRICES[delivery.channel];
     return { invalid: false, number, delivery, parts, price, kind };
   }
 
@@ -340,6 +345,14 @@ interface Delivery {
 }
 
 type Plan = { invalid: true; number: string } | { invalid: false; number: string; delivery: Delivery; parts: number; price: number; kind: string };
+
+/** What a WhatsApp or RCS message shows: its text, or what else it carries (a template by name). */
+function chatText(settings: Record<string, unknown>): string {
+  if (isObject(settings.message) && typeof settings.message.text === 'string') return settings.message.text;
+  if (isObject(settings.template)) return `[template ${String(settings.template.template ?? '')}]`;
+  const kind = ['file', 'otp', 'location', 'card', 'carousel'].find((k) => k in settings);
+  return kind ? `[${kind}]` : '';
+}
 
 function parseSchedule(value: unknown): number | undefined {
   if (value === undefined || value === null || value === '') return undefined;

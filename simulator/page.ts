@@ -40,6 +40,10 @@ export function outboxPage(): string {
   .tag.sms { background: var(--sms); }
   .tag.viber { background: var(--viber); }
   .tag.otp { background: #3d4a5c; }
+  .tag.whatsapp { background: #25a35a; }
+  .tag.rcs { background: #d1603d; }
+  .bubble.whatsapp { background: #dcf8c6; }
+  .bubble.rcs { background: #fde7df; }
   .status.sent { color: var(--ok); }
   .status.scheduled { color: var(--wait); font-weight: 600; }
   @media (max-width: 480px) { main { padding: 8px; } .bubble { max-width: 100%; } }

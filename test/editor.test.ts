@@ -782,4 +782,78 @@ describe('editor panels in Chromium', function () {
     await openEditor(page, demo.editorUrl);
     assert.deepEqual(browser.errors, []);
   });
+  it('the cascade editor offers WhatsApp and RCS: sender, expiration 3600, a text with its own counter (no SMS parts) or a WhatsApp template; saved as the wire takes it', async () => {
+    await importNodes(page, [
+      {
+        id: 'chat-acc',
+        type: 'bulkgate-account',
+        name: 'chat',
+        baseUrl: demo.simulatorUrl,
+        timeout: 15000,
+        retries: 3,
+        rateLimit: 0,
+        rateWindow: 60,
+        queueSize: 100,
+      },
+      {
+        id: 'chat1',
+        type: 'bulkgate-transactional',
+        account: 'chat-acc',
+        api: 'advanced',
+        version: '2.0',
+        channel: [{ type: 'sms' }],
+        text: 'SMS text',
+        y: 740,
+      },
+    ]);
+    await edit(page, 'chat1');
+    assert.deepEqual(await options(page, '#bulkgate-channels li:first-child .bulkgate-channel-type'), ['viber', 'whatsapp', 'rcs', 'sms']);
+    await page.click('.node-input-channel-row .red-ui-editableList-addButton');
+    const row = page.locator('#bulkgate-channels li').first();
+    await row.locator('.bulkgate-channel-type').selectOption('whatsapp');
+    assert.equal(await row.locator('.bulkgate-chat-expiration').inputValue(), '3600', "WhatsApp's default expiration");
+    assert.equal(await row.locator('.bulkgate-chat-sender').evaluate((el) => el.classList.contains('input-error')), true, 'no sender yet: marked');
+    await row.locator('.bulkgate-chat-sender').fill('Home');
+    await row.locator('.bulkgate-chat-text').fill('Water in the cellar, Zürich €');
+    assert.equal(await row.locator('.bulkgate-counter').innerText(), '29 / 4096 characters (one message, no SMS parts)');
+    assert.equal(await row.locator('.bulkgate-chat-text').evaluate((el) => el.classList.contains('input-error')), false);
+    await row.locator('.bulkgate-chat-text').fill('x'.repeat(4097));
+    assert.equal(await row.locator('.bulkgate-chat-text').evaluate((el) => el.classList.contains('input-error')), true, 'over 4096: marked');
+    await row.locator('.bulkgate-chat-content').selectOption('template');
+    assert.equal(await row.locator('.bulkgate-chat-text').isVisible(), false, 'a template has no text of its own');
+    await row.locator('.bulkgate-chat-template').fill('alarm');
+    await row.locator('.bulkgate-chat-language').fill('en');
+    await row.locator('.bulkgate-chat-parameters').fill('cellar\n21:04');
+    await browser.screenshot('cascade-whatsapp');
+    // A second channel, switched to RCS.
+    await page.click('.node-input-channel-row .red-ui-editableList-addButton');
+    const second = page.locator('#bulkgate-channels li').nth(1);
+    await second.locator('.bulkgate-channel-type').selectOption('rcs');
+    assert.equal(await second.locator('.bulkgate-chat-content').count(), 0, 'RCS: a text message only in the panel');
+    await second.locator('.bulkgate-chat-sender').fill('Home');
+    await second.locator('.bulkgate-chat-text').fill('Water in the cellar');
+    await second.locator('.bulkgate-chat-suggestions').fill('[{"type": "reply", "text": "OK"}]');
+    assert.match(await page.locator('#bulkgate-fallback').innerText(), /ends with SMS/);
+    await done(page);
+    const saved = await page.evaluate(() => ({ channel: RED.nodes.node('chat1').channel, valid: RED.nodes.node('chat1').valid }));
+    assert.deepEqual(saved.channel, [
+      {
+        type: 'whatsapp',
+        sender: 'Home',
+        expiration: 3600,
+        template: {
+          template: 'alarm',
+          language: 'en',
+          body: [
+            { type: 'text', text: 'cellar' },
+            { type: 'text', text: '21:04' },
+          ],
+        },
+      },
+      { type: 'rcs', sender: 'Home', expiration: 3600, message: { text: 'Water in the cellar', suggestions: [{ type: 'reply', text: 'OK' }] } },
+      { type: 'sms', unicode: 'auto' },
+    ]);
+    assert.equal(saved.valid, true);
+    assert.deepEqual(browser.errors, []);
+  });
 });

@@ -2,7 +2,7 @@
  * The channel cascade editor (2.0): an ordered, drag-sortable list of viber and sms channels,
  * stored on the node as `channel: [{type, ...}]` and sent as the ordered `channel` object.
  */
-import { CHANNELS, VIBER_EXPIRATION_DEFAULT } from '../../gateway/channels';
+import { CHANNELS, CHAT_EXPIRATION_DEFAULT, CHAT_TEXT_LIMITS, OTP_CHANNELS, VIBER_EXPIRATION_DEFAULT } from '../../gateway/channels';
 import { PROFILE_ID_CHOICE, SENDER_TYPES } from '../../gateway/senders';
 import { describeText, renderCounter, textFits } from './counter';
 import { fillSenderSelect, senderValueKind, senderValueText } from './senders';
@@ -18,6 +18,9 @@ export interface ChannelSetting {
   sender_id?: string;
   sender_id_value?: string;
   unicode?: string;
+  /** WhatsApp and RCS: a text message, or (WhatsApp) an approved template, as the wire takes them. */
+  message?: { text?: string; preview_url?: boolean; suggestions?: unknown[] };
+  template?: { template?: string; language?: string; body?: unknown; header?: unknown; buttons?: unknown[] };
 }
 
 /** The send nodes' cascades, and the one-time password's (no text of its own: the gateway writes it). */
@@ -26,6 +29,8 @@ export type Kind = 'promotional' | 'transactional' | 'otp';
 /** The settings each channel type takes (the reference's Viber and SMS objects). */
 const CHANNEL_KEYS: Record<string, (keyof ChannelSetting)[]> = {
   viber: ['type', 'text', 'sender', 'expiration', 'button'],
+  whatsapp: ['type', 'sender', 'expiration', 'message', 'template'],
+  rcs: ['type', 'sender', 'expiration', 'message'],
   sms: ['type', 'text', 'sender_id', 'sender_id_value', 'unicode'],
 };
 /** An OTP's Viber and SMS objects: a sender and an expiration, a sender id and value. */
@@ -43,7 +48,18 @@ type ChannelField =
   | 'bulkgate-viber-caption'
   | 'bulkgate-viber-url'
   | 'bulkgate-sms-sender'
-  | 'bulkgate-sms-sender-value';
+  | 'bulkgate-sms-sender-value'
+  | 'bulkgate-chat-sender'
+  | 'bulkgate-chat-expiration'
+  | 'bulkgate-chat-text'
+  | 'bulkgate-chat-template'
+  | 'bulkgate-chat-suggestions';
+
+/** The channels a cascade of this kind may list. */
+const channelsFor = (kind: Kind): readonly string[] => (kind === 'otp' ? OTP_CHANNELS : CHANNELS);
+
+/** A WhatsApp or RCS text's length as the platforms count it (characters, not UTF-16 units). */
+const chatLength = (text: string): number => [...text].length;
 
 /**
  * What is wrong with each channel of a cascade, as the inputs to mark: the one rule set behind
@@ -55,7 +71,7 @@ export function channelProblems(kind: Kind, channels: ChannelSetting[]): Channel
   const smsAt = channels.findIndex((c) => c?.type === 'sms');
   return channels.map((c, index) => {
     const wrong: ChannelField[] = [];
-    if (!c || typeof c !== 'object' || !(CHANNELS as readonly string[]).includes(c.type) || seen.has(c.type) || (smsAt >= 0 && index > smsAt))
+    if (!c || typeof c !== 'object' || !channelsFor(kind).includes(c.type) || seen.has(c.type) || (smsAt >= 0 && index > smsAt))
       wrong.push('bulkgate-channel-type');
     if (!c || typeof c !== 'object') return wrong;
     seen.add(c.type);
@@ -65,6 +81,16 @@ export function channelProblems(kind: Kind, channels: ChannelSetting[]): Channel
       if (kind === 'promotional' && !c.button?.url) wrong.push('bulkgate-viber-url');
       if (c.expiration !== undefined && !(Number(c.expiration) >= 1)) wrong.push('bulkgate-viber-expiration');
       if (kind !== 'otp' && !textFits(c.text, 'auto')) wrong.push('bulkgate-channel-text');
+    } else if (c.type === 'whatsapp' || c.type === 'rcs') {
+      if (!c.sender) wrong.push('bulkgate-chat-sender');
+      if (c.expiration !== undefined && !(Number(c.expiration) >= 1)) wrong.push('bulkgate-chat-expiration');
+      if (c.type === 'whatsapp' && c.template) {
+        if (!c.template.template) wrong.push('bulkgate-chat-template');
+      } else {
+        const text = c.message?.text ?? '';
+        if (!text || chatLength(text) > CHAT_TEXT_LIMITS[c.type]) wrong.push('bulkgate-chat-text');
+      }
+      if (c.message?.suggestions !== undefined && !Array.isArray(c.message.suggestions)) wrong.push('bulkgate-chat-suggestions');
     } else if (c.type === 'sms') {
       if (c.sender_id && !SENDER_TYPES['2.0'].includes(c.sender_id) && c.sender_id !== PROFILE_ID_CHOICE) wrong.push('bulkgate-sms-sender');
       if (senderValueKind(c.sender_id ?? '') && !c.sender_id_value) wrong.push('bulkgate-sms-sender-value');
@@ -123,7 +149,7 @@ export function setupCascade(list: HTMLElement, kind: Kind, channels: ChannelSet
       const container = (row as JQueryLike)[0] ?? (row as unknown as HTMLElement);
       const added = !loading && !data.type;
       // "+ channel": a channel SMS does not already cover, placed above SMS (nothing after SMS is tried).
-      if (added) data.type = CHANNELS.find((name) => name !== 'sms' && !readCascade(list).some((c) => c.type === name)) ?? 'sms';
+      if (added) data.type = channelsFor(kind).find((name) => name !== 'sms' && !readCascade(list).some((c) => c.type === name)) ?? 'sms';
       renderChannel(container, kind, data, changed);
       if (added) {
         const item = container.closest('li');
@@ -151,17 +177,20 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
   container.classList.add('bulkgate-channel');
   const type = document.createElement('select');
   type.className = 'bulkgate-channel-type';
-  for (const name of CHANNELS) type.add(new Option(t(`send.cascade.${name}`), name));
+  for (const name of channelsFor(kind)) type.add(new Option(t(`send.cascade.${name}`), name));
   type.value = data.type;
   const body = document.createElement('div');
   body.className = 'bulkgate-channel-body';
   container.append(type, body);
   const draw = () => {
+    // Each channel type has its own default expiration (Viber 120 s, WhatsApp and RCS 3600 s).
+    if (data.type !== type.value) delete data.expiration;
     data.type = type.value;
     // A channel switched to the other type keeps its text only.
     const keys = (kind === 'otp' ? OTP_CHANNEL_KEYS : CHANNEL_KEYS)[data.type] ?? [];
     for (const key of Object.keys(data) as (keyof ChannelSetting)[]) if (!keys.includes(key)) delete data[key];
     body.textContent = '';
+    if (data.type === 'whatsapp' || data.type === 'rcs') return renderChat(body, data, onChange);
     const text = document.createElement('textarea');
     text.rows = 2;
     text.className = 'bulkgate-channel-text';
@@ -227,6 +256,89 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
   };
   type.addEventListener('change', draw);
   draw();
+}
+
+/**
+ * A WhatsApp or RCS channel: the registered sender, the expiration, and its content. WhatsApp: a
+ * text message (with a link preview or not) or an approved template with its body parameters,
+ * one per line; RCS: a text message with optional suggestions (a JSON list in the API's names).
+ * Other content kinds (files, locations, cards, carousels) come from msg.payload.
+ */
+function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => void): void {
+  const name = data.type as 'whatsapp' | 'rcs';
+  const limit = CHAT_TEXT_LIMITS[name];
+  const sender = input(data.sender, { class: 'bulkgate-chat-sender', placeholder: t('send.cascade.senderPlaceholder') });
+  const expiration = input(data.expiration ?? CHAT_EXPIRATION_DEFAULT, { class: 'bulkgate-chat-expiration', type: 'number', min: '1' });
+  body.append(field(t('send.cascade.sender'), sender), field(t('send.cascade.expiration'), expiration));
+  const content = document.createElement('select');
+  content.className = 'bulkgate-chat-content';
+  content.add(new Option(t('send.cascade.message'), 'message'));
+  if (name === 'whatsapp') content.add(new Option(t('send.cascade.template'), 'template'));
+  content.value = name === 'whatsapp' && data.template ? 'template' : 'message';
+  const text = document.createElement('textarea');
+  text.rows = 2;
+  text.className = 'bulkgate-chat-text';
+  text.value = data.message?.text ?? '';
+  const counter = document.createElement('div');
+  const preview = input(undefined, { class: 'bulkgate-chat-preview', type: 'checkbox' });
+  preview.checked = data.message?.preview_url === true;
+  const suggestions = document.createElement('textarea');
+  suggestions.rows = 2;
+  suggestions.className = 'bulkgate-chat-suggestions';
+  suggestions.placeholder = '[{"type": "reply", ...}]';
+  suggestions.value = data.message?.suggestions ? JSON.stringify(data.message.suggestions) : '';
+  const template = input(data.template?.template, { class: 'bulkgate-chat-template' });
+  const language = input(data.template?.language, { class: 'bulkgate-chat-language', placeholder: 'en' });
+  const parameters = document.createElement('textarea');
+  parameters.rows = 2;
+  parameters.className = 'bulkgate-chat-parameters';
+  parameters.placeholder = t('send.cascade.parametersPlaceholder');
+  const bodyParameters = Array.isArray(data.template?.body) ? (data.template?.body as { text?: unknown }[]) : [];
+  parameters.value = bodyParameters.map((p) => String(p?.text ?? '')).join('\n');
+  const messageRows = [field(t('send.cascade.text'), text), counter];
+  if (name === 'whatsapp') messageRows.push(field(t('send.cascade.preview'), preview));
+  else messageRows.push(field(t('send.cascade.suggestions'), suggestions));
+  const templateRows = [
+    field(t('send.cascade.template'), template),
+    field(t('send.cascade.language'), language),
+    field(t('send.cascade.parameters'), parameters),
+  ];
+  if (name === 'whatsapp') body.append(field(t('send.cascade.content'), content));
+  body.append(...messageRows, ...templateRows);
+  const sync = () => {
+    data.sender = sender.value;
+    data.expiration = expiration.value === '' ? undefined : Number(expiration.value);
+    const useTemplate = content.value === 'template';
+    for (const row of messageRows) row.style.display = useTemplate ? 'none' : '';
+    for (const row of templateRows) row.style.display = useTemplate ? '' : 'none';
+    if (useTemplate) {
+      delete data.message;
+      const lines = parameters.value.split('\n').filter((line) => line.trim() !== '');
+      data.template = { template: template.value };
+      if (language.value) data.template.language = language.value;
+      if (lines.length) data.template.body = lines.map((line) => ({ type: 'text', text: line }));
+    } else {
+      delete data.template;
+      data.message = { text: text.value };
+      if (name === 'whatsapp' && preview.checked) data.message.preview_url = true;
+      if (name === 'rcs' && suggestions.value.trim()) {
+        try {
+          data.message.suggestions = JSON.parse(suggestions.value);
+        } catch {
+          // Kept as written, so the check marks it: not a list.
+          data.message.suggestions = suggestions.value as unknown as unknown[];
+        }
+      }
+      // No SMS parts here: a WhatsApp or RCS message is one message, up to the platform's limit.
+      const characters = chatLength(text.value);
+      counter.textContent = text.value ? t('send.counter.chat', { characters, limit }) : '';
+      counter.className = `bulkgate-counter bulkgate-counter-${characters > limit ? 'error' : 'ok'}`;
+    }
+    onChange();
+  };
+  for (const el of [sender, expiration, text, suggestions, template, language, parameters]) el.addEventListener('input', sync);
+  for (const el of [content, preview]) el.addEventListener('change', sync);
+  sync();
 }
 
 /** The channels as the list holds them now, in order. */

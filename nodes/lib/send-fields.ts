@@ -108,9 +108,15 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg):
   for (const [field, value] of plan.plain) fields[field] = value;
   if (plan.channel) {
     // Channel texts are templates too, like the node's text.
-    fields.channel = plan.channel.map((c: unknown) =>
-      isPlainObject(c) && typeof c.text === 'string' && c.text ? { ...c, text: renderText(node, c.text, msg) } : c,
-    );
+    fields.channel = plan.channel.map((c: unknown) => {
+      if (!isPlainObject(c)) return c;
+      let out = typeof c.text === 'string' && c.text ? { ...c, text: renderText(node, c.text, msg) } : c;
+      // A WhatsApp or RCS text message's text is a template too.
+      const message = c.message;
+      if (isPlainObject(message) && typeof message.text === 'string' && message.text)
+        out = { ...out, message: { ...message, text: renderText(node, message.text, msg) } };
+      return out;
+    });
   }
 
   if (plan.template) fields.text = renderText(node, plan.template, msg);
