@@ -57,7 +57,7 @@ describe('the demo (npm start)', function () {
       'Getting started with the simulator',
       'Scheduled promotional campaign',
       'Daily balance check',
-      'Viber then SMS cascade',
+      'Viber, WhatsApp and SMS cascades',
       'Delivery reports and replies',
       'One-time password for a door keypad',
       'Check a customer list and keep the address book',

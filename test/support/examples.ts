@@ -66,7 +66,12 @@ export const EXAMPLE_CLICKS: Record<string, Click[]> = {
     },
   ],
   '04': [{ inject: 'i1', expect: [{ name: 'daily credit', match: /"credit":/ }], absent: ['top-up reminder sent'] }],
-  '05': [{ inject: 'i1', expect: [{ name: 'shipping notice: accepted', match: /"status":"accepted"/ }], absent: ['shipping notice: rejected'] }],
+  '05': [
+    { inject: 'i1', expect: [{ name: 'shipping notice: accepted', match: /"status":"accepted"/ }], absent: ['shipping notice: rejected'] },
+    // The WhatsApp user on WhatsApp (0.04 credits), the other by SMS (0.05): each accepted.
+    { inject: 'i2', expect: [{ name: 'water alarm: result', match: /"status":"accepted".*"price":0.04/ }] },
+    { inject: 'i3', expect: [{ name: 'water alarm: result', match: /"status":"accepted".*"price":0.05/ }] },
+  ],
   '06': [
     // The owner acknowledges the kitchen alarm: past the 5 s report timeout, no escalation.
     { inject: 'i3', expect: [{ name: 'alarm accepted', match: /"status":"accepted"/ }] },
