@@ -824,6 +824,14 @@ describe('editor panels in Chromium', function () {
     await row.locator('.bulkgate-chat-template').fill('alarm');
     await row.locator('.bulkgate-chat-language').fill('en');
     await row.locator('.bulkgate-chat-parameters').fill('cellar\n21:04');
+    await row.locator('.bulkgate-chat-buttons').fill('not json');
+    assert.equal(
+      await row.locator('.bulkgate-chat-buttons').evaluate((el) => el.classList.contains('input-error')),
+      true,
+      'buttons that are not a JSON list: marked',
+    );
+    await row.locator('.bulkgate-chat-buttons').fill('[{"type": "url", "text": "home"}]');
+    await row.locator('.bulkgate-chat-header').fill('{"type": "text", "text": "Cellar"}');
     await browser.screenshot('cascade-whatsapp');
     // A second channel, switched to RCS.
     await page.click('.node-input-channel-row .red-ui-editableList-addButton');
@@ -848,6 +856,8 @@ describe('editor panels in Chromium', function () {
             { type: 'text', text: 'cellar' },
             { type: 'text', text: '21:04' },
           ],
+          header: { type: 'text', text: 'Cellar' },
+          buttons: [{ type: 'url', text: 'home' }],
         },
       },
       { type: 'rcs', sender: 'Home', expiration: 3600, message: { text: 'Water in the cellar', suggestions: [{ type: 'reply', text: 'OK' }] } },

@@ -53,7 +53,9 @@ type ChannelField =
   | 'bulkgate-chat-expiration'
   | 'bulkgate-chat-text'
   | 'bulkgate-chat-template'
-  | 'bulkgate-chat-suggestions';
+  | 'bulkgate-chat-suggestions'
+  | 'bulkgate-chat-header'
+  | 'bulkgate-chat-buttons';
 
 /** The channels a cascade of this kind may list. */
 const channelsFor = (kind: Kind): readonly string[] => (kind === 'otp' ? OTP_CHANNELS : CHANNELS);
@@ -86,6 +88,9 @@ export function channelProblems(kind: Kind, channels: ChannelSetting[]): Channel
       if (c.expiration !== undefined && !(Number(c.expiration) >= 1)) wrong.push('bulkgate-chat-expiration');
       if (c.type === 'whatsapp' && c.template) {
         if (!c.template.template) wrong.push('bulkgate-chat-template');
+        const { header, buttons } = c.template;
+        if (header !== undefined && (typeof header !== 'object' || header === null || Array.isArray(header))) wrong.push('bulkgate-chat-header');
+        if (buttons !== undefined && !Array.isArray(buttons)) wrong.push('bulkgate-chat-buttons');
       } else {
         const text = c.message?.text ?? '';
         if (!text || chatLength(text) > CHAT_TEXT_LIMITS[c.type]) wrong.push('bulkgate-chat-text');
@@ -261,7 +266,8 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
 /**
  * A WhatsApp or RCS channel: the registered sender, the expiration, and its content. WhatsApp: a
  * text message (with a link preview or not) or an approved template with its body parameters,
- * one per line; RCS: a text message with optional suggestions (a JSON list in the API's names).
+ * one per line, and its header and buttons in the API's JSON; RCS: a text message with optional
+ * suggestions (a JSON list in the API's names).
  * Other content kinds (files, locations, cards, carousels) come from msg.payload.
  */
 function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => void): void {
@@ -282,11 +288,9 @@ function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => voi
   const counter = document.createElement('div');
   const preview = input(undefined, { class: 'bulkgate-chat-preview', type: 'checkbox' });
   preview.checked = data.message?.preview_url === true;
-  const suggestions = document.createElement('textarea');
-  suggestions.rows = 2;
-  suggestions.className = 'bulkgate-chat-suggestions';
-  suggestions.placeholder = '[{"type": "reply", ...}]';
-  suggestions.value = data.message?.suggestions ? JSON.stringify(data.message.suggestions) : '';
+  const suggestions = jsonArea('bulkgate-chat-suggestions', '[{"type": "reply", ...}]', data.message?.suggestions);
+  const header = jsonArea('bulkgate-chat-header', '{"type": "text", "text": ...}', data.template?.header);
+  const buttons = jsonArea('bulkgate-chat-buttons', '[{...}]', data.template?.buttons);
   const template = input(data.template?.template, { class: 'bulkgate-chat-template' });
   const language = input(data.template?.language, { class: 'bulkgate-chat-language', placeholder: 'en' });
   const parameters = document.createElement('textarea');
@@ -301,7 +305,9 @@ function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => voi
   const templateRows = [
     field(t('send.cascade.template'), template),
     field(t('send.cascade.language'), language),
+    field(t('send.cascade.header'), header),
     field(t('send.cascade.parameters'), parameters),
+    field(t('send.cascade.buttons'), buttons),
   ];
   if (name === 'whatsapp') body.append(field(t('send.cascade.content'), content));
   body.append(...messageRows, ...templateRows);
@@ -317,17 +323,16 @@ function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => voi
       data.template = { template: template.value };
       if (language.value) data.template.language = language.value;
       if (lines.length) data.template.body = lines.map((line) => ({ type: 'text', text: line }));
+      const headerValue = readJson(header);
+      if (headerValue !== undefined) data.template.header = headerValue;
+      const buttonsValue = readJson(buttons);
+      if (buttonsValue !== undefined) data.template.buttons = buttonsValue as unknown[];
     } else {
       delete data.template;
       data.message = { text: text.value };
       if (name === 'whatsapp' && preview.checked) data.message.preview_url = true;
       if (name === 'rcs' && suggestions.value.trim()) {
-        try {
-          data.message.suggestions = JSON.parse(suggestions.value);
-        } catch {
-          // Kept as written, so the check marks it: not a list.
-          data.message.suggestions = suggestions.value as unknown as unknown[];
-        }
+        data.message.suggestions = readJson(suggestions) as unknown[];
       }
       // No SMS parts here: a WhatsApp or RCS message is one message, up to the platform's limit.
       const characters = chatLength(text.value);
@@ -336,9 +341,29 @@ function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => voi
     }
     onChange();
   };
-  for (const el of [sender, expiration, text, suggestions, template, language, parameters]) el.addEventListener('input', sync);
+  for (const el of [sender, expiration, text, suggestions, template, language, header, parameters, buttons]) el.addEventListener('input', sync);
   for (const el of [content, preview]) el.addEventListener('change', sync);
   sync();
+}
+
+/** A textarea for a value in the API's own JSON (RCS suggestions, a WhatsApp template's header and buttons). */
+function jsonArea(className: string, placeholder: string, value: unknown): HTMLTextAreaElement {
+  const area = document.createElement('textarea');
+  area.rows = 2;
+  area.className = className;
+  area.placeholder = placeholder;
+  area.value = value === undefined ? '' : JSON.stringify(value);
+  return area;
+}
+
+/** The JSON a textarea holds; undefined when empty, the text itself when it is not JSON (the check marks it). */
+function readJson(area: HTMLTextAreaElement): unknown {
+  if (!area.value.trim()) return undefined;
+  try {
+    return JSON.parse(area.value);
+  } catch {
+    return area.value;
+  }
 }
 
 /** The channels as the list holds them now, in order. */
