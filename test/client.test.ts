@@ -473,8 +473,8 @@ describe('gateway client', () => {
       ],
       [
         'an unknown channel',
-        () => client.prepare('promotional', { number: '420777111222', text: 'x', channel: { rcs: {} } }),
-        /^channel\.rcs is not a channel \(viber, sms\)$/,
+        () => client.prepare('promotional', { number: '420777111222', text: 'x', channel: { telegram: {} } }),
+        /^channel\.telegram is not a channel \(viber, whatsapp, rcs, sms\)$/,
       ],
       ['groups that are not ids', () => client.prepare('promotional', { groups: ['friends'], text: 'x' }), /^groups\[0\] must be an integer id$/],
       [

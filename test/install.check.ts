@@ -11,7 +11,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..');
-const TYPES = ['bulkgate-account', 'bulkgate-promotional', 'bulkgate-transactional', 'bulkgate-balance', 'bulkgate-events'];
+const TYPES = [
+  'bulkgate-account',
+  'bulkgate-promotional',
+  'bulkgate-transactional',
+  'bulkgate-balance',
+  'bulkgate-events',
+  'bulkgate-otp',
+  'bulkgate-number-check',
+  'bulkgate-blacklist',
+  'bulkgate-contacts',
+];
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -76,7 +86,7 @@ describe('installed from the packed tarball', function () {
     execFileSync('npm', ['install', '--no-audit', '--no-fund', tarball], { cwd: userDir, stdio: 'inherit' });
   });
 
-  it('Node-RED loads all five types with no error', async () => {
+  it('Node-RED loads all nine types with no error', async () => {
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     nodeRed = spawn(process.execPath, [require.resolve('node-red/red.js'), '--userDir', join(work, 'user'), '--port', String(port)], {
