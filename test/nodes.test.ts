@@ -1,8 +1,6 @@
 /** The four nodes in the Node-RED runtime (node-red-node-test-helper) against the simulator. */
 import assert from 'node:assert/strict';
-import { collect, describe as text, helper, load, logs, NODE_RED_VERSION, seen, statusOf, unload, type FlowNode, type TestNode } from './support/red';
-
-const ERROR_CODE_IN_CATCH = Number(NODE_RED_VERSION.split('.')[0]) >= 4;
+import { collect, describe as text, ERROR_CODE_IN_CATCH, helper, load, logs, seen, statusOf, unload, type FlowNode, type TestNode } from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 
 describe('nodes in the Node-RED runtime', function () {

@@ -14,6 +14,8 @@ helper.init(fromHome('node-red'));
 
 export { helper };
 export const NODE_RED_VERSION: string = require(fromHome('node-red/package.json')).version;
+/** Node-RED 3.1 builds a Catch node's msg.error without the Error's code; msg.bulkgate.type has it on every version. */
+export const ERROR_CODE_IN_CATCH = Number(NODE_RED_VERSION.split('.')[0]) >= 4;
 
 /**
  * The test helper's `RED._` answers the key itself; Node-RED's answers the text of the
