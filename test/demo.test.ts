@@ -165,6 +165,10 @@ describe('the demo (npm start)', function () {
       await page.waitForFunction((n) => document.querySelectorAll('.bubble').length > n, before, { timeout: 10_000 });
       assert.deepEqual(navigations, [], 'no reload');
       assert.match(await page.locator('.credit').first().innerText(), /account 10000: [\d.]+ credits/);
+      // The examples clicked before: 05's alarm went on WhatsApp, 07's code is an OTP; each has its own label.
+      assert.equal(await page.locator('.tag.whatsapp').first().innerText(), 'WHATSAPP');
+      assert.ok((await page.locator('.bubble.whatsapp').count()) > 0, 'a WhatsApp bubble');
+      assert.equal(await page.locator('.tag.otp').first().innerText(), 'OTP');
       await page.screenshot({ path: join(DOCS, 'outbox.png') });
       await page.setViewportSize({ width: 390, height: 760 });
       const overflow = await page.evaluate(() => document.documentElement.scrollWidth > window.innerWidth);
