@@ -19,16 +19,24 @@ execFileSync(tsc, ['-p', join(root, 'nodes', 'editor')], { stdio: 'inherit', cwd
 const { DEFINITIONS, registerTypeSource } = await import(join(out, 'nodes', 'definitions.js'));
 // The wire-body validators, precompiled: ajv's standalone code with its helpers in one module.
 const { validatorsSource } = await import(join(out, 'scripts', 'validators.js'));
-await build({
-  stdin: { contents: validatorsSource(), resolveDir: root, sourcefile: 'validators.js', loader: 'js' },
-  bundle: true,
-  outfile: join(out, 'gateway', 'validators.js'),
-  format: 'cjs',
-  platform: 'node',
-  target: 'node20',
-  minify: true,
-  legalComments: 'none',
-});
+const { SCHEMAS, ENDPOINT_SCHEMAS } = await import(join(out, 'gateway', 'schemas.js'));
+// Two modules: the send and credit bodies', and the other endpoints' (a flow that only sends never loads those).
+const endpointKeys = Object.keys(ENDPOINT_SCHEMAS);
+for (const [file, keys] of [
+  ['validators.js', Object.keys(SCHEMAS).filter((key) => !endpointKeys.includes(key))],
+  ['endpoint-validators.js', endpointKeys],
+]) {
+  await build({
+    stdin: { contents: validatorsSource(keys), resolveDir: root, sourcefile: file, loader: 'js' },
+    bundle: true,
+    outfile: join(out, 'gateway', file),
+    format: 'cjs',
+    platform: 'node',
+    target: 'node20',
+    minify: true,
+    legalComments: 'none',
+  });
+}
 chmodExecutable(join(out, 'simulator', 'cli.js'));
 
 const nodesOut = join(out, 'nodes');

@@ -13,6 +13,8 @@ interface Report {
   loaded: string[];
   types?: string[];
   status?: string;
+  valid?: boolean;
+  validators?: string[];
 }
 
 describe('lean: what the package loads, and when', function () {
@@ -63,5 +65,12 @@ describe('lean: what the package loads, and when', function () {
     assert.deepEqual(sent.loaded, ['undici']);
     const messages = (await gateway.outbox()).messages;
     assert.equal(messages.length, 1);
+    assert.deepEqual(sent.validators, ['validators'], "a send loads the send bodies' validators, not the other endpoints'");
+  });
+
+  it("the other endpoints' validators load with the first call of theirs (a number check), not before", () => {
+    const checked = stage('checked');
+    assert.equal(checked.valid, true);
+    assert.deepEqual(checked.validators, ['endpoint-validators', 'validators']);
   });
 });

@@ -2,7 +2,8 @@
  * A child process for test/lean.test.ts: starts the project's Node-RED embedded with the package
  * installed in a fresh user directory and no flows, reports which of the package's dependencies
  * are loaded; then deploys an account and a transactional node against the gateway URL given,
- * sends one msg, and reports again. One JSON line per report.
+ * sends one msg, and reports again; then checks a number (another endpoint) and reports. One JSON
+ * line per report.
  */
 import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
@@ -23,10 +24,16 @@ const load = modules._load;
 modules._load = function (request: string, parent: { filename?: string } | undefined, _isMain: boolean) {
   const name = DEPENDENCIES.find((d) => request === d || request.startsWith(`${d}/`));
   if (name && parent?.filename?.startsWith(join(ROOT, 'dist') + '/')) required.add(name);
+  // The package's own precompiled validators: the send bodies' and the other endpoints'.
+  if ((request === './validators' || request === './endpoint-validators') && parent?.filename?.startsWith(join(ROOT, 'dist', 'gateway') + '/')) {
+    validatorModules.add(request.slice(2));
+  }
   // eslint-disable-next-line prefer-rest-params
   return load.apply(this, arguments as never);
 };
+const validatorModules = new Set<string>();
 const loaded = (): string[] => DEPENDENCIES.filter((d) => required.has(d));
+const validators = (): string[] => [...validatorModules].sort();
 
 async function main(): Promise<void> {
   const userDir = mkdtempSync(join(tmpdir(), 'bulkgate-lean-'));
@@ -59,6 +66,7 @@ async function main(): Promise<void> {
         { id: 'tab', type: 'tab', label: 'lean' },
         { id: 'acc', type: 'bulkgate-account', baseUrl, retries: 0, credentials: { application_id: applicationId, application_token: applicationToken } },
         { id: 'tx', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: 'Door opened', wires: [['out'], ['out']] },
+        { id: 'check', z: 'tab', type: 'bulkgate-number-check', account: 'acc', wires: [['out'], ['out']] },
         { id: 'caught', z: 'tab', type: 'catch', scope: null, uncaught: false, wires: [['out']] },
         { id: 'out', z: 'tab', type: 'debug', active: false, tosidebar: false, console: false, complete: 'true' },
       ],
@@ -72,7 +80,15 @@ async function main(): Promise<void> {
   RED.nodes.getNode('tx').receive({ number: '420777123456' });
   const msg = await sent;
   const error = (msg.error as { message?: string } | undefined)?.message;
-  console.log(JSON.stringify({ stage: 'sent', status: (msg.payload as { status?: string } | undefined)?.status, error, loaded: loaded() }));
+  console.log(
+    JSON.stringify({ stage: 'sent', status: (msg.payload as { status?: string } | undefined)?.status, error, loaded: loaded(), validators: validators() }),
+  );
+  const checked = new Promise<Record<string, unknown>>((resolve) => RED.nodes.getNode('out').once('input', resolve));
+  RED.nodes.getNode('check').receive({ payload: '420777123456' });
+  const answer = await checked;
+  console.log(
+    JSON.stringify({ stage: 'checked', valid: (answer.payload as { valid?: boolean } | undefined)?.valid, loaded: loaded(), validators: validators() }),
+  );
   await RED.stop();
   rmSync(userDir, { recursive: true, force: true });
 }
