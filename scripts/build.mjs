@@ -16,7 +16,7 @@ const tsc = join(root, 'node_modules', 'typescript7', 'bin', 'tsc');
 execFileSync(tsc, ['-p', root], { stdio: 'inherit', cwd: root });
 // The editor code is bundled by esbuild below, which does not type-check: tsc does it here.
 execFileSync(tsc, ['-p', join(root, 'nodes', 'editor')], { stdio: 'inherit', cwd: root });
-const { DEFINITIONS, registerTypeSource } = await import(join(out, 'nodes', 'definitions.js'));
+const { DEFINITIONS, registerTypeSource, setOf } = await import(join(out, 'nodes', 'definitions.js'));
 // The wire-body validators, precompiled: ajv's standalone code with its helpers in one module.
 const { validatorsSource } = await import(join(out, 'scripts', 'validators.js'));
 const { SCHEMAS, ENDPOINT_SCHEMAS } = await import(join(out, 'gateway', 'schemas.js'));
@@ -49,7 +49,11 @@ for (const file of readdirSync(join(root, 'nodes')).filter((f) => f.endsWith('.h
     .replaceAll('@ns@', `node-red-contrib-bulkgate/${name}:${name}`)
     // Each node's registerType block, from its typed definition: a literal call in the HTML,
     // where Node-RED (and the Flow Library scorecard) read it.
-    .replace(/<!-- register-type:[^>]*-->/, () => `<script type="text/javascript">\n  ${registerTypeSource(DEFINITIONS[name])}\n</script>`);
+    // A node set's file holds several types: each marker names its type (else the file's own).
+    .replace(
+      /<!-- register-type:(?:(bulkgate-[\w-]+))?[^>]*-->/g,
+      (_, type) => `<script type="text/javascript">\n  ${registerTypeSource(DEFINITIONS[type ?? name])}\n</script>`,
+    );
   const entry = join(root, 'nodes', 'editor', `${name}.ts`);
   if (existsSync(entry)) {
     const bundle = await build({
@@ -74,7 +78,7 @@ for (const lang of readdirSync(join(nodesOut, 'locales'))) {
   const dir = join(nodesOut, 'locales', lang);
   const shared = JSON.parse(readFileSync(join(dir, 'shared.json'), 'utf8'));
   for (const def of Object.values(DEFINITIONS)) {
-    const file = join(dir, `${def.type}.json`);
+    const file = join(dir, `${setOf(def.type)}.json`);
     const catalog = JSON.parse(readFileSync(file, 'utf8'));
     // A node's own entries of a section (its statuses) are kept beside the shared ones.
     for (const section of def.shared ?? []) catalog[def.type][section] = { ...shared[section], ...catalog[def.type][section] };

@@ -3,6 +3,7 @@ import helper from 'node-red-node-test-helper';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Node } from 'node-red';
+import { setOf } from '../../nodes/definitions';
 
 /**
  * The Node-RED under test: the project's own devDependency, or another install named by
@@ -29,10 +30,12 @@ export function translate(key: string, params?: Record<string, unknown>): string
   // A node module's `RED._` is namespaced to its own catalog: `bulkgate-promotional.status.totals`.
   const match = /^(?:node-red-contrib-bulkgate\/[\w-]+:)?(bulkgate-[\w-]+)\.(.+)$/.exec(key);
   if (!match) return key;
-  const file = match[1] as string;
+  const type = match[1] as string;
+  // A type registered from a node set has its texts in the set's catalog.
+  const file = setOf(type);
   if (!catalogs.has(file)) catalogs.set(file, JSON.parse(readFileSync(join(LOCALES, `${file}.json`), 'utf8')));
   let value: unknown = catalogs.get(file);
-  for (const part of `${file}.${match[2] as string}`.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
+  for (const part of `${type}.${match[2] as string}`.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
   if (typeof value !== 'string') return key;
   return value.replace(/__(\w+)__/g, (whole, name: string) => (params && name in params ? String(params[name]) : whole));
 }
@@ -47,29 +50,14 @@ export const promotionalNode = withCatalog(require('../../nodes/bulkgate-promoti
 export const transactionalNode = withCatalog(require('../../nodes/bulkgate-transactional'));
 export const balanceNode = withCatalog(require('../../nodes/bulkgate-balance'));
 export const eventsNode = withCatalog(require('../../nodes/bulkgate-events'));
-export const otpNode = withCatalog(require('../../nodes/bulkgate-otp'));
-export const numberCheckNode = withCatalog(require('../../nodes/bulkgate-number-check'));
-export const blacklistNode = withCatalog(require('../../nodes/bulkgate-blacklist'));
-export const contactsNode = withCatalog(require('../../nodes/bulkgate-contacts'));
+export const endpointNodes = withCatalog(require('../../nodes/bulkgate-endpoints'));
 export const joinNode = require(fromHome('@node-red/nodes/core/sequence/17-split.js'));
 /** Node-RED's HTTP node app as the nodes see it (the helper does not serve it): tests serve it. */
 export let httpNode: ((req: unknown, res: unknown) => void) | undefined;
 const captureHttpNode = (RED: { httpNode: (req: unknown, res: unknown) => void }) => {
   httpNode = RED.httpNode;
 };
-export const ALL_NODES = [
-  accountNode,
-  promotionalNode,
-  transactionalNode,
-  balanceNode,
-  eventsNode,
-  otpNode,
-  numberCheckNode,
-  blacklistNode,
-  contactsNode,
-  joinNode,
-  captureHttpNode,
-];
+export const ALL_NODES = [accountNode, promotionalNode, transactionalNode, balanceNode, eventsNode, endpointNodes, joinNode, captureHttpNode];
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 export type TestNode = Node & { on(event: string, listener: (...args: any[]) => void): void };
