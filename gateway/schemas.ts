@@ -28,6 +28,8 @@ const ids: Schema = {
 const country: Schema = { type: 'string', pattern: '^[A-Za-z]{2}$', rule: 'must be a two-letter ISO 3166-1 country code such as CZ or GB' };
 const schedule: Schema = { type: 'string', minLength: 1, rule: 'must be a unix timestamp or an ISO 8601 date-time' };
 const flag: Schema = { type: 'boolean', rule: 'must be true or false' };
+/** A number of seconds: a channel's expiration (then the next channel is tried), an OTP's validity. */
+const seconds: Schema = { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' };
 const credentials: Schema = {
   application_id: { type: 'string', minLength: 1, rule: 'is required (set it in the account)' },
   application_token: { type: 'string', minLength: 1, rule: 'is required (set it in the account)' },
@@ -68,7 +70,7 @@ function chat(name: 'whatsapp' | 'rcs', contents: Record<string, Schema>): Schem
     additionalProperties: false,
     properties: {
       sender: { type: 'string', minLength: 1, rule: `must be the name of a registered ${name === 'rcs' ? 'RCS' : 'WhatsApp'} sender` },
-      expiration: { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' },
+      expiration: seconds,
       ...contents,
     },
     oneOf: kinds.map((kind) => ({ required: [kind] })),
@@ -139,7 +141,7 @@ function channel(kind: OperationKind): Schema {
         properties: {
           text,
           sender: { type: 'string', rule: 'must be a string' },
-          expiration: { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' },
+          expiration: seconds,
           button,
         },
       },
@@ -295,7 +297,7 @@ const otpChannel: Schema = {
       additionalProperties: false,
       properties: {
         sender: { type: 'string', minLength: 1, rule: 'must be the name of a registered Viber sender' },
-        expiration: { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' },
+        expiration: seconds,
       },
     },
     sms: { type: 'object', additionalProperties: false, properties: sender('2.0'), ...senderValueRequired('2.0') },
@@ -357,7 +359,7 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
       trials_available_resend: limit('resends', 0),
       trials_available_verification: limit('verifications', 1),
       daily_limit: limit('requests a day', 1),
-      expiration: { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' },
+      expiration: seconds,
       channel: otpChannel,
     },
     { required: ['application_id', 'application_token', 'number', 'request_quota_identification'] },

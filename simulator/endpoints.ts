@@ -8,7 +8,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
 import { ENDPOINTS, type EndpointName } from '../gateway/endpoints';
 import type { SimulatorAccount } from './accounts';
-import { ApiError, completeNumber, PRICES, type OutboxMessage, type SimulatedGateway } from './gateway';
+import { ApiError, completeNumber, PRICES, round, smsSender, type OutboxMessage, type SimulatedGateway } from './gateway';
 
 /** Entries kept per account and kind (OTPs, blacklist, contacts): the oldest go first. */
 const MAX_ENTRIES = 10_000;
@@ -151,11 +151,7 @@ export class SimulatedEndpoints {
       number,
       code: makeCode(type, length),
       channel: viber ? 'viber' : 'sms',
-      sender: viber
-        ? String(viber.sender ?? '')
-        : sms.sender_id_value !== undefined
-          ? `${String(sms.sender_id ?? 'gSystem')}:${String(sms.sender_id_value)}`
-          : String(sms.sender_id ?? 'gSystem'),
+      sender: viber ? String(viber.sender ?? '') : smsSender(sms),
       language: typeof body.language === 'string' && body.language ? body.language.toLowerCase() : 'en',
       expires: Date.now() + 1000 * (body.expiration === undefined ? 604_800 : Number(body.expiration)),
       verificationsLeft: limitOf(body.trials_available_verification),
@@ -196,7 +192,7 @@ export class SimulatedEndpoints {
   #deliver(account: SimulatorAccount, otp: Otp): OutboxMessage {
     const price = otp.channel === 'viber' ? PRICES.viber : PRICES.sms;
     if (price > account.credit + 1e-9) throw new ApiError(400, 'low_credit', 'Low credit', `This needs ${price} credits; ${account.credit} left`);
-    account.credit = Math.round((account.credit - price) * 10_000) / 10_000;
+    account.credit = round(account.credit - price);
     const template = OTP_TEXTS[otp.language] ?? (OTP_TEXTS.en as string);
     return this.gateway.record({
       account: account.id,

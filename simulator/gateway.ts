@@ -62,7 +62,8 @@ export class ApiError extends Error {
 }
 
 const invalidParameter = (message: string) => new ApiError(400, 'invalid_parameter', message);
-const round = (n: number) => Math.round(n * 10_000) / 10_000;
+/** Credits and prices to four decimals, as the gateway answers them. */
+export const round = (n: number) => Math.round(n * 10_000) / 10_000;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asBoolean = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true' || v === 'yes';
 
@@ -263,11 +264,7 @@ export class SimulatedGateway {
   #sms(version: Version, body: Record<string, unknown>, settings: Record<string, unknown>, recipient: Recipient, topText?: string): Delivery {
     const sender = version === '2.0' ? settings : body;
     const text = String((version === '2.0' ? settings.text : undefined) ?? recipient.text ?? topText ?? '');
-    const senderName =
-      sender.sender_id_value !== undefined
-        ? `${String(sender.sender_id ?? 'gSystem')}:${String(sender.sender_id_value)}`
-        : String(sender.sender_id ?? 'gSystem');
-    return { channel: 'sms', text, sender: senderName, unicode: asBoolean(sender.unicode) };
+    return { channel: 'sms', text, sender: smsSender(sender), unicode: asBoolean(sender.unicode) };
   }
 
   #commit(
@@ -345,6 +342,12 @@ interface Delivery {
 }
 
 type Plan = { invalid: true; number: string } | { invalid: false; number: string; delivery: Delivery; parts: number; price: number; kind: string };
+
+/** How the outbox page names an SMS sender: its type, and its value when it has one (`gText:Shop`). */
+export function smsSender(settings: Record<string, unknown>): string {
+  const type = String(settings.sender_id ?? 'gSystem');
+  return settings.sender_id_value !== undefined ? `${type}:${String(settings.sender_id_value)}` : type;
+}
 
 /** What a WhatsApp or RCS message shows: its text, or what else it carries (a template by name). */
 function chatText(settings: Record<string, unknown>): string {

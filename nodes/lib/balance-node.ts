@@ -2,7 +2,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, invalidRequest, type ApiFamily, type HttpMethod } from '../../gateway';
 import type { AccountNode } from './account';
-import { fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
+import { answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
 
 interface BalanceConfig {
   account?: string;
@@ -42,19 +42,7 @@ export function balanceNode(RED: NodeAPI) {
       done();
     }
 
-    node.on('input', (msg: object, send: Send, done: Done) => {
-      handle(msg as Msg, send, done).catch((error: unknown) => {
-        try {
-          fail(texts, status, msg as Msg, error, done);
-        } catch {
-          // The failure path must never throw out of a handler.
-        }
-      });
-    });
-    node.on('close', () => {
-      stop.abort();
-      status.close();
-    });
+    answerInputs(node, texts, status, stop, handle);
   }
   return BulkgateBalance;
 }

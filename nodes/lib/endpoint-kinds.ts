@@ -2,8 +2,8 @@
  * What each endpoint node does with a msg: the one-time password (send, resend, verify), the
  * number check, the blacklist (check, add, remove) and the address book (contacts and consent).
  */
-import { invalidRequest, normalizeNumber, type EndpointName } from '../../gateway';
-import { isPhoneNumber, isPlainObject, numbersOf, oneNumber, takenBy, type EndpointContext, type EndpointHandler, type EndpointOutcome } from './endpoint-node';
+import { invalidRequest, isPhoneNumber, normalizeNumber, type EndpointName } from '../../gateway';
+import { isPlainObject, numbersOf, oneNumber, takenBy, type EndpointContext, type EndpointHandler, type EndpointOutcome } from './endpoint-node';
 import type { Msg } from './runtime';
 
 /** An action setting: the node's, or the default when a flow file has none. */
@@ -75,14 +75,14 @@ export const numberCheck: EndpointHandler = async (ctx) => {
           unknown
         >)
       : {};
+  const records = given.map((number) => {
+    // The gateway keys its answer by the number as sent (normalised).
+    const record = isPhoneNumber(number) ? (answer[normalizeNumber(number)] ?? answer[number]) : undefined;
+    return isPlainObject(record) ? record : impossible(number);
+  });
   const valid: Msg[] = [];
   const invalid: Msg[] = [];
-  given.forEach((number, index) => {
-    // The gateway keys its answer by the number as sent (normalised).
-    const record = isPhoneNumber(number) ? (answer[normalizeNumber(number)] ?? answer[number]) : impossible(number);
-    const ok = isPlainObject(record) && record.valid === true;
-    (ok ? valid : invalid).push(ctx.part(isPlainObject(record) ? record : impossible(number), index, given.length));
-  });
+  ctx.parts(records).forEach((out, index) => (records[index]?.valid === true ? valid : invalid).push(out));
   return {
     outputs: [valid.length ? valid : null, invalid.length ? invalid : null],
     status: { key: 'checked', fill: invalid.length ? 'yellow' : 'green', params: { sent: valid.length, rejected: invalid.length } },
@@ -112,13 +112,13 @@ export const blacklist: EndpointHandler = async (ctx) => {
   }
   const fields = { wallet: config.wallet, route: config.route, ...own, numbers };
   const answer = (await ctx.call('black-list check', takenBy('black-list check', fields))) as Record<string, unknown>;
+  const records = numbers.map((given) => {
+    const number = normalizeNumber(given);
+    return { number, listed: answer[number] === true || answer[given] === true };
+  });
   const listed: Msg[] = [];
   const clear: Msg[] = [];
-  numbers.forEach((given, index) => {
-    const number = normalizeNumber(given);
-    const on = answer[number] === true || answer[given] === true;
-    (on ? listed : clear).push(ctx.part({ number, listed: on }, index, numbers.length));
-  });
+  ctx.parts(records).forEach((out, index) => (records[index]?.listed ? listed : clear).push(out));
   return {
     outputs: [listed.length ? listed : null, clear.length ? clear : null],
     status: { key: 'listed', fill: listed.length ? 'yellow' : 'green', params: { sent: listed.length, rejected: clear.length } },

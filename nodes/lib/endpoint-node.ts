@@ -5,28 +5,37 @@
  * the client checks and sends it, and the answer is routed to the node's ports.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, bodyFields, invalidRequest, isPhoneNumber, normalizeNumber, splitNumbers, type EndpointName, type GatewayClient } from '../../gateway';
+import { AbortGroup, bodyFields, invalidRequest, splitNumbers, type EndpointName } from '../../gateway';
 import { typedSettings } from '../definitions';
 import type { AccountNode } from './account';
-import { evaluate, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type NodeCatalog, type Send } from './runtime';
+import {
+  answerInputs,
+  evaluate,
+  NO_ACCOUNT,
+  nodeCatalog,
+  sequenceParts,
+  StatusThrottle,
+  statusText,
+  type Done,
+  type Msg,
+  type NodeCatalog,
+  type Send,
+} from './runtime';
 
 export type EndpointConfig = NodeDef & Record<string, unknown>;
 
 /** What a node's kind does with one msg: the calls it makes and where the answers go. */
 export interface EndpointContext {
-  RED: NodeAPI;
   node: Node;
   config: EndpointConfig;
   msg: Msg;
-  client: GatewayClient;
-  signal: AbortGroup;
   /** A TypedInput setting of the node, read against the msg (undefined when empty). */
   read(field: string): Promise<unknown>;
   /** The keys of an object msg.payload that the endpoint's body takes, in the API's names. */
   overrides(name: EndpointName): Record<string, unknown>;
   call(name: EndpointName, fields: Record<string, unknown>): Promise<unknown>;
-  /** A copy of the msg for one of several results, with msg.parts for a join node. */
-  part(payload: unknown, index: number, count: number): Msg;
+  /** One msg per result, in order, each a copy of the msg with msg.parts for a join node. */
+  parts(payloads: unknown[]): Msg[];
 }
 
 export interface EndpointOutcome {
@@ -66,8 +75,6 @@ export function oneNumber(value: unknown, field: string): string | undefined {
   return numbers[0];
 }
 
-export { isPhoneNumber, normalizeNumber };
-
 /** The constructor of one kind of endpoint node (loaded when the first node of its type starts). */
 export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler) {
   const texts: NodeCatalog = nodeCatalog(RED, type);
@@ -84,12 +91,9 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
       const client = account.gateway();
       status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'calling') }));
       const ctx: EndpointContext = {
-        RED,
         node,
         config,
         msg,
-        client,
-        signal: stop,
         read: async (field) => {
           const fallback = defaults[field];
           const setting = config[field] === undefined ? fallback : { value: config[field], type: config[`${field}Type`] as string | undefined };
@@ -102,13 +106,11 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
           return out;
         },
         call: (name, fields) => client.call(name, fields, { signal: stop }),
-        part: (payload, index, count) => {
-          const copy = RED.util.cloneMessage({ ...msg, payload: undefined }) as Msg;
-          copy.payload = payload;
-          const parts: Record<string, unknown> = { id: msg._msgid, index, count, type: 'array', len: 1 };
-          if (msg.parts) parts.parts = msg.parts;
-          copy.parts = parts;
-          return copy;
+        parts: (payloads) => {
+          // One clone of the msg without its payload; each result's msg is a shallow copy of it.
+          const { payload: _payload, ...rest } = msg;
+          const template = RED.util.cloneMessage(rest as Msg);
+          return payloads.map((payload, index) => ({ ...template, payload, parts: sequenceParts(msg, msg._msgid, index, payloads.length) }) as Msg);
         },
       };
       const outcome = await handle(ctx);
@@ -117,19 +119,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
       done();
     }
 
-    node.on('input', (msg: object, send: Send, done: Done) => {
-      input(msg as Msg, send, done).catch((error: unknown) => {
-        try {
-          fail(texts, status, msg as Msg, error, done);
-        } catch {
-          // The failure path must never throw out of a handler.
-        }
-      });
-    });
-    node.on('close', () => {
-      stop.abort();
-      status.close();
-    });
+    answerInputs(node, texts, status, stop, input);
   }
   return BulkgateEndpointNode;
 }

@@ -1,6 +1,6 @@
 /** Node-RED plumbing shared by the nodes: property evaluation, status, the one failure path. */
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
-import { GatewayError, invalidRequest } from '../../gateway';
+import { GatewayError, invalidRequest, type AbortGroup } from '../../gateway';
 
 export type Msg = NodeMessage & Record<string, unknown>;
 export type Send = (msg: Msg | (Msg | Msg[] | null)[]) => void;
@@ -154,4 +154,38 @@ export function reported(error: GatewayError): Error {
   const sentence = Object.assign(new String(error.message), { code: error.code, message: error.message }) as unknown as Error;
   if (error.cause !== undefined) Object.assign(sentence, { cause: String(error.cause) });
   return sentence;
+}
+
+/**
+ * The input and close handlers of a node that answers each msg with one request: a failure of
+ * `handle` takes the one error path (and that path never throws out of the handler); closing
+ * stops the requests in flight and the status timer.
+ */
+export function answerInputs(
+  node: Node,
+  catalog: NodeCatalog,
+  status: StatusThrottle,
+  stop: AbortGroup,
+  handle: (msg: Msg, send: Send, done: Done) => Promise<void>,
+): void {
+  node.on('input', (msg: object, send: Send, done: Done) => {
+    handle(msg as Msg, send, done).catch((error: unknown) => {
+      try {
+        fail(catalog, status, msg as Msg, error, done);
+      } catch {
+        // The failure path must never throw out of a handler.
+      }
+    });
+  });
+  node.on('close', () => {
+    stop.abort();
+    status.close();
+  });
+}
+
+/** `msg.parts` of one of `count` msgs made from one input, so a core join node in automatic mode reassembles them. */
+export function sequenceParts(msg: Msg, id: string | undefined, index: number, count: number): Record<string, unknown> {
+  const parts: Record<string, unknown> = { id, index, count, type: 'array', len: 1 };
+  if (msg.parts) parts.parts = msg.parts;
+  return parts;
 }

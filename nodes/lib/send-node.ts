@@ -18,7 +18,7 @@ import {
 } from '../../gateway';
 import { deferrable, storableMsg, type OutboxEntry, type Outcome } from './outbox';
 import { numberSetting, type AccountNode } from './account';
-import { catalogText, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
+import { catalogText, fail, NO_ACCOUNT, nodeCatalog, sequenceParts, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
 import { fieldPlan, nodeOperation, sendFields, type SendConfig } from './send-fields';
 import { StormGuard } from './storm';
 import { numberKey } from './tracking';
@@ -184,9 +184,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       const template = RED.util.cloneMessage(rest as Msg);
       const id = RED.util.generateId();
       records.forEach((record: SendRecord, index) => {
-        const parts: Record<string, unknown> = { id, index, count: records.length, type: 'array', len: 1 };
-        if (msg.parts) parts.parts = msg.parts;
-        const out = { ...template, payload: record, parts } as Msg;
+        const out = { ...template, payload: record, parts: sequenceParts(msg, id, index, records.length) } as Msg;
         (record.status === 'error' ? refused : accepted).push(out);
       });
       sent += accepted.length;
