@@ -1,7 +1,7 @@
 /**
  * `bulkgate-otp`, `bulkgate-number-check`, `bulkgate-blacklist`, `bulkgate-contacts`: the gateway's
- * other endpoints, registered from one node set (nodes/definitions.ts, NODE_SETS). Their code
- * loads when the first of them starts.
+ * other endpoints: one source for the four (HTML, catalog and help), joined by the build into the
+ * package's node set (nodes/bulkgate.ts). Their code loads when the first of them starts.
  */
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './lib/lazy';

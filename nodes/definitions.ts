@@ -224,18 +224,13 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
 };
 
 /**
- * Node types registered together from one node set (one JS file, one HTML file, one catalog per
- * language, named after the set): Node-RED's start pays its per-set work once for them (issue 17:
- * about 7 ms of CPU per set).
+ * The package's one node set (package.json `node-red.nodes`): every type registers from
+ * dist/nodes/bulkgate.js, with one HTML file and one catalog and help file per language, which the
+ * build joins from each node's own sources. Node-RED's start does its work (reading the HTML, the
+ * help and the catalogs of every language) per set: one set pays it once (issue 17: about 7 ms of
+ * CPU per set on the benchmark machine).
  */
-export const NODE_SETS: Record<string, readonly string[]> = {
-  'bulkgate-endpoints': ['bulkgate-otp', 'bulkgate-number-check', 'bulkgate-blacklist', 'bulkgate-contacts'],
-};
-
-/** The node set (file name) a type is registered from: its own unless it is in one of NODE_SETS. */
-export function setOf(type: string): string {
-  return Object.keys(NODE_SETS).find((set) => NODE_SETS[set]?.includes(type)) ?? type;
-}
+export const NODE_SET = 'bulkgate';
 
 /** The TypedInput settings of a node: the types offered and the default (type and value). */
 export function typedSettings(type: string): Record<string, { types: readonly string[]; type: string; value: string }> {

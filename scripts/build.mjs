@@ -1,8 +1,9 @@
-// One build: compile the TypeScript (runtime, simulator, tests), bundle each node's editor code
-// into its .html, and put locales/ and icons/ beside the compiled nodes, where Node-RED looks.
+// One build: compile the TypeScript (runtime, simulator, tests), join the nodes' HTML (with the
+// editor code bundled in), catalogs and help into the package's one node set, and put them and
+// the icons beside the compiled nodes, where Node-RED looks.
 import { execFileSync } from 'node:child_process';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
@@ -16,7 +17,7 @@ const tsc = join(root, 'node_modules', 'typescript7', 'bin', 'tsc');
 execFileSync(tsc, ['-p', root], { stdio: 'inherit', cwd: root });
 // The editor code is bundled by esbuild below, which does not type-check: tsc does it here.
 execFileSync(tsc, ['-p', join(root, 'nodes', 'editor')], { stdio: 'inherit', cwd: root });
-const { DEFINITIONS, registerTypeSource, setOf } = await import(join(out, 'nodes', 'definitions.js'));
+const { DEFINITIONS, NODE_SET, registerTypeSource } = await import(join(out, 'nodes', 'definitions.js'));
 // The wire-body validators, precompiled: ajv's standalone code with its helpers in one module.
 const { validatorsSource } = await import(join(out, 'scripts', 'validators.js'));
 const { SCHEMAS, ENDPOINT_SCHEMAS } = await import(join(out, 'gateway', 'schemas.js'));
@@ -39,17 +40,50 @@ for (const [file, keys] of [
 }
 chmodExecutable(join(out, 'simulator', 'cli.js'));
 
+// The node set's entry, bundled: what Node-RED requires at start (the nine registrations, the
+// definitions, the editor's admin endpoints) in one file, not a dozen to find and read (issue 17).
+// A require() inside a function (a node's code, the gateway client) loads when a node first needs
+// it, so it stays out of the bundle, pointed at the compiled module from the bundle's place.
+await build({
+  entryPoints: [join(root, 'nodes', `${NODE_SET}.ts`)],
+  bundle: true,
+  outfile: join(out, 'nodes', `${NODE_SET}.js`),
+  format: 'cjs',
+  platform: 'node',
+  target: 'node20',
+  legalComments: 'none',
+  plugins: [
+    {
+      name: 'lazy-requires',
+      setup(bundle) {
+        bundle.onResolve({ filter: /^\./ }, ({ kind, path: request, resolveDir }) => {
+          if (kind !== 'require-call') return undefined;
+          const compiled = join(out, relative(root, join(resolveDir, request)));
+          const path = relative(join(out, 'nodes'), compiled);
+          return { path: path.startsWith('..') ? path : `./${path}`, external: true };
+        });
+      },
+    },
+  ],
+});
+
 const nodesOut = join(out, 'nodes');
 mkdirSync(nodesOut, { recursive: true });
-for (const file of readdirSync(join(root, 'nodes')).filter((f) => f.endsWith('.html'))) {
-  const name = file.replace(/\.html$/, '');
-  let html = readFileSync(join(root, 'nodes', file), 'utf8')
+// Each node's sources (nodes/<name>.html, locales/<lang>/<name>.json and .html) are joined into the
+// package's one node set (NODE_SET): the account's first, as it carries the editor code the others use.
+const sources = readdirSync(join(root, 'nodes'))
+  .filter((f) => f.endsWith('.html'))
+  .map((f) => f.replace(/\.html$/, ''))
+  .sort((a, b) => Number(b === 'bulkgate-account') - Number(a === 'bulkgate-account') || a.localeCompare(b));
+const setHtml = [];
+for (const name of sources) {
+  let html = readFileSync(join(root, 'nodes', `${name}.html`), 'utf8')
     .replace(/<!-- include:([\w.-]+) -->/g, (_, partial) => readFileSync(join(root, 'nodes', 'editor', partial), 'utf8'))
-    // The send form is shared; its texts are in each send node's own catalog.
-    .replaceAll('@ns@', `node-red-contrib-bulkgate/${name}:${name}`)
+    // The send form is shared; its texts are in each send node's own section of the catalog.
+    .replaceAll('@ns@', `node-red-contrib-bulkgate/${NODE_SET}:${name}`)
     // Each node's registerType block, from its typed definition: a literal call in the HTML,
     // where Node-RED (and the Flow Library scorecard) read it.
-    // A node set's file holds several types: each marker names its type (else the file's own).
+    // A source holding several types names its type in each marker (else the source's own).
     .replace(
       /<!-- register-type:(?:(bulkgate-[\w-]+))?[^>]*-->/g,
       (_, type) => `<script type="text/javascript">\n  ${registerTypeSource(DEFINITIONS[type ?? name])}\n</script>`,
@@ -69,22 +103,24 @@ for (const file of readdirSync(join(root, 'nodes')).filter((f) => f.endsWith('.h
     const code = bundle.outputFiles[0].text.replace(/<\/script/gi, '<\\/script');
     html = html.replace('<!-- editor-bundle -->', `<script type="text/javascript">${code}</script>`);
   }
-  writeFileSync(join(nodesOut, file), html);
+  setHtml.push(html);
 }
-cpSync(join(root, 'locales'), join(nodesOut, 'locales'), { recursive: true });
-// Each node's catalog gets the shared sections its definition names: a node reads its own
-// catalog only (Node-RED namespaces a node's texts by its file name).
-for (const lang of readdirSync(join(nodesOut, 'locales'))) {
-  const dir = join(nodesOut, 'locales', lang);
+writeFileSync(join(nodesOut, `${NODE_SET}.html`), setHtml.join('\n'));
+// The set's catalog per language: each node's own catalog (its texts under its type), with the
+// shared sections its definition names copied in; and the nodes' help joined into one file.
+for (const lang of readdirSync(join(root, 'locales'))) {
+  const dir = join(root, 'locales', lang);
   const shared = JSON.parse(readFileSync(join(dir, 'shared.json'), 'utf8'));
+  const catalog = {};
+  for (const name of sources) Object.assign(catalog, JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')));
   for (const def of Object.values(DEFINITIONS)) {
-    const file = join(dir, `${setOf(def.type)}.json`);
-    const catalog = JSON.parse(readFileSync(file, 'utf8'));
     // A node's own entries of a section (its statuses) are kept beside the shared ones.
     for (const section of def.shared ?? []) catalog[def.type][section] = { ...shared[section], ...catalog[def.type][section] };
-    writeFileSync(file, `${JSON.stringify(catalog, null, 2)}\n`);
   }
-  rmSync(join(dir, 'shared.json'));
+  const outDir = join(nodesOut, 'locales', lang);
+  mkdirSync(outDir, { recursive: true });
+  writeFileSync(join(outDir, `${NODE_SET}.json`), `${JSON.stringify(catalog, null, 2)}\n`);
+  writeFileSync(join(outDir, `${NODE_SET}.html`), sources.map((name) => readFileSync(join(dir, `${name}.html`), 'utf8')).join('\n'));
 }
 cpSync(join(root, 'icons'), join(nodesOut, 'icons'), { recursive: true });
 console.log('built dist/');

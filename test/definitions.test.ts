@@ -6,15 +6,15 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { DEFINITIONS, setOf, typedSettings } from '../nodes/definitions';
+import { DEFINITIONS, NODE_SET, typedSettings } from '../nodes/definitions';
 import { helper, load, unload } from './support/red';
 
 const DIST_NODES = join(__dirname, '..', 'nodes');
 
 /** Runs the registerType block of a built HTML file against a stand-in RED and returns what it registered. */
 function registered(type: string): { type: string; def: Record<string, any> } {
-  const html = readFileSync(join(DIST_NODES, `${setOf(type)}.html`), 'utf8');
-  // A node set's HTML holds one block per type: this type's.
+  const html = readFileSync(join(DIST_NODES, `${NODE_SET}.html`), 'utf8');
+  // The node set's HTML holds one block per type: this type's.
   const blocks = [...html.matchAll(/<script type="text\/javascript">\s*(RED\.nodes\.registerType\([\s\S]*?)<\/script>/g)].filter((b) =>
     (b[1] as string).startsWith(`RED.nodes.registerType('${type}'`),
   );

@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { setOf } from '../nodes/definitions';
+import { NODE_SET } from '../nodes/definitions';
 
 const ROOT = join(__dirname, '..', '..');
 const TYPES = [
@@ -64,20 +64,17 @@ describe('installed from the packed tarball', function () {
       files.filter((f) => /(^|\/)test\/|\.map$|\.tgz$|node_modules|flows_cred|\.env|\.pem$|\.npmrc|screenshots|\.png$/.test(f)),
       [],
     );
-    for (const type of TYPES) {
-      // A type registered from a node set ships in the set's files; its icon is its own.
-      const set = setOf(type);
-      for (const f of [
-        `dist/nodes/${set}.js`,
-        `dist/nodes/${set}.html`,
-        `dist/nodes/locales/en-US/${set}.json`,
-        `dist/nodes/locales/de/${set}.json`,
-        `dist/nodes/locales/en-US/${set}.html`,
-        `dist/nodes/locales/de/${set}.html`,
-        `dist/nodes/icons/${type}.svg`,
-      ]) {
-        assert.ok(files.includes(f), `${f} is shipped`);
-      }
+    // Every type ships in the one node set's files; each icon is its type's own.
+    for (const f of [
+      `dist/nodes/${NODE_SET}.js`,
+      `dist/nodes/${NODE_SET}.html`,
+      `dist/nodes/locales/en-US/${NODE_SET}.json`,
+      `dist/nodes/locales/de/${NODE_SET}.json`,
+      `dist/nodes/locales/en-US/${NODE_SET}.html`,
+      `dist/nodes/locales/de/${NODE_SET}.html`,
+      ...TYPES.map((type) => `dist/nodes/icons/${type}.svg`),
+    ]) {
+      assert.ok(files.includes(f), `${f} is shipped`);
     }
   });
 
@@ -119,6 +116,11 @@ describe('installed from the packed tarball', function () {
     }[];
     const ours = sets.filter((s) => s.module === 'node-red-contrib-bulkgate');
     assert.deepEqual(ours.flatMap((s) => s.types).sort(), [...TYPES].sort());
+    // One node set: Node-RED's start does its per-set work once (issue 17).
+    assert.deepEqual(
+      ours.map((s) => s.id),
+      [`node-red-contrib-bulkgate/${NODE_SET}`],
+    );
     for (const set of ours) {
       assert.equal(set.err, undefined, `${set.id}: ${set.err}`);
       assert.equal(set.enabled, true);
@@ -133,26 +135,17 @@ describe('installed from the packed tarball', function () {
       assert.match(html, new RegExp(`data-template-name="${type}"`));
     }
     for (const lng of ['en-US', 'de']) {
-      for (const type of TYPES) {
-        const catalog = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/${setOf(type)}?lng=${lng}`)).json()) as Record<string, unknown>;
-        assert.ok(catalog[type], `${type} catalog in ${lng}`);
-      }
-      // Each node reads its own catalog: the send form's texts are in the send nodes', statuses in every node's.
-      for (const type of ['bulkgate-promotional', 'bulkgate-transactional']) {
-        const catalog = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/${type}?lng=${lng}`)).json()) as Record<
-          string,
-          { send: { label: { text: string } } }
-        >;
-        assert.equal(catalog[type]?.send.label.text, 'Text');
-      }
-      const balance = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/bulkgate-balance?lng=${lng}`)).json()) as Record<
+      const catalog = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/${NODE_SET}?lng=${lng}`)).json()) as Record<
         string,
-        { brief: Record<string, string> }
+        { send?: { label: { text: string } }; brief?: Record<string, string> }
       >;
-      assert.equal(balance['bulkgate-balance']?.brief['no-account'], lng === 'de' ? 'kein Konto' : 'no account');
+      for (const type of TYPES) assert.ok(catalog[type], `${type} catalog in ${lng}`);
+      // Each node's texts are under its type: the send form's in the send nodes', statuses in every node's.
+      for (const type of ['bulkgate-promotional', 'bulkgate-transactional']) assert.equal(catalog[type]?.send?.label.text, 'Text');
+      assert.equal(catalog['bulkgate-balance']?.brief?.['no-account'], lng === 'de' ? 'kein Konto' : 'no account');
     }
-    const help = await (await fetch(`${base}/nodes/node-red-contrib-bulkgate/bulkgate-promotional?lng=de`, { headers: { accept: 'text/html' } })).text();
-    assert.match(help, /data-help-name="bulkgate-promotional"/);
+    const help = await (await fetch(`${base}/nodes/node-red-contrib-bulkgate/${NODE_SET}?lng=de`, { headers: { accept: 'text/html' } })).text();
+    for (const type of TYPES) assert.match(help, new RegExp(`data-help-name="${type}"`), `${type} help in de`);
     for (const type of TYPES) {
       const icon = await fetch(`${base}/icons/node-red-contrib-bulkgate/${type}.svg`);
       assert.equal(icon.status, 200, `${type}.svg`);

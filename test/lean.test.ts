@@ -12,6 +12,7 @@ interface Report {
   stage: string;
   loaded: string[];
   types?: string[];
+  own?: string[];
   status?: string;
   valid?: boolean;
   validators?: string[];
@@ -57,6 +58,10 @@ describe('lean: what the package loads, and when', function () {
       'bulkgate-transactional',
     ]);
     assert.deepEqual(installed.loaded, []);
+  });
+
+  it("installed, no node deployed: Node-RED requires one file of the package's own, the node set's bundle", () => {
+    assert.deepEqual(stage('installed').own, ['nodes/bulkgate.js']);
   });
 
   it('after a send: undici only; ajv, mustache (no template) and the simulator dependencies never', async () => {

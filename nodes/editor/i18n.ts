@@ -4,7 +4,7 @@
  * the account's, `url-hidden` in the events node's), so the first catalog that has it answers:
  * a panel opened over another one (an account edited from a send node) still finds its texts.
  */
-import { setOf } from '../definitions';
+import { NODE_SET } from '../definitions';
 
 const CATALOGS = [
   'bulkgate-promotional',
@@ -20,8 +20,8 @@ const CATALOGS = [
 
 export function t(key: string, params?: Record<string, string | number>): string {
   for (const type of CATALOGS) {
-    // A type registered from a node set has its texts in the set's catalog (definitions.ts).
-    const full = `node-red-contrib-bulkgate/${setOf(type)}:${type}.${key}`;
+    // Every type's texts are in the one node set's catalog, under the type (definitions.ts).
+    const full = `node-red-contrib-bulkgate/${NODE_SET}:${type}.${key}`;
     const text = RED._(full, params);
     // A missing key comes back as itself, with or without its namespace.
     if (text !== full && text !== `${type}.${key}`) return text;

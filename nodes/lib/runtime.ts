@@ -41,8 +41,8 @@ export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, sett
 }
 
 /**
- * A node's own texts: its catalog (locales/<lang>/<type>.json, with the shared sections its
- * definition names). The `RED` a node module gets translates within that module's namespace.
+ * A node's own texts: its section of the node set's catalog (built from locales/<lang>/<source>.json,
+ * with the shared sections its definition names). The `RED` a node module gets translates within that module's namespace.
  */
 export interface NodeCatalog {
   RED: NodeAPI;

@@ -5,7 +5,7 @@
  * sends one msg, and reports again; then checks a number (another endpoint) and reports. One JSON
  * line per report.
  */
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, symlinkSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import Module from 'node:module';
@@ -58,7 +58,14 @@ async function main(): Promise<void> {
     .getNodeList()
     .flatMap((set: { types: string[] }) => set.types)
     .filter((t: string) => t.startsWith('bulkgate-'));
-  console.log(JSON.stringify({ stage: 'installed', types, loaded: loaded() }));
+  // The package's own files Node-RED has required so far (the user directory's link resolved;
+  // this probe, in dist/test, is not shipped).
+  const dist = join(realpathSync(ROOT), 'dist') + '/';
+  const own = Object.keys(require.cache)
+    .filter((file) => file.startsWith(dist) && !file.startsWith(`${dist}test/`))
+    .map((file) => file.slice(dist.length))
+    .sort();
+  console.log(JSON.stringify({ stage: 'installed', types, loaded: loaded(), own }));
 
   await RED.runtime.flows.setFlows({
     flows: {

@@ -3,7 +3,7 @@ import helper from 'node-red-node-test-helper';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Node } from 'node-red';
-import { setOf } from '../../nodes/definitions';
+import { NODE_SET } from '../../nodes/definitions';
 
 /**
  * The Node-RED under test: the project's own devDependency, or another install named by
@@ -23,18 +23,16 @@ export const ERROR_CODE_IN_CATCH = Number(NODE_RED_VERSION.split('.')[0]) >= 4;
  * package's en-US catalog with `__name__` filled in. The nodes get the latter here, so that tests
  * assert what a user reads (a status `invalid number`, not a key).
  */
-/** The built catalogs: each node's own, with the shared sections its definition names. */
+/** The built catalog: each node's texts under its type, with the shared sections its definition names. */
 const LOCALES = join(__dirname, '..', '..', 'nodes', 'locales', 'en-US');
-const catalogs = new Map<string, Record<string, unknown>>();
+let catalog: Record<string, unknown> | undefined;
 export function translate(key: string, params?: Record<string, unknown>): string {
   // A node module's `RED._` is namespaced to its own catalog: `bulkgate-promotional.status.totals`.
   const match = /^(?:node-red-contrib-bulkgate\/[\w-]+:)?(bulkgate-[\w-]+)\.(.+)$/.exec(key);
   if (!match) return key;
   const type = match[1] as string;
-  // A type registered from a node set has its texts in the set's catalog.
-  const file = setOf(type);
-  if (!catalogs.has(file)) catalogs.set(file, JSON.parse(readFileSync(join(LOCALES, `${file}.json`), 'utf8')));
-  let value: unknown = catalogs.get(file);
+  catalog ??= JSON.parse(readFileSync(join(LOCALES, `${NODE_SET}.json`), 'utf8')) as Record<string, unknown>;
+  let value: unknown = catalog;
   for (const part of `${type}.${match[2] as string}`.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
   if (typeof value !== 'string') return key;
   return value.replace(/__(\w+)__/g, (whole, name: string) => (params && name in params ? String(params[name]) : whole));

@@ -1,0 +1,17 @@
+/**
+ * The package's one node set (NODE_SET in nodes/definitions.ts): registers every type, each from
+ * its own module. Node-RED does its per-set start work once for all nine (issue 17); each type's
+ * code still loads only when the first node of that type starts.
+ */
+import type { NodeAPI } from 'node-red';
+import account from './bulkgate-account';
+import promotional from './bulkgate-promotional';
+import transactional from './bulkgate-transactional';
+import balance from './bulkgate-balance';
+import events from './bulkgate-events';
+import endpoints from './bulkgate-endpoints';
+
+const register = (RED: NodeAPI): void => {
+  for (const registerTypes of [account, promotional, transactional, balance, events, endpoints]) registerTypes(RED);
+};
+export = register;
