@@ -5,12 +5,20 @@
  * without the package in its node_modules, no flows), then prints the start time and the memory
  * after a garbage collection: what having the package installed costs.
  *
+ * `add <userDir> <packageDir>`: starts Node-RED on the user directory without the package, then
+ * moves the package (a copy laid out as npm installs it) into its node_modules and has Node-RED's registry load it (`addModule`: the
+ * same scan and `loadModuleFiles` its start runs for every module it finds), and prints the time
+ * and CPU time of that step and the memory it added: the package's share of a start, measured in
+ * one process, where another process's moment on the machine does not land on one side only.
+ *
  * `use <userDir> <gatewayUrl> <recipients>`: then deploys an account, a transactional and a
  * promotional node against the gateway, sends 10,000 msgs at once, then one campaign of
  * `recipients` recipients, and prints the memory after each (after a garbage collection): what
  * using it costs.
  */
+import { renameSync } from 'node:fs';
 import { createServer } from 'node:http';
+import { dirname, join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 
 const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
@@ -22,6 +30,7 @@ const memory = () => {
 
 async function main(): Promise<void> {
   const [mode, userDir, gatewayUrl, recipients] = process.argv.slice(2) as [string, string, string | undefined, string | undefined];
+  const packageDir = gatewayUrl;
   const t0 = performance.now();
   const RED = require('node-red');
   RED.init(createServer(), {
@@ -44,6 +53,29 @@ async function main(): Promise<void> {
   const cpuMs = (cpu.user + cpu.system) / 1000;
   const types: string[] = RED.nodes.getNodeList().flatMap((set: { types: string[] }) => set.types);
   const report: Record<string, unknown> = { startMs, cpuMs, ...memory(), bulkgateTypes: types.filter((t) => t.startsWith('bulkgate-')).length };
+
+  if (mode === 'add' && packageDir) {
+    // Node-RED's own registry, the instance its runtime uses.
+    const registry = require(require.resolve('@node-red/registry', { paths: [dirname(require.resolve('node-red'))] }));
+    renameSync(packageDir, join(userDir, 'node_modules', 'node-red-contrib-bulkgate'));
+    const before = memory();
+    const cpu0 = process.cpuUsage();
+    const t1 = performance.now();
+    await registry.addModule('node-red-contrib-bulkgate');
+    const addMs = performance.now() - t1;
+    const addCpu = process.cpuUsage(cpu0);
+    const after = memory();
+    const sets = registry.getNodeList().filter((set: { module: string }) => set.module === 'node-red-contrib-bulkgate');
+    Object.assign(report, {
+      addMs,
+      addCpuMs: (addCpu.user + addCpu.system) / 1000,
+      addRss: after.rss - before.rss,
+      addHeap: after.heapUsed - before.heapUsed,
+      sets: sets.length,
+      bulkgateTypes: sets.flatMap((set: { types: string[] }) => set.types).length,
+      errors: sets.filter((set: { err?: string }) => set.err).map((set: { err?: string }) => set.err),
+    });
+  }
 
   if (mode === 'use' && gatewayUrl) {
     const outputs: Record<string, number> = { tx: 0, promo: 0 };
