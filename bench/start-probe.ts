@@ -35,7 +35,8 @@ async function main(): Promise<void> {
   const RED = require('node-red');
   RED.init(createServer(), {
     userDir,
-    httpAdminRoot: false,
+    // The editor on, as a user has it (Node-RED then reads each package's HTML at start); off for `use`.
+    httpAdminRoot: mode === 'use' ? false : '/',
     httpNodeRoot: false,
     credentialSecret: false,
     logging: { console: { level: 'off' } },
