@@ -588,12 +588,8 @@ function probe(args: string[]): Promise<Record<string, unknown>> {
 
 const MB = (bytes: unknown) => round((bytes as number) / 2 ** 20, 1);
 
-/**
- * The package laid out as `npm install` leaves it: the files npm packs, copied into `target`;
- * its runtime dependencies linked into `nodeModules` beside it, where Node-RED's start reads
- * their package.json too.
- */
-function installLike(target: string, nodeModules?: string): void {
+/** The package laid out as `npm install` leaves it: the files npm packs, copied into `target`. */
+function installLike(target: string): void {
   const pack = JSON.parse(
     execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
   );
@@ -601,7 +597,10 @@ function installLike(target: string, nodeModules?: string): void {
     mkdirSync(dirname(join(target, path)), { recursive: true });
     copyFileSync(join(ROOT, path), join(target, path));
   }
-  if (!nodeModules) return;
+}
+
+/** The package's runtime dependencies linked into `nodeModules`, where Node-RED's start reads their package.json too. */
+function linkDependencies(nodeModules: string): void {
   const dependencies = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
     .trim()
     .split('\n')
@@ -623,11 +622,12 @@ async function installCost() {
   const dirs = { without: mkdtempSync(join(tmpdir(), 'bulkgate-without-')), with: mkdtempSync(join(tmpdir(), 'bulkgate-with-')) };
   mkdirSync(join(dirs.without, 'node_modules'));
   mkdirSync(join(dirs.with, 'node_modules'));
-  installLike(join(dirs.with, 'node_modules', 'node-red-contrib-bulkgate'), join(dirs.with, 'node_modules'));
-  // The package copied once more, and the smallest package, to be moved into each registry-load
-  // probe's user directory (under the package's name, which the probe loads).
+  // The package laid out once; copied into the user directory started with it, and (with the
+  // smallest package) into each registry-load probe's (under the package's name, which the probe loads).
   const staged = mkdtempSync(join(tmpdir(), 'bulkgate-staged-'));
   installLike(join(staged, 'package'));
+  cpSync(join(staged, 'package'), join(dirs.with, 'node_modules', 'node-red-contrib-bulkgate'), { recursive: true });
+  linkDependencies(join(dirs.with, 'node_modules'));
   mkdirSync(join(staged, 'smallest'));
   writeFileSync(
     join(staged, 'smallest', 'package.json'),

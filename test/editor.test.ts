@@ -56,6 +56,18 @@ describe('editor panels in Chromium', function () {
   let demo: DemoProcess;
   let browser: Browser;
   let page: Page;
+  /** An account node on the demo's simulator, with the account panel's defaults. */
+  const simulatorAccount = (id: string, name: string) => ({
+    id,
+    type: 'bulkgate-account',
+    name,
+    baseUrl: demo.simulatorUrl,
+    timeout: 15000,
+    retries: 3,
+    rateLimit: 0,
+    rateWindow: 60,
+    queueSize: 100,
+  });
 
   before(async () => {
     demo = await startDemo(['--no-flows']);
@@ -63,17 +75,7 @@ describe('editor panels in Chromium', function () {
     page = browser.page;
     await openEditor(page, demo.editorUrl);
     await importNodes(page, [
-      {
-        id: 'acc1',
-        type: 'bulkgate-account',
-        name: 'sim',
-        baseUrl: demo.simulatorUrl,
-        timeout: 15000,
-        retries: 3,
-        rateLimit: 0,
-        rateWindow: 60,
-        queueSize: 100,
-      },
+      simulatorAccount('acc1', 'sim'),
       {
         id: 'promo1',
         type: 'bulkgate-promotional',
@@ -645,17 +647,7 @@ describe('editor panels in Chromium', function () {
       );
     // Earlier tests deployed their own flow and reloaded the editor: these nodes use its account.
     await importNodes(page, [
-      {
-        id: 'panel-acc',
-        type: 'bulkgate-account',
-        name: 'panel',
-        baseUrl: demo.simulatorUrl,
-        timeout: 15000,
-        retries: 3,
-        rateLimit: 0,
-        rateWindow: 60,
-        queueSize: 100,
-      },
+      simulatorAccount('panel-acc', 'panel'),
       { id: 'otp2', type: 'bulkgate-otp', account: 'panel-acc', action: 'send', y: 500 },
       { id: 'bl2', type: 'bulkgate-blacklist', account: 'panel-acc', action: 'check', y: 620 },
       { id: 'ct2', type: 'bulkgate-contacts', account: 'panel-acc', action: 'get', y: 680 },
@@ -784,17 +776,7 @@ describe('editor panels in Chromium', function () {
   });
   it('the cascade editor offers WhatsApp and RCS: sender, expiration 3600, a text with its own counter (no SMS parts) or a WhatsApp template; saved as the wire takes it', async () => {
     await importNodes(page, [
-      {
-        id: 'chat-acc',
-        type: 'bulkgate-account',
-        name: 'chat',
-        baseUrl: demo.simulatorUrl,
-        timeout: 15000,
-        retries: 3,
-        rateLimit: 0,
-        rateWindow: 60,
-        queueSize: 100,
-      },
+      simulatorAccount('chat-acc', 'chat'),
       {
         id: 'chat1',
         type: 'bulkgate-transactional',
