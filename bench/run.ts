@@ -687,9 +687,20 @@ async function installCost() {
   };
   const share = (which: 'package' | 'smallest') => {
     const times = loads[which].map((r) => r.addMs as number).sort((a, b) => a - b);
+    // What the package adds to a start: the registry load without the scan a start makes with or
+    // without it (timed as a search for an absent name); the first start after an install also
+    // saves the node list, which every later start (the list unchanged) does not. Per probe, then the median.
+    const firstStart = loads[which].map((r) => (r.addMs as number) - (r.scanMs as number)).sort((a, b) => a - b);
+    const everyStart = loads[which].map((r) => (r.addMs as number) - (r.scanMs as number) - (r.saveListMs as number)).sort((a, b) => a - b);
     return {
       ms: round(median(times), 1),
       msMiddleHalf: [round(percentile(times, 25), 1), round(percentile(times, 75), 1)],
+      findMs: round(median(loads[which].map((r) => r.findMs as number)), 1),
+      scanMs: round(median(loads[which].map((r) => r.scanMs as number)), 1),
+      saveListMs: round(median(loads[which].map((r) => r.saveListMs as number)), 1),
+      firstStartMs: round(median(firstStart), 1),
+      everyStartMs: round(median(everyStart), 1),
+      everyStartMsMiddleHalf: [round(percentile(everyStart, 25), 1), round(percentile(everyStart, 75), 1)],
       cpuMs: round(median(loads[which].map((r) => r.addCpuMs as number)), 1),
       rssMB: MB(median(loads[which].map((r) => r.addRss as number))),
       heapMB: MB(median(loads[which].map((r) => r.addHeap as number))),
@@ -708,7 +719,7 @@ async function installCost() {
     ['the smallest package', smallest],
   ] as const) {
     console.log(
-      `installed, ${what}'s share of a start (${PLAN.startPairs} starts, registry load in the same process): ${r.ms} ms (middle half ${r.msMiddleHalf.join(' to ')} ms), ${r.cpuMs} ms CPU, ${r.rssMB} MB RSS, ${r.heapMB} MB heap; ${r.sets} node set(s), ${r.types} types, ${r.errors.length} errors`,
+      `installed, ${what}'s share of a start (${PLAN.startPairs} starts, registry load in the same process): ${r.ms} ms (middle half ${r.msMiddleHalf.join(' to ')} ms; of it finding the package ${r.findMs} ms, of which the scan every start makes ${r.scanMs} ms, and saving the node list ${r.saveListMs} ms); added to the first start after installing ${r.firstStartMs} ms, to every later start ${r.everyStartMs} ms (middle half ${r.everyStartMsMiddleHalf.join(' to ')}); ${r.cpuMs} ms CPU, ${r.rssMB} MB RSS, ${r.heapMB} MB heap; ${r.sets} node set(s), ${r.types} types, ${r.errors.length} errors`,
     );
   }
   return { ...row, added: addedRow, load, smallest };
@@ -795,11 +806,11 @@ async function main(): Promise<void> {
         value: round(ratio),
         pass: ratio >= 0.9,
       })),
-      {
-        target: "installed, unused: Node-RED start time added <= 15 ms (the package's share of a start, median)",
-        value: installed?.load.ms,
-        pass: (installed?.load.ms as number) <= 15 && installed?.load.errors.length === 0,
-      },
+      ...(['firstStartMs', 'everyStartMs'] as const).map((key) => ({
+        target: `installed, unused: Node-RED start time added <= 15 ms (${key === 'firstStartMs' ? 'the first start after installing' : 'every later start'}, median)`,
+        value: installed?.load[key],
+        pass: (installed?.load[key] as number) <= 15 && installed?.load.errors.length === 0,
+      })),
       { target: 'installed, unused: RSS added <= 3 MB', value: installed?.added.rssMB, pass: (installed?.added.rssMB as number) <= 3 },
       { target: 'throughput at c=16 vs core http request flow (fixed server) >= 3x', value: round(vsCore), pass: vsCore >= 3 },
       {

@@ -57,7 +57,26 @@ async function main(): Promise<void> {
 
   if (mode === 'add' && packageDir) {
     // Node-RED's own registry, the instance its runtime uses.
-    const registry = require(require.resolve('@node-red/registry', { paths: [dirname(require.resolve('node-red'))] }));
+    const registryDir = dirname(require.resolve('@node-red/registry', { paths: [dirname(require.resolve('node-red'))] }));
+    const registry = require(registryDir);
+    // Two steps of addModule timed apart, as a start does them once for all packages: finding the
+    // package (a scan of every node_modules folder Node-RED looks in, which a start makes with or
+    // without the package) and saving the node list (which a start does only when the list
+    // changed: the first start after an install).
+    const phases = { findMs: 0, saveListMs: 0 };
+    const timed = (module: Record<string, unknown>, name: string, phase: keyof typeof phases) => {
+      const original = module[name] as (...args: unknown[]) => unknown;
+      module[name] = function (this: unknown, ...args: unknown[]) {
+        const t = performance.now();
+        const result = original.apply(this, args);
+        const done = () => (phases[phase] += performance.now() - t);
+        if (result instanceof Promise) return result.finally(done);
+        done();
+        return result;
+      };
+    };
+    timed(require(join(registryDir, 'localfilesystem')), 'getModuleFiles', 'findMs');
+    timed(require(join(registryDir, 'registry')), 'saveNodeList', 'saveListMs');
     renameSync(packageDir, join(userDir, 'node_modules', 'node-red-contrib-bulkgate'));
     const before = memory();
     const cpu0 = process.cpuUsage();
@@ -66,9 +85,22 @@ async function main(): Promise<void> {
     const addMs = performance.now() - t1;
     const addCpu = process.cpuUsage(cpu0);
     const after = memory();
+    // The scan a start makes whether the package is there or not: the same folders searched for a
+    // name that is in none of them (after the load, so the scan runs warm: if anything, it is
+    // undercounted, and the package's share overcounted).
+    const localfilesystem = require(join(registryDir, 'localfilesystem'));
+    const t2 = performance.now();
+    try {
+      localfilesystem.getModuleFiles('node-red-contrib-bulkgate-absent');
+    } catch {
+      // MODULE_NOT_FOUND, as expected
+    }
+    const scanMs = performance.now() - t2;
     const sets = registry.getNodeList().filter((set: { module: string }) => set.module === 'node-red-contrib-bulkgate');
     Object.assign(report, {
       addMs,
+      ...phases,
+      scanMs,
       addCpuMs: (addCpu.user + addCpu.system) / 1000,
       addRss: after.rss - before.rss,
       addHeap: after.heapUsed - before.heapUsed,
