@@ -6,7 +6,7 @@
  * Every figure is the median of several runs after a warm-up. `--quick` proves it runs (< 30 s).
  */
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { cpus, tmpdir } from 'node:os';
 import { basename, dirname, join } from 'node:path';
@@ -104,8 +104,46 @@ const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.lengt
 const rotated = <T>(list: readonly T[], run: number): T[] => list.map((_, i) => list[(i + run) % list.length] as T);
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
+/** The servers' processes, for `settle`. */
+const servers: ChildProcess[] = [];
+
+/** The CPU time a process has used so far, in clock ticks (/proc on Linux; undefined elsewhere). */
+function cpuTicks(pid: number | undefined): number | undefined {
+  try {
+    // After the command name (in parentheses), utime and stime are the 12th and 13th fields.
+    const fields = (readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1] as string).split(' ');
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return undefined;
+  }
+}
+
+/** How long `settle` waited in all, for the report. */
+let settledMs = 0;
+
+/**
+ * Waits (at most 10 s) until the servers have used no CPU for 200 ms: the simulator keeps working
+ * after a run (it keeps what it was sent and releases scheduled messages each second), and with
+ * two cores that work would land on whichever client is measured next. Found when the package
+ * node, measured right after the simulator's clients in most rounds, read 0.72x the floor at
+ * c=16 with them and 1.00x without them.
+ */
+async function settle(): Promise<void> {
+  const t0 = performance.now();
+  const ticks = () => servers.reduce((sum, child) => sum + (cpuTicks(child.pid) ?? 0), 0);
+  let last = ticks();
+  while (performance.now() - t0 < 10_000) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    const now = ticks();
+    if (now === last) break;
+    last = now;
+  }
+  settledMs += performance.now() - t0;
+}
+
 function startServer(args: string[], pattern: RegExp): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  servers.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
@@ -270,6 +308,7 @@ async function throughput(servers: Record<string, string>) {
     for (let r = 0; r < PLAN.runs; r++) {
       for (const [key, sender] of rotated(chosen, r)) {
         gc(); // the previous client's garbage is not this one's cost
+        await settle(); // nor the servers' work after it
         runs.get(key)?.push(await closedLoop(count, concurrency, sender.send));
       }
     }
@@ -297,6 +336,7 @@ async function throughput(servers: Record<string, string>) {
       `${String(row.server).padEnd(10)} ${String(row.client).padEnd(18)} c=${String(row.concurrency).padEnd(3)} ${String(row.msgsPerSec).padStart(6)} msg/s  p50 ${row.p50ms} ms  p99 ${row.p99ms} ms  cpu ${row.cpuUsPerMsg} µs/msg`,
     );
   }
+  console.log(`closed loops: waited ${round(settledMs / 1000, 1)} s in all for the servers to go idle before the runs`);
   for (const sender of senders.values()) await sender.close();
   return rows;
 }
@@ -384,6 +424,7 @@ async function burst(fixedUrl: string) {
     for (let r = 0; r < PLAN.runs; r++) {
       for (const client of rotated(clients, r)) {
         gc();
+        await settle();
         runs.get(client)?.push(await burstRun(client, nodes, each));
       }
     }
