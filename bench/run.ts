@@ -105,7 +105,7 @@ const rotated = <T>(list: readonly T[], run: number): T[] => list.map((_, i) => 
 const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** digits;
 
 /** The servers' processes, for `settle`. */
-const servers: ChildProcess[] = [];
+const serverProcesses: ChildProcess[] = [];
 
 /** The CPU time a process has used so far, in clock ticks (/proc on Linux; undefined elsewhere). */
 function cpuTicks(pid: number | undefined): number | undefined {
@@ -130,7 +130,7 @@ let settledMs = 0;
  */
 async function settle(): Promise<void> {
   const t0 = performance.now();
-  const ticks = () => servers.reduce((sum, child) => sum + (cpuTicks(child.pid) ?? 0), 0);
+  const ticks = () => serverProcesses.reduce((sum, child) => sum + (cpuTicks(child.pid) ?? 0), 0);
   let last = ticks();
   while (performance.now() - t0 < 10_000) {
     await new Promise((resolve) => setTimeout(resolve, 200));
@@ -143,7 +143,7 @@ async function settle(): Promise<void> {
 
 function startServer(args: string[], pattern: RegExp): Promise<{ url: string; child: ChildProcess }> {
   const child = spawn(process.execPath, args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
-  servers.push(child);
+  serverProcesses.push(child);
   return new Promise((resolve, reject) => {
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => {
