@@ -1,6 +1,6 @@
 /** The gateway client against the simulator over loopback HTTP: bodies, answers, errors. */
 import assert from 'node:assert/strict';
-import { GatewayClient, GatewayError, type GatewayClientOptions } from '../gateway';
+import { AbortGroup, GatewayClient, GatewayError, type GatewayClientOptions } from '../gateway';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 
 const errors: unknown[] = [];
@@ -547,6 +547,68 @@ describe('gateway client', () => {
         text: 'Hi <first_name> <last_name>',
       });
       assert.deepEqual(prepared.missingVariables.sort(), ['first_name', 'last_name']);
+    });
+  });
+
+  describe('stopping requests with a group (a node closing)', () => {
+    it('abort() calls each listener still listening once, in the order they joined; one that stopped is not called', () => {
+      const group = new AbortGroup();
+      const calls: string[] = [];
+      group.onAbort(() => calls.push('a'));
+      const stopB = group.onAbort(() => calls.push('b'));
+      group.onAbort(() => calls.push('c'));
+      stopB();
+      stopB(); // a second stop changes nothing
+      assert.equal(group.aborted, false);
+      group.abort();
+      group.abort(); // nobody listens any more
+      assert.equal(group.aborted, true);
+      assert.deepEqual(calls, ['a', 'c']);
+    });
+
+    it('a listener that stops another while the group aborts does not keep it from being called', () => {
+      const group = new AbortGroup();
+      const calls: string[] = [];
+      let stopSecond = () => undefined as unknown;
+      group.onAbort(() => {
+        calls.push('first');
+        stopSecond();
+      });
+      stopSecond = group.onAbort(() => calls.push('second'));
+      group.abort();
+      assert.deepEqual(calls, ['first', 'second']);
+    });
+
+    it('a request on the wire ends when its group aborts; a finished one has stopped listening', async () => {
+      const group = new AbortGroup();
+      const calls: number[] = [];
+      const watched = new AbortGroup();
+      // Finished requests must leave the group: abort() would otherwise reach their readers.
+      const original = watched.onAbort.bind(watched);
+      let listening = 0;
+      watched.onAbort = (listener) => {
+        listening++;
+        const stop = original(listener);
+        return () => {
+          listening--;
+          return stop();
+        };
+      };
+      const quick = make({ retries: 0 });
+      for (let i = 0; i < 3; i++) await quick.transactional({ number: '420777123456', text: `one ${i}` }, { signal: watched });
+      assert.equal(listening, 0, 'no finished request still listens');
+      await sim.fault({ hang: true });
+      const pending = quick.transactional({ number: '420777123456', text: 'hangs' }, { signal: group }).then(
+        () => calls.push(1),
+        (error: unknown) => error,
+      );
+      await new Promise((r) => setTimeout(r, 100));
+      group.abort();
+      const error = await pending;
+      assert.ok(error instanceof GatewayError, `expected a GatewayError, got ${String(error)}`);
+      assert.equal(error.code, 'closed');
+      assert.equal(error.mayHaveReached, true, 'it was on the wire: the gateway may have taken it');
+      assert.deepEqual(calls, [], 'the request did not resolve');
     });
   });
 
