@@ -124,6 +124,13 @@ interface Answer {
   retryAfter?: number;
 }
 
+/** A failed attempt: the error, whether the gateway may have taken the request, how long it asked to wait. */
+interface Failure {
+  error: GatewayError;
+  reached: boolean;
+  retryAfter?: number;
+}
+
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 
 export class GatewayClient {
@@ -195,20 +202,28 @@ export class GatewayClient {
     return this.sendTransactional(this.prepare('transactional', fields, options), options.signal, onAttempt);
   }
 
-  async sendPromotional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<PromotionalResult> {
-    if (prepared.nothingToSend) return withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared);
-    const answer = await this.execute(prepared, signal, onAttempt);
-    const data = (answer.body as { data?: unknown }).data;
-    if (!isObject(data) || !isObject(data.total) || !Array.isArray(data.response))
-      throw badResponse(answer.status, 'a promotional result without total and response');
-    return withRejected(data as unknown as PromotionalResult, prepared);
+  // The sends are promise chains, not async functions: an async function keeps a frame of all its
+  // locals per request in flight, and a burst holds 10,000 of them (issue 17).
+  sendPromotional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<PromotionalResult> {
+    if (prepared.nothingToSend) {
+      return Promise.resolve(withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared));
+    }
+    return this.execute(prepared, signal, onAttempt).then((answer) => {
+      const data = (answer.body as { data?: unknown }).data;
+      if (!isObject(data) || !isObject(data.total) || !Array.isArray(data.response))
+        throw badResponse(answer.status, 'a promotional result without total and response');
+      return withRejected(data as unknown as PromotionalResult, prepared);
+    });
   }
 
-  async sendTransactional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<TransactionalResult> {
+  sendTransactional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<TransactionalResult> {
     const rejected = prepared.rejected[0];
     // An impossible number is answered as the gateway answers an invalid one: a rejected recipient.
-    if (prepared.nothingToSend && rejected) return { rejected: true, record: { ...rejected.record } };
-    const answer = await this.execute(prepared, signal, onAttempt);
+    if (prepared.nothingToSend && rejected) return Promise.resolve({ rejected: true, record: { ...rejected.record } });
+    return this.execute(prepared, signal, onAttempt).then((answer) => this.#transactionalResult(prepared, answer));
+  }
+
+  #transactionalResult(prepared: PreparedRequest, answer: Answer): TransactionalResult {
     const body = answer.body as Record<string, unknown>;
     if (isObject(body.error) || typeof body.error === 'string') {
       // Only the 2.0 invalid_phone_number answer reaches here: a rejected recipient, not an error.
@@ -260,77 +275,99 @@ export class GatewayClient {
   /** Sends a prepared request with the retry policy. Resolves with a `data` answer. */
   execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
-    return this.#inFlight.track(this.#execute(prepared, signal, onAttempt));
+    return this.#inFlight.track(this.#try(prepared, signal, onAttempt, 1));
   }
 
-  async #execute(prepared: PreparedRequest, signal: StopSignal | undefined, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
-    // The caller's signal goes to the request; closing the client destroys the pool, which ends
-    // its requests too. So no combined signal per request.
-    const stopped = () => Boolean(signal?.aborted) || this.#closing.aborted;
-    for (let attempt = 1; ; attempt++) {
-      let failure: { error: GatewayError; reached: boolean; retryAfter?: number };
-      try {
-        const answer = await this.#attempt(prepared, signal);
+  /**
+   * Attempt number `attempt`: its answer handed on when it is a success, else weighed by the
+   * retry policy. The caller's signal goes to the request; closing the client destroys the pool,
+   * which ends its requests too. So no combined signal per request.
+   */
+  #try(prepared: PreparedRequest, signal: StopSignal | undefined, onAttempt: ((e: AttemptEvent) => void) | undefined, attempt: number): Promise<Answer> {
+    return this.#attempt(prepared, signal).then(
+      (answer) => {
         const refused = this.#classify(prepared, answer);
-        if (!refused) {
-          onAttempt?.({ attempt });
-          return answer;
-        }
-        failure = refused;
-      } catch (error) {
-        failure = this.#transportFailure(error, stopped());
-      }
-      const { error, reached } = failure;
-      // A request that may have reached the gateway is repeated only when the gateway drops copies.
-      const safe = !reached || prepared.duplicatesChecked;
-      const again = error.retryable && safe && attempt <= this.retries && !stopped();
-      if (!again) {
-        error.mayHaveReached = reached;
-        onAttempt?.({ attempt, error });
-        throw error;
-      }
-      const wait = this.#backoff(attempt, failure.retryAfter);
-      onAttempt?.({ attempt, error, retryIn: wait });
-      await sleep(wait, signal ? [signal, this.#closing] : [this.#closing]);
-      if (stopped()) {
-        const stop = this.#closing.aborted ? closedError() : error;
-        stop.mayHaveReached = reached;
-        throw stop;
-      }
+        if (refused) return this.#retry(prepared, signal, onAttempt, attempt, refused);
+        onAttempt?.({ attempt });
+        return answer;
+      },
+      (error: unknown) => this.#retry(prepared, signal, onAttempt, attempt, this.#transportFailure(error, this.#stopped(signal))),
+    );
+  }
+
+  /** After attempt `attempt` failed: the next one after the backoff, when the policy allows one; else the failure. */
+  async #retry(
+    prepared: PreparedRequest,
+    signal: StopSignal | undefined,
+    onAttempt: ((e: AttemptEvent) => void) | undefined,
+    attempt: number,
+    failure: Failure,
+  ): Promise<Answer> {
+    const { error, reached } = failure;
+    // A request that may have reached the gateway is repeated only when the gateway drops copies.
+    const safe = !reached || prepared.duplicatesChecked;
+    const again = error.retryable && safe && attempt <= this.retries && !this.#stopped(signal);
+    if (!again) {
+      error.mayHaveReached = reached;
+      onAttempt?.({ attempt, error });
+      throw error;
     }
+    const wait = this.#backoff(attempt, failure.retryAfter);
+    onAttempt?.({ attempt, error, retryIn: wait });
+    await sleep(wait, signal ? [signal, this.#closing] : [this.#closing]);
+    if (this.#stopped(signal)) {
+      const stop = this.#closing.aborted ? closedError() : error;
+      stop.mayHaveReached = reached;
+      throw stop;
+    }
+    return this.#try(prepared, signal, onAttempt, attempt + 1);
+  }
+
+  #stopped(signal: StopSignal | undefined): boolean {
+    return Boolean(signal?.aborted) || this.#closing.aborted;
   }
 
   #attempt(prepared: PreparedRequest, signal: StopSignal | undefined): Promise<Answer> {
+    // A new object per request: a proxy agent adds the Host header to it.
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
-    return new Promise<{ status: number; text: string; headers: Record<string, string | string[] | undefined> }>((resolve, reject) => {
+    return new Promise<Answer>((resolve, reject) => {
       // The timeout covers the wire (connect, answer headers, answer body: the pool's own
       // timeouts), not the wait for a free connection, so a burst behind one slow answer is not
       // failed for it. undici's dispatch, not its request(): the answer is read into one string
       // without a stream per request (issue 17's profile: streams and signals were most of the
       // client's cost in a burst).
       this.#pool.dispatch(
-        { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
-        new AnswerReader(signal, resolve, reject),
+        {
+          origin: this.#origin,
+          path: this.#basePath + prepared.path,
+          method: prepared.method,
+          headers,
+          body: prepared.payload,
+        },
+        new AnswerReader(signal, (status, text, headers) => resolve(this.#answer(status, text, headers)), reject),
       );
-    }).then(({ status, text, headers: answerHeaders }) => {
-      let body: unknown;
-      try {
-        body = text ? JSON.parse(text) : undefined;
-      } catch {
-        body = undefined;
-      }
-      // Every string of an answer is redacted before anything reads it: an error body always (it
-      // is small, and a JSON escape could hide the token from a text search), a success when its
-      // text holds the token.
-      const token = this.#identity.applicationToken;
-      if (isObject(body) && (body.error !== undefined || text.includes(token))) body = redactAnswer(body, token);
-      return { status, body, retryAfter: parseRetryAfter(answerHeaders['retry-after']) };
     });
   }
 
+  /** An answer as the retry policy reads it: the JSON body (undefined when it is not JSON), redacted. */
+  #answer(status: number, text: string, headers: Record<string, string | string[] | undefined>): Answer {
+    let body: unknown;
+    try {
+      body = text ? JSON.parse(text) : undefined;
+    } catch {
+      body = undefined;
+    }
+    // Every string of an answer is redacted before anything reads it: an error body always (it
+    // is small, and a JSON escape could hide the token from a text search), a success when its
+    // text holds the token.
+    const token = this.#identity.applicationToken;
+    if (isObject(body) && (body.error !== undefined || text.includes(token))) body = redactAnswer(body, token);
+    return { status, body, retryAfter: parseRetryAfter(headers['retry-after']) };
+  }
+
   /** Returns the failure an answer stands for, or undefined when it is a success to hand on. */
-  #classify(prepared: PreparedRequest, answer: Answer): { error: GatewayError; reached: boolean; retryAfter?: number } | undefined {
+  #classify(prepared: PreparedRequest, answer: Answer): Failure | undefined {
     const { status, body } = answer;
     // 429 and 503 say the gateway did not take the request; other 5xx may come after it did.
     const reached = !(status === 429 || status === 503);
@@ -353,7 +390,7 @@ export class GatewayClient {
     return { error, reached, retryAfter: answer.retryAfter };
   }
 
-  #transportFailure(error: unknown, stopped: boolean): { error: GatewayError; reached: boolean } {
+  #transportFailure(error: unknown, stopped: boolean): Failure {
     if (error instanceof GatewayError) return { error, reached: true };
     if (this.#closing.aborted || (error as { code?: string })?.code === 'UND_ERR_DESTROYED') return { error: closedError(), reached: true };
     const code = (error as { code?: string })?.code ?? '';
@@ -501,8 +538,8 @@ class AnswerReader implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly signal: StopSignal | undefined,
-    private readonly resolve: (answer: { status: number; text: string; headers: Record<string, string | string[] | undefined> }) => void,
-    private readonly reject: (error: unknown) => void,
+    private readonly answered: (status: number, text: string, headers: Record<string, string | string[] | undefined>) => void,
+    private readonly failed: (error: unknown) => void,
   ) {}
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -526,12 +563,17 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     this.#stopListening?.();
     const chunks = this.#chunks;
     const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
-    this.resolve({ status: this.#status, text, headers: this.#headers });
+    try {
+      this.answered(this.#status, text, this.#headers);
+    } catch (error) {
+      // Reading the answer must not throw into undici: the request fails instead.
+      this.failed(error);
+    }
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.#stopListening?.();
-    this.reject(error);
+    this.failed(error);
   }
 }
 

@@ -9,6 +9,7 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import {
   AbortGroup,
   InFlight,
+  type GatewayClient,
   storableBody,
   type PreparedRequest,
   type PromotionalResult,
@@ -58,20 +59,41 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       else if (queued > 0) status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'queued', { count: queued }) }));
     });
 
-    async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
-      const since = Date.now();
-      const order = ++taken;
+    // A msg's way from the input to its end is a chain of promises, not an async function: an
+    // async function keeps a frame of all its locals per msg in flight, and a burst holds 10,000
+    // msgs in flight (issue 17). Each step returns undefined when the msg has ended at once.
+
+    /** Reads a msg's fields; throws (or rejects) when they cannot be read. */
+    function handle(msg: Msg, send: Send, done: Done): Promise<void> | undefined {
+      const when = { since: Date.now(), order: ++taken };
       if (!account) throw NO_ACCOUNT();
       const client = account.gateway();
       const assembled = sendFields(RED, node, plan, msg);
       // Most settings are read at once; only flow, global and JSONata ones make it wait.
-      const fields = assembled instanceof Promise ? await assembled : assembled;
+      if (assembled instanceof Promise) return assembled.then((fields) => dispatch(account, client, msg, fields, when, send, done));
+      return dispatch(account, client, msg, assembled, when, send, done);
+    }
+
+    /**
+     * Checks the fields (throws when they fail: nothing is sent), then holds the msg back (storm
+     * protection), keeps it in the outbox behind older ones, or sends it and routes the result.
+     * A send the gateway could not be reached for goes to the outbox instead of failing.
+     */
+    function dispatch(
+      account: AccountNode,
+      client: GatewayClient,
+      msg: Msg,
+      fields: SendFields,
+      when: { since: number; order: number },
+      send: Send,
+      done: Done,
+    ): Promise<void> | undefined {
       const prepared = client.prepareOperation(operation, fields);
       if (!storm.admit({ msg, fields })) {
         // Held back by storm protection: deliberately not sent, so not an error.
         status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'held', { count: storm.held }) }));
         done();
-        return;
+        return undefined;
       }
       if (prepared.missingVariables.length) {
         node.warn(catalogText(texts, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
@@ -79,23 +101,26 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       const outbox = account.outboxMinutes > 0 ? account.outbox : undefined;
       // While messages wait in the outbox, a new one goes behind them: order is kept per account.
       if (outbox?.waiting && !prepared.nothingToSend) {
-        await keep(msg, prepared, { since, order }, 0, 'older messages of this account wait in the outbox');
-        done();
-        return;
+        return keep(msg, prepared, when, 0, 'older messages of this account wait in the outbox').then(() => done());
       }
-      let result: PromotionalResult | TransactionalResult;
-      try {
-        if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, queueStop);
-        status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'sending') }));
-        result = kind === 'promotional' ? await client.sendPromotional(prepared, wireStop) : await client.sendTransactional(prepared, wireStop);
-      } catch (error) {
-        if (!outbox || !deferrable(error, operation)) throw error;
-        await keep(msg, prepared, { since, order }, 1, (error as Error).message, error);
-        done();
-        return;
-      }
-      route(msg, result, send, () => storableBody(prepared));
-      done();
+      const sending = account.limiter.enabled
+        ? account.limiter.acquire(prepared.messages, queueStop).then(() => transmit(client, prepared))
+        : transmit(client, prepared);
+      return sending.then(
+        (result) => {
+          route(msg, result, send, () => storableBody(prepared));
+          done();
+        },
+        (error: unknown) => {
+          if (!outbox || !deferrable(error, operation)) throw error;
+          return keep(msg, prepared, when, 1, (error as Error).message, error).then(() => done());
+        },
+      );
+    }
+
+    function transmit(client: GatewayClient, prepared: PreparedRequest): Promise<PromotionalResult | TransactionalResult> {
+      status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'sending') }));
+      return kind === 'promotional' ? client.sendPromotional(prepared, wireStop) : client.sendTransactional(prepared, wireStop);
     }
 
     /** `body`: the wire body (without credentials), read only when delivery tracking needs it. */
@@ -251,15 +276,21 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
     }
 
     node.on('input', (msg: object, send: Send, done: Done) => {
-      void inFlight.track(
-        handle(msg as Msg, send, done).catch((error: unknown) => {
-          try {
-            fail(texts, status, msg as Msg, error, done);
-          } catch {
-            // The failure path must never throw out of a handler.
-          }
-        }),
-      );
+      const failed = (error: unknown) => {
+        try {
+          fail(texts, status, msg as Msg, error, done);
+        } catch {
+          // The failure path must never throw out of a handler.
+        }
+      };
+      let task: Promise<void> | undefined;
+      try {
+        task = handle(msg as Msg, send, done);
+      } catch (error) {
+        failed(error);
+        return;
+      }
+      if (task) void inFlight.track(task.catch(failed));
     });
 
     node.on('close', (_removed: boolean, done: () => void) => {
