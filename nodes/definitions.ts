@@ -7,6 +7,7 @@
  */
 
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../gateway/defaults';
+import { CREDENTIALS, type CredentialFields } from './credentials';
 
 /** An editor check by name: `BulkGateEditor[name](node, kind, value)`; `number` is Node-RED's own. */
 export type Validator = 'number' | 'validNumber' | 'validText' | 'validSenderValue' | 'validChannel' | 'validBaseUrl' | 'validCountry' | 'validPath';
@@ -27,7 +28,7 @@ export interface NodeDefinition {
   inputs?: 0 | 1;
   outputs?: number;
   settings: Record<string, SettingDefinition>;
-  credentials?: Record<string, { type: 'text' | 'password'; required?: boolean }>;
+  credentials?: CredentialFields;
   /** `send` labels name the API and version (`promotional SMS 2.0`); `plain` the palette label. */
   label: 'send' | 'plain';
   /** The BulkGateEditor functions that prepare and save the panel. */
@@ -124,7 +125,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       // A core http proxy config node; none: the HTTP_PROXY / HTTPS_PROXY / NO_PROXY variables.
       proxy: { value: '', configType: 'http proxy', required: false },
     },
-    credentials: { application_id: { type: 'text', required: true }, application_token: { type: 'password', required: true } },
+    credentials: CREDENTIALS['bulkgate-account'],
     label: 'plain',
     panel: { prepare: 'accountPanel' },
   },
@@ -178,7 +179,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       // Seconds to wait for a tracked message's final report before output 3 (0 = off).
       reportTimeout: { value: 0, validate: 'number' },
     },
-    credentials: { secret: { type: 'password', required: true } },
+    credentials: CREDENTIALS['bulkgate-events'],
     label: 'plain',
     panel: { prepare: 'eventsPanel' },
     shared: ['status', 'brief', 'warnings'],

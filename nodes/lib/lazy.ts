@@ -5,7 +5,7 @@
  * them (issue 17: the package cost every Node-RED 100 ms and 10 MB whether it was used or not).
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { DEFINITIONS } from '../definitions';
+import { CREDENTIALS } from '../credentials';
 
 type NodeConstructor = (this: Node, config: NodeDef) => void;
 
@@ -15,6 +15,6 @@ export function registerLazily(RED: NodeAPI, type: string, load: () => NodeConst
     construct ??= load();
     construct.call(this, config);
   }
-  const credentials = DEFINITIONS[type]?.credentials;
+  const credentials = CREDENTIALS[type];
   RED.nodes.registerType(type, BulkgateNode as never, credentials ? { credentials } : undefined);
 }
