@@ -12,4 +12,4 @@ const register = (RED: NodeAPI): void => {
   registerLazily(RED, 'bulkgate-account', () => (require('./lib/account-node') as typeof import('./lib/account-node')).accountNode(RED) as never);
   registerAdminEndpoints(RED);
 };
-export = register;
+export default register;

@@ -5,4 +5,4 @@ import { registerLazily } from './lib/lazy';
 const register = (RED: NodeAPI): void =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   registerLazily(RED, 'bulkgate-balance', () => (require('./lib/balance-node') as typeof import('./lib/balance-node')).balanceNode(RED) as never);
-export = register;
+export default register;

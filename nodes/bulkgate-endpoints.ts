@@ -20,4 +20,4 @@ const register = (RED: NodeAPI): void => {
     });
   }
 };
-export = register;
+export default register;

@@ -5,4 +5,4 @@ import { registerLazily } from './lib/lazy';
 const register = (RED: NodeAPI): void =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   registerLazily(RED, 'bulkgate-events', () => (require('./lib/events-node') as typeof import('./lib/events-node')).eventsNode(RED) as never);
-export = register;
+export default register;

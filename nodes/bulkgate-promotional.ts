@@ -5,4 +5,4 @@ import { registerLazily } from './lib/lazy';
 const register = (RED: NodeAPI): void =>
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   registerLazily(RED, 'bulkgate-promotional', () => (require('./lib/send-node') as typeof import('./lib/send-node')).sendNode(RED, 'promotional') as never);
-export = register;
+export default register;

@@ -1,7 +1,8 @@
 /**
  * The package's one node set (NODE_SET in nodes/definitions.ts): registers every type, each from
  * its own module. Node-RED does its per-set start work once for all nine (issue 17); each type's
- * code still loads only when the first node of that type starts.
+ * code still loads only when the first node of that type starts. Those modules export default
+ * (not `export =`), so the build joins them without CommonJS wrappers to run at every start.
  */
 import type { NodeAPI } from 'node-red';
 import account from './bulkgate-account';

@@ -43,12 +43,12 @@ const withCatalog =
   (RED) =>
     module(new Proxy(RED, { get: (target, prop, receiver) => (prop === '_' ? translate : Reflect.get(target, prop, receiver)) }));
 
-export const accountNode = withCatalog(require('../../nodes/bulkgate-account'));
-export const promotionalNode = withCatalog(require('../../nodes/bulkgate-promotional'));
-export const transactionalNode = withCatalog(require('../../nodes/bulkgate-transactional'));
-export const balanceNode = withCatalog(require('../../nodes/bulkgate-balance'));
-export const eventsNode = withCatalog(require('../../nodes/bulkgate-events'));
-export const endpointNodes = withCatalog(require('../../nodes/bulkgate-endpoints'));
+export const accountNode = withCatalog(require('../../nodes/bulkgate-account').default);
+export const promotionalNode = withCatalog(require('../../nodes/bulkgate-promotional').default);
+export const transactionalNode = withCatalog(require('../../nodes/bulkgate-transactional').default);
+export const balanceNode = withCatalog(require('../../nodes/bulkgate-balance').default);
+export const eventsNode = withCatalog(require('../../nodes/bulkgate-events').default);
+export const endpointNodes = withCatalog(require('../../nodes/bulkgate-endpoints').default);
 export const joinNode = require(fromHome('@node-red/nodes/core/sequence/17-split.js'));
 /** Node-RED's HTTP node app as the nodes see it (the helper does not serve it): tests serve it. */
 export let httpNode: ((req: unknown, res: unknown) => void) | undefined;
