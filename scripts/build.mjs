@@ -119,7 +119,8 @@ for (const lang of readdirSync(join(root, 'locales'))) {
   }
   const outDir = join(nodesOut, 'locales', lang);
   mkdirSync(outDir, { recursive: true });
-  writeFileSync(join(outDir, `${NODE_SET}.json`), `${JSON.stringify(catalog, null, 2)}\n`);
+  // Without indentation: Node-RED reads and parses the catalog at every start (a fifth less to read).
+  writeFileSync(join(outDir, `${NODE_SET}.json`), `${JSON.stringify(catalog)}\n`);
   writeFileSync(join(outDir, `${NODE_SET}.html`), sources.map((name) => readFileSync(join(dir, `${name}.html`), 'utf8')).join('\n'));
 }
 cpSync(join(root, 'icons'), join(nodesOut, 'icons'), { recursive: true });
