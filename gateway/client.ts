@@ -338,13 +338,7 @@ export class GatewayClient {
       // without a stream per request (issue 17's profile: streams and signals were most of the
       // client's cost in a burst).
       this.#pool.dispatch(
-        {
-          origin: this.#origin,
-          path: this.#basePath + prepared.path,
-          method: prepared.method,
-          headers,
-          body: prepared.payload,
-        },
+        { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
         new AnswerReader(signal, (status, text, headers) => resolve(this.#answer(status, text, headers)), reject),
       );
     });

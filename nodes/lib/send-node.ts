@@ -63,7 +63,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
     // async function keeps a frame of all its locals per msg in flight, and a burst holds 10,000
     // msgs in flight (issue 17). Each step returns undefined when the msg has ended at once.
 
-    /** Reads a msg's fields; throws (or rejects) when they cannot be read. */
+    /** Reads a msg's fields (throws, or rejects, when they cannot be read), then dispatches it. */
     function handle(msg: Msg, send: Send, done: Done): Promise<void> | undefined {
       const when = { since: Date.now(), order: ++taken };
       if (!account) throw NO_ACCOUNT();
