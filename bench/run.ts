@@ -100,7 +100,6 @@ const median = (values: number[]) => {
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
-/** The list started at another place each run: no client is always the first after a pause. */
 /**
  * Run `run`'s order of the clients: each once, starting with another one each run and, where the
  * count allows, after other neighbours (a stride coprime with the count: 1, 3, 5, 7 for eight
