@@ -676,7 +676,9 @@ function linkDependencies(nodeModules: string): void {
  * process of its own; medians. And, in a third process each turn, the package's own share of a
  * start measured inside one process: Node-RED started without it, then its registry loading it
  * (bench/start-probe.ts `add`); beside it, the same for the smallest package Node-RED can load
- * (one node set, one type, no catalog): what any package costs, the floor of this figure. One
+ * (one node set, one type, no catalog): what any package costs, the floor of this figure; and
+ * that package with a message catalog of one text, as Node-RED's i18n asks a package to have:
+ * what a translated package costs before its texts are read. One
  * start varies by more than the package adds (the middle half of the paired differences spans
  * about 100 ms here); the share measured within one process does not.
  */
@@ -703,9 +705,13 @@ async function installCost() {
     join(staged, 'smallest', 'smallest.html'),
     '<script type="text/javascript">RED.nodes.registerType("smallest", { category: "function", defaults: {}, inputs: 1, outputs: 1 });</script>\n<script type="text/html" data-template-name="smallest"></script>\n',
   );
+  cpSync(join(staged, 'smallest'), join(staged, 'catalogued'), { recursive: true });
+  mkdirSync(join(staged, 'catalogued', 'locales', 'en-US'), { recursive: true });
+  writeFileSync(join(staged, 'catalogued', 'locales', 'en-US', 'smallest.json'), JSON.stringify({ smallest: { label: 'smallest' } }));
   const runs: Record<'without' | 'with', Record<string, unknown>[]> = { without: [], with: [] };
-  const loads: Record<'package' | 'smallest', Record<string, unknown>[]> = { package: [], smallest: [] };
-  const loadOnce = async (which: 'package' | 'smallest') => {
+  type Loaded = 'package' | 'smallest' | 'catalogued';
+  const loads: Record<Loaded, Record<string, unknown>[]> = { package: [], smallest: [], catalogued: [] };
+  const loadOnce = async (which: Loaded) => {
     const addDir = mkdtempSync(join(tmpdir(), 'bulkgate-add-'));
     mkdirSync(join(addDir, 'node_modules'));
     try {
@@ -721,7 +727,7 @@ async function installCost() {
       // cold file cache, say) falls on both sides.
       const order = i % 2 ? (['with', 'without'] as const) : (['without', 'with'] as const);
       for (const key of order) runs[key].push(await probe(['start', dirs[key]]));
-      for (const which of i % 2 ? (['smallest', 'package'] as const) : (['package', 'smallest'] as const)) await loadOnce(which);
+      for (const which of ordered(['package', 'smallest', 'catalogued'] as const, i)) await loadOnce(which);
     }
   } finally {
     for (const dir of [...Object.values(dirs), staged]) rmSync(dir, { recursive: true, force: true });
@@ -747,7 +753,7 @@ async function installCost() {
     heapMB: MB(added('heapUsed')),
     startMsMiddleHalf: [round(percentile(spread, 25), 0), round(percentile(spread, 75), 0)],
   };
-  const share = (which: 'package' | 'smallest') => {
+  const share = (which: Loaded) => {
     const times = loads[which].map((r) => r.addMs as number).sort((a, b) => a - b);
     // What the package adds to a start: the registry load without the scan a start makes with or
     // without it (timed as a search for an absent name); the first start after an install also
@@ -773,18 +779,20 @@ async function installCost() {
   };
   const load = share('package');
   const smallest = share('smallest');
+  const catalogued = share('catalogued');
   console.log(
     `installed, unused (${PLAN.startPairs} starts each): without ${row.without.startMs} ms (${row.without.cpuMs} ms CPU), ${row.without.rssMB} MB RSS, ${row.without.heapMB} MB heap; with ${row.with.startMs} ms (${row.with.cpuMs} ms CPU), ${row.with.rssMB} MB RSS, ${row.with.heapMB} MB heap (${row.with.bulkgateTypes} types); added (median of pairs) ${addedRow.startMs} ms (middle half of pairs ${addedRow.startMsMiddleHalf.join(' to ')} ms), ${addedRow.cpuMs} ms CPU, ${addedRow.rssMB} MB RSS, ${addedRow.heapMB} MB heap`,
   );
   for (const [what, r] of [
     ['the package', load],
     ['the smallest package', smallest],
+    ['the smallest package with a catalog', catalogued],
   ] as const) {
     console.log(
       `installed, ${what}'s share of a start (${PLAN.startPairs} starts, registry load in the same process): ${r.ms} ms (middle half ${r.msMiddleHalf.join(' to ')} ms; of it finding the package ${r.findMs} ms, of which the scan every start makes ${r.scanMs} ms, and saving the node list ${r.saveListMs} ms); added to the first start after installing ${r.firstStartMs} ms, to every later start ${r.everyStartMs} ms (middle half ${r.everyStartMsMiddleHalf.join(' to ')}); ${r.cpuMs} ms CPU, ${r.rssMB} MB RSS, ${r.heapMB} MB heap; ${r.sets} node set(s), ${r.types} types, ${r.errors.length} errors`,
     );
   }
-  return { ...row, added: addedRow, load, smallest };
+  return { ...row, added: addedRow, load, smallest, catalogued };
 }
 
 /** What using it costs: memory after 10,000 sends at once and after the largest campaign, in a process of its own. */
