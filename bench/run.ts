@@ -19,7 +19,7 @@ const ROOT = join(__dirname, '..', '..');
 const QUICK = process.argv.includes('--quick');
 // The closed loops and bursts compare clients whose runs move by ±15% from one to the next on a
 // shared machine (a client's CPU per msg by more); nine runs each keep one slow minute from
-// deciding a ratio, which five did not (run 8 and run 9 of BENCHMARKS.md).
+// deciding a ratio, which five did not (BENCHMARKS.md, runs 9 and 10).
 const PLAN = QUICK
   ? { runs: 3, comparisonRuns: 3, messages: { 1: 40, 16: 300, 64: 400 } as Record<number, number>, recipients: [10_000], soakSeconds: 4, startPairs: 3 }
   : {
