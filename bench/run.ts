@@ -111,6 +111,17 @@ const median = (values: number[]) => {
 };
 const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 /**
+ * Two clients' msgs/s compared round by round (each ran once per round, minutes apart at most),
+ * as `median (lowest to highest)`: beside the ratio of the medians, a reading a slow minute of the
+ * machine moves less when it falls on both runs of a round. Printed only; the targets keep the
+ * ratio of the medians.
+ */
+const perRound = (runs: { msgsPerSec: number }[] | undefined, against: { msgsPerSec: number }[] | undefined): string => {
+  const ratios = (runs ?? []).map((run, r) => run.msgsPerSec / (against?.[r]?.msgsPerSec ?? Number.NaN)).sort((a, b) => a - b);
+  if (!ratios.length || ratios.some(Number.isNaN)) return 'n/a';
+  return `${round(median(ratios))}x (${round(ratios[0] as number)} to ${round(ratios.at(-1) as number)})`;
+};
+/**
  * Run `run`'s order of the clients: each once, starting with another one each run and, where the
  * count allows, after other neighbours (a stride coprime with the count: 1, 3, 5, 7 for eight
  * clients). Rotating alone kept each client after the same one in every run, so the work one
@@ -346,6 +357,13 @@ async function throughput(servers: Record<string, string>) {
       };
       rows.push(row);
     }
+    for (const server of Object.keys(servers)) {
+      const pkg = runs.get(`${server}|package node`);
+      if (pkg)
+        console.log(
+          `closed loop c=${concurrency} ${server}: package node vs node-red floor, round by round ${perRound(pkg, runs.get(`${server}|node-red floor`))}`,
+        );
+    }
   }
   rows.sort(
     (a, b) =>
@@ -458,6 +476,11 @@ async function burst(fixedUrl: string) {
       };
       rows.push(row);
       console.log(`burst ${row.shape.padEnd(16)} ${row.client.padEnd(25)} ${String(row.msgsPerSec).padStart(6)} msg/s  cpu ${row.cpuUsPerMsg} µs/msg`);
+    }
+    if (runs.has('package')) {
+      console.log(
+        `burst ${nodes} x ${each}: round by round, package node vs node-red floor ${perRound(runs.get('package'), runs.get('floor'))}, outbox on vs off ${perRound(runs.get('package'), runs.get('nooutbox'))}`,
+      );
     }
   }
   return rows;
