@@ -397,6 +397,8 @@ const BURST_SHAPES = QUICK
       { nodes: 1, each: 10_000 },
       { nodes: 100, each: 100 },
     ];
+/** A burst shape's name, as the rows, the round-by-round line and the targets print it. */
+const burstShape = ({ nodes, each }: { nodes: number; each: number }) => `${nodes} node${nodes > 1 ? 's' : ''} x ${each}`;
 
 const BURST_CLIENTS = { package: 'package node', nooutbox: 'package node, outbox off', floor: 'node-red floor' } as const;
 type BurstClient = keyof typeof BURST_CLIENTS;
@@ -456,6 +458,7 @@ async function burstRun(client: BurstClient, nodes: number, each: number): Promi
 async function burst(fixedUrl: string) {
   const rows: Record<string, unknown>[] = [];
   for (const { nodes, each } of BURST_SHAPES) {
+    const shape = burstShape({ nodes, each });
     await runtime.deploy(burstFlow(fixedUrl, nodes));
     const clients = (Object.keys(BURST_CLIENTS) as BurstClient[]).filter((c) => !ONLY || ONLY === BURST_CLIENTS[c]);
     const runs = new Map<string, { msgsPerSec: number; cpuUsPerMsg: number }[]>(clients.map((c) => [c, []]));
@@ -469,7 +472,7 @@ async function burst(fixedUrl: string) {
     }
     for (const [client, list] of runs) {
       const row = {
-        shape: `${nodes} node${nodes > 1 ? 's' : ''} x ${each}`,
+        shape,
         client: BURST_CLIENTS[client as BurstClient],
         msgsPerSec: round(median(list.map((x) => x.msgsPerSec)), 0),
         cpuUsPerMsg: round(median(list.map((x) => x.cpuUsPerMsg)), 0),
@@ -479,7 +482,7 @@ async function burst(fixedUrl: string) {
     }
     if (runs.has('package')) {
       console.log(
-        `burst ${nodes} x ${each}: round by round, package node vs node-red floor ${perRound(runs.get('package'), runs.get('floor'))}, outbox on vs off ${perRound(runs.get('package'), runs.get('nooutbox'))}`,
+        `burst ${shape}: round by round, package node vs node-red floor ${perRound(runs.get('package'), runs.get('floor'))}, outbox on vs off ${perRound(runs.get('package'), runs.get('nooutbox'))}`,
       );
     }
   }
@@ -872,21 +875,20 @@ async function main(): Promise<void> {
     const vsCore = at('package node', 16) / at('core http request', 16);
     const p10k = promo.find((r) => r.recipients === 10_000);
     const p100k = promo.find((r) => r.recipients === 100_000);
+    const burstRate = (shape: string, client: string) => (bursts.find((r) => r.shape === shape && r.client === client)?.msgsPerSec as number) ?? 0;
     // The package node against the floor node, in every shape (issue 17): closed loops and bursts.
     const vsFloor = [
       ...CONCURRENCY.map((c) => ({ shape: `closed loop c=${c}`, ratio: at('package node', c) / at('node-red floor', c) })),
-      ...BURST_SHAPES.map(({ nodes, each }) => {
-        const shape = `${nodes} node${nodes > 1 ? 's' : ''} x ${each}`;
-        const rate = (client: string) => (bursts.find((r) => r.shape === shape && r.client === client)?.msgsPerSec as number) ?? 0;
-        return { shape: `burst ${shape}`, ratio: rate('package node') / rate('node-red floor') };
-      }),
+      ...BURST_SHAPES.map(burstShape).map((shape) => ({
+        shape: `burst ${shape}`,
+        ratio: burstRate(shape, 'package node') / burstRate(shape, 'node-red floor'),
+      })),
     ];
     // What the outbox costs on the happy path: the package node beside the same node with it off.
-    const outboxCost = BURST_SHAPES.map(({ nodes, each }) => {
-      const shape = `${nodes} node${nodes > 1 ? 's' : ''} x ${each}`;
-      const rate = (client: string) => (bursts.find((r) => r.shape === shape && r.client === client)?.msgsPerSec as number) ?? 0;
-      return { shape: `burst ${shape}`, ratio: rate('package node') / rate('package node, outbox off') };
-    });
+    const outboxCost = BURST_SHAPES.map(burstShape).map((shape) => ({
+      shape: `burst ${shape}`,
+      ratio: burstRate(shape, 'package node') / burstRate(shape, 'package node, outbox off'),
+    }));
     const targets = [
       ...outboxCost.map(({ shape, ratio }) => ({
         target: `${shape}: package node with the outbox on vs off >= 0.9x`,
