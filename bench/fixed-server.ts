@@ -31,7 +31,10 @@ const server = createServer((req, res) => {
     res.end(body);
   });
 });
-server.keepAliveTimeout = 30_000;
+// Idle connections kept open for the whole benchmark: a client's pool can wait minutes between its
+// runs, and a connection the server closes as the client reuses it fails the request ("socket hang
+// up" from the core flow, whose client does not repeat a POST).
+server.keepAliveTimeout = 3_600_000;
 server.listen(0, '127.0.0.1', () => {
   const { port } = server.address() as { port: number };
   console.log(`fixed server listening on http://127.0.0.1:${port}`);
