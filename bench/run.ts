@@ -156,9 +156,10 @@ const round = (n: number, digits = 2) => Math.round(n * 10 ** digits) / 10 ** di
  * each run after a garbage collection and with the servers idle. A unit that is a list is the
  * clients a target compares: they run back to back, `PLAN.backToBack` times per round, in another
  * order each time, and each time is a set. Their ratio is read set by set, between runs seconds
- * apart: compared as the medians of runs minutes apart, the package node read 0.88x and 0.89x the
- * floor at c=16 in two runs where, back to back, it read 1.00x and 1.12x, and each client's
- * msgs/s moved from 6,300 to 10,800 within one run (BENCHMARKS.md, run 13).
+ * apart, each side as often first as second: a client's msgs/s moved from 6,300 to 10,800 within
+ * one run, and runs up to a round apart, each after other neighbours, read the package node at
+ * 0.89x and 0.88x the floor at c=16 round by round where, back to back, it read 1.00x and 1.12x
+ * (BENCHMARKS.md, run 13).
  */
 async function inRounds<R>(units: (string | string[])[], run: (client: string) => Promise<R>): Promise<{ runs: Map<string, R[]>; sets: Map<string, R>[] }> {
   const runs = new Map<string, R[]>(units.flat().map((client) => [client, []]));
