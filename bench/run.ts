@@ -937,6 +937,7 @@ async function main(): Promise<void> {
     const packageRow = (rows: Record<string, unknown>[], matches: (row: Record<string, unknown>) => boolean) =>
       rows.find((row) => row.client === 'package node' && matches(row)) ?? {};
     const ratioOf = (row: Record<string, unknown>, field: string) => (row[field] as SetRatio | undefined)?.ratio ?? 0;
+    const burstPackage = (shape: string) => packageRow(bursts, (row) => row.shape === shape);
     // The package node against the floor node, in every shape (issue 17): closed loops and
     // bursts, the median of the ratios of runs back to back.
     const vsFloor = [
@@ -949,19 +950,13 @@ async function main(): Promise<void> {
       })),
       ...BURST_SHAPES.map(burstShape).map((shape) => ({
         shape: `burst ${shape}`,
-        ratio: ratioOf(
-          packageRow(bursts, (row) => row.shape === shape),
-          'vsFloor',
-        ),
+        ratio: ratioOf(burstPackage(shape), 'vsFloor'),
       })),
     ];
     // What the outbox costs on the happy path: the package node beside the same node with it off.
     const outboxCost = BURST_SHAPES.map(burstShape).map((shape) => ({
       shape: `burst ${shape}`,
-      ratio: ratioOf(
-        packageRow(bursts, (row) => row.shape === shape),
-        'vsOutboxOff',
-      ),
+      ratio: ratioOf(burstPackage(shape), 'vsOutboxOff'),
     }));
     const targets = [
       ...outboxCost.map(({ shape, ratio }) => ({
