@@ -453,7 +453,7 @@ const BURST_SHAPES = QUICK
       { nodes: 1, each: 10_000 },
       { nodes: 100, each: 100 },
     ];
-/** A burst shape's name, as the rows, the round-by-round line and the targets print it. */
+/** A burst shape's name, as the rows, the back-to-back line and the targets print it. */
 const burstShape = ({ nodes, each }: { nodes: number; each: number }) => `${nodes} node${nodes > 1 ? 's' : ''} x ${each}`;
 
 const BURST_CLIENTS = { package: 'package node', nooutbox: 'package node, outbox off', floor: 'node-red floor' } as const;
@@ -521,6 +521,8 @@ async function burst(fixedUrl: string) {
     // The three are compared with each other (the package node with the floor, and with its
     // outbox off): back to back, in sets.
     const { runs, sets } = await inRounds(clients.length > 1 ? [clients] : clients, (client) => burstRun(client as BurstClient, nodes, each));
+    const vsFloor = setRatio(sets, 'package', 'floor');
+    const vsOutboxOff = setRatio(sets, 'package', 'nooutbox');
     for (const [client, list] of runs) {
       const row: Record<string, unknown> = {
         shape,
@@ -528,21 +530,14 @@ async function burst(fixedUrl: string) {
         msgsPerSec: round(median(list.map((x) => x.msgsPerSec)), 0),
         cpuUsPerMsg: round(median(list.map((x) => x.cpuUsPerMsg)), 0),
         runs: list.length,
+        ...(client === 'package' && vsFloor ? { vsFloor } : {}),
+        ...(client === 'package' && vsOutboxOff ? { vsOutboxOff } : {}),
       };
-      if (client === 'package') {
-        const vsFloor = setRatio(sets, 'package', 'floor');
-        const vsOutboxOff = setRatio(sets, 'package', 'nooutbox');
-        if (vsFloor) row.vsFloor = vsFloor;
-        if (vsOutboxOff) row.vsOutboxOff = vsOutboxOff;
-      }
       rows.push(row);
       console.log(`burst ${shape.padEnd(16)} ${String(row.client).padEnd(25)} ${String(row.msgsPerSec).padStart(6)} msg/s  cpu ${row.cpuUsPerMsg} µs/msg`);
     }
-    const pkg = rows.find((row) => row.shape === shape && row.client === BURST_CLIENTS.package);
-    if (pkg) {
-      console.log(
-        `burst ${shape}: back to back, package node vs node-red floor ${describeRatio(pkg.vsFloor as SetRatio | undefined)}, outbox on vs off ${describeRatio(pkg.vsOutboxOff as SetRatio | undefined)}`,
-      );
+    if (runs.has('package')) {
+      console.log(`burst ${shape}: back to back, package node vs node-red floor ${describeRatio(vsFloor)}, outbox on vs off ${describeRatio(vsOutboxOff)}`);
     }
   }
   return rows;
