@@ -5,11 +5,12 @@
  */
 import type { Dispatcher, Pool } from 'undici';
 import { AbortGroup, InFlight, onStop, type StopSignal } from './abort';
+import { HELD_CODE, heldError, type Circuit } from './circuit';
 import { baseUrlProblem } from './base-url';
 import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from './errors';
 import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type HttpMethod, type Operation } from './operations';
 import { prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type RejectedRecipient, type SendFields } from './request';
-import { prepareResend } from './resend';
+import { checksDuplicates, prepareResend } from './resend';
 import { prepareEndpoint, type EndpointName } from './endpoints';
 
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
@@ -110,6 +111,17 @@ export interface BalanceRecord {
   [key: string]: unknown;
 }
 
+/** How one request is sent, where it differs from the account's policy. */
+export interface SendPolicy {
+  /** Extra attempts after the first, instead of the account's (an outbox resend makes none: the outbox is the retry). */
+  retries?: number;
+  /**
+   * The account's circuit: while it is open the request is not put on the wire (it fails with
+   * `mayHaveReached` false), and a failure its outbox would keep opens it instead of being retried.
+   */
+  circuit?: Circuit;
+}
+
 /** Observes each attempt (for status, tests and the benchmark). */
 export interface AttemptEvent {
   attempt: number;
@@ -147,6 +159,11 @@ export class GatewayClient {
   /** Stopped by close(): the retry sleeps wake, no new attempt starts. */
   #closing = new AbortGroup();
   #inFlight = new InFlight();
+  /**
+   * Requests on the wire, and those waiting for a connection (in this client, not in undici's
+   * queue: a request held there when its circuit opens would cost a connection to leave).
+   */
+  #wire: WireQueue;
 
   constructor(options: GatewayClientOptions) {
     const baseUrl = options.baseUrl || DEFAULT_BASE_URL;
@@ -167,8 +184,9 @@ export class GatewayClient {
       defaultCountry: options.defaultCountry,
     };
     this.#origin = url.origin;
+    this.#wire = new WireQueue(options.connections ?? 32);
     const poolOptions = {
-      connections: options.connections ?? 32,
+      connections: this.#wire.connections,
       pipelining: 1,
       keepAliveTimeout: 10_000,
       headersTimeout: this.timeout,
@@ -204,11 +222,11 @@ export class GatewayClient {
 
   // The sends are promise chains, not async functions: an async function keeps a frame of all its
   // locals per request in flight, and a burst holds 10,000 of them (issue 17).
-  sendPromotional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<PromotionalResult> {
+  sendPromotional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void, policy?: SendPolicy): Promise<PromotionalResult> {
     if (prepared.nothingToSend) {
       return Promise.resolve(withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared));
     }
-    return this.execute(prepared, signal, onAttempt).then((answer) => {
+    return this.execute(prepared, signal, onAttempt, policy).then((answer) => {
       const data = (answer.body as { data?: unknown }).data;
       if (!isObject(data) || !isObject(data.total) || !Array.isArray(data.response))
         throw badResponse(answer.status, 'a promotional result without total and response');
@@ -216,11 +234,11 @@ export class GatewayClient {
     });
   }
 
-  sendTransactional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<TransactionalResult> {
+  sendTransactional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void, policy?: SendPolicy): Promise<TransactionalResult> {
     const rejected = prepared.rejected[0];
     // An impossible number is answered as the gateway answers an invalid one: a rejected recipient.
     if (prepared.nothingToSend && rejected) return Promise.resolve({ rejected: true, record: { ...rejected.record } });
-    return this.execute(prepared, signal, onAttempt).then((answer) => this.#transactionalResult(prepared, answer));
+    return this.execute(prepared, signal, onAttempt, policy).then((answer) => this.#transactionalResult(prepared, answer));
   }
 
   #transactionalResult(prepared: PreparedRequest, answer: Answer): TransactionalResult {
@@ -273,9 +291,10 @@ export class GatewayClient {
   }
 
   /** Sends a prepared request with the retry policy. Resolves with a `data` answer. */
-  execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void): Promise<Answer> {
+  execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void, policy?: SendPolicy): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
-    return this.#inFlight.track(this.#try(prepared, signal, onAttempt, 1));
+    if (policy?.circuit?.open) return Promise.reject(heldError());
+    return this.#inFlight.track(this.#try(prepared, signal, onAttempt, 1, policy));
   }
 
   /**
@@ -283,15 +302,21 @@ export class GatewayClient {
    * retry policy. The caller's signal goes to the request; closing the client destroys the pool,
    * which ends its requests too. So no combined signal per request.
    */
-  #try(prepared: PreparedRequest, signal: StopSignal | undefined, onAttempt: ((e: AttemptEvent) => void) | undefined, attempt: number): Promise<Answer> {
-    return this.#attempt(prepared, signal).then(
+  #try(
+    prepared: PreparedRequest,
+    signal: StopSignal | undefined,
+    onAttempt: ((e: AttemptEvent) => void) | undefined,
+    attempt: number,
+    policy: SendPolicy | undefined,
+  ): Promise<Answer> {
+    return this.#attempt(prepared, signal, policy?.circuit).then(
       (answer) => {
         const refused = this.#classify(prepared, answer);
-        if (refused) return this.#retry(prepared, signal, onAttempt, attempt, refused);
+        if (refused) return this.#retry(prepared, signal, onAttempt, attempt, refused, policy);
         onAttempt?.({ attempt });
         return answer;
       },
-      (error: unknown) => this.#retry(prepared, signal, onAttempt, attempt, this.#transportFailure(error, this.#stopped(signal))),
+      (error: unknown) => this.#retry(prepared, signal, onAttempt, attempt, this.#transportFailure(error, this.#stopped(signal)), policy),
     );
   }
 
@@ -302,11 +327,16 @@ export class GatewayClient {
     onAttempt: ((e: AttemptEvent) => void) | undefined,
     attempt: number,
     failure: Failure,
+    policy: SendPolicy | undefined,
   ): Promise<Answer> {
     const { error, reached } = failure;
     // A request that may have reached the gateway is repeated only when the gateway drops copies.
     const safe = !reached || prepared.duplicatesChecked;
-    const again = error.retryable && safe && attempt <= this.retries && !this.#stopped(signal);
+    const circuit = policy?.circuit;
+    // With a circuit, the outbox is the retry: a failure it keeps opens the circuit, and what
+    // waits (this request's own retries too) goes there instead of to the failing gateway.
+    if (circuit && error.retryable && (!reached || (isSend(prepared.operation) && checksDuplicates(prepared.operation)))) circuit.trip();
+    const again = error.retryable && safe && attempt <= (policy?.retries ?? this.retries) && !this.#stopped(signal) && !circuit?.open;
     if (!again) {
       error.mayHaveReached = reached;
       onAttempt?.({ attempt, error });
@@ -314,20 +344,21 @@ export class GatewayClient {
     }
     const wait = this.#backoff(attempt, failure.retryAfter);
     onAttempt?.({ attempt, error, retryIn: wait });
-    await sleep(wait, signal ? [signal, this.#closing] : [this.#closing]);
-    if (this.#stopped(signal)) {
+    const stops = [this.#closing, ...(signal ? [signal] : []), ...(circuit ? [circuit.signal] : [])];
+    await sleep(wait, stops);
+    if (this.#stopped(signal) || circuit?.open) {
       const stop = this.#closing.aborted ? closedError() : error;
       stop.mayHaveReached = reached;
       throw stop;
     }
-    return this.#try(prepared, signal, onAttempt, attempt + 1);
+    return this.#try(prepared, signal, onAttempt, attempt + 1, policy);
   }
 
   #stopped(signal: StopSignal | undefined): boolean {
     return Boolean(signal?.aborted) || this.#closing.aborted;
   }
 
-  #attempt(prepared: PreparedRequest, signal: StopSignal | undefined): Promise<Answer> {
+  #attempt(prepared: PreparedRequest, signal: StopSignal | undefined, circuit: Circuit | undefined): Promise<Answer> {
     // A new object per request: a proxy agent adds the Host header to it.
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
@@ -335,12 +366,26 @@ export class GatewayClient {
       // The timeout covers the wire (connect, answer headers, answer body: the pool's own
       // timeouts), not the wait for a free connection, so a burst behind one slow answer is not
       // failed for it. undici's dispatch, not its request(): the answer is read into one string
-      // without a stream per request (issue 17's profile: streams and signals were most of the
-      // client's cost in a burst).
-      this.#pool.dispatch(
-        { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
-        new AnswerReader(signal, (status, text, headers) => resolve(this.#answer(status, text, headers)), reject),
-      );
+      // without a stream per request (streams and signals were most of the client's cost in a
+      // burst, in the benchmark's profile).
+      const wire = this.#wire;
+      const start = () =>
+        this.#pool.dispatch(
+          { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
+          new AnswerReader(
+            signal,
+            circuit,
+            (status, text, headers) => {
+              wire.release();
+              resolve(this.#answer(status, text, headers));
+            },
+            (error) => {
+              wire.release();
+              reject(error);
+            },
+          ),
+        );
+      wire.enter({ start, reject, signal, circuit });
     });
   }
 
@@ -386,6 +431,7 @@ export class GatewayClient {
 
   #transportFailure(error: unknown, stopped: boolean): Failure {
     if (error instanceof GatewayError) return { error, reached: true };
+    if ((error as { code?: string })?.code === HELD_CODE) return { error: heldError(), reached: false };
     if (this.#closing.aborted || (error as { code?: string })?.code === 'UND_ERR_DESTROYED') return { error: closedError(), reached: true };
     const code = (error as { code?: string })?.code ?? '';
     const name = (error as { name?: string })?.name ?? '';
@@ -452,6 +498,10 @@ export class GatewayClient {
     await this.#inFlight.settled();
     await this.#pool.destroy().catch(() => undefined);
   }
+}
+
+function isSend(operation: PreparedRequest['operation']): operation is Operation {
+  return operation.kind === 'promotional' || operation.kind === 'transactional';
 }
 
 function badResponse(status: number, what: string): GatewayError {
@@ -532,6 +582,8 @@ class AnswerReader implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly signal: StopSignal | undefined,
+    /** While it is open, the request is not written: it waited for a connection when the gateway was found unreachable. */
+    private readonly circuit: Circuit | undefined,
     private readonly answered: (status: number, text: string, headers: Record<string, string | string[] | undefined>) => void,
     private readonly failed: (error: unknown) => void,
   ) {}
@@ -539,6 +591,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#stopListening?.();
     if (this.signal?.aborted) return controller.abort(aborted());
+    if (this.circuit?.open) return controller.abort(Object.assign(new Error('held: the gateway is unreachable'), { code: HELD_CODE }));
     this.#stopListening = onStop(this.signal, () => controller.abort(aborted()));
   }
 
@@ -568,6 +621,50 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.#stopListening?.();
     this.failed(error);
+  }
+}
+
+interface WireWaiter {
+  start(): void;
+  reject(error: unknown): void;
+  signal: StopSignal | undefined;
+  circuit: Circuit | undefined;
+}
+
+/**
+ * At most `connections` requests handed to undici at once; the rest wait here, oldest first. A
+ * waiter whose signal stopped or whose circuit opened while it waited leaves without a connection.
+ */
+class WireQueue {
+  #active = 0;
+  #waiting: (WireWaiter | undefined)[] = [];
+  #head = 0;
+
+  constructor(readonly connections: number) {}
+
+  enter(waiter: WireWaiter): void {
+    if (this.#active < this.connections && this.#head === this.#waiting.length) {
+      this.#active++;
+      waiter.start();
+    } else this.#waiting.push(waiter);
+  }
+
+  release(): void {
+    this.#active--;
+    while (this.#active < this.connections && this.#head < this.#waiting.length) {
+      const waiter = this.#waiting[this.#head] as WireWaiter;
+      this.#waiting[this.#head++] = undefined;
+      if (this.#head === this.#waiting.length || this.#head > 1024) {
+        this.#waiting = this.#waiting.slice(this.#head);
+        this.#head = 0;
+      }
+      if (waiter.signal?.aborted) waiter.reject(aborted());
+      else if (waiter.circuit?.open) waiter.reject(Object.assign(new Error('held: the gateway is unreachable'), { code: HELD_CODE }));
+      else {
+        this.#active++;
+        waiter.start();
+      }
+    }
   }
 }
 

@@ -2,6 +2,7 @@
 export * from './abort';
 export * from './base-url';
 export * from './channels';
+export * from './circuit';
 export * from './client';
 export * from './endpoints';
 export * from './errors';

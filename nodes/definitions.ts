@@ -122,6 +122,8 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       queueSize: { value: 100, validate: 'number' },
       // Minutes a message the gateway could not be reached for is kept and sent again (0 = off).
       outboxMinutes: { value: 60, validate: 'number' },
+      // The most messages the outbox keeps; over it, a message goes to Catch with outbox_full.
+      outboxSize: { value: 10000, validate: 'number' },
       // A core http proxy config node; none: the HTTP_PROXY / HTTPS_PROXY / NO_PROXY variables.
       proxy: { value: '', configType: 'http proxy', required: false },
     },

@@ -40,15 +40,16 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
   });
 
   const outboxFile = () => join(userDir, 'bulkgate-outbox', 'acc.jsonl');
-  /** The entries in the outbox file (its header line left out). */
-  const fileEntries = (): Record<string, unknown>[] =>
-    existsSync(outboxFile())
-      ? readFileSync(outboxFile(), 'utf8')
-          .split('\n')
-          .filter((l) => l.trim())
-          .map((l) => JSON.parse(l) as Record<string, unknown>)
-          .filter((e) => e.bulkgateOutbox === undefined)
-      : [];
+  /** The entries waiting in the outbox file: a journal of entries and `done` lines (its header left out). */
+  const fileEntries = (): Record<string, unknown>[] => {
+    if (!existsSync(outboxFile())) return [];
+    const lines = readFileSync(outboxFile(), 'utf8')
+      .split('\n')
+      .filter((l) => l.trim())
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    const done = new Set(lines.map((l) => l.done as string | undefined).filter((id) => id !== undefined));
+    return lines.filter((e) => e.bulkgateOutbox === undefined && e.done === undefined && !done.has(e.id as string));
+  };
 
   const flow = (account: Record<string, unknown> = {}, extra: FlowNode[] = []): FlowNode[] => [
     { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, timeout: 2000, outboxDelay: 300, ...account },

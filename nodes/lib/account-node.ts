@@ -3,11 +3,21 @@
  * store), one gateway client (one connection pool), the rate limiter shared by every node that
  * uses it, and sends its outbox (nodes/lib/outbox.ts) again.
  */
-import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, baseUrlProblem, GatewayError, DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT, GatewayClient, invalidRequest } from '../../gateway';
-import { deferrable, expiredError, outboxFor, type OutboxWorker, type Outcome, type OutboxEntry } from './outbox';
-import { catalogText, nodeCatalog, type Msg } from './runtime';
-import { numberSetting, proxySettings, type AccountConfig, type AccountCredentials, type AccountNode } from './account';
+import type { NodeAPI, NodeDef } from 'node-red';
+import {
+  AbortGroup,
+  baseUrlProblem,
+  Circuit,
+  GatewayError,
+  DEFAULT_BASE_URL,
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT,
+  GatewayClient,
+  invalidRequest,
+} from '../../gateway';
+import { DEFAULT_OUTBOX_SIZE, deferrable, expiredError, outboxFor, type OutboxWorker } from './outbox';
+import { catalogText, nodeCatalog } from './runtime';
+import { numberSetting, proxySettings, type AccountConfig, type AccountCredentials, type AccountNode, type DeferredHandler } from './account';
 import { RateLimiter } from './rate-limit';
 import { trackerFor } from './tracking';
 
@@ -74,23 +84,50 @@ export function accountNode(RED: NodeAPI) {
 
     // The outbox: kept by this module across redeploys; this node sends it while it runs.
     node.outboxMinutes = numberSetting(config.outboxMinutes, 60, 0);
+    node.circuit = new Circuit();
+    node.circuit.onChange = () => listeners.forEach((l) => l());
+    /** The send nodes a message leaving the outbox is handed back to, by node id. */
+    const deferredTargets = new Map<string, DeferredHandler>();
+    node.onDeferred = (id, handler) => {
+      deferredTargets.set(id, handler);
+      return () => {
+        if (deferredTargets.get(id) === handler) deferredTargets.delete(id);
+      };
+    };
     node.outbox = outboxFor((RED.settings as { userDir?: string }).userDir, node.id, (key, params) => node.warn(catalogText(texts, `warnings.${key}`, params)));
     const unwatchOutbox = node.outbox.watch(() => listeners.forEach((l) => l()));
     const resendStop = new AbortGroup();
     const worker: OutboxWorker = {
       minutes: node.outboxMinutes,
       firstDelay: numberSetting(config.outboxDelay, 1000, 1),
+      size: numberSetting(config.outboxSize, DEFAULT_OUTBOX_SIZE, 1),
+      account: config.name || node.id,
+      // As many as a live send has on the wire: the client's connections.
+      concurrency: 32,
+      circuit: node.circuit,
       transient: (error, entry) => deferrable(error, entry.operation),
       expired: (entry) => expiredError(entry, node.outboxMinutes),
-      send: async (entry) => {
+      send: async (entry, probe) => {
         const client = node.gateway();
         const prepared = client.prepareResend(entry.operation, entry);
-        if (node.limiter.enabled) await node.limiter.acquire(prepared.messages, resendStop);
-        return entry.operation.kind === 'promotional' ? client.sendPromotional(prepared, resendStop) : client.sendTransactional(prepared, resendStop);
+        // A probe goes out while the circuit is open; the others wait for it, and stop when it opens.
+        const circuit = probe ? undefined : node.circuit;
+        if (node.limiter.enabled) await node.limiter.acquire(prepared.messages, resendStop, circuit);
+        // No retries inside a round: the outbox is the retry.
+        const policy = { retries: 0, circuit };
+        const sending =
+          entry.operation.kind === 'promotional'
+            ? client.sendPromotional(prepared, resendStop, undefined, policy)
+            : client.sendTransactional(prepared, resendStop, undefined, policy);
+        return sending.catch((error: unknown) => {
+          // It will be sent again: a failed attempt does not use up the account's rate limit.
+          if (deferrable(error, entry.operation)) node.limiter.refund(prepared.messages);
+          throw error;
+        });
       },
       settle: (entry, msg, outcome) => {
-        const target = RED.nodes.getNode(entry.node) as DeferredTarget | null;
-        if (typeof target?.settleDeferred === 'function') return target.settleDeferred(msg, entry, outcome);
+        const handler = deferredTargets.get(entry.node);
+        if (handler) return handler(msg, entry, outcome);
         // Its node was deleted: the message still went (or failed); the account says so.
         if ('result' in outcome) node.warn(catalogText(texts, 'warnings.outbox-orphan-sent', { node: entry.node }));
         else node.warn(catalogText(texts, 'warnings.outbox-orphan-failed', { node: entry.node, reason: outcome.error.message }));
@@ -120,9 +157,4 @@ export function accountNode(RED: NodeAPI) {
   }
 
   return BulkgateAccount;
-}
-
-/** A send node, as the outbox hands it a message that left the outbox. */
-interface DeferredTarget extends Node {
-  settleDeferred?(msg: Msg, entry: OutboxEntry, outcome: Outcome): void;
 }

@@ -1,7 +1,8 @@
 /** What send and balance nodes need of a `bulkgate-account` config node. */
 import type { Node, NodeAPI } from 'node-red';
-import type { GatewayClient, ProxySettings } from '../../gateway';
-import type { Outbox } from './outbox';
+import type { Circuit, GatewayClient, ProxySettings } from '../../gateway';
+import type { Outbox, OutboxEntry, Outcome } from './outbox';
+import type { Msg } from './runtime';
 import type { RateLimiter } from './rate-limit';
 import type { DeliveryTracker } from './tracking';
 
@@ -13,8 +14,12 @@ export interface AccountNode extends Node {
   deployed: { baseUrl: string; timeout: number };
   /** Nodes that use this account, to show "queued N" and "N waiting" on each. */
   watch(listener: () => void): () => void;
-  /** Messages kept until the gateway takes them (issue 13). */
+  /** Messages kept until the gateway takes them. */
   outbox: Outbox;
+  /** Open while the gateway is found unreachable: sends given it go to the outbox, not the wire. */
+  circuit: Circuit;
+  /** A send node takes back its messages that leave the outbox; returns the function that stops it. */
+  onDeferred(node: string, handler: DeferredHandler): () => void;
   /** Minutes a message is kept in the outbox; 0: none is (a failed send goes to Catch at once). */
   outboxMinutes: number;
   /** Empties the outbox (the editor's button): each message goes to Catch. Resolves with how many. */
@@ -22,6 +27,9 @@ export interface AccountNode extends Node {
   /** What the account's nodes sent, for the events node's delivery tracking (issue 14). */
   tracker: DeliveryTracker;
 }
+
+/** What a send node does with its message that left the outbox: out of its ports, or to Catch. */
+export type DeferredHandler = (msg: Msg, entry: OutboxEntry, outcome: Outcome) => void;
 
 export interface AccountConfig {
   name?: string;
@@ -37,6 +45,8 @@ export interface AccountConfig {
   /** The id of a core `http proxy` config node; none: the environment's proxy variables. */
   proxy?: string;
   outboxMinutes?: number | string;
+  /** The most messages the outbox keeps (default 10000). */
+  outboxSize?: number | string;
   /** Not in the panel: the first wait between rounds of the outbox, ms (tests use a short one). */
   outboxDelay?: number | string;
 }

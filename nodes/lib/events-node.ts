@@ -31,6 +31,14 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_REPORTS_PER_CALL = 10_000;
 /** Reports emitted before the node yields to the event loop. */
 const EMIT_BATCH = 500;
+/** Deeper reports are refused with 400: a report is a flat record, and cloning a deep one would overflow the stack. */
+const MAX_DEPTH = 32;
+/**
+ * Reports taken but not yet emitted, at most (per node): beyond, a webhook request waits, its
+ * body not read, until there is room; after MAX_WAIT_MS it is answered 503.
+ */
+const MAX_PENDING = 20_000;
+const MAX_WAIT_MS = 30_000;
 const DEFAULT_EVENTS_PATH = '/bulkgate/events';
 
 type Request = IncomingMessage & { query?: Record<string, unknown>; body?: unknown; _body?: boolean; url: string };
@@ -64,7 +72,7 @@ function answer(res: Response, code: number, text: string): void {
   res.statusCode = code;
   res.setHeader('content-type', 'text/plain; charset=utf-8');
   // A refused body may still be arriving: the connection closes after the answer, not before it.
-  if (code === 413) res.setHeader('connection', 'close');
+  if (code === 413 || code === 503) res.setHeader('connection', 'close');
   res.end(text);
 }
 
@@ -132,6 +140,7 @@ async function reportsOf(req: Request, query: Record<string, unknown>): Promise<
   }
   const list = raw as unknown[];
   if (list.length === 0) throw new Refusal(400, 'No reports', true);
+  if (deeperThan(list, MAX_DEPTH)) throw new Refusal(400, `Nested deeper than ${MAX_DEPTH} levels`, true);
   if (list.length > MAX_REPORTS_PER_CALL) throw new Refusal(413, `More than ${MAX_REPORTS_PER_CALL} reports`);
   const events: EventPayload[] = [];
   for (const item of list) {
@@ -140,6 +149,18 @@ async function reportsOf(req: Request, query: Record<string, unknown>): Promise<
     events.push(event);
   }
   return events;
+}
+
+/** Whether a value nests arrays or objects deeper than `limit` levels (walked without recursion). */
+function deeperThan(value: unknown, limit: number): boolean {
+  const stack: [unknown, number][] = [[value, 0]];
+  while (stack.length) {
+    const [item, depth] = stack.pop() as [unknown, number];
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth >= limit) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+  }
+  return false;
 }
 
 /** Paths served per HTTP node app, and by which events node: to warn about a second one. */
@@ -186,39 +207,93 @@ export function eventsNode(RED: NodeAPI) {
       node.on('close', () => tracker.unlisten(node));
     }
 
-    const emit = (events: EventPayload[], from: number) => {
-      if (closed) return;
-      const end = Math.min(events.length, from + EMIT_BATCH);
-      for (let i = from; i < end; i++) {
-        const event = events[i] as EventPayload;
-        received++;
-        const msg: Record<string, unknown> = { payload: event, smsId: event.smsID, topic: event.status, _msgid: RED.util.generateId() };
-        if (event.statusCode === INCOMING) {
-          const last = tracker?.lastTo(event.from);
-          if (last) msg.inReplyTo = { sent: sentOf(last), sms_id: last.smsId };
-          node.send([null, msg, null]);
-          continue;
+    /** Reports taken and not yet emitted, and the webhook requests waiting for room. */
+    let pending = 0;
+    const waitingForRoom: (() => void)[] = [];
+    let refused = 0;
+    const makeRoom = () => {
+      while (pending < MAX_PENDING && waitingForRoom.length) (waitingForRoom.shift() as () => void)();
+    };
+    /** Resolves when there is room for more reports; rejects with a 503 refusal after MAX_WAIT_MS. */
+    const room = (): Promise<void> => {
+      if (pending < MAX_PENDING && !waitingForRoom.length) return Promise.resolve();
+      return new Promise((resolve, reject) => {
+        const enter = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        const timer = setTimeout(() => {
+          const at = waitingForRoom.indexOf(enter);
+          if (at >= 0) waitingForRoom.splice(at, 1);
+          refused++;
+          node.warn(catalogText(texts, 'warnings.webhook-busy', { count: refused, seconds: MAX_WAIT_MS / 1000 }));
+          reject(new Refusal(503, 'Busy: try again later'));
+        }, MAX_WAIT_MS);
+        waitingForRoom.push(enter);
+      });
+    };
+
+    /** What a report was matched to when it came: a tracked send ends its wait for output 3 then, not when it is emitted. */
+    type Matched = { event: EventPayload; tracked?: Tracked; last?: Tracked };
+    const match = (events: EventPayload[]): Matched[] =>
+      events.map((event) =>
+        event.statusCode === INCOMING ? { event, last: tracker?.lastTo(event.from) } : { event, tracked: tracker?.report(event.smsID, event.status) },
+      );
+
+    /** Sends one msg; a flow that throws (a clone that cannot be made, say) fails that msg, never the process. */
+    const sendSafely = (out: (Record<string, unknown> | null)[]) => {
+      try {
+        node.send(out as never);
+      } catch (error) {
+        try {
+          node.error(error as Error, out.find((m) => m) as never);
+        } catch {
+          // Reporting must not throw either.
         }
-        const tracked = tracker?.report(event.smsID, event.status);
-        if (tracked) {
-          msg.sent = sentOf(tracked);
-          msg.topic = (msg.sent as Tracked['sent']).topic;
-        }
-        node.send([msg, null, null]);
       }
-      if (end < events.length) setImmediate(() => emit(events, end));
-      else node.status({ fill: 'green', shape: 'dot', text: catalogText(texts, 'status.events', { count: received }) });
+    };
+
+    const emit = (matched: Matched[], from: number) => {
+      const end = Math.min(matched.length, from + EMIT_BATCH);
+      if (!closed) {
+        for (let i = from; i < end; i++) {
+          const { event, tracked, last } = matched[i] as Matched;
+          received++;
+          try {
+            const msg: Record<string, unknown> = { payload: event, smsId: event.smsID, topic: event.status, _msgid: RED.util.generateId() };
+            if (event.statusCode === INCOMING) {
+              if (last) msg.inReplyTo = { sent: sentOf(last), sms_id: last.smsId };
+              sendSafely([null, msg, null]);
+              continue;
+            }
+            if (tracked) {
+              msg.sent = sentOf(tracked);
+              msg.topic = (msg.sent as Tracked['sent']).topic;
+            }
+            sendSafely([msg, null, null]);
+          } catch (error) {
+            node.error(error as Error);
+          }
+        }
+      }
+      pending -= end - from;
+      makeRoom();
+      if (end < matched.length) setImmediate(() => emit(matched, end));
+      else if (!closed) node.status({ fill: 'green', shape: 'dot', text: catalogText(texts, 'status.events', { count: received }) });
     };
 
     const handler: Handler = (req, res) => {
       const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<string, unknown>;
       if (!sameSecret(query.token, secret)) return answer(res, 403, 'Forbidden');
-      reportsOf(req, query)
+      room()
+        .then(() => reportsOf(req, query))
         .then(
           (events) => {
+            pending += events.length;
+            const matched = match(events);
             // Answer first: the gateway is not kept waiting for the flow.
             answer(res, 200, 'OK');
-            setImmediate(() => emit(events, 0));
+            setImmediate(() => emit(matched, 0));
           },
           (error: unknown) => {
             if (error instanceof Refusal) {
@@ -247,6 +322,9 @@ export function eventsNode(RED: NodeAPI) {
 
     node.on('close', () => {
       closed = true;
+      // What waits for room is let in; a closed node emits nothing of it.
+      pending = 0;
+      makeRoom();
       if (paths?.get(path) === node.id) paths.delete(path);
       // Remove this node's own routes only: a user's http-in node on the same path stays.
       const router = routerOf(RED.httpNode);

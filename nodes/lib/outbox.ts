@@ -1,22 +1,39 @@
 /**
- * The account's outbox (issue 13): a message the gateway could not be reached for, or that was
- * still waiting or on the wire when its node closed, is kept here instead of failing, and sent
- * again until it is taken or `outboxMinutes` have passed.
+ * The account's outbox: a message the gateway could not be reached for, or that was still
+ * waiting or on the wire when its node closed, is kept here instead of failing, and sent again
+ * until it is taken, or its time (the account's `outboxMinutes`, or its node's `giveUpAfter`)
+ * has passed.
  *
- * Kept in a file per account in Node-RED's user directory, one JSON entry per line, rewritten
- * whole (temporary file, flushed, renamed) before the msg's `done`; several changes at once are
- * written together. An entry holds what is needed to send it again and to route its result: the
- * wire body without the credentials, the msg's serialisable properties, the node's id, when it
- * was first tried and how often. A line that cannot be read is skipped with a warning.
+ * Kept in a journal per account in Node-RED's user directory (nodes/lib/outbox-journal.ts),
+ * before the msg's `done`. An entry holds what is needed to send it again and to route its
+ * result: the wire body without the credentials, the msg's serialisable properties, the node's
+ * id, when it was first tried and how often. In memory an entry is its order, its routing and its
+ * line of the file; the rest is read from the line when it is sent (a kept message is not held in
+ * several copies).
+ *
+ * Sending again: while the account's circuit is open (the gateway found unreachable) one message
+ * at a time probes it, at most MAX_PROBE_DELAY apart; every round starts with such a probe (the
+ * oldest message), then the rest follow oldest first, several in flight, until one fails for a
+ * reason a later round may get past. Results come out of the ports in the order the msgs came.
  *
  * The outbox outlives a redeploy of its account (one per file, kept by this module); the account
  * node that is running sends it.
  */
-import { readFileSync } from 'node:fs';
-import { mkdir, open, rename } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
-import { checksDuplicates, GatewayError, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  checksDuplicates,
+  GatewayError,
+  type Circuit,
+  type Operation,
+  type PromotionalResult,
+  type RejectedRecipient,
+  type TransactionalResult,
+} from '../../gateway';
+import { Journal, lockedError, type Warn } from './outbox-journal';
 import type { Msg } from './runtime';
+
+export type { Warn } from './outbox-journal';
 
 export interface OutboxEntry {
   /** Unique within the outbox. */
@@ -34,123 +51,93 @@ export interface OutboxEntry {
   msg: Record<string, unknown>;
   /** First attempt (when its node took the msg), ms since the epoch. */
   since: number;
-  /** Which msg came first among those taken in the same millisecond (this process's count). */
+  /** Which msg came first among those taken in the same millisecond (the taking process's count). */
   order: number;
   attempts: number;
   /** The last failure's sentence. */
   reason: string;
+  /** When this message gives up (its node's `giveUpAfter`), ms since the epoch; the account's time applies too. */
+  deadline?: number;
+  /** The copy of Node-RED that claimed it to send it (a shared store; a file has one writer). */
+  owner?: string;
 }
 
+/** What a node hands the outbox to keep: the entry without the id the outbox gives it. */
+export type NewEntry = Omit<OutboxEntry, 'id'>;
+
 export type SendResult = TransactionalResult | PromotionalResult;
-/** Reports a problem of the outbox: a catalog key under `warnings.` and its parameters. */
-export type Warn = (key: string, params: Record<string, string | number>) => void;
 export type Outcome = { result: SendResult } | { error: GatewayError };
 
 /** What the running account node does for its outbox. */
 export interface OutboxWorker {
-  /** Sends a kept message again, through the rate limit; throws a GatewayError. */
-  send(entry: OutboxEntry): Promise<SendResult>;
+  /**
+   * Sends a kept message again, through the rate limit, without the account's retries; a probe
+   * goes out whatever the circuit says. Throws a GatewayError.
+   */
+  send(entry: OutboxEntry, probe: boolean): Promise<SendResult>;
   /** Hands a message that left the outbox to its node: out of its ports, or to Catch. */
   settle(entry: OutboxEntry, msg: Msg, outcome: Outcome): void;
   /** Whether an error is one a later attempt may get past (the gateway unreachable, busy, closing). */
   transient(error: unknown, entry: OutboxEntry): boolean;
-  /** The error a message ends with when `outboxMinutes` have passed. */
+  /** The error a message ends with when its time has passed. */
   expired(entry: OutboxEntry): GatewayError;
   /** Minutes a message is kept; 0: none is. */
   minutes: number;
-  /** First wait between rounds, ms (it doubles up to MAX_ROUND_DELAY). */
+  /** First wait between rounds, ms (it doubles up to MAX_PROBE_DELAY). */
   firstDelay: number;
+  /** The most messages kept (`outboxSize`). */
+  size: number;
+  /** The account's name, for the sentence an `outbox_full` error says. */
+  account: string;
+  /** Messages sent at once after a probe got through. */
+  concurrency: number;
+  /** The account's circuit: opened by a failed probe, closed by one that got through. */
+  circuit: Circuit;
 }
 
-/** The longest wait between two rounds of sending the outbox again. */
-export const MAX_ROUND_DELAY = 5 * 60_000;
-const FILE_HEADER = { bulkgateOutbox: 1 };
+/** The longest wait between two probes of an unreachable gateway. */
+export const MAX_PROBE_DELAY = 15_000;
+export const DEFAULT_OUTBOX_SIZE = 10_000;
 
-/** Writes the outbox file: whole, atomically, flushed; changes made during a write go in the next one. */
-class OutboxFile {
-  #current: Promise<void> = Promise.resolve();
-  #next: Promise<void> | undefined;
-
-  constructor(
-    readonly path: string,
-    private readonly snapshot: () => OutboxEntry[],
-  ) {}
-
-  /** Reads the entries a file holds; lines that cannot be read are reported and skipped. */
-  static read(path: string, warn: Warn): OutboxEntry[] {
-    let text: string;
-    try {
-      text = readFileSync(path, 'utf8');
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code !== 'ENOENT') warn('outbox-unreadable', { path, reason: (error as Error).message });
-      return [];
-    }
-    const entries: OutboxEntry[] = [];
-    let bad = 0;
-    for (const line of text.split('\n')) {
-      if (!line.trim()) continue;
-      try {
-        const entry = JSON.parse(line) as OutboxEntry;
-        if ((entry as unknown as Record<string, unknown>).bulkgateOutbox !== undefined) continue;
-        if (typeof entry.id !== 'string' || typeof entry.node !== 'string' || typeof entry.body !== 'object' || typeof entry.since !== 'number')
-          throw new Error();
-        entries.push({ ...entry, rejected: entry.rejected ?? [], attempts: entry.attempts ?? 1, msg: entry.msg ?? {}, order: entry.order ?? 0 });
-      } catch {
-        bad++;
-      }
-    }
-    if (bad) warn('outbox-bad-lines', { path, bad, kept: entries.length });
-    return entries;
-  }
-
-  /** Resolves once a write that includes every change made before this call is on disk. */
-  save(): Promise<void> {
-    if (this.#next) return this.#next;
-    const run = this.#current.then(() => {
-      this.#next = undefined;
-      return this.#write(this.snapshot());
-    });
-    this.#next = run;
-    this.#current = run.catch(() => undefined);
-    return run;
-  }
-
-  async #write(entries: OutboxEntry[]): Promise<void> {
-    // Made with the first message kept: a Node-RED whose sends all succeed never writes here.
-    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    const text = [FILE_HEADER, ...entries].map((e) => JSON.stringify(e)).join('\n') + '\n';
-    const temporary = `${this.path}.${process.pid}.tmp`;
-    const file = await open(temporary, 'w', 0o600);
-    try {
-      await file.writeFile(text, 'utf8');
-      await file.sync();
-    } finally {
-      await file.close();
-    }
-    await rename(temporary, this.path);
-    // The rename itself is made durable by flushing the directory (where the system allows it).
-    try {
-      const directory = await open(dirname(this.path), 'r');
-      await directory.sync().finally(() => directory.close());
-    } catch {
-      // Not every file system can flush a directory; the rename is atomic either way.
-    }
-  }
+/** An entry as the outbox holds it in memory. */
+interface Kept {
+  id: string;
+  node: string;
+  since: number;
+  order: number;
+  deadline: number | undefined;
+  attempts: number;
+  reason: string;
+  /** Its line of the journal (the whole entry as JSON, as first kept). */
+  line: string;
+  gone: boolean;
+  sending: boolean;
 }
+
+/** One resend's end, before it is settled. */
+type Attempted = { kept: Kept; entry: OutboxEntry; outcome: Outcome } | { kept: Kept; transient: true };
 
 export class Outbox {
-  readonly #entries: OutboxEntry[] = [];
-  /** The msgs themselves, for entries kept by this process (an http in node's res survives). */
-  readonly #live = new Map<string, Msg>();
-  readonly #file: OutboxFile | undefined;
+  /** Entries in the order their msgs came; `gone` ones are skipped and swept out now and then. */
+  #list: Kept[] = [];
+  #head = 0;
+  /** Where the current round looks for the next message to send. */
+  #cursor = 0;
+  #live = 0;
+  #gone = 0;
+  readonly #byNode = new Map<string, number>();
+  /** The msgs themselves, for entries kept by this process whose msg a file cannot hold (an http in node's req and res). */
+  readonly #msgs = new Map<string, Msg>();
+  readonly #journal: Journal | undefined;
   readonly #listeners = new Set<() => void>();
   #worker: OutboxWorker | undefined;
   #timer: NodeJS.Timeout | undefined;
+  #dueAt = 0;
   #running: Promise<void> | undefined;
+  /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
+  #settling: Promise<void> = Promise.resolve();
   /** Rounds in a row that ended on a failure, and when the last one did. */
   #rounds = 0;
-  #lastFailure = 0;
-  #dueAt = 0;
   #nextId = 0;
 
   /** Who hears of its problems: the account node running now. */
@@ -160,22 +147,56 @@ export class Outbox {
   /** An outbox kept in `path`, or in memory only when there is no path. */
   constructor(path: string | undefined, warn: Warn) {
     this.warn = warn;
-    if (path) {
-      this.#entries.push(...OutboxFile.read(path, warn));
-      this.#file = new OutboxFile(path, () => this.#entries);
+    if (!path) return;
+    this.#journal = new Journal(path);
+    // A file left by an earlier run (or an earlier version) is sent, unless another living
+    // Node-RED holds it: then it is that one's to send.
+    if (!existsSync(path)) return;
+    try {
+      if (this.#journal.lock()) this.#adopt();
+      else warn('outbox-locked', { path });
+    } catch (error) {
+      warn('outbox-unreadable', { path, reason: (error as Error).message });
     }
   }
 
+  /** Reads what the journal holds into the outbox (the lock just taken); gives the lock back when nothing waits. */
+  #adopt(): void {
+    const journal = this.#journal as Journal;
+    for (const { entry, line } of journal.load(this.warn).values()) {
+      const e = entry as unknown as OutboxEntry;
+      this.#insert({
+        id: e.id,
+        node: e.node,
+        since: e.since,
+        order: typeof e.order === 'number' ? e.order : 0,
+        deadline: typeof e.deadline === 'number' ? e.deadline : undefined,
+        attempts: typeof e.attempts === 'number' ? e.attempts : 1,
+        reason: typeof e.reason === 'string' ? e.reason : '',
+        line,
+        gone: false,
+        sending: false,
+      });
+    }
+    if (this.#live === 0) void journal.release();
+    else this.#changed();
+  }
+
   get waiting(): number {
-    return this.#entries.length;
+    return this.#live;
+  }
+
+  /** How many of one node's msgs wait now. */
+  waitingFor(node: string): number {
+    return this.#byNode.get(node) ?? 0;
   }
 
   get persistent(): boolean {
-    return this.#file !== undefined;
+    return this.#journal !== undefined;
   }
 
   get path(): string | undefined {
-    return this.#file?.path;
+    return this.#journal?.path;
   }
 
   /** Called on every change of `waiting`; returns the function that stops it. */
@@ -184,80 +205,188 @@ export class Outbox {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Keeps a message; resolves once it is on disk. The worker tries it soon. */
-  async keep(entry: Omit<OutboxEntry, 'id'>, msg: Msg): Promise<void> {
-    const id = `${entry.since.toString(36)}-${process.pid.toString(36)}-${(this.#nextId++).toString(36)}`;
-    const kept: OutboxEntry = { ...entry, id };
-    if (!this.#file && !this.#warnedMemoryOnly) {
+  /**
+   * Keeps a message; resolves once it is on disk. The worker tries it soon. Refused (a
+   * GatewayError for Catch) when the outbox is full or another Node-RED holds its file.
+   */
+  async keep(entry: NewEntry, msg: Msg): Promise<void> {
+    const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
+    if (this.#live >= size) throw fullError(size, this.#worker?.account);
+    const journal = this.#journal;
+    if (journal && !journal.locked) {
+      if (!journal.lock()) throw lockedError(journal.path);
+      // Taken over from a process that is gone: what it kept waits here too.
+      this.#adopt();
+    }
+    if (!journal && !this.#warnedMemoryOnly) {
       this.#warnedMemoryOnly = true;
       this.warn('outbox-memory-only', {});
     }
-    // In the order the msgs were taken, not the order their sends failed in (concurrent sends
-    // to an unreachable gateway fail in any order).
-    let at = this.#entries.length;
-    while (at > 0 && before(kept, this.#entries[at - 1] as OutboxEntry)) at--;
-    this.#entries.splice(at, 0, kept);
-    this.#live.set(id, msg);
+    const id = `${entry.since.toString(36)}-${process.pid.toString(36)}-${(this.#nextId++).toString(36)}`;
+    const line = JSON.stringify({ id, ...entry });
+    const kept: Kept = {
+      id,
+      node: entry.node,
+      since: entry.since,
+      order: entry.order,
+      deadline: entry.deadline,
+      attempts: entry.attempts,
+      reason: entry.reason,
+      line,
+      gone: false,
+      sending: false,
+    };
+    this.#insert(kept);
+    if (msg.req !== undefined || msg.res !== undefined) this.#msgs.set(id, msg);
     this.#changed();
     try {
-      await this.#file?.save();
+      await journal?.append([line]);
     } catch (error) {
-      this.#remove(kept);
+      this.#drop(kept);
+      this.#changed();
       throw error;
     }
-    // A new message is tried soon, but not more often than the first backoff delay while the
-    // gateway keeps failing: an alarm storm during an outage is not a storm of connections.
-    const firstDelay = this.#worker?.firstDelay ?? 0;
-    this.#schedule(this.#rounds ? Math.max(0, this.#lastFailure + firstDelay - Date.now()) : 0);
+    // A round already due keeps its time (a timer is only ever brought forward): an alarm storm
+    // during an outage is not a storm of probes.
+    if (this.#worker) this.#schedule(this.#probeDelay(this.#worker));
   }
 
-  /** The running account sends the outbox from now on (at once, when something waits). */
+  /** The running account sends the outbox from now on. */
   attach(worker: OutboxWorker): void {
     this.#worker = worker;
     this.#rounds = 0;
     this.#schedule(worker.firstDelay);
   }
 
-  /** The account closed: no new round starts; the one running ends with its current message. */
+  /** The account closed: no new round starts; the one running ends with the messages on the wire. */
   async detach(worker: OutboxWorker): Promise<void> {
     if (this.#worker !== worker) return;
     this.#worker = undefined;
     clearTimeout(this.#timer);
     this.#timer = undefined;
     await this.#running;
+    await this.#settling;
   }
 
   /** Empties the outbox; each message ends with `error` (Catch). Returns how many there were. */
   async empty(error: (entry: OutboxEntry) => GatewayError): Promise<number> {
-    const entries = this.#entries.splice(0);
-    for (const entry of entries) {
-      const msg = this.#msgOf(entry);
-      this.#live.delete(entry.id);
-      if (this.#worker) settle(this.#worker, entry, msg, { error: error(entry) });
+    const ended: Kept[] = [];
+    this.#each((kept) => {
+      if (!kept.sending) ended.push(kept);
+    });
+    await Promise.all(ended.map((kept) => this.#end(kept, (entry) => ({ error: error(entry) }))));
+    return ended.length;
+  }
+
+  /** Calls `visit` for every waiting entry, oldest first. */
+  #each(visit: (kept: Kept) => void): void {
+    for (let i = this.#head; i < this.#list.length; i++) {
+      const kept = this.#list[i] as Kept;
+      if (!kept.gone) visit(kept);
     }
-    this.#changed();
-    await this.#file?.save();
-    return entries.length;
   }
 
-  #msgOf(entry: OutboxEntry): Msg {
-    return this.#live.get(entry.id) ?? (structuredClone(entry.msg) as Msg);
+  /** Puts an entry at its place: after every msg that came before it (concurrent sends fail in any order). */
+  #insert(kept: Kept): void {
+    const list = this.#list;
+    let at = list.length;
+    while (at > this.#head && before(kept, list[at - 1] as Kept)) at--;
+    list.splice(at, 0, kept);
+    if (at < this.#cursor) this.#cursor = at;
+    this.#live++;
+    this.#byNode.set(kept.node, (this.#byNode.get(kept.node) ?? 0) + 1);
   }
 
-  #remove(entry: OutboxEntry): void {
-    const at = this.#entries.indexOf(entry);
-    if (at >= 0) this.#entries.splice(at, 1);
-    this.#live.delete(entry.id);
+  /** Takes an entry out of the waiting ones (its `done` line is the caller's). */
+  #drop(kept: Kept): void {
+    if (kept.gone) return;
+    kept.gone = true;
+    this.#live--;
+    this.#gone++;
+    const left = (this.#byNode.get(kept.node) ?? 1) - 1;
+    if (left > 0) this.#byNode.set(kept.node, left);
+    else this.#byNode.delete(kept.node);
+    this.#msgs.delete(kept.id);
+    while (this.#head < this.#list.length && (this.#list[this.#head] as Kept).gone) this.#head++;
+    if (this.#gone > 1024 && this.#gone > this.#live) {
+      this.#list = this.#list.filter((k) => !k.gone);
+      this.#head = this.#cursor = 0;
+      this.#gone = 0;
+    }
+  }
+
+  /** The whole entry, read from its line, with what changed since it was written. */
+  #entryOf(kept: Kept): OutboxEntry {
+    const entry = JSON.parse(kept.line) as OutboxEntry;
+    entry.rejected ??= [];
+    entry.msg ??= {};
+    entry.attempts = kept.attempts;
+    entry.reason = kept.reason;
+    return entry;
+  }
+
+  #msgOf(kept: Kept, entry: OutboxEntry): Msg {
+    return this.#msgs.get(kept.id) ?? (entry.msg as Msg);
+  }
+
+  /**
+   * Ends an entry: its `done` line appended, then (in the order the msgs came, once that line is
+   * on disk) its msg handed to its node. Resolves when it was handed on.
+   */
+  #end(kept: Kept, outcome: (entry: OutboxEntry) => Outcome, read?: OutboxEntry): Promise<void> {
+    const entry = read ?? this.#entryOf(kept);
+    const msg = this.#msgOf(kept, entry);
+    this.#drop(kept);
     this.#changed();
+    const journal = this.#journal;
+    let written: Promise<void> = Promise.resolve();
+    if (journal) {
+      journal.spent += 2;
+      written = journal.append([JSON.stringify({ done: kept.id })]).then(
+        () => this.#tidy(),
+        // The message went (or failed) all the same; it may be sent again after a restart, with
+        // duplicates_check, so the gateway drops the copy.
+        () => undefined,
+      );
+    }
+    const settled = this.#settling
+      .then(() => written)
+      .then(() => {
+        const worker = this.#worker;
+        if (worker) settle(worker, entry, msg, outcome(entry));
+      });
+    this.#settling = settled;
+    return settled;
+  }
+
+  /** After `done` lines: the file removed when nothing waits, rewritten when it is mostly spent. */
+  #tidy(): void {
+    const journal = this.#journal;
+    if (!journal) return;
+    if (this.#live === 0) void journal.release();
+    else if (journal.wantsCompaction(this.#live)) {
+      journal
+        .compact(() => {
+          const lines: string[] = [];
+          this.#each((kept) => lines.push(kept.line));
+          return lines;
+        })
+        .catch((error: unknown) => this.warn('outbox-unreadable', { path: journal.path, reason: (error as Error).message }));
+    }
   }
 
   #changed(): void {
     for (const listener of this.#listeners) listener();
   }
 
+  /** The wait before the next probe: the first delay, doubled for each round in a row that failed, at most MAX_PROBE_DELAY. */
+  #probeDelay(worker: OutboxWorker): number {
+    return Math.min(MAX_PROBE_DELAY, worker.firstDelay * 2 ** Math.min(this.#rounds, 30));
+  }
+
   /** The next round in `ms`, unless one is due sooner or running. */
   #schedule(ms: number): void {
-    if (!this.#worker || this.#running || this.#entries.length === 0) return;
+    if (!this.#worker || this.#running || this.#live === 0) return;
     const at = Date.now() + ms;
     if (this.#timer && this.#dueAt <= at) return;
     clearTimeout(this.#timer);
@@ -271,69 +400,111 @@ export class Outbox {
     }, ms);
   }
 
-  /** After a round: the next one with backoff (doubling, at most MAX_ROUND_DELAY), or at the first expiry. */
+  /** After a round: the next one with backoff, sooner when a message's time runs out first. */
   #reschedule(): void {
     const worker = this.#worker;
-    if (!worker || this.#entries.length === 0) return;
-    const backoff = this.#rounds ? Math.min(MAX_ROUND_DELAY, worker.firstDelay * 2 ** (this.#rounds - 1)) : 0;
-    const expiry = Math.min(...this.#entries.map((e) => e.since + worker.minutes * 60_000)) - Date.now();
-    this.#schedule(Math.max(0, Math.min(backoff, expiry + 1)));
+    if (!worker || this.#live === 0) return;
+    let first = Infinity;
+    this.#each((kept) => {
+      first = Math.min(first, giveUpAt(kept, worker));
+    });
+    this.#schedule(Math.max(0, Math.min(this.#probeDelay(worker), first - Date.now() + 1)));
   }
 
   /**
-   * One round: every expired message ends; then oldest first, each is sent again until one
-   * fails for a reason a later round may get past, which ends the round (order is kept).
+   * One round: every message whose time has passed ends; the oldest probes the gateway; when it
+   * got through, the rest follow oldest first, several in flight, until one fails for a reason a
+   * later round may get past (the circuit opens, and what waits stays in order).
    */
   async #round(): Promise<void> {
     const worker = this.#worker;
     if (!worker) return;
+    this.#expire(worker);
+    this.#cursor = this.#head;
     let failed = false;
     try {
-      while (this.#entries.length && this.#worker === worker) {
-        if (this.#expire(worker)) await this.#file?.save().catch(() => undefined);
-        const entry = this.#entries[0];
-        if (!entry) break;
-        let outcome: Outcome;
-        entry.attempts++;
-        try {
-          outcome = { result: await worker.send(entry) };
-        } catch (error) {
-          if (worker.transient(error, entry)) {
-            entry.reason = (error as Error)?.message ?? String(error);
-            failed = true;
-            await this.#file?.save().catch(() => undefined);
-            break;
-          }
-          outcome = { error: error as GatewayError };
-        }
-        const msg = this.#msgOf(entry);
-        this.#remove(entry);
-        await this.#file?.save().catch(() => undefined);
-        settle(worker, entry, msg, outcome);
+      const probe = this.#next();
+      if (!probe) return;
+      const first = await this.#attempt(worker, probe, true);
+      if ('transient' in first) {
+        failed = true;
+        worker.circuit.trip();
+        return;
       }
+      worker.circuit.reset();
+      void this.#end(first.kept, () => first.outcome, first.entry);
+      failed = await this.#drain(worker);
     } finally {
       this.#rounds = failed ? this.#rounds + 1 : 0;
-      if (failed) this.#lastFailure = Date.now();
     }
   }
 
-  /** Ends every message kept longer than the account's outbox time; returns how many. */
-  #expire(worker: OutboxWorker): number {
-    const now = Date.now();
-    let expired = 0;
-    for (const entry of [...this.#entries]) {
-      if (now - entry.since < worker.minutes * 60_000) continue;
-      const msg = this.#msgOf(entry);
-      this.#remove(entry);
-      settle(worker, entry, msg, { error: worker.expired(entry) });
-      expired++;
+  /** After a probe got through: the rest, oldest first, `concurrency` at a time. Resolves whether one failed. */
+  async #drain(worker: OutboxWorker): Promise<boolean> {
+    const inFlight: Promise<Attempted>[] = [];
+    let failed = false;
+    for (;;) {
+      while (!failed && inFlight.length < worker.concurrency && this.#worker === worker) {
+        const kept = this.#next();
+        if (!kept) break;
+        inFlight.push(this.#attempt(worker, kept, false));
+      }
+      const oldest = inFlight.shift();
+      if (!oldest) return failed;
+      const done = await oldest;
+      if ('transient' in done) failed = true;
+      else void this.#end(done.kept, () => done.outcome, done.entry);
     }
-    return expired;
+  }
+
+  /** The next waiting message this round has not sent. */
+  #next(): Kept | undefined {
+    const list = this.#list;
+    if (this.#cursor < this.#head) this.#cursor = this.#head;
+    while (this.#cursor < list.length) {
+      const kept = list[this.#cursor++] as Kept;
+      if (!kept.gone && !kept.sending) return kept;
+    }
+    return undefined;
+  }
+
+  /** Sends one message again; a transient failure leaves it waiting where it was. */
+  async #attempt(worker: OutboxWorker, kept: Kept, probe: boolean): Promise<Attempted> {
+    kept.sending = true;
+    kept.attempts++;
+    const entry = this.#entryOf(kept);
+    try {
+      return { kept, entry, outcome: { result: await worker.send(entry, probe) } };
+    } catch (error) {
+      if (worker.transient(error, entry)) {
+        kept.reason = (error as Error)?.message ?? String(error);
+        return { kept, transient: true };
+      }
+      return { kept, entry, outcome: { error: error as GatewayError } };
+    } finally {
+      kept.sending = false;
+    }
+  }
+
+  /** Ends every message whose time has passed. */
+  #expire(worker: OutboxWorker): void {
+    const now = Date.now();
+    const due: Kept[] = [];
+    this.#each((kept) => {
+      if (!kept.sending && now >= giveUpAt(kept, worker)) due.push(kept);
+    });
+    for (const kept of due) void this.#end(kept, () => ({ error: worker.expired(this.#entryOf(kept)) }));
   }
 }
 
+/** When a message gives up: its node's deadline, or the account's outbox time, whichever is first. */
+function giveUpAt(kept: Kept, worker: OutboxWorker): number {
+  const account = kept.since + worker.minutes * 60_000;
+  return kept.deadline === undefined ? account : Math.min(account, kept.deadline);
+}
+
 /** Whether `a` was taken before `b`. */
-function before(a: OutboxEntry, b: OutboxEntry): boolean {
+function before(a: Kept, b: Kept): boolean {
   return a.since < b.since || (a.since === b.since && a.order < b.order);
 }
 
@@ -344,6 +515,15 @@ function settle(worker: OutboxWorker, entry: OutboxEntry, msg: Msg, outcome: Out
   } catch {
     // The node's failure path already reports; an outbox round never stops for it.
   }
+}
+
+/** The error a msg ends with when the outbox already holds `size` messages. */
+export function fullError(size: number, account?: string): GatewayError {
+  return new GatewayError({
+    type: 'outbox_full',
+    message: `Not kept: the outbox${account ? ` of the BulkGate account "${account}"` : ''} already holds ${size} messages waiting for the gateway (the account's "outbox size" setting)`,
+    brief: { key: 'outbox-full' },
+  });
 }
 
 /** The outboxes of this runtime, by file (or by account id where there is no user directory). */

@@ -2,7 +2,7 @@
  * The account's rate limit: at most `limit` messages in any `window` ms (a sliding window), with
  * a bounded FIFO queue for what has to wait. Shared by every node that uses the account.
  */
-import { GatewayError, onStop, type StopSignal } from '../../gateway';
+import { GatewayError, heldError, onStop, type Circuit, type StopSignal } from '../../gateway';
 
 interface Waiter {
   messages: number;
@@ -34,11 +34,15 @@ export class RateLimiter {
     return this.#queue.length;
   }
 
-  /** Resolves when `messages` may be sent now; rejects `rate_limited` when the queue is full. */
-  acquire(messages: number, signal?: StopSignal): Promise<void> {
+  /**
+   * Resolves when `messages` may be sent now; rejects `rate_limited` when the queue is full. With
+   * the account's circuit, a msg that waits when it opens leaves the queue for the outbox.
+   */
+  acquire(messages: number, signal?: StopSignal, circuit?: Circuit): Promise<void> {
     if (this.#closed) return Promise.reject(closed(this.#closed));
     if (!this.enabled) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(closed('the request was cancelled'));
+    if (circuit?.open) return Promise.reject(heldError());
     if (messages > this.limit) {
       return Promise.reject(
         new GatewayError({
@@ -61,14 +65,35 @@ export class RateLimiter {
     }
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { messages, resolve, reject };
-      waiter.unlisten = onStop(signal, () => {
+      const leave = (error: GatewayError) => {
+        waiter.unlisten?.();
         this.#remove(waiter);
-        reject(closed('the request was cancelled'));
-      });
+        reject(error);
+      };
+      const stopListening = onStop(signal, () => leave(closed('the request was cancelled')));
+      const stopHolding = onStop(circuit?.signal, () => leave(heldError()));
+      waiter.unlisten = () => {
+        stopListening();
+        stopHolding();
+      };
       this.#queue.push(waiter);
       this.onChange();
       this.#schedule();
     });
+  }
+
+  /**
+   * Gives back what a send took that did not reach the gateway and will be sent again (from the
+   * outbox): a probe of an unreachable gateway does not use up the account's limit.
+   */
+  refund(messages: number): void {
+    if (!this.enabled || messages <= 0) return;
+    this.#sent.splice(Math.max(0, this.#sent.length - messages), messages);
+    if (this.#queue.length) {
+      clearTimeout(this.#timer);
+      this.#timer = undefined;
+      this.#pump();
+    }
   }
 
   /** Refuses everything waiting (with the reason) and anything asked later. */

@@ -8,7 +8,10 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import {
   AbortGroup,
+  GatewayError,
+  type Circuit,
   InFlight,
+  isHeld,
   type GatewayClient,
   storableBody,
   type PreparedRequest,
@@ -17,8 +20,8 @@ import {
   type SendRecord,
   type TransactionalResult,
 } from '../../gateway';
-import { deferrable, storableMsg, type OutboxEntry, type Outcome } from './outbox';
-import { numberSetting, type AccountNode } from './account';
+import { deferrable, storableMsg } from './outbox';
+import { numberSetting, type AccountNode, type DeferredHandler } from './account';
 import { catalogText, fail, NO_ACCOUNT, nodeCatalog, sequenceParts, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
 import { fieldPlan, nodeOperation, sendFields, type SendConfig } from './send-fields';
 import { StormGuard } from './storm';
@@ -52,11 +55,21 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       (last, held) => void sendNotice(last.msg, last.fields, held),
     );
 
+    /** Whether the status shows this node's msgs waiting in the outbox (cleared when none waits). */
+    let showsWaiting = false;
     const unwatch = account?.watch(() => {
       const queued = account.limiter.queued;
-      const waiting = account.outbox.waiting;
-      if (waiting > 0) status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'waiting', { count: waiting }) }));
-      else if (queued > 0) status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'queued', { count: queued }) }));
+      const waiting = account.outbox.waitingFor(node.id);
+      if (waiting > 0) {
+        showsWaiting = true;
+        status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'waiting', { count: account.outbox.waitingFor(node.id) }) }));
+      } else if (queued > 0) {
+        showsWaiting = false;
+        status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'queued', { count: queued }) }));
+      } else if (showsWaiting) {
+        showsWaiting = false;
+        showTotals();
+      }
     });
 
     // A msg's way from the input to its end is a chain of promises, not an async function: an
@@ -99,13 +112,21 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
         node.warn(catalogText(texts, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
       }
       const outbox = account.outboxMinutes > 0 ? account.outbox : undefined;
-      // While messages wait in the outbox, a new one goes behind them: order is kept per account.
-      if (outbox?.waiting && !prepared.nothingToSend) {
-        return keep(msg, prepared, when, 0, 'older messages of this account wait in the outbox').then(() => done());
+      // While messages wait in the outbox, or the gateway was just found unreachable, a new one
+      // goes behind them without trying it: order is kept per account.
+      if (outbox && (outbox.waiting || account.circuit.open) && !prepared.nothingToSend) {
+        const reason = outbox.waiting ? 'older messages of this account wait in the outbox' : 'the gateway could not be reached a moment ago';
+        return keep(msg, prepared, when, 0, reason).then(() => done());
       }
+      // With an outbox, the account's circuit holds what waits (here, in the client) once the gateway fails.
+      const circuit = outbox ? account.circuit : undefined;
+      let counted = false;
       const sending = account.limiter.enabled
-        ? account.limiter.acquire(prepared.messages, queueStop).then(() => transmit(client, prepared))
-        : transmit(client, prepared);
+        ? account.limiter.acquire(prepared.messages, queueStop, circuit).then(() => {
+            counted = true;
+            return transmit(client, prepared, circuit);
+          })
+        : transmit(client, prepared, circuit);
       return sending.then(
         (result) => {
           route(msg, result, send, () => storableBody(prepared));
@@ -113,14 +134,21 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
         },
         (error: unknown) => {
           if (!outbox || !deferrable(error, operation)) throw error;
-          return keep(msg, prepared, when, 1, (error as Error).message, error).then(() => done());
+          // Held back by the circuit, it was never tried.
+          const attempts = isHeld(error) ? 0 : 1;
+          // It will be sent from the outbox: this attempt does not use up the account's rate limit.
+          if (counted) account.limiter.refund(prepared.messages);
+          return keep(msg, prepared, when, attempts, (error as Error).message, error).then(() => done());
         },
       );
     }
 
-    function transmit(client: GatewayClient, prepared: PreparedRequest): Promise<PromotionalResult | TransactionalResult> {
+    function transmit(client: GatewayClient, prepared: PreparedRequest, circuit: Circuit | undefined): Promise<PromotionalResult | TransactionalResult> {
       status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'sending') }));
-      return kind === 'promotional' ? client.sendPromotional(prepared, wireStop) : client.sendTransactional(prepared, wireStop);
+      const policy = circuit ? { circuit } : undefined;
+      return kind === 'promotional'
+        ? client.sendPromotional(prepared, wireStop, undefined, policy)
+        : client.sendTransactional(prepared, wireStop, undefined, policy);
     }
 
     /** `body`: the wire body (without credentials), read only when delivery tracking needs it. */
@@ -160,13 +188,15 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
           msg,
         );
       } catch (failure) {
+        // Full, or held by another Node-RED: that is the msg's end (Catch), and it says why.
+        if (failure instanceof GatewayError) throw failure;
         node.warn(catalogText(texts, 'warnings.outbox-write-failed', { reason: (failure as Error).message }));
         throw error ?? failure;
       }
     }
 
     /** A msg that left the outbox: out of the ports as a live send's, or to Catch; with `msg.bulkgate.deferred`. */
-    (node as Node & { settleDeferred(msg: Msg, entry: OutboxEntry, outcome: Outcome): void }).settleDeferred = (msg, entry, outcome) => {
+    const settleDeferred: DeferredHandler = (msg, entry, outcome) => {
       const deferred = { since: new Date(entry.since).toISOString(), attempts: entry.attempts };
       try {
         if ('result' in outcome) {
@@ -187,6 +217,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
         // A message leaving the outbox must never throw into the account's round.
       }
     };
+    const stopDeferred = account?.onDeferred(node.id, settleDeferred);
 
     function routePromotional(msg: Msg, result: PromotionalResult, send: Send, body: () => Record<string, unknown>): void {
       const records = result.response;
@@ -295,6 +326,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
 
     node.on('close', (_removed: boolean, done: () => void) => {
       unwatch?.();
+      stopDeferred?.();
       status.close();
       storm.close();
       queueStop.abort();
