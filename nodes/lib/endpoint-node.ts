@@ -13,6 +13,7 @@ import {
   evaluate,
   NO_ACCOUNT,
   nodeCatalog,
+  sendInBatches,
   sequenceParts,
   StatusThrottle,
   statusText,
@@ -115,7 +116,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
       };
       const outcome = await handle(ctx);
       status.show(() => ({ fill: outcome.status.fill ?? 'green', shape: 'dot', text: statusText(texts, outcome.status.key, outcome.status.params) }));
-      send(outcome.outputs);
+      await sendInBatches(send, outcome.outputs);
       done();
     }
 

@@ -189,3 +189,45 @@ export function sequenceParts(msg: Msg, id: string | undefined, index: number, c
   if (msg.parts) parts.parts = msg.parts;
   return parts;
 }
+
+/** Msgs sent in one turn of the event loop when a node emits one msg per number or recipient. */
+export const EMIT_BATCH = 500;
+
+/**
+ * Sends a node's outputs: at once when they are few; else in batches of EMIT_BATCH msgs (each
+ * port's msgs in order, a port's single msg with the last batch), a turn of the event loop apart,
+ * so a list of 100,000 numbers does not hold up every other flow. Resolves after the last batch.
+ */
+export function sendInBatches(send: Send, outputs: (Msg | Msg[] | null)[]): Promise<void> {
+  let total = 0;
+  for (const out of outputs) total += Array.isArray(out) ? out.length : out ? 1 : 0;
+  if (total <= EMIT_BATCH) {
+    send(outputs);
+    return Promise.resolve();
+  }
+  const offsets = outputs.map(() => 0);
+  return new Promise((resolve, reject) => {
+    const step = () => {
+      try {
+        let room = EMIT_BATCH;
+        const batch: (Msg | Msg[] | null)[] = outputs.map((out, port) => {
+          if (!Array.isArray(out) || room === 0) return null;
+          const from = offsets[port] as number;
+          const slice = out.slice(from, from + room);
+          offsets[port] = from + slice.length;
+          room -= slice.length;
+          return slice.length ? slice : null;
+        });
+        const left = outputs.some((out, port) => Array.isArray(out) && (offsets[port] as number) < out.length);
+        // Single msgs (a summary) go with the last batch: after the msgs they sum up.
+        if (!left) outputs.forEach((out, port) => (batch[port] = Array.isArray(out) ? (batch[port] ?? null) : out));
+        if (batch.some((b) => b)) send(batch);
+        if (left) setImmediate(step);
+        else resolve();
+      } catch (error) {
+        reject(error as Error);
+      }
+    };
+    step();
+  });
+}

@@ -22,7 +22,19 @@ import {
 } from '../../gateway';
 import { deferrable, storableMsg } from './outbox';
 import { numberSetting, type AccountNode, type DeferredHandler } from './account';
-import { catalogText, fail, NO_ACCOUNT, nodeCatalog, sequenceParts, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
+import {
+  catalogText,
+  fail,
+  NO_ACCOUNT,
+  nodeCatalog,
+  sendInBatches,
+  sequenceParts,
+  StatusThrottle,
+  statusText,
+  type Done,
+  type Msg,
+  type Send,
+} from './runtime';
 import { fieldPlan, nodeOperation, sendFields, type SendConfig } from './send-fields';
 import { StormGuard } from './storm';
 import { numberKey } from './tracking';
@@ -129,8 +141,9 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
         : transmit(client, prepared, circuit);
       return sending.then(
         (result) => {
-          route(msg, result, send, () => storableBody(prepared));
-          done();
+          const sending = route(msg, result, send, () => storableBody(prepared));
+          if (!sending) return done();
+          return sending.then(() => done());
         },
         (error: unknown) => {
           if (!outbox || !deferrable(error, operation)) throw error;
@@ -152,9 +165,11 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
     }
 
     /** `body`: the wire body (without credentials), read only when delivery tracking needs it. */
-    function route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: () => Record<string, unknown>): void {
-      if ('response' in result) routePromotional(msg, result, send, body);
-      else routeTransactional(msg, result, send, body);
+    /** Routes a result to the ports; a promotional one with many recipients resolves once its last batch is sent. */
+    function route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: () => Record<string, unknown>): Promise<void> | undefined {
+      if ('response' in result) return routePromotional(msg, result, send, body);
+      routeTransactional(msg, result, send, body);
+      return undefined;
     }
 
     /** The account's delivery tracking (issue 14) remembers what was accepted, while an events node listens. */
@@ -201,12 +216,12 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       try {
         if ('result' in outcome) {
           msg.bulkgate = { deferred };
-          route(
+          void route(
             msg,
             outcome.result,
             (m) => node.send(m as never),
             () => entry.body,
-          );
+          )?.catch(() => undefined);
         } else {
           fail(texts, status, msg, outcome.error, (e) => {
             msg.bulkgate = { ...(msg.bulkgate as object), deferred };
@@ -219,7 +234,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
     };
     const stopDeferred = account?.onDeferred(node.id, settleDeferred);
 
-    function routePromotional(msg: Msg, result: PromotionalResult, send: Send, body: () => Record<string, unknown>): void {
+    function routePromotional(msg: Msg, result: PromotionalResult, send: Send, body: () => Record<string, unknown>): Promise<void> {
       const records = result.response;
       if (tracker?.listening) {
         // msg.sent.payload of each recipient: its entry of the request, as the node sent it.
@@ -246,8 +261,8 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       sent += accepted.length;
       rejected += refused.length;
       msg.payload = { total: result.total, response: result.response };
-      send([accepted, refused, msg] as never);
       showTotals();
+      return sendInBatches(send, [accepted, refused, msg]);
     }
 
     function routeTransactional(msg: Msg, result: TransactionalResult, send: Send, body: () => Record<string, unknown>): void {
