@@ -101,7 +101,7 @@ function endpointNode(type: string, outputs: number, settings: Record<string, Se
     settings: { ...ENDPOINT_BASE, ...settings },
     label: 'plain',
     panel: { prepare: 'endpointPanel', save: 'endpointPanelSave' },
-    shared: ['status', 'brief'],
+    shared: ['status', 'brief', 'warnings'],
   };
 }
 

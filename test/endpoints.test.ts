@@ -215,7 +215,7 @@ describe('other endpoints: the nodes in Node-RED', function () {
     assert.deepEqual((await right)[0]?.payload, { id: msg?.otpId, verified: true });
   });
 
-  it("otp: a msg from an http in node names its requester's IP; a payload object overrides the node in the API's names", async () => {
+  it("otp: a msg from an http in node names its requester's IP; a payload object fills what the panel leaves empty, never the OTP's security settings", async () => {
     await load(
       [
         account(),
@@ -226,13 +226,25 @@ describe('other endpoints: the nodes in Node-RED', function () {
       credentials,
     );
     const sent = collect('sent', 1);
-    receive('otp-send', { payload: { number: '420777000124', language: 'cs', code_type: 'string' }, req: { ip: '198.51.100.4' } });
+    const warned: unknown[] = [];
+    (helper.getNode('otp-send') as TestNode).on('call:warn', (call: { args: unknown[] }) => warned.push(call.args[0]));
+    // A caller trying to loosen the OTP's locks: a short code that lives a day and may be guessed a thousand times.
+    const loosen = { code_type: 'string', code_length: 4, expiration: 86400, trials_available_verification: 1000, request_quota_identification: 'attacker' };
+    receive('otp-send', { payload: { number: '420777000124', language: 'cs', ...loosen }, req: { ip: '198.51.100.4' } });
     const [first] = await sent;
     const body = (await sim.lastRequest()).body;
-    assert.deepEqual([body.number, body.language, body.code_type, body.request_quota_identification], ['420777000124', 'cs', 'string', '198.51.100.4']);
+    assert.deepEqual([body.number, body.language, body.request_quota_identification], ['420777000124', 'cs', '198.51.100.4']);
+    for (const key of ['code_type', 'code_length', 'expiration', 'trials_available_verification'])
+      assert.equal(body[key], undefined, `${key} is not taken from msg.payload (the panel leaves it to the gateway's default)`);
+    assert.equal(warned.length, 5, 'one warning per ignored payload key');
+    assert.ok(warned.every((w) => /is ignored: the node's own setting wins/.test(String(w))));
     assert.equal(body.channel, undefined, 'no cascade set: the gateway sends an SMS');
     const { messages } = await sim.outbox();
-    assert.match(messages.at(-1)?.text ?? '', /^Váš ověřovací kód je [A-Z]{6}$/);
+    assert.match(messages.at(-1)?.text ?? '', /^Váš ověřovací kód je \d+$/, 'in the language the payload filled, with the code type the panel left to the gateway');
+    const again1 = collect('sent', 1);
+    receive('otp-send', { payload: { number: '420777000124', ...loosen } });
+    await again1;
+    assert.equal(warned.length, 5, 'each warned once, not per msg');
     // The resend reads msg.otpId.
     const resent = collect('sent', 1);
     receive('otp-resend', { otpId: first?.otpId });

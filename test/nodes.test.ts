@@ -284,13 +284,37 @@ describe('nodes in the Node-RED runtime', function () {
       assert.deepEqual([body.number, body.groups, body.country, body.schedule], [['777111222'], [1], 'cz', '4102444800']);
     });
 
-    it("msg.payload keys in the reference's names override the node's settings", async () => {
+    it("what the panel sets wins; msg.payload keys in the reference's names fill only what it leaves empty or at its default", async () => {
       await load(flow({ text: 'from node', duplicates_check: 'same_number', number: '420777111222', numberType: 'str' }), credentials());
+      const warned: unknown[] = [];
+      (helper.getNode('p') as TestNode).on('call:warn', (call: { args: unknown[] }) => warned.push(call.args[0]));
       const sum = collect('sum', 1);
       receive('p', { payload: { text: 'from payload', number: ['420777111223'], duplicates_check: null, application_token: 'stolen', unrelated: 1 } });
       await sum;
       const { body } = await sim.lastRequest();
-      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: ['420777111223'], text: 'from payload' });
+      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: ['420777111222'], text: 'from node', duplicates_check: 'same_number' });
+      assert.equal(warned.length, 3, 'text, number and duplicates_check ignored, each named once');
+      await unload();
+      // A node that leaves them empty: the payload fills them.
+      await load(flow({}), credentials());
+      const filled = collect('sum', 1);
+      receive('p', { payload: { text: 'from payload', number: ['420777111223'], duplicates_check: 'same_text', application_token: 'stolen' } });
+      await filled;
+      assert.deepEqual((await sim.lastRequest()).body, {
+        application_id: ACCOUNT_ID,
+        application_token: TOKEN,
+        number: ['420777111223'],
+        text: 'from payload',
+        duplicates_check: 'same_text',
+      });
+    });
+
+    it('a recipients field pointed at msg.payload.to wins over msg.payload.number', async () => {
+      await load(flow({ number: 'payload.to', numberType: 'msg' }), credentials());
+      const sum = collect('sum', 1);
+      receive('p', { payload: { to: '420777111224', number: '420777111225', text: 'Door' } });
+      await sum;
+      assert.deepEqual((await sim.lastRequest()).body.number, ['420777111224']);
     });
 
     it('a <name> with no variable for some recipient warns once, and the request still goes', async () => {

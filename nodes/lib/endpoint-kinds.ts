@@ -17,6 +17,18 @@ function actionOf<T extends string>(ctx: EndpointContext, actions: readonly T[])
 /** A setting read from the msg whose value is an object (msg.payload by default) is not that field. */
 const scalar = (v: unknown): unknown => (isPlainObject(v) ? undefined : v);
 
+/** The OTP's security settings: only the panel sets them, never a msg (a caller could loosen them). */
+const OTP_LOCKED = [
+  'code_type',
+  'code_length',
+  'expiration',
+  'request_quota_number',
+  'request_quota_identification',
+  'trials_available_resend',
+  'trials_available_verification',
+  'daily_limit',
+] as const;
+
 const OTP_SEND_SETTINGS = [
   'language',
   'code_type',
@@ -39,19 +51,23 @@ export const otp: EndpointHandler = async (ctx) => {
     const req = msg.req as { ip?: unknown } | undefined;
     fields.request_quota_identification = (await ctx.read('request_quota_identification')) ?? (typeof req?.ip === 'string' && req.ip ? req.ip : ctx.node.id);
     if (Array.isArray(ctx.config.channel) && ctx.config.channel.length) fields.channel = ctx.config.channel;
-    const data = (await ctx.call('otp send', { ...takenBy('otp send', fields), ...ctx.overrides('otp send') })) as { id?: unknown };
+    const panel = takenBy('otp send', fields);
+    const data = (await ctx.call('otp send', { ...panel, ...ctx.overrides('otp send', panel, OTP_LOCKED) })) as { id?: unknown };
     msg.otpId = data.id;
     msg.payload = data;
     return { outputs: [msg, null], status: { key: 'otp-sent' } };
   }
   const id = scalar(await ctx.read('otpId'));
   if (action === 'resend') {
-    const data = (await ctx.call('otp resend', { id, ...ctx.overrides('otp resend') })) as { id?: unknown };
+    // The id comes only from its own setting: an empty flow.otpId is not filled from a msg.
+    const data = (await ctx.call('otp resend', { ...ctx.overrides('otp resend', { id }, ['id']), id })) as { id?: unknown };
     msg.otpId = data.id ?? id;
     msg.payload = data;
     return { outputs: [msg, null], status: { key: 'otp-sent' } };
   }
-  const fields = { id, code: scalar(await ctx.read('code')), ...ctx.overrides('otp verify') };
+  // The id and the code come only from their own settings (a msg cannot point a code at another OTP).
+  const code = await ctx.read('code');
+  const fields = { ...ctx.overrides('otp verify', { id, code }, ['id', 'code']), id, code: typeof code === 'number' ? String(code) : scalar(code) };
   const data = (await ctx.call('otp verify', fields)) as { verified?: unknown };
   msg.otpId = fields.id;
   msg.payload = data;
@@ -63,8 +79,9 @@ export const otp: EndpointHandler = async (ctx) => {
 const impossible = (given: string) => ({ phone_number: given, valid: false, country: null, call_prefix: null, network_code: null, network_name: '' });
 
 export const numberCheck: EndpointHandler = async (ctx) => {
-  const own = ctx.overrides('number-check');
-  const given = own.numbers !== undefined ? numbersOf(own.numbers, 'numbers') : numbersOf(await ctx.read('number'));
+  const panel = await ctx.read('number');
+  const own = ctx.overrides('number-check', { numbers: scalar(panel) });
+  const given = own.numbers !== undefined ? numbersOf(own.numbers, 'numbers') : numbersOf(panel);
   if (given.length === 0) throw invalidRequest('number is required: one or more phone numbers, in msg.payload by default', { key: 'no-recipient' });
   const country = await ctx.read('country');
   const possible = given.filter((n) => isPhoneNumber(n));
@@ -93,7 +110,7 @@ export const blacklist: EndpointHandler = async (ctx) => {
   const action = actionOf(ctx, ['check', 'add', 'remove'] as const);
   const { msg, config } = ctx;
   if (action === 'remove') {
-    const own = ctx.overrides('black-list remove');
+    const own = ctx.overrides('black-list remove', { wallet: config.wallet, source_id: config.source_id });
     const source = own.source_id ?? (own.number === undefined ? config.source_id : undefined);
     const fields: Record<string, unknown> = { wallet: config.wallet, ...own };
     if (source !== undefined && source !== '') fields.source_id = source;
@@ -102,11 +119,20 @@ export const blacklist: EndpointHandler = async (ctx) => {
     return { outputs: [msg, null], status: { key: 'removed' } };
   }
   const name: EndpointName = action === 'add' ? 'black-list add' : 'black-list check';
-  const own = ctx.overrides(name);
-  const numbers = own.numbers !== undefined ? numbersOf(own.numbers, 'numbers') : numbersOf(await ctx.read('number'));
+  const panelNumbers = await ctx.read('number');
+  const reason = action === 'add' ? await ctx.read('reason') : undefined;
+  const own = ctx.overrides(name, {
+    numbers: scalar(panelNumbers),
+    wallet: config.wallet,
+    type: config.listType,
+    route: config.route,
+    reason,
+    source_id: config.source_id,
+  });
+  const numbers = own.numbers !== undefined ? numbersOf(own.numbers, 'numbers') : numbersOf(panelNumbers);
   if (numbers.length === 0) throw invalidRequest('number is required: one or more phone numbers, in msg.payload by default', { key: 'no-recipient' });
   if (action === 'add') {
-    const fields = { wallet: config.wallet, type: config.listType, reason: await ctx.read('reason'), source_id: config.source_id, ...own, numbers };
+    const fields = { wallet: config.wallet, type: config.listType, reason, source_id: config.source_id, ...own, numbers };
     msg.payload = await ctx.call('black-list add', takenBy('black-list add', fields));
     return { outputs: [msg, null], status: { key: 'added' } };
   }
@@ -135,12 +161,12 @@ export const contacts: EndpointHandler = async (ctx) => {
   const name = `address-book ${action}` as EndpointName;
   const { msg, config } = ctx;
   const given = await ctx.read('phone_number');
-  const fields: Record<string, unknown> = {
+  const panel: Record<string, unknown> = {
     phone_number: isPlainObject(given) || Array.isArray(given) ? undefined : oneNumber(given, 'phone_number'),
     groups: await ctx.read('groups'),
     group_name: config.group_name,
-    ...ctx.overrides(name),
   };
+  const fields: Record<string, unknown> = { ...panel, ...ctx.overrides(name, panel) };
   if (action === 'add' || action === 'edit' || action === 'import') {
     // The contact itself may be msg.payload (an array of them to import), beside or instead of `data`.
     if (fields.data === undefined && Array.isArray(msg.payload) && action === 'import') fields.data = msg.payload;

@@ -10,6 +10,7 @@ import { typedSettings } from '../definitions';
 import type { AccountNode } from './account';
 import {
   answerInputs,
+  catalogText,
   evaluate,
   NO_ACCOUNT,
   nodeCatalog,
@@ -32,8 +33,12 @@ export interface EndpointContext {
   msg: Msg;
   /** A TypedInput setting of the node, read against the msg (undefined when empty). */
   read(field: string): Promise<unknown>;
-  /** The keys of an object msg.payload that the endpoint's body takes, in the API's names. */
-  overrides(name: EndpointName): Record<string, unknown>;
+  /**
+   * The keys of an object msg.payload that the endpoint's body takes, in the API's names, that
+   * fill what the panel leaves empty: a key `panel` gives a value for, or one of `locked` (the
+   * OTP's security settings), is ignored, and the node warns once that it was.
+   */
+  overrides(name: EndpointName, panel?: Record<string, unknown>, locked?: readonly string[]): Record<string, unknown>;
   call(name: EndpointName, fields: Record<string, unknown>): Promise<unknown>;
   /** One msg per result, in order, each a copy of the msg with msg.parts for a join node. */
   parts(payloads: unknown[]): Msg[];
@@ -86,6 +91,8 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
     const account = RED.nodes.getNode(config.account as string) as AccountNode | null;
     const stop = new AbortGroup();
     const status = new StatusThrottle(node);
+    /** Payload keys this node has warned about ignoring (once each). */
+    const warned = new Set<string>();
 
     async function input(msg: Msg, send: Send, done: Done): Promise<void> {
       if (!account) throw NO_ACCOUNT();
@@ -100,10 +107,18 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
           const setting = config[field] === undefined ? fallback : { value: config[field], type: config[`${field}Type`] as string | undefined };
           return setting ? evaluate(RED, node, msg, field, setting) : undefined;
         },
-        overrides: (name) => {
+        overrides: (name, panel = {}, locked = []) => {
           const out: Record<string, unknown> = {};
           if (!isPlainObject(msg.payload)) return out;
-          for (const field of bodyFields(name)) if (Object.prototype.hasOwnProperty.call(msg.payload, field)) out[field] = msg.payload[field];
+          for (const field of bodyFields(name)) {
+            if (!Object.prototype.hasOwnProperty.call(msg.payload, field)) continue;
+            const set = panel[field] !== undefined && panel[field] !== '';
+            if (!set && !locked.includes(field)) out[field] = msg.payload[field];
+            else if (!warned.has(field)) {
+              warned.add(field);
+              node.warn(catalogText(texts, 'warnings.payload-ignored', { field }));
+            }
+          }
           return out;
         },
         call: (name, fields) => client.call(name, fields, { signal: stop }),

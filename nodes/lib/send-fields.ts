@@ -1,7 +1,8 @@
 /**
  * Assembles the request fields of one message: the node's settings (TypedInputs evaluated against
  * the msg), the text template rendered with mustache, then the keys of an object `msg.payload`
- * in the reference's own field names, which win.
+ * in the reference's own field names, which fill what the panel leaves empty or at its default:
+ * what the user set in the panel wins, as in Node-RED's core nodes.
  */
 import type { Node, NodeAPI } from 'node-red';
 import {
@@ -17,7 +18,7 @@ import {
   type SendField,
   type SendFields,
 } from '../../gateway';
-import { typedSettings } from '../definitions';
+import { DEFINITIONS, typedSettings } from '../definitions';
 import { evaluate, type Msg, type TypedSetting } from './runtime';
 
 /** Send node settings as the flow file stores them. */
@@ -68,6 +69,10 @@ export interface FieldPlan {
   plain: [SendField, unknown][];
   channel: unknown[] | undefined;
   template: string;
+  /** Listed settings the user changed from their default: msg.payload does not replace them. */
+  set: ReadonlySet<SendField>;
+  /** Payload keys the node has warned about ignoring (once each). */
+  warned: Set<string>;
 }
 
 export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
@@ -81,28 +86,53 @@ export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
     typed.push([field, config[field] === undefined ? fallback : { value: config[field], type: config[`${field}Type`] as string | undefined }]);
   }
   const plain: [SendField, unknown][] = [];
+  const set = new Set<SendField>();
+  const defaults = settingDefaults(`bulkgate-${operation.kind}`);
   for (const field of PLAIN_FIELDS) {
     const value = config[field];
-    if (taken.has(field) && value !== undefined && value !== '' && value !== false) plain.push([field, value]);
+    if (taken.has(field) && value !== undefined && value !== '' && value !== false) {
+      plain.push([field, value]);
+      if (value !== defaults[field]) set.add(field);
+    }
   }
   const channel = taken.has('channel') && Array.isArray(config.channel) && config.channel.length ? config.channel : undefined;
-  return { typed, plain, channel, template: typeof config.text === 'string' ? config.text : '' };
+  // A payload's channel replaces the cascade only while it is the default one (SMS, nothing set).
+  if (channel && !isDefaultCascade(channel)) set.add('channel');
+  const template = typeof config.text === 'string' ? config.text : '';
+  if (template) set.add('text');
+  return { typed, plain, channel, template, set, warned: new Set() };
 }
 
-export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg): SendFields | Promise<SendFields> {
+/** The default cascade: SMS alone, with none of its settings changed. */
+function isDefaultCascade(channel: unknown[]): boolean {
+  const only = channel[0];
+  return (
+    channel.length === 1 &&
+    isPlainObject(only) &&
+    only.type === 'sms' &&
+    Object.entries(only).every(([key, value]) => key === 'type' || value === undefined || value === null || value === '' || value === false || value === 'auto')
+  );
+}
+
+export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, onIgnored?: (field: string) => void): SendFields | Promise<SendFields> {
   const fields: SendFields = {};
   const waiting: Promise<void>[] = [];
+  /** Settings of the panel that gave a value for this msg: a payload key does not replace them. */
+  const fromPanel = new Set<SendField>(plan.set);
 
   for (const [field, setting] of plan.typed) {
     const value = evaluate(RED, node, msg, field, setting);
     if (value instanceof Promise) {
       waiting.push(
         value.then((v) => {
-          if (v !== undefined) fields[field] = v;
+          if (v === undefined) return;
+          fields[field] = v;
+          fromPanel.add(field);
         }),
       );
     } else if (value !== undefined) {
       fields[field] = value;
+      fromPanel.add(field);
     }
   }
   for (const [field, value] of plan.plain) fields[field] = value;
@@ -126,15 +156,25 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg):
     throw invalidRequest(TIMESTAMP_AS_TEXT, { key: 'no-text' });
   }
 
-  // msg.payload's keys win, also over a setting that is still being evaluated.
+  // msg.payload's keys fill what the panel left empty or at its default; the panel wins.
   const overrides = () => {
     if (!isPlainObject(msg.payload)) return fields;
     for (const field of SEND_FIELDS) {
-      if (Object.prototype.hasOwnProperty.call(msg.payload, field)) fields[field] = msg.payload[field];
+      if (!Object.prototype.hasOwnProperty.call(msg.payload, field)) continue;
+      if (!fromPanel.has(field)) fields[field] = msg.payload[field];
+      else if (!plan.warned.has(field) && msg.payload[field] !== fields[field]) {
+        plan.warned.add(field);
+        onIgnored?.(field);
+      }
     }
     return fields;
   };
   return waiting.length ? Promise.all(waiting).then(overrides) : overrides();
+}
+
+/** The default values of a node type's settings. */
+function settingDefaults(type: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(DEFINITIONS[type]?.settings ?? {}).map(([name, setting]) => [name, setting.value]));
 }
 
 /**

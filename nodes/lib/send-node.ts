@@ -88,12 +88,14 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
     // async function keeps a frame of all its locals per msg in flight, and a burst holds 10,000
     // msgs in flight (issue 17). Each step returns undefined when the msg has ended at once.
 
+    const ignored = (field: string) => node.warn(catalogText(texts, 'warnings.payload-ignored', { field }));
+
     /** Reads a msg's fields (throws, or rejects, when they cannot be read), then dispatches it. */
     function handle(msg: Msg, send: Send, done: Done): Promise<void> | undefined {
       const when = { since: Date.now(), order: ++taken };
       if (!account) throw NO_ACCOUNT();
       const client = account.gateway();
-      const assembled = sendFields(RED, node, plan, msg);
+      const assembled = sendFields(RED, node, plan, msg, ignored);
       // Most settings are read at once; only flow, global and JSONata ones make it wait.
       if (assembled instanceof Promise) return assembled.then((fields) => dispatch(account, client, msg, fields, when, send, done));
       return dispatch(account, client, msg, assembled, when, send, done);
