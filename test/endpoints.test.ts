@@ -240,7 +240,11 @@ describe('other endpoints: the nodes in Node-RED', function () {
     assert.ok(warned.every((w) => /is ignored: the node's own setting wins/.test(String(w))));
     assert.equal(body.channel, undefined, 'no cascade set: the gateway sends an SMS');
     const { messages } = await sim.outbox();
-    assert.match(messages.at(-1)?.text ?? '', /^Váš ověřovací kód je \d+$/, 'in the language the payload filled, with the code type the panel left to the gateway');
+    assert.match(
+      messages.at(-1)?.text ?? '',
+      /^Váš ověřovací kód je \d+$/,
+      'in the language the payload filled, with the code type the panel left to the gateway',
+    );
     const again1 = collect('sent', 1);
     receive('otp-send', { payload: { number: '420777000124', ...loosen } });
     await again1;

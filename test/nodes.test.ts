@@ -292,7 +292,13 @@ describe('nodes in the Node-RED runtime', function () {
       receive('p', { payload: { text: 'from payload', number: ['420777111223'], duplicates_check: null, application_token: 'stolen', unrelated: 1 } });
       await sum;
       const { body } = await sim.lastRequest();
-      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: ['420777111222'], text: 'from node', duplicates_check: 'same_number' });
+      assert.deepEqual(body, {
+        application_id: ACCOUNT_ID,
+        application_token: TOKEN,
+        number: ['420777111222'],
+        text: 'from node',
+        duplicates_check: 'same_number',
+      });
       assert.equal(warned.length, 3, 'text, number and duplicates_check ignored, each named once');
       await unload();
       // A node that leaves them empty: the payload fills them.
