@@ -9,12 +9,36 @@ import { createServer } from 'node:http';
 let nextId = 0;
 const transactional = () => `{"data":{"status":"accepted","sms_id":"fixed-${++nextId}","price":0.05,"credit":100,"number":"420777123456"}}`;
 
+/** An outage for the outbox scenarios: while `down`, every API request is answered 503 and counted. */
+let down = false;
+let failed = 0;
+
 const server = createServer((req, res) => {
   const chunks: Buffer[] = [];
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
+    if (req.url?.startsWith('/control/')) {
+      if (req.url === '/control/down') [down, failed] = [true, 0];
+      if (req.url === '/control/up') down = false;
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(JSON.stringify({ down, failed }));
+      return;
+    }
+    if (down) {
+      failed++;
+      res.writeHead(503, { 'content-type': 'application/json' });
+      res.end('{"error":"Service unavailable","code":503,"type":"unknown"}');
+      return;
+    }
     let body = transactional();
-    if (req.url?.endsWith('/promotional')) {
+    if (req.url?.endsWith('/check-phone-numbers')) {
+      // The SDK's shape: one record per number, keyed by the number as sent.
+      const { numbers } = JSON.parse(Buffer.concat(chunks).toString()) as { numbers: { phone_number: string }[] };
+      const data: Record<string, unknown> = {};
+      for (const { phone_number } of numbers)
+        data[phone_number] = { phone_number, valid: true, country: 'cz', call_prefix: 420, network_code: '23001', network_name: 'T-Mobile' };
+      body = JSON.stringify({ data });
+    } else if (req.url?.endsWith('/promotional')) {
       const { number } = JSON.parse(Buffer.concat(chunks).toString()) as { number: (string | { number: string })[] };
       const response = number.map((n, i) => ({
         status: 'accepted',

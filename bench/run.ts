@@ -14,6 +14,7 @@ import { performance } from 'node:perf_hooks';
 import { Pool } from 'undici';
 import { SegmentedMessage } from 'sms-segments-calculator';
 import { GatewayClient, measureText } from '../gateway';
+import { outboxScale } from './outbox-scale';
 
 const ROOT = join(__dirname, '..', '..');
 const QUICK = process.argv.includes('--quick');
@@ -30,6 +31,7 @@ const PLAN = QUICK
       recipients: [10_000],
       soakSeconds: 4,
       startPairs: 3,
+      scale: { storm: 1000, outageSeconds: 3, numbers: 10_000 },
     }
   : {
       runs: 5,
@@ -39,6 +41,7 @@ const PLAN = QUICK
       recipients: [10_000, 100_000],
       soakSeconds: 60,
       startPairs: 30,
+      scale: { storm: 10_000, outageSeconds: 60, numbers: 100_000 },
     };
 /** `--concurrency 64` measures the closed loop at that concurrency only (for a profile). */
 const CONCURRENCY = process.argv.includes('--concurrency') ? [Number(process.argv[process.argv.indexOf('--concurrency') + 1])] : [1, 16, 64];
@@ -368,6 +371,8 @@ const ONLY_CLOSED = process.argv.includes('--closed');
 /** `--start` measures what having the package installed costs, only; `--tracking` the tracking soak only. */
 const ONLY_START = process.argv.includes('--start');
 const ONLY_TRACKING = process.argv.includes('--tracking');
+/** `--scale` measures the outbox at scale (a storm during an outage, its drain, 100,000 numbers) only. */
+const ONLY_SCALE = process.argv.includes('--scale');
 
 /**
  * All clients are deployed at once and measured in rounds (`inRounds`), so a slow moment of this
@@ -894,13 +899,31 @@ async function usage(fixedUrl: string) {
   }
 }
 
+function scaleTargets(scale: Awaited<ReturnType<typeof outboxScale>>) {
+  const { storm, drain, numberCheck } = scale;
+  return [
+    {
+      target: `${storm.alerts} alerts during a ${storm.outageSeconds} s outage: requests to the failing gateway <= 100`,
+      value: storm.requestsToFailingGateway,
+      pass: storm.requestsToFailingGateway <= 100,
+    },
+    { target: `a ${drain.backlog}-message backlog drained (no rate limit) >= 1,000 msgs/s`, value: drain.msgsPerSec, pass: drain.msgsPerSec >= 1000 },
+    { target: 'during the drain, the event loop delay another route sees, p99 < 50 ms', value: drain.loopDelayP99Ms, pass: drain.loopDelayP99Ms < 50 },
+    {
+      target: `${numberCheck.numbers} numbers through a number check: the event loop delay another route sees, p99 < 50 ms`,
+      value: numberCheck.loopDelayP99Ms,
+      pass: numberCheck.loopDelayP99Ms < 50,
+    },
+  ];
+}
+
 async function main(): Promise<void> {
   const machine = { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, quick: QUICK, gcExposed: Boolean((globalThis as { gc?: unknown }).gc) };
   console.log(
     `node-red-contrib-bulkgate benchmark: ${machine.cores} cores (${machine.cpu}), Node.js ${machine.node}${QUICK ? ', quick' : ''}; median of ${PLAN.runs} runs after a warm-up (closed loops and bursts: ${PLAN.comparisonRuns} rounds, the clients compared ${PLAN.backToBack} times back to back in each)`,
   );
   // First, with nothing else running in this process: each start is a process of its own.
-  const installed = ONLY_BURST || ONLY_CLOSED || ONLY_TRACKING ? undefined : await installCost();
+  const installed = ONLY_BURST || ONLY_CLOSED || ONLY_TRACKING || ONLY_SCALE ? undefined : await installCost();
   if (ONLY_START) return;
   await runtime.start();
   const fixed = await startServer([join(ROOT, 'dist', 'bench', 'fixed-server.js')], /listening on (http\S+)/);
@@ -913,6 +936,12 @@ async function main(): Promise<void> {
       await trackingSoak(fixed.url);
       return;
     }
+    if (ONLY_SCALE) {
+      const scale = await outboxScale(runtime, fixed.url, { application_id: ID, application_token: TOKEN }, PLAN.scale);
+      console.log(`\noutbox at scale\n${JSON.stringify(scale, null, 2)}`);
+      for (const t of scaleTargets(scale)) console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${t.value}`);
+      return;
+    }
     const transactional = ONLY_BURST ? [] : await throughput({ fixed: fixed.url, simulator: simulator.url });
     if (ONLY_CLOSED) return;
     const bursts = await burst(fixed.url);
@@ -923,6 +952,8 @@ async function main(): Promise<void> {
     const count = counting();
     const inUse = await usage(fixed.url);
     const outboxFiles = runtime.outboxFiles();
+    const scale = await outboxScale(runtime, fixed.url, { application_id: ID, application_token: TOKEN }, PLAN.scale);
+    console.log(`\noutbox at scale\n${JSON.stringify(scale, null, 2)}`);
 
     const at = (client: string, concurrency: number) =>
       (transactional.find((r) => r.server === 'fixed' && r.client === client && r.concurrency === concurrency)?.msgsPerSec as number) ?? 0;
@@ -1000,6 +1031,7 @@ async function main(): Promise<void> {
       },
       { target: 'counting a 612-unit adversarial text, worst case < 5 ms', value: count.worstPackageMs, pass: count.worstPackageMs < 5 },
       { target: 'a 100,000-unit text refused < 5 ms', value: count.hugeTextRefusedMs, pass: count.hugeTextRefusedMs < 5 },
+      ...scaleTargets(scale),
     ];
     console.log('\ntargets');
     for (const t of targets) console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${t.value}`);
@@ -1015,7 +1047,7 @@ async function main(): Promise<void> {
     mkdirSync(join(ROOT, 'bench'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench', 'results.json'),
-      `${JSON.stringify({ machine, plan: PLAN, installed, transactional, burst: bursts, outboxFiles, promotional: promo, soak: steady, tracking, inUse, counting: count, targets }, null, 2)}\n`,
+      `${JSON.stringify({ machine, plan: PLAN, installed, transactional, burst: bursts, outboxFiles, promotional: promo, soak: steady, tracking, inUse, counting: count, scale, targets }, null, 2)}\n`,
     );
     console.log('\nwritten to bench/results.json');
   } finally {

@@ -256,6 +256,13 @@ export class Journal {
     return run;
   }
 
+  /** Closes the file (after what is appended now is on disk); the next append opens it again. */
+  close(): Promise<void> {
+    const run = this.#chain.then(() => this.#close());
+    this.#chain = run;
+    return run;
+  }
+
   /** Nothing waits: the file and its lock are removed (after what is appended now is on disk). */
   release(): Promise<void> {
     const run = this.#chain.then(async () => {

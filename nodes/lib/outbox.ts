@@ -268,6 +268,11 @@ export class Outbox {
     await this.#settling;
   }
 
+  /** Closes the journal's file (a test's outbox; a runtime's lives as long as its process). */
+  close(): Promise<void> {
+    return this.#journal?.close() ?? Promise.resolve();
+  }
+
   /** Empties the outbox; each message ends with `error` (Catch). Returns how many there were. */
   async empty(error: (entry: OutboxEntry) => GatewayError): Promise<number> {
     const ended: Kept[] = [];

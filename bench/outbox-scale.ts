@@ -1,0 +1,111 @@
+/**
+ * The outbox at scale, against the fixed-answer server (its `/control/down` and `/control/up`
+ * switch an outage: every API request answered 503, and counted):
+ * - an alarm storm during an outage: how many requests reach the failing gateway;
+ * - the backlog it leaves, drained when the gateway returns: msgs/s from the first to the last
+ *   that leaves, and the event loop's delay meanwhile (p99), which is what another route of the
+ *   same Node-RED waits on top of its own work;
+ * - 100,000 numbers through a number check: the event loop's delay meanwhile (p99).
+ */
+import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
+
+type FlowNode = Record<string, unknown> & { id: string; type: string };
+export interface ScaleRuntime {
+  deploy(flow: FlowNode[]): Promise<void>;
+  node(id: string): { receive(msg: unknown): void };
+  onSink(id: string, listener: (msg: Record<string, unknown>) => void): void;
+}
+
+export interface ScalePlan {
+  /** Alerts raised during the outage. */
+  storm: number;
+  outageSeconds: number;
+  numbers: number;
+}
+
+const control = async (fixedUrl: string, what: 'down' | 'up') =>
+  (await (await fetch(`${fixedUrl}/control/${what}`, { method: 'POST' })).json()) as { down: boolean; failed: number };
+
+/** The event loop's delay while `work` runs, p99 and max in ms. */
+async function loopDelayDuring<T>(work: () => Promise<T>): Promise<{ result: T; p99Ms: number; maxMs: number }> {
+  const histogram = monitorEventLoopDelay({ resolution: 5 });
+  histogram.enable();
+  try {
+    const result = await work();
+    return { result, p99Ms: round(histogram.percentile(99) / 1e6), maxMs: round(histogram.max / 1e6) };
+  } finally {
+    histogram.disable();
+  }
+}
+
+const round = (n: number, digits = 1) => Math.round(n * 10 ** digits) / 10 ** digits;
+
+export async function outboxScale(
+  runtime: ScaleRuntime,
+  fixedUrl: string,
+  credentials: { application_id: string; application_token: string },
+  plan: ScalePlan,
+) {
+  await runtime.deploy([
+    // The account's defaults: 3 retries, a 15 s timeout, the outbox on (60 minutes), no rate limit.
+    { id: 'scale-acc', type: 'bulkgate-account', baseUrl: fixedUrl, credentials },
+    { id: 'scale-t', type: 'bulkgate-transactional', account: 'scale-acc', text: '', wires: [['scale-out'], ['scale-out']] },
+    { id: 'scale-out', type: 'bench-sink' },
+    { id: 'scale-check', type: 'bulkgate-number-check', account: 'scale-acc', wires: [['scale-checked'], ['scale-checked']] },
+    { id: 'scale-checked', type: 'bench-sink' },
+  ]);
+  let left = 0;
+  let firstOut = 0;
+  let lastOut = 0;
+  let allOut: () => void = () => undefined;
+  runtime.onSink('scale-out', () => {
+    const now = performance.now();
+    firstOut ||= now;
+    lastOut = now;
+    if (--left === 0) allOut();
+  });
+
+  // The storm: every alert during the outage, as a split node or a flapping sensor hands them over.
+  await control(fixedUrl, 'down');
+  left = plan.storm;
+  const drained = new Promise<void>((resolve) => (allOut = resolve));
+  const node = runtime.node('scale-t');
+  for (let i = 0; i < plan.storm; i++) node.receive({ payload: `Smoke in the hall ${i}`, number: '420777123456', seq: i });
+  await new Promise((r) => setTimeout(r, plan.outageSeconds * 1000));
+  const { failed } = await control(fixedUrl, 'up');
+  const back = performance.now();
+  const drain = await loopDelayDuring(() => drained);
+  const drainMsgsPerSec = round(plan.storm / ((lastOut - firstOut) / 1000), 0);
+
+  // 100,000 numbers through one number check.
+  let checked = 0;
+  let allChecked: () => void = () => undefined;
+  runtime.onSink('scale-checked', () => {
+    if (++checked === plan.numbers) allChecked();
+  });
+  const numbers = Array.from({ length: plan.numbers }, (_, i) => `420777${String(i).padStart(6, '0')}`);
+  const started = performance.now();
+  const check = await loopDelayDuring(
+    () =>
+      new Promise<void>((resolve) => {
+        allChecked = resolve;
+        runtime.node('scale-check').receive({ payload: numbers });
+      }),
+  );
+  return {
+    storm: { alerts: plan.storm, outageSeconds: plan.outageSeconds, requestsToFailingGateway: failed },
+    drain: {
+      backlog: plan.storm,
+      firstLeftAfterMs: round(firstOut - back, 0),
+      msgsPerSec: drainMsgsPerSec,
+      loopDelayP99Ms: drain.p99Ms,
+      loopDelayMaxMs: drain.maxMs,
+    },
+    numberCheck: {
+      numbers: plan.numbers,
+      inputToLastOutputMs: round(performance.now() - started, 0),
+      loopDelayP99Ms: check.p99Ms,
+      loopDelayMaxMs: check.maxMs,
+    },
+  };
+}

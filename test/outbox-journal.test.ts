@@ -1,0 +1,217 @@
+/**
+ * The outbox's policies without Node-RED: its journal file (a file of any size loads, damaged
+ * lines are skipped, the earlier format is carried over, spent lines are compacted away, a
+ * temporary file never follows a planted symlink), its order and its stop on a transient
+ * failure with a stand-in sender, and the circuit and rate limit it works with.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Circuit, GatewayError, heldError, isHeld } from '../gateway';
+import { Outbox, type NewEntry, type OutboxEntry, type OutboxWorker, type Outcome } from '../nodes/lib/outbox';
+import { Journal } from '../nodes/lib/outbox-journal';
+import { RateLimiter } from '../nodes/lib/rate-limit';
+
+const OPERATION = { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' } as const;
+
+function newEntry(i: number, since = Date.now()): NewEntry {
+  return {
+    node: 't',
+    operation: OPERATION as never,
+    body: { number: '420777123456', text: `Alert ${i}` },
+    rejected: [],
+    messages: 1,
+    msg: { payload: `Alert ${i}`, seq: i },
+    since,
+    order: i,
+    attempts: 1,
+    reason: 'HTTP 503',
+  };
+}
+
+/** A stand-in for the account: sends succeed until `failAfter` sends, then fail as the gateway being away. */
+function standIn(options: { failAfter?: number; minutes?: number } = {}) {
+  const settled: { seq: unknown; outcome: Outcome }[] = [];
+  let sent = 0;
+  const worker: OutboxWorker = {
+    minutes: options.minutes ?? 60,
+    firstDelay: 5,
+    size: 1_000_000,
+    account: 'test',
+    concurrency: 8,
+    circuit: new Circuit(),
+    transient: (error) => error instanceof GatewayError && error.retryable,
+    expired: () => new GatewayError({ type: 'expired', message: 'expired' }),
+    send: async (entry: OutboxEntry) => {
+      await new Promise((r) => setImmediate(r));
+      if (options.failAfter !== undefined && sent >= options.failAfter)
+        throw new GatewayError({ type: 'unknown', status: 503, retryable: true, message: 'HTTP 503' });
+      sent++;
+      return { record: { status: 'accepted', number: String(entry.body.number) }, rejected: false };
+    },
+    settle: (_entry, msg, outcome) => settled.push({ seq: msg.seq, outcome }),
+  };
+  return { worker, settled, sent: () => sent };
+}
+
+async function until(what: string, check: () => boolean, ms = 20_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+}
+
+const warnings = () => {
+  const seen: string[] = [];
+  return { seen, warn: (key: string, params: Record<string, string | number>) => seen.push(`${key} ${JSON.stringify(params)}`) };
+};
+
+describe('outbox journal and policies (unit)', function () {
+  this.timeout(60_000);
+  let dir: string;
+  let path: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bulkgate-journal-'));
+    path = join(dir, 'bulkgate-outbox', 'acc.jsonl');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  it('a file of 200,000 entries loads whole (no spread of call arguments), oldest first', () => {
+    const lines = ['{"bulkgateOutbox":2}'];
+    const since = Date.now();
+    for (let i = 0; i < 200_000; i++) lines.push(JSON.stringify({ id: `e${i}`, ...newEntry(i, since) }));
+    mkdirSync(join(dir, 'bulkgate-outbox'));
+    writeFileSync(path, lines.join('\n') + '\n');
+    const { warn, seen } = warnings();
+    const outbox = new Outbox(path, warn);
+    assert.equal(outbox.waiting, 200_000);
+    assert.equal(outbox.waitingFor('t'), 200_000);
+    assert.deepEqual(seen, []);
+  });
+
+  it("the earlier version's file (header 1, no done lines) is carried over; damaged lines are skipped with a warning; done lines end their entry", () => {
+    mkdirSync(join(dir, 'bulkgate-outbox'));
+    writeFileSync(
+      path,
+      [
+        '{"bulkgateOutbox":1}',
+        JSON.stringify({ id: 'a', ...newEntry(1) }),
+        '{"id": "broken", "node": ',
+        JSON.stringify({ id: 'b', ...newEntry(2) }),
+        JSON.stringify({ done: 'a' }),
+        'not json',
+      ].join('\n'),
+    );
+    const { warn, seen } = warnings();
+    const outbox = new Outbox(path, warn);
+    assert.equal(outbox.waiting, 1, 'b waits; a was done');
+    assert.equal(seen.length, 1);
+    assert.match(seen[0] as string, /^outbox-bad-lines .*"bad":2,"kept":1/);
+  });
+
+  it('a drain with a stand-in sender: results handed on in the order the msgs came; a transient failure stops it and keeps the rest in order', async () => {
+    const { warn } = warnings();
+    const outbox = new Outbox(path, warn);
+    const { worker, settled } = standIn({ failAfter: 30 });
+    for (let i = 0; i < 50; i++) await outbox.keep(newEntry(i, Date.now()), {} as never);
+    outbox.attach(worker);
+    await until('30 sent', () => settled.length === 30);
+    await new Promise((r) => setTimeout(r, 100));
+    assert.deepEqual(
+      settled.map((s) => s.seq),
+      Array.from({ length: 30 }, (_, i) => i),
+    );
+    assert.equal(outbox.waiting, 20);
+    assert.equal(worker.circuit.open, true, 'the failure opened the circuit');
+    await outbox.detach(worker);
+    // What is left is read back from the file by the next process, in order.
+    const journal = new Journal(path);
+    assert.deepEqual(
+      [...journal.load(warn).values()].map(({ entry }) => (entry as unknown as OutboxEntry).msg.seq),
+      Array.from({ length: 20 }, (_, i) => 30 + i),
+    );
+    await outbox.close();
+  });
+
+  it('a file mostly spent is compacted: its lines are the waiting entries only; an empty outbox removes it and its lock', async () => {
+    const { warn } = warnings();
+    const outbox = new Outbox(path, warn);
+    const { worker, settled } = standIn({ failAfter: 4000 });
+    for (let i = 0; i < 5000; i++) void outbox.keep(newEntry(i), {} as never);
+    await until('all kept', () => existsSync(path) && readFileSync(path, 'utf8').split('\n').length >= 5001);
+    outbox.attach(worker);
+    await until('4000 sent', () => settled.length === 4000, 30_000);
+    await outbox.detach(worker);
+    const lines = () => readFileSync(path, 'utf8').split('\n').filter(Boolean).length;
+    await until('compacted', () => lines() < 2000, 10_000).catch(() => assert.fail(`${lines()} lines (5,000 entries and 4,000 done lines were written)`));
+    assert.equal(lines(), 1001, 'the header and the 1,000 waiting entries');
+    const { worker: second, settled: rest } = standIn();
+    outbox.attach(second);
+    await until('the rest sent', () => rest.length === 1000, 30_000);
+    await outbox.detach(second);
+    await until('the file removed', () => !existsSync(path));
+    assert.equal(existsSync(`${path}.lock`), false);
+  });
+
+  it('compaction creates its temporary file exclusively: a planted symlink is never followed', async () => {
+    const { warn } = warnings();
+    const journal = new Journal(path);
+    assert.equal(journal.lock(), true);
+    await journal.append([JSON.stringify({ id: 'x', ...newEntry(1) })]);
+    const target = join(dir, 'target');
+    writeFileSync(target, 'precious');
+    const now = Date.now;
+    Date.now = () => 1_700_000_000_000;
+    try {
+      symlinkSync(target, `${path}.${process.pid}.${(1_700_000_000_000).toString(36)}.tmp`);
+      await assert.rejects(
+        journal.compact(() => ['{"id":"y"}']),
+        (error: NodeJS.ErrnoException) => error.code === 'EEXIST',
+      );
+    } finally {
+      Date.now = now;
+    }
+    assert.equal(readFileSync(target, 'utf8'), 'precious');
+    assert.equal(journal.load(warn).size, 1, 'the journal is as it was');
+    await journal.close();
+  });
+
+  it('the circuit: trip stops what waits on its signal, reset gives a new one; a held error is marked and never reached the gateway', () => {
+    const circuit = new Circuit();
+    let stopped = 0;
+    circuit.signal.onAbort(() => stopped++);
+    circuit.trip();
+    circuit.trip();
+    assert.equal(stopped, 1);
+    assert.equal(circuit.signal.aborted, true);
+    circuit.reset();
+    assert.equal(circuit.open, false);
+    assert.equal(circuit.signal.aborted, false);
+    const held = heldError();
+    assert.equal(isHeld(held), true);
+    assert.equal(held.mayHaveReached, false);
+    assert.equal(isHeld(new Error('other')), false);
+  });
+
+  it('the rate limit: a msg waiting when the circuit opens leaves for the outbox; a refund frees its slot for the next', async () => {
+    const limiter = new RateLimiter(1, 60_000, 10);
+    const circuit = new Circuit();
+    await limiter.acquire(1, undefined, circuit);
+    const waiting = limiter.acquire(1, undefined, circuit);
+    circuit.trip();
+    await assert.rejects(waiting, (error: unknown) => isHeld(error));
+    assert.equal(limiter.queued, 0);
+    circuit.reset();
+    const next = limiter.acquire(1, undefined, circuit);
+    let through = false;
+    void next.then(() => (through = true));
+    await new Promise((r) => setTimeout(r, 20));
+    assert.equal(through, false, 'the window is full');
+    limiter.refund(1);
+    await next;
+    assert.equal(through, true, 'the refunded slot let it through at once');
+    limiter.close('done');
+  });
+});
