@@ -124,4 +124,44 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
     assert.deepEqual(emitted, []);
     assert.equal(warned.length, 2);
   });
+
+  it('a report nested 100,000 deep, output 1 wired to two nodes: 400, nothing emitted, Node-RED up', async () => {
+    await unload();
+    await load(
+      [
+        { id: 'e', type: 'bulkgate-events', path: '/bulkgate/events', wires: [['reports', 'reports2'], ['incoming']] },
+        { id: 'reports', type: 'helper' },
+        { id: 'reports2', type: 'helper' },
+        { id: 'incoming', type: 'helper' },
+      ] as FlowNode[],
+      { e: { secret: SECRET } },
+    );
+    const emitted: unknown[] = [];
+    for (const id of ['reports', 'reports2', 'incoming']) (helper.getNode(id) as TestNode).on('input', (m: unknown) => emitted.push(m));
+    const uncaught: unknown[] = [];
+    const onUncaught = (error: unknown) => uncaught.push(error);
+    process.on('uncaughtException', onUncaught);
+    try {
+      const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
+      const res = await fetch(`${base}/bulkgate/events?token=${SECRET}`, { method: 'POST', body: `[{"status":1,"smsID":"deep","extra":${deep}}]` });
+      assert.equal(res.status, 400);
+      assert.match(await res.text(), /Nested deeper than 32 levels/);
+      // 32 levels is still a report.
+      const ok = collect('reports2', 1);
+      const fine = await fetch(`${base}/bulkgate/events?token=${SECRET}`, {
+        method: 'POST',
+        body: `[{"status":1,"smsID":"fine","extra":${'['.repeat(30)}${']'.repeat(30)}}]`,
+      });
+      assert.equal(fine.status, 200);
+      assert.equal((await ok)[0]?.smsId, 'fine');
+      assert.deepEqual(
+        emitted.map((m) => (m as { smsId: string }).smsId),
+        ['fine', 'fine'],
+        'only the sane report, once per wire',
+      );
+      assert.deepEqual(uncaught, []);
+    } finally {
+      process.off('uncaughtException', onUncaught);
+    }
+  });
 });

@@ -12,6 +12,7 @@ import { Circuit, GatewayError, heldError, isHeld } from '../gateway';
 import { Outbox, type NewEntry, type OutboxEntry, type OutboxWorker, type Outcome } from '../nodes/lib/outbox';
 import { Journal } from '../nodes/lib/outbox-journal';
 import { RateLimiter } from '../nodes/lib/rate-limit';
+import { EMIT_BATCH, sendInBatches, type Msg } from '../nodes/lib/runtime';
 
 const OPERATION = { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' } as const;
 
@@ -193,6 +194,34 @@ describe('outbox journal and policies (unit)', function () {
     assert.equal(isHeld(held), true);
     assert.equal(held.mayHaveReached, false);
     assert.equal(isHeld(new Error('other')), false);
+  });
+
+  it('a long list is sent in batches a turn of the event loop apart: each port in order, the summary last; a few at once', async () => {
+    const calls: (Msg | Msg[] | null)[][] = [];
+    const accepted = Array.from({ length: 1000 }, (_, i) => ({ seq: i }) as unknown as Msg);
+    const refused = Array.from({ length: 200 }, (_, i) => ({ seq: 1000 + i }) as unknown as Msg);
+    const summary = { summary: true } as unknown as Msg;
+    let otherFlowRan = false;
+    const sending = sendInBatches(
+      (out) => {
+        calls.push(out as (Msg | Msg[] | null)[]);
+        if (calls.length === 1) setImmediate(() => (otherFlowRan = true));
+        else if (calls.length === 3) assert.equal(otherFlowRan, true, 'another flow ran between the batches');
+      },
+      [accepted, refused, summary],
+    );
+    assert.equal(calls.length, 1, 'the first batch at once, the rest later');
+    await sending;
+    assert.equal(calls.length, Math.ceil(1200 / EMIT_BATCH));
+    const port = (p: number) => calls.flatMap((c) => (Array.isArray(c[p]) ? (c[p] as Msg[]) : c[p] ? [c[p] as Msg] : []));
+    assert.deepEqual(port(0), accepted);
+    assert.deepEqual(port(1), refused);
+    assert.deepEqual(port(2), [summary]);
+    assert.equal(calls.at(-1)?.[2], summary, 'the summary with the last batch');
+    assert.ok(calls.every((c) => c.filter(Array.isArray).reduce((n, a) => n + (a as Msg[]).length, 0) <= EMIT_BATCH));
+    const few: unknown[] = [];
+    await sendInBatches((out) => few.push(out), [[summary], null]);
+    assert.deepEqual(few, [[[summary], null]], 'a few msgs: one send, as before');
   });
 
   it('the rate limit: a msg waiting when the circuit opens leaves for the outbox; a refund frees its slot for the next', async () => {
