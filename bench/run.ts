@@ -98,7 +98,7 @@ class Runtime {
     return this.RED.nodes.getNode(id) as RuntimeNode;
   }
 
-  /** Files in the user directory's outbox folder (issue 13: none while every send is taken). */
+  /** Files in the user directory's outbox folder (none while every send is taken: a happy send writes nothing). */
   outboxFiles(): number {
     const dir = join(this.userDir, 'bulkgate-outbox');
     return existsSync(dir) ? readdirSync(dir).length : 0;
@@ -442,12 +442,12 @@ async function throughput(servers: Record<string, string>) {
 }
 
 /**
- * The burst shapes (issue 17): every msg handed over at once, as an alarm storm or a flow that
+ * The burst shapes: every msg handed over at once, as an alarm storm or a flow that
  * splits a list does, into one node (10,000 msgs) and into 100 nodes (100 msgs each), the
  * package's transactional node beside the floor node, measured in turns. msgs/s counts from the
  * first msg handed over to the last output. A second package row has the account's outbox off
  * (outboxMinutes 0): the two side by side show what the outbox costs when every send is taken at
- * once (issue 13: nothing; it writes no file then).
+ * once (nothing: it writes no file then).
  */
 const BURST_SHAPES = QUICK
   ? [
@@ -616,7 +616,7 @@ async function promotional(fixedUrl: string) {
 }
 
 /**
- * Counting a text (issue 20): the adversarial texts at the 612-character limit, counted by the
+ * Counting a text (the event loop's bound on input): the adversarial texts at the 612-character limit, counted by the
  * package and, side by side, by the segment library it used before; and what a text far over the
  * limit costs through `prepare` (refused by the bound before counting).
  */
@@ -691,7 +691,7 @@ async function soak(fixedUrl: string) {
 }
 
 /**
- * Delivery tracking (issue 14) under a long run: 50,000 sends by a node whose account an events
+ * Delivery tracking under a long run: 50,000 sends by a node whose account an events
  * node tracks (with a report timeout of an hour, so every message waits for its report), each
  * with its own sms_id. The account remembers the last 10,000: the heap after a garbage collection
  * at 10,000 sends and at 50,000 must be the same give or take.
@@ -964,7 +964,7 @@ async function main(): Promise<void> {
       rows.find((row) => row.client === 'package node' && matches(row)) ?? {};
     const ratioOf = (row: Record<string, unknown>, field: string) => (row[field] as SetRatio | undefined)?.ratio ?? 0;
     const burstPackage = (shape: string) => packageRow(bursts, (row) => row.shape === shape);
-    // The package node against the floor node, in every shape (issue 17): closed loops and
+    // The package node against the floor node, in every shape: closed loops and
     // bursts, the median of the ratios of runs back to back.
     const vsFloor = [
       ...CONCURRENCY.map((c) => ({

@@ -2,14 +2,14 @@
  * Stopping many waits at once (a node's requests on close, a client's retry sleeps). A request
  * given an AbortSignal adds a listener to it, and an EventTarget looks through all its listeners
  * for a duplicate on each add: one signal shared by a burst of 10,000 requests spent 8 % of the
- * burst's CPU there (O(n²); issue 17's profile), and an AbortController per request instead costs
+ * burst's CPU there (O(n²), in the benchmark's profile), and an AbortController per request instead costs
  * undici a quarter of its throughput. A group keeps its listeners in a list of links: O(1) to
  * join and leave.
  *
  * Not a Set (nor a Map): a listener holds its whole request (the answer read, the parser's
  * state), and with a long-lived Set of them the young generation's collections kept far more
  * alive. Measured with the gateway client alone at 64 requests in flight, each given a node's
- * group (issue 17): 1.6 MB promoted to the old generation per scavenge with a Set or a Map,
+ * group (the benchmark's burst): 1.6 MB promoted to the old generation per scavenge with a Set or a Map,
  * 0.13 MB with links, as much as with no group at all. Garbage collection was most of the
  * package node's gap to the bare node in the closed loops.
  */

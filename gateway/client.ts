@@ -221,7 +221,7 @@ export class GatewayClient {
   }
 
   // The sends are promise chains, not async functions: an async function keeps a frame of all its
-  // locals per request in flight, and a burst holds 10,000 of them (issue 17).
+  // locals per request in flight, and a burst holds 10,000 of them.
   sendPromotional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void, policy?: SendPolicy): Promise<PromotionalResult> {
     if (prepared.nothingToSend) {
       return Promise.resolve(withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared));
@@ -524,7 +524,7 @@ function closedError(): GatewayError {
  */
 function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: Pool.Options & { connections: number }): Dispatcher {
   // Loaded with the first client, not with the package: a Node-RED that has the package
-  // installed but no account deployed does not pay undici's load time and memory (issue 17).
+  // installed but no account deployed does not pay undici's load time and memory (the benchmark's unused-install cost).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { EnvHttpProxyAgent, Pool, ProxyAgent } = require('undici') as typeof import('undici');
   if (proxy?.url) {

@@ -1,5 +1,5 @@
 /**
- * The gateway's endpoints besides sending and the credit (../shared/api/more-endpoints.md): one-time
+ * The gateway's endpoints besides sending and the credit (the vendor's API pages for each): one-time
  * passwords, the number check, the blacklist and the address book. One table says which exist,
  * where each is posted and whether it only reads; the bodies' schemas are in schemas.ts.
  */

@@ -1,5 +1,5 @@
 /**
- * Sending a request again later (the nodes' outbox, issue 13): what of a prepared request may be
+ * Sending a request again later (the nodes' outbox): what of a prepared request may be
  * kept (its wire body without the credentials), and that body made ready to send again with the
  * account's credentials and duplicates_check, so a copy that reached the gateway before is dropped
  * there.

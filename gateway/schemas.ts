@@ -273,7 +273,7 @@ export const SCHEMAS: Record<string, Schema> = {
 };
 
 /**
- * The gateway's other endpoints (../shared/api/more-endpoints.md and the vendor's pages): one-time
+ * The gateway's other endpoints (the vendor's API pages): one-time
  * passwords, the SDK's number check, the blacklist and the address book. Keyed by endpoint name
  * (gateway/endpoints.ts), as the send bodies are keyed by operation.
  */

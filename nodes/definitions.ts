@@ -176,7 +176,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       name: { value: '' },
       // Missing or empty, the runtime serves /bulkgate/events (the placeholder).
       path: { value: '/bulkgate/events', validate: 'validPath' },
-      // Delivery tracking (issue 14): reports and replies matched to what this account's nodes sent.
+      // Delivery tracking: reports and replies matched to what this account's nodes sent.
       account: { value: '', configType: 'bulkgate-account', required: false },
       // Seconds to wait for a tracked message's final report before output 3 (0 = off).
       reportTimeout: { value: 0, validate: 'number' },
@@ -230,7 +230,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
  * The package's one node set (package.json `node-red.nodes`): every type registers from
  * dist/nodes/bulkgate.js, with one HTML file and one catalog and help file per language, which the
  * build joins from each node's own sources. Node-RED's start does its work (reading the HTML, the
- * help and the catalogs of every language) per set: one set pays it once (issue 17: about 7 ms of
+ * help and the catalogs of every language) per set: one set pays it once (the benchmark's start probe: about 7 ms of
  * CPU per set on the benchmark machine).
  */
 export const NODE_SET = 'bulkgate';

@@ -1,5 +1,5 @@
 /**
- * WhatsApp and RCS in the 2.0 channel cascade (issue 16): the bodies the client sends and refuses,
+ * WhatsApp and RCS in the 2.0 channel cascade: the bodies the client sends and refuses,
  * the simulator delivering to each channel's users and falling back along the cascade, and a send
  * node whose cascade lists them.
  */

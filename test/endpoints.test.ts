@@ -1,5 +1,5 @@
 /**
- * The gateway's other endpoints (issue 15): the client's calls over loopback to the simulator
+ * The gateway's other endpoints: the client's calls over loopback to the simulator
  * (bodies as the vendor's pages show them, checks before sending, errors typed, retries only
  * where safe), and the otp, number-check, blacklist and contacts nodes in the Node-RED runtime.
  */

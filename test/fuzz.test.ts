@@ -30,7 +30,7 @@ const junk = fc.oneof(
   fc.string({ maxLength: 700 }),
   fc.constant('x'.repeat(200_000)),
   fc.constant('ž'.repeat(269)),
-  // Texts that made the old segment counter slower than linear (issue 20): refused by a cheap bound.
+  // Texts that made the old segment counter slower than linear: refused by a cheap bound.
   fc.constantFrom('\u0301'.repeat(32_000), '€'.repeat(32_000), '😀'.repeat(50_000), '{'.repeat(100_000)),
   // The worst cases the counter must take quickly: at or just under the limit.
   fc.constantFrom('\u0301'.repeat(268), '€'.repeat(306), '{'.repeat(306), '😀'.repeat(134), 'a€'.repeat(306)),

@@ -116,7 +116,7 @@ describe('installed from the packed tarball', function () {
     }[];
     const ours = sets.filter((s) => s.module === 'node-red-contrib-bulkgate');
     assert.deepEqual(ours.flatMap((s) => s.types).sort(), [...TYPES].sort());
-    // One node set: Node-RED's start does its per-set work once (issue 17).
+    // One node set: Node-RED's start does its per-set work once.
     assert.deepEqual(
       ours.map((s) => s.id),
       [`node-red-contrib-bulkgate/${NODE_SET}`],

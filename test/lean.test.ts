@@ -1,5 +1,5 @@
 /**
- * What a Node-RED pays for having the package installed (issue 17): nothing of the gateway, no
+ * What a Node-RED pays for having the package installed: nothing of the gateway, no
  * dependency, until a node starts; the simulator's dependencies never, even while sending; ajv
  * never (the validators are precompiled). Checked in a child process, as a fresh Node-RED.
  */

@@ -1,5 +1,5 @@
 /**
- * The outbox across a crash (issue 13): a Node-RED process of its own sends alerts while the
+ * The outbox across a crash: a Node-RED process of its own sends alerts while the
  * gateway is away, is killed with SIGKILL, and is started again on the same user directory with
  * the gateway back: every alert is delivered, once.
  */

@@ -1,5 +1,5 @@
 /**
- * The outbox (issue 13), in the Node-RED runtime against the simulator, with real files: an alert
+ * The outbox, in the Node-RED runtime against the simulator, with real files: an alert
  * raised while the gateway is away is delivered once when it is back; across a redeploy; after
  * its time, Catch with `expired`; a damaged file loses only its damaged lines; the token is in
  * no file. (A restart after SIGKILL is test/outbox-restart.test.ts: a Node-RED process of its own.)

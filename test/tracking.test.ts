@@ -1,5 +1,5 @@
 /**
- * Delivery tracking (issue 14) in the runtime, against the simulator and its webhook: the three
+ * Delivery tracking in the runtime, against the simulator and its webhook: the three
  * one-wire patterns (escalate when not delivered in time, log the delivery against the alarm,
  * a reply ACK matched to the alarm), the outbox's sends, redeploys, two events nodes on one
  * account; and the bounds of the account's memory.

@@ -24,7 +24,7 @@ export interface AccountNode extends Node {
   outboxMinutes: number;
   /** Empties the outbox (the editor's button): each message goes to Catch. Resolves with how many. */
   emptyOutbox(): Promise<number>;
-  /** What the account's nodes sent, for the events node's delivery tracking (issue 14). */
+  /** What the account's nodes sent, for the events node's delivery tracking. */
   tracker: DeliveryTracker;
 }
 

@@ -1,5 +1,5 @@
 /**
- * The nodes of the gateway's other endpoints (issue 15): `bulkgate-otp`, `bulkgate-number-check`,
+ * The nodes of the gateway's other endpoints: `bulkgate-otp`, `bulkgate-number-check`,
  * `bulkgate-blacklist`, `bulkgate-contacts`. Each is a thin adapter: its settings and the msg make
  * the call's fields (an object `msg.payload` in the API's own names wins, as for the send nodes),
  * the client checks and sends it, and the answer is routed to the node's ports.

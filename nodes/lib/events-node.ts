@@ -19,7 +19,7 @@ import { trackerFor, type DeliveryTracker, type Tracked } from './tracking';
 interface EventsConfig {
   path?: string;
   name?: string;
-  /** A `bulkgate-account`: reports and replies are matched to what its nodes sent (issue 14). */
+  /** A `bulkgate-account`: reports and replies are matched to what its nodes sent. */
   account?: string;
   /** Seconds to wait for a tracked message's final report before output 3; 0: off. */
   reportTimeout?: number | string;

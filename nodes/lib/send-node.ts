@@ -86,7 +86,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
 
     // A msg's way from the input to its end is a chain of promises, not an async function: an
     // async function keeps a frame of all its locals per msg in flight, and a burst holds 10,000
-    // msgs in flight (issue 17). Each step returns undefined when the msg has ended at once.
+    // msgs in flight (the benchmark's bursts). Each step returns undefined when the msg has ended at once.
 
     const ignored = (field: string) => node.warn(catalogText(texts, 'warnings.payload-ignored', { field }));
 
@@ -174,7 +174,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       return undefined;
     }
 
-    /** The account's delivery tracking (issue 14) remembers what was accepted, while an events node listens. */
+    /** The account's delivery tracking remembers what was accepted, while an events node listens. */
     const tracker = account?.tracker;
 
     /**

@@ -1,5 +1,5 @@
 /**
- * Delivery tracking (issue 14): what an account's send nodes had accepted, by `sms_id`, so that
+ * Delivery tracking: what an account's send nodes had accepted, by `sms_id`, so that
  * the events node can put the original msg beside its delivery report (`msg.sent`), say when a
  * final report did not come in time (output 3, `no_report`), and tell which alert a reply
  * answers (`msg.inReplyTo`).
