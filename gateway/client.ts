@@ -10,13 +10,15 @@ import { baseUrlProblem } from './base-url';
 import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from './errors';
 import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type HttpMethod, type Operation } from './operations';
 import { prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type RejectedRecipient, type SendFields } from './request';
-import { checksDuplicates, prepareResend } from './resend';
+import { prepareResend, resendable } from './resend';
 import { prepareEndpoint, type EndpointName } from './endpoints';
 
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 
 export { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 const USER_AGENT = 'node-red-contrib-bulkgate';
+/** Connections a client's pool opens at once: as many requests are on the wire. */
+export const DEFAULT_CONNECTIONS = 32;
 /** Larger answers than this are not the documented JSON (100,000 records are about 10 MB). */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
@@ -184,7 +186,7 @@ export class GatewayClient {
       defaultCountry: options.defaultCountry,
     };
     this.#origin = url.origin;
-    this.#wire = new WireQueue(options.connections ?? 32);
+    this.#wire = new WireQueue(options.connections ?? DEFAULT_CONNECTIONS);
     const poolOptions = {
       connections: this.#wire.connections,
       pipelining: 1,
@@ -335,7 +337,7 @@ export class GatewayClient {
     const circuit = policy?.circuit;
     // With a circuit, the outbox is the retry: a failure it keeps opens the circuit, and what
     // waits (this request's own retries too) goes there instead of to the failing gateway.
-    if (circuit && error.retryable && (!reached || (isSend(prepared.operation) && checksDuplicates(prepared.operation)))) circuit.trip();
+    if (circuit && error.retryable && isSend(prepared.operation) && resendable(prepared.operation, reached)) circuit.trip();
     const again = error.retryable && safe && attempt <= (policy?.retries ?? this.retries) && !this.#stopped(signal) && !circuit?.open;
     if (!again) {
       error.mayHaveReached = reached;
@@ -591,7 +593,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#stopListening?.();
     if (this.signal?.aborted) return controller.abort(aborted());
-    if (this.circuit?.open) return controller.abort(Object.assign(new Error('held: the gateway is unreachable'), { code: HELD_CODE }));
+    if (this.circuit?.open) return controller.abort(heldAbort());
     this.#stopListening = onStop(this.signal, () => controller.abort(aborted()));
   }
 
@@ -659,13 +661,18 @@ class WireQueue {
         this.#head = 0;
       }
       if (waiter.signal?.aborted) waiter.reject(aborted());
-      else if (waiter.circuit?.open) waiter.reject(Object.assign(new Error('held: the gateway is unreachable'), { code: HELD_CODE }));
+      else if (waiter.circuit?.open) waiter.reject(heldAbort());
       else {
         this.#active++;
         waiter.start();
       }
     }
   }
+}
+
+/** What a request not yet on the wire ends with when its circuit opened: read back as `heldError()`. */
+function heldAbort(): Error {
+  return Object.assign(new Error('held: the gateway is unreachable'), { code: HELD_CODE });
 }
 
 /** The error a request stopped by its signal ends with (undici's own code for it). */

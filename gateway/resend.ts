@@ -16,6 +16,14 @@ export function checksDuplicates(operation: Operation): boolean {
   return bodyFields(schemaKey(operation.kind, shape.api, shape.version)).includes('duplicates_check');
 }
 
+/**
+ * Whether a send that failed may be sent again later without risking a second copy: its body can
+ * carry duplicates_check (the resend turns it on), or the failed attempt never reached the gateway.
+ */
+export function resendable(operation: Operation, mayHaveReached: boolean | undefined): boolean {
+  return checksDuplicates(operation) || mayHaveReached === false;
+}
+
 /** The wire body of a prepared request without the credentials: what may be written to a file. */
 export function storableBody(prepared: PreparedRequest): Record<string, unknown> {
   const payload = prepared.payload ?? '';

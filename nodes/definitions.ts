@@ -235,6 +235,11 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
  */
 export const NODE_SET = 'bulkgate';
 
+/** The default value of each of a node type's settings. */
+export function settingDefaults(type: string): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(DEFINITIONS[type]?.settings ?? {}).map(([name, setting]) => [name, setting.value]));
+}
+
 /** The TypedInput settings of a node: the types offered and the default (type and value). */
 export function typedSettings(type: string): Record<string, { types: readonly string[]; type: string; value: string }> {
   const out: Record<string, { types: readonly string[]; type: string; value: string }> = {};

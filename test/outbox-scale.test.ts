@@ -64,6 +64,21 @@ describe('outbox at scale: an alarm storm during an outage', function () {
     }
   }
 
+  /** An entry as another process wrote it to the outbox file. */
+  const keptEntry = (id: string, text: string, topic?: string) => ({
+    id,
+    node: 't',
+    operation: { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' },
+    body: { number: '420777123456', text },
+    rejected: [],
+    messages: 1,
+    msg: { payload: text, topic },
+    since: Date.now(),
+    order: 1,
+    attempts: 1,
+    reason: 'HTTP 503',
+  });
+
   const sends = async () => (await sim.requests()).filter((r) => r.path.endsWith('/transactional'));
 
   it('2,000 alerts while the gateway answers 503: a handful of requests reach it, then all 2,000 once each, in order; the status clears', async () => {
@@ -121,19 +136,7 @@ describe('outbox at scale: an alarm storm during an outage', function () {
   it('another living Node-RED holds the outbox file: a msg that must wait goes to Catch as outbox_locked; its entries are not touched', async () => {
     other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     mkdirSync(join(userDir, 'bulkgate-outbox'));
-    const theirs = JSON.stringify({
-      id: 'theirs-1',
-      node: 't',
-      operation: { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' },
-      body: { number: '420777123456', text: 'Kept by the other Node-RED' },
-      rejected: [],
-      messages: 1,
-      msg: { payload: 'Kept by the other Node-RED' },
-      since: Date.now(),
-      order: 1,
-      attempts: 1,
-      reason: 'HTTP 503',
-    });
+    const theirs = JSON.stringify(keptEntry('theirs-1', 'Kept by the other Node-RED'));
     writeFileSync(outboxFile(), `{"bulkgateOutbox":2}\n${theirs}\n`);
     writeFileSync(`${outboxFile()}.lock`, JSON.stringify({ pid: other.pid, host: hostname() }));
     await load(flow(), credentials);
@@ -153,19 +156,7 @@ describe('outbox at scale: an alarm storm during an outage', function () {
     const gone = spawn(process.execPath, ['-e', '0'], { stdio: 'ignore' });
     await new Promise((r) => gone.once('exit', r));
     mkdirSync(join(userDir, 'bulkgate-outbox'));
-    const entry = {
-      id: 'left-1',
-      node: 't',
-      operation: { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' },
-      body: { number: '420777123456', text: 'Kept before the crash' },
-      rejected: [],
-      messages: 1,
-      msg: { payload: 'Kept before the crash', topic: 'left' },
-      since: Date.now(),
-      order: 1,
-      attempts: 1,
-      reason: 'HTTP 503',
-    };
+    const entry = keptEntry('left-1', 'Kept before the crash', 'left');
     writeFileSync(outboxFile(), `{"bulkgateOutbox":2}\n${JSON.stringify(entry)}\n`);
     writeFileSync(`${outboxFile()}.lock`, JSON.stringify({ pid: gone.pid, host: hostname() }));
     await load(flow(), credentials);

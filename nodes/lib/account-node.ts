@@ -10,6 +10,7 @@ import {
   Circuit,
   GatewayError,
   DEFAULT_BASE_URL,
+  DEFAULT_CONNECTIONS,
   DEFAULT_RETRIES,
   DEFAULT_TIMEOUT,
   GatewayClient,
@@ -103,7 +104,7 @@ export function accountNode(RED: NodeAPI) {
       size: numberSetting(config.outboxSize, DEFAULT_OUTBOX_SIZE, 1),
       account: config.name || node.id,
       // As many as a live send has on the wire: the client's connections.
-      concurrency: 32,
+      concurrency: DEFAULT_CONNECTIONS,
       circuit: node.circuit,
       transient: (error, entry) => deferrable(error, entry.operation),
       expired: (entry) => expiredError(entry, node.outboxMinutes),

@@ -13,7 +13,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { INCOMING, readEvent, type EventPayload } from '../../gateway';
 import { numberSetting } from './account';
-import { catalogText, nodeCatalog } from './runtime';
+import { catalogText, EMIT_BATCH, nodeCatalog } from './runtime';
 import { trackerFor, type DeliveryTracker, type Tracked } from './tracking';
 
 interface EventsConfig {
@@ -29,8 +29,6 @@ interface EventsConfig {
 const MAX_BODY_BYTES = 1024 * 1024;
 /** More reports in one call are refused with 413: the gateway's bulk reports are far smaller. */
 const MAX_REPORTS_PER_CALL = 10_000;
-/** Reports emitted before the node yields to the event loop. */
-const EMIT_BATCH = 500;
 /** Deeper reports are refused with 400: a report is a flat record, and cloning a deep one would overflow the stack. */
 const MAX_DEPTH = 32;
 /**

@@ -22,8 +22,8 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import {
-  checksDuplicates,
   GatewayError,
+  resendable,
   type Circuit,
   type Operation,
   type PromotionalResult,
@@ -164,19 +164,7 @@ export class Outbox {
   #adopt(): void {
     const journal = this.#journal as Journal;
     for (const { entry, line } of journal.load(this.warn).values()) {
-      const e = entry as unknown as OutboxEntry;
-      this.#insert({
-        id: e.id,
-        node: e.node,
-        since: e.since,
-        order: typeof e.order === 'number' ? e.order : 0,
-        deadline: typeof e.deadline === 'number' ? e.deadline : undefined,
-        attempts: typeof e.attempts === 'number' ? e.attempts : 1,
-        reason: typeof e.reason === 'string' ? e.reason : '',
-        line,
-        gone: false,
-        sending: false,
-      });
+      this.#insert(keptOf(entry as unknown as OutboxEntry, line));
     }
     if (this.#live === 0) void journal.release();
     else this.#changed();
@@ -224,18 +212,7 @@ export class Outbox {
     }
     const id = `${entry.since.toString(36)}-${process.pid.toString(36)}-${(this.#nextId++).toString(36)}`;
     const line = JSON.stringify({ id, ...entry });
-    const kept: Kept = {
-      id,
-      node: entry.node,
-      since: entry.since,
-      order: entry.order,
-      deadline: entry.deadline,
-      attempts: entry.attempts,
-      reason: entry.reason,
-      line,
-      gone: false,
-      sending: false,
-    };
+    const kept = keptOf({ id, ...entry }, line);
     this.#insert(kept);
     if (msg.req !== undefined || msg.res !== undefined) this.#msgs.set(id, msg);
     this.#changed();
@@ -502,6 +479,22 @@ export class Outbox {
   }
 }
 
+/** What the outbox holds in memory of an entry (one read from a file may lack what older versions did not write). */
+function keptOf(entry: OutboxEntry, line: string): Kept {
+  return {
+    id: entry.id,
+    node: entry.node,
+    since: entry.since,
+    order: typeof entry.order === 'number' ? entry.order : 0,
+    deadline: typeof entry.deadline === 'number' ? entry.deadline : undefined,
+    attempts: typeof entry.attempts === 'number' ? entry.attempts : 1,
+    reason: typeof entry.reason === 'string' ? entry.reason : '',
+    line,
+    gone: false,
+    sending: false,
+  };
+}
+
 /** When a message gives up: its node's deadline, or the account's outbox time, whichever is first. */
 function giveUpAt(kept: Kept, worker: OutboxWorker): number {
   const account = kept.since + worker.minutes * 60_000;
@@ -577,7 +570,7 @@ export function storableMsg(msg: Msg): Record<string, unknown> {
 export function deferrable(error: unknown, operation: Operation): boolean {
   if (!(error instanceof GatewayError) || !error.retryable) return false;
   if (error.code === 'rate_limited' && error.status === undefined) return false;
-  return checksDuplicates(operation) || error.mayHaveReached === false;
+  return resendable(operation, error.mayHaveReached);
 }
 
 /** The error a message ends with when it waited `minutes` in the outbox. */

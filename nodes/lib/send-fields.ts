@@ -18,7 +18,7 @@ import {
   type SendField,
   type SendFields,
 } from '../../gateway';
-import { DEFINITIONS, typedSettings } from '../definitions';
+import { settingDefaults, typedSettings } from '../definitions';
 import { evaluate, type Msg, type TypedSetting } from './runtime';
 
 /** Send node settings as the flow file stores them. */
@@ -117,8 +117,11 @@ function isDefaultCascade(channel: unknown[]): boolean {
 export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, onIgnored?: (field: string) => void): SendFields | Promise<SendFields> {
   const fields: SendFields = {};
   const waiting: Promise<void>[] = [];
-  /** Settings of the panel that gave a value for this msg: a payload key does not replace them. */
-  const fromPanel = new Set<SendField>(plan.set);
+  /**
+   * Settings of the panel that gave a value for this msg: a payload key does not replace them.
+   * Kept only when there is an object payload to fill from (not for a text payload, the usual case).
+   */
+  const fromPanel = isPlainObject(msg.payload) ? new Set<SendField>(plan.set) : undefined;
 
   for (const [field, setting] of plan.typed) {
     const value = evaluate(RED, node, msg, field, setting);
@@ -127,12 +130,12 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, 
         value.then((v) => {
           if (v === undefined) return;
           fields[field] = v;
-          fromPanel.add(field);
+          fromPanel?.add(field);
         }),
       );
     } else if (value !== undefined) {
       fields[field] = value;
-      fromPanel.add(field);
+      fromPanel?.add(field);
     }
   }
   for (const [field, value] of plan.plain) fields[field] = value;
@@ -158,7 +161,7 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, 
 
   // msg.payload's keys fill what the panel left empty or at its default; the panel wins.
   const overrides = () => {
-    if (!isPlainObject(msg.payload)) return fields;
+    if (!fromPanel || !isPlainObject(msg.payload)) return fields;
     for (const field of SEND_FIELDS) {
       if (!Object.prototype.hasOwnProperty.call(msg.payload, field)) continue;
       if (!fromPanel.has(field)) fields[field] = msg.payload[field];
@@ -170,11 +173,6 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, 
     return fields;
   };
   return waiting.length ? Promise.all(waiting).then(overrides) : overrides();
-}
-
-/** The default values of a node type's settings. */
-function settingDefaults(type: string): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(DEFINITIONS[type]?.settings ?? {}).map(([name, setting]) => [name, setting.value]));
 }
 
 /**

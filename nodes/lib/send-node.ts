@@ -166,8 +166,10 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
         : client.sendTransactional(prepared, wireStop, undefined, policy);
     }
 
-    /** `body`: the wire body (without credentials), read only when delivery tracking needs it. */
-    /** Routes a result to the ports; a promotional one with many recipients resolves once its last batch is sent. */
+    /**
+     * Routes a result to the ports; a promotional one with many recipients resolves once its last
+     * batch is sent. `body`: the wire body (without credentials), read only when delivery tracking needs it.
+     */
     function route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: () => Record<string, unknown>): Promise<void> | undefined {
       if ('response' in result) return routePromotional(msg, result, send, body);
       routeTransactional(msg, result, send, body);
