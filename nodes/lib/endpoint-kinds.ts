@@ -4,7 +4,7 @@
  */
 import { invalidRequest, isPhoneNumber, normalizeNumber, type EndpointName } from '../../gateway';
 import { isPlainObject, numbersOf, oneNumber, takenBy, type EndpointContext, type EndpointHandler, type EndpointOutcome } from './endpoint-node';
-import type { Msg } from './runtime';
+import { mapInSteps, type Msg } from './runtime';
 
 /** An action setting: the node's, or the default when a flow file has none. */
 function actionOf<T extends string>(ctx: EndpointContext, actions: readonly T[]): T {
@@ -84,7 +84,8 @@ export const numberCheck: EndpointHandler = async (ctx) => {
   const given = own.numbers !== undefined ? numbersOf(own.numbers, 'numbers') : numbersOf(panel);
   if (given.length === 0) throw invalidRequest('number is required: one or more phone numbers, in msg.payload by default', { key: 'no-recipient' });
   const country = await ctx.read('country');
-  const possible = given.filter((n) => isPhoneNumber(n));
+  const checked = await mapInSteps(given, (n) => isPhoneNumber(n));
+  const possible = given.filter((_, i) => checked[i]);
   const answer =
     possible.length > 0
       ? ((await ctx.call('number-check', { numbers: possible.map((n) => (country ? { phone_number: n, country } : { phone_number: n })) })) as Record<
@@ -92,14 +93,14 @@ export const numberCheck: EndpointHandler = async (ctx) => {
           unknown
         >)
       : {};
-  const records = given.map((number) => {
+  const records = await mapInSteps(given, (number, i) => {
     // The gateway keys its answer by the number as sent (normalised).
-    const record = isPhoneNumber(number) ? (answer[normalizeNumber(number)] ?? answer[number]) : undefined;
+    const record = checked[i] ? (answer[normalizeNumber(number)] ?? answer[number]) : undefined;
     return isPlainObject(record) ? record : impossible(number);
   });
   const valid: Msg[] = [];
   const invalid: Msg[] = [];
-  ctx.parts(records).forEach((out, index) => (records[index]?.valid === true ? valid : invalid).push(out));
+  (await ctx.parts(records)).forEach((out, index) => (records[index]?.valid === true ? valid : invalid).push(out));
   return {
     outputs: [valid.length ? valid : null, invalid.length ? invalid : null],
     status: { key: 'checked', fill: invalid.length ? 'yellow' : 'green', params: { sent: valid.length, rejected: invalid.length } },
@@ -138,13 +139,13 @@ export const blacklist: EndpointHandler = async (ctx) => {
   }
   const fields = { wallet: config.wallet, route: config.route, ...own, numbers };
   const answer = (await ctx.call('black-list check', takenBy('black-list check', fields))) as Record<string, unknown>;
-  const records = numbers.map((given) => {
+  const records = await mapInSteps(numbers, (given) => {
     const number = normalizeNumber(given);
     return { number, listed: answer[number] === true || answer[given] === true };
   });
   const listed: Msg[] = [];
   const clear: Msg[] = [];
-  ctx.parts(records).forEach((out, index) => (records[index]?.listed ? listed : clear).push(out));
+  (await ctx.parts(records)).forEach((out, index) => (records[index]?.listed ? listed : clear).push(out));
   return {
     outputs: [listed.length ? listed : null, clear.length ? clear : null],
     status: { key: 'listed', fill: listed.length ? 'yellow' : 'green', params: { sent: listed.length, rejected: clear.length } },

@@ -14,6 +14,7 @@ import {
   evaluate,
   NO_ACCOUNT,
   nodeCatalog,
+  mapInSteps,
   sendInBatches,
   sequenceParts,
   StatusThrottle,
@@ -40,8 +41,8 @@ export interface EndpointContext {
    */
   overrides(name: EndpointName, panel?: Record<string, unknown>, locked?: readonly string[]): Record<string, unknown>;
   call(name: EndpointName, fields: Record<string, unknown>): Promise<unknown>;
-  /** One msg per result, in order, each a copy of the msg with msg.parts for a join node. */
-  parts(payloads: unknown[]): Msg[];
+  /** One msg per result, in order, each a copy of the msg with msg.parts for a join node (a long list in steps). */
+  parts(payloads: unknown[]): Promise<Msg[]>;
 }
 
 export interface EndpointOutcome {
@@ -126,7 +127,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
           // One clone of the msg without its payload; each result's msg is a shallow copy of it.
           const { payload: _payload, ...rest } = msg;
           const template = RED.util.cloneMessage(rest as Msg);
-          return payloads.map((payload, index) => ({ ...template, payload, parts: sequenceParts(msg, msg._msgid, index, payloads.length) }) as Msg);
+          return mapInSteps(payloads, (payload, index) => ({ ...template, payload, parts: sequenceParts(msg, msg._msgid, index, payloads.length) }) as Msg);
         },
       };
       const outcome = await handle(ctx);

@@ -190,6 +190,24 @@ export function sequenceParts(msg: Msg, id: string | undefined, index: number, c
   return parts;
 }
 
+/** Items worked on in one turn of the event loop when a node goes through a long list. */
+const LIST_STEP = 5000;
+
+/**
+ * `items.map(fn)`, in steps of LIST_STEP a turn of the event loop apart when the list is longer
+ * (a list of 100,000 numbers does not hold up every other flow); at once when it is short.
+ */
+export async function mapInSteps<T, R>(items: readonly T[], fn: (item: T, index: number) => R): Promise<R[]> {
+  if (items.length <= LIST_STEP) return items.map(fn);
+  const out = new Array<R>(items.length);
+  for (let from = 0; from < items.length; from += LIST_STEP) {
+    await new Promise((resolve) => setImmediate(resolve));
+    const end = Math.min(items.length, from + LIST_STEP);
+    for (let i = from; i < end; i++) out[i] = fn(items[i] as T, i);
+  }
+  return out;
+}
+
 /** Msgs sent in one turn of the event loop when a node emits one msg per number or recipient. */
 export const EMIT_BATCH = 500;
 
