@@ -14,6 +14,7 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { INCOMING, readEvent, type EventPayload } from '../../gateway';
 import { numberSetting } from './account';
 import { catalogText, EMIT_BATCH, nodeCatalog } from './runtime';
+import { ReportGate } from './report-gate';
 import { trackerFor, type DeliveryTracker, type Tracked } from './tracking';
 
 interface EventsConfig {
@@ -23,6 +24,9 @@ interface EventsConfig {
   account?: string;
   /** Seconds to wait for a tracked message's final report before output 3; 0: off. */
   reportTimeout?: number | string;
+  /** Not in the panel: reports that may wait to be emitted, and ms a call waits for room (tests use small ones). */
+  pendingLimit?: number | string;
+  busyWaitMs?: number | string;
 }
 
 /** Larger bodies are refused with 413 (a bulk report of thousands of reports is far below this). */
@@ -205,31 +209,13 @@ export function eventsNode(RED: NodeAPI) {
       node.on('close', () => tracker.unlisten(node));
     }
 
-    /** Reports taken and not yet emitted, and the webhook requests waiting for room. */
-    let pending = 0;
-    const waitingForRoom: (() => void)[] = [];
-    let refused = 0;
-    const makeRoom = () => {
-      while (pending < MAX_PENDING && waitingForRoom.length) (waitingForRoom.shift() as () => void)();
-    };
-    /** Resolves when there is room for more reports; rejects with a 503 refusal after MAX_WAIT_MS. */
-    const room = (): Promise<void> => {
-      if (pending < MAX_PENDING && !waitingForRoom.length) return Promise.resolve();
-      return new Promise((resolve, reject) => {
-        const enter = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        const timer = setTimeout(() => {
-          const at = waitingForRoom.indexOf(enter);
-          if (at >= 0) waitingForRoom.splice(at, 1);
-          refused++;
-          node.warn(catalogText(texts, 'warnings.webhook-busy', { count: refused, seconds: MAX_WAIT_MS / 1000 }));
-          reject(new Refusal(503, 'Busy: try again later'));
-        }, MAX_WAIT_MS);
-        waitingForRoom.push(enter);
+    /** Reports taken and not yet emitted, bounded: further webhook calls wait unread, or get 503. */
+    const gate = new ReportGate(numberSetting(config.pendingLimit, MAX_PENDING, 1), numberSetting(config.busyWaitMs, MAX_WAIT_MS, 1));
+    const room = (): Promise<void> =>
+      gate.enter().catch(() => {
+        node.warn(catalogText(texts, 'warnings.webhook-busy', { count: gate.refused, seconds: gate.waitMs / 1000 }));
+        throw new Refusal(503, 'Busy: try again later');
       });
-    };
 
     /** What a report was matched to when it came: a tracked send ends its wait for output 3 then, not when it is emitted. */
     type Matched = { event: EventPayload; tracked?: Tracked; last?: Tracked };
@@ -274,8 +260,7 @@ export function eventsNode(RED: NodeAPI) {
           }
         }
       }
-      pending -= end - from;
-      makeRoom();
+      gate.emitted(end - from);
       if (end < matched.length) setImmediate(() => emit(matched, end));
       else if (!closed) node.status({ fill: 'green', shape: 'dot', text: catalogText(texts, 'status.events', { count: received }) });
     };
@@ -284,10 +269,15 @@ export function eventsNode(RED: NodeAPI) {
       const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<string, unknown>;
       if (!sameSecret(query.token, secret)) return answer(res, 403, 'Forbidden');
       room()
-        .then(() => reportsOf(req, query))
+        .then(() =>
+          reportsOf(req, query).catch((error: unknown) => {
+            gate.left();
+            throw error;
+          }),
+        )
         .then(
           (events) => {
-            pending += events.length;
+            gate.taken(events.length);
             const matched = match(events);
             // Answer first: the gateway is not kept waiting for the flow.
             answer(res, 200, 'OK');
@@ -320,9 +310,7 @@ export function eventsNode(RED: NodeAPI) {
 
     node.on('close', () => {
       closed = true;
-      // What waits for room is let in; a closed node emits nothing of it.
-      pending = 0;
-      makeRoom();
+      gate.open();
       if (paths?.get(path) === node.id) paths.delete(path);
       // Remove this node's own routes only: a user's http-in node on the same path stays.
       const router = routerOf(RED.httpNode);

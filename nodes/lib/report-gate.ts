@@ -1,0 +1,79 @@
+/**
+ * The events node's bound on reports taken but not yet emitted. A webhook call waits at the gate,
+ * its body not yet read, while `limit` reports wait to be emitted; it goes in when there is room,
+ * oldest first, or is refused after `waitMs` (the caller answers 503 and counts it: the vendor's
+ * pages do not say that the gateway sends a refused report again, so refusing is the last resort).
+ */
+export class ReportGate {
+  #pending = 0;
+  #waiting: { enter: () => void; timer: NodeJS.Timeout }[] = [];
+  /** Calls let in whose reports are not read yet: a waiting call goes in only when their count is known. */
+  #reading = 0;
+  /** Calls refused so far. */
+  refused = 0;
+
+  constructor(
+    readonly limit: number,
+    readonly waitMs: number,
+  ) {}
+
+  get pending(): number {
+    return this.#pending;
+  }
+
+  /** Resolves when a call may read its reports; rejects (`refused` counted) after `waitMs` without room. */
+  enter(): Promise<void> {
+    if (this.#pending < this.limit && !this.#waiting.length) {
+      this.#reading++;
+      return Promise.resolve();
+    }
+    return new Promise((resolve, reject) => {
+      const waiter = {
+        enter: () => {
+          clearTimeout(waiter.timer);
+          resolve();
+        },
+        timer: setTimeout(() => {
+          this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+          this.refused++;
+          reject(new Error('no room for more reports'));
+        }, this.waitMs),
+      };
+      this.#waiting.push(waiter);
+    });
+  }
+
+  /** A call's reports were read: they wait to be emitted. */
+  taken(count: number): void {
+    this.#pending += count;
+    this.left();
+  }
+
+  /** A call that went in ends without reports (refused once read). */
+  left(): void {
+    this.#reading = Math.max(0, this.#reading - 1);
+    this.#admit();
+  }
+
+  /** Reports were emitted (or dropped by a closed node): a call waiting goes in when there is room. */
+  emitted(count: number): void {
+    this.#pending = Math.max(0, this.#pending - count);
+    this.#admit();
+  }
+
+  /** Lets the oldest waiting call in, one at a time: its reports are counted before the next one's room is judged. */
+  #admit(): void {
+    if (this.#reading > 0 || this.#pending >= this.limit) return;
+    const next = this.#waiting.shift();
+    if (!next) return;
+    this.#reading++;
+    next.enter();
+  }
+
+  /** The node closed: whatever waits goes in (a closed node emits nothing of it). */
+  open(): void {
+    this.#pending = 0;
+    this.#reading = 0;
+    for (const waiter of this.#waiting.splice(0)) waiter.enter();
+  }
+}
