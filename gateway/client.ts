@@ -113,8 +113,16 @@ export interface BalanceRecord {
   [key: string]: unknown;
 }
 
+/** When a msg gives up waiting (its node's give-up time), and the error it ends with then. */
+export interface GiveUp {
+  at: number;
+  error: () => GatewayError;
+}
+
 /** How one request is sent, where it differs from the account's policy. */
 export interface SendPolicy {
+  /** No retry starts after this; the msg ends with its error instead. */
+  giveUp?: GiveUp;
   /** Extra attempts after the first, instead of the account's (an outbox resend makes none: the outbox is the retry). */
   retries?: number;
   /**
@@ -345,6 +353,13 @@ export class GatewayClient {
       throw error;
     }
     const wait = this.#backoff(attempt, failure.retryAfter);
+    const giveUp = policy?.giveUp;
+    if (giveUp && Date.now() + wait >= giveUp.at) {
+      const expired = giveUp.error();
+      expired.mayHaveReached = reached;
+      onAttempt?.({ attempt, error: expired });
+      throw expired;
+    }
     onAttempt?.({ attempt, error, retryIn: wait });
     const stops = [this.#closing, ...(signal ? [signal] : []), ...(circuit ? [circuit.signal] : [])];
     await sleep(wait, stops);

@@ -74,6 +74,8 @@ function sendSettings(kind: 'promotional' | 'transactional'): Record<string, Set
     country: { value: '', typed: { types: ['str', 'msg', 'flow', 'global', 'env'], type: 'str' } },
     schedule: { value: 'schedule', typed: { types: ['msg', 'flow', 'global', 'str', 'num', 'date', 'jsonata'], type: 'msg' } },
     duplicates_check: { value: '' },
+    // Seconds from a msg's first attempt after which, still not sent, it goes to Catch (expired); empty: the account's outbox time.
+    giveUpAfter: { value: '', validate: 'number' },
     ...(kind === 'transactional'
       ? {
           // Storm protection: alerts per window (0 = off) and the window in seconds.

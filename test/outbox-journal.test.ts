@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { Circuit, GatewayError, heldError, isHeld } from '../gateway';
 import { Outbox, type NewEntry, type OutboxEntry, type OutboxWorker, type Outcome } from '../nodes/lib/outbox';
 import { Journal } from '../nodes/lib/outbox-journal';
+import FakeTimers from '@sinonjs/fake-timers';
 import { RateLimiter } from '../nodes/lib/rate-limit';
 import { EMIT_BATCH, sendInBatches, type Msg } from '../nodes/lib/runtime';
 
@@ -222,6 +223,82 @@ describe('outbox journal and policies (unit)', function () {
     const few: unknown[] = [];
     await sendInBatches((out) => few.push(out), [[summary], null]);
     assert.deepEqual(few, [[[summary], null]], 'a few msgs: one send, as before');
+  });
+
+  describe('on a fake clock', () => {
+    let clock: ReturnType<typeof FakeTimers.install>;
+    beforeEach(() => {
+      clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: 1_700_000_000_000 });
+    });
+    afterEach(() => clock.uninstall());
+
+    const failing = (minutes: number) => {
+      const { worker, settled } = standIn({ failAfter: 0, minutes });
+      return { worker: { ...worker, firstDelay: 1000 }, settled };
+    };
+    const expiredOf = (settled: { seq: unknown; outcome: Outcome }[]) =>
+      settled.filter((s) => 'error' in s.outcome && s.outcome.error.code === 'expired').map((s) => s.seq);
+
+    it("a message's give-up time ends it on time: not a moment before, and not at the next probe", async () => {
+      const outbox = new Outbox(undefined, () => undefined);
+      const { worker, settled } = failing(60);
+      outbox.attach(worker);
+      await outbox.keep({ ...newEntry(1, Date.now()), deadline: Date.now() + 5_000 }, {} as never);
+      await outbox.keep(newEntry(2, Date.now()), {} as never);
+      await clock.tickAsync(4_999);
+      assert.deepEqual(expiredOf(settled), [], 'not before its time');
+      await clock.tickAsync(2);
+      assert.deepEqual(expiredOf(settled), [1], 'at its time');
+      assert.equal(outbox.waiting, 1, 'the other one waits on, with the account time');
+      await outbox.detach(worker);
+    });
+
+    it("the account's outbox time counts in minutes: 1 minute is 60 s, not 1 s and not 60 min", async () => {
+      const outbox = new Outbox(undefined, () => undefined);
+      const { worker, settled } = failing(1);
+      outbox.attach(worker);
+      await outbox.keep(newEntry(1, Date.now()), {} as never);
+      await clock.tickAsync(59_000);
+      assert.deepEqual(expiredOf(settled), []);
+      await clock.tickAsync(1_100);
+      assert.deepEqual(expiredOf(settled), [1]);
+      await outbox.detach(worker);
+    });
+
+    it('probes an unreachable gateway at growing intervals, never more than 15 s apart', async () => {
+      const outbox = new Outbox(undefined, () => undefined);
+      const { worker } = failing(60);
+      const tries: number[] = [];
+      const send = worker.send;
+      const counting: OutboxWorker = { ...worker, send: (entry, probe) => (tries.push(Date.now()), send(entry, probe)) };
+      outbox.attach(counting);
+      await outbox.keep(newEntry(1, Date.now()), {} as never);
+      await clock.tickAsync(120_000);
+      const gaps = tries.slice(1).map((t, i) => t - (tries[i] as number));
+      assert.ok(
+        gaps.every((g, i) => i === 0 || g >= (gaps[i - 1] as number)),
+        `growing: ${gaps.join(', ')}`,
+      );
+      assert.ok(Math.max(...gaps) <= 15_000, `at most 15 s: ${gaps.join(', ')}`);
+      assert.equal(gaps.at(-1), 15_000, 'capped at 15 s');
+      await outbox.detach(counting);
+    });
+
+    it("a msg waiting for the rate limit ends at its node's give-up time, not when its turn comes", async () => {
+      const limiter = new RateLimiter(1, 60_000, 10);
+      await limiter.acquire(1);
+      const ended: { error?: GatewayError } = {};
+      const waiting = limiter
+        .acquire(1, undefined, undefined, { at: Date.now() + 2_000, error: () => new GatewayError({ type: 'expired', message: 'gave up' }) })
+        .catch((error: GatewayError) => (ended.error = error));
+      await clock.tickAsync(1_999);
+      assert.ok(!ended.error, 'not before its time');
+      await clock.tickAsync(2);
+      await waiting;
+      assert.equal((ended.error as GatewayError | undefined)?.code, 'expired');
+      assert.equal(limiter.queued, 0);
+      limiter.close('done');
+    });
   });
 
   it('the rate limit: a msg waiting when the circuit opens leaves for the outbox; a refund frees its slot for the next', async () => {

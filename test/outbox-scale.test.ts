@@ -133,6 +133,27 @@ describe('outbox at scale: an alarm storm during an outage', function () {
     assert.equal(new Set(ok.map((m) => m.seq)).size, 5, 'the five kept were sent');
   });
 
+  it("an alarm's give-up time: after it, Catch gets it as expired while a reminder on the same account waits on", async () => {
+    await load([...flow(), { id: 'alarm', type: 'bulkgate-transactional', account: 'acc', text: '', giveUpAfter: 1, wires: [['ok'], ['bad']] }], credentials);
+    const caught = collect('caught', 1, 20_000);
+    await sim.fault({ offline: { seconds: 60, mode: '503' } });
+    (helper.getNode('alarm') as TestNode).receive({ payload: 'Burglar in the garage', number: '420777123456', seq: 'alarm' } as never);
+    (helper.getNode('t') as TestNode).receive({ payload: 'Take the bins out', number: '420777123456', seq: 'reminder' } as never);
+    const [msg] = await caught;
+    assert.equal(msg?.seq, 'alarm');
+    assert.equal(msg?.bulkgate?.type, 'expired');
+    assert.match(msg?.error.message, /Not sent within 1 s \(the node's "give up after"\)/);
+    assert.equal((helper.getNode('acc') as unknown as { outbox: { waiting: number } }).outbox.waiting, 1, 'the reminder still waits');
+    await sim.fault({ offline: { seconds: 0 } });
+    const [sent] = await collect('ok', 1, 30_000);
+    assert.equal(sent?.seq, 'reminder');
+    assert.deepEqual(
+      (await sim.outbox()).messages.map((m) => m.text),
+      ['Take the bins out'],
+      'the alarm that gave up was not sent later',
+    );
+  });
+
   it('another living Node-RED holds the outbox file: a msg that must wait goes to Catch as outbox_locked; its entries are not touched', async () => {
     other = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 60000)'], { stdio: 'ignore' });
     mkdirSync(join(userDir, 'bulkgate-outbox'));

@@ -133,6 +133,8 @@ export class Outbox {
   #worker: OutboxWorker | undefined;
   #timer: NodeJS.Timeout | undefined;
   #dueAt = 0;
+  #expiryTimer: NodeJS.Timeout | undefined;
+  #expiryAt = Infinity;
   #running: Promise<void> | undefined;
   /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
   #settling: Promise<void> = Promise.resolve();
@@ -226,6 +228,7 @@ export class Outbox {
     // A round already due keeps its time (a timer is only ever brought forward): an alarm storm
     // during an outage is not a storm of probes.
     if (this.#worker) this.#schedule(this.#probeDelay(this.#worker));
+    this.#armExpiry();
   }
 
   /** The running account sends the outbox from now on. */
@@ -233,6 +236,7 @@ export class Outbox {
     this.#worker = worker;
     this.#rounds = 0;
     this.#schedule(worker.firstDelay);
+    this.#armExpiry();
   }
 
   /** The account closed: no new round starts; the one running ends with the messages on the wire. */
@@ -241,6 +245,7 @@ export class Outbox {
     this.#worker = undefined;
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    this.#armExpiry();
     await this.#running;
     await this.#settling;
   }
@@ -378,6 +383,7 @@ export class Outbox {
       this.#running = this.#round().finally(() => {
         this.#running = undefined;
         this.#reschedule();
+        this.#armExpiry();
       });
     }, ms);
   }
@@ -386,11 +392,32 @@ export class Outbox {
   #reschedule(): void {
     const worker = this.#worker;
     if (!worker || this.#live === 0) return;
+    this.#schedule(this.#probeDelay(worker));
+  }
+
+  /**
+   * A timer of its own for the first message whose time runs out (its node's give-up time or the
+   * account's outbox time), apart from the rounds: it ends on time, and no probe goes early for it.
+   */
+  #armExpiry(): void {
+    const worker = this.#worker;
     let first = Infinity;
-    this.#each((kept) => {
-      first = Math.min(first, giveUpAt(kept, worker));
-    });
-    this.#schedule(Math.max(0, Math.min(this.#probeDelay(worker), first - Date.now() + 1)));
+    if (worker) this.#each((kept) => void (first = Math.min(first, giveUpAt(kept, worker))));
+    if (first === this.#expiryAt) return;
+    clearTimeout(this.#expiryTimer);
+    this.#expiryTimer = undefined;
+    this.#expiryAt = first;
+    if (first === Infinity) return;
+    // setTimeout's longest wait is about 24.8 days; the timer is armed again when it fires.
+    this.#expiryTimer = setTimeout(
+      () => {
+        this.#expiryTimer = undefined;
+        this.#expiryAt = Infinity;
+        if (this.#worker) this.#expire(this.#worker);
+        this.#armExpiry();
+      },
+      Math.min(2 ** 31 - 1, Math.max(0, first - Date.now() + 1)),
+    );
   }
 
   /**
@@ -573,11 +600,24 @@ export function deferrable(error: unknown, operation: Operation): boolean {
   return resendable(operation, error.mayHaveReached);
 }
 
-/** The error a message ends with when it waited `minutes` in the outbox. */
+/** The error a message ends with when its time in the outbox has passed: its node's give-up time, or the account's outbox time. */
 export function expiredError(entry: OutboxEntry, minutes: number): GatewayError {
+  const tries = `${entry.attempts} attempt${entry.attempts === 1 ? '' : 's'}`;
+  if (entry.deadline !== undefined && entry.deadline < entry.since + minutes * 60_000) {
+    return giveUpError(Math.round((entry.deadline - entry.since) / 1000), `the gateway could not be reached in time (${tries}). Last: ${entry.reason}`);
+  }
   return new GatewayError({
     type: 'expired',
-    message: `Not sent: the gateway could not be reached for ${minutes} minute${minutes === 1 ? '' : 's'} (the account's outbox time; ${entry.attempts} attempt${entry.attempts === 1 ? '' : 's'}). Last: ${entry.reason}`,
+    message: `Not sent: the gateway could not be reached for ${minutes} minute${minutes === 1 ? '' : 's'} (the account's outbox time; ${tries}). Last: ${entry.reason}`,
+    brief: { key: 'expired' },
+  });
+}
+
+/** The error a msg ends with when its node's give-up time (`giveUpAfter`, seconds) passed while it waited. */
+export function giveUpError(seconds: number, why: string): GatewayError {
+  return new GatewayError({
+    type: 'expired',
+    message: `Not sent within ${seconds} s (the node's "give up after"): ${why}`,
     brief: { key: 'expired' },
   });
 }

@@ -2,7 +2,7 @@
  * The account's rate limit: at most `limit` messages in any `window` ms (a sliding window), with
  * a bounded FIFO queue for what has to wait. Shared by every node that uses the account.
  */
-import { GatewayError, heldError, onStop, type Circuit, type StopSignal } from '../../gateway';
+import { GatewayError, heldError, onStop, type Circuit, type GiveUp, type StopSignal } from '../../gateway';
 
 interface Waiter {
   messages: number;
@@ -38,7 +38,7 @@ export class RateLimiter {
    * Resolves when `messages` may be sent now; rejects `rate_limited` when the queue is full. With
    * the account's circuit, a msg that waits when it opens leaves the queue for the outbox.
    */
-  acquire(messages: number, signal?: StopSignal, circuit?: Circuit): Promise<void> {
+  acquire(messages: number, signal?: StopSignal, circuit?: Circuit, giveUp?: GiveUp): Promise<void> {
     if (this.#closed) return Promise.reject(closed(this.#closed));
     if (!this.enabled) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(closed('the request was cancelled'));
@@ -72,9 +72,12 @@ export class RateLimiter {
       };
       const stopListening = onStop(signal, () => leave(closed('the request was cancelled')));
       const stopHolding = onStop(circuit?.signal, () => leave(heldError()));
+      // Its node's give-up time passes while it waits here: it ends then, not when its turn comes.
+      const timer = giveUp ? setTimeout(() => leave(giveUp.error()), Math.max(0, giveUp.at - Date.now())) : undefined;
       waiter.unlisten = () => {
         stopListening();
         stopHolding();
+        clearTimeout(timer);
       };
       this.#queue.push(waiter);
       this.onChange();

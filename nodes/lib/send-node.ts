@@ -10,6 +10,7 @@ import {
   AbortGroup,
   GatewayError,
   type Circuit,
+  type GiveUp,
   InFlight,
   isHeld,
   type GatewayClient,
@@ -20,7 +21,7 @@ import {
   type SendRecord,
   type TransactionalResult,
 } from '../../gateway';
-import { deferrable, storableMsg } from './outbox';
+import { deferrable, giveUpError, storableMsg } from './outbox';
 import { numberSetting, type AccountNode, type DeferredHandler } from './account';
 import {
   catalogText,
@@ -88,6 +89,12 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
     // async function keeps a frame of all its locals per msg in flight, and a burst holds 10,000
     // msgs in flight (the benchmark's bursts). Each step returns undefined when the msg has ended at once.
 
+    /** The node's give-up time, ms from a msg's first attempt (0: the account's outbox time only). */
+    const giveUpMs = numberSetting(config.giveUpAfter, 0) * 1000;
+    /** When a msg taken at `since` gives up, wherever it waits, and the error it ends with then. */
+    const giveUpOf = (since: number, where: string): GiveUp | undefined =>
+      giveUpMs > 0 ? { at: since + giveUpMs, error: () => giveUpError(giveUpMs / 1000, where) } : undefined;
+
     const ignored = (field: string) => node.warn(catalogText(texts, 'warnings.payload-ignored', { field }));
 
     /** Reads a msg's fields (throws, or rejects, when they cannot be read), then dispatches it. */
@@ -136,11 +143,11 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       const circuit = outbox ? account.circuit : undefined;
       let counted = false;
       const sending = account.limiter.enabled
-        ? account.limiter.acquire(prepared.messages, queueStop, circuit).then(() => {
+        ? account.limiter.acquire(prepared.messages, queueStop, circuit, giveUpOf(when.since, "it waited for the account's rate limit")).then(() => {
             counted = true;
-            return transmit(client, prepared, circuit);
+            return transmit(client, prepared, circuit, when.since);
           })
-        : transmit(client, prepared, circuit);
+        : transmit(client, prepared, circuit, when.since);
       return sending.then(
         (result) => {
           const sending = route(msg, result, send, () => storableBody(prepared));
@@ -158,9 +165,15 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       );
     }
 
-    function transmit(client: GatewayClient, prepared: PreparedRequest, circuit: Circuit | undefined): Promise<PromotionalResult | TransactionalResult> {
+    function transmit(
+      client: GatewayClient,
+      prepared: PreparedRequest,
+      circuit: Circuit | undefined,
+      since: number,
+    ): Promise<PromotionalResult | TransactionalResult> {
       status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'sending') }));
-      const policy = circuit ? { circuit } : undefined;
+      const giveUp = giveUpOf(since, 'the gateway could not be reached before the next retry was due');
+      const policy = circuit || giveUp ? { circuit, giveUp } : undefined;
       return kind === 'promotional'
         ? client.sendPromotional(prepared, wireStop, undefined, policy)
         : client.sendTransactional(prepared, wireStop, undefined, policy);
@@ -201,6 +214,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
             messages: prepared.messages,
             msg: storableMsg(msg),
             ...when,
+            deadline: giveUpMs > 0 ? when.since + giveUpMs : undefined,
             attempts,
             reason,
           },
