@@ -9,7 +9,7 @@ import { HELD_CODE, heldError, type Circuit } from './circuit';
 import { baseUrlProblem } from './base-url';
 import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from './errors';
 import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type HttpMethod, type Operation } from './operations';
-import { prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type RejectedRecipient, type SendFields } from './request';
+import { INVALID_NUMBER_CODE, prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type RejectedRecipient, type SendFields } from './request';
 import { prepareResend, resendable } from './resend';
 import { prepareEndpoint, type EndpointName } from './endpoints';
 
@@ -255,11 +255,13 @@ export class GatewayClient {
     const body = answer.body as Record<string, unknown>;
     if (isObject(body.error) || typeof body.error === 'string') {
       // Only the 2.0 invalid_phone_number answer reaches here: a rejected recipient, not an error.
+      // Its code is the one a per-recipient record gives an invalid number (9), wherever it was
+      // found: by the gateway here (whose body's code is the HTTP status, 400), or by the checks.
       return {
         rejected: true,
         record: {
           status: 'error',
-          code: typeof body.code === 'number' ? body.code : answer.status,
+          code: INVALID_NUMBER_CODE,
           type: String(body.type),
           error: String(body.error),
           number: this.#numberOf(prepared),

@@ -35,6 +35,14 @@ export function splitNumbers(text: string): string[] {
 /** The last instant a JavaScript Date can hold (the year 275760). */
 const LAST_DATE_MS = 8.64e15;
 
+/** A wire schedule (unix seconds or ISO 8601) in ms since the epoch; undefined when there is none. */
+export function scheduleMs(schedule: unknown): number | undefined {
+  if (schedule === undefined || schedule === null || schedule === '') return undefined;
+  const text = String(schedule);
+  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text);
+  return Number.isFinite(ms) ? ms : undefined;
+}
+
 export function normalizeSchedule(value: unknown): string | undefined {
   if (value instanceof Date) {
     const ms = value.getTime();

@@ -7,7 +7,7 @@ import { CHANNELS } from './channels';
 import type { EndpointOperation } from './endpoints';
 import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
 import { invalidRequest, type GatewayError } from './errors';
-import { isPhoneNumber, normalizeNumber, normalizeSchedule, splitNumbers } from './recipients';
+import { isPhoneNumber, normalizeNumber, normalizeSchedule, scheduleMs, splitNumbers } from './recipients';
 import { schemaKey } from './schemas';
 import { validateBody } from './validate';
 import { resolveSender } from './senders';
@@ -63,7 +63,12 @@ export interface PreparedRequest {
   rejected: RejectedRecipient[];
   /** No recipient is left to send to: no request is made, the rejected ones are the answer. */
   nothingToSend: boolean;
+  /** A schedule in the past (ISO 8601): the gateway sends the message at once, and its sender should hear of it. */
+  pastSchedule?: string;
 }
+
+/** The code a per-recipient record gives an invalid phone number (the reference's one per-recipient code). */
+export const INVALID_NUMBER_CODE = 9;
 
 export interface RejectedRecipient {
   /** The position among the request's numbers, as given. */
@@ -73,7 +78,7 @@ export interface RejectedRecipient {
 
 /** A number the checks find impossible, as the gateway's own record for an invalid number. */
 export function impossibleNumber(at: number, given: string | number): RejectedRecipient {
-  return { at, record: { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: String(given) } };
+  return { at, record: { status: 'error', code: INVALID_NUMBER_CODE, type: 'invalid_phone_number', error: 'Invalid phone number', number: String(given) } };
 }
 
 const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
@@ -318,6 +323,9 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   if (invalid) throw invalidRequest(invalid);
 
   const missingVariables = findMissingVariables(text, channel, recipients, transactionalVariables);
+  const scheduled = scheduleMs(body.schedule);
+  // A minute of grace: a schedule of "now" computed a moment ago is not a mistake.
+  const pastSchedule = scheduled !== undefined && scheduled < Date.now() - 60_000 ? new Date(scheduled).toISOString() : undefined;
   // A group or an admin list entry counts once: the gateway alone knows how many it reaches.
   const listed = (Array.isArray(body.groups) ? body.groups.length : 0) + (Array.isArray(body.admins) ? body.admins.length : 0);
   const numbers = recipients?.count ?? (body.number !== undefined || body.admin !== undefined ? 1 : 0);
@@ -331,6 +339,7 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
     missingVariables,
     rejected,
     nothingToSend,
+    ...(pastSchedule ? { pastSchedule } : {}),
   };
 }
 

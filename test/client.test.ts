@@ -250,7 +250,7 @@ describe('gateway client', () => {
     it('advanced 2.0: an invalid number is a rejected recipient, not an error', async () => {
       const result = await client.transactional({ number: '123', text: 'x' });
       assert.equal(result.rejected, true);
-      assert.deepEqual(result.record, { status: 'error', code: 400, type: 'invalid_phone_number', error: 'Invalid phone number', number: '123' });
+      assert.deepEqual(result.record, { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '123' });
     });
 
     it('an impossible number (12) is the same rejected recipient, answered without a request', async () => {

@@ -122,7 +122,7 @@ describe('nodes in the Node-RED runtime', function () {
       );
       assert.deepEqual(summary?.payload.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 1 });
       assert.equal(summary?.payload.response.length, 3);
-      assert.deepEqual(await status, { fill: 'yellow', shape: 'dot', text: 'sent 2 / rejected 1' });
+      assert.deepEqual(await status, { fill: 'yellow', shape: 'dot', text: 'sent 2 / rejected 1 (last: invalid number)' });
       assert.deepEqual(
         (await sim.outbox()).messages.map((m) => m.text),
         ['Hi Ann', 'Hi Bob'],
@@ -430,9 +430,54 @@ describe('nodes in the Node-RED runtime', function () {
       (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m));
       receive('t', { number: '123' });
       const [msg] = await bad;
-      assert.deepEqual(msg?.payload, { status: 'error', code: 400, type: 'invalid_phone_number', error: 'Invalid phone number', number: '123' });
+      assert.deepEqual(msg?.payload, { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '123' });
       await new Promise((r) => setTimeout(r, 50));
       assert.equal(caught.length, 0);
+    });
+
+    it('a copy the gateway drops (duplicates_check, same text within its window) is not "sent": port 1 marks it, and so does the status', async () => {
+      await load(flow({ text: 'Door opened', duplicates_check: 'on' }), credentials());
+      const ok = collect('ok', 2);
+      receive('t', { number: '420777111222', seq: 1 });
+      receive('t', { number: '420777111222', seq: 2 });
+      const [first, second] = await ok;
+      assert.equal(first?.bulkgate?.duplicate, undefined);
+      assert.equal(second?.bulkgate?.duplicate, 'gateway');
+      assert.equal(second?.payload.duplicate, 'gateway');
+      assert.equal(second?.payload.sms_id, first?.payload.sms_id, 'the gateway answered with the first one');
+      assert.equal((await sim.outbox()).messages.length, 1, 'one SMS');
+      await statusOf('t', (s) => s.text === 'sent 1 / rejected 0 / 1 dropped as a copy');
+    });
+
+    it('no number where the node reads it: Catch names the Recipients field and where the msg holds one', async () => {
+      await load([...flow({ text: 'Door opened' }), { id: 'c', type: 'catch', scope: null, wires: [['caught']] }, ...helpers('caught')], credentials());
+      const caught = collect('caught', 2);
+      receive('t', { payload: '+420 777 111 222' });
+      receive('t', { topic: '420777111222' });
+      const [payload, topic] = await caught;
+      assert.equal(
+        payload?.error.message,
+        'no number: the Recipients field reads msg.number (set it, or choose another property in the node); msg.payload holds a phone number: to send to it, set Recipients to msg.payload',
+      );
+      assert.match(topic?.error.message, /msg\.topic holds a phone number: to send to it, set Recipients to msg\.topic$/);
+      assert.equal(payload?.bulkgate.type, 'invalid_request');
+      await statusOf('t', (s) => s.text === 'no recipient');
+      assert.deepEqual(await sim.requests(), []);
+    });
+
+    it('a schedule in the past is sent at once, with a warning in the log and in msg.bulkgate.warning', async () => {
+      await load(flow({ text: 'Reminder' }), credentials());
+      const warned: unknown[] = [];
+      (helper.getNode('t') as TestNode).on('call:warn', (call: { args: unknown[] }) => warned.push(call.args[0]));
+      const ok = collect('ok', 2);
+      const past = new Date(Date.now() - 3600_000);
+      receive('t', { number: '420777111222', schedule: past });
+      receive('t', { number: '420777111223', schedule: new Date(Date.now() - 10_000) });
+      const [late, now] = await ok;
+      const warning = `schedule ${new Date(Math.floor(past.getTime() / 1000) * 1000).toISOString()} is in the past: the message goes out at once`;
+      assert.equal(late?.bulkgate?.warning, warning);
+      assert.deepEqual(warned, [warning]);
+      assert.equal(now?.bulkgate?.warning, undefined, 'a schedule a few seconds old is "now", not a mistake');
     });
 
     it('1.0 admin from a TypedInput', async () => {

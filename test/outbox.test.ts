@@ -130,6 +130,7 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     (helper.getNode('t') as TestNode).receive({ payload: 'Door opened', number: '420777123456' } as never);
     const [msg] = await outputs;
     assert.ok(msg?.bulkgate?.deferred, 'it went through the outbox');
+    assert.equal(msg?.bulkgate?.duplicate, 'resend', 'its resend was dropped as a copy of the first attempt, which got through');
     assert.deepEqual(await delivered(), ['Door opened'], 'the gateway has it once');
     const sends = (await sim.requests()).filter((r) => r.path.endsWith('/transactional'));
     assert.deepEqual(

@@ -8,6 +8,7 @@ import { balancePanel } from './balance-panel';
 import { endpointPanel, endpointPanelSave } from './endpoint-panel';
 import { eventsPanel } from './events-panel';
 import { sendPanel, sendPanelSave, validChannel, validNumber, validSenderValue, validText } from './send-panel';
+import { t } from './i18n';
 import { addStyles } from './style';
 
 type Kind = 'promotional' | 'transactional';
@@ -40,7 +41,8 @@ window.BulkGateEditor = {
   validNumber,
   validSenderValue,
   validChannel,
-  validBaseUrl: (_node: unknown, _kind: string, value: string) => !value || !baseUrlProblem(value),
+  // The sentence shows as the field's tooltip: why a URL is refused (the token travels with every request).
+  validBaseUrl: (_node: unknown, _kind: string, value: string) => !value || !baseUrlProblem(value) || t('invalid.baseUrl'),
   validCountry: (_node: unknown, _kind: string, value: string) => !value || /^[A-Za-z]{2}$/.test(value),
   validPath: (_node: unknown, _kind: string, value: string) => !value || /^\/?[\w\-/.]+$/.test(value),
 };

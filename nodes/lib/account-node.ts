@@ -20,6 +20,7 @@ import { DEFAULT_OUTBOX_SIZE, deferrable, expiredError, outboxFor, type OutboxWo
 import { catalogText, nodeCatalog } from './runtime';
 import { numberSetting, proxySettings, type AccountConfig, type AccountCredentials, type AccountNode, type DeferredHandler } from './account';
 import { RateLimiter } from './rate-limit';
+import { RecentSends } from './recent-sends';
 import { trackerFor } from './tracking';
 
 /** The account node's constructor (loaded when the first account starts). */
@@ -82,6 +83,7 @@ export function accountNode(RED: NodeAPI) {
 
     // Delivery tracking: kept by its module across redeploys, per account id.
     node.tracker = trackerFor(node.id);
+    node.recent = new RecentSends();
 
     // The outbox: kept by this module across redeploys; this node sends it while it runs.
     node.outboxMinutes = numberSetting(config.outboxMinutes, 60, 0);

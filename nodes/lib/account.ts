@@ -2,6 +2,7 @@
 import type { Node, NodeAPI } from 'node-red';
 import type { Circuit, GatewayClient, ProxySettings } from '../../gateway';
 import type { Outbox, OutboxEntry, Outcome } from './outbox';
+import type { RecentSends } from './recent-sends';
 import type { Msg } from './runtime';
 import type { RateLimiter } from './rate-limit';
 import type { DeliveryTracker } from './tracking';
@@ -24,6 +25,8 @@ export interface AccountNode extends Node {
   outboxMinutes: number;
   /** Empties the outbox (the editor's button): each message goes to Catch. Resolves with how many. */
   emptyOutbox(): Promise<number>;
+  /** The sms_ids the account's nodes got back lately: an answer with one of them again is a copy the gateway dropped. */
+  recent: RecentSends;
   /** What the account's nodes sent, for the events node's delivery tracking. */
   tracker: DeliveryTracker;
 }

@@ -6,6 +6,8 @@
  */
 import type { Node, NodeAPI } from 'node-red';
 import {
+  GatewayError,
+  isPhoneNumber,
   bodyFields,
   bodyShape,
   invalidRequest,
@@ -101,6 +103,37 @@ export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
   const template = typeof config.text === 'string' ? config.text : '';
   if (template) set.add('text');
   return { typed, plain, channel, template, set, warned: new Set() };
+}
+
+/**
+ * The refusal of a msg with no recipient at all, pointing where the node looked (`msg.number` by
+ * default) and where the msg seems to hold a number instead (msg.payload, or msg.topic as some
+ * other SMS nodes take it). Undefined when the fields name a recipient.
+ */
+export function noRecipient(plan: FieldPlan, fields: SendFields, msg: Msg): GatewayError | undefined {
+  if (fields.number !== undefined || fields.groups !== undefined || fields.admins !== undefined || fields.admin !== undefined) return undefined;
+  const setting = plan.typed.find(([field]) => field === 'number')?.[1];
+  const where = setting ? describeSetting(setting) : 'nothing';
+  const elsewhere = (['payload', 'topic'] as const).find((key) => typeof msg[key] === 'string' && isPhoneNumber(msg[key] as string));
+  const hint = elsewhere ? `; msg.${elsewhere} holds a phone number: to send to it, set Recipients to msg.${elsewhere}` : '';
+  return invalidRequest(`no number: the Recipients field reads ${where} (set it, or choose another property in the node)${hint}`, { key: 'no-recipient' });
+}
+
+/** Where a TypedInput reads from, as a user reads it in the panel. */
+function describeSetting(setting: TypedSetting): string {
+  const value = String(setting.value ?? '');
+  switch (setting.type || 'str') {
+    case 'msg':
+    case 'flow':
+    case 'global':
+      return `${setting.type}.${value}`;
+    case 'env':
+      return `the environment variable ${value}`;
+    case 'jsonata':
+      return 'its JSONata expression';
+    default:
+      return 'a fixed value that is empty';
+  }
 }
 
 /** The default cascade: SMS alone, with none of its settings changed. */

@@ -8,11 +8,13 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import {
   AbortGroup,
+  briefOf,
   GatewayError,
   type Circuit,
   type GiveUp,
   InFlight,
   isHeld,
+  scheduleMs,
   type GatewayClient,
   storableBody,
   type PreparedRequest,
@@ -36,7 +38,7 @@ import {
   type Msg,
   type Send,
 } from './runtime';
-import { fieldPlan, nodeOperation, sendFields, type SendConfig } from './send-fields';
+import { fieldPlan, noRecipient, nodeOperation, sendFields, type SendConfig } from './send-fields';
 import { StormGuard } from './storm';
 import { numberKey } from './tracking';
 
@@ -61,6 +63,8 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
     const inFlight = new InFlight();
     let sent = 0;
     let rejected = 0;
+    /** Msgs the gateway dropped as copies of an earlier one (duplicates_check). */
+    let copies = 0;
     const status = new StatusThrottle(node);
     const storm = new StormGuard<{ msg: Msg; fields: SendFields }>(
       kind === 'transactional' ? numberSetting(config.stormLimit, 0) : 0,
@@ -122,12 +126,20 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       send: Send,
       done: Done,
     ): Promise<void> | undefined {
+      const missing = noRecipient(plan, fields, msg);
+      if (missing) throw missing;
       const prepared = client.prepareOperation(operation, fields);
       if (!storm.admit({ msg, fields })) {
         // Held back by storm protection: deliberately not sent, so not an error.
         status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'held', { count: storm.held }) }));
         done();
         return undefined;
+      }
+      if (prepared.pastSchedule) {
+        // Sent at once, as the gateway does with it; the sender hears of it in the log and on the msg.
+        const warning = catalogText(texts, 'warnings.schedule-past', { schedule: prepared.pastSchedule });
+        node.warn(warning);
+        msg.bulkgate = { ...(msg.bulkgate as object | undefined), warning };
       }
       if (prepared.missingVariables.length) {
         node.warn(catalogText(texts, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
@@ -150,7 +162,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
         : transmit(client, prepared, circuit, when.since);
       return sending.then(
         (result) => {
-          const sending = route(msg, result, send, () => storableBody(prepared));
+          const sending = route(msg, result, send, () => storableBody(prepared), false);
           if (!sending) return done();
           return sending.then(() => done());
         },
@@ -183,10 +195,28 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
      * Routes a result to the ports; a promotional one with many recipients resolves once its last
      * batch is sent. `body`: the wire body (without credentials), read only when delivery tracking needs it.
      */
-    function route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: () => Record<string, unknown>): Promise<void> | undefined {
-      if ('response' in result) return routePromotional(msg, result, send, body);
-      routeTransactional(msg, result, send, body);
+    function route(
+      msg: Msg,
+      result: PromotionalResult | TransactionalResult,
+      send: Send,
+      body: () => Record<string, unknown>,
+      resend: boolean,
+    ): Promise<void> | undefined {
+      if ('response' in result) return routePromotional(msg, result, send, body, resend);
+      routeTransactional(msg, result, send, body, resend);
       return undefined;
+    }
+
+    /**
+     * Whether an accepted record is a copy the gateway dropped (duplicates_check): its sms_id came
+     * back before in the window (`gateway`: this msg was not sent), or, for an outbox resend, it cost
+     * nothing (`resend`: its first attempt got through; a success).
+     */
+    function duplicateOf(record: SendRecord, resend: boolean): 'gateway' | 'resend' | undefined {
+      if (record.status === 'error' || typeof record.sms_id !== 'string' || !account) return undefined;
+      const seen = account.recent.seenBefore(record.sms_id);
+      if (resend) return seen || record.price === 0 ? 'resend' : undefined;
+      return seen ? 'gateway' : undefined;
     }
 
     /** The account's delivery tracking remembers what was accepted, while an events node listens. */
@@ -233,12 +263,13 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       const deferred = { since: new Date(entry.since).toISOString(), attempts: entry.attempts };
       try {
         if ('result' in outcome) {
-          msg.bulkgate = { deferred };
+          msg.bulkgate = { ...(msg.bulkgate as object | undefined), deferred };
           void route(
             msg,
             outcome.result,
             (m) => node.send(m as never),
             () => entry.body,
+            true,
           )?.catch(() => undefined);
         } else {
           fail(texts, status, msg, outcome.error, (e) => {
@@ -252,13 +283,13 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
     };
     const stopDeferred = account?.onDeferred(node.id, settleDeferred);
 
-    function routePromotional(msg: Msg, result: PromotionalResult, send: Send, body: () => Record<string, unknown>): Promise<void> {
+    function routePromotional(msg: Msg, result: PromotionalResult, send: Send, body: () => Record<string, unknown>, resend: boolean): Promise<void> {
       const records = result.response;
       if (tracker?.listening) {
         // msg.sent.payload of each recipient: its entry of the request, as the node sent it.
         const wire = body();
         const entries = recipientEntries(wire.number);
-        const at = scheduledAt(wire.schedule);
+        const at = scheduleMs(wire.schedule);
         for (const record of records) {
           if (record.status === 'error' || typeof record.sms_id !== 'string') continue;
           const key = numberKey(record.number);
@@ -272,21 +303,30 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       const { payload: _payload, ...rest } = msg;
       const template = RED.util.cloneMessage(rest as Msg);
       const id = RED.util.generateId();
+      let dropped = 0;
       records.forEach((record: SendRecord, index) => {
-        const out = { ...template, payload: record, parts: sequenceParts(msg, id, index, records.length) } as Msg;
+        const duplicate = duplicateOf(record, resend);
+        const out = { ...template, payload: duplicate ? { ...record, duplicate } : record, parts: sequenceParts(msg, id, index, records.length) } as Msg;
+        if (duplicate) out.bulkgate = { ...(template.bulkgate as object | undefined), duplicate };
+        if (duplicate === 'gateway') dropped++;
         (record.status === 'error' ? refused : accepted).push(out);
       });
-      sent += accepted.length;
+      copies += dropped;
+      sent += accepted.length - dropped;
       rejected += refused.length;
+      const last = refused.at(-1)?.payload as SendRecord | undefined;
+      if (last) lastReason = reasonOf(last);
       msg.payload = { total: result.total, response: result.response };
       showTotals();
       return sendInBatches(send, [accepted, refused, msg]);
     }
 
-    function routeTransactional(msg: Msg, result: TransactionalResult, send: Send, body: () => Record<string, unknown>): void {
-      const record = result.record;
+    function routeTransactional(msg: Msg, result: TransactionalResult, send: Send, body: () => Record<string, unknown>, resend: boolean): void {
+      const duplicate = result.rejected ? undefined : duplicateOf(result.record, resend);
+      const record = duplicate ? { ...result.record, duplicate } : result.record;
+      if (duplicate) msg.bulkgate = { ...(msg.bulkgate as object | undefined), duplicate };
       if (!result.rejected && tracker?.listening && typeof record.sms_id === 'string') {
-        const at = record.status === 'scheduled' ? scheduledAt(body().schedule) : undefined;
+        const at = record.status === 'scheduled' ? scheduleMs(body().schedule) : undefined;
         // A copy of the payload as the node received it: the flow may change the msg's later.
         const sent = { topic: msg.topic, payload: RED.util.cloneMessage(msg.payload as never), node: node.id };
         tracker.track(record.sms_id, record.number ?? body().number, sent, at);
@@ -294,9 +334,11 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       msg.payload = record;
       if (result.rejected) {
         rejected++;
+        lastReason = reasonOf(record);
         send([null, msg]);
       } else {
-        sent++;
+        if (duplicate === 'gateway') copies++;
+        else sent++;
         send([msg, null]);
       }
       showTotals();
@@ -324,19 +366,27 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
           await client.sendTransactional(prepared, wireStop),
           (m) => node.send(m as never),
           () => storableBody(prepared),
+          false,
         );
       } catch (error) {
         fail(texts, status, msg, error, (e) => node.error(e, msg));
       }
     }
 
+    /** Why the last recipient was rejected, in the status's few words (`invalid number`). */
+    let lastReason = '';
+    const reasonOf = (record: SendRecord): string => {
+      const brief = briefOf(String(record.type ?? 'invalid_phone_number'), String(record.error ?? ''));
+      return catalogText(texts, `brief.${brief.key}`, brief.params);
+    };
+
     function showTotals(): void {
       const queued = account?.limiter.queued ?? 0;
-      status.show(() => ({
-        fill: rejected ? 'yellow' : 'green',
-        shape: 'dot',
-        text: statusText(texts, queued ? 'totals-queued' : 'totals', { sent, rejected, queued }),
-      }));
+      const key = queued ? 'totals-queued' : rejected ? 'totals-why' : 'totals';
+      const totals = statusText(texts, key, { sent, rejected, queued, reason: lastReason });
+      // A msg the gateway dropped as a copy was not sent: the status says so beside the totals.
+      const text = copies ? `${totals} ${statusText(texts, 'copies', { count: copies })}` : totals;
+      status.show(() => ({ fill: rejected || copies ? 'yellow' : 'green', shape: 'dot', text }));
     }
 
     node.on('input', (msg: object, send: Send, done: Done) => {
@@ -394,12 +444,4 @@ function recipientEntries(wire: unknown): Map<string, unknown> {
     if (key && !entries.has(key)) entries.set(key, entry);
   }
   return entries;
-}
-
-/** A wire schedule (unix seconds or ISO 8601) in ms; undefined when there is none. */
-function scheduledAt(schedule: unknown): number | undefined {
-  if (schedule === undefined || schedule === null || schedule === '') return undefined;
-  const text = String(schedule);
-  const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text);
-  return Number.isFinite(ms) ? ms : undefined;
 }

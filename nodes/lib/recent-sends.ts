@@ -1,0 +1,24 @@
+/**
+ * The sms_ids an account's nodes got back in the gateway's duplicate window (5 minutes for
+ * transactional messages). With `duplicates_check` on, the gateway answers a copy of a recent
+ * message with that message's own record (its sms_id, price 0) and does not send it again: an
+ * answer whose sms_id is already here is such a dropped copy, not a message sent.
+ */
+const WINDOW_MS = 5 * 60_000;
+const LIMIT = 10_000;
+
+export class RecentSends {
+  /** sms_id -> when it came back; oldest first (a Map keeps insertion order). */
+  readonly #seen = new Map<string, number>();
+
+  /** Whether `smsId` came back within the window before; remembers it either way. */
+  seenBefore(smsId: string, now = Date.now()): boolean {
+    for (const [id, at] of this.#seen) {
+      if (at > now - WINDOW_MS && this.#seen.size <= LIMIT) break;
+      this.#seen.delete(id);
+    }
+    const seen = this.#seen.has(smsId);
+    if (!seen) this.#seen.set(smsId, now);
+    return seen;
+  }
+}
