@@ -1,5 +1,6 @@
 /** The four nodes in the Node-RED runtime (node-red-node-test-helper) against the simulator. */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:http';
 import { collect, describe as text, ERROR_CODE_IN_CATCH, helper, load, logs, seen, statusOf, unload, type FlowNode, type TestNode } from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 
@@ -37,16 +38,41 @@ describe('nodes in the Node-RED runtime', function () {
     });
 
     it('shares one client (one connection pool) between the nodes that use it', async () => {
-      await load(
-        [
-          account(),
-          { id: 't1', type: 'bulkgate-transactional', account: 'acc', wires: [[], []] },
-          { id: 't2', type: 'bulkgate-balance', account: 'acc', wires: [[], []] },
-        ],
-        credentials(),
-      );
-      const acc = helper.getNode('acc') as any;
-      assert.equal(acc.gateway(), acc.gateway());
+      // A gateway that notes the client port each request came from: one pool keeps one connection.
+      const ports: number[] = [];
+      const gateway = createServer((req, res) => {
+        ports.push(req.socket.remotePort as number);
+        req.resume().on('end', () => {
+          res.setHeader('content-type', 'application/json');
+          res.end(
+            req.url?.includes('info')
+              ? '{"data":{"wallet":"w","credit":10,"currency":"credits","free_messages":0,"datetime":"2026-01-01T00:00:00+00:00"}}'
+              : '{"data":{"status":"accepted","sms_id":"s-1","price":1,"credit":9,"number":"420777111222"}}',
+          );
+        });
+      });
+      await new Promise<void>((r) => gateway.listen(0, '127.0.0.1', () => r()));
+      try {
+        await load(
+          [
+            account({ baseUrl: `http://127.0.0.1:${(gateway.address() as { port: number }).port}` }),
+            { id: 't1', type: 'bulkgate-transactional', account: 'acc', text: 'x', wires: [['out'], []] },
+            { id: 't2', type: 'bulkgate-balance', account: 'acc', wires: [['out'], []] },
+            ...helpers('out'),
+          ],
+          credentials(),
+        );
+        const first = collect('out', 1);
+        receive('t1', { number: '420777111222' });
+        await first;
+        const second = collect('out', 1);
+        receive('t2', {});
+        await second;
+        assert.equal(ports.length, 2);
+        assert.equal(ports[0], ports[1], 'the balance read went over the connection the send opened');
+      } finally {
+        gateway.close();
+      }
     });
 
     it('"test connection" reads the balance with the deployed token, and never answers with it', async () => {

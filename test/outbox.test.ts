@@ -174,7 +174,7 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     // A full redeploy of the same flow: the account and the node are closed and started again.
     const before = helper.getNode('t');
     const deployed = [{ id: 'tab', type: 'tab', label: 'test' }, ...flow(account).map((n) => (n.type === 'bulkgate-account' ? n : { z: 'tab', ...n }))];
-    await helper.setFlows(deployed, 'full', credentials).catch(() => undefined);
+    await helper.setFlows(deployed, 'full', credentials);
     await until('the flow restarted', () => helper.getNode('t') !== before && helper.getNode('ok') !== null);
     const caughtAfter: unknown[] = [];
     (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caughtAfter.push(m));
