@@ -12,6 +12,7 @@
 import { createCipheriv, createHash, randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
+import { createServer as createNetServer } from 'node:net';
 import { join, relative, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import express from 'express';
@@ -27,8 +28,6 @@ const DEMO_DIR = join(ROOT, '.nodered-demo');
 const CREDENTIAL_SECRET = 'bulkgate-demo';
 /** Where the demo remembers the simulator address its flows point at, to follow a port change. */
 const STATE_FILE = 'bulkgate-demo.json';
-/** Examples that need something the demo does not run (an MQTT broker) stay out of it. */
-const NEEDS_MORE = /mqtt/i;
 
 interface FlowNode {
   id: string;
@@ -55,8 +54,11 @@ function listen(server: Server, port: number, what: string, flag: string): Promi
   });
 }
 
-/** The example flows, each on its own tab, all sharing one account that points at the simulator. */
-export function demoFlows(simulatorUrl: string): FlowNode[] {
+/**
+ * The example flows, each on its own tab, all sharing one account that points at the simulator;
+ * the MQTT example's broker is the demo's own, at `mqttPort`.
+ */
+export function demoFlows(simulatorUrl: string, mqttPort: number): FlowNode[] {
   const dir = join(ROOT, 'examples');
   const account: FlowNode = {
     id: 'bulkgate-demo-account',
@@ -72,7 +74,7 @@ export function demoFlows(simulatorUrl: string): FlowNode[] {
   };
   const flows: FlowNode[] = [account];
   for (const file of readdirSync(dir)
-    .filter((f) => f.endsWith('.json') && !NEEDS_MORE.test(f))
+    .filter((f) => f.endsWith('.json'))
     .sort()) {
     const nodes = JSON.parse(readFileSync(join(dir, file), 'utf8')) as FlowNode[];
     const tab = `demo-tab-${flows.length}`;
@@ -86,6 +88,9 @@ export function demoFlows(simulatorUrl: string): FlowNode[] {
       if (copy.type === 'bulkgate-events') copy.credentials = { secret: EVENTS_SECRET };
       // Examples point at the simulator's default address; the demo's may differ.
       if (typeof copy.url === 'string') copy.url = copy.url.replace('http://127.0.0.1:1881', simulatorUrl);
+      if (copy.type === 'mqtt-broker') Object.assign(copy, { broker: '127.0.0.1', port: String(mqttPort) });
+      // An mqtt in or out node names its broker config node by id (on the broker node, `broker` is the host).
+      else if (typeof copy.broker === 'string' && nodes.some((n) => n.id === copy.broker)) copy.broker = `${tab}-${copy.broker}`;
       if (Array.isArray(copy.wires)) copy.wires = (copy.wires as string[][]).map((port) => port.map((id) => `${tab}-${id}`));
       if (Array.isArray(copy.scope)) copy.scope = (copy.scope as string[]).map((id) => `${tab}-${id}`);
       if (typeof copy.g === 'string') copy.g = `${tab}-${copy.g}`;
@@ -126,6 +131,7 @@ async function main(): Promise<void> {
     options: {
       port: { type: 'string', default: process.env.PORT },
       'simulator-port': { type: 'string', default: process.env.SIMULATOR_PORT },
+      'mqtt-port': { type: 'string', default: process.env.MQTT_PORT },
       'user-dir': { type: 'string' },
       fresh: { type: 'boolean', default: false },
       'no-flows': { type: 'boolean', default: false },
@@ -133,12 +139,21 @@ async function main(): Promise<void> {
   });
   const port = portOption(values.port, 1880, '--port (or PORT)');
   const simulatorPort = portOption(values['simulator-port'], 1881, '--simulator-port (or SIMULATOR_PORT)');
+  // Not 1883: a user's own broker (Mosquitto) is often there.
+  const mqttPort = portOption(values['mqtt-port'], 1884, '--mqtt-port (or MQTT_PORT)');
 
   const simulator = await startSimulator({ port: simulatorPort }).catch((error: NodeJS.ErrnoException) => {
     throw error.code === 'EADDRINUSE'
       ? new Error(`The simulator cannot use port ${simulatorPort}: it is busy. Choose another with --simulator-port or SIMULATOR_PORT.`)
       : error;
   });
+
+  // An MQTT broker for the door alarm example (aedes, in this process), as a home set-up has one.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { Aedes } = require('aedes') as typeof import('aedes');
+  const broker = await Aedes.createBroker();
+  const mqttServer = createNetServer(broker.handle);
+  const mqttAt = await listen(mqttServer as unknown as Server, mqttPort, 'The MQTT broker', '--mqtt-port (or MQTT_PORT)');
 
   // A user directory where Node-RED finds this package as if installed with npm. It is kept:
   // what the user builds in the demo is there on the next `npm start`.
@@ -180,7 +195,7 @@ async function main(): Promise<void> {
 
   const editorUrl = `http://127.0.0.1:${actualPort}/`;
   if (firstRun && !values['no-flows']) {
-    const flows = demoFlows(simulator.url);
+    const flows = demoFlows(simulator.url, mqttAt);
     const res = await fetch(`${editorUrl}flows`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
@@ -209,6 +224,7 @@ async function main(): Promise<void> {
   console.log(`Node-RED editor:   ${editorUrl}`);
   console.log(`Simulator outbox:  ${simulator.url}/`);
   console.log(`Demo account:      application_id ${DEMO_ACCOUNT.id} (already set in the flows)`);
+  console.log(`MQTT broker:       mqtt://127.0.0.1:${mqttAt} (the door alarm example's contact listens on home/door/front)`);
   console.log(
     `Your flows:        kept in ${shown.startsWith('..') ? userDir : shown} between runs (${firstRun ? 'the examples were deployed' : 'as you left them'}; \`npm start -- --fresh\` starts over)`,
   );
@@ -222,6 +238,8 @@ async function main(): Promise<void> {
     server.closeAllConnections?.();
     await new Promise((r) => server.close(() => r(undefined)));
     await simulator.close();
+    await new Promise((r) => broker.close(() => r(undefined)));
+    mqttServer.close();
     process.exit(0);
   };
   process.once('SIGINT', () => void stop());

@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { connectAsync } from 'mqtt';
 import type { Page } from 'playwright-core';
 import { DEMO_ACCOUNT } from '../simulator/accounts';
 import { openBrowser, type Browser } from './support/browser';
@@ -49,12 +50,14 @@ describe('the demo (npm start)', function () {
     if (demo && demo.child.exitCode === null) demo.child.kill('SIGKILL');
   });
 
-  it('prints no warning, says where the flows are kept, and deploys every example but the MQTT one, each with its account set', async () => {
+  it('prints no warning, says where the flows are kept and where its MQTT broker is, and deploys every example, each with its account set', async () => {
     assert.doesNotMatch(demo.output(), /\[warn\]|\[error\]/, demo.output());
     assert.match(demo.output(), /Your flows: +kept in .+ between runs \(the examples were deployed; `npm start -- --fresh` starts over\)/);
+    assert.match(demo.output(), /MQTT broker: +mqtt:\/\/127\.0\.0\.1:\d+ /);
     const tabs = flows.filter((n) => n.type === 'tab').map((n) => n.label);
     assert.deepEqual(tabs, [
       'Getting started with the simulator',
+      'MQTT door alarm with a rate limit',
       'Scheduled promotional campaign',
       'Daily balance check',
       'Viber, WhatsApp and SMS cascades',
@@ -67,6 +70,19 @@ describe('the demo (npm start)', function () {
     const users = flows.filter((n) => /^bulkgate-(promotional|transactional|balance)$/.test(n.type)) as { account?: string }[];
     assert.ok(users.length >= 10 && users.every((n) => n.account === 'bulkgate-demo-account'), 'every BulkGate node uses the demo account');
     assert.equal(JSON.stringify(flows).includes('demo-simulator-token'), false);
+  });
+
+  it("a door contact publishing to the demo's MQTT broker sends the door alarm's SMS", async () => {
+    const port = Number(/MQTT broker: +mqtt:\/\/127\.0\.0\.1:(\d+)/.exec(demo.output())?.[1]);
+    const doors = async () => (await outbox()).messages.filter((m) => m.text.startsWith('Front door opened')).length;
+    const before = await doors();
+    const sensor = await connectAsync(`mqtt://127.0.0.1:${port}`);
+    try {
+      await sensor.publishAsync('home/door/front', 'open', { qos: 1 });
+      await until('the door SMS', async () => (await doors()) === before + 1, 15_000);
+    } finally {
+      await sensor.endAsync();
+    }
   });
 
   describe('in Chromium, as a user clicks', () => {

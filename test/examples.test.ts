@@ -6,6 +6,9 @@
  */
 import assert from 'node:assert/strict';
 import { readdirSync, readFileSync } from 'node:fs';
+import { createServer as createNetServer, type AddressInfo, type Server as NetServer } from 'node:net';
+import { Aedes } from 'aedes';
+import { connectAsync } from 'mqtt';
 import { join } from 'node:path';
 import { DEMO_ACCOUNT } from '../simulator/accounts';
 import { startDemo, type DemoProcess } from './support/demo-process';
@@ -16,8 +19,8 @@ const SECRET = 'examples-test-secret';
 
 type FlowNode = Record<string, unknown> & { id: string; type: string };
 
-/** The file's nodes on one tab, with what the import dialog leaves to the user filled in. */
-function prepare(nodes: FlowNode[], simulatorUrl: string): FlowNode[] {
+/** The file's nodes on one tab, with what the import dialog leaves to the user filled in (and the broker's address). */
+function prepare(nodes: FlowNode[], simulatorUrl: string, mqttPort: number): FlowNode[] {
   const config = new Set(['bulkgate-account', 'mqtt-broker']);
   return [
     { id: 'example-tab', type: 'tab', label: 'example' },
@@ -26,10 +29,40 @@ function prepare(nodes: FlowNode[], simulatorUrl: string): FlowNode[] {
       if (n.type === 'bulkgate-account')
         Object.assign(copy, { baseUrl: simulatorUrl, credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token } });
       if (n.type === 'bulkgate-events') copy.credentials = { secret: SECRET };
+      if (n.type === 'mqtt-broker') Object.assign(copy, { broker: '127.0.0.1', port: String(mqttPort) });
       if (typeof n.url === 'string') copy.url = n.url.replace('http://127.0.0.1:1881', simulatorUrl);
       return copy;
     }),
   ];
+}
+
+/**
+ * Example 02 through a real broker: the door contact publishes "open" twice and "closed" once;
+ * two SMS reach the gateway, each with the time in its text (so the gateway's duplicate check
+ * does not drop the second), none for "closed".
+ */
+async function doorEvents(demo: DemoProcess, mqttPort: number): Promise<void> {
+  const texts = async () =>
+    ((await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as { messages: { text: string }[] }).messages
+      .map((m) => m.text)
+      .filter((t) => t.startsWith('Front door opened'));
+  const before = (await texts()).length;
+  const sensor = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`);
+  try {
+    // The flow's mqtt in node connected while the inject was clicked; "closed" sends nothing.
+    await sensor.publishAsync('home/door/front', 'closed', { qos: 1 });
+    await sensor.publishAsync('home/door/front', 'open', { qos: 1 });
+    await until('the first door SMS', async () => (await texts()).length >= before + 1, 15_000);
+    await new Promise((r) => setTimeout(r, 1100)); // the next second: another time in the text
+    await sensor.publishAsync('home/door/front', 'open', { qos: 1 });
+    await until('the second door SMS', async () => (await texts()).length >= before + 2, 15_000);
+  } finally {
+    await sensor.endAsync();
+  }
+  const sent = (await texts()).slice(before);
+  assert.equal(sent.length, 2, 'one SMS per "open", none for "closed"');
+  for (const text of sent) assert.match(text, /^Front door opened at \d{2}:\d{2}:\d{2} \(home\/door\/front\)\.$/);
+  assert.notEqual(sent[0], sent[1], 'the time makes each text its own');
 }
 
 /**
@@ -68,13 +101,25 @@ describe('each example file, imported alone', function () {
   let demo: DemoProcess;
   const sidebar = new Sidebar();
 
+  /** A real MQTT broker (aedes) for example 02, as a home set-up has one (Mosquitto). */
+  let broker: { close(cb: () => void): void };
+  let mqttServer: NetServer;
+  let mqttPort = 0;
+
   before(async () => {
     demo = await startDemo(['--no-flows']);
     await sidebar.open(demo.editorUrl);
+    const aedes = await Aedes.createBroker();
+    broker = aedes;
+    mqttServer = createNetServer(aedes.handle);
+    await new Promise<void>((r) => mqttServer.listen(0, '127.0.0.1', () => r()));
+    mqttPort = (mqttServer.address() as AddressInfo).port;
   });
   after(async () => {
     sidebar.close();
     await demo?.stop();
+    await new Promise((r) => broker?.close(() => r(undefined)));
+    mqttServer?.close();
   });
 
   for (const file of readdirSync(EXAMPLES)
@@ -95,7 +140,7 @@ describe('each example file, imported alone', function () {
         "every node's account is in the file",
       );
 
-      const flow = prepare(nodes, demo.simulatorUrl);
+      const flow = prepare(nodes, demo.simulatorUrl, mqttPort);
       const res = await fetch(`${demo.editorUrl}/flows`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
@@ -115,6 +160,7 @@ describe('each example file, imported alone', function () {
       const from = sidebar.debug.length;
       for (const c of EXAMPLE_CLICKS[prefix] ?? []) await click(pressByApi(demo.editorUrl), sidebar, c, (id) => id);
       if (prefix === '07') await guestLink(demo);
+      if (prefix === '02') await doorEvents(demo, mqttPort);
       const bulkgateErrors = sidebar.debug.slice(from).filter((d) => d.level === 20 && nodes.some((n) => n.id === d.id && n.type.startsWith('bulkgate-')));
       if (!EXAMPLE_CLICKS[prefix]) assert.deepEqual(bulkgateErrors, [], 'no BulkGate node reported an error');
     });

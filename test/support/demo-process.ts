@@ -31,7 +31,7 @@ export function startDemo(
   // npm passes arguments to the script only after `--`.
   const child = spawn(cmd, [...cmdArgs, ...(cmd === 'npm' ? ['--'] : []), ...demoArgs], {
     cwd: ROOT,
-    env: { ...process.env, PORT: '0', SIMULATOR_PORT: '0' },
+    env: { ...process.env, PORT: '0', SIMULATOR_PORT: '0', MQTT_PORT: '0' },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
