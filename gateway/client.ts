@@ -11,6 +11,7 @@ import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from '
 import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type HttpMethod, type Operation } from './operations';
 import { INVALID_NUMBER_CODE, prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type RejectedRecipient, type SendFields } from './request';
 import { prepareResend, resendable } from './resend';
+import { backoffDelay, parseRetryAfter } from './retry-policy';
 import { prepareEndpoint, type EndpointName } from './endpoints';
 
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
@@ -354,7 +355,7 @@ export class GatewayClient {
       onAttempt?.({ attempt, error });
       throw error;
     }
-    const wait = this.#backoff(attempt, failure.retryAfter);
+    const wait = backoffDelay(attempt, failure.retryAfter, { retryDelay: this.#retryDelay, retryMaxDelay: this.#retryMaxDelay });
     const giveUp = policy?.giveUp;
     if (giveUp && Date.now() + wait >= giveUp.at) {
       const expired = giveUp.error();
@@ -490,13 +491,6 @@ export class GatewayClient {
     };
   }
 
-  #backoff(attempt: number, retryAfter?: number): number {
-    if (retryAfter !== undefined) return Math.min(retryAfter, this.#retryMaxDelay);
-    const ceiling = Math.min(this.#retryMaxDelay, this.#retryDelay * 2 ** (attempt - 1));
-    // "Equal jitter": at least half the ceiling, so attempts spread out but never hammer.
-    return Math.round(ceiling / 2 + Math.random() * (ceiling / 2));
-  }
-
   #numberOf(prepared: PreparedRequest): string | undefined {
     if (!prepared.payload) return undefined;
     try {
@@ -565,14 +559,6 @@ function withRejected(result: PromotionalResult, prepared: PreparedRequest): Pro
   for (const { at, record } of prepared.rejected) response.splice(at, 0, { ...record });
   const status = { ...result.total.status, error: result.total.status.error + prepared.rejected.length };
   return { total: { ...result.total, status }, response };
-}
-
-function parseRetryAfter(value: string | string[] | undefined): number | undefined {
-  const raw = Array.isArray(value) ? value[0] : value;
-  if (!raw) return undefined;
-  if (/^\d+$/.test(raw.trim())) return Number(raw) * 1000;
-  const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - Date.now());
 }
 
 /** Waits `ms`, or less when one of the signals aborts. */

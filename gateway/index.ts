@@ -11,6 +11,7 @@ export * from './operations';
 export * from './recipients';
 export * from './request';
 export * from './resend';
+export * from './retry-policy';
 export { bodyFields, schemaKey } from './schemas';
 export * from './senders';
 export * from './text';

@@ -39,7 +39,7 @@ import {
   type Send,
 } from './runtime';
 import { fieldPlan, noRecipient, nodeOperation, sendFields, type SendConfig } from './send-fields';
-import { StormGuard } from './storm';
+import { stormGuardOf } from './storm';
 import { numberKey } from './tracking';
 
 type Kind = 'promotional' | 'transactional';
@@ -66,9 +66,9 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
     /** Msgs the gateway dropped as copies of an earlier one (duplicates_check). */
     let copies = 0;
     const status = new StatusThrottle(node);
-    const storm = new StormGuard<{ msg: Msg; fields: SendFields }>(
-      kind === 'transactional' ? numberSetting(config.stormLimit, 0) : 0,
-      numberSetting(config.stormWindow, 60) * 1000,
+    // Storm protection is the transactional node's (a promotional send is one request to many).
+    const storm = stormGuardOf<{ msg: Msg; fields: SendFields }>(
+      kind === 'transactional' ? config : {},
       (last, held) => void sendNotice(last.msg, last.fields, held),
     );
 

@@ -4,6 +4,16 @@
  * and when the window ends one notice says how many were held. A window opens with the first
  * message after the previous one ended.
  */
+import { numberSetting } from './account';
+
+/**
+ * A node's storm guard from its settings as the flow file keeps them: `stormLimit` alerts (0 or
+ * missing: off) per `stormWindow` seconds (default 60).
+ */
+export function stormGuardOf<T>(settings: { stormLimit?: unknown; stormWindow?: unknown }, onWindowEnd: (last: T, held: number) => void): StormGuard<T> {
+  return new StormGuard<T>(numberSetting(settings.stormLimit, 0), numberSetting(settings.stormWindow, 60) * 1000, onWindowEnd);
+}
+
 export class StormGuard<T> {
   #admitted = 0;
   #held = 0;
