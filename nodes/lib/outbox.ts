@@ -228,7 +228,9 @@ export class Outbox {
     // A round already due keeps its time (a timer is only ever brought forward): an alarm storm
     // during an outage is not a storm of probes.
     if (this.#worker) this.#schedule(this.#probeDelay(this.#worker));
-    this.#armExpiry();
+    // Only a message that runs out before the armed time moves the timer: a storm of keeps does
+    // not go through every waiting message each time.
+    if (this.#worker && giveUpAt(kept, this.#worker) < this.#expiryAt) this.#armExpiry(giveUpAt(kept, this.#worker));
   }
 
   /** The running account sends the outbox from now on. */
@@ -399,10 +401,11 @@ export class Outbox {
    * A timer of its own for the first message whose time runs out (its node's give-up time or the
    * account's outbox time), apart from the rounds: it ends on time, and no probe goes early for it.
    */
-  #armExpiry(): void {
+  #armExpiry(sooner?: number): void {
     const worker = this.#worker;
     let first = Infinity;
-    if (worker) this.#each((kept) => void (first = Math.min(first, giveUpAt(kept, worker))));
+    if (sooner !== undefined) first = sooner;
+    else if (worker) this.#each((kept) => void (first = Math.min(first, giveUpAt(kept, worker))));
     if (first === this.#expiryAt) return;
     clearTimeout(this.#expiryTimer);
     this.#expiryTimer = undefined;
