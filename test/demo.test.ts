@@ -76,6 +76,9 @@ describe('the demo (npm start)', function () {
     const port = Number(/MQTT broker: +mqtt:\/\/127\.0\.0\.1:(\d+)/.exec(demo.output())?.[1]);
     const doors = async () => (await outbox()).messages.filter((m) => m.text.startsWith('Front door opened')).length;
     const before = await doors();
+    // The door contact (mqtt in) subscribes once it is connected: publish only then.
+    await until('the door contact connected', () => sidebar.statuses.some((st) => /-m1$/.test(st.id) && st.fill === 'green'), 20_000);
+    await new Promise((r) => setTimeout(r, 300));
     const sensor = await connectAsync(`mqtt://127.0.0.1:${port}`);
     try {
       await sensor.publishAsync('home/door/front', 'open', { qos: 1 });

@@ -141,6 +141,7 @@ describe('each example file, imported alone', function () {
       );
 
       const flow = prepare(nodes, demo.simulatorUrl, mqttPort);
+      const statusFrom = sidebar.statuses.length;
       const res = await fetch(`${demo.editorUrl}/flows`, {
         method: 'POST',
         headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
@@ -161,16 +162,24 @@ describe('each example file, imported alone', function () {
       for (const c of EXAMPLE_CLICKS[prefix] ?? []) await click(pressByApi(demo.editorUrl), sidebar, c, (id) => id);
       if (prefix === '07') await guestLink(demo);
       if (prefix === '02') {
-        await doorEvents(demo, mqttPort);
-        // Its mqtt in node says "disconnected" (red) as the next deploy stops it: let that come
-        // now, with nothing deployed, not during the next example's clicks.
-        const from = sidebar.statuses.length;
-        await fetch(`${demo.editorUrl}/flows`, {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
-          body: '[]',
-        });
-        await until('the door contact to disconnect', () => sidebar.statuses.slice(from).some((s) => s.id === 'm1' && s.fill === 'red')).catch(() => undefined);
+        try {
+          // The door contact (mqtt in) subscribes once it is connected: publish only then.
+          await until('the door contact connected', () => sidebar.statuses.slice(statusFrom).some((s) => s.id === 'm1' && s.fill === 'green'), 20_000);
+          await new Promise((r) => setTimeout(r, 300));
+          await doorEvents(demo, mqttPort);
+        } finally {
+          // Its mqtt in node says "disconnected" (red) as the next deploy stops it: let that come
+          // now, with nothing deployed, not during the next example's clicks.
+          const from = sidebar.statuses.length;
+          await fetch(`${demo.editorUrl}/flows`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+            body: '[]',
+          });
+          await until('the door contact to disconnect', () => sidebar.statuses.slice(from).some((s) => s.id === 'm1' && s.fill === 'red')).catch(
+            () => undefined,
+          );
+        }
       }
       const bulkgateErrors = sidebar.debug.slice(from).filter((d) => d.level === 20 && nodes.some((n) => n.id === d.id && n.type.startsWith('bulkgate-')));
       if (!EXAMPLE_CLICKS[prefix]) assert.deepEqual(bulkgateErrors, [], 'no BulkGate node reported an error');

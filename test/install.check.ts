@@ -128,13 +128,13 @@ describe('installed from the packed tarball', function () {
     console.log(`      loaded ${ours.length} node sets of node-red-contrib-bulkgate ${ours[0]?.version}`);
   });
 
-  it("the editor gets each node's .html, catalogs in both languages, help and icons", async () => {
+  it("the editor gets each node's .html, catalogs in every language (en-US, de, cs), help and icons", async () => {
     const html = await (await fetch(`${base}/nodes`, { headers: { accept: 'text/html' } })).text();
     for (const type of TYPES) {
       assert.match(html, new RegExp(`RED\\.nodes\\.registerType\\('${type}'`));
       assert.match(html, new RegExp(`data-template-name="${type}"`));
     }
-    for (const lng of ['en-US', 'de']) {
+    for (const lng of ['en-US', 'de', 'cs']) {
       const catalog = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/${NODE_SET}?lng=${lng}`)).json()) as Record<
         string,
         { send?: { label: { text: string } }; brief?: Record<string, string> }
@@ -142,10 +142,17 @@ describe('installed from the packed tarball', function () {
       for (const type of TYPES) assert.ok(catalog[type], `${type} catalog in ${lng}`);
       // Each node's texts are under its type: the send form's in the send nodes', statuses in every node's.
       for (const type of ['bulkgate-promotional', 'bulkgate-transactional']) assert.equal(catalog[type]?.send?.label.text, 'Text');
-      assert.equal(catalog['bulkgate-balance']?.brief?.['no-account'], lng === 'de' ? 'kein Konto' : 'no account');
+      assert.equal(catalog['bulkgate-balance']?.brief?.['no-account'], ({ de: 'kein Konto', cs: 'chybí účet' } as Record<string, string>)[lng] ?? 'no account');
     }
-    const help = await (await fetch(`${base}/nodes/node-red-contrib-bulkgate/${NODE_SET}?lng=de`, { headers: { accept: 'text/html' } })).text();
-    for (const type of TYPES) assert.match(help, new RegExp(`data-help-name="${type}"`), `${type} help in de`);
+    // The editor asks for the help in the browser's language (Accept-Language).
+    for (const [lng, sentence] of [
+      ['de', /Sendet eine Benachrichtigung an einen Empfänger/],
+      ['cs', /Pošle upozornění jednomu příjemci/],
+    ] as const) {
+      const help = await (await fetch(`${base}/nodes`, { headers: { accept: 'text/html', 'accept-language': lng } })).text();
+      for (const type of TYPES) assert.match(help, new RegExp(`data-help-name="${type}"`), `${type} help in ${lng}`);
+      assert.match(help, sentence, `the help in ${lng} is that language's`);
+    }
     for (const type of TYPES) {
       const icon = await fetch(`${base}/icons/node-red-contrib-bulkgate/${type}.svg`);
       assert.equal(icon.status, 200, `${type}.svg`);

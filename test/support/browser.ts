@@ -15,9 +15,11 @@ export interface Browser {
   close(): Promise<void>;
 }
 
-export async function openBrowser(): Promise<Browser> {
+/** `locale`: the browser's language (navigator.language and Accept-Language), as a user's would be. */
+export async function openBrowser(options: { locale?: string } = {}): Promise<Browser> {
   const profile = mkdtempSync(join(tmpdir(), 'bulkgate-chromium-'));
   const context = await chromium.launchPersistentContext(profile, {
+    ...(options.locale ? { locale: options.locale } : {}),
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     headless: true,
     viewport: { width: 1400, height: 1000 },
