@@ -49,7 +49,7 @@ async function doorEvents(demo: DemoProcess, mqttPort: number): Promise<void> {
   const before = (await texts()).length;
   const sensor = await connectAsync(`mqtt://127.0.0.1:${mqttPort}`);
   try {
-    // The flow's mqtt in node connected while the inject was clicked; "closed" sends nothing.
+    // The flow's mqtt in node is connected and subscribed; "closed" sends nothing.
     await sensor.publishAsync('home/door/front', 'closed', { qos: 1 });
     await sensor.publishAsync('home/door/front', 'open', { qos: 1 });
     await until('the first door SMS', async () => (await texts()).length >= before + 1, 15_000);
@@ -159,24 +159,29 @@ describe('each example file, imported alone', function () {
         ((await (await fetch(`${demo.editorUrl}/flows`)).json()) as FlowNode[]).some((n) => n.z === 'example-tab'),
       );
       const from = sidebar.debug.length;
-      for (const c of EXAMPLE_CLICKS[prefix] ?? []) await click(pressByApi(demo.editorUrl), sidebar, c, (id) => id);
-      if (prefix === '07') await guestLink(demo);
-      if (prefix === '02') {
-        try {
-          // The door contact (mqtt in) subscribes once it is connected: publish only then.
-          await until('the door contact connected', () => sidebar.statuses.slice(statusFrom).some((s) => s.id === 'm1' && s.fill === 'green'), 20_000);
+      const contact = nodes.find((n) => n.type === 'mqtt in')?.id;
+      try {
+        // The door contact (mqtt in) says "disconnected" (red) as it starts, then "connected" (green)
+        // once the broker accepts it: only then is the flow ready, and only then does it subscribe.
+        if (contact)
+          await until('the door contact connected', () => sidebar.statuses.slice(statusFrom).some((s) => s.id === contact && s.fill === 'green'), 20_000);
+        for (const c of EXAMPLE_CLICKS[prefix] ?? []) await click(pressByApi(demo.editorUrl), sidebar, c, (id) => id);
+        if (prefix === '07') await guestLink(demo);
+        if (prefix === '02') {
           await new Promise((r) => setTimeout(r, 300));
           await doorEvents(demo, mqttPort);
-        } finally {
+        }
+      } finally {
+        if (contact) {
           // Its mqtt in node says "disconnected" (red) as the next deploy stops it: let that come
           // now, with nothing deployed, not during the next example's clicks.
-          const from = sidebar.statuses.length;
+          const stopFrom = sidebar.statuses.length;
           await fetch(`${demo.editorUrl}/flows`, {
             method: 'POST',
             headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
             body: '[]',
           });
-          await until('the door contact to disconnect', () => sidebar.statuses.slice(from).some((s) => s.id === 'm1' && s.fill === 'red')).catch(
+          await until('the door contact to disconnect', () => sidebar.statuses.slice(stopFrom).some((s) => s.id === contact && s.fill === 'red')).catch(
             () => undefined,
           );
         }
