@@ -4,12 +4,12 @@
  * account starts.
  */
 import type { NodeAPI } from 'node-red';
-import { registerLazily } from './lib/lazy';
-import { registerAdminEndpoints } from './lib/admin';
+import { registerLazily } from './plumbing/lazy';
+import { registerAdminEndpoints } from './behaviours/admin';
 
 const register = (RED: NodeAPI): void => {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  registerLazily(RED, 'bulkgate-account', () => (require('./lib/account-node') as typeof import('./lib/account-node')).accountNode(RED) as never);
+  registerLazily(RED, 'bulkgate-account', () => (require('./behaviours/account-node') as typeof import('./behaviours/account-node')).accountNode(RED) as never);
   registerAdminEndpoints(RED);
 };
 export default register;

@@ -4,7 +4,7 @@
  * package's node set (nodes/bulkgate.ts). Their code loads when the first of them starts.
  */
 import type { NodeAPI } from 'node-red';
-import { registerLazily } from './lib/lazy';
+import { registerLazily } from './plumbing/lazy';
 
 /** Each type's handler, by the name endpoint-kinds.ts exports it under. */
 const KINDS = { 'bulkgate-otp': 'otp', 'bulkgate-number-check': 'numberCheck', 'bulkgate-blacklist': 'blacklist', 'bulkgate-contacts': 'contacts' } as const;
@@ -13,9 +13,9 @@ const register = (RED: NodeAPI): void => {
   for (const [type, kind] of Object.entries(KINDS)) {
     registerLazily(RED, type, () => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const { endpointNode } = require('./lib/endpoint-node') as typeof import('./lib/endpoint-node');
+      const { endpointNode } = require('./behaviours/endpoint-node') as typeof import('./behaviours/endpoint-node');
       // eslint-disable-next-line @typescript-eslint/no-require-imports
-      const kinds = require('./lib/endpoint-kinds') as typeof import('./lib/endpoint-kinds');
+      const kinds = require('./behaviours/endpoint-kinds') as typeof import('./behaviours/endpoint-kinds');
       return endpointNode(RED, type, kinds[kind]) as never;
     });
   }

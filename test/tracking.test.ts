@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { DeliveryTracker } from '../nodes/lib/tracking';
+import { DeliveryTracker } from '../nodes/account/tracking';
 import { collect, helper, httpNode, load, unload, type FlowNode, type TestNode } from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 

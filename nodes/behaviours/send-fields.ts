@@ -21,7 +21,7 @@ import {
   type SendFields,
 } from '../../gateway';
 import { settingDefaults, typedSettings } from '../definitions';
-import { evaluate, type Msg, type TypedSetting } from './runtime';
+import { evaluate, type Msg, type TypedSetting } from '../plumbing/runtime';
 
 /** Send node settings as the flow file stores them. */
 export interface SendConfig {

@@ -7,7 +7,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, bodyFields, invalidRequest, splitNumbers, type EndpointName } from '../../gateway';
 import { typedSettings } from '../definitions';
-import type { AccountNode } from './account';
+import type { AccountNode } from '../account/account';
 import {
   answerInputs,
   catalogText,
@@ -23,7 +23,7 @@ import {
   type Msg,
   type NodeCatalog,
   type Send,
-} from './runtime';
+} from '../plumbing/runtime';
 
 export type EndpointConfig = NodeDef & Record<string, unknown>;
 

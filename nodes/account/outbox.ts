@@ -4,7 +4,7 @@
  * until it is taken, or its time (the account's `outboxMinutes`, or its node's `giveUpAfter`)
  * has passed.
  *
- * Kept in a journal per account in Node-RED's user directory (nodes/lib/outbox-journal.ts),
+ * Kept in a journal per account in Node-RED's user directory (outbox-journal.ts),
  * before the msg's `done`. An entry holds what is needed to send it again and to route its
  * result: the wire body without the credentials, the msg's serialisable properties, the node's
  * id, when it was first tried and how often. In memory an entry is its order, its routing and its
@@ -31,7 +31,7 @@ import {
   type TransactionalResult,
 } from '../../gateway';
 import { Journal, lockedError, type Warn } from './outbox-journal';
-import type { Msg } from './runtime';
+import type { Msg } from '../plumbing/runtime';
 
 export type { Warn } from './outbox-journal';
 

@@ -3,7 +3,7 @@ import type { Node, NodeAPI } from 'node-red';
 import type { Circuit, GatewayClient, ProxySettings } from '../../gateway';
 import type { Outbox, OutboxEntry, Outcome } from './outbox';
 import type { RecentSends } from './recent-sends';
-import type { Msg } from './runtime';
+import type { Msg } from '../plumbing/runtime';
 import type { RateLimiter } from './rate-limit';
 import type { DeliveryTracker } from './tracking';
 

@@ -4,7 +4,7 @@
  */
 import { invalidRequest, isPhoneNumber, normalizeNumber, type EndpointName } from '../../gateway';
 import { isPlainObject, numbersOf, oneNumber, takenBy, type EndpointContext, type EndpointHandler, type EndpointOutcome } from './endpoint-node';
-import { mapInSteps, type Msg } from './runtime';
+import { mapInSteps, type Msg } from '../plumbing/runtime';
 
 /** An action setting: the node's, or the default when a flow file has none. */
 function actionOf<T extends string>(ctx: EndpointContext, actions: readonly T[]): T {

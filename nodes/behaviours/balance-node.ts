@@ -1,8 +1,8 @@
 /** The `bulkgate-balance` node: reads the credit; port 2 fires when it is below the threshold. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, invalidRequest, type ApiFamily, type HttpMethod } from '../../gateway';
-import type { AccountNode } from './account';
-import { answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from './runtime';
+import type { AccountNode } from '../account/account';
+import { answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from '../plumbing/runtime';
 
 interface BalanceConfig {
   account?: string;

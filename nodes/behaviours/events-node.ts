@@ -12,10 +12,10 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { INCOMING, readEvent, type EventPayload } from '../../gateway';
-import { numberSetting } from './account';
-import { catalogText, EMIT_BATCH, nodeCatalog } from './runtime';
+import { numberSetting } from '../account/account';
+import { catalogText, EMIT_BATCH, nodeCatalog } from '../plumbing/runtime';
 import { ReportGate } from './report-gate';
-import { trackerFor, type DeliveryTracker, type Tracked } from './tracking';
+import { trackerFor, type DeliveryTracker, type Tracked } from '../account/tracking';
 
 interface EventsConfig {
   path?: string;

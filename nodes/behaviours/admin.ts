@@ -10,7 +10,7 @@ import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
 import type { GatewayClient } from '../../gateway';
 import { DEFAULT_TIMEOUT } from '../../gateway/defaults';
-import { numberSetting, proxySettings, type AccountCredentials, type AccountNode } from './account';
+import { numberSetting, proxySettings, type AccountCredentials, type AccountNode } from '../account/account';
 
 /** The gateway's code: loaded with the first test, not with the package. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports

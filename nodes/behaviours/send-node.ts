@@ -23,8 +23,8 @@ import {
   type SendRecord,
   type TransactionalResult,
 } from '../../gateway';
-import { deferrable, giveUpError, storableMsg } from './outbox';
-import { numberSetting, type AccountNode, type DeferredHandler } from './account';
+import { deferrable, giveUpError, storableMsg } from '../account/outbox';
+import { numberSetting, type AccountNode, type DeferredHandler } from '../account/account';
 import {
   catalogText,
   fail,
@@ -37,10 +37,10 @@ import {
   type Done,
   type Msg,
   type Send,
-} from './runtime';
+} from '../plumbing/runtime';
 import { fieldPlan, noRecipient, nodeOperation, sendFields, type SendConfig } from './send-fields';
-import { stormGuardOf } from './storm';
-import { numberKey } from './tracking';
+import { stormGuardOf } from '../account/storm';
+import { numberKey } from '../account/tracking';
 
 type Kind = 'promotional' | 'transactional';
 

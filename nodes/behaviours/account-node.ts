@@ -1,7 +1,7 @@
 /**
  * The `bulkgate-account` node: one BulkGate application. Holds the credentials (in Node-RED's credential
  * store), one gateway client (one connection pool), the rate limiter shared by every node that
- * uses it, and sends its outbox (nodes/lib/outbox.ts) again.
+ * uses it, and sends its outbox (nodes/account/outbox.ts) again.
  */
 import type { NodeAPI, NodeDef } from 'node-red';
 import {
@@ -16,12 +16,12 @@ import {
   GatewayClient,
   invalidRequest,
 } from '../../gateway';
-import { DEFAULT_OUTBOX_SIZE, deferrable, expiredError, outboxFor, type OutboxWorker } from './outbox';
-import { catalogText, nodeCatalog } from './runtime';
-import { numberSetting, proxySettings, type AccountConfig, type AccountCredentials, type AccountNode, type DeferredHandler } from './account';
-import { RateLimiter } from './rate-limit';
-import { RecentSends } from './recent-sends';
-import { trackerFor } from './tracking';
+import { DEFAULT_OUTBOX_SIZE, deferrable, expiredError, outboxFor, type OutboxWorker } from '../account/outbox';
+import { catalogText, nodeCatalog } from '../plumbing/runtime';
+import { numberSetting, proxySettings, type AccountConfig, type AccountCredentials, type AccountNode, type DeferredHandler } from '../account/account';
+import { RateLimiter } from '../account/rate-limit';
+import { RecentSends } from '../account/recent-sends';
+import { trackerFor } from '../account/tracking';
 
 /** The account node's constructor (loaded when the first account starts). */
 export function accountNode(RED: NodeAPI) {
