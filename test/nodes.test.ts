@@ -101,7 +101,7 @@ describe('nodes in the Node-RED runtime', function () {
         ],
         credentials(),
       );
-      const client = (helper.getNode('acc') as any).gateway();
+      const client = (helper.getNode('acc') as any).account.gateway();
       assert.equal(client.timeout, 15000);
       assert.equal(client.retries, 3);
       const got = collect('ok', 1);

@@ -87,7 +87,7 @@ describe('outbox journal and policies (unit)', function () {
     mkdirSync(join(dir, 'bulkgate-outbox'));
     writeFileSync(path, lines.join('\n') + '\n');
     const { warn, seen } = warnings();
-    const outbox = new Outbox(path, warn);
+    const outbox = new Outbox(new Journal(path), warn);
     assert.equal(outbox.waiting, 200_000);
     assert.equal(outbox.waitingFor('t'), 200_000);
     assert.deepEqual(seen, []);
@@ -107,7 +107,7 @@ describe('outbox journal and policies (unit)', function () {
       ].join('\n'),
     );
     const { warn, seen } = warnings();
-    const outbox = new Outbox(path, warn);
+    const outbox = new Outbox(new Journal(path), warn);
     assert.equal(outbox.waiting, 1, 'b waits; a was done');
     assert.equal(seen.length, 1);
     assert.match(seen[0] as string, /^outbox-bad-lines .*"bad":2,"kept":1/);
@@ -115,7 +115,7 @@ describe('outbox journal and policies (unit)', function () {
 
   it('a drain with a stand-in sender: results handed on in the order the msgs came; a transient failure stops it and keeps the rest in order', async () => {
     const { warn } = warnings();
-    const outbox = new Outbox(path, warn);
+    const outbox = new Outbox(new Journal(path), warn);
     const { worker, settled } = standIn({ failAfter: 30 });
     for (let i = 0; i < 50; i++) await outbox.keep(newEntry(i, Date.now()), {} as never);
     outbox.attach(worker);
@@ -139,7 +139,7 @@ describe('outbox journal and policies (unit)', function () {
 
   it('a file mostly spent is compacted: its lines are the waiting entries only; an empty outbox removes it and its lock', async () => {
     const { warn } = warnings();
-    const outbox = new Outbox(path, warn);
+    const outbox = new Outbox(new Journal(path), warn);
     const { worker, settled } = standIn({ failAfter: 4000 });
     for (let i = 0; i < 5000; i++) void outbox.keep(newEntry(i), {} as never);
     await until('all kept', () => existsSync(path) && readFileSync(path, 'utf8').split('\n').length >= 5001);

@@ -143,7 +143,7 @@ describe('outbox at scale: an alarm storm during an outage', function () {
     assert.equal(msg?.seq, 'alarm');
     assert.equal(msg?.bulkgate?.type, 'expired');
     assert.match(msg?.error.message, /Not sent within 1 s \(the node's "give up after"\)/);
-    assert.equal((helper.getNode('acc') as unknown as { outbox: { waiting: number } }).outbox.waiting, 1, 'the reminder still waits');
+    assert.equal((helper.getNode('acc') as unknown as { account: { outbox: { waiting: number } } }).account.outbox.waiting, 1, 'the reminder still waits');
     await sim.fault({ offline: { seconds: 0 } });
     const [sent] = await collect('ok', 1, 30_000);
     assert.equal(sent?.seq, 'reminder');

@@ -1,39 +1,32 @@
-/** What send and balance nodes need of a `bulkgate-account` config node. */
-import type { Node, NodeAPI } from 'node-red';
-import type { Circuit, GatewayClient, ProxySettings } from '../../gateway';
-import type { Outbox, OutboxEntry, Outcome } from './outbox';
-import type { RecentSends } from './recent-sends';
+/**
+ * The account at runtime: one BulkGate application, built in one place from the account node's
+ * settings. It holds one gateway client (one connection pool), the rate limit shared by every node
+ * that uses it, the circuit that holds sends while the gateway is unreachable, the outbox (and
+ * sends it again), the delivery tracker and the recent sms_ids. What it remembers across messages
+ * lives in its store (store.ts). No Node-RED import: the account node only builds and closes it.
+ */
+import {
+  AbortGroup,
+  baseUrlProblem,
+  Circuit,
+  DEFAULT_BASE_URL,
+  DEFAULT_CONNECTIONS,
+  DEFAULT_RETRIES,
+  DEFAULT_TIMEOUT,
+  GatewayClient,
+  GatewayError,
+  invalidRequest,
+  type ProxySettings,
+} from '../../gateway';
 import type { Msg } from '../plumbing/runtime';
-import type { RateLimiter } from './rate-limit';
+import { numberSetting } from '../plumbing/settings';
+import { DEFAULT_OUTBOX_SIZE, deferrable, expiredError, outboxFor, type Outbox, type OutboxEntry, type OutboxWorker, type Outcome, type Warn } from './outbox';
+import { RateLimiter } from './rate-limit';
+import { RecentSends } from './recent-sends';
+import type { AccountStore } from './store';
 import type { DeliveryTracker } from './tracking';
 
-export interface AccountNode extends Node {
-  /** The account's client; throws `invalid_request` naming what is missing in the account. */
-  gateway(): GatewayClient;
-  limiter: RateLimiter;
-  /** The deployed address and timeout: the only ones the stored token is ever sent to. */
-  deployed: { baseUrl: string; timeout: number };
-  /** Nodes that use this account, to show "queued N" and "N waiting" on each. */
-  watch(listener: () => void): () => void;
-  /** Messages kept until the gateway takes them. */
-  outbox: Outbox;
-  /** Open while the gateway is found unreachable: sends given it go to the outbox, not the wire. */
-  circuit: Circuit;
-  /** A send node takes back its messages that leave the outbox; returns the function that stops it. */
-  onDeferred(node: string, handler: DeferredHandler): () => void;
-  /** Minutes a message is kept in the outbox; 0: none is (a failed send goes to Catch at once). */
-  outboxMinutes: number;
-  /** Empties the outbox (the editor's button): each message goes to Catch. Resolves with how many. */
-  emptyOutbox(): Promise<number>;
-  /** The sms_ids the account's nodes got back lately: an answer with one of them again is a copy the gateway dropped. */
-  recent: RecentSends;
-  /** What the account's nodes sent, for the events node's delivery tracking. */
-  tracker: DeliveryTracker;
-}
-
-/** What a send node does with its message that left the outbox: out of its ports, or to Catch. */
-export type DeferredHandler = (msg: Msg, entry: OutboxEntry, outcome: Outcome) => void;
-
+/** The account node's settings as the flow file holds them. */
 export interface AccountConfig {
   name?: string;
   baseUrl?: string;
@@ -54,33 +47,189 @@ export interface AccountConfig {
   outboxDelay?: number | string;
 }
 
-/** What the core `http proxy` config node holds. */
-export interface HttpProxyNode {
-  url?: string;
-  noproxy?: string[];
-  credentials?: { username?: string; password?: string };
-}
-
-/**
- * The proxy settings of a core `http proxy` node, by its id: undefined for no id (the client
- * then follows the environment's proxy variables), null when no such node is deployed.
- */
-export function proxySettings(RED: NodeAPI, id: string | undefined): ProxySettings | undefined | null {
-  if (!id) return undefined;
-  const proxy = RED.nodes.getNode(id) as unknown as HttpProxyNode | null;
-  if (!proxy) return null;
-  if (!proxy.url) return undefined;
-  return { url: proxy.url, noProxy: proxy.noproxy, username: proxy.credentials?.username, password: proxy.credentials?.password };
-}
-
 export interface AccountCredentials {
   application_id?: string;
   application_token?: string;
 }
 
-/** A number setting from a flow file: missing or empty takes the default (older or hand-written flows). */
-export function numberSetting(value: unknown, fallback: number, min = 0): number {
-  if (value === undefined || value === null || value === '') return fallback;
-  const n = Number(value);
-  return Number.isFinite(n) && n >= min ? n : fallback;
+/** What the account needs from the Node-RED around it. */
+export interface AccountSurroundings {
+  store: AccountStore;
+  /** The proxy to use: undefined for the environment's, null when the one chosen is missing. */
+  proxy(): ProxySettings | undefined | null;
+  /** Says something to the user (the account node's warnings, by catalog key). */
+  warn: Warn;
+}
+
+/** What a send node does with its message that left the outbox: out of its ports, or to Catch. */
+export type DeferredHandler = (msg: Msg, entry: OutboxEntry, outcome: Outcome) => void;
+
+export class Account {
+  /** The deployed address and timeout: the only ones the stored token is ever sent to. */
+  readonly deployed: { baseUrl: string; timeout: number };
+  readonly limiter: RateLimiter;
+  /** Open while the gateway is found unreachable: sends given it go to the outbox, not the wire. */
+  readonly circuit = new Circuit();
+  /** Messages kept until the gateway takes them. */
+  readonly outbox: Outbox;
+  /** Minutes a message is kept in the outbox; 0: none is (a failed send goes to Catch at once). */
+  readonly outboxMinutes: number;
+  /** What the account's nodes sent, for the events node's delivery tracking. */
+  readonly tracker: DeliveryTracker;
+  /** The sms_ids the account's nodes got back lately: an answer with one of them again is a copy the gateway dropped. */
+  readonly recent = new RecentSends();
+
+  readonly #label: string;
+  readonly #config: AccountConfig;
+  readonly #credentials: AccountCredentials;
+  readonly #surroundings: AccountSurroundings;
+  /** What is missing or wrong in the account; reported by the nodes that use it, on the msg that needed it. */
+  readonly #problem: string | undefined;
+  #client: GatewayClient | undefined;
+  readonly #listeners = new Set<() => void>();
+  /** The send nodes a message leaving the outbox is handed back to, by node id. */
+  readonly #deferredTargets = new Map<string, DeferredHandler>();
+  readonly #resendStop = new AbortGroup();
+  readonly #worker: OutboxWorker;
+  readonly #unwatchOutbox: () => void;
+
+  constructor(id: string, config: AccountConfig, credentials: AccountCredentials, surroundings: AccountSurroundings) {
+    this.#label = config.name || id;
+    this.#config = config;
+    this.#credentials = credentials;
+    this.#surroundings = surroundings;
+    const baseUrl = (config.baseUrl || DEFAULT_BASE_URL).trim();
+    this.deployed = { baseUrl, timeout: numberSetting(config.timeout, DEFAULT_TIMEOUT, 1) };
+    this.#problem =
+      baseUrlProblem(baseUrl) ??
+      (!credentials.application_id ? 'the account has no application_id' : !credentials.application_token ? 'the account has no application_token' : undefined);
+
+    const changed = () => this.#listeners.forEach((l) => l());
+    const limit = numberSetting(config.rateLimit, 0);
+    const windowMs = numberSetting(config.rateWindow, 60) * 1000;
+    this.limiter = new RateLimiter(limit, windowMs, numberSetting(config.queueSize, 100), changed, surroundings.store.rateWindow(id, limit, windowMs));
+    this.circuit.onChange = changed;
+    // Tracking and the outbox are kept by the store across redeploys, per account id.
+    this.tracker = surroundings.store.tracker(id);
+    this.outboxMinutes = numberSetting(config.outboxMinutes, 60, 0);
+    this.outbox = outboxFor(surroundings.store, id, surroundings.warn);
+    this.#unwatchOutbox = this.outbox.watch(changed);
+    this.#worker = this.#outboxWorker();
+    this.outbox.attach(this.#worker);
+  }
+
+  /** The account's client; throws `invalid_request` naming what is missing in the account. */
+  gateway(): GatewayClient {
+    if (this.#problem) throw invalidRequest(`${this.#problem}; open the BulkGate account "${this.#label}" and set it`, { key: 'account-incomplete' });
+    this.#client ??= this.#build();
+    return this.#client;
+  }
+
+  /** Nodes that use this account, to show "queued N" and "N waiting" on each; returns the function that stops it. */
+  watch(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** A send node takes back its messages that leave the outbox; returns the function that stops it. */
+  onDeferred(node: string, handler: DeferredHandler): () => void {
+    this.#deferredTargets.set(node, handler);
+    return () => {
+      if (this.#deferredTargets.get(node) === handler) this.#deferredTargets.delete(node);
+    };
+  }
+
+  /** Empties the outbox (the editor's button): each message goes to Catch. Resolves with how many. */
+  emptyOutbox(): Promise<number> {
+    return this.outbox.empty(
+      () =>
+        new GatewayError({
+          type: 'discarded',
+          message: 'Not sent: removed from the outbox in the editor (the account\'s "empty" button)',
+          brief: { key: 'discarded' },
+        }),
+    );
+  }
+
+  /** The account closes (redeploy or shutdown): waiting sends refused, the outbox's round ended, the connections closed. */
+  async close(): Promise<void> {
+    this.limiter.close('the account was closed (redeploy or shutdown)');
+    this.#resendStop.abort();
+    this.#unwatchOutbox();
+    this.#listeners.clear();
+    await this.outbox.detach(this.#worker);
+    await this.#client?.close();
+  }
+
+  /** Built on first use: by then every config node, the http proxy one too, has started. */
+  #build(): GatewayClient {
+    const proxy = this.#surroundings.proxy();
+    if (proxy === null)
+      throw invalidRequest(`proxy: the http proxy node this account uses is missing; open the BulkGate account "${this.#label}" and choose one (or none)`, {
+        key: 'account-incomplete',
+      });
+    const config = this.#config;
+    try {
+      return new GatewayClient({
+        baseUrl: this.deployed.baseUrl,
+        applicationId: this.#credentials.application_id as string,
+        applicationToken: this.#credentials.application_token as string,
+        applicationProduct: config.application_product || undefined,
+        defaultCountry: config.country || undefined,
+        timeout: this.deployed.timeout,
+        retries: numberSetting(config.retries, DEFAULT_RETRIES),
+        // Not in the panel: the first backoff delay, for flows (and tests) that need another one.
+        retryDelay: numberSetting(config.retryDelay, 500),
+        proxy,
+      });
+    } catch (error) {
+      // A proxy URL undici cannot use; the message names no credential.
+      throw invalidRequest(`proxy: ${proxy ? "the http proxy node's URL is not one undici can use" : (error as Error).message}`, {
+        key: 'account-incomplete',
+      });
+    }
+  }
+
+  /** How the outbox sends its messages again while this account runs. */
+  #outboxWorker(): OutboxWorker {
+    const warn = this.#surroundings.warn;
+    return {
+      minutes: this.outboxMinutes,
+      firstDelay: numberSetting(this.#config.outboxDelay, 1000, 1),
+      size: numberSetting(this.#config.outboxSize, DEFAULT_OUTBOX_SIZE, 1),
+      account: this.#label,
+      // As many as a live send has on the wire: the client's connections.
+      concurrency: DEFAULT_CONNECTIONS,
+      circuit: this.circuit,
+      transient: (error, entry) => deferrable(error, entry.operation),
+      expired: (entry) => expiredError(entry, this.outboxMinutes),
+      send: (entry, probe) => this.#resend(entry, probe),
+      settle: (entry, msg, outcome) => {
+        const handler = this.#deferredTargets.get(entry.node);
+        if (handler) return handler(msg, entry, outcome);
+        // Its node was deleted: the message still went (or failed); the account says so.
+        if ('result' in outcome) warn('outbox-orphan-sent', { node: entry.node });
+        else warn('outbox-orphan-failed', { node: entry.node, reason: outcome.error.message });
+      },
+    };
+  }
+
+  /** One message of the outbox sent again; a probe goes out while the circuit is open, the others wait for it. */
+  async #resend(entry: OutboxEntry, probe: boolean) {
+    const client = this.gateway();
+    const prepared = client.prepareResend(entry.operation, entry);
+    const circuit = probe ? undefined : this.circuit;
+    if (this.limiter.enabled) await this.limiter.acquire(prepared.messages, this.#resendStop, circuit);
+    // No retries inside a round: the outbox is the retry.
+    const policy = { retries: 0, circuit };
+    const sending =
+      entry.operation.kind === 'promotional'
+        ? client.sendPromotional(prepared, this.#resendStop, undefined, policy)
+        : client.sendTransactional(prepared, this.#resendStop, undefined, policy);
+    return sending.catch((error: unknown) => {
+      // It will be sent again: a failed attempt does not use up the account's rate limit.
+      if (deferrable(error, entry.operation)) this.limiter.refund(prepared.messages);
+      throw error;
+    });
+  }
 }

@@ -13,7 +13,7 @@
  * The file of earlier versions (a header `{"bulkgateOutbox":1}` and the entries) is a journal
  * without `done` lines: it is read as it is, and carried over.
  */
-import { closeSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
 import { hostname } from 'node:os';
 import { dirname } from 'node:path';
@@ -56,6 +56,26 @@ export class Journal {
 
   get locked(): boolean {
     return this.#locked;
+  }
+
+  get where(): string {
+    return this.path;
+  }
+
+  /** Whether an earlier run left a file here. */
+  exists(): boolean {
+    return existsSync(this.path);
+  }
+
+  /** Appends a kept entry's line; resolves once it is on disk. */
+  keep(line: string): Promise<void> {
+    return this.append([line]);
+  }
+
+  /** Appends the line that ends an entry; its own line and this one are spent from now on. */
+  done(id: string): Promise<void> {
+    this.spent += 2;
+    return this.append([JSON.stringify({ done: id })]);
   }
 
   /**

@@ -19,8 +19,6 @@
  * The outbox outlives a redeploy of its account (one per file, kept by this module); the account
  * node that is running sends it.
  */
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   GatewayError,
   resendable,
@@ -30,7 +28,8 @@ import {
   type RejectedRecipient,
   type TransactionalResult,
 } from '../../gateway';
-import { Journal, lockedError, type Warn } from './outbox-journal';
+import { lockedError, type Warn } from './outbox-journal';
+import type { AccountStore, OutboxLog } from './store';
 import type { Msg } from '../plumbing/runtime';
 
 export type { Warn } from './outbox-journal';
@@ -128,7 +127,7 @@ export class Outbox {
   readonly #byNode = new Map<string, number>();
   /** The msgs themselves, for entries kept by this process whose msg a file cannot hold (an http in node's req and res). */
   readonly #msgs = new Map<string, Msg>();
-  readonly #journal: Journal | undefined;
+  readonly #journal: OutboxLog | undefined;
   readonly #listeners = new Set<() => void>();
   #worker: OutboxWorker | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -146,25 +145,25 @@ export class Outbox {
   warn: Warn;
   #warnedMemoryOnly = false;
 
-  /** An outbox kept in `path`, or in memory only when there is no path. */
-  constructor(path: string | undefined, warn: Warn) {
+  /** An outbox kept in `log`, or in memory only when there is none. */
+  constructor(log: OutboxLog | undefined, warn: Warn) {
     this.warn = warn;
-    if (!path) return;
-    this.#journal = new Journal(path);
+    if (!log) return;
+    this.#journal = log;
     // A file left by an earlier run (or an earlier version) is sent, unless another living
     // Node-RED holds it: then it is that one's to send.
-    if (!existsSync(path)) return;
+    if (!log.exists()) return;
     try {
-      if (this.#journal.lock()) this.#adopt();
-      else warn('outbox-locked', { path });
+      if (log.lock()) this.#adopt();
+      else warn('outbox-locked', { path: log.where });
     } catch (error) {
-      warn('outbox-unreadable', { path, reason: (error as Error).message });
+      warn('outbox-unreadable', { path: log.where, reason: (error as Error).message });
     }
   }
 
   /** Reads what the journal holds into the outbox (the lock just taken); gives the lock back when nothing waits. */
   #adopt(): void {
-    const journal = this.#journal as Journal;
+    const journal = this.#journal as OutboxLog;
     for (const { entry, line } of journal.load(this.warn).values()) {
       this.#insert(keptOf(entry as unknown as OutboxEntry, line));
     }
@@ -186,7 +185,7 @@ export class Outbox {
   }
 
   get path(): string | undefined {
-    return this.#journal?.path;
+    return this.#journal?.where;
   }
 
   /** Called on every change of `waiting`; returns the function that stops it. */
@@ -204,7 +203,7 @@ export class Outbox {
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
     const journal = this.#journal;
     if (journal && !journal.locked) {
-      if (!journal.lock()) throw lockedError(journal.path);
+      if (!journal.lock()) throw lockedError(journal.where);
       // Taken over from a process that is gone: what it kept waits here too.
       this.#adopt();
     }
@@ -219,7 +218,7 @@ export class Outbox {
     if (msg.req !== undefined || msg.res !== undefined) this.#msgs.set(id, msg);
     this.#changed();
     try {
-      await journal?.append([line]);
+      await journal?.keep(line);
     } catch (error) {
       this.#drop(kept);
       this.#changed();
@@ -330,8 +329,7 @@ export class Outbox {
     const journal = this.#journal;
     let written: Promise<void> = Promise.resolve();
     if (journal) {
-      journal.spent += 2;
-      written = journal.append([JSON.stringify({ done: kept.id })]).then(
+      written = journal.done(kept.id).then(
         () => this.#tidy(),
         // The message went (or failed) all the same; it may be sent again after a restart, with
         // duplicates_check, so the gateway drops the copy.
@@ -360,7 +358,7 @@ export class Outbox {
           this.#each((kept) => lines.push(kept.line));
           return lines;
         })
-        .catch((error: unknown) => this.warn('outbox-unreadable', { path: journal.path, reason: (error as Error).message }));
+        .catch((error: unknown) => this.warn('outbox-unreadable', { path: journal.where, reason: (error as Error).message }));
     }
   }
 
@@ -554,19 +552,19 @@ export function fullError(size: number, account?: string): GatewayError {
   });
 }
 
-/** The outboxes of this runtime, by file (or by account id where there is no user directory). */
-const outboxes = new Map<string, Outbox>();
+/** The outboxes of this runtime, by log (or by account id where the outbox lives in memory): they outlive redeploys. */
+const outboxes = new Map<OutboxLog | string, Outbox>();
 
 /**
- * The outbox of an account: in `<userDir>/bulkgate-outbox/<account id>.jsonl`, or in memory when
- * Node-RED has no user directory (with a warning when the first message is kept).
+ * The outbox of an account, kept in its store's log, or in memory when the store has none (no
+ * user directory: with a warning when the first message is kept).
  */
-export function outboxFor(userDir: string | undefined, accountId: string, warn: Warn): Outbox {
-  const path = userDir ? join(userDir, 'bulkgate-outbox', `${accountId.replace(/[^\w.-]/g, '_')}.jsonl`) : undefined;
-  const key = path ?? `memory:${accountId}`;
+export function outboxFor(store: AccountStore, accountId: string, warn: Warn): Outbox {
+  const log = store.outboxLog(accountId);
+  const key = log ?? `memory:${accountId}`;
   let outbox = outboxes.get(key);
   if (outbox) outbox.warn = warn;
-  else outboxes.set(key, (outbox = new Outbox(path, warn)));
+  else outboxes.set(key, (outbox = new Outbox(log, warn)));
   return outbox;
 }
 

@@ -1,8 +1,10 @@
 /**
- * The account's rate limit: at most `limit` messages in any `window` ms (a sliding window), with
- * a bounded FIFO queue for what has to wait. Shared by every node that uses the account.
+ * The account's rate limit: at most `limit` messages in any `window` ms (a sliding window, kept
+ * by the account's store), with a bounded FIFO queue for what has to wait. Shared by every node
+ * that uses the account.
  */
 import { GatewayError, heldError, onStop, type Circuit, type GiveUp, type StopSignal } from '../../gateway';
+import { MemoryWindow, type RateWindow } from './store';
 
 interface Waiter {
   messages: number;
@@ -13,10 +15,10 @@ interface Waiter {
 }
 
 export class RateLimiter {
-  /** Send times of the messages in the current window, oldest first. */
-  #sent: number[] = [];
   #queue: Waiter[] = [];
   #timer: NodeJS.Timeout | undefined;
+  /** The window's answer for the head of the queue is awaited (a shared store's window). */
+  #asking = false;
   #closed: string | undefined;
 
   constructor(
@@ -24,6 +26,7 @@ export class RateLimiter {
     readonly windowMs: number,
     readonly queueSize: number,
     private readonly onChange: () => void = () => undefined,
+    private readonly window: RateWindow = new MemoryWindow(limit, windowMs),
   ) {}
 
   get enabled(): boolean {
@@ -51,11 +54,13 @@ export class RateLimiter {
         }),
       );
     }
-    if (this.#queue.length === 0 && this.#fits(messages, Date.now())) {
-      this.#take(messages, Date.now());
-      return Promise.resolve();
-    }
-    if (this.#queue.length >= this.queueSize) {
+    // Nothing waits: the window decides at once (this process's window answers synchronously).
+    const answer = this.#queue.length === 0 && !this.#asking ? this.window.reserve(messages, Date.now()) : undefined;
+    if (answer === 0) return Promise.resolve();
+    // The msg whose answer is awaited is not waiting for the limit (yet): it does not count against the queue.
+    if (this.#queue.length - (this.#asking ? 1 : 0) >= this.queueSize) {
+      // A shared window may have counted it already: given back.
+      if (answer instanceof Promise) void answer.then((wait) => (wait === 0 ? this.window.refund(messages) : undefined)).catch(() => undefined);
       return Promise.reject(
         new GatewayError({
           type: 'rate_limited',
@@ -81,7 +86,8 @@ export class RateLimiter {
       };
       this.#queue.push(waiter);
       this.onChange();
-      this.#schedule();
+      if (answer === undefined) this.#pump();
+      else this.#answered(waiter, answer);
     });
   }
 
@@ -91,12 +97,15 @@ export class RateLimiter {
    */
   refund(messages: number): void {
     if (!this.enabled || messages <= 0) return;
-    this.#sent.splice(Math.max(0, this.#sent.length - messages), messages);
-    if (this.#queue.length) {
+    const next = () => {
+      if (!this.#queue.length || this.#asking) return;
       clearTimeout(this.#timer);
       this.#timer = undefined;
       this.#pump();
-    }
+    };
+    const refunded = this.window.refund(messages);
+    if (refunded) void refunded.then(next, () => undefined);
+    else next();
   }
 
   /** Refuses everything waiting (with the reason) and anything asked later. */
@@ -112,44 +121,70 @@ export class RateLimiter {
     if (waiting.length) this.onChange();
   }
 
-  #fits(messages: number, now: number): boolean {
-    while (this.#sent.length && (this.#sent[0] as number) <= now - this.windowMs) this.#sent.shift();
-    return this.#sent.length + messages <= this.limit;
-  }
-
-  #take(messages: number, now: number): void {
-    for (let i = 0; i < messages; i++) this.#sent.push(now);
-  }
-
   #remove(waiter: Waiter): void {
     const i = this.#queue.indexOf(waiter);
     if (i >= 0) this.#queue.splice(i, 1);
     this.onChange();
   }
 
-  #schedule(): void {
-    if (this.#timer || this.#queue.length === 0) return;
-    const oldest = this.#sent[0] ?? Date.now();
-    const wait = Math.max(0, oldest + this.windowMs - Date.now()) + 1;
+  /** Asks the window for the head of the queue, and on, while they fit. Strict FIFO: the head waits even if a smaller request behind it would fit. */
+  #pump(): void {
+    let changed = false;
+    while (!this.#timer && !this.#asking && !this.#closed && this.#queue.length) {
+      const head = this.#queue[0] as Waiter;
+      const answer = this.window.reserve(head.messages, Date.now());
+      if (typeof answer !== 'number') return this.#answered(head, answer);
+      if (answer > 0) this.#wait(answer);
+      else changed = this.#pass(head) || changed;
+    }
+    if (changed) this.onChange();
+  }
+
+  /** The window's answer for `head`: it goes now, or the queue waits as long as the window says. */
+  #answered(head: Waiter, answer: number | Promise<number>): void {
+    if (typeof answer === 'number') {
+      if (answer > 0) this.#wait(answer);
+      else if (this.#pass(head)) this.onChange();
+      return this.#pump();
+    }
+    this.#asking = true;
+    answer.then(
+      (wait) => {
+        this.#asking = false;
+        this.#answered(head, wait);
+      },
+      (error: unknown) => {
+        // The window could not answer (its store is unreachable): the head is refused, the rest asked again.
+        this.#asking = false;
+        const i = this.#queue.indexOf(head);
+        if (i >= 0) {
+          this.#queue.splice(i, 1);
+          head.unlisten?.();
+          head.reject(error instanceof GatewayError ? error : closed(`the rate limit could not be checked (${(error as Error).message})`));
+          this.onChange();
+        }
+        this.#pump();
+      },
+    );
+  }
+
+  /** Lets `head` go; false when it left the queue while the window was asked (what it reserved is given back). */
+  #pass(head: Waiter): boolean {
+    if (this.#queue[0] !== head) {
+      void this.window.refund(head.messages);
+      return false;
+    }
+    this.#queue.shift();
+    head.unlisten?.();
+    head.resolve();
+    return true;
+  }
+
+  #wait(ms: number): void {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#pump();
-    }, wait);
-  }
-
-  #pump(): void {
-    const now = Date.now();
-    let changed = false;
-    // Strict FIFO: the head waits even if a smaller request behind it would fit.
-    while (this.#queue.length && this.#fits((this.#queue[0] as Waiter).messages, now)) {
-      const waiter = this.#queue.shift() as Waiter;
-      waiter.unlisten?.();
-      this.#take(waiter.messages, now);
-      waiter.resolve();
-      changed = true;
-    }
-    if (changed) this.onChange();
-    this.#schedule();
+    }, ms);
   }
 }
 

@@ -4,7 +4,7 @@
  * and when the window ends one notice says how many were held. A window opens with the first
  * message after the previous one ended.
  */
-import { numberSetting } from './account';
+import { numberSetting } from '../plumbing/settings';
 
 /**
  * A node's storm guard from its settings as the flow file keeps them: `stormLimit` alerts (0 or

@@ -230,12 +230,3 @@ export class DeliveryTracker {
     if (this.#byNumber.get(tracked.number) === tracked) this.#byNumber.delete(tracked.number);
   }
 }
-
-const trackers = new Map<string, DeliveryTracker>();
-
-/** The tracker of an account id: one per process, so it outlives redeploys. */
-export function trackerFor(accountId: string): DeliveryTracker {
-  let tracker = trackers.get(accountId);
-  if (!tracker) trackers.set(accountId, (tracker = new DeliveryTracker()));
-  return tracker;
-}

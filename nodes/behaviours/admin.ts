@@ -10,7 +10,9 @@ import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
 import type { GatewayClient } from '../../gateway';
 import { DEFAULT_TIMEOUT } from '../../gateway/defaults';
-import { numberSetting, proxySettings, type AccountCredentials, type AccountNode } from '../account/account';
+import type { AccountCredentials } from '../account/account';
+import { accountOf } from '../plumbing/runtime';
+import { numberSetting, proxySettings } from '../plumbing/settings';
 
 /** The gateway's code: loaded with the first test, not with the package. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -26,7 +28,7 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
   registered.add(RED.httpAdmin);
   // The outbox of a deployed account: how many wait, and emptying it (each message goes to Catch).
   RED.httpAdmin.get('/bulkgate/outbox/:id', RED.auth.needsPermission('bulkgate-account.read'), (req: Request, res: Response) => {
-    const account = RED.nodes.getNode(String(req.params.id)) as AccountNode | null;
+    const account = accountOf(RED, String(req.params.id));
     res.json({ waiting: account?.outbox?.waiting ?? 0, persistent: account?.outbox?.persistent ?? false });
   });
   RED.httpAdmin.post('/bulkgate/outbox/:id/empty', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
@@ -34,8 +36,8 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
       res.status(415).json({ ok: false, message: 'This endpoint takes application/json only' });
       return;
     }
-    const account = RED.nodes.getNode(String(req.params.id)) as AccountNode | null;
-    if (!account?.emptyOutbox) {
+    const account = accountOf(RED, String(req.params.id));
+    if (!account) {
       res.status(404).json({ ok: false, message: 'No deployed BulkGate account has this id' });
       return;
     }
@@ -81,7 +83,7 @@ async function testConnection(RED: NodeAPI, input: TestRequest): Promise<TestAns
   if (!typed) {
     // "As deployed": the stored token, and only with the deployed account's own address and timeout.
     const id = text(input.id);
-    const deployed = id ? (RED.nodes.getNode(id) as AccountNode | null) : null;
+    const deployed = accountOf(RED, id);
     const stored = (id ? RED.nodes.getCredentials(id) : undefined) as AccountCredentials | undefined;
     if (!deployed?.deployed || !stored?.application_token) {
       return { ok: false, type: 'invalid_request', message: 'Type the application token: no deployed account holds one for this test' };

@@ -1,8 +1,7 @@
 /** The `bulkgate-balance` node: reads the credit; port 2 fires when it is below the threshold. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, invalidRequest, type ApiFamily, type HttpMethod } from '../../gateway';
-import type { AccountNode } from '../account/account';
-import { answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from '../plumbing/runtime';
+import { accountOf, answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from '../plumbing/runtime';
 
 interface BalanceConfig {
   account?: string;
@@ -17,7 +16,7 @@ export function balanceNode(RED: NodeAPI) {
   function BulkgateBalance(this: Node, config: NodeDef & BalanceConfig) {
     RED.nodes.createNode(this, config);
     const node = this;
-    const account = RED.nodes.getNode(config.account as string) as AccountNode | null;
+    const account = accountOf(RED, config.account);
     const api: ApiFamily = config.api === 'simple' ? 'simple' : 'advanced';
     const method: HttpMethod = api === 'simple' && config.method === 'GET' ? 'GET' : 'POST';
     const threshold = config.threshold === undefined || config.threshold === '' ? undefined : Number(config.threshold);

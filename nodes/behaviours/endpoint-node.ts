@@ -7,8 +7,8 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, bodyFields, invalidRequest, splitNumbers, type EndpointName } from '../../gateway';
 import { typedSettings } from '../definitions';
-import type { AccountNode } from '../account/account';
 import {
+  accountOf,
   answerInputs,
   catalogText,
   evaluate,
@@ -89,7 +89,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
   function BulkgateEndpointNode(this: Node, config: EndpointConfig) {
     RED.nodes.createNode(this, config);
     const node = this;
-    const account = RED.nodes.getNode(config.account as string) as AccountNode | null;
+    const account = accountOf(RED, config.account);
     const stop = new AbortGroup();
     const status = new StatusThrottle(node);
     /** Payload keys this node has warned about ignoring (once each). */

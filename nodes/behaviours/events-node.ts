@@ -12,10 +12,11 @@ import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { INCOMING, readEvent, type EventPayload } from '../../gateway';
-import { numberSetting } from '../account/account';
-import { catalogText, EMIT_BATCH, nodeCatalog } from '../plumbing/runtime';
+import { localStore } from '../account/store';
+import { numberSetting } from '../plumbing/settings';
+import { accountOf, catalogText, EMIT_BATCH, nodeCatalog } from '../plumbing/runtime';
 import { ReportGate } from './report-gate';
-import { trackerFor, type DeliveryTracker, type Tracked } from '../account/tracking';
+import type { DeliveryTracker, Tracked } from '../account/tracking';
 
 interface EventsConfig {
   path?: string;
@@ -185,8 +186,11 @@ export function eventsNode(RED: NodeAPI) {
     let received = 0;
     let closed = false;
     // Delivery tracking: the account's memory of what its nodes sent (it outlives this node).
-    const tracker: DeliveryTracker | undefined = config.account ? trackerFor(config.account) : undefined;
-    if (config.account && !RED.nodes.getNode(config.account)) node.warn(catalogText(texts, 'warnings.tracking-account-missing', { account: config.account }));
+    const account = accountOf(RED, config.account);
+    const tracker: DeliveryTracker | undefined = config.account
+      ? (account?.tracker ?? localStore((RED.settings as { userDir?: string }).userDir).tracker(config.account))
+      : undefined;
+    if (config.account && !account) node.warn(catalogText(texts, 'warnings.tracking-account-missing', { account: config.account }));
     /** What a flow gets of a tracked message: a copy, so a flow that changes it changes no other msg. */
     const sentOf = (tracked: Tracked) => RED.util.cloneMessage(tracked.sent as never) as Tracked['sent'];
     if (tracker) {

@@ -24,8 +24,10 @@ import {
   type TransactionalResult,
 } from '../../gateway';
 import { deferrable, giveUpError, storableMsg } from '../account/outbox';
-import { numberSetting, type AccountNode, type DeferredHandler } from '../account/account';
+import type { Account, DeferredHandler } from '../account/account';
+import { numberSetting } from '../plumbing/settings';
 import {
+  accountOf,
   catalogText,
   fail,
   NO_ACCOUNT,
@@ -55,7 +57,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
     const node = this;
     const operation = nodeOperation(kind, config);
     const plan = fieldPlan(config, operation);
-    const account = RED.nodes.getNode(config.account as string) as AccountNode | null;
+    const account = accountOf(RED, config.account);
     /** Aborts what waits in the account's queue: on close it is refused at once. */
     const queueStop = new AbortGroup();
     /** Aborts requests on the wire: on close, after they had the timeout to finish. */
@@ -118,7 +120,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
      * A send the gateway could not be reached for goes to the outbox instead of failing.
      */
     function dispatch(
-      account: AccountNode,
+      account: Account,
       client: GatewayClient,
       msg: Msg,
       fields: SendFields,
@@ -235,7 +237,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
       error?: unknown,
     ): Promise<void> {
       try {
-        await (account as AccountNode).outbox.keep(
+        await (account as Account).outbox.keep(
           {
             node: node.id,
             operation,
@@ -426,7 +428,7 @@ export function sendNode(RED: NodeAPI, kind: Kind) {
   return BulkgateSend;
 }
 
-function safeTimeout(account: AccountNode): number {
+function safeTimeout(account: Account): number {
   try {
     return account.gateway().timeout;
   } catch {

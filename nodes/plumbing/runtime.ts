@@ -1,10 +1,17 @@
 /** Node-RED plumbing shared by the nodes: property evaluation, status, the one failure path. */
 import type { Node, NodeAPI, NodeMessage } from 'node-red';
 import { GatewayError, invalidRequest, type AbortGroup } from '../../gateway';
+import type { Account } from '../account/account';
 
 export type Msg = NodeMessage & Record<string, unknown>;
 export type Send = (msg: Msg | (Msg | Msg[] | null)[]) => void;
 export type Done = (err?: Error) => void;
+
+/** The account a node's `account` setting names (a deployed `bulkgate-account` node's), or null. */
+export function accountOf(RED: NodeAPI, id: unknown): Account | null {
+  if (typeof id !== 'string' || !id) return null;
+  return (RED.nodes.getNode(id) as { account?: Account } | null)?.account ?? null;
+}
 
 /** A TypedInput setting: its value and type as the flow file stores them. */
 export interface TypedSetting {

@@ -1,0 +1,117 @@
+/**
+ * The account's state boundary: what an account remembers across messages, and where it keeps it.
+ *
+ * - the outbox's entries (an {@link OutboxLog}: the lines of the messages kept, and which ended),
+ * - the sends it tracks for delivery reports (a {@link DeliveryTracker}),
+ * - its rate-limit window (a {@link RateWindow}: the messages sent in the last window).
+ *
+ * One implementation today, {@link localStore}: this Node-RED process, with the outbox in a file in
+ * the user directory (in memory where there is none). A store shared by several copies of
+ * Node-RED is a second implementation of this interface; the account, the outbox's rounds, the
+ * rate limiter's queue and the events node stay as they are.
+ */
+import { join } from 'node:path';
+import { Journal, type JournalEntry, type Warn } from './outbox-journal';
+import { DeliveryTracker } from './tracking';
+
+/** Where an account keeps what it remembers. */
+export interface AccountStore {
+  /** How the editor and the logs name it. */
+  readonly kind: 'file';
+  /** The log of the account's outbox; undefined: the outbox lives in memory only. */
+  outboxLog(accountId: string): OutboxLog | undefined;
+  /** The sends the account's nodes tracked for the events node. */
+  tracker(accountId: string): DeliveryTracker;
+  /** The account's rate-limit window: at most `limit` messages in any `windowMs`. */
+  rateWindow(accountId: string, limit: number, windowMs: number): RateWindow;
+}
+
+/**
+ * The outbox's entries as a log: each kept message a line (its entry as JSON), each one that
+ * left a `done`. One writer at a time holds it; the others leave its entries alone.
+ */
+export interface OutboxLog {
+  /** Where it is, for warnings (a file's path). */
+  readonly where: string;
+  /** Whether this process holds it. */
+  readonly locked: boolean;
+  /** Takes it, unless a living writer holds it (one that is gone is taken over); returns whether it is held. */
+  lock(): boolean;
+  /** Whether an earlier run left entries in it. */
+  exists(): boolean;
+  /** The entries that did not end, oldest first, each with its line; damaged lines skipped with a warning. */
+  load(warn: Warn): Map<string, { entry: JournalEntry; line: string }>;
+  /** Keeps an entry's line; resolves once it is durable. */
+  keep(line: string): Promise<void>;
+  /** Ends an entry; resolves once that is durable. */
+  done(id: string): Promise<void>;
+  /** Whether it holds mostly ended entries, beside `live` waiting ones. */
+  wantsCompaction(live: number): boolean;
+  /** Rewrites it with these lines only. */
+  compact(lines: () => string[]): Promise<void>;
+  /** Nothing waits: removes it and gives it up. */
+  release(): Promise<void>;
+  /** Closes what it has open (the next `keep` opens it again). */
+  close(): Promise<void>;
+}
+
+/**
+ * The account's sliding window. `reserve` counts `messages` as sent now when they fit and answers
+ * 0, or answers how many ms until the oldest message in the window leaves it. A shared store
+ * answers with a promise; this process's window answers at once, so the rate limiter's queue is
+ * passed without a turn of the event loop.
+ */
+export interface RateWindow {
+  reserve(messages: number, now: number): number | Promise<number>;
+  /** Gives back messages reserved that never reached the gateway (they will be sent again). */
+  refund(messages: number): void | Promise<void>;
+}
+
+/** The window in this process: the send times of the messages in it, oldest first. */
+export class MemoryWindow implements RateWindow {
+  readonly #sent: number[] = [];
+
+  constructor(
+    readonly limit: number,
+    readonly windowMs: number,
+  ) {}
+
+  reserve(messages: number, now: number): number {
+    const sent = this.#sent;
+    while (sent.length && (sent[0] as number) <= now - this.windowMs) sent.shift();
+    if (sent.length + messages > this.limit) return Math.max(0, (sent[0] ?? now) + this.windowMs - now) + 1;
+    for (let i = 0; i < messages; i++) sent.push(now);
+    return 0;
+  }
+
+  refund(messages: number): void {
+    this.#sent.splice(Math.max(0, this.#sent.length - messages), messages);
+  }
+}
+
+/** Outbox logs and trackers of this process, by file or account id: they outlive redeploys. */
+const logs = new Map<string, Journal>();
+const trackers = new Map<string, DeliveryTracker>();
+
+/**
+ * This Node-RED process's store: the outbox in `<userDir>/bulkgate-outbox/<account id>.jsonl`
+ * (in memory when Node-RED has no user directory), tracking and the window in memory.
+ */
+export function localStore(userDir: string | undefined): AccountStore {
+  return {
+    kind: 'file',
+    outboxLog(accountId) {
+      if (!userDir) return undefined;
+      const path = join(userDir, 'bulkgate-outbox', `${accountId.replace(/[^\w.-]/g, '_')}.jsonl`);
+      let log = logs.get(path);
+      if (!log) logs.set(path, (log = new Journal(path)));
+      return log;
+    },
+    tracker(accountId) {
+      let tracker = trackers.get(accountId);
+      if (!tracker) trackers.set(accountId, (tracker = new DeliveryTracker()));
+      return tracker;
+    },
+    rateWindow: (_accountId, limit, windowMs) => new MemoryWindow(limit, windowMs),
+  };
+}
