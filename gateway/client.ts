@@ -1,27 +1,21 @@
 /**
- * The gateway client: sends prepared requests with undici over one keep-alive pool, reads the
- * answers the way the vendor's SDK does, and retries only what is safe to retry.
+ * The gateway client: the operations (send, credit, the other endpoints), each prepared and
+ * checked, sent through the transport (transport.ts), its answer read the way the vendor's SDK
+ * does, and retried as the retry policy (retry-policy.ts) allows.
  * No Node-RED import: usable on its own.
  */
-import type { Dispatcher, Pool } from 'undici';
 import { AbortGroup, InFlight, onStop, type StopSignal } from './abort';
-import { HELD_CODE, heldError, type Circuit } from './circuit';
+import { heldError, type Circuit } from './circuit';
 import { baseUrlProblem } from './base-url';
-import { GatewayError, gatewayAnswerError, invalidRequest, redactAnswer } from './errors';
-import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type HttpMethod, type Operation } from './operations';
-import { INVALID_NUMBER_CODE, prepareInfo, prepareSend, type AccountIdentity, type PreparedRequest, type RejectedRecipient, type SendFields } from './request';
-import { prepareResend, resendable } from './resend';
-import { backoffDelay, parseRetryAfter } from './retry-policy';
-import { prepareEndpoint, type EndpointName } from './endpoints';
-
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
-
-export { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
-const USER_AGENT = 'node-red-contrib-bulkgate';
-/** Connections a client's pool opens at once: as many requests are on the wire. */
-export const DEFAULT_CONNECTIONS = 32;
-/** Larger answers than this are not the documented JSON (100,000 records are about 10 MB). */
-const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+import { prepareEndpoint } from './endpoints';
+import { GatewayError, invalidRequest } from './errors';
+import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type EndpointName, type HttpMethod, type Operation } from './operations';
+import { INVALID_NUMBER_CODE, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
+import { prepareInfo, prepareSend, type SendFields } from './request';
+import { prepareResend, resendable } from './resend';
+import { backoffDelay, badResponse, classifyAnswer, closedError, mayRetry, transportFailure, type Answer, type Failure } from './retry-policy';
+import { DEFAULT_CONNECTIONS, readAnswer, Transport, type ProxySettings } from './transport';
 
 export interface GatewayClientOptions extends AccountIdentity {
   baseUrl?: string;
@@ -42,29 +36,6 @@ export interface GatewayClientOptions extends AccountIdentity {
    */
   proxy?: ProxySettings;
 }
-
-export interface ProxySettings {
-  url: string;
-  /** Hosts reached directly: a name matches itself and its subdomains (`.example.com` too); `*` all. */
-  noProxy?: string[];
-  username?: string;
-  password?: string;
-}
-
-/** Whether a host is one the proxy's no-proxy list sends directly. */
-export function bypassesProxy(host: string, noProxy: string[] | undefined): boolean {
-  const name = host.toLowerCase().replace(/^\[|\]$/g, '');
-  return (noProxy ?? []).some((raw) => {
-    const entry = raw
-      .trim()
-      .toLowerCase()
-      .replace(/^\*?\./, '')
-      .replace(/:\d+$/, '');
-    return entry === '*' || (entry !== '' && (name === entry || name.endsWith(`.${entry}`)));
-  });
-}
-
-const PROXY_VARIABLES = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'];
 
 export interface SendOptions {
   api?: ApiFamily;
@@ -141,40 +112,17 @@ export interface AttemptEvent {
   retryIn?: number;
 }
 
-interface Answer {
-  status: number;
-  body: unknown;
-  retryAfter?: number;
-}
-
-/** A failed attempt: the error, whether the gateway may have taken the request, how long it asked to wait. */
-interface Failure {
-  error: GatewayError;
-  reached: boolean;
-  retryAfter?: number;
-}
-
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
 export class GatewayClient {
   readonly baseUrl: string;
   readonly timeout: number;
   readonly retries: number;
   #identity: AccountIdentity;
-  #basePath: string;
-  /** One keep-alive pool to the gateway, or a proxy agent holding its pools. */
-  #pool: Dispatcher;
-  #origin: string;
+  readonly #transport: Transport;
   #retryDelay: number;
   #retryMaxDelay: number;
   /** Stopped by close(): the retry sleeps wake, no new attempt starts. */
   #closing = new AbortGroup();
   #inFlight = new InFlight();
-  /**
-   * Requests on the wire, and those waiting for a connection (in this client, not in undici's
-   * queue: a request held there when its circuit opens would cost a connection to leave).
-   */
-  #wire: WireQueue;
 
   constructor(options: GatewayClientOptions) {
     const baseUrl = options.baseUrl || DEFAULT_BASE_URL;
@@ -182,7 +130,6 @@ export class GatewayClient {
     if (problem) throw invalidRequest(problem);
     const url = new URL(baseUrl);
     this.baseUrl = url.origin + url.pathname.replace(/\/+$/, '');
-    this.#basePath = url.pathname.replace(/\/+$/, '');
     this.timeout = options.timeout && options.timeout > 0 ? options.timeout : DEFAULT_TIMEOUT;
     this.retries = Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES));
     this.#retryDelay = options.retryDelay ?? 500;
@@ -194,18 +141,7 @@ export class GatewayClient {
       applicationProduct: options.applicationProduct,
       defaultCountry: options.defaultCountry,
     };
-    this.#origin = url.origin;
-    this.#wire = new WireQueue(options.connections ?? DEFAULT_CONNECTIONS);
-    const poolOptions = {
-      connections: this.#wire.connections,
-      pipelining: 1,
-      keepAliveTimeout: 10_000,
-      headersTimeout: this.timeout,
-      bodyTimeout: this.timeout,
-      connect: { timeout: this.timeout },
-      maxResponseSize: MAX_RESPONSE_BYTES,
-    };
-    this.#pool = dispatcherFor(url, options.proxy, poolOptions);
+    this.#transport = new Transport({ url, timeout: this.timeout, connections: options.connections ?? DEFAULT_CONNECTIONS, proxy: options.proxy });
   }
 
   /** Checks and serialises a send request without sending it (throws `invalid_request`). */
@@ -239,7 +175,7 @@ export class GatewayClient {
     }
     return this.execute(prepared, signal, onAttempt, policy).then((answer) => {
       const data = (answer.body as { data?: unknown }).data;
-      if (!isObject(data) || !isObject(data.total) || !Array.isArray(data.response))
+      if (!isPlainObject(data) || !isPlainObject(data.total) || !Array.isArray(data.response))
         throw badResponse(answer.status, 'a promotional result without total and response');
       return withRejected(data as unknown as PromotionalResult, prepared);
     });
@@ -254,7 +190,7 @@ export class GatewayClient {
 
   #transactionalResult(prepared: PreparedRequest, answer: Answer): TransactionalResult {
     const body = answer.body as Record<string, unknown>;
-    if (isObject(body.error) || typeof body.error === 'string') {
+    if (isPlainObject(body.error) || typeof body.error === 'string') {
       // Only the 2.0 invalid_phone_number answer reaches here: a rejected recipient, not an error.
       // Its code is the one a per-recipient record gives an invalid number (9), wherever it was
       // found: by the gateway here (whose body's code is the HTTP status, 400), or by the checks.
@@ -270,7 +206,7 @@ export class GatewayClient {
       };
     }
     const data = body.data;
-    if (!isObject(data) || typeof data.status !== 'string') throw badResponse(answer.status, 'a transactional result without a status');
+    if (!isPlainObject(data) || typeof data.status !== 'string') throw badResponse(answer.status, 'a transactional result without a status');
     return { record: data as SendRecord, rejected: data.status === 'error' };
   }
 
@@ -281,7 +217,7 @@ export class GatewayClient {
     const prepared = prepareInfo({ kind: 'info', api, version: '1.0', method, encoding }, this.#identity);
     const answer = await this.execute(prepared, options.signal, onAttempt);
     const data = (answer.body as { data?: unknown }).data;
-    if (!isObject(data) || typeof data.credit !== 'number') throw badResponse(answer.status, 'a balance without credit');
+    if (!isPlainObject(data) || typeof data.credit !== 'number') throw badResponse(answer.status, 'a balance without credit');
     return data as BalanceRecord;
   }
 
@@ -322,14 +258,23 @@ export class GatewayClient {
     attempt: number,
     policy: SendPolicy | undefined,
   ): Promise<Answer> {
-    return this.#attempt(prepared, signal, policy?.circuit).then(
-      (answer) => {
-        const refused = this.#classify(prepared, answer);
+    return this.#transport.send(prepared, signal, policy?.circuit).then(
+      (raw) => {
+        const answer = readAnswer(raw, this.#identity.applicationToken);
+        const refused = classifyAnswer(prepared, answer);
         if (refused) return this.#retry(prepared, signal, onAttempt, attempt, refused, policy);
         onAttempt?.({ attempt });
         return answer;
       },
-      (error: unknown) => this.#retry(prepared, signal, onAttempt, attempt, this.#transportFailure(error, this.#stopped(signal)), policy),
+      (error: unknown) =>
+        this.#retry(
+          prepared,
+          signal,
+          onAttempt,
+          attempt,
+          transportFailure(error, { stopped: this.#stopped(signal), closing: this.#closing.aborted, baseUrl: this.baseUrl, timeout: this.timeout }),
+          policy,
+        ),
     );
   }
 
@@ -343,13 +288,11 @@ export class GatewayClient {
     policy: SendPolicy | undefined,
   ): Promise<Answer> {
     const { error, reached } = failure;
-    // A request that may have reached the gateway is repeated only when the gateway drops copies.
-    const safe = !reached || prepared.duplicatesChecked;
     const circuit = policy?.circuit;
     // With a circuit, the outbox is the retry: a failure it keeps opens the circuit, and what
     // waits (this request's own retries too) goes there instead of to the failing gateway.
     if (circuit && error.retryable && isSend(prepared.operation) && resendable(prepared.operation, reached)) circuit.trip();
-    const again = error.retryable && safe && attempt <= (policy?.retries ?? this.retries) && !this.#stopped(signal) && !circuit?.open;
+    const again = mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) && !this.#stopped(signal) && !circuit?.open;
     if (!again) {
       error.mayHaveReached = reached;
       onAttempt?.({ attempt, error });
@@ -378,119 +321,6 @@ export class GatewayClient {
     return Boolean(signal?.aborted) || this.#closing.aborted;
   }
 
-  #attempt(prepared: PreparedRequest, signal: StopSignal | undefined, circuit: Circuit | undefined): Promise<Answer> {
-    // A new object per request: a proxy agent adds the Host header to it.
-    const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
-    if (prepared.contentType) headers['content-type'] = prepared.contentType;
-    return new Promise<Answer>((resolve, reject) => {
-      // The timeout covers the wire (connect, answer headers, answer body: the pool's own
-      // timeouts), not the wait for a free connection, so a burst behind one slow answer is not
-      // failed for it. undici's dispatch, not its request(): the answer is read into one string
-      // without a stream per request (streams and signals were most of the client's cost in a
-      // burst, in the benchmark's profile).
-      const wire = this.#wire;
-      const start = () =>
-        this.#pool.dispatch(
-          { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
-          new AnswerReader(
-            signal,
-            circuit,
-            (status, text, headers) => {
-              wire.release();
-              resolve(this.#answer(status, text, headers));
-            },
-            (error) => {
-              wire.release();
-              reject(error);
-            },
-          ),
-        );
-      wire.enter({ start, reject, signal, circuit });
-    });
-  }
-
-  /** An answer as the retry policy reads it: the JSON body (undefined when it is not JSON), redacted. */
-  #answer(status: number, text: string, headers: Record<string, string | string[] | undefined>): Answer {
-    let body: unknown;
-    try {
-      body = text ? JSON.parse(text) : undefined;
-    } catch {
-      body = undefined;
-    }
-    // Every string of an answer is redacted before anything reads it: an error body always (it
-    // is small, and a JSON escape could hide the token from a text search), a success when its
-    // text holds the token.
-    const token = this.#identity.applicationToken;
-    if (isObject(body) && (body.error !== undefined || text.includes(token))) body = redactAnswer(body, token);
-    return { status, body, retryAfter: parseRetryAfter(headers['retry-after']) };
-  }
-
-  /** Returns the failure an answer stands for, or undefined when it is a success to hand on. */
-  #classify(prepared: PreparedRequest, answer: Answer): Failure | undefined {
-    const { status, body } = answer;
-    // 429 and 503 say the gateway did not take the request; other 5xx may come after it did.
-    const reached = !(status === 429 || status === 503);
-    if (isObject(body) && body.error !== undefined) {
-      if (prepared.operation.kind === 'transactional' && prepared.operation.version === '2.0' && status === 400 && body.type === 'invalid_phone_number') {
-        return undefined;
-      }
-      const error = gatewayAnswerError(status, body);
-      return { error, reached, retryAfter: answer.retryAfter };
-    }
-    if (isObject(body) && body.data !== undefined && status < 400) return undefined;
-    if (status === 429) {
-      return {
-        error: new GatewayError({ type: 'rate_limited', status, retryable: true, message: 'The gateway asked to slow down (HTTP 429)' }),
-        reached,
-        retryAfter: answer.retryAfter,
-      };
-    }
-    const error = badResponse(status, body === undefined ? 'a body that is not JSON' : 'JSON without data or error');
-    return { error, reached, retryAfter: answer.retryAfter };
-  }
-
-  #transportFailure(error: unknown, stopped: boolean): Failure {
-    if (error instanceof GatewayError) return { error, reached: true };
-    if ((error as { code?: string })?.code === HELD_CODE) return { error: heldError(), reached: false };
-    if (this.#closing.aborted || (error as { code?: string })?.code === 'UND_ERR_DESTROYED') return { error: closedError(), reached: true };
-    const code = (error as { code?: string })?.code ?? '';
-    const name = (error as { name?: string })?.name ?? '';
-    if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-      return {
-        error: new GatewayError({ type: 'timeout', retryable: true, message: `No answer from the gateway within ${this.timeout} ms`, cause: error }),
-        // A connect timeout means nothing was sent.
-        reached: code !== 'UND_ERR_CONNECT_TIMEOUT',
-      };
-    }
-    if (stopped) return { error: closedError(), reached: true };
-    // A proxy that would not open the tunnel: nothing reached the gateway.
-    const proxyRefusal = code === 'UND_ERR_ABORTED' ? /^Proxy response \((\d+)\)/.exec((error as Error).message ?? '') : null;
-    if (proxyRefusal) {
-      return {
-        error: new GatewayError({
-          type: 'network',
-          retryable: true,
-          message: `The proxy would not connect to the gateway at ${this.baseUrl} (HTTP ${proxyRefusal[1]} from the proxy)`,
-          cause: error,
-        }),
-        reached: false,
-      };
-    }
-    if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') {
-      return { error: badResponse(200, 'an answer larger than 64 MB'), reached: true };
-    }
-    const notSent = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code);
-    return {
-      error: new GatewayError({
-        type: 'network',
-        retryable: true,
-        message: `Could not reach the gateway at ${this.baseUrl}${code ? ` (${code})` : ''}${notSent ? '' : '; the connection broke before an answer'}`,
-        cause: error,
-      }),
-      reached: !notSent,
-    };
-  }
-
   #numberOf(prepared: PreparedRequest): string | undefined {
     if (!prepared.payload) return undefined;
     try {
@@ -509,44 +339,12 @@ export class GatewayClient {
     await this.#inFlight.settled(grace);
     this.#closing.abort();
     await this.#inFlight.settled();
-    await this.#pool.destroy().catch(() => undefined);
+    await this.#transport.destroy();
   }
 }
 
 function isSend(operation: PreparedRequest['operation']): operation is Operation {
   return operation.kind === 'promotional' || operation.kind === 'transactional';
-}
-
-function badResponse(status: number, what: string): GatewayError {
-  return new GatewayError({
-    type: 'bad_response',
-    status,
-    retryable: status === 429 || status >= 500,
-    message: `The gateway answered HTTP ${status} with ${what}, not the documented JSON`,
-  });
-}
-
-function closedError(): GatewayError {
-  return new GatewayError({ type: 'closed', retryable: true, message: 'The request was stopped because the node was closed (redeploy or shutdown)' });
-}
-
-/**
- * The dispatcher for the gateway: a proxy agent when a proxy is set (and the gateway's host is
- * not on its no-proxy list), one that follows the environment's proxy variables when those are
- * set, else a plain pool. The proxy's credentials go in its Proxy-Authorization header only.
- */
-function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: Pool.Options & { connections: number }): Dispatcher {
-  // Loaded with the first client, not with the package: a Node-RED that has the package
-  // installed but no account deployed does not pay undici's load time and memory (the benchmark's unused-install cost).
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { EnvHttpProxyAgent, Pool, ProxyAgent } = require('undici') as typeof import('undici');
-  if (proxy?.url) {
-    if (bypassesProxy(url.hostname, proxy.noProxy)) return new Pool(url.origin, poolOptions);
-    const token = proxy.username ? `Basic ${Buffer.from(`${proxy.username}:${proxy.password ?? ''}`).toString('base64')}` : undefined;
-    return new ProxyAgent({ ...poolOptions, uri: proxy.url, token });
-  }
-  if (PROXY_VARIABLES.some((name) => process.env[name])) return new EnvHttpProxyAgent(poolOptions);
-  return new Pool(url.origin, poolOptions);
 }
 
 /**
@@ -573,112 +371,4 @@ function sleep(ms: number, signals: StopSignal[]): Promise<void> {
     const timer = setTimeout(done, ms);
     const stops = signals.map((s) => onStop(s, done));
   });
-}
-
-/**
- * Reads one answer for undici's dispatch: status, headers and the body as one string. The
- * caller's signal is listened to only while the request is on the wire.
- */
-class AnswerReader implements Dispatcher.DispatchHandler {
-  #chunks: Buffer[] = [];
-  #status = 0;
-  #headers: Record<string, string | string[] | undefined> = {};
-  #stopListening: (() => void) | undefined;
-
-  constructor(
-    private readonly signal: StopSignal | undefined,
-    /** While it is open, the request is not written: it waited for a connection when the gateway was found unreachable. */
-    private readonly circuit: Circuit | undefined,
-    private readonly answered: (status: number, text: string, headers: Record<string, string | string[] | undefined>) => void,
-    private readonly failed: (error: unknown) => void,
-  ) {}
-
-  onRequestStart(controller: Dispatcher.DispatchController): void {
-    this.#stopListening?.();
-    if (this.signal?.aborted) return controller.abort(aborted());
-    if (this.circuit?.open) return controller.abort(heldAbort());
-    this.#stopListening = onStop(this.signal, () => controller.abort(aborted()));
-  }
-
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
-    // A 1xx answer comes before the real one: only the last counts.
-    this.#status = statusCode;
-    this.#headers = headers;
-    this.#chunks = [];
-  }
-
-  onResponseData(_controller: Dispatcher.DispatchController, chunk: Buffer): void {
-    this.#chunks.push(chunk);
-  }
-
-  onResponseEnd(): void {
-    this.#stopListening?.();
-    const chunks = this.#chunks;
-    const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
-    try {
-      this.answered(this.#status, text, this.#headers);
-    } catch (error) {
-      // Reading the answer must not throw into undici: the request fails instead.
-      this.failed(error);
-    }
-  }
-
-  onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
-    this.#stopListening?.();
-    this.failed(error);
-  }
-}
-
-interface WireWaiter {
-  start(): void;
-  reject(error: unknown): void;
-  signal: StopSignal | undefined;
-  circuit: Circuit | undefined;
-}
-
-/**
- * At most `connections` requests handed to undici at once; the rest wait here, oldest first. A
- * waiter whose signal stopped or whose circuit opened while it waited leaves without a connection.
- */
-class WireQueue {
-  #active = 0;
-  #waiting: (WireWaiter | undefined)[] = [];
-  #head = 0;
-
-  constructor(readonly connections: number) {}
-
-  enter(waiter: WireWaiter): void {
-    if (this.#active < this.connections && this.#head === this.#waiting.length) {
-      this.#active++;
-      waiter.start();
-    } else this.#waiting.push(waiter);
-  }
-
-  release(): void {
-    this.#active--;
-    while (this.#active < this.connections && this.#head < this.#waiting.length) {
-      const waiter = this.#waiting[this.#head] as WireWaiter;
-      this.#waiting[this.#head++] = undefined;
-      if (this.#head === this.#waiting.length || this.#head > 1024) {
-        this.#waiting = this.#waiting.slice(this.#head);
-        this.#head = 0;
-      }
-      if (waiter.signal?.aborted) waiter.reject(aborted());
-      else if (waiter.circuit?.open) waiter.reject(heldAbort());
-      else {
-        this.#active++;
-        waiter.start();
-      }
-    }
-  }
-}
-
-/** What a request not yet on the wire ends with when its circuit opened: read back as `heldError()`. */
-function heldAbort(): Error {
-  return Object.assign(new Error('held: the gateway is unreachable'), { code: HELD_CODE });
-}
-
-/** The error a request stopped by its signal ends with (undici's own code for it). */
-function aborted(): Error {
-  return Object.assign(new Error('Request aborted'), { name: 'AbortError', code: 'UND_ERR_ABORTED' });
 }

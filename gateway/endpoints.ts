@@ -4,50 +4,12 @@
  * where each is posted and whether it only reads; the bodies' schemas are in schemas.ts.
  */
 import { invalidRequest } from './errors';
-import { wireCascade, type AccountIdentity, type PreparedRequest } from './request';
+import { ENDPOINTS, type Endpoint, type EndpointName } from './operations';
+import { CREDENTIAL_KEYS, credentialsBody, isPlainObject, type AccountIdentity, type PreparedRequest } from './prepared';
+import { wireCascade } from './request';
 import { normalizeNumber } from './recipients';
 import { validateBody } from './validate';
 
-export interface Endpoint {
-  path: string;
-  /**
-   * Whether the call only reads: a read is repeated after a timeout or a broken connection, a
-   * write only when the gateway certainly did not take it (429, 503, refused), as for sends.
-   */
-  read: boolean;
-}
-
-export const ENDPOINTS = {
-  'otp send': { path: '/api/1.0/otp/send', read: false },
-  'otp resend': { path: '/api/1.0/otp/resend', read: false },
-  // Not a read: each verification spends one of the OTP's trials.
-  'otp verify': { path: '/api/1.0/otp/verify', read: false },
-  // The vendor's PHP SDK's endpoint (NumberChecker): no public page documents it.
-  'number-check': { path: '/api/1.0/sdk/check-phone-numbers', read: true },
-  'black-list check': { path: '/api/1.0/black-list/is-black-listed', read: true },
-  'black-list add': { path: '/api/1.0/black-list/add', read: false },
-  'black-list remove': { path: '/api/1.0/black-list/remove', read: false },
-  'address-book get': { path: '/api/1.0/address-book/get', read: true },
-  'address-book add': { path: '/api/1.0/address-book/add', read: false },
-  'address-book edit': { path: '/api/1.0/address-book/edit', read: false },
-  'address-book import': { path: '/api/1.0/address-book/import', read: false },
-  'address-book remove': { path: '/api/1.0/address-book/remove', read: false },
-  'address-book consent-show': { path: '/api/1.0/address-book/agreement/show', read: true },
-  'address-book consent-add': { path: '/api/1.0/address-book/agreement/add', read: false },
-  'address-book consent-remove': { path: '/api/1.0/address-book/agreement/remove', read: false },
-} as const satisfies Record<string, Endpoint>;
-
-export type EndpointName = keyof typeof ENDPOINTS;
-
-/** What a prepared endpoint call is, beside the send operations. */
-export interface EndpointOperation {
-  kind: 'endpoint';
-  name: EndpointName;
-  method: 'POST';
-  encoding: 'json';
-}
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
 
 /** A number as a user writes it, as the gateway takes it (left as it is when it is no number). */
@@ -98,7 +60,7 @@ export function prepareEndpoint(name: EndpointName, given: Record<string, unknow
   if (!endpoint) throw invalidRequest(`there is no ${String(name)} endpoint`);
   const fields = endpointFields(name, given);
   // Only the account gives the credentials: a field of that name from a msg is refused by the schema.
-  for (const key of ['application_id', 'application_token', 'application_product']) {
+  for (const key of CREDENTIAL_KEYS) {
     if (key in fields) throw invalidRequest(`${key} is not a field of the ${name} request (it comes from the account)`);
   }
   // The account's default country, where a call takes one and gives none (as for sends).
@@ -106,9 +68,7 @@ export function prepareEndpoint(name: EndpointName, given: Record<string, unknow
   if (account.defaultCountry && name === 'number-check' && Array.isArray(fields.numbers)) {
     fields.numbers = fields.numbers.map((n) => (isPlainObject(n) && n.country === undefined ? { ...n, country: account.defaultCountry } : n));
   }
-  const body: Record<string, unknown> = { application_id: account.applicationId, application_token: account.applicationToken };
-  if (account.applicationProduct) body.application_product = account.applicationProduct;
-  Object.assign(body, fields);
+  const body = Object.assign(credentialsBody(account), fields);
   const invalid = validateBody(name, body);
   if (invalid) throw invalidRequest(invalid);
   return {

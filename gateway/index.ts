@@ -1,17 +1,46 @@
-/** The gateway client, usable without Node-RED. */
-export * from './abort';
-export * from './base-url';
-export * from './channels';
-export * from './circuit';
-export * from './client';
-export * from './endpoints';
-export * from './errors';
-export * from './events';
-export * from './operations';
-export * from './recipients';
-export * from './request';
-export * from './resend';
-export * from './retry-policy';
+/**
+ * The gateway client, usable without Node-RED: what the package's nodes (and a program of its own)
+ * take from it. Each module's other exports are its own business.
+ */
+
+// The client and how it is set up.
+export { GatewayClient } from './client';
+export type {
+  AttemptEvent,
+  BalanceRecord,
+  GatewayClientOptions,
+  GiveUp,
+  InfoOptions,
+  PromotionalResult,
+  SendOptions,
+  SendPolicy,
+  SendRecord,
+  TransactionalResult,
+} from './client';
+export { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
+export { baseUrlProblem } from './base-url';
+export { bypassesProxy, DEFAULT_CONNECTIONS, type ProxySettings } from './transport';
+
+// Stopping requests, and holding them while the gateway is unreachable.
+export { AbortGroup, InFlight, onStop, type StopSignal } from './abort';
+export { Circuit, heldError, isHeld } from './circuit';
+
+// Errors as the nodes report them.
+export { briefOf, GatewayError, invalidRequest, typeSentence } from './errors';
+
+// The operations and their requests.
+export { bodyShape, sendOperation, VERSIONS, type ApiFamily, type ApiVersion, type EndpointName, type HttpMethod, type Operation } from './operations';
+export { isPlainObject, type PreparedRequest, type RejectedRecipient } from './prepared';
+export { SEND_FIELDS, type SendField, type SendFields } from './request';
+export { resendable, storableBody } from './resend';
 export { bodyFields, schemaKey } from './schemas';
-export * from './senders';
-export * from './text';
+
+// Recipients and texts, as the editor and the nodes check them.
+export { isPhoneNumber, normalizeNumber, scheduleMs, splitNumbers } from './recipients';
+export { measureText, needsUnicode, TEXT_COUNT_BOUND } from './text';
+
+// Delivery reports and replies the gateway posts.
+export { INCOMING, readEvent, type EventPayload } from './events';
+
+// The retry policy's arithmetic.
+export { backoffDelay, parseRetryAfter } from './retry-policy';

@@ -69,3 +69,47 @@ export function bodyShape(op: Operation): { api: ApiFamily; version: ApiVersion 
   if (op.kind === 'transactional' && op.version === '2.0') return { api: 'advanced', version: '2.0' };
   return { api: op.api, version: op.version };
 }
+
+/**
+ * The gateway's endpoints besides sending and the credit (the vendor's API pages for each): one-time
+ * passwords, the number check, the blacklist and the address book; where each is posted and
+ * whether it only reads. The bodies' schemas are in schemas.ts.
+ */
+export interface Endpoint {
+  path: string;
+  /**
+   * Whether the call only reads: a read is repeated after a timeout or a broken connection, a
+   * write only when the gateway certainly did not take it (429, 503, refused), as for sends.
+   */
+  read: boolean;
+}
+
+export const ENDPOINTS = {
+  'otp send': { path: '/api/1.0/otp/send', read: false },
+  'otp resend': { path: '/api/1.0/otp/resend', read: false },
+  // Not a read: each verification spends one of the OTP's trials.
+  'otp verify': { path: '/api/1.0/otp/verify', read: false },
+  // The vendor's PHP SDK's endpoint (NumberChecker): no public page documents it.
+  'number-check': { path: '/api/1.0/sdk/check-phone-numbers', read: true },
+  'black-list check': { path: '/api/1.0/black-list/is-black-listed', read: true },
+  'black-list add': { path: '/api/1.0/black-list/add', read: false },
+  'black-list remove': { path: '/api/1.0/black-list/remove', read: false },
+  'address-book get': { path: '/api/1.0/address-book/get', read: true },
+  'address-book add': { path: '/api/1.0/address-book/add', read: false },
+  'address-book edit': { path: '/api/1.0/address-book/edit', read: false },
+  'address-book import': { path: '/api/1.0/address-book/import', read: false },
+  'address-book remove': { path: '/api/1.0/address-book/remove', read: false },
+  'address-book consent-show': { path: '/api/1.0/address-book/agreement/show', read: true },
+  'address-book consent-add': { path: '/api/1.0/address-book/agreement/add', read: false },
+  'address-book consent-remove': { path: '/api/1.0/address-book/agreement/remove', read: false },
+} as const satisfies Record<string, Endpoint>;
+
+export type EndpointName = keyof typeof ENDPOINTS;
+
+/** What a prepared endpoint call is, beside the send operations. */
+export interface EndpointOperation {
+  kind: 'endpoint';
+  name: EndpointName;
+  method: 'POST';
+  encoding: 'json';
+}

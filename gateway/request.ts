@@ -4,8 +4,8 @@
  * Nothing here talks to the network; a request that fails a check never leaves this module.
  */
 import { CHANNELS } from './channels';
-import type { EndpointOperation } from './endpoints';
 import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
+import { credentialsBody, impossibleNumber, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
 import { invalidRequest, type GatewayError } from './errors';
 import { isPhoneNumber, normalizeNumber, normalizeSchedule, scheduleMs, splitNumbers } from './recipients';
 import { schemaKey } from './schemas';
@@ -33,56 +33,7 @@ export const SEND_FIELDS = [
 export type SendField = (typeof SEND_FIELDS)[number];
 export type SendFields = Partial<Record<SendField, unknown>>;
 
-export interface AccountIdentity {
-  applicationId: string;
-  applicationToken: string;
-  applicationProduct?: string;
-  /** ISO 3166-1 alpha-2 code used when a request gives no country. */
-  defaultCountry?: string;
-}
-
-export interface PreparedRequest {
-  /** A send or info operation, or one of the other endpoints (gateway/endpoints.ts). */
-  operation: Operation | EndpointOperation;
-  method: 'GET' | 'POST';
-  /** Path relative to the base URL, with the query for a GET. */
-  path: string;
-  contentType?: string;
-  /** The serialised body. Holds the token: never logged, never attached to anything. */
-  payload?: string;
-  /** Messages this request sends: one per recipient number (groups and admins count once each). */
-  messages: number;
-  /** Whether a second copy would be dropped by the gateway, so a retry cannot send twice. */
-  duplicatesChecked: boolean;
-  /** `<name>` placeholders that some recipient has no variable for. */
-  missingVariables: string[];
-  /**
-   * Recipients the checks found impossible (`12ab`, too short, too long): answered here as the
-   * gateway answers an invalid number, at their place among the numbers given.
-   */
-  rejected: RejectedRecipient[];
-  /** No recipient is left to send to: no request is made, the rejected ones are the answer. */
-  nothingToSend: boolean;
-  /** A schedule in the past (ISO 8601): the gateway sends the message at once, and its sender should hear of it. */
-  pastSchedule?: string;
-}
-
-/** The code a per-recipient record gives an invalid phone number (the reference's one per-recipient code). */
-export const INVALID_NUMBER_CODE = 9;
-
-export interface RejectedRecipient {
-  /** The position among the request's numbers, as given. */
-  at: number;
-  record: { status: 'error'; code: 9; type: 'invalid_phone_number'; error: string; number: string };
-}
-
-/** A number the checks find impossible, as the gateway's own record for an invalid number. */
-export function impossibleNumber(at: number, given: string | number): RejectedRecipient {
-  return { at, record: { status: 'error', code: INVALID_NUMBER_CODE, type: 'invalid_phone_number', error: 'Invalid phone number', number: String(given) } };
-}
-
 const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
-const isPlainObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date);
 
 function parseBoolean(field: string, value: unknown): boolean {
   if (value === true || value === 1 || value === 'true' || value === 'yes' || value === '1' || value === 'on') return true;
@@ -290,8 +241,7 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
 
   let channel = channelOf(shape, f);
   const text = parseText('text', f.text);
-  const body: Body = { application_id: account.applicationId, application_token: account.applicationToken };
-  if (account.applicationProduct) body.application_product = account.applicationProduct;
+  const body: Body = credentialsBody(account);
   const { recipients, rejected, transactionalVariables } = addRecipients(shape, f, body);
   if (text !== undefined) body.text = text;
   if (f.variables !== undefined) body.variables = f.variables;
@@ -480,7 +430,8 @@ function findMissingVariables(
 export function prepareInfo(operation: Operation, account: AccountIdentity): PreparedRequest {
   const problem = operationProblem(operation);
   if (problem) throw invalidRequest(problem);
-  const body: Record<string, unknown> = { application_id: account.applicationId, application_token: account.applicationToken };
+  // The credit's body takes no application_product.
+  const body = credentialsBody(account, false);
   const invalid = validateBody(schemaKey('info', operation.api, operation.version), body);
   if (invalid) throw invalidRequest(invalid);
   const wire = serialise(operation, body);

@@ -5,10 +5,9 @@
  * there.
  */
 import { bodyShape, operationPath, type Operation } from './operations';
-import { serialise, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './request';
+import { CREDENTIAL_KEYS, credentialsBody, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
+import { serialise } from './request';
 import { bodyFields, schemaKey } from './schemas';
-
-const CREDENTIALS = ['application_id', 'application_token', 'application_product'];
 
 /** Whether the operation's body can carry duplicates_check (the simple 1.0 bodies cannot). */
 export function checksDuplicates(operation: Operation): boolean {
@@ -29,7 +28,7 @@ export function storableBody(prepared: PreparedRequest): Record<string, unknown>
   const payload = prepared.payload ?? '';
   const body: Record<string, unknown> =
     prepared.contentType === 'application/json' ? (JSON.parse(payload) as Record<string, unknown>) : Object.fromEntries(new URLSearchParams(payload));
-  for (const key of CREDENTIALS) delete body[key];
+  for (const key of CREDENTIAL_KEYS) delete body[key];
   return body;
 }
 
@@ -43,9 +42,7 @@ export function prepareResend(
   kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number },
   account: AccountIdentity,
 ): PreparedRequest {
-  const body: Record<string, unknown> = { application_id: account.applicationId, application_token: account.applicationToken };
-  if (account.applicationProduct) body.application_product = account.applicationProduct;
-  Object.assign(body, kept.body);
+  const body = Object.assign(credentialsBody(account), kept.body);
   if (checksDuplicates(operation)) {
     if (operation.kind === 'transactional') body.duplicates_check = 'on';
     else if (body.duplicates_check !== 'same_number') body.duplicates_check = 'same_text';

@@ -3,7 +3,7 @@
  * authenticated, and the faults a test asked for, applied around the simulated gateway's answer.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EndpointName } from '../gateway/endpoints';
+import type { EndpointName } from '../gateway/operations';
 import { SimulatedEndpoints } from './endpoints';
 import { ApiError, type Version } from './gateway';
 import { json, mediaType, parseParameters, readBody } from './http';

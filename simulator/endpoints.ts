@@ -6,7 +6,7 @@
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
-import { ENDPOINTS, type EndpointName } from '../gateway/endpoints';
+import { ENDPOINTS, type EndpointName } from '../gateway/operations';
 import type { SimulatorAccount } from './accounts';
 import { ApiError, completeNumber, PRICES, round, smsSender, type OutboxMessage, type SimulatedGateway } from './gateway';
 

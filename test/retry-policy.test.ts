@@ -1,10 +1,13 @@
 /**
- * The retry policy's arithmetic (unit): a Retry-After is waited for as asked, not less and not
- * more than the cap; without one, the wait doubles with each attempt, with jitter in the upper
- * half, up to the longest wait.
+ * The retry policy (unit): a Retry-After is waited for as asked, not less and not more than the
+ * cap; without one, the wait doubles with each attempt, with jitter in the upper half, up to the
+ * longest wait. What an answer or a transport error stands for (the reference's statuses and
+ * error bodies), and when another attempt is safe.
  */
 import assert from 'node:assert/strict';
-import { backoffDelay, parseRetryAfter } from '../gateway';
+import { backoffDelay, GatewayError, parseRetryAfter } from '../gateway';
+import { HELD_CODE } from '../gateway/circuit';
+import { classifyAnswer, mayRetry, transportFailure } from '../gateway/retry-policy';
 
 const settings = { retryDelay: 500, retryMaxDelay: 30_000 };
 
@@ -31,5 +34,66 @@ describe('retry policy (unit)', () => {
     assert.deepEqual(range(3), [1000, 2000]);
     assert.deepEqual(range(7), [15_000, 30_000], 'capped: 500 x 2^6 would be 32 s');
     assert.deepEqual(range(20), [15_000, 30_000]);
+  });
+
+  const send = { operation: { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' } } as const;
+  const sendV1 = { operation: { ...send.operation, version: '1.0' } } as const;
+
+  it('answers: data is a success; an error body, a 429 or a body that is not JSON a failure, and whether the gateway took it', () => {
+    assert.equal(classifyAnswer(send, { status: 200, body: { data: { status: 'accepted' } } }), undefined);
+    const invalid = { status: 400, body: { type: 'invalid_phone_number', code: 400, error: 'Invalid phone number' } };
+    assert.equal(classifyAnswer(send, invalid), undefined, 'the 2.0 transactional invalid number is a rejected recipient, not a failure');
+    assert.equal(classifyAnswer(sendV1, invalid)?.error.code, 'invalid_phone_number', 'in 1.0 it is an error answer');
+    const busy = classifyAnswer(send, { status: 503, body: { type: 'unavailable', code: 503, error: 'Try later' }, retryAfter: 2_000 });
+    assert.deepEqual([busy?.reached, busy?.retryAfter, busy?.error.retryable], [false, 2_000, true], '503: not taken, wait as asked');
+    const slow = classifyAnswer(send, { status: 429, body: undefined });
+    assert.deepEqual([slow?.error.code, slow?.reached, slow?.error.retryable], ['rate_limited', false, true]);
+    const broken = classifyAnswer(send, { status: 502, body: undefined });
+    assert.deepEqual([broken?.error.code, broken?.reached, broken?.error.retryable], ['bad_response', true, true], 'a 502 may come after the gateway took it');
+    assert.equal(classifyAnswer(send, { status: 200, body: { ok: true } })?.error.code, 'bad_response', 'JSON without data or error');
+    assert.equal(classifyAnswer(send, { status: 200, body: { data: 1 } }), undefined);
+    assert.equal(classifyAnswer(send, { status: 500, body: { data: 1 } })?.error.code, 'bad_response', 'data with an error status is not a success');
+    const refused = classifyAnswer(send, { status: 401, body: { type: 'unknown_identity', code: 401, error: 'Unknown identity' } });
+    assert.deepEqual([refused?.error.code, refused?.error.retryable], ['unknown_identity', false]);
+  });
+
+  it('transport errors: refused connections never reached the gateway; a broken one may have; a connect timeout did not', () => {
+    const context = { stopped: false, closing: false, baseUrl: 'https://portal.bulkgate.com', timeout: 5_000 };
+    const of = (error: unknown, more = {}) => transportFailure(error, { ...context, ...more });
+    const refused = of(Object.assign(new Error('connect'), { code: 'ECONNREFUSED' }));
+    assert.deepEqual([refused.error.code, refused.reached, refused.error.retryable], ['network', false, true]);
+    assert.doesNotMatch(refused.error.message, /broke/);
+    const reset = of(Object.assign(new Error('socket'), { code: 'ECONNRESET' }));
+    assert.deepEqual([reset.error.code, reset.reached], ['network', true]);
+    assert.match(reset.error.message, /https:\/\/portal\.bulkgate\.com \(ECONNRESET\); the connection broke before an answer/);
+    assert.deepEqual(
+      [
+        of(Object.assign(new Error('t'), { code: 'UND_ERR_CONNECT_TIMEOUT' })).reached,
+        of(Object.assign(new Error('t'), { code: 'UND_ERR_HEADERS_TIMEOUT' })).reached,
+      ],
+      [false, true],
+    );
+    assert.match(of(Object.assign(new Error('t'), { code: 'UND_ERR_BODY_TIMEOUT' })).error.message, /within 5000 ms/);
+    assert.equal(of(Object.assign(new Error('held'), { code: HELD_CODE })).reached, false, 'held by the circuit: never on the wire');
+    assert.equal(of(Object.assign(new Error('gone'), { code: 'UND_ERR_DESTROYED' })).error.code, 'closed');
+    assert.equal(of(new Error('anything'), { closing: true }).error.code, 'closed');
+    assert.equal(of(Object.assign(new Error('Request aborted'), { code: 'UND_ERR_ABORTED' }), { stopped: true }).error.code, 'closed');
+    const proxy = of(Object.assign(new Error('Proxy response (407) !== 200 when HTTP Tunneling'), { code: 'UND_ERR_ABORTED' }));
+    assert.deepEqual([proxy.reached, /HTTP 407 from the proxy/.test(proxy.error.message)], [false, true]);
+    const big = of(Object.assign(new Error('too big'), { code: 'UND_ERR_RES_EXCEEDED_MAX_SIZE' }));
+    assert.deepEqual([big.error.code, big.error.retryable], ['bad_response', false]);
+    const own = new GatewayError({ type: 'bad_response', message: 'x' });
+    assert.equal(of(own).error, own, 'an error of its own passes as it is');
+  });
+
+  it('another attempt: only for a retryable failure, within the retries, and after one that may have reached the gateway only when copies are dropped', () => {
+    const failure = (retryable: boolean, reached: boolean) => ({ error: new GatewayError({ type: 'network', retryable, message: 'x' }), reached });
+    assert.equal(mayRetry(failure(true, false), 1, 2, false), true);
+    assert.equal(mayRetry(failure(true, false), 2, 2, false), true);
+    assert.equal(mayRetry(failure(true, false), 3, 2, false), false, 'two retries: three attempts in all');
+    assert.equal(mayRetry(failure(true, false), 1, 0, false), false, 'retries 0: never');
+    assert.equal(mayRetry(failure(false, false), 1, 2, false), false, 'not retryable');
+    assert.equal(mayRetry(failure(true, true), 1, 2, false), false, 'may have reached it, no duplicates check: a second SMS could go');
+    assert.equal(mayRetry(failure(true, true), 1, 2, true), true, 'the gateway drops the copy');
   });
 });

@@ -18,7 +18,7 @@ import {
   invalidRequest,
   type ProxySettings,
 } from '../../gateway';
-import type { Msg } from '../plumbing/runtime';
+import type { Msg } from '../plumbing/msg';
 import { numberSetting } from '../plumbing/settings';
 import { DEFAULT_OUTBOX_SIZE, deferrable, expiredError, outboxFor, type Outbox, type OutboxEntry, type OutboxWorker, type Outcome, type Warn } from './outbox';
 import { RateLimiter } from './rate-limit';

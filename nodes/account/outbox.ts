@@ -30,7 +30,7 @@ import {
 } from '../../gateway';
 import { lockedError, type Warn } from './outbox-journal';
 import type { AccountStore, OutboxLog } from './store';
-import type { Msg } from '../plumbing/runtime';
+import type { Msg } from '../plumbing/msg';
 
 export type { Warn } from './outbox-journal';
 

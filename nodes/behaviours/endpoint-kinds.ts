@@ -2,8 +2,8 @@
  * What each endpoint node does with a msg: the one-time password (send, resend, verify), the
  * number check, the blacklist (check, add, remove) and the address book (contacts and consent).
  */
-import { invalidRequest, isPhoneNumber, normalizeNumber, type EndpointName } from '../../gateway';
-import { isPlainObject, numbersOf, oneNumber, takenBy, type EndpointContext, type EndpointHandler, type EndpointOutcome } from './endpoint-node';
+import { invalidRequest, isPhoneNumber, isPlainObject, normalizeNumber, type EndpointName } from '../../gateway';
+import { numbersOf, oneNumber, takenBy, type EndpointContext, type EndpointHandler, type EndpointOutcome } from './endpoint-node';
 import { mapInSteps, type Msg } from '../plumbing/runtime';
 
 /** An action setting: the node's, or the default when a flow file has none. */

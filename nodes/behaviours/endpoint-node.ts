@@ -5,7 +5,7 @@
  * the client checks and sends it, and the answer is routed to the node's ports.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, bodyFields, invalidRequest, splitNumbers, type EndpointName } from '../../gateway';
+import { AbortGroup, bodyFields, invalidRequest, isPlainObject, splitNumbers, type EndpointName } from '../../gateway';
 import { typedSettings } from '../definitions';
 import {
   accountOf,
@@ -52,9 +52,6 @@ export interface EndpointOutcome {
 }
 
 export type EndpointHandler = (ctx: EndpointContext) => Promise<EndpointOutcome>;
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v);
 
 /**
  * Numbers as a user gives them, like the send nodes' recipients: a string (several separated by
@@ -148,5 +145,3 @@ export function takenBy(name: EndpointName, fields: Record<string, unknown>): Re
   for (const key of Object.keys(fields)) if (taken.has(key) && fields[key] !== undefined && fields[key] !== '') out[key] = fields[key];
   return out;
 }
-
-export { isPlainObject };

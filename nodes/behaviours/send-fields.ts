@@ -19,6 +19,7 @@ import {
   type Operation,
   type SendField,
   type SendFields,
+  isPlainObject,
 } from '../../gateway';
 import { settingDefaults, typedSettings } from '../definitions';
 import { evaluate, type Msg, type TypedSetting } from '../plumbing/runtime';
@@ -50,9 +51,6 @@ const channelHasText = (channel: unknown) => Array.isArray(channel) && channel.s
 
 /** Settings chosen from a list in the panel. */
 const PLAIN_FIELDS: SendField[] = ['unicode', 'flash', 'sender_id', 'duplicates_check'];
-
-const isPlainObject = (v: unknown): v is Record<string, unknown> =>
-  typeof v === 'object' && v !== null && !Array.isArray(v) && !(v instanceof Date) && !Buffer.isBuffer(v);
 
 /** The operation a node's settings select; missing settings take their defaults. */
 export function nodeOperation(kind: 'promotional' | 'transactional', config: SendConfig): Operation {

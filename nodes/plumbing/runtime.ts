@@ -1,11 +1,10 @@
 /** Node-RED plumbing shared by the nodes: property evaluation, status, the one failure path. */
-import type { Node, NodeAPI, NodeMessage } from 'node-red';
+import type { Node, NodeAPI } from 'node-red';
+import type { Done, Msg, Send } from './msg';
 import { GatewayError, invalidRequest, type AbortGroup } from '../../gateway';
 import type { Account } from '../account/account';
 
-export type Msg = NodeMessage & Record<string, unknown>;
-export type Send = (msg: Msg | (Msg | Msg[] | null)[]) => void;
-export type Done = (err?: Error) => void;
+export type { Done, Msg, Send } from './msg';
 
 /** The account a node's `account` setting names (a deployed `bulkgate-account` node's), or null. */
 export function accountOf(RED: NodeAPI, id: unknown): Account | null {
