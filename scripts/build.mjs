@@ -2,13 +2,24 @@
 // editor code bundled in), catalogs and help into the package's one node set, and put them and
 // the icons beside the compiled nodes, where Node-RED looks.
 import { execFileSync } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createHash } from 'node:crypto';
+import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
 const out = join(root, 'dist');
+
+// One build per change of the sources: every script that needs dist/ (test, start, bench, pack)
+// builds first, and CI runs several of them in a row; they build once. A stamp holds the digest of
+// the sources the last build read; a file in dist/ changed since (a hand edit) builds again too.
+const stampPath = join(out, '.build-stamp');
+const digest = sourceDigest();
+if (!process.argv.includes('--force') && upToDate(digest)) {
+  console.log('dist/ is up to date with the sources');
+  process.exit(0);
+}
 
 rmSync(out, { recursive: true, force: true });
 // TypeScript 7 (the native compiler, about a second) builds; TypeScript 5.9, the `typescript`
@@ -124,7 +135,33 @@ for (const lang of readdirSync(join(root, 'locales'))) {
   writeFileSync(join(outDir, `${NODE_SET}.html`), sources.map((name) => readFileSync(join(dir, `${name}.html`), 'utf8')).join('\n'));
 }
 cpSync(join(root, 'icons'), join(nodesOut, 'icons'), { recursive: true });
+writeFileSync(stampPath, digest);
 console.log('built dist/');
+
+/** The digest of what the build reads: the sources, catalogs, icons, examples and the package's settings. */
+function sourceDigest() {
+  const hash = createHash('sha256');
+  const inputs = ['nodes', 'gateway', 'simulator', 'test', 'bench', 'scripts', 'locales', 'icons', 'examples', 'tsconfig.json', 'package.json', 'package-lock.json'];
+  for (const file of inputs.flatMap((input) => filesUnder(join(root, input))).sort()) {
+    hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
+  }
+  return hash.digest('hex');
+}
+
+/** Whether dist/ was built from these sources and nothing in it changed since. */
+function upToDate(digest) {
+  if (!existsSync(stampPath) || readFileSync(stampPath, 'utf8') !== digest) return false;
+  const builtAt = statSync(stampPath).mtimeMs;
+  return filesUnder(out).every((file) => statSync(file).mtimeMs <= builtAt);
+}
+
+function filesUnder(path) {
+  if (!existsSync(path)) return [];
+  if (!statSync(path).isDirectory()) return [path];
+  return readdirSync(path, { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile())
+    .map((entry) => join(entry.parentPath ?? entry.path, entry.name));
+}
 
 function chmodExecutable(path) {
   if (existsSync(path)) execFileSync('chmod', ['+x', path]);

@@ -180,7 +180,9 @@ export class RateLimiter {
     return true;
   }
 
+  /** The queue waits `ms` for the window (one timer: a new wait replaces the one armed). */
   #wait(ms: number): void {
+    clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       this.#pump();

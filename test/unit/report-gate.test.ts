@@ -4,7 +4,7 @@
  * (counted) when it waited too long; a closed node lets everything in.
  */
 import assert from 'node:assert/strict';
-import { ReportGate } from '../nodes/behaviours/report-gate';
+import { ReportGate } from '../../nodes/behaviours/report-gate';
 
 describe('report gate (unit)', () => {
   it('calls go in at once below the bound; at it they wait, and go in oldest first as reports are emitted', async () => {

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { stormGuardOf } from '../nodes/account/storm';
+import { stormGuardOf } from '../../nodes/account/storm';
 
 describe('storm guard (unit, fake clock)', () => {
   let clock: ReturnType<typeof FakeTimers.install>;

@@ -5,9 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { GatewayError } from '../gateway';
-import { RateLimiter } from '../nodes/account/rate-limit';
-import { MemoryWindow, type RateWindow } from '../nodes/account/store';
+import { AbortGroup, GatewayError } from '../../gateway';
+import { RateLimiter } from '../../nodes/account/rate-limit';
+import { MemoryWindow, type RateWindow } from '../../nodes/account/store';
 
 /** This process's window behind a promise, as a window kept elsewhere answers; `failing` makes it throw. */
 class FarWindow implements RateWindow {
@@ -115,5 +115,20 @@ describe('rate limit (unit, fake clock)', () => {
     await Promise.all([...first, ...second]);
     assert.deepEqual(order, ['a:closed', 'b']);
     limiter.close('done');
+  });
+
+  it('one timer at most: a msg that leaves the queue and another that waits leave no timer behind once the limit is closed', async () => {
+    const limiter = new RateLimiter(1, 60_000, 10);
+    await limiter.acquire(1);
+    const stop = new AbortGroup();
+    const leaving = limiter.acquire(1, stop).catch((error: GatewayError) => error.code);
+    stop.abort();
+    assert.equal(await leaving, 'closed');
+    const waiting = limiter.acquire(1).catch((error: GatewayError) => error.code);
+    await clock.tickAsync(0);
+    assert.equal(clock.countTimers(), 1, 'the window is waited for by one timer');
+    limiter.close('done');
+    assert.equal(await waiting, 'closed');
+    assert.equal(clock.countTimers(), 0, 'nothing keeps the process alive');
   });
 });

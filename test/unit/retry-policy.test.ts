@@ -5,9 +5,9 @@
  * error bodies), and when another attempt is safe.
  */
 import assert from 'node:assert/strict';
-import { backoffDelay, GatewayError, parseRetryAfter } from '../gateway';
-import { HELD_CODE } from '../gateway/circuit';
-import { classifyAnswer, mayRetry, transportFailure } from '../gateway/retry-policy';
+import { backoffDelay, GatewayError, parseRetryAfter } from '../../gateway';
+import { HELD_CODE } from '../../gateway/circuit';
+import { classifyAnswer, mayRetry, transportFailure } from '../../gateway/retry-policy';
 
 const settings = { retryDelay: 500, retryMaxDelay: 30_000 };
 

@@ -8,12 +8,12 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Circuit, GatewayError, heldError, isHeld } from '../gateway';
-import { Outbox, type NewEntry, type OutboxEntry, type OutboxWorker, type Outcome } from '../nodes/account/outbox';
-import { Journal } from '../nodes/account/outbox-journal';
+import { Circuit, GatewayError, heldError, isHeld } from '../../gateway';
+import { Outbox, type NewEntry, type OutboxEntry, type OutboxWorker, type Outcome } from '../../nodes/account/outbox';
+import { Journal } from '../../nodes/account/outbox-journal';
 import FakeTimers from '@sinonjs/fake-timers';
-import { RateLimiter } from '../nodes/account/rate-limit';
-import { EMIT_BATCH, sendInBatches, type Msg } from '../nodes/plumbing/runtime';
+import { RateLimiter } from '../../nodes/account/rate-limit';
+import { EMIT_BATCH, sendInBatches, type Msg } from '../../nodes/plumbing/runtime';
 
 const OPERATION = { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' } as const;
 
