@@ -141,7 +141,20 @@ console.log('built dist/');
 /** The digest of what the build reads: the sources, catalogs, icons, examples and the package's settings. */
 function sourceDigest() {
   const hash = createHash('sha256');
-  const inputs = ['nodes', 'gateway', 'simulator', 'test', 'bench', 'scripts', 'locales', 'icons', 'examples', 'tsconfig.json', 'package.json', 'package-lock.json'];
+  const inputs = [
+    'nodes',
+    'gateway',
+    'simulator',
+    'test',
+    'bench',
+    'scripts',
+    'locales',
+    'icons',
+    'examples',
+    'tsconfig.json',
+    'package.json',
+    'package-lock.json',
+  ];
   for (const file of inputs.flatMap((input) => filesUnder(join(root, input))).sort()) {
     hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   }
