@@ -1,0 +1,159 @@
+/**
+ * The last step of a send node's pipeline: an answer routed to the ports (accepted, rejected,
+ * and for a promotional send its summary), what was accepted tracked for the events node, copies
+ * the gateway dropped marked, and the node's totals in its status.
+ */
+import type { Node, NodeAPI } from 'node-red';
+import { briefOf, scheduleMs, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
+import type { Account } from '../account/account';
+import { numberKey } from '../account/tracking';
+import { catalogText, sendInBatches, sequenceParts, statusText, type Msg, type NodeCatalog, type Send, type StatusThrottle } from '../plumbing/runtime';
+
+/** The node's totals since it started, shown in its status. */
+export class SendTotals {
+  sent = 0;
+  rejected = 0;
+  /** Msgs the gateway dropped as copies of an earlier one (duplicates_check). */
+  copies = 0;
+  /** Why the last recipient was rejected, in the status's few words (`invalid number`). */
+  lastReason = '';
+
+  constructor(
+    private readonly texts: NodeCatalog,
+    private readonly status: StatusThrottle,
+    private readonly account: Account | null,
+  ) {}
+
+  /** `count` recipients rejected, `last` the last of them: its reason shows in the status. */
+  rejectedFor(last: SendRecord, count = 1): void {
+    this.rejected += count;
+    const brief = briefOf(String(last.type ?? 'invalid_phone_number'), String(last.error ?? ''));
+    this.lastReason = catalogText(this.texts, `brief.${brief.key}`, brief.params);
+  }
+
+  show(): void {
+    const { texts, sent, rejected, copies } = this;
+    const queued = this.account?.limiter.queued ?? 0;
+    const key = queued ? 'totals-queued' : rejected ? 'totals-why' : 'totals';
+    const totals = statusText(texts, key, { sent, rejected, queued, reason: this.lastReason });
+    // A msg the gateway dropped as a copy was not sent: the status says so beside the totals.
+    const text = copies ? `${totals} ${statusText(texts, 'copies', { count: copies })}` : totals;
+    this.status.show(() => ({ fill: rejected || copies ? 'yellow' : 'green', shape: 'dot', text }));
+  }
+}
+
+export class SendRouter {
+  constructor(
+    private readonly RED: NodeAPI,
+    private readonly node: Node,
+    private readonly account: Account | null,
+    readonly totals: SendTotals,
+  ) {}
+
+  /**
+   * Routes a result to the ports; a promotional one with many recipients resolves once its last
+   * batch is sent. `body`: the wire body (without credentials), read only when delivery tracking
+   * needs it. `resend`: the result of a send from the outbox.
+   */
+  route(
+    msg: Msg,
+    result: PromotionalResult | TransactionalResult,
+    send: Send,
+    body: () => Record<string, unknown>,
+    resend: boolean,
+  ): Promise<void> | undefined {
+    if ('response' in result) return this.#promotional(msg, result, send, body, resend);
+    this.transactional(msg, result, send, body, resend);
+    return undefined;
+  }
+
+  transactional(msg: Msg, result: TransactionalResult, send: Send, body: () => Record<string, unknown>, resend: boolean): void {
+    const duplicate = result.rejected ? undefined : this.#duplicateOf(result.record, resend);
+    const record = duplicate ? { ...result.record, duplicate } : result.record;
+    if (duplicate) msg.bulkgate = { ...(msg.bulkgate as object | undefined), duplicate };
+    const tracker = this.account?.tracker;
+    if (!result.rejected && tracker?.listening && typeof record.sms_id === 'string') {
+      const at = record.status === 'scheduled' ? scheduleMs(body().schedule) : undefined;
+      // A copy of the payload as the node received it: the flow may change the msg's later.
+      const sent = { topic: msg.topic, payload: this.RED.util.cloneMessage(msg.payload as never), node: this.node.id };
+      tracker.track(record.sms_id, record.number ?? body().number, sent, at);
+    }
+    msg.payload = record;
+    const totals = this.totals;
+    if (result.rejected) {
+      totals.rejectedFor(record);
+      send([null, msg]);
+    } else {
+      if (duplicate === 'gateway') totals.copies++;
+      else totals.sent++;
+      send([msg, null]);
+    }
+    totals.show();
+  }
+
+  #promotional(msg: Msg, result: PromotionalResult, send: Send, body: () => Record<string, unknown>, resend: boolean): Promise<void> {
+    const records = result.response;
+    this.#trackPromotional(msg, records, body);
+    const accepted: Msg[] = [];
+    const refused: Msg[] = [];
+    // One clone of the msg (without its payload, which may hold the whole recipient list);
+    // each record's msg is a shallow copy of it, not a deep copy per recipient.
+    const { payload: _payload, ...rest } = msg;
+    const template = this.RED.util.cloneMessage(rest as Msg);
+    const id = this.RED.util.generateId();
+    let dropped = 0;
+    records.forEach((record: SendRecord, index) => {
+      const duplicate = this.#duplicateOf(record, resend);
+      const out = { ...template, payload: duplicate ? { ...record, duplicate } : record, parts: sequenceParts(msg, id, index, records.length) } as Msg;
+      if (duplicate) out.bulkgate = { ...(template.bulkgate as object | undefined), duplicate };
+      if (duplicate === 'gateway') dropped++;
+      (record.status === 'error' ? refused : accepted).push(out);
+    });
+    const totals = this.totals;
+    totals.copies += dropped;
+    totals.sent += accepted.length - dropped;
+    const last = refused.at(-1)?.payload as SendRecord | undefined;
+    if (last) totals.rejectedFor(last, refused.length);
+    msg.payload = { total: result.total, response: result.response };
+    totals.show();
+    return sendInBatches(send, [accepted, refused, msg]);
+  }
+
+  /** msg.sent.payload of each recipient: its entry of the request, as the node sent it. */
+  #trackPromotional(msg: Msg, records: SendRecord[], body: () => Record<string, unknown>): void {
+    const tracker = this.account?.tracker;
+    if (!tracker?.listening) return;
+    const wire = body();
+    const entries = recipientEntries(wire.number);
+    const at = scheduleMs(wire.schedule);
+    for (const record of records) {
+      if (record.status === 'error' || typeof record.sms_id !== 'string') continue;
+      const key = numberKey(record.number);
+      tracker.track(record.sms_id, record.number, { topic: msg.topic, payload: entries.get(key) ?? { number: record.number }, node: this.node.id }, at);
+    }
+  }
+
+  /**
+   * Whether an accepted record is a copy the gateway dropped (duplicates_check): its sms_id came
+   * back before in the window (`gateway`: this msg was not sent), or, for an outbox resend, it cost
+   * nothing (`resend`: its first attempt got through; a success).
+   */
+  #duplicateOf(record: SendRecord, resend: boolean): 'gateway' | 'resend' | undefined {
+    if (record.status === 'error' || typeof record.sms_id !== 'string' || !this.account) return undefined;
+    const seen = this.account.recent.seenBefore(record.sms_id);
+    if (resend) return seen || record.price === 0 ? 'resend' : undefined;
+    return seen ? 'gateway' : undefined;
+  }
+}
+
+/** A request's recipient entries by number: `{number, variables, text}` objects, or `{number}` for plain numbers. */
+function recipientEntries(wire: unknown): Map<string, unknown> {
+  const entries = new Map<string, unknown>();
+  const list = typeof wire === 'string' ? wire.split(';') : Array.isArray(wire) ? wire : [];
+  for (const item of list) {
+    const entry = typeof item === 'object' && item !== null ? item : { number: item };
+    const key = numberKey((entry as { number?: unknown }).number);
+    if (key && !entries.has(key)) entries.set(key, entry);
+  }
+  return entries;
+}
