@@ -14,7 +14,7 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { INCOMING, readEvent, type EventPayload } from '../../gateway';
 import { localStore } from '../account/store';
 import { numberSetting } from '../plumbing/settings';
-import { accountOf, catalogText, EMIT_BATCH, nodeCatalog } from '../plumbing/runtime';
+import { accountOf, catalogText, EMIT_BATCH, nodeCatalog, type NodeCatalog } from '../plumbing/runtime';
 import { ReportGate } from './report-gate';
 import type { DeliveryTracker, Tracked } from '../account/tracking';
 
@@ -178,127 +178,57 @@ function routerOf(app: unknown): Router | undefined {
 /** The events node's constructor (loaded when the first events node starts). */
 export function eventsNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-events');
-  function BulkgateEvents(this: Node & { credentials?: { secret?: string } }, config: NodeDef & EventsConfig) {
+  function BulkgateEvents(this: EventsNode, config: NodeDef & EventsConfig) {
     RED.nodes.createNode(this, config);
-    const node = this;
-    const path = normalisePath(config.path);
-    const secret = node.credentials?.secret ?? '';
-    let received = 0;
-    let closed = false;
-    // Delivery tracking: the account's memory of what its nodes sent (it outlives this node).
+    const endpoint = new EventsEndpoint(RED, this, config, texts);
+    this.on('close', () => endpoint.close());
+    endpoint.serve();
+  }
+  return BulkgateEvents;
+}
+
+type EventsNode = Node & { credentials?: { secret?: string } };
+
+/** What a report was matched to when it came: a tracked send ends its wait for output 3 then, not when it is emitted. */
+type Matched = { event: EventPayload; tracked?: Tracked; last?: Tracked };
+
+/**
+ * One events node: its webhook (the secret checked, the body read within bounds, reports matched
+ * to the account's tracked sends and emitted in batches, at most so many waiting), and output 3
+ * for tracked sends whose final report did not come in time.
+ */
+class EventsEndpoint {
+  readonly #path: string;
+  readonly #secret: string;
+  #received = 0;
+  #closed = false;
+  /** Delivery tracking: the account's memory of what its nodes sent (it outlives this node). */
+  readonly #tracker: DeliveryTracker | undefined;
+  /** Reports taken and not yet emitted, bounded: further webhook calls wait unread, or get 503. */
+  readonly #gate: ReportGate;
+  /** The paths served by this runtime's events nodes, when this node serves its own. */
+  #paths: Map<string, string> | undefined;
+
+  constructor(
+    private readonly RED: NodeAPI,
+    private readonly node: EventsNode,
+    config: EventsConfig,
+    private readonly texts: NodeCatalog,
+  ) {
+    this.#path = normalisePath(config.path);
+    this.#secret = node.credentials?.secret ?? '';
     const account = accountOf(RED, config.account);
-    const tracker: DeliveryTracker | undefined = config.account
-      ? (account?.tracker ?? localStore((RED.settings as { userDir?: string }).userDir).tracker(config.account))
-      : undefined;
+    this.#tracker = config.account ? (account?.tracker ?? localStore((RED.settings as { userDir?: string }).userDir).tracker(config.account)) : undefined;
     if (config.account && !account) node.warn(catalogText(texts, 'warnings.tracking-account-missing', { account: config.account }));
-    /** What a flow gets of a tracked message: a copy, so a flow that changes it changes no other msg. */
-    const sentOf = (tracked: Tracked) => RED.util.cloneMessage(tracked.sent as never) as Tracked['sent'];
-    if (tracker) {
-      const timeoutMs = numberSetting(config.reportTimeout, 0) * 1000;
-      tracker.listen(node, timeoutMs, (tracked) => {
-        if (closed) return;
-        const sent = sentOf(tracked);
-        node.send([
-          null,
-          null,
-          {
-            payload: { status: 'no_report', smsID: tracked.smsId, to: tracked.number, seconds: timeoutMs / 1000 },
-            smsId: tracked.smsId,
-            topic: sent.topic,
-            sent,
-            _msgid: RED.util.generateId(),
-          },
-        ] as never);
-      });
-      node.on('close', () => tracker.unlisten(node));
-    }
+    const timeoutMs = numberSetting(config.reportTimeout, 0) * 1000;
+    this.#tracker?.listen(node, timeoutMs, (tracked) => this.#noReport(tracked, timeoutMs));
+    this.#gate = new ReportGate(numberSetting(config.pendingLimit, MAX_PENDING, 1), numberSetting(config.busyWaitMs, MAX_WAIT_MS, 1));
+  }
 
-    /** Reports taken and not yet emitted, bounded: further webhook calls wait unread, or get 503. */
-    const gate = new ReportGate(numberSetting(config.pendingLimit, MAX_PENDING, 1), numberSetting(config.busyWaitMs, MAX_WAIT_MS, 1));
-    const room = (): Promise<void> =>
-      gate.enter().catch(() => {
-        node.warn(catalogText(texts, 'warnings.webhook-busy', { count: gate.refused, seconds: gate.waitMs / 1000 }));
-        throw new Refusal(503, 'Busy: try again later');
-      });
-
-    /** What a report was matched to when it came: a tracked send ends its wait for output 3 then, not when it is emitted. */
-    type Matched = { event: EventPayload; tracked?: Tracked; last?: Tracked };
-    const match = (events: EventPayload[]): Matched[] =>
-      events.map((event) =>
-        event.statusCode === INCOMING ? { event, last: tracker?.lastTo(event.from) } : { event, tracked: tracker?.report(event.smsID, event.status) },
-      );
-
-    /** Sends one msg; a flow that throws (a clone that cannot be made, say) fails that msg, never the process. */
-    const sendSafely = (out: (Record<string, unknown> | null)[]) => {
-      try {
-        node.send(out as never);
-      } catch (error) {
-        try {
-          node.error(error as Error, out.find((m) => m) as never);
-        } catch {
-          // Reporting must not throw either.
-        }
-      }
-    };
-
-    const emit = (matched: Matched[], from: number) => {
-      const end = Math.min(matched.length, from + EMIT_BATCH);
-      if (!closed) {
-        for (let i = from; i < end; i++) {
-          const { event, tracked, last } = matched[i] as Matched;
-          received++;
-          try {
-            const msg: Record<string, unknown> = { payload: event, smsId: event.smsID, topic: event.status, _msgid: RED.util.generateId() };
-            if (event.statusCode === INCOMING) {
-              if (last) msg.inReplyTo = { sent: sentOf(last), sms_id: last.smsId };
-              sendSafely([null, msg, null]);
-              continue;
-            }
-            if (tracked) {
-              msg.sent = sentOf(tracked);
-              msg.topic = (msg.sent as Tracked['sent']).topic;
-            }
-            sendSafely([msg, null, null]);
-          } catch (error) {
-            node.error(error as Error);
-          }
-        }
-      }
-      gate.emitted(end - from);
-      if (end < matched.length) setImmediate(() => emit(matched, end));
-      else if (!closed) node.status({ fill: 'green', shape: 'dot', text: catalogText(texts, 'status.events', { count: received }) });
-    };
-
-    const handler: Handler = (req, res) => {
-      const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<string, unknown>;
-      if (!sameSecret(query.token, secret)) return answer(res, 403, 'Forbidden');
-      room()
-        .then(() =>
-          reportsOf(req, query).catch((error: unknown) => {
-            gate.left();
-            throw error;
-          }),
-        )
-        .then(
-          (events) => {
-            gate.taken(events.length);
-            const matched = match(events);
-            // Answer first: the gateway is not kept waiting for the flow.
-            answer(res, 200, 'OK');
-            setImmediate(() => emit(matched, 0));
-          },
-          (error: unknown) => {
-            if (error instanceof Refusal) {
-              if (error.warn) node.warn(catalogText(texts, 'warnings.bad-event-body'));
-              return answer(res, error.status, error.text);
-            }
-            answer(res, 500, 'Error');
-          },
-        )
-        .catch(() => undefined);
-    };
-
-    if (!secret) node.status({ fill: 'red', shape: 'ring', text: catalogText(texts, 'status.no-secret') });
+  /** Listens on its path (GET and POST), as the core http-in node does; warns when another events node has it. */
+  serve(): void {
+    const { RED, node, texts } = this;
+    if (!this.#secret) node.status({ fill: 'red', shape: 'ring', text: catalogText(texts, 'status.no-secret') });
     // As the core http-in node: with httpNodeRoot off there is no server to listen on.
     if ((RED.settings as { httpNodeRoot?: unknown }).httpNodeRoot === false || !RED.httpNode) {
       node.warn(catalogText(texts, 'warnings.no-http-node'));
@@ -306,23 +236,131 @@ export function eventsNode(RED: NodeAPI) {
     }
     let paths = servedPaths.get(RED.httpNode);
     if (!paths) servedPaths.set(RED.httpNode, (paths = new Map()));
-    const other = paths.get(path);
-    if (other && other !== node.id) node.warn(catalogText(texts, 'warnings.path-taken', { path, node: other }));
-    else paths.set(path, node.id);
-    RED.httpNode.get(path, handler as never);
-    RED.httpNode.post(path, handler as never);
+    this.#paths = paths;
+    const other = paths.get(this.#path);
+    if (other && other !== node.id) node.warn(catalogText(texts, 'warnings.path-taken', { path: this.#path, node: other }));
+    else paths.set(this.#path, node.id);
+    RED.httpNode.get(this.#path, this.#handler as never);
+    RED.httpNode.post(this.#path, this.#handler as never);
+  }
 
-    node.on('close', () => {
-      closed = true;
-      gate.open();
-      if (paths?.get(path) === node.id) paths.delete(path);
-      // Remove this node's own routes only: a user's http-in node on the same path stays.
-      const router = routerOf(RED.httpNode);
-      if (router) router.stack = router.stack.filter((layer) => !layer.route?.stack.some((l) => l.handle === handler));
+  close(): void {
+    this.#closed = true;
+    this.#tracker?.unlisten(this.node);
+    this.#gate.open();
+    if (this.#paths?.get(this.#path) === this.node.id) this.#paths.delete(this.#path);
+    // Remove this node's own routes only: a user's http-in node on the same path stays.
+    const router = routerOf(this.RED.httpNode);
+    if (router) router.stack = router.stack.filter((layer) => !layer.route?.stack.some((l) => l.handle === this.#handler));
+  }
+
+  readonly #handler: Handler = (req, res) => {
+    const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<string, unknown>;
+    if (!sameSecret(query.token, this.#secret)) return answer(res, 403, 'Forbidden');
+    const gate = this.#gate;
+    this.#room()
+      .then(() =>
+        reportsOf(req, query).catch((error: unknown) => {
+          gate.left();
+          throw error;
+        }),
+      )
+      .then(
+        (events) => {
+          gate.taken(events.length);
+          const matched = this.#match(events);
+          // Answer first: the gateway is not kept waiting for the flow.
+          answer(res, 200, 'OK');
+          setImmediate(() => this.#emit(matched, 0));
+        },
+        (error: unknown) => {
+          if (error instanceof Refusal) {
+            if (error.warn) this.node.warn(catalogText(this.texts, 'warnings.bad-event-body'));
+            return answer(res, error.status, error.text);
+          }
+          answer(res, 500, 'Error');
+        },
+      )
+      .catch(() => undefined);
+  };
+
+  /** Room for a call's reports; a call that waited too long is refused (503) and counted in the log. */
+  #room(): Promise<void> {
+    const gate = this.#gate;
+    return gate.enter().catch(() => {
+      this.node.warn(catalogText(this.texts, 'warnings.webhook-busy', { count: gate.refused, seconds: gate.waitMs / 1000 }));
+      throw new Refusal(503, 'Busy: try again later');
     });
   }
 
-  return BulkgateEvents;
+  #match(events: EventPayload[]): Matched[] {
+    const tracker = this.#tracker;
+    return events.map((event) =>
+      event.statusCode === INCOMING ? { event, last: tracker?.lastTo(event.from) } : { event, tracked: tracker?.report(event.smsID, event.status) },
+    );
+  }
+
+  /** Emits the matched reports from `from` on, a batch per turn of the event loop; the status counts them. */
+  #emit(matched: Matched[], from: number): void {
+    const end = Math.min(matched.length, from + EMIT_BATCH);
+    if (!this.#closed) for (let i = from; i < end; i++) this.#emitOne(matched[i] as Matched);
+    this.#gate.emitted(end - from);
+    if (end < matched.length) setImmediate(() => this.#emit(matched, end));
+    else if (!this.#closed) this.node.status({ fill: 'green', shape: 'dot', text: catalogText(this.texts, 'status.events', { count: this.#received }) });
+  }
+
+  #emitOne({ event, tracked, last }: Matched): void {
+    this.#received++;
+    try {
+      const msg: Record<string, unknown> = { payload: event, smsId: event.smsID, topic: event.status, _msgid: this.RED.util.generateId() };
+      if (event.statusCode === INCOMING) {
+        if (last) msg.inReplyTo = { sent: this.#sentOf(last), sms_id: last.smsId };
+        return this.#sendSafely([null, msg, null]);
+      }
+      if (tracked) {
+        msg.sent = this.#sentOf(tracked);
+        msg.topic = (msg.sent as Tracked['sent']).topic;
+      }
+      this.#sendSafely([msg, null, null]);
+    } catch (error) {
+      this.node.error(error as Error);
+    }
+  }
+
+  /** Output 3: a tracked send's final report did not come within the report timeout. */
+  #noReport(tracked: Tracked, timeoutMs: number): void {
+    if (this.#closed) return;
+    const sent = this.#sentOf(tracked);
+    this.node.send([
+      null,
+      null,
+      {
+        payload: { status: 'no_report', smsID: tracked.smsId, to: tracked.number, seconds: timeoutMs / 1000 },
+        smsId: tracked.smsId,
+        topic: sent.topic,
+        sent,
+        _msgid: this.RED.util.generateId(),
+      },
+    ] as never);
+  }
+
+  /** What a flow gets of a tracked message: a copy, so a flow that changes it changes no other msg. */
+  #sentOf(tracked: Tracked): Tracked['sent'] {
+    return this.RED.util.cloneMessage(tracked.sent as never) as Tracked['sent'];
+  }
+
+  /** Sends one msg; a flow that throws (a clone that cannot be made, say) fails that msg, never the process. */
+  #sendSafely(out: (Record<string, unknown> | null)[]): void {
+    try {
+      this.node.send(out as never);
+    } catch (error) {
+      try {
+        this.node.error(error as Error, out.find((m) => m) as never);
+      } catch {
+        // Reporting must not throw either.
+      }
+    }
+  }
 }
 
 function normalisePath(path: string | undefined): string {
