@@ -211,56 +211,63 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
     };
     text.addEventListener('input', count);
     if (kind !== 'otp') body.append(field(t('send.cascade.text'), text), counter);
-    if (data.type === 'viber') {
-      const sender = input(data.sender, { class: 'bulkgate-viber-sender', placeholder: t('send.cascade.senderPlaceholder') });
-      const expiration = input(data.expiration ?? VIBER_EXPIRATION_DEFAULT, { class: 'bulkgate-viber-expiration', type: 'number', min: '1' });
-      const caption = input(data.button?.caption, { class: 'bulkgate-viber-caption', placeholder: 'OK' });
-      const url = input(data.button?.url, { class: 'bulkgate-viber-url', placeholder: 'https://' });
-      const sync = () => {
-        data.sender = sender.value;
-        data.expiration = expiration.value === '' ? undefined : Number(expiration.value);
-        if (kind !== 'otp') data.button = caption.value || url.value ? { caption: caption.value, url: url.value } : undefined;
-        onChange();
-      };
-      for (const el of [sender, expiration, caption, url]) el.addEventListener('input', sync);
-      body.append(field(t('send.cascade.sender'), sender), field(t('send.cascade.expiration'), expiration));
-      if (kind !== 'otp') {
-        body.append(field(kind === 'promotional' ? t('send.cascade.buttonRequired') : t('send.cascade.button'), caption), field(t('send.cascade.url'), url));
-      }
-      sync();
-    } else {
-      const senderId = document.createElement('select');
-      senderId.className = 'bulkgate-sms-sender';
-      fillSenderSelect(senderId, '2.0', data.sender_id ?? '');
-      const value = input(data.sender_id_value, { class: 'bulkgate-sms-sender-value' });
-      const valueRow = field('', value);
-      const unicode = document.createElement('select');
-      unicode.className = 'bulkgate-sms-unicode';
-      for (const mode of ['auto', 'on', 'off']) unicode.add(new Option(t(`send.unicode.${mode}`), mode));
-      unicode.value = data.unicode || 'auto';
-      const sync = () => {
-        data.sender_id = senderId.value;
-        data.sender_id_value = value.value;
-        if (kind !== 'otp') data.unicode = unicode.value;
-        const labels = senderValueText(senderId.value);
-        valueRow.style.display = labels ? '' : 'none';
-        if (labels) {
-          (valueRow.firstChild as HTMLElement).textContent = labels.label;
-          value.placeholder = labels.placeholder;
-        }
-        count();
-      };
-      senderId.addEventListener('change', sync);
-      value.addEventListener('input', sync);
-      unicode.addEventListener('change', sync);
-      body.append(field(t('send.label.sender_id'), senderId), valueRow);
-      if (kind !== 'otp') body.append(field(t('send.label.unicode'), unicode));
-      sync();
-    }
+    if (data.type === 'viber') renderViber(body, kind, data, onChange);
+    else renderSms(body, kind, data, count);
     count();
   };
   type.addEventListener('change', draw);
   draw();
+}
+
+/** A Viber channel's fields: its sender, expiration and (not for an OTP) its button. */
+function renderViber(body: HTMLElement, kind: Kind, data: ChannelSetting, onChange: () => void): void {
+  const sender = input(data.sender, { class: 'bulkgate-viber-sender', placeholder: t('send.cascade.senderPlaceholder') });
+  const expiration = input(data.expiration ?? VIBER_EXPIRATION_DEFAULT, { class: 'bulkgate-viber-expiration', type: 'number', min: '1' });
+  const caption = input(data.button?.caption, { class: 'bulkgate-viber-caption', placeholder: 'OK' });
+  const url = input(data.button?.url, { class: 'bulkgate-viber-url', placeholder: 'https://' });
+  const sync = () => {
+    data.sender = sender.value;
+    data.expiration = expiration.value === '' ? undefined : Number(expiration.value);
+    if (kind !== 'otp') data.button = caption.value || url.value ? { caption: caption.value, url: url.value } : undefined;
+    onChange();
+  };
+  for (const el of [sender, expiration, caption, url]) el.addEventListener('input', sync);
+  body.append(field(t('send.cascade.sender'), sender), field(t('send.cascade.expiration'), expiration));
+  if (kind !== 'otp') {
+    body.append(field(kind === 'promotional' ? t('send.cascade.buttonRequired') : t('send.cascade.button'), caption), field(t('send.cascade.url'), url));
+  }
+  sync();
+}
+
+/** An SMS channel's fields: its sender id (and the value some kinds take) and (not for an OTP) Unicode; `count` recounts the text. */
+function renderSms(body: HTMLElement, kind: Kind, data: ChannelSetting, count: () => void): void {
+  const senderId = document.createElement('select');
+  senderId.className = 'bulkgate-sms-sender';
+  fillSenderSelect(senderId, '2.0', data.sender_id ?? '');
+  const value = input(data.sender_id_value, { class: 'bulkgate-sms-sender-value' });
+  const valueRow = field('', value);
+  const unicode = document.createElement('select');
+  unicode.className = 'bulkgate-sms-unicode';
+  for (const mode of ['auto', 'on', 'off']) unicode.add(new Option(t(`send.unicode.${mode}`), mode));
+  unicode.value = data.unicode || 'auto';
+  const sync = () => {
+    data.sender_id = senderId.value;
+    data.sender_id_value = value.value;
+    if (kind !== 'otp') data.unicode = unicode.value;
+    const labels = senderValueText(senderId.value);
+    valueRow.style.display = labels ? '' : 'none';
+    if (labels) {
+      (valueRow.firstChild as HTMLElement).textContent = labels.label;
+      value.placeholder = labels.placeholder;
+    }
+    count();
+  };
+  senderId.addEventListener('change', sync);
+  value.addEventListener('input', sync);
+  unicode.addEventListener('change', sync);
+  body.append(field(t('send.label.sender_id'), senderId), valueRow);
+  if (kind !== 'otp') body.append(field(t('send.label.unicode'), unicode));
+  sync();
 }
 
 /**
