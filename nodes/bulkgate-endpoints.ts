@@ -4,13 +4,13 @@
  * package's node set (nodes/bulkgate.ts). Their code loads when the first of them starts.
  */
 import type { NodeAPI } from 'node-red';
+import { DEFINITIONS } from './definitions';
 import { registerLazily } from './plumbing/lazy';
 
-/** Each type's handler, by the name endpoint-kinds.ts exports it under. */
-const KINDS = { 'bulkgate-otp': 'otp', 'bulkgate-number-check': 'numberCheck', 'bulkgate-blacklist': 'blacklist', 'bulkgate-contacts': 'contacts' } as const;
-
 const register = (RED: NodeAPI): void => {
-  for (const [type, kind] of Object.entries(KINDS)) {
+  // Each type's handler, as its definition names it.
+  for (const { type, endpoint: kind } of Object.values(DEFINITIONS)) {
+    if (!kind) continue;
     registerLazily(RED, type, () => {
       // eslint-disable-next-line @typescript-eslint/no-require-imports
       const { endpointNode } = require('./behaviours/endpoint-node') as typeof import('./behaviours/endpoint-node');

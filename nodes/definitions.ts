@@ -38,7 +38,12 @@ export interface NodeDefinition {
    * (statuses, their few words, warnings, the send panels' texts): each node reads its own.
    */
   shared?: readonly SharedSection[];
+  /** The other endpoints' nodes: the handler endpoint-kinds.ts exports for this type. */
+  endpoint?: EndpointKind;
 }
+
+/** The handlers of nodes/behaviours/endpoint-kinds.ts, one per node type of the other endpoints. */
+export type EndpointKind = 'otp' | 'numberCheck' | 'blacklist' | 'contacts';
 
 export type SharedSection = 'status' | 'brief' | 'warnings' | 'send' | 'storm';
 
@@ -94,9 +99,10 @@ const ENDPOINT_BASE: Record<string, SettingDefinition> = {
 const NUMBERS = ['msg', 'str', 'json', 'flow', 'global', 'env', 'jsonata'] as const;
 const TEXTS = ['str', 'msg', 'flow', 'global', 'env', 'jsonata'] as const;
 
-function endpointNode(type: string, outputs: number, settings: Record<string, SettingDefinition>): NodeDefinition {
+function endpointNode(type: string, endpoint: EndpointKind, outputs: number, settings: Record<string, SettingDefinition>): NodeDefinition {
   return {
     type,
+    endpoint,
     category: 'BulkGate',
     inputs: 1,
     outputs,
@@ -188,7 +194,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     panel: { prepare: 'eventsPanel' },
     shared: ['status', 'brief', 'warnings'],
   },
-  'bulkgate-otp': endpointNode('bulkgate-otp', 2, {
+  'bulkgate-otp': endpointNode('bulkgate-otp', 'otp', 2, {
     action: { value: 'send' },
     number: { value: 'number', typed: { types: NUMBERS, type: 'msg' }, validate: 'validNumber' },
     country: { value: '', typed: { types: TEXTS, type: 'str' } },
@@ -206,11 +212,11 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     otpId: { value: 'otpId', typed: { types: ['msg', 'flow', 'global', 'str'], type: 'msg' } },
     code: { value: 'payload', typed: { types: ['msg', 'flow', 'global', 'str', 'jsonata'], type: 'msg' } },
   }),
-  'bulkgate-number-check': endpointNode('bulkgate-number-check', 2, {
+  'bulkgate-number-check': endpointNode('bulkgate-number-check', 'numberCheck', 2, {
     number: { value: 'payload', typed: { types: NUMBERS, type: 'msg' }, validate: 'validNumber' },
     country: { value: '', typed: { types: TEXTS, type: 'str' } },
   }),
-  'bulkgate-blacklist': endpointNode('bulkgate-blacklist', 2, {
+  'bulkgate-blacklist': endpointNode('bulkgate-blacklist', 'blacklist', 2, {
     action: { value: 'check' },
     number: { value: 'payload', typed: { types: NUMBERS, type: 'msg' }, validate: 'validNumber' },
     wallet: { value: '' },
@@ -220,7 +226,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     reason: { value: '', typed: { types: TEXTS, type: 'str' } },
     source_id: { value: '' },
   }),
-  'bulkgate-contacts': endpointNode('bulkgate-contacts', 1, {
+  'bulkgate-contacts': endpointNode('bulkgate-contacts', 'contacts', 1, {
     action: { value: 'get' },
     phone_number: { value: 'payload', typed: { types: NUMBERS, type: 'msg' }, validate: 'validNumber' },
     groups: { value: '', typed: { types: IDS, type: 'str' } },

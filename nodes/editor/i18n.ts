@@ -4,19 +4,12 @@
  * the account's, `url-hidden` in the events node's), so the first catalog that has it answers:
  * a panel opened over another one (an account edited from a send node) still finds its texts.
  */
-import { NODE_SET } from '../definitions';
+import { DEFINITIONS, NODE_SET } from '../definitions';
 
-const CATALOGS = [
-  'bulkgate-promotional',
-  'bulkgate-transactional',
-  'bulkgate-account',
-  'bulkgate-balance',
-  'bulkgate-events',
-  'bulkgate-otp',
-  'bulkgate-number-check',
-  'bulkgate-blacklist',
-  'bulkgate-contacts',
-];
+/** Every type's catalog, the send nodes' first (the send form's texts), the others as defined. */
+const CATALOGS = Object.values(DEFINITIONS)
+  .sort((a, b) => Number(b.label === 'send') - Number(a.label === 'send'))
+  .map((def) => def.type);
 
 export function t(key: string, params?: Record<string, string | number>): string {
   for (const type of CATALOGS) {
