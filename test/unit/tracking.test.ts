@@ -1,9 +1,12 @@
 /**
  * Delivery tracking's memory (unit): bounded in number and age, and empty while no events node
- * listens.
+ * listens; the report timeout (output 3) on a fake clock, at both ends; the recent sms_ids that
+ * tell a copy the gateway dropped.
  */
 import assert from 'node:assert/strict';
-import { DeliveryTracker } from '../../nodes/account/tracking';
+import FakeTimers from '@sinonjs/fake-timers';
+import { RecentSends } from '../../nodes/account/recent-sends';
+import { DeliveryTracker, numberKey, type Tracked } from '../../nodes/account/tracking';
 
 describe("delivery tracking: the account's memory is bounded", () => {
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
@@ -37,5 +40,90 @@ describe("delivery tracking: the account's memory is bounded", () => {
     const tracker = new DeliveryTracker();
     tracker.track('x', '420777000001', sent(1));
     assert.equal(tracker.size, 0);
+  });
+});
+
+describe('delivery tracking: the report timeout (unit, fake clock)', () => {
+  let clock: ReturnType<typeof FakeTimers.install>;
+  beforeEach(() => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+  afterEach(() => clock.uninstall());
+  const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
+  const events = { node: 'events' };
+
+  it('no final report within the timeout: output 3 once, not a moment before; a final report before it: none', () => {
+    const tracker = new DeliveryTracker();
+    const late: string[] = [];
+    const owner = {};
+    tracker.listen(owner, 60_000, (t: Tracked) => late.push(t.smsId));
+    tracker.track('silent', '420777000998', sent(1));
+    tracker.track('delivered', '420777000001', sent(2));
+    clock.tick(30_000);
+    assert.equal(tracker.report('delivered', 'delivered')?.final, true);
+    assert.equal(tracker.report('silent', 'buffered')?.final, false, 'buffered is not final');
+    clock.tick(29_999);
+    assert.deepEqual(late, [], 'not before the timeout');
+    clock.tick(1);
+    assert.deepEqual(late, ['silent']);
+    clock.tick(600_000);
+    assert.deepEqual(late, ['silent'], 'once');
+    tracker.unlisten(owner);
+  });
+
+  it('a scheduled message counts from its schedule; one sent at once after it, from its acceptance', () => {
+    const tracker = new DeliveryTracker();
+    const late: string[] = [];
+    tracker.listen(events, 10_000, (t: Tracked) => late.push(t.smsId));
+    tracker.track('later', '420777000001', sent(1), Date.now() + 60_000);
+    tracker.track('now', '420777000002', sent(2));
+    clock.tick(10_000);
+    assert.deepEqual(late, ['now']);
+    clock.tick(59_999);
+    assert.deepEqual(late, ['now'], 'the scheduled one: not before its schedule and the timeout');
+    clock.tick(1);
+    assert.deepEqual(late, ['now', 'later']);
+    tracker.unlisten(events);
+  });
+
+  it('unlisten stops output 3 and leaves no timer; a forgotten message never fires', () => {
+    const tracker = new DeliveryTracker({ count: 1, ageMs: 3_600_000 });
+    const late: string[] = [];
+    tracker.listen(events, 5_000, (t: Tracked) => late.push(t.smsId));
+    tracker.track('first', '420777000001', sent(1));
+    tracker.track('second', '420777000002', sent(2));
+    clock.tick(5_000);
+    assert.deepEqual(late, ['second'], 'the first was forgotten (the bound is one)');
+    tracker.track('third', '420777000003', sent(3));
+    tracker.unlisten(events);
+    assert.equal(clock.countTimers(), 0);
+    clock.tick(10_000);
+    assert.deepEqual(late, ['second']);
+  });
+
+  it("a number's digits are its key: +420 777 000 123, 420777000123 and 00420777000123 are one number", () => {
+    assert.equal(numberKey('+420 777 000 123'), '420777000123');
+    assert.equal(numberKey('00420777000123'), '420777000123');
+    assert.equal(numberKey(420777000123), '420777000123');
+    assert.equal(numberKey(undefined), '');
+  });
+});
+
+describe('recent sms_ids (unit)', () => {
+  it('an sms_id seen again within 5 minutes is a copy; after 5 minutes, not', () => {
+    const recent = new RecentSends();
+    const t0 = Date.parse('2026-11-23T12:00:00Z');
+    assert.equal(recent.seenBefore('a', t0), false);
+    assert.equal(recent.seenBefore('a', t0 + 299_999), true);
+    assert.equal(recent.seenBefore('b', t0 + 300_000), false);
+    assert.equal(recent.seenBefore('a', t0 + 300_001), false, 'the window has passed: a new message');
+  });
+
+  it('at most 10,000 are kept: the oldest is forgotten first', () => {
+    const recent = new RecentSends();
+    const t0 = Date.parse('2026-11-23T12:00:00Z');
+    for (let i = 0; i <= 10_000; i++) recent.seenBefore(`id-${i}`, t0);
+    assert.equal(recent.seenBefore('id-10000', t0), true);
+    assert.equal(recent.seenBefore('id-0', t0), false, 'the 10,001st pushed out the first');
   });
 });
