@@ -7,7 +7,7 @@ const node = { process: 'readonly', console: 'readonly', Buffer: 'readonly', URL
 const commonjs = { ...node, require: 'readonly', module: 'writable', __dirname: 'readonly' };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', '.matrix/', '.nodered-demo/', 'test-output/'] },
+  { ignores: ['dist/', 'node_modules/', '.matrix/', '.nodered-demo/', 'test-output/', 'reports/', '.stryker-tmp/'] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

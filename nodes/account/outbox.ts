@@ -325,6 +325,13 @@ export class Outbox {
     const entry = read ?? this.#entryOf(kept);
     const msg = this.#msgOf(kept, entry);
     this.#drop(kept);
+    // Nothing waits any more (the last one gave up, ran out of time or was emptied): the circuit
+    // closes, so the next msg tries the gateway itself (and opens it again if it is still away)
+    // instead of waiting for a probe that nothing would schedule.
+    if (this.#live === 0 && this.#worker) {
+      this.#rounds = 0;
+      this.#worker.circuit.reset();
+    }
     this.#changed();
     const journal = this.#journal;
     let written: Promise<void> = Promise.resolve();

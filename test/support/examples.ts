@@ -98,6 +98,17 @@ export const EXAMPLE_CLICKS: Record<string, Click[]> = {
     { inject: 'i2', expect: [{ name: 'contact', match: /"phone_mobile":"420777000301".*"note":"number checked"/ }] },
     { inject: 'i3', expect: [{ name: 'consent', match: /"agreement":"20\d\d-/ }] },
   ],
+  // The gateway away: the alarm gives up after its 5 s and the siren's stand-in goes; then the gateway is back.
+  '09': [
+    { inject: 'i1', expect: [{ name: 'simulator', match: /"ok":true/ }] },
+    {
+      inject: 'i2',
+      expect: [{ name: 'fallback: siren', match: /Siren on: Alarm: the front door opened \(Not sent within 5 s/ }],
+      absent: ['alarm: sent', 'alarm: other failure'],
+      errorsOnPurpose: ['t1'],
+    },
+    { inject: 'i3', expect: [{ name: 'simulator', match: /"ok":true/ }] },
+  ],
   '07': [
     { inject: 'i1', expect: [{ name: 'code sent', match: /otp-/ }] },
     { inject: 'i2', expect: [{ name: 'wrong code', match: /"verified":false/ }], absent: ['door opens'] },

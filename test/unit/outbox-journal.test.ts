@@ -253,6 +253,20 @@ describe('outbox journal and policies (unit)', function () {
       await outbox.detach(worker);
     });
 
+    it('when the last waiting message gives up, the circuit closes: the next msg tries the gateway itself, not after a probe delay', async () => {
+      const outbox = new Outbox(undefined, () => undefined);
+      const { worker, settled } = failing(60);
+      outbox.attach(worker);
+      await outbox.keep({ ...newEntry(1, Date.now()), deadline: Date.now() + 5_000 }, {} as never);
+      await clock.tickAsync(1_001);
+      assert.equal(worker.circuit.open, true, 'the probe failed: the circuit is open');
+      await clock.tickAsync(4_000);
+      assert.deepEqual(expiredOf(settled), [1]);
+      assert.equal(outbox.waiting, 0);
+      assert.equal(worker.circuit.open, false, 'nothing waits: a new msg goes to the gateway at once');
+      await outbox.detach(worker);
+    });
+
     it("the account's outbox time counts in minutes: 1 minute is 60 s, not 1 s and not 60 min", async () => {
       const outbox = new Outbox(undefined, () => undefined);
       const { worker, settled } = failing(1);
