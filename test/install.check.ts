@@ -1,17 +1,31 @@
 /**
  * Installed the way a user installs it: `npm pack`, then `npm install <tarball>` in a fresh
- * Node-RED user directory, a Node-RED started on it, and its admin API asked what loaded.
- * Not part of `npm test` (it installs from the registry); `npm run test:install` runs it.
+ * Node-RED user directory, a Node-RED 5.0 (on Node.js 22) started on it, its admin API asked what
+ * loaded; then the README's first five minutes: the simulator started with `npx -p`, example 01
+ * imported in the editor (Chromium; its account keeps the demo credentials), deployed and its
+ * inject pressed through the admin API, and the SMS seen at the simulator.
+ * Not part of `npm test` (it installs from the registry); `npm run test:install` runs it, after
+ * `scripts/matrix.sh --install-only` put Node-RED 5.0 and Node.js 22 in .matrix/.
  */
 import assert from 'node:assert/strict';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { mkdtempSync, rmSync, statSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_SET } from '../nodes/definitions';
+import { DEMO_ACCOUNT } from '../simulator/accounts';
+import { openBrowser, type Browser } from './support/browser';
+import { until } from './support/examples';
 
 const ROOT = join(__dirname, '..', '..');
+/** Where scripts/matrix.sh installs them. */
+const NODE_RED_5 = join(ROOT, '.matrix', 'nr5', 'node_modules', 'node-red', 'red.js');
+const NODE_22 = [join(ROOT, '.matrix', 'node22', 'node_modules', 'node', 'bin', 'node'), join(ROOT, '.matrix', 'node22', 'node_modules', '.bin', 'node')].find(
+  (p) => existsSync(p),
+);
+/** The address every example's account points at, as the README starts the simulator. */
+const SIMULATOR_PORT = 1881;
 const TYPES = [
   'bulkgate-account',
   'bulkgate-promotional',
@@ -40,8 +54,14 @@ describe('installed from the packed tarball', function () {
   let nodeRed: ChildProcess | undefined;
   let base = '';
 
-  after(() => {
+  let simulator: ChildProcess | undefined;
+  let browser: Browser | undefined;
+
+  after(async () => {
+    await browser?.close();
     nodeRed?.kill('SIGKILL');
+    // npx runs the simulator as its child: stop the whole group.
+    if (simulator?.pid) process.kill(-simulator.pid, 'SIGKILL');
     rmSync(work, { recursive: true, force: true });
   });
 
@@ -86,10 +106,14 @@ describe('installed from the packed tarball', function () {
     execFileSync('npm', ['install', '--no-audit', '--no-fund', tarball], { cwd: userDir, stdio: 'inherit' });
   });
 
-  it('Node-RED loads all nine types with no error', async () => {
+  it('Node-RED 5.0 on Node.js 22 loads all nine types with no error', async () => {
+    assert.ok(existsSync(NODE_RED_5) && NODE_22, 'Node-RED 5.0 and Node.js 22 in .matrix/ (bash scripts/matrix.sh --install-only)');
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
-    nodeRed = spawn(process.execPath, [require.resolve('node-red/red.js'), '--userDir', join(work, 'user'), '--port', String(port)], {
+    // Its welcome tour would cover the editor for the Chromium test below: a settings file that turns it off.
+    const settings = join(work, 'settings.js');
+    writeFileSync(settings, 'module.exports = { editorTheme: { tours: false } };\n');
+    nodeRed = spawn(NODE_22, [NODE_RED_5, '--userDir', join(work, 'user'), '--port', String(port), '--settings', settings], {
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let out = '';
@@ -125,7 +149,9 @@ describe('installed from the packed tarball', function () {
       assert.equal(set.err, undefined, `${set.id}: ${set.err}`);
       assert.equal(set.enabled, true);
     }
-    console.log(`      loaded ${ours.length} node sets of node-red-contrib-bulkgate ${ours[0]?.version}`);
+    const runtime = (await (await fetch(`${base}/settings`)).json()) as { version: string };
+    assert.match(runtime.version, /^5\.0\./);
+    console.log(`      Node-RED ${runtime.version} loaded ${ours.length} node set of node-red-contrib-bulkgate ${ours[0]?.version}`);
   });
 
   it("the editor gets each node's .html, catalogs in every language (en-US, de, cs), help and icons", async () => {
@@ -157,5 +183,77 @@ describe('installed from the packed tarball', function () {
       const icon = await fetch(`${base}/icons/node-red-contrib-bulkgate/${type}.svg`);
       assert.equal(icon.status, 200, `${type}.svg`);
     }
+  });
+
+  it("the README's first SMS without an account: the simulator by npx -p, example 01 imported in the editor, deployed, its inject pressed; the SMS reaches the simulator", async () => {
+    const userDir = join(work, 'user');
+    // As the README says, in the user directory where the package is installed.
+    simulator = spawn('npx', ['-p', 'node-red-contrib-bulkgate', 'bulkgate-simulator', '--port', String(SIMULATOR_PORT)], {
+      cwd: userDir,
+      detached: true,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      env: { ...process.env, npm_config_yes: 'false', npm_config_offline: 'true' },
+    });
+    let printed = '';
+    simulator.stdout?.on('data', (c: Buffer) => (printed += c.toString()));
+    simulator.stderr?.on('data', (c: Buffer) => (printed += c.toString()));
+    await until('the simulator to start', () => /listening on http:\/\/127\.0\.0\.1:1881/.test(printed), 60_000).catch(() => {
+      throw new Error(`the simulator did not start:\n${printed}`);
+    });
+    assert.match(printed, new RegExp(`application_id ${DEMO_ACCOUNT.id}, application_token ${DEMO_ACCOUNT.token}`), 'it prints the demo account');
+    const sms = async () =>
+      ((await (await fetch(`http://127.0.0.1:${SIMULATOR_PORT}/simulator/outbox`)).json()) as { messages: { text: string }[] }).messages.length;
+    assert.equal(await sms(), 0);
+
+    browser = await openBrowser();
+    const page = browser.page;
+    await page.goto(`${base}/`);
+    await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-account'), undefined, { timeout: 60_000 });
+    // Node-RED 5 asks a new user once whether to enable update notifications: answered as a user would.
+    await page
+      .getByRole('button', { name: 'No, do not enable notifications' })
+      .click({ timeout: 5_000 })
+      .catch(() => undefined);
+    // Import > Examples > node-red-contrib-bulkgate > 01: what the dialog's Import does with the
+    // file the examples library serves (RED.view.importNodes), then placed with a click.
+    await page.evaluate(async () => {
+      const served = await fetch('library/examples/flows/node-red-contrib-bulkgate/01%20-%20Getting%20started%20with%20the%20simulator');
+      (window as any).RED.view.importNodes(await served.json(), { generateIds: false });
+    });
+    await page.mouse.move(400, 300);
+    await page.mouse.click(400, 300);
+    const account = await page.evaluate(() => {
+      const found = (window as any).RED.nodes.filterNodes({ type: 'bulkgate-account' })[0] ?? (window as any).RED.nodes.node('acc');
+      return { credentials: found?.credentials ?? null };
+    });
+    assert.deepEqual(
+      account.credentials,
+      { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
+      "the import keeps the account's demo credentials",
+    );
+    // Deployed as the editor deploys an import (the nodes on a tab, the account with its
+    // credentials), through the admin API, and its "door opened" inject pressed.
+    const example = (await (
+      await fetch(`${base}/library/examples/flows/node-red-contrib-bulkgate/${encodeURIComponent('01 - Getting started with the simulator')}`)
+    ).json()) as { id: string; type: string; name?: string }[];
+    const deployed = await fetch(`${base}/flows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+      body: JSON.stringify([{ id: 'tab', type: 'tab', label: 'example 01' }, ...example.map((n) => (n.type === 'bulkgate-account' ? n : { ...n, z: 'tab' }))]),
+    });
+    assert.ok(deployed.ok, `deploy: HTTP ${deployed.status}`);
+    const inject = example.find((n) => n.type === 'inject' && n.name === 'door opened')?.id;
+    assert.ok(inject, 'example 01 has its "door opened" inject');
+    await until('the inject to be deployed', async () => (await fetch(`${base}/inject/${inject}`, { method: 'POST' })).status === 200, 30_000);
+    await until('the SMS at the simulator', async () => (await sms()) === 1, 20_000);
+    const [message] = ((await (await fetch(`http://127.0.0.1:${SIMULATOR_PORT}/simulator/outbox`)).json()) as { messages: { number: string; text: string }[] })
+      .messages;
+    console.log(`      at the simulator: ${message?.number} "${message?.text}"`);
+    assert.deepEqual(
+      // Node-RED 5's editor asks the internet for what is new; this machine has none to give.
+      browser.errors.filter((e) => !/favicon|net::ERR_NAME_NOT_RESOLVED|net::ERR_INTERNET_DISCONNECTED/.test(e)),
+      [],
+      'no console error in the editor',
+    );
   });
 });
