@@ -197,13 +197,17 @@ describe('installed from the packed tarball', function () {
     let printed = '';
     simulator.stdout?.on('data', (c: Buffer) => (printed += c.toString()));
     simulator.stderr?.on('data', (c: Buffer) => (printed += c.toString()));
-    await until('the simulator to start', () => /listening on http:\/\/127\.0\.0\.1:1881/.test(printed), 60_000).catch(() => {
+    await until('the simulator to start', () => printed.includes(`listening on http://127.0.0.1:${SIMULATOR_PORT}`), 60_000).catch(() => {
       throw new Error(`the simulator did not start:\n${printed}`);
     });
     assert.match(printed, new RegExp(`application_id ${DEMO_ACCOUNT.id}, application_token ${DEMO_ACCOUNT.token}`), 'it prints the demo account');
     const sms = async () =>
-      ((await (await fetch(`http://127.0.0.1:${SIMULATOR_PORT}/simulator/outbox`)).json()) as { messages: { text: string }[] }).messages.length;
-    assert.equal(await sms(), 0);
+      ((await (await fetch(`http://127.0.0.1:${SIMULATOR_PORT}/simulator/outbox`)).json()) as { messages: { number: string; text: string }[] }).messages;
+    assert.equal((await sms()).length, 0);
+    // Example 01 as Import > Examples gets it: the file the examples library serves.
+    const example = (await (
+      await fetch(`${base}/library/examples/flows/node-red-contrib-bulkgate/${encodeURIComponent('01 - Getting started with the simulator')}`)
+    ).json()) as { id: string; type: string; name?: string }[];
 
     browser = await openBrowser();
     const page = browser.page;
@@ -214,28 +218,20 @@ describe('installed from the packed tarball', function () {
       .getByRole('button', { name: 'No, do not enable notifications' })
       .click({ timeout: 5_000 })
       .catch(() => undefined);
-    // Import > Examples > node-red-contrib-bulkgate > 01: what the dialog's Import does with the
-    // file the examples library serves (RED.view.importNodes), then placed with a click.
-    await page.evaluate(async () => {
-      const served = await fetch('library/examples/flows/node-red-contrib-bulkgate/01%20-%20Getting%20started%20with%20the%20simulator');
-      (window as any).RED.view.importNodes(await served.json(), { generateIds: false });
-    });
+    // What the Import dialog's button does with it (RED.view.importNodes), then placed with a click.
+    await page.evaluate((nodes) => (window as any).RED.view.importNodes(nodes, { generateIds: false }), example);
     await page.mouse.move(400, 300);
     await page.mouse.click(400, 300);
-    const account = await page.evaluate(() => {
-      const found = (window as any).RED.nodes.filterNodes({ type: 'bulkgate-account' })[0] ?? (window as any).RED.nodes.node('acc');
-      return { credentials: found?.credentials ?? null };
-    });
+    // A config node: found by its id (imported as it is), not among the flow's nodes.
+    const accountId = example.find((n) => n.type === 'bulkgate-account')?.id;
+    const credentials = await page.evaluate((id) => (window as any).RED.nodes.node(id)?.credentials ?? null, accountId);
     assert.deepEqual(
-      account.credentials,
+      credentials,
       { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
       "the import keeps the account's demo credentials",
     );
     // Deployed as the editor deploys an import (the nodes on a tab, the account with its
     // credentials), through the admin API, and its "door opened" inject pressed.
-    const example = (await (
-      await fetch(`${base}/library/examples/flows/node-red-contrib-bulkgate/${encodeURIComponent('01 - Getting started with the simulator')}`)
-    ).json()) as { id: string; type: string; name?: string }[];
     const deployed = await fetch(`${base}/flows`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
@@ -245,9 +241,8 @@ describe('installed from the packed tarball', function () {
     const inject = example.find((n) => n.type === 'inject' && n.name === 'door opened')?.id;
     assert.ok(inject, 'example 01 has its "door opened" inject');
     await until('the inject to be deployed', async () => (await fetch(`${base}/inject/${inject}`, { method: 'POST' })).status === 200, 30_000);
-    await until('the SMS at the simulator', async () => (await sms()) === 1, 20_000);
-    const [message] = ((await (await fetch(`http://127.0.0.1:${SIMULATOR_PORT}/simulator/outbox`)).json()) as { messages: { number: string; text: string }[] })
-      .messages;
+    await until('the SMS at the simulator', async () => (await sms()).length === 1, 20_000);
+    const [message] = await sms();
     console.log(`      at the simulator: ${message?.number} "${message?.text}"`);
     assert.deepEqual(
       // Node-RED 5's editor asks the internet for what is new; this machine has none to give.
