@@ -4,7 +4,7 @@ import type { Page } from 'playwright-core';
 import { DEMO_ACCOUNT } from '../simulator/accounts';
 import { openBrowser, type Browser } from './support/browser';
 import { startDemo, type DemoProcess } from './support/demo-process';
-import { Sidebar, until } from './support/examples';
+import { pressByApi, Sidebar, until } from './support/examples';
 
 /* The page's globals (RED) are reached inside page.evaluate only. */
 declare const RED: any;
@@ -481,8 +481,7 @@ describe('editor panels in Chromium', function () {
       () => undefined,
     );
     await page.waitForFunction(() => RED.nodes.dirty() === false, undefined, { timeout: 10_000 });
-    const res = await fetch(`${demo.editorUrl}/inject/inj1`, { method: 'POST' });
-    assert.equal(res.status, 200);
+    await pressByApi(demo.editorUrl)('inj1');
     let last: { path: string; body: Record<string, unknown> } | undefined;
     for (let i = 0; i < 50 && !last; i++) {
       const requests = (await (await fetch(`${demo.simulatorUrl}/simulator/requests`)).json()) as { path: string; body: Record<string, unknown> }[];
@@ -612,7 +611,8 @@ describe('editor panels in Chromium', function () {
     await sidebar.open(demo.editorUrl);
     await offline(120);
     try {
-      assert.equal((await fetch(`${demo.editorUrl}/inject/ob-inj`, { method: 'POST' })).status, 200);
+      // Node-RED answers a deploy before its nodes have started: the press waits for the inject.
+      await pressByApi(demo.editorUrl)('ob-inj');
       const waiting = async () => ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/ob-acc`)).json()) as { waiting: number }).waiting;
       for (let i = 0; i < 100 && (await waiting()) !== 1; i++) await new Promise((r) => setTimeout(r, 100));
       assert.equal(await waiting(), 1);

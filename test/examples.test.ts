@@ -84,7 +84,7 @@ async function guestLink(demo: DemoProcess): Promise<void> {
       (m) => m.kind === 'otp',
     );
   const before = (await otps()).length;
-  assert.equal((await fetch(`${demo.editorUrl}/inject/i1`, { method: 'POST' })).status, 200);
+  await pressByApi(demo.editorUrl)('i1');
   let code = '';
   await until('the new code texted', async () => {
     const sent = await otps();
