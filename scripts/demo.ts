@@ -97,9 +97,48 @@ export function demoFlows(simulatorUrl: string, mqttPort: number): FlowNode[] {
       if (Array.isArray(copy.nodes)) copy.nodes = (copy.nodes as string[]).map((id) => `${tab}-${id}`);
       if (Array.isArray(copy.links)) copy.links = (copy.links as string[]).map((id) => `${tab}-${id}`);
       flows.push(copy);
+      if (node.type === 'mqtt in') flows.push(...doorSensor(copy, tab));
     }
   }
   return flows;
+}
+
+/**
+ * The demo's stand-in for the sensor itself: a button that publishes "open" to the broker on the
+ * contact's topic, so the SMS takes the whole way a real door event takes (broker, mqtt in, the
+ * switch), not the example's inject beside the contact. Below the example's nodes.
+ */
+function doorSensor(contact: FlowNode, tab: string): FlowNode[] {
+  const publish = `${tab}-sensor-publish`;
+  return [
+    {
+      id: `${tab}-sensor-open`,
+      type: 'inject',
+      z: tab,
+      name: 'the sensor: door opens',
+      props: [{ p: 'payload' }],
+      payload: 'open',
+      payloadType: 'str',
+      repeat: '',
+      once: false,
+      x: 150,
+      y: 300,
+      wires: [[publish]],
+    },
+    {
+      id: publish,
+      type: 'mqtt out',
+      z: tab,
+      name: `publish to ${String(contact.topic)}`,
+      topic: contact.topic,
+      qos: '1',
+      retain: 'false',
+      broker: contact.broker,
+      x: 420,
+      y: 300,
+      wires: [],
+    },
+  ];
 }
 
 /**
@@ -224,7 +263,9 @@ async function main(): Promise<void> {
   console.log(`Node-RED editor:   ${editorUrl}`);
   console.log(`Simulator outbox:  ${simulator.url}/`);
   console.log(`Demo account:      application_id ${DEMO_ACCOUNT.id} (already set in the flows)`);
-  console.log(`MQTT broker:       mqtt://127.0.0.1:${mqttAt} (the door alarm example's contact listens on home/door/front)`);
+  console.log(
+    `MQTT broker:       mqtt://127.0.0.1:${mqttAt} (the door alarm example's contact listens on home/door/front; its "the sensor: door opens" button publishes there)`,
+  );
   console.log(
     `Your flows:        kept in ${shown.startsWith('..') ? userDir : shown} between runs (${firstRun ? 'the examples were deployed' : 'as you left them'}; \`npm start -- --fresh\` starts over)`,
   );
