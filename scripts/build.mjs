@@ -2,6 +2,7 @@
 // editor code bundled in), catalogs and help into the package's one node set, and put them and
 // the icons beside the compiled nodes, where Node-RED looks.
 import { execFileSync } from 'node:child_process';
+import { createRequire } from 'node:module';
 import { createHash } from 'node:crypto';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
@@ -24,7 +25,9 @@ if (!process.argv.includes('--force') && upToDate(digest)) {
 rmSync(out, { recursive: true, force: true });
 // TypeScript 7 (the native compiler, about a second) builds; TypeScript 5.9, the `typescript`
 // package, is there for the linter's type information and keeps the code valid for 5.9 too.
-const tsc = join(root, 'node_modules', 'typescript7', 'bin', 'tsc');
+// Found as Node finds a package (from here up), not under root: a mutation-testing sandbox has
+// no node_modules of its own while it builds.
+const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript7/package.json')), 'bin', 'tsc');
 execFileSync(tsc, ['-p', root], { stdio: 'inherit', cwd: root });
 // The editor code is bundled by esbuild below, which does not type-check: tsc does it here.
 execFileSync(tsc, ['-p', join(root, 'nodes', 'editor')], { stdio: 'inherit', cwd: root });
