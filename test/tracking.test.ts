@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
-import { collect, helper, httpNode, load, unload, type FlowNode, type TestNode } from './support/red';
+import { collect, helper, httpNode, load, logs, unload, type FlowNode, type TestNode } from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 
 const SECRET = 'tracking-secret-77aa';
@@ -175,6 +175,66 @@ describe('delivery tracking: reports and replies matched to what was sent', func
       { topic: 'gate', payload: { number: '420777000601', variables: { name: 'Jana' } }, node: 'p' },
       { topic: 'gate', payload: { number: '420777000602', variables: { name: 'Petr' } }, node: 'p' },
     ]);
+  });
+
+  it('a flood of reports: a final report read but still waiting to be emitted ends the wait; output 3 stays quiet for all 30', async () => {
+    // reportTimeout 1 s; the flow takes 0.2 ms a report, so 10,000 reports ahead of the 30 take about 2 s to emit.
+    await load(flow(), credentials());
+    const accepted = collect('accepted', 30);
+    for (let i = 0; i < 30; i++) receive('t', { topic: `alarm ${i}`, payload: `Alarm ${i}`, number: SILENT });
+    const ids = (await accepted).map((m) => String(m.payload.sms_id));
+    const late = watch('e-late');
+    const reports = watch('e-reports');
+    (helper.getNode('e-reports') as TestNode).on('input', () => {
+      for (const end = performance.now() + 0.2; performance.now() < end;);
+    });
+    const flood = Array.from({ length: 9970 }, (_, i) => ({ status: 1, smsID: `unknown-${i}` }));
+    const res = await fetch(`${base}/bulkgate/events?token=${SECRET}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify([...flood, ...ids.map((smsID) => ({ status: 1, smsID }))]),
+    });
+    assert.equal(res.status, 200);
+    for (let waited = 0; reports.length < 10_000 && waited < 20_000; waited += 100) await pause(100);
+    assert.equal(reports.length, 10_000, 'every report emitted');
+    assert.ok(reports.findIndex((m) => m.smsId === ids[0]) >= 9970, 'the 30 came last');
+    await pause(1200);
+    assert.deepEqual(
+      late.map((m) => m.topic),
+      [],
+      'no no_report for a message whose report was read in time',
+    );
+    assert.deepEqual(
+      reports.filter((m) => m.sent).map((m) => m.topic),
+      ids.map((_, i) => `alarm ${i}`),
+    );
+  });
+
+  it('a flood beyond the bound: a call waits, unread, while reports wait to be emitted; one that waited too long gets 503 and the log counts it', async () => {
+    // At most 100 reports waiting to be emitted, a call waits 300 ms for room; 10,000 reports take about 2 s to emit here.
+    await load(flow([{ id: 'e', reportTimeout: 0, pendingLimit: 100, busyWaitMs: 300 }]), credentials());
+    const reports = watch('e-reports');
+    (helper.getNode('e-reports') as TestNode).on('input', () => {
+      for (const end = performance.now() + 0.2; performance.now() < end;);
+    });
+    const post = (call: string, count: number) =>
+      fetch(`${base}/bulkgate/events?token=${SECRET}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify(Array.from({ length: count }, (_, i) => ({ status: 1, smsID: `${call}-${i}` }))),
+      });
+    assert.equal((await post('first', 10_000)).status, 200);
+    const refused = await post('refused', 10);
+    assert.equal(refused.status, 503);
+    assert.ok(
+      logs().some((line) => /a webhook call waited 0\.3 s and was refused with HTTP 503 \(1 refused so far/.test(line)),
+      'the log says a call was refused, and counts it',
+    );
+    for (let waited = 0; reports.length < 10_000 && waited < 20_000; waited += 50) await pause(50);
+    assert.equal((await post('later', 10)).status, 200, 'with room again, a call goes in');
+    for (let waited = 0; reports.length < 10_010 && waited < 5000; waited += 50) await pause(50);
+    assert.equal(reports.length, 10_010);
+    assert.ok(!reports.some((m) => m.smsId.startsWith('refused-')), "the refused call's reports were not emitted");
   });
 
   it('a message sent from the outbox is tracked too', async () => {
