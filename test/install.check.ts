@@ -2,8 +2,8 @@
  * Installed the way a user installs it: `npm pack`, then `npm install <tarball>` in a fresh
  * Node-RED user directory, a Node-RED 5.0 (on Node.js 22) started on it, its admin API asked what
  * loaded; then the README's first five minutes: the simulator started with `npx -p`, example 01
- * imported in the editor (Chromium; its account keeps the demo credentials), deployed and its
- * inject pressed through the admin API, and the SMS seen at the simulator.
+ * imported in the editor by clicks (Chromium: Menu, Import, Examples; its account keeps the demo
+ * credentials), the Deploy button and the inject's button clicked, and the SMS seen at the simulator.
  * Not part of `npm test` (it installs from the registry); `npm run test:install` runs it, after
  * `scripts/matrix.sh --install-only` put Node-RED 5.0 and Node.js 22 in .matrix/.
  */
@@ -185,7 +185,7 @@ describe('installed from the packed tarball', function () {
     }
   });
 
-  it("the README's first SMS without an account: the simulator by npx -p, example 01 imported in the editor, deployed, its inject pressed; the SMS reaches the simulator", async () => {
+  it("the README's first SMS without an account: the simulator by npx -p, example 01 imported from the editor's Examples, Deploy clicked, its inject's button clicked; the SMS reaches the simulator", async () => {
     const userDir = join(work, 'user');
     // As the README says, in the user directory where the package is installed.
     simulator = spawn('npx', ['-p', 'node-red-contrib-bulkgate', 'bulkgate-simulator', '--port', String(SIMULATOR_PORT)], {
@@ -218,29 +218,54 @@ describe('installed from the packed tarball', function () {
       .getByRole('button', { name: 'No, do not enable notifications' })
       .click({ timeout: 5_000 })
       .catch(() => undefined);
-    // What the Import dialog's button does with it (RED.view.importNodes), then placed with a click.
-    await page.evaluate((nodes) => (window as any).RED.view.importNodes(nodes, { generateIds: false }), example);
-    await page.mouse.move(400, 300);
-    await page.mouse.click(400, 300);
+    // Menu > Import > Examples > node-red-contrib-bulkgate > example 01 > Import, placed with a click.
+    const shot = (name: string) => page.screenshot({ path: join(ROOT, 'test-output', `install-${name}.png`) }).catch(() => undefined);
+    try {
+      await page.click('#red-ui-header-button-sidemenu');
+      await page.click('#menu-item-import');
+      await page.locator('#red-ui-clipboard-dialog-import-tab-examples, a[href="#red-ui-clipboard-dialog-import-tab-examples"]').first().click();
+      const tree = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
+      await tree.locator('.red-ui-treeList-label', { hasText: 'node-red-contrib-bulkgate' }).first().click();
+      await tree.locator('.red-ui-treeList-label', { hasText: '01 - Getting started with the simulator' }).first().click();
+      await page.click('#red-ui-clipboard-dialog-ok');
+      // The imported nodes follow the mouse, centred on it: placed mid-canvas, clear of the sidebars.
+      await page.mouse.move(700, 400);
+      await page.mouse.click(700, 400);
+    } catch (error) {
+      await shot('import');
+      throw error;
+    }
     // A config node: found by its id (imported as it is), not among the flow's nodes.
     const accountId = example.find((n) => n.type === 'bulkgate-account')?.id;
+    await page.waitForFunction((id) => (window as any).RED.nodes.node(id), accountId, { timeout: 10_000 });
     const credentials = await page.evaluate((id) => (window as any).RED.nodes.node(id)?.credentials ?? null, accountId);
     assert.deepEqual(
       credentials,
       { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
       "the import keeps the account's demo credentials",
     );
-    // Deployed as the editor deploys an import (the nodes on a tab, the account with its
-    // credentials), through the admin API, and its "door opened" inject pressed.
-    const deployed = await fetch(`${base}/flows`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
-      body: JSON.stringify([{ id: 'tab', type: 'tab', label: 'example 01' }, ...example.map((n) => (n.type === 'bulkgate-account' ? n : { ...n, z: 'tab' }))]),
-    });
-    assert.ok(deployed.ok, `deploy: HTTP ${deployed.status}`);
+    // Deploy, and the "door opened" inject's button, clicked.
     const inject = example.find((n) => n.type === 'inject' && n.name === 'door opened')?.id;
     assert.ok(inject, 'example 01 has its "door opened" inject');
-    await until('the inject to be deployed', async () => (await fetch(`${base}/inject/${inject}`, { method: 'POST' })).status === 200, 30_000);
+    try {
+      await page.click('#red-ui-header-button-deploy');
+      await page.waitForFunction(() => (window as any).RED.nodes.dirty() === false, undefined, { timeout: 20_000 });
+      const button = page.locator(`[id="${inject}"] .red-ui-flow-node-button`);
+      await button.waitFor({ state: 'visible', timeout: 10_000 });
+      // Node-RED answers a deploy before its nodes start: pressed again while the inject is not there yet.
+      await until(
+        'the inject to answer the click',
+        async () => {
+          const answered = page.waitForResponse((r) => r.url().endsWith(`/inject/${inject}`), { timeout: 5_000 });
+          await button.click();
+          return (await answered).status() === 200;
+        },
+        30_000,
+      );
+    } catch (error) {
+      await shot('deploy');
+      throw error;
+    }
     await until('the SMS at the simulator', async () => (await sms()).length === 1, 20_000);
     const [message] = await sms();
     console.log(`      at the simulator: ${message?.number} "${message?.text}"`);
