@@ -41,6 +41,13 @@ describe('outbox: a restart after SIGKILL', function () {
     rmSync(userDir, { recursive: true, force: true });
   });
 
+  /** Flows in flows.json, credentials in plain JSON (no secret), as each test writes them. */
+  const writeSettings = () =>
+    writeFileSync(
+      join(userDir, 'settings.js'),
+      `module.exports = { flowFile: 'flows.json', credentialSecret: false, logging: { console: { level: 'info' } }, editorTheme: { projects: { enabled: false } } };\n`,
+    );
+
   async function startNodeRed(): Promise<string> {
     const port = await freePort();
     output = '';
@@ -84,10 +91,7 @@ describe('outbox: a restart after SIGKILL', function () {
       : 0;
 
   it('alerts sent during an outage, Node-RED killed, started again with the gateway back: all delivered once', async () => {
-    writeFileSync(
-      join(userDir, 'settings.js'),
-      `module.exports = { flowFile: 'flows.json', credentialSecret: false, logging: { console: { level: 'info' } }, editorTheme: { projects: { enabled: false } } };\n`,
-    );
+    writeSettings();
     writeFileSync(
       join(userDir, 'flows.json'),
       JSON.stringify([
@@ -131,5 +135,74 @@ describe('outbox: a restart after SIGKILL', function () {
     );
     await until('the outbox file emptied', () => kept() === 0);
     assert.ok(editor);
+  });
+
+  it('delivery tracking with the default store survives a restart: a report after it carries msg.sent; output 3 fires after it for the silent one', async () => {
+    nodeRed?.kill('SIGKILL');
+    await sim.reset();
+    writeSettings();
+    const events = join(userDir, 'events.jsonl');
+    /** What the events node's outputs wrote (a file node after each), one JSON line each. */
+    const emitted = (): { port: string; status?: string; sent?: { topic: string } }[] =>
+      existsSync(events)
+        ? readFileSync(events, 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { port: string })
+        : [];
+    const describeOutput = (port: string) => `msg.payload = JSON.stringify({ port: '${port}', status: msg.payload.status, sent: msg.sent }); return msg;`;
+    writeFileSync(
+      join(userDir, 'flows.json'),
+      JSON.stringify([
+        { id: 'tab', type: 'tab', label: 'tracked alarms' },
+        { id: 'tacc', type: 'bulkgate-account', name: 'home', baseUrl: sim.url, retries: 0 },
+        ...['answered', 'silent'].map((name, i) => ({
+          id: `inject-${name}`,
+          z: 'tab',
+          type: 'inject',
+          topic: name,
+          props: [{ p: 'payload' }, { p: 'topic', vt: 'str' }, { p: 'number', v: `42077712345${i}`, vt: 'str' }],
+          payload: `Alarm: ${name}`,
+          payloadType: 'str',
+          wires: [['tt']],
+        })),
+        { id: 'tt', z: 'tab', type: 'bulkgate-transactional', account: 'tacc', text: '', wires: [[], []] },
+        { id: 'ev', z: 'tab', type: 'bulkgate-events', path: '/bulkgate/events', account: 'tacc', reportTimeout: 12, wires: [['f1'], [], ['f3']] },
+        { id: 'f1', z: 'tab', type: 'function', func: describeOutput('report'), outputs: 1, wires: [['out']] },
+        { id: 'f3', z: 'tab', type: 'function', func: describeOutput('late'), outputs: 1, wires: [['out']] },
+        { id: 'out', z: 'tab', type: 'file', filename: events, appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'utf8', wires: [] },
+      ]),
+    );
+    writeFileSync(
+      join(userDir, 'flows_cred.json'),
+      JSON.stringify({ tacc: { application_id: ACCOUNT_ID, application_token: TOKEN }, ev: { secret: 'restart-secret' } }),
+    );
+    let editor = await startNodeRed();
+    for (const name of ['answered', 'silent']) assert.equal((await fetch(`${editor}/inject/inject-${name}`, { method: 'POST' })).status, 200, output);
+    await until('both accepted', async () => (await sim.outbox()).messages.length === 2);
+    const answered = (await sim.outbox()).messages.find((m) => m.text === 'Alarm: answered');
+    const trackingFile = join(userDir, 'bulkgate-tracking', 'tacc.jsonl');
+    await until(
+      'both tracked in the user directory',
+      () => existsSync(trackingFile) && readFileSync(trackingFile, 'utf8').split('\n').filter(Boolean).length === 2,
+    );
+    assert.ok(!readFileSync(trackingFile, 'utf8').includes(TOKEN), 'the token is in no tracking file');
+    nodeRed?.kill('SIGKILL');
+    await new Promise((r) => nodeRed?.once('exit', r));
+
+    editor = await startNodeRed();
+    const report = await fetch(`${editor}/bulkgate/events?token=restart-secret&status=1&smsID=${answered?.sms_id}`);
+    assert.equal(report.status, 200);
+    await until('the report after the restart', () => emitted().some((e) => e.port === 'report'));
+    assert.deepEqual(
+      emitted().filter((e) => e.port === 'report'),
+      [{ port: 'report', status: 'delivered', sent: { topic: 'answered', payload: 'Alarm: answered', node: 'tt' } }],
+    );
+    await until('output 3 for the silent one', () => emitted().some((e) => e.port === 'late'), 20_000);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(
+      emitted().filter((e) => e.port === 'late'),
+      [{ port: 'late', status: 'no_report', sent: { topic: 'silent', payload: 'Alarm: silent', node: 'tt' } }],
+    );
   });
 });

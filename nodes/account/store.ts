@@ -13,6 +13,7 @@
 import { join } from 'node:path';
 import { Journal, type JournalEntry, type Warn } from './outbox-journal';
 import { DeliveryTracker } from './tracking';
+import { TrackingFile, trackingPath } from './tracking-file';
 
 /** Where an account keeps what it remembers. */
 export interface AccountStore {
@@ -94,10 +95,11 @@ const logs = new Map<string, Journal>();
 const trackers = new Map<string, DeliveryTracker>();
 
 /**
- * This Node-RED process's store: the outbox in `<userDir>/bulkgate-outbox/<account id>.jsonl`
- * (in memory when Node-RED has no user directory), tracking and the window in memory.
+ * This Node-RED process's store: the outbox in `<userDir>/bulkgate-outbox/<account id>.jsonl`,
+ * tracked sends in `<userDir>/bulkgate-tracking/<account id>.jsonl` (each in memory only when
+ * Node-RED has no user directory), the window in memory.
  */
-export function localStore(userDir: string | undefined): AccountStore {
+export function localStore(userDir: string | undefined, warn: (text: string) => void = () => undefined): AccountStore {
   return {
     kind: 'file',
     outboxLog(accountId) {
@@ -108,8 +110,14 @@ export function localStore(userDir: string | undefined): AccountStore {
       return log;
     },
     tracker(accountId) {
-      let tracker = trackers.get(accountId);
-      if (!tracker) trackers.set(accountId, (tracker = new DeliveryTracker()));
+      // By user directory too: two Node-RED runtimes in one process (the tests) keep their own.
+      const key = `${userDir ?? ''}\0${accountId}`;
+      let tracker = trackers.get(key);
+      if (!tracker)
+        trackers.set(
+          key,
+          (tracker = new DeliveryTracker(undefined, undefined, userDir ? new TrackingFile(trackingPath(userDir, accountId), warn) : undefined)),
+        );
       return tracker;
     },
     rateWindow: (_accountId, limit, windowMs) => new MemoryWindow(limit, windowMs),

@@ -6,9 +6,11 @@
  *
  * Bounded in number and age (the last 10,000 messages, 24 hours): the oldest is forgotten first.
  * It lives as long as the Node-RED process, per account id, so a redeploy of the send nodes, the
- * events node or the account itself keeps it. It remembers only while an events node with that
- * account runs: a user without one pays nothing.
+ * events node or the account itself keeps it; with a {@link TrackingLog} (the user directory's
+ * file) it outlives a restart too. It remembers only while an events node with that account runs:
+ * a user without one pays nothing, and nothing is written.
  */
+import type { TrackingLog } from './tracking-file';
 
 /** What `msg.sent` carries: the original msg's topic and payload, and the node that sent it. */
 export interface SentRef {
@@ -30,6 +32,8 @@ export interface Tracked {
   final: boolean;
   /** Forgotten (older than the bounds): nothing fires for it any more. */
   forgotten: boolean;
+  /** Output 3 fired for it: an events node that starts later (a redeploy, a restart) does not fire it again. */
+  late?: boolean;
 }
 
 /** Final statuses: after one of these, no report is awaited. Buffered and seen are not final. */
@@ -144,10 +148,12 @@ export class DeliveryTracker {
   #byNumber = new Map<string, Tracked>();
   #watches = new Map<object, ReportWatch>();
   #listeners = new Set<object>();
+  #loaded = false;
 
   constructor(
     private readonly limits: TrackerLimits = { count: TRACK_LIMIT, ageMs: TRACK_HOURS * 3600 * 1000 },
     private readonly now: () => number = Date.now,
+    private readonly log?: TrackingLog,
   ) {}
 
   /** Whether an events node listens: only then are sends remembered. */
@@ -160,14 +166,44 @@ export class DeliveryTracker {
   }
 
   /**
-   * An events node starts listening; with a timeout, `onNoReport` is called for each message
-   * accepted from now on whose final report has not come `timeoutMs` after it counts from.
+   * An events node starts listening; with a timeout, `onNoReport` is called for each remembered
+   * message whose final report has not come `timeoutMs` after it counts from (the ones sent
+   * before it started, across a redeploy or a restart, too), once per message.
    */
   listen(owner: object, timeoutMs: number, onNoReport: (tracked: Tracked) => void): void {
+    this.#load();
     this.#listeners.add(owner);
     this.#watches.get(owner)?.stop();
     this.#watches.delete(owner);
-    if (timeoutMs > 0) this.#watches.set(owner, new ReportWatch(timeoutMs, onNoReport, this.now));
+    if (timeoutMs <= 0) return;
+    const watch = new ReportWatch(
+      timeoutMs,
+      (tracked) => {
+        if (!tracked.late) {
+          tracked.late = true;
+          this.log?.late(tracked.smsId);
+        }
+        onNoReport(tracked);
+      },
+      this.now,
+    );
+    this.#watches.set(owner, watch);
+    for (const tracked of this.#bySmsId.values()) if (!tracked.final && !tracked.late) watch.add(tracked);
+  }
+
+  /** What the log kept from an earlier run, within the bounds. */
+  #load(): void {
+    if (this.#loaded || !this.log) return;
+    this.#loaded = true;
+    const { records, final, late } = this.log.load();
+    for (const record of records) {
+      const tracked: Tracked = { ...record, final: final.has(record.smsId), forgotten: false, late: late.has(record.smsId) };
+      const before = this.#bySmsId.get(record.smsId);
+      if (before) this.#forget(before);
+      this.#bySmsId.set(record.smsId, tracked);
+      if (tracked.number) this.#byNumber.set(tracked.number, tracked);
+    }
+    this.#trim();
   }
 
   unlisten(owner: object): void {
@@ -194,14 +230,19 @@ export class DeliveryTracker {
     this.#bySmsId.set(smsId, tracked);
     if (tracked.number) this.#byNumber.set(tracked.number, tracked);
     for (const watch of this.#watches.values()) watch.add(tracked);
+    this.log?.sent({ smsId, number: tracked.number, sent, acceptedAt, countsFrom: tracked.countsFrom });
     this.#trim();
+    this.log?.compactIfSpent(this.#bySmsId.size, () => [...this.#bySmsId.values()]);
   }
 
   /** The tracked message a report is about (its final status noted), or undefined. */
   report(smsId: unknown, status: string): Tracked | undefined {
     this.#trim();
     const tracked = typeof smsId === 'string' ? this.#bySmsId.get(smsId) : undefined;
-    if (tracked && FINAL_STATUSES.has(status)) tracked.final = true;
+    if (tracked && FINAL_STATUSES.has(status) && !tracked.final) {
+      tracked.final = true;
+      this.log?.final(tracked.smsId);
+    }
     return tracked;
   }
 

@@ -20,7 +20,7 @@ export function accountNode(RED: NodeAPI) {
     RED.nodes.createNode(this, config);
     const node = this;
     node.account = new Account(node.id, config, node.credentials ?? {}, {
-      store: localStore((RED.settings as { userDir?: string }).userDir),
+      store: localStore((RED.settings as { userDir?: string }).userDir, (text) => RED.log.warn(`bulkgate: ${text}`)),
       proxy: () => proxySettings(RED, config.proxy),
       warn: (key, params) => node.warn(catalogText(texts, `warnings.${key}`, params)),
     });

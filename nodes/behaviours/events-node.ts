@@ -218,7 +218,9 @@ class EventsEndpoint {
     this.#path = normalisePath(config.path);
     this.#secret = node.credentials?.secret ?? '';
     const account = accountOf(RED, config.account);
-    this.#tracker = config.account ? (account?.tracker ?? localStore((RED.settings as { userDir?: string }).userDir).tracker(config.account)) : undefined;
+    this.#tracker = config.account
+      ? (account?.tracker ?? localStore((RED.settings as { userDir?: string }).userDir, (text) => RED.log.warn(`bulkgate: ${text}`)).tracker(config.account))
+      : undefined;
     if (config.account && !account) node.warn(catalogText(texts, 'warnings.tracking-account-missing', { account: config.account }));
     const timeoutMs = numberSetting(config.reportTimeout, 0) * 1000;
     this.#tracker?.listen(node, timeoutMs, (tracked) => this.#noReport(tracked, timeoutMs));

@@ -1,12 +1,16 @@
 /**
  * Delivery tracking's memory (unit): bounded in number and age, and empty while no events node
  * listens; the report timeout (output 3) on a fake clock, at both ends; the recent sms_ids that
- * tell a copy the gateway dropped.
+ * tell a copy the gateway dropped; the user directory's file that keeps them across a restart.
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
+import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { RecentSends } from '../../nodes/account/recent-sends';
 import { DeliveryTracker, numberKey, type Tracked } from '../../nodes/account/tracking';
+import { TrackingFile, trackingPath } from '../../nodes/account/tracking-file';
 
 describe("delivery tracking: the account's memory is bounded", () => {
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
@@ -125,5 +129,84 @@ describe('recent sms_ids (unit)', () => {
     for (let i = 0; i <= 10_000; i++) recent.seenBefore(`id-${i}`, t0);
     assert.equal(recent.seenBefore('id-10000', t0), true);
     assert.equal(recent.seenBefore('id-0', t0), false, 'the 10,001st pushed out the first');
+  });
+});
+
+describe('delivery tracking kept in the user directory (unit, fake clock)', () => {
+  let clock: ReturnType<typeof FakeTimers.install>;
+  let dir = '';
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bulkgate-tracking-'));
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+  afterEach(() => {
+    clock.uninstall();
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const sent = (i: number) => ({ topic: `t${i}`, payload: `alarm ${i}`, node: 'n' });
+  /** Appends are written once per turn of the event loop (setImmediate, not faked). */
+  const written = () => new Promise((r) => setImmediate(r));
+
+  it('a restart keeps what was sent: a report after it carries msg.sent; output 3 fires after it, at the timeout from the send, and not again for one that fired before', async () => {
+    const path = trackingPath(dir, 'acc');
+    const before = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    const lateBefore: string[] = [];
+    const events = {};
+    before.listen(events, 60_000, (t: Tracked) => lateBefore.push(t.smsId));
+    before.track('fired', '420777000003', sent(3));
+    clock.tick(60_000);
+    assert.deepEqual(lateBefore, ['fired']);
+    clock.tick(1000);
+    before.track('answered', '420777000001', sent(1));
+    before.track('silent', '420777000002', sent(2));
+    await written();
+    before.unlisten(events);
+
+    // The restart: a new tracker on the same file, an events node listening again.
+    const after = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    const lateAfter: string[] = [];
+    after.listen({}, 60_000, (t: Tracked) => lateAfter.push(t.smsId));
+    assert.deepEqual(after.report('answered', 'delivered')?.sent, sent(1));
+    assert.equal(after.lastTo('420777000002')?.smsId, 'silent', 'a reply finds the alarm it answers');
+    clock.tick(59_999);
+    assert.deepEqual(lateAfter, [], 'not before the timeout from the send');
+    clock.tick(1);
+    assert.deepEqual(lateAfter, ['silent'], 'once, for the silent one only');
+    await written();
+    // A second restart: the answered one is final and the silent one has fired; nothing fires again.
+    const third = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    const lateThird: string[] = [];
+    third.listen({}, 60_000, (t: Tracked) => lateThird.push(t.smsId));
+    clock.tick(120_000);
+    assert.deepEqual(lateThird, []);
+  });
+
+  it('nothing is written while no events node listens', async () => {
+    const path = trackingPath(dir, 'acc');
+    const tracker = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    tracker.track('id', '420777000001', sent(1));
+    await written();
+    assert.equal(existsSync(path), false);
+  });
+
+  it('the file stays bounded: 30,000 sends leave at most 2 x 10,000 + 1,000 lines, and the last 10,000 load; a damaged line is skipped', async () => {
+    const path = trackingPath(dir, 'acc');
+    const tracker = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    tracker.listen({}, 0, () => undefined);
+    for (let i = 0; i < 30_000; i++) {
+      tracker.track(`id-${i}`, `420777${String(i).padStart(6, '0')}`, sent(i));
+      if (i % 1000 === 999) await written();
+    }
+    await written();
+    const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
+    assert.ok(lines.length <= 21_000, `${lines.length} lines`);
+    appendFileSync(path, '{"s": broken\n');
+    const warnings: string[] = [];
+    const loaded = new DeliveryTracker(undefined, undefined, new TrackingFile(path, (w) => warnings.push(w)));
+    loaded.listen({}, 0, () => undefined);
+    assert.equal(loaded.size, 10_000);
+    assert.equal(loaded.report('id-19999', 'delivered'), undefined);
+    assert.deepEqual(loaded.report('id-20000', 'delivered')?.sent, sent(20_000));
+    assert.match(warnings.join('\n'), /1 damaged line/);
   });
 });
