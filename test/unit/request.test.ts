@@ -1,0 +1,157 @@
+/**
+ * Request building (unit): the bodies prepareSend writes, as the API reference describes them
+ * (../shared/api/gateway-http-api.md: "Versioning", "Simple API bodies", "Limits"). Through the
+ * simulator the same bodies are checked in test/client.test.ts; here each rule is pinned at its
+ * edge, fast enough for mutation testing.
+ */
+import assert from 'node:assert/strict';
+import { sendOperation, type PreparedRequest, type SendFields } from '../../gateway';
+import { prepareInfo, prepareSend } from '../../gateway/request';
+
+const ACCOUNT = { applicationId: '10000', applicationToken: 'unit-token-4f2a', applicationProduct: 'node-red' };
+const body = (prepared: PreparedRequest) => JSON.parse(prepared.payload as string) as Record<string, any>;
+const transactional = (fields: SendFields, version: '1.0' | '2.0' = '2.0') => prepareSend(sendOperation('transactional', { version }), fields, ACCOUNT);
+const promotional = (fields: SendFields, choice: Parameters<typeof sendOperation>[1] = {}) =>
+  prepareSend(sendOperation('promotional', choice), fields, ACCOUNT);
+const refused = (build: () => unknown, message: RegExp) => assert.throws(build, (e: Error) => message.test(e.message), String(message));
+
+describe('request building (unit)', () => {
+  it('a transactional 2.0 body: the credentials, the number without + or spaces, the text; its path; one message', () => {
+    const prepared = transactional({ number: '+420 777 000 001', text: 'Door open' });
+    assert.equal(prepared.path, '/api/2.0/advanced/transactional');
+    assert.equal(prepared.method, 'POST');
+    assert.equal(prepared.contentType, 'application/json');
+    assert.deepEqual(body(prepared), {
+      application_id: '10000',
+      application_token: 'unit-token-4f2a',
+      application_product: 'node-red',
+      number: '420777000001',
+      text: 'Door open',
+    });
+    assert.equal(prepared.messages, 1);
+    assert.equal(prepared.nothingToSend, false);
+    assert.deepEqual(prepared.missingVariables, []);
+  });
+
+  it('00 before the country code is dropped as + is', () => {
+    assert.equal(body(transactional({ number: '00420777000001', text: 'x' })).number, '420777000001');
+  });
+
+  it('2.0 moves unicode, sender_id and sender_id_value into channel.sms; 1.0 keeps them at top level', () => {
+    const v2 = body(transactional({ number: '420777000001', text: 'Dveře otevřeny', sender_id: 'gText', sender_id_value: 'Alarm' }));
+    assert.deepEqual(v2.channel, { sms: { sender_id: 'gText', sender_id_value: 'Alarm', unicode: true } });
+    assert.equal(v2.unicode, undefined);
+    const v1 = body(transactional({ number: '420777000001', text: 'Dveře otevřeny', sender_id: 'gText', sender_id_value: 'Alarm' }, '1.0'));
+    assert.equal(v1.unicode, true);
+    assert.equal(v1.sender_id, 'gText');
+    assert.equal(v1.sender_id_value, 'Alarm');
+    assert.equal(v1.channel, undefined);
+  });
+
+  it('a GSM-7 text needs no unicode: none is sent, in either version', () => {
+    assert.equal(body(transactional({ number: '420777000001', text: 'Door open' })).channel, undefined);
+    assert.equal(body(transactional({ number: '420777000001', text: 'Door open' }, '1.0')).unicode, undefined);
+  });
+
+  it('flash: 1.0 sends it as true; 2.0 refuses it, naming the version; admin is 1.0 only too', () => {
+    assert.equal(body(transactional({ number: '420777000001', text: 'x', flash: true }, '1.0')).flash, true);
+    assert.equal(body(transactional({ number: '420777000001', text: 'x', flash: false }, '1.0')).flash, undefined);
+    refused(() => transactional({ number: '420777000001', text: 'x', flash: true }), /flash exists in version 1\.0 only/);
+    refused(() => transactional({ admin: 1, text: 'x' }), /admin exists in version 1\.0 only/);
+    assert.equal(body(transactional({ admin: '3', text: 'x' }, '1.0')).admin, 3);
+  });
+
+  it('transactional duplicates_check: true is "on", false and "off" send nothing', () => {
+    assert.equal(body(transactional({ number: '420777000001', text: 'x', duplicates_check: true })).duplicates_check, 'on');
+    assert.equal(transactional({ number: '420777000001', text: 'x', duplicates_check: true }).duplicatesChecked, true);
+    for (const off of [false, 'off']) {
+      const prepared = transactional({ number: '420777000001', text: 'x', duplicates_check: off });
+      assert.equal(body(prepared).duplicates_check, undefined);
+      assert.equal(prepared.duplicatesChecked, false);
+    }
+  });
+
+  it('promotional duplicates_check: false, none, off and "null" send nothing; same_text is sent and counts as checked', () => {
+    for (const off of [false, 'none', 'off', 'null'])
+      assert.equal(body(promotional({ number: ['420777000001'], text: 'x', duplicates_check: off })).duplicates_check, undefined);
+    const sameText = promotional({ number: ['420777000001'], text: 'x', duplicates_check: 'same_text' });
+    assert.equal(body(sameText).duplicates_check, 'same_text');
+    assert.equal(sameText.duplicatesChecked, true);
+  });
+
+  it('an impossible number is set aside at its place; with none left, nothing is sent and no message counted', () => {
+    const prepared = transactional({ number: '12ab', text: 'x' });
+    assert.equal(prepared.nothingToSend, true);
+    assert.equal(prepared.messages, 0);
+    assert.equal(prepared.rejected.length, 1);
+    assert.equal(body(prepared).number, undefined, 'the placeholder number is only for the checks');
+    const mixed = promotional({ number: ['420777000001', '12ab', '420777000002'], text: 'x' });
+    assert.equal(mixed.nothingToSend, false);
+    assert.equal(mixed.messages, 2);
+    assert.deepEqual(
+      mixed.rejected.map((r) => r.at),
+      [1],
+    );
+  });
+
+  it('groups and admins count once each beside the numbers; the simple API refuses them', () => {
+    const prepared = promotional({ number: ['420777000001', '420777000002'], groups: [5, 6], admins: [1], text: 'x' });
+    assert.equal(prepared.messages, 5);
+    assert.deepEqual(body(prepared).groups, [5, 6]);
+    refused(() => promotional({ number: '420777000001', groups: [5], text: 'x' }, { api: 'simple', version: '1.0' }), /groups exists in the advanced API only/);
+  });
+
+  it('variables: per recipient in a promotional message (top-level refused); missing ones are named', () => {
+    refused(() => promotional({ number: ['420777000001'], text: 'Hi <name>', variables: { name: 'A' } }), /variables belong to each recipient/);
+    const prepared = promotional({ number: [{ number: '420777000001', variables: { name: 'Ann' } }, { number: '420777000002' }], text: 'Hi <name>' });
+    assert.deepEqual(prepared.missingVariables, ['name']);
+    assert.deepEqual(transactional({ number: '420777000001', text: 'Hi <name>', variables: { name: 'Ann' } }).missingVariables, []);
+    assert.deepEqual(transactional({ number: '420777000001', text: 'Hi <name> at <place>', variables: { name: 'Ann' } }).missingVariables, ['place']);
+  });
+
+  it('text: required unless every channel has its own; 612 GSM-7 characters pass, 613 are refused; 268 with unicode, 269 refused', () => {
+    refused(() => transactional({ number: '420777000001' }), /text is required/);
+    assert.ok(transactional({ number: '420777000001', text: 'a'.repeat(612) }));
+    refused(() => transactional({ number: '420777000001', text: 'a'.repeat(613) }), /612/);
+    assert.ok(transactional({ number: '420777000001', text: 'č'.repeat(268) }));
+    refused(() => transactional({ number: '420777000001', text: 'č'.repeat(269) }), /268/);
+  });
+
+  it('schedule: a date or timestamp is sent; the simple transactional API refuses it; one more than a minute past is flagged', () => {
+    const at = new Date(Date.now() + 3600_000);
+    assert.ok(body(transactional({ number: '420777000001', text: 'x', schedule: at })).schedule !== undefined);
+    refused(() => transactional({ number: '420777000001', text: 'x', schedule: 'tomorrow' }), /schedule must be a Date/);
+    refused(
+      () => prepareSend(sendOperation('transactional', { api: 'simple', version: '1.0' }), { number: '420777000001', text: 'x', schedule: at }, ACCOUNT),
+      /schedule is not taken by the simple transactional API/,
+    );
+    assert.equal(
+      transactional({ number: '420777000001', text: 'x', schedule: new Date(Date.now() - 30_000) }).pastSchedule,
+      undefined,
+      'within the minute of grace',
+    );
+    assert.ok(transactional({ number: '420777000001', text: 'x', schedule: new Date(Date.now() - 120_000) }).pastSchedule);
+  });
+
+  it("the account's default country is sent when the msg gives none; the msg's wins", () => {
+    const account = { ...ACCOUNT, defaultCountry: 'cz' };
+    assert.equal(body(prepareSend(sendOperation('transactional'), { number: '777000001', text: 'x' }, account)).country, 'cz');
+    assert.equal(body(prepareSend(sendOperation('transactional'), { number: '777000001', text: 'x', country: ' sk ' }, account)).country, 'sk');
+  });
+
+  it('form bodies carry booleans as yes/no; the credit by GET puts the credentials in the query, without application_product', () => {
+    const form = prepareSend(
+      sendOperation('transactional', { api: 'simple', version: '1.0', encoding: 'form' }),
+      { number: '420777000001', text: 'Dveře', flash: true },
+      ACCOUNT,
+    );
+    assert.equal(form.contentType, 'application/x-www-form-urlencoded');
+    const fields = new URLSearchParams(form.payload);
+    assert.equal(fields.get('unicode'), 'yes');
+    assert.equal(fields.get('flash'), 'yes');
+    const info = prepareInfo({ kind: 'info', api: 'simple', version: '1.0', method: 'GET', encoding: 'query' }, ACCOUNT);
+    assert.equal(info.payload, undefined);
+    assert.equal(info.path, '/api/1.0/simple/info?application_id=10000&application_token=unit-token-4f2a');
+    assert.equal(info.messages, 0);
+  });
+});
