@@ -250,6 +250,9 @@ describe('installed from the packed tarball', function () {
     try {
       await page.click('#red-ui-header-button-deploy');
       await page.waitForFunction(() => (window as any).RED.nodes.dirty() === false, undefined, { timeout: 20_000 });
+      // Scrolled to it, as a user scrolls the canvas (where the import lands varies; the sidebars overlap its edges).
+      await page.evaluate((id) => (window as any).RED.view.reveal(id), inject);
+      await page.waitForTimeout(500);
       const button = page.locator(`[id="${inject}"] .red-ui-flow-node-button`);
       await button.waitFor({ state: 'visible', timeout: 10_000 });
       // Node-RED answers a deploy before its nodes start: pressed again while the inject is not there yet.
