@@ -1,0 +1,77 @@
+/**
+ * The shared store's building blocks against a real redis-server: the settings' checks, the keys,
+ * one rate window for several copies, and the claim that lets one copy send an alert that
+ * several raised at once.
+ */
+import assert from 'node:assert/strict';
+import { createClient } from '@redis/client';
+import { AlertClaims, keyPrefix, RedisWindow, storeUrlProblem, type RedisLike } from '../nodes/account/redis-store';
+import { startRedis, type TestRedis } from './support/redis';
+
+describe('the shared store (redis-server)', function () {
+  this.timeout(20_000);
+  let redis: TestRedis;
+  const clients: { close(): Promise<unknown> }[] = [];
+  /** A client as each copy of Node-RED has its own. */
+  const copy = async (): Promise<RedisLike> => {
+    const client = createClient({ url: redis.url });
+    clients.push(client);
+    await client.connect();
+    return client as unknown as RedisLike;
+  };
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await redis?.stop();
+  });
+
+  it('storeUrl: redis:// or rediss://, never with a password (it would sit in the flows file)', () => {
+    assert.equal(storeUrlProblem('redis://127.0.0.1:6379'), undefined);
+    assert.equal(storeUrlProblem('rediss://cache.example:6380/2'), undefined);
+    assert.match(storeUrlProblem('redis://:secret@127.0.0.1:6379') ?? '', /must not carry a password/);
+    assert.match(storeUrlProblem('redis://user:secret@127.0.0.1') ?? '', /must not carry a password/);
+    assert.match(storeUrlProblem('http://127.0.0.1:6379') ?? '', /must start with redis:\/\//);
+    assert.match(storeUrlProblem('') ?? '', /storeUrl is required/);
+    assert.match(storeUrlProblem('not a url') ?? '', /not a URL/);
+  });
+
+  it('keys are per application: a hash of its id, never the id itself', () => {
+    assert.notEqual(keyPrefix('10000'), keyPrefix('10001'));
+    assert.equal(keyPrefix('10000'), keyPrefix('10000'));
+    assert.ok(!keyPrefix('10000').includes('10000'));
+  });
+
+  it('one window for two copies: 5 per 2 s holds across both; the 6th waits until the oldest leaves; a refund frees a place', async () => {
+    const [a, b] = [await copy(), await copy()];
+    const key = `${keyPrefix('window-test')}window`;
+    const windows = [new RedisWindow(a, key, 5, 2000), new RedisWindow(b, key, 5, 2000)];
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i++) answers.push(await (windows[i % 2] as RedisWindow).reserve(1));
+    assert.deepEqual(answers, [0, 0, 0, 0, 0]);
+    const wait = await (windows[1] as RedisWindow).reserve(1);
+    assert.ok(wait > 0 && wait <= 2001, `waits ${wait} ms`);
+    await (windows[0] as RedisWindow).refund(1);
+    assert.equal(await (windows[1] as RedisWindow).reserve(1), 0);
+    assert.ok((await (windows[0] as RedisWindow).reserve(2)) > 0, 'two more do not fit');
+  });
+
+  it('an alert raised by two copies at once: one claims it, the other is told it is a copy; a repeat by the holder is not affected; after the window, anyone', async () => {
+    const [a, b] = [await copy(), await copy()];
+    const prefix = keyPrefix('claim-test');
+    const copyA = new AlertClaims(a, prefix, 'copy-a', 300);
+    const copyB = new AlertClaims(b, prefix, 'copy-b', 300);
+    const body = JSON.stringify({ number: '420777000001', text: 'Door open' });
+    const raced = await Promise.all([copyA.claim('t1', body), copyB.claim('t1', body)]);
+    assert.deepEqual([...raced].sort(), [false, true], 'exactly one copy sends it');
+    const winner = raced[0] === true ? copyA : copyB;
+    assert.equal(await copyA.claim('t1', body), winner === copyA);
+    assert.equal(await winner.claim('t1', body), true, 'a repeat from the same copy');
+    assert.equal(await copyB.claim('t2', body), true, 'another node is another alert');
+    assert.equal(await copyB.claim('t1', `${body} `), true, 'another body is another alert');
+    await new Promise((r) => setTimeout(r, 350));
+    const loser = winner === copyA ? copyB : copyA;
+    assert.equal(await loser.claim('t1', body), true, 'after the window');
+  });
+});
