@@ -11,6 +11,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { RateWindow } from './store';
 
+export { storeUrlProblem } from './store-url';
+
 /** What the account node's settings say about the store. */
 export interface StoreSettings {
   store: 'file' | 'redis';
@@ -23,21 +25,6 @@ export interface RedisLike {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   quit?(): Promise<unknown>;
   close?(): Promise<unknown>;
-}
-
-/** Why a store URL cannot be used; undefined when it can. */
-export function storeUrlProblem(value: unknown): string | undefined {
-  if (typeof value !== 'string' || !value.trim()) return 'storeUrl is required for a Redis store (redis://host:6379 or rediss://host:6380)';
-  let url: URL;
-  try {
-    url = new URL(value.trim());
-  } catch {
-    return `storeUrl is not a URL: ${value}`;
-  }
-  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return 'storeUrl must start with redis:// (or rediss:// for TLS)';
-  // A password in the URL would sit in the flows file, in every export and backup of it.
-  if (url.password) return 'storeUrl must not carry a password: put it in the account\'s "Store password" (kept with the credentials)';
-  return undefined;
 }
 
 /** Keys of one BulkGate application: a hash of its id, so two accounts (both with the node id `acc`) never share one. */
