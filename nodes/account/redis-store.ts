@@ -9,7 +9,7 @@
  * and times come from the server's clock (`TIME`), so copies with skewed clocks agree.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import type { RateWindow } from './store';
+import type { AccountStore, RateWindow } from './store';
 
 export { storeUrlProblem } from './store-url';
 
@@ -123,3 +123,84 @@ export class AlertClaims {
 
 /** A random id for this process: which copy holds a claim. */
 export const COPY_ID = randomBytes(9).toString('base64url');
+
+/** What the account's nodes ask of a shared store beyond the state boundary: the claim of an alert. */
+export interface AlertClaimer {
+  /** Whether this copy sends it; false: another copy of Node-RED does (the msg ends as a copy). */
+  claim(nodeId: string, body: string): Promise<boolean>;
+}
+
+/** How the Redis store tells the account about its connection. */
+export interface StoreEvents {
+  /** `connected`, `lost` (falling back to this copy's memory) or `back`, with a sentence for the log. */
+  onState(state: 'connected' | 'lost' | 'back', detail: string): void;
+}
+
+/**
+ * A window that is the shared one while Redis answers, and this copy's own while it does not
+ * (the issue's rule: each copy keeps the rate limit in its own memory meanwhile).
+ */
+class FallbackWindow implements RateWindow {
+  constructor(
+    private readonly shared: RedisWindow,
+    private readonly own: RateWindow,
+    private readonly up: () => boolean,
+  ) {}
+
+  reserve(messages: number, now: number): number | Promise<number> {
+    if (!this.up()) return this.own.reserve(messages, now);
+    return this.shared.reserve(messages).catch(() => this.own.reserve(messages, now));
+  }
+
+  refund(messages: number): void | Promise<void> {
+    if (!this.up()) return this.own.refund(messages);
+    return this.shared.refund(messages).catch(() => this.own.refund(messages));
+  }
+}
+
+/** The account's state on a Redis or Valkey server; what is not shared yet stays in `local`. */
+export function redisStore(
+  settings: { url: string; password?: string; applicationId: string },
+  local: AccountStore,
+  events: StoreEvents,
+): AccountStore & { claims: AlertClaimer; close(): Promise<void> } {
+  const { createClient } = loadRedisClient();
+  const client = createClient({
+    url: settings.url,
+    ...(settings.password ? { password: settings.password } : {}),
+    // Reconnects by itself, every 0.2 s growing to 5 s; commands fail at once meanwhile (no queue).
+    socket: { reconnectStrategy: (retries: number) => Math.min(200 * (retries + 1), 5000), connectTimeout: 5000 },
+    disableOfflineQueue: true,
+  });
+  let up = false;
+  let everUp = false;
+  // Without an error listener the client's errors would be thrown: the account reports them instead.
+  client.on('error', (error: Error) => {
+    if (!up) return;
+    up = false;
+    events.onState('lost', error.message);
+  });
+  client.on('ready', () => {
+    up = true;
+    events.onState(everUp ? 'back' : 'connected', settings.url);
+    everUp = true;
+  });
+  client.connect().catch((error: Error) => events.onState('lost', error.message));
+  const redis = client as unknown as RedisLike;
+  const prefix = keyPrefix(settings.applicationId);
+  const claims = new AlertClaims(redis, prefix, COPY_ID);
+  return {
+    kind: 'redis',
+    outboxLog: (accountId) => local.outboxLog(accountId),
+    tracker: (accountId) => local.tracker(accountId),
+    rateWindow: (accountId, limit, windowMs) => new FallbackWindow(new RedisWindow(redis, `${prefix}window`, limit, windowMs), local.rateWindow(accountId, limit, windowMs), () => up),
+    claims: {
+      // While Redis does not answer, this copy decides alone (its own storm guard still applies).
+      claim: (nodeId, body) => (up ? claims.claim(nodeId, body).catch(() => true) : Promise.resolve(true)),
+    },
+    close: async () => {
+      up = false;
+      await client.close().catch(() => client.destroy());
+    },
+  };
+}

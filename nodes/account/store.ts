@@ -18,7 +18,7 @@ import { TrackingFile, trackingPath } from './tracking-file';
 /** Where an account keeps what it remembers. */
 export interface AccountStore {
   /** How the editor and the logs name it. */
-  readonly kind: 'file';
+  readonly kind: 'file' | 'redis';
   /** The log of the account's outbox; undefined: the outbox lives in memory only. */
   outboxLog(accountId: string): OutboxLog | undefined;
   /** The sends the account's nodes tracked for the events node. */
