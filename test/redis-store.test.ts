@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { createClient } from '@redis/client';
-import { AlertClaims, keyPrefix, RedisWindow, storeUrlProblem, type RedisLike } from '../nodes/account/redis-store';
+import { AlertClaims, keyPrefix, RedisWindow, SharedTracking, storeUrlProblem, type RedisLike } from '../nodes/account/redis-store';
 import { startRedis, type TestRedis } from './support/redis';
 
 describe('the shared store (redis-server)', function () {
@@ -73,5 +73,54 @@ describe('the shared store (redis-server)', function () {
     await new Promise((r) => setTimeout(r, 350));
     const loser = winner === copyA ? copyB : copyA;
     assert.equal(await loser.claim('t1', body), true, 'after the window');
+  });
+});
+
+describe('shared delivery tracking (redis-server)', function () {
+  this.timeout(20_000);
+  let redis: TestRedis;
+  const clients: { close(): Promise<unknown> }[] = [];
+  const copy = async (): Promise<RedisLike> => {
+    const client = createClient({ url: redis.url });
+    clients.push(client);
+    await client.connect();
+    return client as unknown as RedisLike;
+  };
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await redis?.stop();
+  });
+  const record = (i: number) => ({
+    smsId: `id-${i}`,
+    number: `420777${String(i).padStart(6, '0')}`,
+    sent: { topic: `t${i}`, payload: i, node: 'n' },
+    acceptedAt: 1000 + i,
+    countsFrom: 1000 + i,
+  });
+
+  it('a send recorded by one copy is found by another, by sms_id and by number; a final report at either ends output 3 on both; output 3 fires on one copy only', async () => {
+    const prefix = keyPrefix('tracking-test');
+    const [a, b] = [new SharedTracking(await copy(), prefix), new SharedTracking(await copy(), prefix)];
+    await a.record(record(1));
+    await a.record(record(2));
+    assert.deepEqual(await b.lookup('id-1'), record(1));
+    assert.equal((await b.lastTo('420777000002'))?.smsId, 'id-2');
+    assert.equal(await b.lookup('id-9'), undefined);
+    await b.markFinal('id-1');
+    assert.equal(await a.claimLate('id-1'), false, 'delivered: no output 3');
+    const claims = await Promise.all([a.claimLate('id-2'), b.claimLate('id-2')]);
+    assert.deepEqual([...claims].sort(), [false, true], 'output 3 on one copy');
+  });
+
+  it('at most 10,000 (here 3) are remembered: the oldest is forgotten first', async () => {
+    const prefix = keyPrefix('tracking-bound');
+    const tracking = new SharedTracking(await copy(), prefix, 3);
+    for (let i = 0; i < 5; i++) await tracking.record(record(i));
+    assert.equal(await tracking.lookup('id-0'), undefined);
+    assert.equal(await tracking.lookup('id-1'), undefined);
+    assert.deepEqual(await tracking.lookup('id-4'), record(4));
   });
 });

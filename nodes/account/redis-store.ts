@@ -193,7 +193,8 @@ export function redisStore(
     kind: 'redis',
     outboxLog: (accountId) => local.outboxLog(accountId),
     tracker: (accountId) => local.tracker(accountId),
-    rateWindow: (accountId, limit, windowMs) => new FallbackWindow(new RedisWindow(redis, `${prefix}window`, limit, windowMs), local.rateWindow(accountId, limit, windowMs), () => up),
+    rateWindow: (accountId, limit, windowMs) =>
+      new FallbackWindow(new RedisWindow(redis, `${prefix}window`, limit, windowMs), local.rateWindow(accountId, limit, windowMs), () => up),
     claims: {
       // While Redis does not answer, this copy decides alone (its own storm guard still applies).
       claim: (nodeId, body) => (up ? claims.claim(nodeId, body).catch(() => true) : Promise.resolve(true)),
@@ -203,4 +204,87 @@ export function redisStore(
       await client.close().catch(() => client.destroy());
     },
   };
+}
+
+/**
+ * Delivery tracking shared by the copies: each accepted send as a key that expires after 24 h,
+ * the 10,000 newest in a sorted set (older ones deleted as new ones come), the last send to each
+ * number, a final report's mark, and the claim of output 3 (it fires on one copy only).
+ */
+const RECORD = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[3]))
+if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'PX', tonumber(ARGV[3])) end
+redis.call('ZADD', KEYS[2], tonumber(ARGV[2]), ARGV[5])
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[6])
+if over > 0 then
+  local old = redis.call('ZRANGE', KEYS[2], 0, over - 1)
+  for _, id in ipairs(old) do redis.call('DEL', ARGV[7] .. id) end
+  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, over - 1)
+end
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
+return 0`;
+
+export interface SharedRecord {
+  smsId: string;
+  number: string;
+  sent: { topic?: unknown; payload?: unknown; node: string };
+  acceptedAt: number;
+  countsFrom: number;
+}
+
+export class SharedTracking {
+  constructor(
+    private readonly redis: RedisLike,
+    private readonly prefix: string,
+    readonly limit = 10_000,
+    readonly ageMs = 24 * 3600 * 1000,
+  ) {}
+
+  #sent(smsId: string): string {
+    return `${this.prefix}sent:${smsId}`;
+  }
+
+  /** Records an accepted send where every copy finds it. */
+  record(record: SharedRecord): Promise<unknown> {
+    const keys = [this.#sent(record.smsId), `${this.prefix}sent`, `${this.prefix}to:${record.number}`];
+    const args = [
+      JSON.stringify(record),
+      String(record.acceptedAt),
+      String(this.ageMs),
+      record.number,
+      record.smsId,
+      String(this.limit),
+      `${this.prefix}sent:`,
+    ];
+    return this.redis.eval(RECORD, { keys, arguments: args });
+  }
+
+  async lookup(smsId: string): Promise<SharedRecord | undefined> {
+    const text = (await this.redis.eval(`return redis.call('GET', KEYS[1])`, { keys: [this.#sent(smsId)], arguments: [] })) as string | null;
+    return text ? (JSON.parse(text) as SharedRecord) : undefined;
+  }
+
+  async lastTo(number: string): Promise<SharedRecord | undefined> {
+    const smsId = (await this.redis.eval(`return redis.call('GET', KEYS[1])`, { keys: [`${this.prefix}to:${number}`], arguments: [] })) as string | null;
+    return smsId ? this.lookup(smsId) : undefined;
+  }
+
+  /** A final report came (at any copy): no copy fires output 3 for it. */
+  markFinal(smsId: string): Promise<unknown> {
+    return this.redis.eval(`return redis.call('SET', KEYS[1], '1', 'PX', tonumber(ARGV[1]))`, {
+      keys: [`${this.prefix}final:${smsId}`],
+      arguments: [String(this.ageMs)],
+    });
+  }
+
+  /** Whether output 3 fires here: no final report came at any copy, and no other copy fired it. */
+  async claimLate(smsId: string): Promise<boolean> {
+    const answer = await this.redis.eval(
+      `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+       if redis.call('SET', KEYS[2], '1', 'NX', 'PX', tonumber(ARGV[1])) then return 1 end
+       return 0`,
+      { keys: [`${this.prefix}final:${smsId}`, `${this.prefix}late:${smsId}`], arguments: [String(this.ageMs)] },
+    );
+    return Number(answer) === 1;
+  }
 }
