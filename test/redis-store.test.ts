@@ -103,7 +103,8 @@ describe('shared delivery tracking (redis-server)', function () {
 
   it('a send recorded by one copy is found by another, by sms_id and by number; a final report at either ends output 3 on both; output 3 fires on one copy only', async () => {
     const prefix = keyPrefix('tracking-test');
-    const [a, b] = [new SharedTracking(await copy(), prefix), new SharedTracking(await copy(), prefix)];
+    const [clientA, clientB] = [await copy(), await copy()];
+    const [a, b] = [new SharedTracking(() => clientA, prefix), new SharedTracking(() => clientB, prefix)];
     await a.record(record(1));
     await a.record(record(2));
     assert.deepEqual(await b.lookup('id-1'), record(1));
@@ -117,7 +118,8 @@ describe('shared delivery tracking (redis-server)', function () {
 
   it('at most 10,000 (here 3) are remembered: the oldest is forgotten first', async () => {
     const prefix = keyPrefix('tracking-bound');
-    const tracking = new SharedTracking(await copy(), prefix, 3);
+    const client = await copy();
+    const tracking = new SharedTracking(() => client, prefix, 3);
     for (let i = 0; i < 5; i++) await tracking.record(record(i));
     assert.equal(await tracking.lookup('id-0'), undefined);
     assert.equal(await tracking.lookup('id-1'), undefined);

@@ -3,10 +3,14 @@
  * by both reaches the gateway once; the account's rate limit holds across both.
  */
 import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { nodeRedProcess, type NodeRedProcess } from './support/node-red-process';
 import { startRedis, type TestRedis } from './support/redis';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 import { pressByApi, until } from './support/examples';
+
+const SECRET = 'copies-secret';
 
 describe('several copies of Node-RED on one Redis store', function () {
   this.timeout(120_000);
@@ -26,7 +30,12 @@ describe('several copies of Node-RED on one Redis store', function () {
   });
 
   /** The same flows in both copies: an account on the store, injects into one transactional node. */
-  async function deploy(account: Record<string, unknown>, alerts: number, label: string): Promise<void> {
+  async function deploy(
+    account: Record<string, unknown>,
+    alerts: number,
+    label: string,
+    extra: (copy: NodeRedProcess) => Record<string, unknown>[] = () => [],
+  ): Promise<void> {
     const flows = [
       { id: 'tab', type: 'tab', label: 'alarms' },
       { id: 'acc', type: 'bulkgate-account', name: 'home', baseUrl: sim.url, retries: 0, ...account },
@@ -42,7 +51,7 @@ describe('several copies of Node-RED on one Redis store', function () {
       { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [[], []] },
     ];
     await Promise.all(copies.map((c) => c.kill()));
-    for (const c of copies) c.flows(flows, { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
+    for (const c of copies) c.flows([...flows, ...extra(c)], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN }, ev: { secret: SECRET } });
     await Promise.all(copies.map((c) => c.start()));
     if (account.store === 'redis') await Promise.all(copies.map((c) => until('the store connected', () => /Shared store connected/.test(c.output()), 10_000)));
   }
@@ -73,5 +82,43 @@ describe('several copies of Node-RED on one Redis store', function () {
       const inWindow = times.filter((u) => u >= t && u < t + 1950).length;
       assert.ok(inWindow <= 5, `${inWindow} requests in the 2 s from ${new Date(t).toISOString()}`);
     }
+  });
+
+  it('a report posted to copy B for a send of copy A carries msg.sent; output 3 fires for the silent one on one copy only, for the delivered one on none', async () => {
+    await sim.reset();
+    /** Each copy's events node writes what its outputs emit to a file in its user directory. */
+    const events = (copy: NodeRedProcess) => join(copy.userDir, 'events.jsonl');
+    const describeOutput = (port: string) => `msg.payload = JSON.stringify({ port: '${port}', status: msg.payload.status, sent: msg.sent }); return msg;`;
+    await deploy({ store: 'redis', storeUrl: redis.url }, 2, 'tracking', (copy) => [
+      { id: 'ev', z: 'tab', type: 'bulkgate-events', path: '/bulkgate/events', account: 'acc', reportTimeout: 4, wires: [['f1'], [], ['f3']] },
+      { id: 'f1', z: 'tab', type: 'function', func: describeOutput('report'), outputs: 1, wires: [['out']] },
+      { id: 'f3', z: 'tab', type: 'function', func: describeOutput('late'), outputs: 1, wires: [['out']] },
+      { id: 'out', z: 'tab', type: 'file', filename: events(copy), appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'utf8', wires: [] },
+    ]);
+    const emitted = (copy: NodeRedProcess): { port: string; status?: string; sent?: { payload: string } }[] =>
+      existsSync(events(copy))
+        ? readFileSync(events(copy), 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { port: string })
+        : [];
+    const [a, b] = copies as [NodeRedProcess, NodeRedProcess];
+    await pressByApi(a.url)('alarm0');
+    await pressByApi(a.url)('alarm1');
+    await until('both at the gateway', async () => (await sim.outbox()).messages.length === 2);
+    const delivered = (await sim.outbox()).messages.find((m) => m.text.startsWith('Alarm 0'));
+    await new Promise((r) => setTimeout(r, 300));
+    const res = await fetch(`${b.url}/bulkgate/events?token=${SECRET}&status=1&smsID=${delivered?.sms_id}`);
+    assert.equal(res.status, 200);
+    await until('the report at copy B', () => emitted(b).some((e) => e.port === 'report'));
+    assert.deepEqual(
+      emitted(b)
+        .filter((e) => e.port === 'report')
+        .map((e) => [e.status, e.sent?.payload]),
+      [['delivered', 'Alarm 0: water on the floor (tracking)']],
+    );
+    await new Promise((r) => setTimeout(r, 5000));
+    const late = [...emitted(a), ...emitted(b)].filter((e) => e.port === 'late').map((e) => e.sent?.payload);
+    assert.deepEqual(late, ['Alarm 1: water on the floor (tracking)'], 'output 3 once, for the silent one');
   });
 });

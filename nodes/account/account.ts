@@ -112,7 +112,11 @@ export class Account {
     this.deployed = { baseUrl, timeout: numberSetting(config.timeout, DEFAULT_TIMEOUT, 1) };
     this.#problem =
       baseUrlProblem(baseUrl) ??
-      (!credentials.application_id ? 'the account has no application_id' : !credentials.application_token ? 'the account has no application_token' : undefined) ??
+      (!credentials.application_id
+        ? 'the account has no application_id'
+        : !credentials.application_token
+          ? 'the account has no application_token'
+          : undefined) ??
       (config.store === 'redis' ? storeUrlProblem(config.storeUrl) : undefined);
     this.claims = surroundings.store.claims;
 

@@ -10,6 +10,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import type { AccountStore, RateWindow } from './store';
+import { DeliveryTracker, type SentRef } from './tracking';
 
 export { storeUrlProblem } from './store-url';
 
@@ -158,6 +159,10 @@ class FallbackWindow implements RateWindow {
   }
 }
 
+/** Per store (key prefix): the client of the account running now, and the tracker that outlives redeploys. */
+const clients = new Map<string, RedisLike>();
+const sharedTrackers = new Map<string, DeliveryTracker>();
+
 /** The account's state on a Redis or Valkey server; what is not shared yet stays in `local`. */
 export function redisStore(
   settings: { url: string; password?: string; applicationId: string },
@@ -189,10 +194,18 @@ export function redisStore(
   const redis = client as unknown as RedisLike;
   const prefix = keyPrefix(settings.applicationId);
   const claims = new AlertClaims(redis, prefix, COPY_ID);
+  clients.set(prefix, redis);
   return {
     kind: 'redis',
     outboxLog: (accountId) => local.outboxLog(accountId),
-    tracker: (accountId) => local.tracker(accountId),
+    tracker: () => {
+      let tracker = sharedTrackers.get(prefix);
+      if (!tracker) {
+        tracker = new DeliveryTracker(undefined, undefined, undefined, new SharedTracking(() => clients.get(prefix) as RedisLike, prefix));
+        sharedTrackers.set(prefix, tracker);
+      }
+      return tracker;
+    },
     rateWindow: (accountId, limit, windowMs) =>
       new FallbackWindow(new RedisWindow(redis, `${prefix}window`, limit, windowMs), local.rateWindow(accountId, limit, windowMs), () => up),
     claims: {
@@ -227,14 +240,15 @@ return 0`;
 export interface SharedRecord {
   smsId: string;
   number: string;
-  sent: { topic?: unknown; payload?: unknown; node: string };
+  sent: SentRef;
   acceptedAt: number;
   countsFrom: number;
 }
 
 export class SharedTracking {
   constructor(
-    private readonly redis: RedisLike,
+    /** The client of the account now running (a redeploy builds a new one; the tracking outlives it). */
+    private readonly client: () => RedisLike,
     private readonly prefix: string,
     readonly limit = 10_000,
     readonly ageMs = 24 * 3600 * 1000,
@@ -256,22 +270,22 @@ export class SharedTracking {
       String(this.limit),
       `${this.prefix}sent:`,
     ];
-    return this.redis.eval(RECORD, { keys, arguments: args });
+    return this.client().eval(RECORD, { keys, arguments: args });
   }
 
   async lookup(smsId: string): Promise<SharedRecord | undefined> {
-    const text = (await this.redis.eval(`return redis.call('GET', KEYS[1])`, { keys: [this.#sent(smsId)], arguments: [] })) as string | null;
+    const text = (await this.client().eval(`return redis.call('GET', KEYS[1])`, { keys: [this.#sent(smsId)], arguments: [] })) as string | null;
     return text ? (JSON.parse(text) as SharedRecord) : undefined;
   }
 
   async lastTo(number: string): Promise<SharedRecord | undefined> {
-    const smsId = (await this.redis.eval(`return redis.call('GET', KEYS[1])`, { keys: [`${this.prefix}to:${number}`], arguments: [] })) as string | null;
+    const smsId = (await this.client().eval(`return redis.call('GET', KEYS[1])`, { keys: [`${this.prefix}to:${number}`], arguments: [] })) as string | null;
     return smsId ? this.lookup(smsId) : undefined;
   }
 
   /** A final report came (at any copy): no copy fires output 3 for it. */
   markFinal(smsId: string): Promise<unknown> {
-    return this.redis.eval(`return redis.call('SET', KEYS[1], '1', 'PX', tonumber(ARGV[1]))`, {
+    return this.client().eval(`return redis.call('SET', KEYS[1], '1', 'PX', tonumber(ARGV[1]))`, {
       keys: [`${this.prefix}final:${smsId}`],
       arguments: [String(this.ageMs)],
     });
@@ -279,7 +293,7 @@ export class SharedTracking {
 
   /** Whether output 3 fires here: no final report came at any copy, and no other copy fired it. */
   async claimLate(smsId: string): Promise<boolean> {
-    const answer = await this.redis.eval(
+    const answer = await this.client().eval(
       `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
        if redis.call('SET', KEYS[2], '1', 'NX', 'PX', tonumber(ARGV[1])) then return 1 end
        return 0`,

@@ -32,13 +32,17 @@ export function accountNode(RED: NodeAPI) {
     function sharedStore(config: AccountConfig, credentials: AccountCredentials, local: AccountStore) {
       if (config.store !== 'redis' || storeUrlProblem(config.storeUrl) || !credentials.application_id) return undefined;
       try {
-        return redisStore({ url: (config.storeUrl as string).trim(), password: credentials.storePassword || undefined, applicationId: credentials.application_id }, local, {
-          onState: (state, detail) => {
-            const text = catalogText(texts, `warnings.store-${state}`, { detail });
-            if (state === 'lost') node.warn(text);
-            else node.log(text);
+        return redisStore(
+          { url: (config.storeUrl as string).trim(), password: credentials.storePassword || undefined, applicationId: credentials.application_id },
+          local,
+          {
+            onState: (state, detail) => {
+              const text = catalogText(texts, `warnings.store-${state}`, { detail });
+              if (state === 'lost') node.warn(text);
+              else node.log(text);
+            },
           },
-        });
+        );
       } catch (error) {
         node.error((error as Error).message);
         return undefined;
