@@ -5,6 +5,8 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { createClient } from '@redis/client';
+import { keyPrefix } from '../nodes/account/redis-store';
 import { nodeRedProcess, type NodeRedProcess } from './support/node-red-process';
 import { startRedis, type TestRedis } from './support/redis';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
@@ -120,5 +122,29 @@ describe('several copies of Node-RED on one Redis store', function () {
     await new Promise((r) => setTimeout(r, 5000));
     const late = [...emitted(a), ...emitted(b)].filter((e) => e.port === 'late').map((e) => e.sent?.payload);
     assert.deepEqual(late, ['Alarm 1: water on the floor (tracking)'], 'output 3 once, for the silent one');
+  });
+
+  it('copy A killed during an outage with 50 alerts waiting: copy B sends all 50, once each, when the gateway returns', async () => {
+    await sim.reset();
+    await deploy({ store: 'redis', storeUrl: redis.url, storeClaimSeconds: 1, outboxDelay: 200 }, 50, 'outage');
+    const [a, b] = copies as [NodeRedProcess, NodeRedProcess];
+    await sim.fault({ offline: { seconds: 600, mode: '503' } });
+    for (let i = 0; i < 50; i++) await pressByApi(a.url)(`alarm${i}`);
+    const store = createClient({ url: redis.url });
+    await store.connect();
+    try {
+      const prefix = keyPrefix(ACCOUNT_ID);
+      await until('50 kept in the shared outbox', async () => (await store.zCard(`${prefix}outbox`)) === 50);
+      await a.kill();
+      await sim.fault({ offline: { seconds: 0 } });
+      await until('50 at the gateway', async () => (await sim.outbox()).messages.length >= 50, 30_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      const texts = (await sim.outbox()).messages.map((m) => m.text).sort();
+      assert.deepEqual(texts, Array.from({ length: 50 }, (_, i) => `Alarm ${i}: water on the floor (outage)`).sort());
+      await until('the shared outbox emptied', async () => (await store.zCard(`${prefix}outbox`)) === 0);
+      assert.match(b.output(), /Started flows/);
+    } finally {
+      await store.close();
+    }
   });
 });

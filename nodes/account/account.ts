@@ -51,6 +51,8 @@ export interface AccountConfig {
   /** Where the account keeps its state: `file` (default) or `redis` (shared by several copies). */
   store?: string;
   storeUrl?: string;
+  /** Not in the panel: how long a copy's claim on an outbox entry lasts unless renewed, seconds (tests use a short one). */
+  storeClaimSeconds?: number | string;
 }
 
 export interface AccountCredentials {

@@ -9,6 +9,8 @@
  * and times come from the server's clock (`TIME`), so copies with skewed clocks agree.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { GatewayError } from '../../gateway';
+import type { JournalEntry } from './outbox-journal';
 import type { AccountStore, RateWindow } from './store';
 import { DeliveryTracker, type SentRef } from './tracking';
 
@@ -162,10 +164,11 @@ class FallbackWindow implements RateWindow {
 /** Per store (key prefix): the client of the account running now, and the tracker that outlives redeploys. */
 const clients = new Map<string, RedisLike>();
 const sharedTrackers = new Map<string, DeliveryTracker>();
+const sharedOutboxes = new Map<string, RedisOutboxLog>();
 
 /** The account's state on a Redis or Valkey server; what is not shared yet stays in `local`. */
 export function redisStore(
-  settings: { url: string; password?: string; applicationId: string },
+  settings: { url: string; password?: string; applicationId: string; claimMs?: number },
   local: AccountStore,
   events: StoreEvents,
 ): AccountStore & { claims: AlertClaimer; close(): Promise<void> } {
@@ -197,7 +200,11 @@ export function redisStore(
   clients.set(prefix, redis);
   return {
     kind: 'redis',
-    outboxLog: (accountId) => local.outboxLog(accountId),
+    outboxLog: () => {
+      let log = sharedOutboxes.get(prefix);
+      if (!log) sharedOutboxes.set(prefix, (log = new RedisOutboxLog(() => clients.get(prefix) as RedisLike, prefix, COPY_ID, settings.claimMs)));
+      return log;
+    },
     tracker: () => {
       let tracker = sharedTrackers.get(prefix);
       if (!tracker) {
@@ -300,5 +307,129 @@ export class SharedTracking {
       { keys: [`${this.prefix}final:${smsId}`, `${this.prefix}late:${smsId}`], arguments: [String(this.ageMs)] },
     );
     return Number(answer) === 1;
+  }
+}
+
+/**
+ * The outbox shared by the copies: each entry's line in a hash, the ids in a sorted set by the
+ * time their msg came (order per account), and a claim per entry held by the copy that sends it.
+ * A copy renews its claims while it runs; when it is gone they lapse, and another copy adopts the
+ * entries (sent again with duplicates_check, as every resend). The count is bounded like the file's.
+ */
+const KEEP = `
+redis.call('ZADD', KEYS[1], tonumber(ARGV[1]), ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('SET', KEYS[3], ARGV[4], 'PX', tonumber(ARGV[5]))
+return 0`;
+const DONE = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('DEL', KEYS[3])
+return 0`;
+/** Up to ARGV[3] entries whose claim lapsed, claimed for ARGV[1]: id, line pairs, oldest first. */
+const ADOPT = `
+local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
+local out = {}
+local n = 0
+for _, id in ipairs(ids) do
+  if n >= tonumber(ARGV[3]) then break end
+  local claim = ARGV[4] .. id
+  if redis.call('EXISTS', claim) == 0 then
+    local line = redis.call('HGET', KEYS[2], id)
+    if line then
+      redis.call('SET', claim, ARGV[1], 'PX', tonumber(ARGV[2]))
+      table.insert(out, id)
+      table.insert(out, line)
+      n = n + 1
+    else
+      redis.call('ZREM', KEYS[1], id)
+    end
+  end
+end
+return out`;
+const RENEW = `
+for _, id in ipairs(ARGV) do
+  if _ > 2 and redis.call('GET', ARGV[1] .. id) == ARGV[2] then redis.call('PEXPIRE', ARGV[1] .. id, tonumber(KEYS[1])) end
+end
+return 0`;
+
+export class RedisOutboxLog {
+  readonly locked = true;
+  readonly where = 'the shared store';
+  readonly adoptEveryMs: number;
+
+  constructor(
+    private readonly client: () => RedisLike,
+    private readonly prefix: string,
+    private readonly copyId: string,
+    /** How long a claim lasts unless renewed: a copy gone for this long leaves its entries to the others. */
+    private readonly claimMs = 30_000,
+  ) {
+    this.adoptEveryMs = Math.max(100, Math.floor(claimMs / 3));
+  }
+
+  #keys(id = ''): string[] {
+    return [`${this.prefix}outbox`, `${this.prefix}outbox:entries`, `${this.prefix}outbox:claim:${id}`];
+  }
+
+  lock(): boolean {
+    return true;
+  }
+
+  exists(): boolean {
+    return false;
+  }
+
+  load(): Map<string, { entry: JournalEntry; line: string }> {
+    return new Map();
+  }
+
+  /** Keeps an entry; when the store does not answer, the msg cannot wait: `store_unavailable` (Catch). */
+  async keep(line: string): Promise<void> {
+    const entry = JSON.parse(line) as { id: string; since: number };
+    try {
+      await this.client().eval(KEEP, { keys: this.#keys(entry.id), arguments: [String(entry.since), entry.id, line, this.copyId, String(this.claimMs)] });
+    } catch (error) {
+      throw new GatewayError({
+        type: 'store_unavailable',
+        message: `Not kept: the gateway could not be reached and the shared store does not answer, so the message cannot wait (${(error as Error).message})`,
+        brief: { key: 'store-unavailable' },
+      });
+    }
+  }
+
+  async done(id: string): Promise<void> {
+    await this.client().eval(DONE, { keys: this.#keys(id), arguments: [id] });
+  }
+
+  wantsCompaction(): boolean {
+    return false;
+  }
+
+  async compact(): Promise<void> {}
+  async release(): Promise<void> {}
+  async close(): Promise<void> {}
+
+  async adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]> {
+    const [zset, hash] = this.#keys();
+    const flat = (await this.client().eval(ADOPT, {
+      keys: [zset as string, hash as string],
+      arguments: [this.copyId, String(this.claimMs), '1000', `${this.prefix}outbox:claim:`],
+    })) as string[];
+    const found: { entry: JournalEntry; line: string }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      if (known(flat[i] as string)) continue;
+      try {
+        found.push({ entry: JSON.parse(flat[i + 1] as string) as JournalEntry, line: flat[i + 1] as string });
+      } catch {
+        // A damaged entry is skipped.
+      }
+    }
+    return found;
+  }
+
+  async renew(ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await this.client().eval(RENEW, { keys: [String(this.claimMs)], arguments: [`${this.prefix}outbox:claim:`, this.copyId, ...ids] });
   }
 }

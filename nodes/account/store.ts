@@ -54,6 +54,15 @@ export interface OutboxLog {
   release(): Promise<void>;
   /** Closes what it has open (the next `keep` opens it again). */
   close(): Promise<void>;
+  /**
+   * A log shared by several copies: the entries another copy kept whose claim has lapsed (that copy
+   * is gone), now claimed by this one; `known` tells which ids this copy already holds.
+   */
+  adoptable?(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]>;
+  /** A shared log: this copy still holds these entries (their claims are renewed). */
+  renew?(ids: string[]): Promise<void>;
+  /** A shared log: how often to look for entries to adopt, ms. */
+  readonly adoptEveryMs?: number;
 }
 
 /**

@@ -8,7 +8,7 @@ import { redisStore } from '../account/redis-store';
 import { localStore, type AccountStore } from '../account/store';
 import { storeUrlProblem } from '../account/store-url';
 import { catalogText, nodeCatalog } from '../plumbing/runtime';
-import { proxySettings } from '../plumbing/settings';
+import { numberSetting, proxySettings } from '../plumbing/settings';
 
 /** A deployed account node: the account it runs. */
 export interface AccountNode extends Node {
@@ -32,8 +32,10 @@ export function accountNode(RED: NodeAPI) {
     function sharedStore(config: AccountConfig, credentials: AccountCredentials, local: AccountStore) {
       if (config.store !== 'redis' || storeUrlProblem(config.storeUrl) || !credentials.application_id) return undefined;
       try {
+        // Not in the panel: how long an outbox claim lasts unless renewed (a copy gone this long leaves its messages to the others).
+        const claimMs = numberSetting(config.storeClaimSeconds, 30, 0.1) * 1000;
         return redisStore(
-          { url: (config.storeUrl as string).trim(), password: credentials.storePassword || undefined, applicationId: credentials.application_id },
+          { url: (config.storeUrl as string).trim(), password: credentials.storePassword || undefined, applicationId: credentials.application_id, claimMs },
           local,
           {
             onState: (state, detail) => {

@@ -75,7 +75,7 @@ export function nodeRedProcess(prefix = 'bulkgate-copy-'): NodeRedProcess {
       return self.url;
     },
     async kill() {
-      if (!child || child.exitCode !== null) return;
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child?.once('exit', r));
       child.kill('SIGKILL');
       await exited;
