@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import { createClient } from '@redis/client';
-import { AlertClaims, keyPrefix, RedisWindow, SharedTracking, storeUrlProblem, type RedisLike } from '../nodes/account/redis-store';
+import type { GatewayError } from '../gateway';
+import { AlertClaims, keyPrefix, RedisOutboxLog, RedisWindow, SharedTracking, storeUrlProblem, type RedisLike } from '../nodes/account/redis-store';
 import { startRedis, type TestRedis } from './support/redis';
 
 describe('the shared store (redis-server)', function () {
@@ -124,5 +125,52 @@ describe('shared delivery tracking (redis-server)', function () {
     assert.equal(await tracking.lookup('id-0'), undefined);
     assert.equal(await tracking.lookup('id-1'), undefined);
     assert.deepEqual(await tracking.lookup('id-4'), record(4));
+  });
+});
+
+describe('the shared outbox (redis-server)', function () {
+  this.timeout(20_000);
+  let redis: TestRedis;
+  let client: { close(): Promise<unknown> } | undefined;
+  let shared: RedisLike;
+  before(async () => {
+    redis = await startRedis();
+    const c = createClient({ url: redis.url });
+    await c.connect();
+    client = c;
+    shared = c as unknown as RedisLike;
+  });
+  after(async () => {
+    await client?.close().catch(() => undefined);
+    await redis?.stop();
+  });
+  const line = (id: string, since: number) => JSON.stringify({ id, since, node: 't', operation: {}, body: {} });
+
+  it("the bound counts every copy's waiting messages: outbox_full at the size, room again when one leaves", async () => {
+    const prefix = keyPrefix('outbox-bound');
+    const [a, b] = [new RedisOutboxLog(() => shared, prefix, 'copy-a'), new RedisOutboxLog(() => shared, prefix, 'copy-b')];
+    await a.keep(line('e1', 1), 2);
+    await b.keep(line('e2', 2), 2);
+    await assert.rejects(a.keep(line('e3', 3), 2), (e: GatewayError) => e.type === 'outbox_full');
+    await b.done('e2');
+    await a.keep(line('e3', 3), 2);
+  });
+
+  it("a copy's entries are another's only once its claim lapses, oldest first; a renewed claim keeps them", async () => {
+    const prefix = keyPrefix('outbox-adopt');
+    const [a, b] = [new RedisOutboxLog(() => shared, prefix, 'copy-a', 300), new RedisOutboxLog(() => shared, prefix, 'copy-b', 300)];
+    await a.keep(line('second', 2));
+    await a.keep(line('first', 1));
+    await a.keep(line('renewed', 3));
+    assert.deepEqual(await b.adoptable(() => false), [], 'claimed by copy A');
+    await new Promise((r) => setTimeout(r, 200));
+    await a.renew(['renewed']);
+    await new Promise((r) => setTimeout(r, 200));
+    const adopted = await b.adoptable(() => false);
+    assert.deepEqual(
+      adopted.map((e) => (e.entry as unknown as { id: string }).id),
+      ['first', 'second'],
+    );
+    assert.deepEqual(await a.adoptable(() => false), [], 'now claimed by copy B');
   });
 });

@@ -220,7 +220,7 @@ export class Outbox {
     if (msg.req !== undefined || msg.res !== undefined) this.#msgs.set(id, msg);
     this.#changed();
     try {
-      await journal?.keep(line);
+      await journal?.keep(line, size);
     } catch (error) {
       this.#drop(kept);
       this.#changed();

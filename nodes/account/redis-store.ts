@@ -10,6 +10,7 @@
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { GatewayError } from '../../gateway';
+import { DEFAULT_OUTBOX_SIZE, fullError } from './outbox';
 import type { JournalEntry } from './outbox-journal';
 import type { AccountStore, RateWindow } from './store';
 import { DeliveryTracker, type SentRef } from './tracking';
@@ -317,6 +318,7 @@ export class SharedTracking {
  * entries (sent again with duplicates_check, as every resend). The count is bounded like the file's.
  */
 const KEEP = `
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then return 1 end
 redis.call('ZADD', KEYS[1], tonumber(ARGV[1]), ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
 redis.call('SET', KEYS[3], ARGV[4], 'PX', tonumber(ARGV[5]))
@@ -385,10 +387,14 @@ export class RedisOutboxLog {
   }
 
   /** Keeps an entry; when the store does not answer, the msg cannot wait: `store_unavailable` (Catch). */
-  async keep(line: string): Promise<void> {
+  async keep(line: string, size = DEFAULT_OUTBOX_SIZE): Promise<void> {
     const entry = JSON.parse(line) as { id: string; since: number };
+    let full: unknown;
     try {
-      await this.client().eval(KEEP, { keys: this.#keys(entry.id), arguments: [String(entry.since), entry.id, line, this.copyId, String(this.claimMs)] });
+      full = await this.client().eval(KEEP, {
+        keys: this.#keys(entry.id),
+        arguments: [String(entry.since), entry.id, line, this.copyId, String(this.claimMs), String(size)],
+      });
     } catch (error) {
       throw new GatewayError({
         type: 'store_unavailable',
@@ -396,6 +402,8 @@ export class RedisOutboxLog {
         brief: { key: 'store-unavailable' },
       });
     }
+    // The bound counts every copy's waiting messages.
+    if (Number(full) === 1) throw fullError(size);
   }
 
   async done(id: string): Promise<void> {

@@ -42,8 +42,8 @@ export interface OutboxLog {
   exists(): boolean;
   /** The entries that did not end, oldest first, each with its line; damaged lines skipped with a warning. */
   load(warn: Warn): Map<string, { entry: JournalEntry; line: string }>;
-  /** Keeps an entry's line; resolves once it is durable. */
-  keep(line: string): Promise<void>;
+  /** Keeps an entry's line; resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
+  keep(line: string, size?: number): Promise<void>;
   /** Ends an entry; resolves once that is durable. */
   done(id: string): Promise<void>;
   /** Whether it holds mostly ended entries, beside `live` waiting ones. */
