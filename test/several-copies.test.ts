@@ -147,4 +147,38 @@ describe('several copies of Node-RED on one Redis store', function () {
       await store.close();
     }
   });
+
+  it('Redis stopped mid-run: a live send still goes out, a msg that must wait goes to Catch with store_unavailable; when Redis is back the account recovers without a redeploy', async () => {
+    await sim.reset();
+    const caught = (copy: NodeRedProcess) => join(copy.userDir, 'caught.jsonl');
+    await deploy({ store: 'redis', storeUrl: redis.url, outboxDelay: 200 }, 3, 'redis-down', (copy) => [
+      { id: 'c1', z: 'tab', type: 'catch', scope: ['t'], wires: [['f4']] },
+      {
+        id: 'f4',
+        z: 'tab',
+        type: 'function',
+        func: 'msg.payload = msg.error.code || msg.error.type || msg.error.message; return msg;',
+        outputs: 1,
+        wires: [['out2']],
+      },
+      { id: 'out2', z: 'tab', type: 'file', filename: caught(copy), appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'utf8', wires: [] },
+    ]);
+    const [a] = copies as [NodeRedProcess, NodeRedProcess];
+    const codes = () => (existsSync(caught(a)) ? readFileSync(caught(a), 'utf8').split('\n').filter(Boolean) : []);
+    await redis.stop();
+    await until('the copy to say the store is lost', () => /shared store does not answer/.test(a.output()), 15_000);
+    await pressByApi(a.url)('alarm0');
+    await until('the live send at the gateway', async () => (await sim.outbox()).messages.length === 1);
+    await sim.fault({ offline: { seconds: 600, mode: '503' } });
+    await pressByApi(a.url)('alarm1');
+    await until('Catch to hear of it', () => codes().length === 1);
+    assert.deepEqual(codes(), ['store_unavailable']);
+    await redis.start();
+    await until('the copy to say the store answers again', () => /shared store answers again/.test(a.output()), 20_000);
+    await pressByApi(a.url)('alarm2');
+    await new Promise((r) => setTimeout(r, 500));
+    await sim.fault({ offline: { seconds: 0 } });
+    await until('the kept alert at the gateway', async () => (await sim.outbox()).messages.some((m) => m.text.startsWith('Alarm 2')), 20_000);
+    assert.deepEqual(codes(), ['store_unavailable'], 'nothing else at Catch');
+  });
 });
