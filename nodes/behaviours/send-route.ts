@@ -3,7 +3,7 @@
  * and for a promotional send its summary), what was accepted tracked for the events node, copies
  * the gateway dropped marked, and the node's totals in its status.
  */
-import type { Node, NodeAPI } from 'node-red';
+import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import { briefOf, scheduleMs, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
 import type { Account } from '../account/account';
 import { numberKey } from '../account/tracking';
@@ -32,14 +32,19 @@ export class SendTotals {
   }
 
   show(): void {
+    // Worded only when the throttle shows it (at most every 200 ms), with the totals of then.
+    this.status.show(this.#describe);
+  }
+
+  readonly #describe = (): NodeStatus => {
     const { texts, sent, rejected, copies } = this;
     const queued = this.account?.limiter.queued ?? 0;
     const key = queued ? 'totals-queued' : rejected ? 'totals-why' : 'totals';
     const totals = statusText(texts, key, { sent, rejected, queued, reason: this.lastReason });
     // A msg the gateway dropped as a copy was not sent: the status says so beside the totals.
     const text = copies ? `${totals} ${statusText(texts, 'copies', { count: copies })}` : totals;
-    this.status.show(() => ({ fill: rejected || copies ? 'yellow' : 'green', shape: 'dot', text }));
-  }
+    return { fill: rejected || copies ? 'yellow' : 'green', shape: 'dot', text };
+  };
 }
 
 export class SendRouter {

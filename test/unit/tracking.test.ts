@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecentSends } from '../../nodes/account/recent-sends';
 import { DeliveryTracker, numberKey, type Tracked } from '../../nodes/account/tracking';
-import { TrackingFile, trackingPath } from '../../nodes/account/tracking-file';
+import { MAX_LINE, TrackingFile, trackingPath } from '../../nodes/account/tracking-file';
 
 describe("delivery tracking: the account's memory is bounded", () => {
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
@@ -179,6 +179,24 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
     third.listen({}, 60_000, (t: Tracked) => lateThird.push(t.smsId));
     clock.tick(120_000);
     assert.deepEqual(lateThird, []);
+  });
+
+  it("a send whose line would pass 2 KB is kept without the msg's topic and payload: its report after a restart still matches", async () => {
+    const path = trackingPath(dir, 'acc');
+    const before = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    before.listen({}, 0, () => undefined);
+    before.track('big', '420777000001', { topic: 'camera', payload: 'x'.repeat(MAX_LINE), node: 'n' });
+    before.track('small', '420777000002', sent(2));
+    await written();
+    assert.ok(
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .every((line) => line.length <= MAX_LINE),
+    );
+    const after = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    after.listen({}, 0, () => undefined);
+    assert.deepEqual(after.report('big', 'delivered')?.sent, { node: 'n' });
+    assert.deepEqual(after.report('small', 'delivered')?.sent, sent(2));
   });
 
   it('nothing is written while no events node listens', async () => {
