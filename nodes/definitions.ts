@@ -10,7 +10,8 @@ import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../gateway/d
 import { CREDENTIALS, type CredentialFields } from './credentials';
 
 /** An editor check by name: `BulkGateEditor[name](node, kind, value)`; `number` is Node-RED's own. */
-export type Validator = 'number' | 'validNumber' | 'validText' | 'validSenderValue' | 'validChannel' | 'validBaseUrl' | 'validCountry' | 'validPath';
+export type Validator =
+  'number' | 'validNumber' | 'validText' | 'validSenderValue' | 'validChannel' | 'validBaseUrl' | 'validStoreUrl' | 'validCountry' | 'validPath';
 
 export interface SettingDefinition {
   value: unknown;
@@ -134,6 +135,9 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       outboxSize: { value: 10000, validate: 'number' },
       // A core http proxy config node; none: the HTTP_PROXY / HTTPS_PROXY / NO_PROXY variables.
       proxy: { value: '', configType: 'http proxy', required: false },
+      // Where the account keeps its state: 'file' (this Node-RED's user directory) or 'redis' (shared by several copies).
+      store: { value: 'file' },
+      storeUrl: { value: '', validate: 'validStoreUrl' },
     },
     credentials: CREDENTIALS['bulkgate-account'],
     label: 'plain',

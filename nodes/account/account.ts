@@ -16,6 +16,7 @@ import {
   GatewayClient,
   GatewayError,
   invalidRequest,
+  type PreparedRequest,
   type ProxySettings,
 } from '../../gateway';
 import type { Msg } from '../plumbing/msg';
@@ -23,7 +24,9 @@ import { numberSetting } from '../plumbing/settings';
 import { DEFAULT_OUTBOX_SIZE, deferrable, expiredError, outboxFor, type Outbox, type OutboxEntry, type OutboxWorker, type Outcome, type Warn } from './outbox';
 import { RateLimiter } from './rate-limit';
 import { RecentSends } from './recent-sends';
+import type { AlertClaimer } from './redis-store';
 import type { AccountStore } from './store';
+import { storeUrlProblem } from './store-url';
 import type { DeliveryTracker } from './tracking';
 
 /** The account node's settings as the flow file holds them. */
@@ -45,16 +48,23 @@ export interface AccountConfig {
   outboxSize?: number | string;
   /** Not in the panel: the first wait between rounds of the outbox, ms (tests use a short one). */
   outboxDelay?: number | string;
+  /** Where the account keeps its state: `file` (default) or `redis` (shared by several copies). */
+  store?: string;
+  storeUrl?: string;
+  /** Not in the panel: how long a copy's claim on an outbox entry lasts unless renewed, seconds (tests use a short one). */
+  storeClaimSeconds?: number | string;
 }
 
 export interface AccountCredentials {
   application_id?: string;
   application_token?: string;
+  /** The Redis store's password (never in storeUrl). */
+  storePassword?: string;
 }
 
 /** What the account needs from the Node-RED around it. */
 export interface AccountSurroundings {
-  store: AccountStore;
+  store: AccountStore & { claims?: AlertClaimer; close?(): Promise<void> };
   /** The proxy to use: undefined for the environment's, null when the one chosen is missing. */
   proxy(): ProxySettings | undefined | null;
   /** Says something to the user (the account node's warnings, by catalog key). */
@@ -78,6 +88,8 @@ export class Account {
   readonly tracker: DeliveryTracker;
   /** The sms_ids the account's nodes got back lately: an answer with one of them again is a copy the gateway dropped. */
   readonly recent = new RecentSends();
+  /** With a shared store: which copy of Node-RED sends an alert several copies raised at once. */
+  readonly claims: AlertClaimer | undefined;
 
   readonly #label: string;
   readonly #config: AccountConfig;
@@ -102,7 +114,13 @@ export class Account {
     this.deployed = { baseUrl, timeout: numberSetting(config.timeout, DEFAULT_TIMEOUT, 1) };
     this.#problem =
       baseUrlProblem(baseUrl) ??
-      (!credentials.application_id ? 'the account has no application_id' : !credentials.application_token ? 'the account has no application_token' : undefined);
+      (!credentials.application_id
+        ? 'the account has no application_id'
+        : !credentials.application_token
+          ? 'the account has no application_token'
+          : undefined) ??
+      (config.store === 'redis' ? storeUrlProblem(config.storeUrl) : undefined);
+    this.claims = surroundings.store.claims;
 
     const changed = () => this.#listeners.forEach((l) => l());
     const limit = numberSetting(config.rateLimit, 0);
@@ -123,6 +141,13 @@ export class Account {
     if (this.#problem) throw invalidRequest(`${this.#problem}; open the BulkGate account "${this.#label}" and set it`, { key: 'account-incomplete' });
     this.#client ??= this.#build();
     return this.#client;
+  }
+
+  /** A request's body without the account's token: what identifies an alert across copies. */
+  alertBody(prepared: PreparedRequest): string {
+    const token = this.#credentials.application_token;
+    const body = prepared.payload ?? prepared.path;
+    return token ? body.split(token).join('') : body;
   }
 
   /** Nodes that use this account, to show "queued N" and "N waiting" on each; returns the function that stops it. */
@@ -159,6 +184,7 @@ export class Account {
     this.#listeners.clear();
     await this.outbox.detach(this.#worker);
     await this.#client?.close();
+    await this.#surroundings.store.close?.();
   }
 
   /** Built on first use: by then every config node, the http proxy one too, has started. */

@@ -133,6 +133,8 @@ export class Outbox {
   #timer: NodeJS.Timeout | undefined;
   #dueAt = 0;
   #expiryTimer: NodeJS.Timeout | undefined;
+  /** A shared log: the timer that looks for entries another copy left. */
+  #adoptTimer: NodeJS.Timeout | undefined;
   #expiryAt = Infinity;
   #running: Promise<void> | undefined;
   /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
@@ -218,7 +220,7 @@ export class Outbox {
     if (msg.req !== undefined || msg.res !== undefined) this.#msgs.set(id, msg);
     this.#changed();
     try {
-      await journal?.keep(line);
+      await journal?.keep(line, size);
     } catch (error) {
       this.#drop(kept);
       this.#changed();
@@ -238,6 +240,34 @@ export class Outbox {
     this.#rounds = 0;
     this.#schedule(worker.firstDelay);
     this.#armExpiry();
+    const journal = this.#journal;
+    if (journal?.adoptable) {
+      clearInterval(this.#adoptTimer);
+      this.#adoptTimer = setInterval(() => void this.#adoptShared(), journal.adoptEveryMs ?? 5000);
+      this.#adoptTimer.unref?.();
+    }
+  }
+
+  /** A shared log: takes the entries a copy that is gone left, and renews this copy's claims. */
+  async #adoptShared(): Promise<void> {
+    const journal = this.#journal;
+    if (!journal?.adoptable || !this.#worker) return;
+    try {
+      const live = new Set<string>();
+      this.#each((kept) => live.add(kept.id));
+      await journal.renew?.([...live]);
+      const found = await journal.adoptable((id) => live.has(id));
+      for (const { entry, line } of found) this.#insert(keptOf(entry as unknown as OutboxEntry, line));
+      if (found.length) {
+        this.#changed();
+        if (this.#worker) {
+          this.#schedule(0);
+          this.#armExpiry();
+        }
+      }
+    } catch {
+      // The store does not answer: the next look may.
+    }
   }
 
   /** The account closed: no new round starts; the one running ends with the messages on the wire. */
@@ -246,6 +276,8 @@ export class Outbox {
     this.#worker = undefined;
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    clearInterval(this.#adoptTimer);
+    this.#adoptTimer = undefined;
     this.#armExpiry();
     await this.#running;
     await this.#settling;

@@ -18,7 +18,7 @@ import { TrackingFile, trackingPath } from './tracking-file';
 /** Where an account keeps what it remembers. */
 export interface AccountStore {
   /** How the editor and the logs name it. */
-  readonly kind: 'file';
+  readonly kind: 'file' | 'redis';
   /** The log of the account's outbox; undefined: the outbox lives in memory only. */
   outboxLog(accountId: string): OutboxLog | undefined;
   /** The sends the account's nodes tracked for the events node. */
@@ -42,8 +42,8 @@ export interface OutboxLog {
   exists(): boolean;
   /** The entries that did not end, oldest first, each with its line; damaged lines skipped with a warning. */
   load(warn: Warn): Map<string, { entry: JournalEntry; line: string }>;
-  /** Keeps an entry's line; resolves once it is durable. */
-  keep(line: string): Promise<void>;
+  /** Keeps an entry's line; resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
+  keep(line: string, size?: number): Promise<void>;
   /** Ends an entry; resolves once that is durable. */
   done(id: string): Promise<void>;
   /** Whether it holds mostly ended entries, beside `live` waiting ones. */
@@ -54,6 +54,15 @@ export interface OutboxLog {
   release(): Promise<void>;
   /** Closes what it has open (the next `keep` opens it again). */
   close(): Promise<void>;
+  /**
+   * A log shared by several copies: the entries another copy kept whose claim has lapsed (that copy
+   * is gone), now claimed by this one; `known` tells which ids this copy already holds.
+   */
+  adoptable?(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]>;
+  /** A shared log: this copy still holds these entries (their claims are renewed). */
+  renew?(ids: string[]): Promise<void>;
+  /** A shared log: how often to look for entries to adopt, ms. */
+  readonly adoptEveryMs?: number;
 }
 
 /**

@@ -12,6 +12,15 @@
  */
 import type { TrackingLog } from './tracking-file';
 
+/** Tracking shared by several copies of Node-RED (redis-store.ts's SharedTracking). */
+export interface SharedTrackingLike {
+  record(record: { smsId: string; number: string; sent: SentRef; acceptedAt: number; countsFrom: number }): Promise<unknown>;
+  lookup(smsId: string): Promise<{ smsId: string; number: string; sent: SentRef; acceptedAt: number; countsFrom: number } | undefined>;
+  lastTo(number: string): Promise<{ smsId: string; number: string; sent: SentRef; acceptedAt: number; countsFrom: number } | undefined>;
+  markFinal(smsId: string): Promise<unknown>;
+  claimLate(smsId: string): Promise<boolean>;
+}
+
 /** What `msg.sent` carries: the original msg's topic and payload, and the node that sent it. */
 export interface SentRef {
   topic: unknown;
@@ -154,6 +163,7 @@ export class DeliveryTracker {
     private readonly limits: TrackerLimits = { count: TRACK_LIMIT, ageMs: TRACK_HOURS * 3600 * 1000 },
     private readonly now: () => number = Date.now,
     private readonly log?: TrackingLog,
+    private readonly shared?: SharedTrackingLike,
   ) {}
 
   /** Whether an events node listens: only then are sends remembered. */
@@ -176,15 +186,24 @@ export class DeliveryTracker {
     this.#watches.get(owner)?.stop();
     this.#watches.delete(owner);
     if (timeoutMs <= 0) return;
+    const fire = (tracked: Tracked) => {
+      if (!tracked.late) {
+        tracked.late = true;
+        this.log?.late(tracked.smsId);
+      }
+      onNoReport(tracked);
+    };
+    const shared = this.shared;
     const watch = new ReportWatch(
       timeoutMs,
-      (tracked) => {
-        if (!tracked.late) {
-          tracked.late = true;
-          this.log?.late(tracked.smsId);
-        }
-        onNoReport(tracked);
-      },
+      // Shared: not when a final report came at another copy, and on one copy only.
+      shared
+        ? (tracked) =>
+            void shared.claimLate(tracked.smsId).then(
+              (ours) => ours && !tracked.final && fire(tracked),
+              () => fire(tracked),
+            )
+        : fire,
       this.now,
     );
     this.#watches.set(owner, watch);
@@ -231,19 +250,33 @@ export class DeliveryTracker {
     if (tracked.number) this.#byNumber.set(tracked.number, tracked);
     for (const watch of this.#watches.values()) watch.add(tracked);
     this.log?.sent({ smsId, number: tracked.number, sent, acceptedAt, countsFrom: tracked.countsFrom });
+    this.shared?.record({ smsId, number: tracked.number, sent, acceptedAt, countsFrom: tracked.countsFrom }).catch(() => undefined);
     this.#trim();
     this.log?.compactIfSpent(this.#bySmsId.size, () => [...this.#bySmsId.values()]);
   }
 
-  /** The tracked message a report is about (its final status noted), or undefined. */
+  /** The tracked message a report is about (its final status noted), or undefined: this copy's own sends. */
   report(smsId: unknown, status: string): Tracked | undefined {
     this.#trim();
     const tracked = typeof smsId === 'string' ? this.#bySmsId.get(smsId) : undefined;
-    if (tracked && FINAL_STATUSES.has(status) && !tracked.final) {
+    const final = FINAL_STATUSES.has(status);
+    if (final && typeof smsId === 'string') this.shared?.markFinal(smsId).catch(() => undefined);
+    if (tracked && final && !tracked.final) {
       tracked.final = true;
       this.log?.final(tracked.smsId);
     }
     return tracked;
+  }
+
+  /** The same, and with a shared store one another copy sent, looked up there (a promise). */
+  reportAnywhere(smsId: unknown, status: string): Tracked | undefined | Promise<Tracked | undefined> {
+    const tracked = this.report(smsId, status);
+    const final = FINAL_STATUSES.has(status);
+    if (tracked || !this.shared || typeof smsId !== 'string' || !this.listening) return tracked;
+    return this.shared.lookup(smsId).then(
+      (record) => (record ? { ...record, final, forgotten: false } : undefined),
+      () => undefined,
+    );
   }
 
   /** The last message the account sent to a number, within the bounds. */
@@ -251,6 +284,17 @@ export class DeliveryTracker {
     this.#trim();
     const key = numberKey(number);
     return key ? this.#byNumber.get(key) : undefined;
+  }
+
+  /** The same, and with a shared store the last another copy sent, looked up there (a promise). */
+  lastToAnywhere(number: unknown): Tracked | undefined | Promise<Tracked | undefined> {
+    const own = this.lastTo(number);
+    const key = numberKey(number);
+    if (own || !key || !this.shared || !this.listening) return own;
+    return this.shared.lastTo(key).then(
+      (record) => (record ? { ...record, final: false, forgotten: false } : undefined),
+      () => undefined,
+    );
   }
 
   /** Forgets the oldest beyond the bounds (insertion order is acceptance order). */

@@ -4,9 +4,11 @@
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { Account, type AccountConfig, type AccountCredentials } from '../account/account';
-import { localStore } from '../account/store';
+import { redisStore } from '../account/redis-store';
+import { localStore, type AccountStore } from '../account/store';
+import { storeUrlProblem } from '../account/store-url';
 import { catalogText, nodeCatalog } from '../plumbing/runtime';
-import { proxySettings } from '../plumbing/settings';
+import { numberSetting, proxySettings } from '../plumbing/settings';
 
 /** A deployed account node: the account it runs. */
 export interface AccountNode extends Node {
@@ -19,11 +21,35 @@ export function accountNode(RED: NodeAPI) {
   function BulkgateAccount(this: AccountNode & { credentials: AccountCredentials }, config: NodeDef & AccountConfig) {
     RED.nodes.createNode(this, config);
     const node = this;
-    node.account = new Account(node.id, config, node.credentials ?? {}, {
-      store: localStore((RED.settings as { userDir?: string }).userDir, (text) => RED.log.warn(`bulkgate: ${text}`)),
+    const credentials = node.credentials ?? {};
+    const local = localStore((RED.settings as { userDir?: string }).userDir, (text) => RED.log.warn(`bulkgate: ${text}`));
+    node.account = new Account(node.id, config, credentials, {
+      store: sharedStore(config, credentials, local) ?? local,
       proxy: () => proxySettings(RED, config.proxy),
       warn: (key, params) => node.warn(catalogText(texts, `warnings.${key}`, params)),
     });
+    /** A Redis store when the account sets one it can use (else the account says what is wrong, on the first msg). */
+    function sharedStore(config: AccountConfig, credentials: AccountCredentials, local: AccountStore) {
+      if (config.store !== 'redis' || storeUrlProblem(config.storeUrl) || !credentials.application_id) return undefined;
+      try {
+        // Not in the panel: how long an outbox claim lasts unless renewed (a copy gone this long leaves its messages to the others).
+        const claimMs = numberSetting(config.storeClaimSeconds, 30, 0.1) * 1000;
+        return redisStore(
+          { url: (config.storeUrl as string).trim(), password: credentials.storePassword || undefined, applicationId: credentials.application_id, claimMs },
+          local,
+          {
+            onState: (state, detail) => {
+              const text = catalogText(texts, `warnings.store-${state}`, { detail });
+              if (state === 'lost') node.warn(text);
+              else node.log(text);
+            },
+          },
+        );
+      } catch (error) {
+        node.error((error as Error).message);
+        return undefined;
+      }
+    }
     node.on('close', (_removed: boolean, done: () => void) => {
       node.account.close().then(done, done);
     });

@@ -164,6 +164,28 @@ class SendPipeline {
       return undefined;
     }
     this.#warn(msg, prepared);
+    // With a shared store, an alert several copies of Node-RED raised at once goes out from one.
+    if (account.claims && !prepared.nothingToSend) {
+      return account.claims.claim(this.node.id, account.alertBody(prepared)).then((ours) => {
+        if (ours) return this.#onward(account, client, msg, prepared, when, send, done);
+        this.#copyElsewhere(msg, send, done);
+        return undefined;
+      });
+    }
+    return this.#onward(account, client, msg, prepared, when, send, done);
+  }
+
+  /** Another copy of Node-RED sends this alert: the msg ends on port 1, marked (PRODUCT.md's one rule for dropped copies). */
+  #copyElsewhere(msg: Msg, send: Send, done: Done): void {
+    msg.bulkgate = { ...(msg.bulkgate as object | undefined), duplicate: 'copy' };
+    this.#totals.copies++;
+    this.#totals.show();
+    send([msg]);
+    done();
+  }
+
+  /** Keeps the msg behind older ones (outbox) or sends it. */
+  #onward(account: Account, client: GatewayClient, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> | undefined {
     const outbox = account.outboxMinutes > 0 ? account.outbox : undefined;
     // While messages wait in the outbox, or the gateway was just found unreachable, a new one
     // goes behind them without trying it: order is kept per account.

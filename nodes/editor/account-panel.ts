@@ -14,6 +14,13 @@ export function accountPanel(node: AccountNodeDef): void {
   const result = document.getElementById('bulkgate-test-result') as HTMLElement;
   const value = (id: string) => (document.getElementById(`node-config-input-${id}`) as HTMLInputElement).value;
   showOutbox(node.id);
+  // The Redis store's URL and password show only when that store is chosen.
+  const store = document.getElementById('node-config-input-store') as HTMLSelectElement;
+  if (!store.value) store.value = 'file';
+  const showStore = () =>
+    document.querySelectorAll<HTMLElement>('.bulkgate-store-redis').forEach((row) => (row.style.display = store.value === 'redis' ? '' : 'none'));
+  store.addEventListener('change', showStore);
+  showStore();
   button.addEventListener('click', () => {
     result.className = 'bulkgate-test-result';
     result.textContent = t('test.running');

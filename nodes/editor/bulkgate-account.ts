@@ -3,6 +3,7 @@
  * node needs, so it is always loaded). The node definitions call `window.BulkGateEditor`.
  */
 import { baseUrlProblem } from '../../gateway/base-url';
+import { storeUrlProblem } from '../account/store-url';
 import { accountPanel } from './account-panel';
 import { balancePanel } from './balance-panel';
 import { endpointPanel, endpointPanelSave } from './endpoint-panel';
@@ -43,6 +44,8 @@ window.BulkGateEditor = {
   validChannel,
   // The sentence shows as the field's tooltip: why a URL is refused (the token travels with every request).
   validBaseUrl: (_node: unknown, _kind: string, value: string) => !value || !baseUrlProblem(value) || t('invalid.baseUrl'),
+  // Empty is allowed here (the file store needs none); a Redis store without one is refused at deploy.
+  validStoreUrl: (_node: unknown, _kind: string, value: string) => !value || !storeUrlProblem(value) || t('invalid.storeUrl'),
   validCountry: (_node: unknown, _kind: string, value: string) => !value || /^[A-Za-z]{2}$/.test(value),
   validPath: (_node: unknown, _kind: string, value: string) => !value || /^\/?[\w\-/.]+$/.test(value),
 };

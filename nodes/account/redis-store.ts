@@ -1,0 +1,443 @@
+/**
+ * The account's state in Redis or Valkey, shared by several copies of Node-RED (work in progress:
+ * the connection, the keys, the shared rate window and the cross-copy claim of an alert; the
+ * shared outbox and tracking follow).
+ *
+ * The client is `@redis/client` (Redis's own, no dependencies of its own), an optional peer
+ * dependency loaded only when an account sets a Redis store: a user who never does pays nothing.
+ * Every decision that two copies could race on is one Lua script, so it is atomic on the server,
+ * and times come from the server's clock (`TIME`), so copies with skewed clocks agree.
+ */
+import { createHash, randomBytes } from 'node:crypto';
+import { GatewayError } from '../../gateway';
+import { DEFAULT_OUTBOX_SIZE, fullError } from './outbox';
+import type { JournalEntry } from './outbox-journal';
+import type { AccountStore, RateWindow } from './store';
+import { DeliveryTracker, type SentRef } from './tracking';
+
+export { storeUrlProblem } from './store-url';
+
+/** What the account node's settings say about the store. */
+export interface StoreSettings {
+  store: 'file' | 'redis';
+  url?: string;
+  password?: string;
+}
+
+/** The smallest client surface the store uses (so tests can tell what is sent). */
+export interface RedisLike {
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  quit?(): Promise<unknown>;
+  close?(): Promise<unknown>;
+}
+
+/** Keys of one BulkGate application: a hash of its id, so two accounts (both with the node id `acc`) never share one. */
+export function keyPrefix(applicationId: string): string {
+  return `bulkgate:${createHash('sha256').update(applicationId).digest('hex').slice(0, 16)}:`;
+}
+
+/** Loads the client only now; a missing install is an error that says which command adds it. */
+export function loadRedisClient(): typeof import('@redis/client') {
+  try {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    return require('@redis/client') as typeof import('@redis/client');
+  } catch {
+    throw new Error('A Redis store needs the Redis client: in your Node-RED user directory run `npm install @redis/client`, then restart Node-RED');
+  }
+}
+
+/**
+ * The account's window, shared: a sorted set of the messages sent, scored by the server's time.
+ * `reserve` answers 0 and counts the messages when they fit, else the ms until the oldest leaves.
+ */
+const RESERVE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local windowMs = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+local n = tonumber(ARGV[3])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
+local count = redis.call('ZCARD', KEYS[1])
+if count + n > limit then
+  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+  local first = oldest[2] and tonumber(oldest[2]) or now
+  return math.max(0, first + windowMs - now) + 1
+end
+for i = 1, n do redis.call('ZADD', KEYS[1], now, ARGV[4] .. ':' .. i) end
+redis.call('PEXPIRE', KEYS[1], windowMs)
+return 0`;
+
+/** Gives back the newest `n` messages reserved (they never reached the gateway). */
+const REFUND = `redis.call('ZPOPMAX', KEYS[1], tonumber(ARGV[1])) return 0`;
+
+export class RedisWindow implements RateWindow {
+  constructor(
+    private readonly redis: RedisLike,
+    private readonly key: string,
+    readonly limit: number,
+    readonly windowMs: number,
+  ) {}
+
+  async reserve(messages: number): Promise<number> {
+    const id = randomBytes(8).toString('hex');
+    return Number(await this.redis.eval(RESERVE, { keys: [this.key], arguments: [String(this.windowMs), String(this.limit), String(messages), id] }));
+  }
+
+  async refund(messages: number): Promise<void> {
+    await this.redis.eval(REFUND, { keys: [this.key], arguments: [String(messages)] });
+  }
+}
+
+/**
+ * One alert raised by several copies at once (the same node, the same request body, within the
+ * window) goes out once: the first copy to claim it sends it; another copy's claim answers
+ * "copy". A repeat from the copy that holds the claim is not affected (its own storm guard, if
+ * on, decides).
+ */
+const CLAIM = `
+local holder = redis.call('GET', KEYS[1])
+if not holder then
+  redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
+  return 1
+end
+if holder == ARGV[1] then return 1 end
+return 0`;
+
+export const COPY_WINDOW_MS = 10_000;
+
+export class AlertClaims {
+  constructor(
+    private readonly redis: RedisLike,
+    private readonly prefix: string,
+    /** This copy of Node-RED (a random id per process). */
+    readonly copyId: string,
+    readonly windowMs = COPY_WINDOW_MS,
+  ) {}
+
+  /** The key of an alert: the node and a hash of its request body without the credentials. */
+  key(nodeId: string, body: string): string {
+    return `${this.prefix}claim:${createHash('sha256').update(nodeId).update('\0').update(body).digest('hex').slice(0, 32)}`;
+  }
+
+  /** Whether this copy sends it (true), or another copy already does (false: a copy). */
+  async claim(nodeId: string, body: string): Promise<boolean> {
+    return Number(await this.redis.eval(CLAIM, { keys: [this.key(nodeId, body)], arguments: [this.copyId, String(this.windowMs)] })) === 1;
+  }
+}
+
+/** A random id for this process: which copy holds a claim. */
+export const COPY_ID = randomBytes(9).toString('base64url');
+
+/** What the account's nodes ask of a shared store beyond the state boundary: the claim of an alert. */
+export interface AlertClaimer {
+  /** Whether this copy sends it; false: another copy of Node-RED does (the msg ends as a copy). */
+  claim(nodeId: string, body: string): Promise<boolean>;
+}
+
+/** How the Redis store tells the account about its connection. */
+export interface StoreEvents {
+  /** `connected`, `lost` (falling back to this copy's memory) or `back`, with a sentence for the log. */
+  onState(state: 'connected' | 'lost' | 'back', detail: string): void;
+}
+
+/**
+ * A window that is the shared one while Redis answers, and this copy's own while it does not
+ * (the issue's rule: each copy keeps the rate limit in its own memory meanwhile).
+ */
+class FallbackWindow implements RateWindow {
+  constructor(
+    private readonly shared: RedisWindow,
+    private readonly own: RateWindow,
+    private readonly up: () => boolean,
+  ) {}
+
+  reserve(messages: number, now: number): number | Promise<number> {
+    if (!this.up()) return this.own.reserve(messages, now);
+    return this.shared.reserve(messages).catch(() => this.own.reserve(messages, now));
+  }
+
+  refund(messages: number): void | Promise<void> {
+    if (!this.up()) return this.own.refund(messages);
+    return this.shared.refund(messages).catch(() => this.own.refund(messages));
+  }
+}
+
+/** Per store (key prefix): the client of the account running now, and the tracker that outlives redeploys. */
+const clients = new Map<string, RedisLike>();
+const sharedTrackers = new Map<string, DeliveryTracker>();
+const sharedOutboxes = new Map<string, RedisOutboxLog>();
+
+/** The account's state on a Redis or Valkey server; what is not shared yet stays in `local`. */
+export function redisStore(
+  settings: { url: string; password?: string; applicationId: string; claimMs?: number },
+  local: AccountStore,
+  events: StoreEvents,
+): AccountStore & { claims: AlertClaimer; close(): Promise<void> } {
+  const { createClient } = loadRedisClient();
+  const client = createClient({
+    url: settings.url,
+    ...(settings.password ? { password: settings.password } : {}),
+    // Reconnects by itself, every 0.2 s growing to 5 s; commands fail at once meanwhile (no queue).
+    socket: { reconnectStrategy: (retries: number) => Math.min(200 * (retries + 1), 5000), connectTimeout: 5000 },
+    disableOfflineQueue: true,
+  });
+  let up = false;
+  let everUp = false;
+  // Without an error listener the client's errors would be thrown: the account reports them instead.
+  client.on('error', (error: Error) => {
+    if (!up) return;
+    up = false;
+    events.onState('lost', error.message);
+  });
+  client.on('ready', () => {
+    up = true;
+    events.onState(everUp ? 'back' : 'connected', settings.url);
+    everUp = true;
+  });
+  client.connect().catch((error: Error) => events.onState('lost', error.message));
+  const redis = client as unknown as RedisLike;
+  const prefix = keyPrefix(settings.applicationId);
+  const claims = new AlertClaims(redis, prefix, COPY_ID);
+  clients.set(prefix, redis);
+  return {
+    kind: 'redis',
+    outboxLog: () => {
+      let log = sharedOutboxes.get(prefix);
+      if (!log) sharedOutboxes.set(prefix, (log = new RedisOutboxLog(() => clients.get(prefix) as RedisLike, prefix, COPY_ID, settings.claimMs)));
+      return log;
+    },
+    tracker: () => {
+      let tracker = sharedTrackers.get(prefix);
+      if (!tracker) {
+        tracker = new DeliveryTracker(undefined, undefined, undefined, new SharedTracking(() => clients.get(prefix) as RedisLike, prefix));
+        sharedTrackers.set(prefix, tracker);
+      }
+      return tracker;
+    },
+    rateWindow: (accountId, limit, windowMs) =>
+      new FallbackWindow(new RedisWindow(redis, `${prefix}window`, limit, windowMs), local.rateWindow(accountId, limit, windowMs), () => up),
+    claims: {
+      // While Redis does not answer, this copy decides alone (its own storm guard still applies).
+      claim: (nodeId, body) => (up ? claims.claim(nodeId, body).catch(() => true) : Promise.resolve(true)),
+    },
+    close: async () => {
+      up = false;
+      await client.close().catch(() => client.destroy());
+    },
+  };
+}
+
+/**
+ * Delivery tracking shared by the copies: each accepted send as a key that expires after 24 h,
+ * the 10,000 newest in a sorted set (older ones deleted as new ones come), the last send to each
+ * number, a final report's mark, and the claim of output 3 (it fires on one copy only).
+ */
+const RECORD = `
+redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[3]))
+if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'PX', tonumber(ARGV[3])) end
+redis.call('ZADD', KEYS[2], tonumber(ARGV[2]), ARGV[5])
+local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[6])
+if over > 0 then
+  local old = redis.call('ZRANGE', KEYS[2], 0, over - 1)
+  for _, id in ipairs(old) do redis.call('DEL', ARGV[7] .. id) end
+  redis.call('ZREMRANGEBYRANK', KEYS[2], 0, over - 1)
+end
+redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
+return 0`;
+
+export interface SharedRecord {
+  smsId: string;
+  number: string;
+  sent: SentRef;
+  acceptedAt: number;
+  countsFrom: number;
+}
+
+export class SharedTracking {
+  constructor(
+    /** The client of the account now running (a redeploy builds a new one; the tracking outlives it). */
+    private readonly client: () => RedisLike,
+    private readonly prefix: string,
+    readonly limit = 10_000,
+    readonly ageMs = 24 * 3600 * 1000,
+  ) {}
+
+  #sent(smsId: string): string {
+    return `${this.prefix}sent:${smsId}`;
+  }
+
+  /** Records an accepted send where every copy finds it. */
+  record(record: SharedRecord): Promise<unknown> {
+    const keys = [this.#sent(record.smsId), `${this.prefix}sent`, `${this.prefix}to:${record.number}`];
+    const args = [
+      JSON.stringify(record),
+      String(record.acceptedAt),
+      String(this.ageMs),
+      record.number,
+      record.smsId,
+      String(this.limit),
+      `${this.prefix}sent:`,
+    ];
+    return this.client().eval(RECORD, { keys, arguments: args });
+  }
+
+  async lookup(smsId: string): Promise<SharedRecord | undefined> {
+    const text = (await this.client().eval(`return redis.call('GET', KEYS[1])`, { keys: [this.#sent(smsId)], arguments: [] })) as string | null;
+    return text ? (JSON.parse(text) as SharedRecord) : undefined;
+  }
+
+  async lastTo(number: string): Promise<SharedRecord | undefined> {
+    const smsId = (await this.client().eval(`return redis.call('GET', KEYS[1])`, { keys: [`${this.prefix}to:${number}`], arguments: [] })) as string | null;
+    return smsId ? this.lookup(smsId) : undefined;
+  }
+
+  /** A final report came (at any copy): no copy fires output 3 for it. */
+  markFinal(smsId: string): Promise<unknown> {
+    return this.client().eval(`return redis.call('SET', KEYS[1], '1', 'PX', tonumber(ARGV[1]))`, {
+      keys: [`${this.prefix}final:${smsId}`],
+      arguments: [String(this.ageMs)],
+    });
+  }
+
+  /** Whether output 3 fires here: no final report came at any copy, and no other copy fired it. */
+  async claimLate(smsId: string): Promise<boolean> {
+    const answer = await this.client().eval(
+      `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+       if redis.call('SET', KEYS[2], '1', 'NX', 'PX', tonumber(ARGV[1])) then return 1 end
+       return 0`,
+      { keys: [`${this.prefix}final:${smsId}`, `${this.prefix}late:${smsId}`], arguments: [String(this.ageMs)] },
+    );
+    return Number(answer) === 1;
+  }
+}
+
+/**
+ * The outbox shared by the copies: each entry's line in a hash, the ids in a sorted set by the
+ * time their msg came (order per account), and a claim per entry held by the copy that sends it.
+ * A copy renews its claims while it runs; when it is gone they lapse, and another copy adopts the
+ * entries (sent again with duplicates_check, as every resend). The count is bounded like the file's.
+ */
+const KEEP = `
+if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then return 1 end
+redis.call('ZADD', KEYS[1], tonumber(ARGV[1]), ARGV[2])
+redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
+redis.call('SET', KEYS[3], ARGV[4], 'PX', tonumber(ARGV[5]))
+return 0`;
+const DONE = `
+redis.call('ZREM', KEYS[1], ARGV[1])
+redis.call('HDEL', KEYS[2], ARGV[1])
+redis.call('DEL', KEYS[3])
+return 0`;
+/** Up to ARGV[3] entries whose claim lapsed, claimed for ARGV[1]: id, line pairs, oldest first. */
+const ADOPT = `
+local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
+local out = {}
+local n = 0
+for _, id in ipairs(ids) do
+  if n >= tonumber(ARGV[3]) then break end
+  local claim = ARGV[4] .. id
+  if redis.call('EXISTS', claim) == 0 then
+    local line = redis.call('HGET', KEYS[2], id)
+    if line then
+      redis.call('SET', claim, ARGV[1], 'PX', tonumber(ARGV[2]))
+      table.insert(out, id)
+      table.insert(out, line)
+      n = n + 1
+    else
+      redis.call('ZREM', KEYS[1], id)
+    end
+  end
+end
+return out`;
+const RENEW = `
+for _, id in ipairs(ARGV) do
+  if _ > 2 and redis.call('GET', ARGV[1] .. id) == ARGV[2] then redis.call('PEXPIRE', ARGV[1] .. id, tonumber(KEYS[1])) end
+end
+return 0`;
+
+export class RedisOutboxLog {
+  readonly locked = true;
+  readonly where = 'the shared store';
+  readonly adoptEveryMs: number;
+
+  constructor(
+    private readonly client: () => RedisLike,
+    private readonly prefix: string,
+    private readonly copyId: string,
+    /** How long a claim lasts unless renewed: a copy gone for this long leaves its entries to the others. */
+    private readonly claimMs = 30_000,
+  ) {
+    this.adoptEveryMs = Math.max(100, Math.floor(claimMs / 3));
+  }
+
+  #keys(id = ''): string[] {
+    return [`${this.prefix}outbox`, `${this.prefix}outbox:entries`, `${this.prefix}outbox:claim:${id}`];
+  }
+
+  lock(): boolean {
+    return true;
+  }
+
+  exists(): boolean {
+    return false;
+  }
+
+  load(): Map<string, { entry: JournalEntry; line: string }> {
+    return new Map();
+  }
+
+  /** Keeps an entry; when the store does not answer, the msg cannot wait: `store_unavailable` (Catch). */
+  async keep(line: string, size = DEFAULT_OUTBOX_SIZE): Promise<void> {
+    const entry = JSON.parse(line) as { id: string; since: number };
+    let full: unknown;
+    try {
+      full = await this.client().eval(KEEP, {
+        keys: this.#keys(entry.id),
+        arguments: [String(entry.since), entry.id, line, this.copyId, String(this.claimMs), String(size)],
+      });
+    } catch (error) {
+      throw new GatewayError({
+        type: 'store_unavailable',
+        message: `Not kept: the gateway could not be reached and the shared store does not answer, so the message cannot wait (${(error as Error).message})`,
+        brief: { key: 'store-unavailable' },
+      });
+    }
+    // The bound counts every copy's waiting messages.
+    if (Number(full) === 1) throw fullError(size);
+  }
+
+  async done(id: string): Promise<void> {
+    await this.client().eval(DONE, { keys: this.#keys(id), arguments: [id] });
+  }
+
+  wantsCompaction(): boolean {
+    return false;
+  }
+
+  async compact(): Promise<void> {}
+  async release(): Promise<void> {}
+  async close(): Promise<void> {}
+
+  async adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]> {
+    const [zset, hash] = this.#keys();
+    const flat = (await this.client().eval(ADOPT, {
+      keys: [zset as string, hash as string],
+      arguments: [this.copyId, String(this.claimMs), '1000', `${this.prefix}outbox:claim:`],
+    })) as string[];
+    const found: { entry: JournalEntry; line: string }[] = [];
+    for (let i = 0; i + 1 < flat.length; i += 2) {
+      if (known(flat[i] as string)) continue;
+      try {
+        found.push({ entry: JSON.parse(flat[i + 1] as string) as JournalEntry, line: flat[i + 1] as string });
+      } catch {
+        // A damaged entry is skipped.
+      }
+    }
+    return found;
+  }
+
+  async renew(ids: string[]): Promise<void> {
+    if (!ids.length) return;
+    await this.client().eval(RENEW, { keys: [String(this.claimMs)], arguments: [`${this.prefix}outbox:claim:`, this.copyId, ...ids] });
+  }
+}

@@ -1,0 +1,18 @@
+/**
+ * The account's `storeUrl`, checked where the runtime reads it and in the editor (this module is
+ * bundled into the editor code: no Node.js imports).
+ */
+/** Why a store URL cannot be used; undefined when it can. */
+export function storeUrlProblem(value: unknown): string | undefined {
+  if (typeof value !== 'string' || !value.trim()) return 'storeUrl is required for a Redis store (redis://host:6379 or rediss://host:6380)';
+  let url: URL;
+  try {
+    url = new URL(value.trim());
+  } catch {
+    return `storeUrl is not a URL: ${value}`;
+  }
+  if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return 'storeUrl must start with redis:// (or rediss:// for TLS)';
+  // A password in the URL would sit in the flows file, in every export and backup of it.
+  if (url.password) return 'storeUrl must not carry a password: put it in the account\'s "Store password" (kept with the credentials)';
+  return undefined;
+}

@@ -1,0 +1,176 @@
+/**
+ * The shared store's building blocks against a real redis-server: the settings' checks, the keys,
+ * one rate window for several copies, and the claim that lets one copy send an alert that
+ * several raised at once.
+ */
+import assert from 'node:assert/strict';
+import { createClient } from '@redis/client';
+import type { GatewayError } from '../gateway';
+import { AlertClaims, keyPrefix, RedisOutboxLog, RedisWindow, SharedTracking, storeUrlProblem, type RedisLike } from '../nodes/account/redis-store';
+import { startRedis, type TestRedis } from './support/redis';
+
+describe('the shared store (redis-server)', function () {
+  this.timeout(20_000);
+  let redis: TestRedis;
+  const clients: { close(): Promise<unknown> }[] = [];
+  /** A client as each copy of Node-RED has its own. */
+  const copy = async (): Promise<RedisLike> => {
+    const client = createClient({ url: redis.url });
+    clients.push(client);
+    await client.connect();
+    return client as unknown as RedisLike;
+  };
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await redis?.stop();
+  });
+
+  it('storeUrl: redis:// or rediss://, never with a password (it would sit in the flows file)', () => {
+    assert.equal(storeUrlProblem('redis://127.0.0.1:6379'), undefined);
+    assert.equal(storeUrlProblem('rediss://cache.example:6380/2'), undefined);
+    assert.match(storeUrlProblem('redis://:secret@127.0.0.1:6379') ?? '', /must not carry a password/);
+    assert.match(storeUrlProblem('redis://user:secret@127.0.0.1') ?? '', /must not carry a password/);
+    assert.match(storeUrlProblem('http://127.0.0.1:6379') ?? '', /must start with redis:\/\//);
+    assert.match(storeUrlProblem('') ?? '', /storeUrl is required/);
+    assert.match(storeUrlProblem('not a url') ?? '', /not a URL/);
+  });
+
+  it('keys are per application: a hash of its id, never the id itself', () => {
+    assert.notEqual(keyPrefix('10000'), keyPrefix('10001'));
+    assert.equal(keyPrefix('10000'), keyPrefix('10000'));
+    assert.ok(!keyPrefix('10000').includes('10000'));
+  });
+
+  it('one window for two copies: 5 per 2 s holds across both; the 6th waits until the oldest leaves; a refund frees a place', async () => {
+    const [a, b] = [await copy(), await copy()];
+    const key = `${keyPrefix('window-test')}window`;
+    const windows = [new RedisWindow(a, key, 5, 2000), new RedisWindow(b, key, 5, 2000)];
+    const answers: number[] = [];
+    for (let i = 0; i < 5; i++) answers.push(await (windows[i % 2] as RedisWindow).reserve(1));
+    assert.deepEqual(answers, [0, 0, 0, 0, 0]);
+    const wait = await (windows[1] as RedisWindow).reserve(1);
+    assert.ok(wait > 0 && wait <= 2001, `waits ${wait} ms`);
+    await (windows[0] as RedisWindow).refund(1);
+    assert.equal(await (windows[1] as RedisWindow).reserve(1), 0);
+    assert.ok((await (windows[0] as RedisWindow).reserve(2)) > 0, 'two more do not fit');
+  });
+
+  it('an alert raised by two copies at once: one claims it, the other is told it is a copy; a repeat by the holder is not affected; after the window, anyone', async () => {
+    const [a, b] = [await copy(), await copy()];
+    const prefix = keyPrefix('claim-test');
+    const copyA = new AlertClaims(a, prefix, 'copy-a', 300);
+    const copyB = new AlertClaims(b, prefix, 'copy-b', 300);
+    const body = JSON.stringify({ number: '420777000001', text: 'Door open' });
+    const raced = await Promise.all([copyA.claim('t1', body), copyB.claim('t1', body)]);
+    assert.deepEqual([...raced].sort(), [false, true], 'exactly one copy sends it');
+    const winner = raced[0] === true ? copyA : copyB;
+    assert.equal(await copyA.claim('t1', body), winner === copyA);
+    assert.equal(await winner.claim('t1', body), true, 'a repeat from the same copy');
+    assert.equal(await copyB.claim('t2', body), true, 'another node is another alert');
+    assert.equal(await copyB.claim('t1', `${body} `), true, 'another body is another alert');
+    await new Promise((r) => setTimeout(r, 350));
+    const loser = winner === copyA ? copyB : copyA;
+    assert.equal(await loser.claim('t1', body), true, 'after the window');
+  });
+});
+
+describe('shared delivery tracking (redis-server)', function () {
+  this.timeout(20_000);
+  let redis: TestRedis;
+  const clients: { close(): Promise<unknown> }[] = [];
+  const copy = async (): Promise<RedisLike> => {
+    const client = createClient({ url: redis.url });
+    clients.push(client);
+    await client.connect();
+    return client as unknown as RedisLike;
+  };
+  before(async () => {
+    redis = await startRedis();
+  });
+  after(async () => {
+    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    await redis?.stop();
+  });
+  const record = (i: number) => ({
+    smsId: `id-${i}`,
+    number: `420777${String(i).padStart(6, '0')}`,
+    sent: { topic: `t${i}`, payload: i, node: 'n' },
+    acceptedAt: 1000 + i,
+    countsFrom: 1000 + i,
+  });
+
+  it('a send recorded by one copy is found by another, by sms_id and by number; a final report at either ends output 3 on both; output 3 fires on one copy only', async () => {
+    const prefix = keyPrefix('tracking-test');
+    const [clientA, clientB] = [await copy(), await copy()];
+    const [a, b] = [new SharedTracking(() => clientA, prefix), new SharedTracking(() => clientB, prefix)];
+    await a.record(record(1));
+    await a.record(record(2));
+    assert.deepEqual(await b.lookup('id-1'), record(1));
+    assert.equal((await b.lastTo('420777000002'))?.smsId, 'id-2');
+    assert.equal(await b.lookup('id-9'), undefined);
+    await b.markFinal('id-1');
+    assert.equal(await a.claimLate('id-1'), false, 'delivered: no output 3');
+    const claims = await Promise.all([a.claimLate('id-2'), b.claimLate('id-2')]);
+    assert.deepEqual([...claims].sort(), [false, true], 'output 3 on one copy');
+  });
+
+  it('at most 10,000 (here 3) are remembered: the oldest is forgotten first', async () => {
+    const prefix = keyPrefix('tracking-bound');
+    const client = await copy();
+    const tracking = new SharedTracking(() => client, prefix, 3);
+    for (let i = 0; i < 5; i++) await tracking.record(record(i));
+    assert.equal(await tracking.lookup('id-0'), undefined);
+    assert.equal(await tracking.lookup('id-1'), undefined);
+    assert.deepEqual(await tracking.lookup('id-4'), record(4));
+  });
+});
+
+describe('the shared outbox (redis-server)', function () {
+  this.timeout(20_000);
+  let redis: TestRedis;
+  let client: { close(): Promise<unknown> } | undefined;
+  let shared: RedisLike;
+  before(async () => {
+    redis = await startRedis();
+    const c = createClient({ url: redis.url });
+    await c.connect();
+    client = c;
+    shared = c as unknown as RedisLike;
+  });
+  after(async () => {
+    await client?.close().catch(() => undefined);
+    await redis?.stop();
+  });
+  const line = (id: string, since: number) => JSON.stringify({ id, since, node: 't', operation: {}, body: {} });
+
+  it("the bound counts every copy's waiting messages: outbox_full at the size, room again when one leaves", async () => {
+    const prefix = keyPrefix('outbox-bound');
+    const [a, b] = [new RedisOutboxLog(() => shared, prefix, 'copy-a'), new RedisOutboxLog(() => shared, prefix, 'copy-b')];
+    await a.keep(line('e1', 1), 2);
+    await b.keep(line('e2', 2), 2);
+    await assert.rejects(a.keep(line('e3', 3), 2), (e: GatewayError) => e.type === 'outbox_full');
+    await b.done('e2');
+    await a.keep(line('e3', 3), 2);
+  });
+
+  it("a copy's entries are another's only once its claim lapses, oldest first; a renewed claim keeps them", async () => {
+    const prefix = keyPrefix('outbox-adopt');
+    const [a, b] = [new RedisOutboxLog(() => shared, prefix, 'copy-a', 300), new RedisOutboxLog(() => shared, prefix, 'copy-b', 300)];
+    await a.keep(line('second', 2));
+    await a.keep(line('first', 1));
+    await a.keep(line('renewed', 3));
+    assert.deepEqual(await b.adoptable(() => false), [], 'claimed by copy A');
+    await new Promise((r) => setTimeout(r, 200));
+    await a.renew(['renewed']);
+    await new Promise((r) => setTimeout(r, 200));
+    const adopted = await b.adoptable(() => false);
+    assert.deepEqual(
+      adopted.map((e) => (e.entry as unknown as { id: string }).id),
+      ['first', 'second'],
+    );
+    assert.deepEqual(await a.adoptable(() => false), [], 'now claimed by copy B');
+  });
+});

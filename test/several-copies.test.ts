@@ -1,0 +1,184 @@
+/**
+ * Two copies of Node-RED on one account and one Redis store (a real redis-server): one alert raised
+ * by both reaches the gateway once; the account's rate limit holds across both.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { createClient } from '@redis/client';
+import { keyPrefix } from '../nodes/account/redis-store';
+import { nodeRedProcess, type NodeRedProcess } from './support/node-red-process';
+import { startRedis, type TestRedis } from './support/redis';
+import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+import { pressByApi, until } from './support/examples';
+
+const SECRET = 'copies-secret';
+
+describe('several copies of Node-RED on one Redis store', function () {
+  this.timeout(120_000);
+  let redis: TestRedis;
+  let sim: TestSimulator;
+  const copies: NodeRedProcess[] = [];
+
+  before(async () => {
+    redis = await startRedis();
+    sim = await startTestSimulator(1_000_000);
+    copies.push(nodeRedProcess(), nodeRedProcess());
+  });
+  after(async () => {
+    await Promise.all(copies.map((c) => c.remove()));
+    await sim?.close();
+    await redis?.stop();
+  });
+
+  /** The same flows in both copies: an account on the store, injects into one transactional node. */
+  async function deploy(
+    account: Record<string, unknown>,
+    alerts: number,
+    label: string,
+    extra: (copy: NodeRedProcess) => Record<string, unknown>[] = () => [],
+  ): Promise<void> {
+    const flows = [
+      { id: 'tab', type: 'tab', label: 'alarms' },
+      { id: 'acc', type: 'bulkgate-account', name: 'home', baseUrl: sim.url, retries: 0, ...account },
+      ...Array.from({ length: alerts }, (_, i) => ({
+        id: `alarm${i}`,
+        z: 'tab',
+        type: 'inject',
+        props: [{ p: 'payload' }, { p: 'number', v: '420777123456', vt: 'str' }],
+        payload: `Alarm ${i}: water on the floor (${label})`,
+        payloadType: 'str',
+        wires: [['t']],
+      })),
+      { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [[], []] },
+    ];
+    await Promise.all(copies.map((c) => c.kill()));
+    for (const c of copies) c.flows([...flows, ...extra(c)], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN }, ev: { secret: SECRET } });
+    await Promise.all(copies.map((c) => c.start()));
+    if (account.store === 'redis') await Promise.all(copies.map((c) => until('the store connected', () => /Shared store connected/.test(c.output()), 10_000)));
+  }
+
+  it('one alert injected into both copies at once (as an MQTT fan-out does) reaches the gateway once', async () => {
+    await sim.reset();
+    await deploy({ store: 'redis', storeUrl: redis.url }, 1, 'fan-out');
+    await Promise.all(copies.map((c) => pressByApi(c.url)('alarm0')));
+    await until('the alert at the gateway', async () => (await sim.outbox()).messages.length >= 1);
+    await new Promise((r) => setTimeout(r, 1500));
+    assert.deepEqual(
+      (await sim.outbox()).messages.map((m) => m.text),
+      ['Alarm 0: water on the floor (fan-out)'],
+    );
+  });
+
+  it('a limit of 5 per 2 s holds across both copies: at most 5 requests in any 2 s', async () => {
+    await sim.reset();
+    await deploy({ store: 'redis', storeUrl: redis.url, rateLimit: 5, rateWindow: 2 }, 12, 'limit');
+    // Twelve different alerts, six into each copy.
+    await Promise.all(Array.from({ length: 12 }, (_, i) => pressByApi((copies[i % 2] as NodeRedProcess).url)(`alarm${i}`)));
+    await until('all twelve at the gateway', async () => (await sim.outbox()).messages.length >= 12, 20_000);
+    const times = (await sim.requests()).filter((r) => r.path.includes('transactional')).map((r) => Date.parse(r.at));
+    assert.equal(times.length, 12);
+    // Counted where the gateway sees them, less 50 ms: the window is kept when a send is let go, and
+    // the first request of a copy also opens its connection (it arrives up to ~40 ms later than it left).
+    for (const t of times) {
+      const inWindow = times.filter((u) => u >= t && u < t + 1950).length;
+      assert.ok(inWindow <= 5, `${inWindow} requests in the 2 s from ${new Date(t).toISOString()}`);
+    }
+  });
+
+  it('a report posted to copy B for a send of copy A carries msg.sent; output 3 fires for the silent one on one copy only, for the delivered one on none', async () => {
+    await sim.reset();
+    /** Each copy's events node writes what its outputs emit to a file in its user directory. */
+    const events = (copy: NodeRedProcess) => join(copy.userDir, 'events.jsonl');
+    const describeOutput = (port: string) => `msg.payload = JSON.stringify({ port: '${port}', status: msg.payload.status, sent: msg.sent }); return msg;`;
+    await deploy({ store: 'redis', storeUrl: redis.url }, 2, 'tracking', (copy) => [
+      { id: 'ev', z: 'tab', type: 'bulkgate-events', path: '/bulkgate/events', account: 'acc', reportTimeout: 4, wires: [['f1'], [], ['f3']] },
+      { id: 'f1', z: 'tab', type: 'function', func: describeOutput('report'), outputs: 1, wires: [['out']] },
+      { id: 'f3', z: 'tab', type: 'function', func: describeOutput('late'), outputs: 1, wires: [['out']] },
+      { id: 'out', z: 'tab', type: 'file', filename: events(copy), appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'utf8', wires: [] },
+    ]);
+    const emitted = (copy: NodeRedProcess): { port: string; status?: string; sent?: { payload: string } }[] =>
+      existsSync(events(copy))
+        ? readFileSync(events(copy), 'utf8')
+            .split('\n')
+            .filter(Boolean)
+            .map((l) => JSON.parse(l) as { port: string })
+        : [];
+    const [a, b] = copies as [NodeRedProcess, NodeRedProcess];
+    await pressByApi(a.url)('alarm0');
+    await pressByApi(a.url)('alarm1');
+    await until('both at the gateway', async () => (await sim.outbox()).messages.length === 2);
+    const delivered = (await sim.outbox()).messages.find((m) => m.text.startsWith('Alarm 0'));
+    await new Promise((r) => setTimeout(r, 300));
+    const res = await fetch(`${b.url}/bulkgate/events?token=${SECRET}&status=1&smsID=${delivered?.sms_id}`);
+    assert.equal(res.status, 200);
+    await until('the report at copy B', () => emitted(b).some((e) => e.port === 'report'));
+    assert.deepEqual(
+      emitted(b)
+        .filter((e) => e.port === 'report')
+        .map((e) => [e.status, e.sent?.payload]),
+      [['delivered', 'Alarm 0: water on the floor (tracking)']],
+    );
+    await new Promise((r) => setTimeout(r, 5000));
+    const late = [...emitted(a), ...emitted(b)].filter((e) => e.port === 'late').map((e) => e.sent?.payload);
+    assert.deepEqual(late, ['Alarm 1: water on the floor (tracking)'], 'output 3 once, for the silent one');
+  });
+
+  it('copy A killed during an outage with 50 alerts waiting: copy B sends all 50, once each, when the gateway returns', async () => {
+    await sim.reset();
+    await deploy({ store: 'redis', storeUrl: redis.url, storeClaimSeconds: 1, outboxDelay: 200 }, 50, 'outage');
+    const [a, b] = copies as [NodeRedProcess, NodeRedProcess];
+    await sim.fault({ offline: { seconds: 600, mode: '503' } });
+    for (let i = 0; i < 50; i++) await pressByApi(a.url)(`alarm${i}`);
+    const store = createClient({ url: redis.url });
+    await store.connect();
+    try {
+      const prefix = keyPrefix(ACCOUNT_ID);
+      await until('50 kept in the shared outbox', async () => (await store.zCard(`${prefix}outbox`)) === 50);
+      await a.kill();
+      await sim.fault({ offline: { seconds: 0 } });
+      await until('50 at the gateway', async () => (await sim.outbox()).messages.length >= 50, 30_000);
+      await new Promise((r) => setTimeout(r, 1500));
+      const texts = (await sim.outbox()).messages.map((m) => m.text).sort();
+      assert.deepEqual(texts, Array.from({ length: 50 }, (_, i) => `Alarm ${i}: water on the floor (outage)`).sort());
+      await until('the shared outbox emptied', async () => (await store.zCard(`${prefix}outbox`)) === 0);
+      assert.match(b.output(), /Started flows/);
+    } finally {
+      await store.close();
+    }
+  });
+
+  it('Redis stopped mid-run: a live send still goes out, a msg that must wait goes to Catch with store_unavailable; when Redis is back the account recovers without a redeploy', async () => {
+    await sim.reset();
+    const caught = (copy: NodeRedProcess) => join(copy.userDir, 'caught.jsonl');
+    await deploy({ store: 'redis', storeUrl: redis.url, outboxDelay: 200 }, 3, 'redis-down', (copy) => [
+      { id: 'c1', z: 'tab', type: 'catch', scope: ['t'], wires: [['f4']] },
+      {
+        id: 'f4',
+        z: 'tab',
+        type: 'function',
+        func: 'msg.payload = msg.error.code || msg.error.type || msg.error.message; return msg;',
+        outputs: 1,
+        wires: [['out2']],
+      },
+      { id: 'out2', z: 'tab', type: 'file', filename: caught(copy), appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'utf8', wires: [] },
+    ]);
+    const [a] = copies as [NodeRedProcess, NodeRedProcess];
+    const codes = () => (existsSync(caught(a)) ? readFileSync(caught(a), 'utf8').split('\n').filter(Boolean) : []);
+    await redis.stop();
+    await until('the copy to say the store is lost', () => /shared store does not answer/.test(a.output()), 15_000);
+    await pressByApi(a.url)('alarm0');
+    await until('the live send at the gateway', async () => (await sim.outbox()).messages.length === 1);
+    await sim.fault({ offline: { seconds: 600, mode: '503' } });
+    await pressByApi(a.url)('alarm1');
+    await until('Catch to hear of it', () => codes().length === 1);
+    assert.deepEqual(codes(), ['store_unavailable']);
+    await redis.start();
+    await until('the copy to say the store answers again', () => /shared store answers again/.test(a.output()), 20_000);
+    await pressByApi(a.url)('alarm2');
+    await new Promise((r) => setTimeout(r, 500));
+    await sim.fault({ offline: { seconds: 0 } });
+    await until('the kept alert at the gateway', async () => (await sim.outbox()).messages.some((m) => m.text.startsWith('Alarm 2')), 20_000);
+    assert.deepEqual(codes(), ['store_unavailable'], 'nothing else at Catch');
+  });
+});

@@ -1,0 +1,89 @@
+/**
+ * A Node-RED process with the package installed in its own user directory (a symlink to this
+ * checkout), started as a user starts it: for restarts, crashes and several copies on one store.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..', '..', '..');
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface NodeRedProcess {
+  userDir: string;
+  url: string;
+  output(): string;
+  /** Writes flows.json and flows_cred.json (credentials in plain JSON: no secret). */
+  flows(flows: unknown[], credentials: Record<string, unknown>): void;
+  start(): Promise<string>;
+  kill(): Promise<void>;
+  remove(): Promise<void>;
+}
+
+export function nodeRedProcess(prefix = 'bulkgate-copy-'): NodeRedProcess {
+  const userDir = mkdtempSync(join(tmpdir(), prefix));
+  mkdirSync(join(userDir, 'node_modules'));
+  symlinkSync(ROOT, join(userDir, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
+  writeFileSync(
+    join(userDir, 'settings.js'),
+    `module.exports = { flowFile: 'flows.json', credentialSecret: false, logging: { console: { level: 'info' } }, editorTheme: { projects: { enabled: false } } };\n`,
+  );
+  let child: ChildProcess | undefined;
+  let output = '';
+  const self: NodeRedProcess = {
+    userDir,
+    url: '',
+    output: () => output,
+    flows(flows, credentials) {
+      writeFileSync(join(userDir, 'flows.json'), JSON.stringify(flows));
+      writeFileSync(join(userDir, 'flows_cred.json'), JSON.stringify(credentials));
+    },
+    async start() {
+      const port = await freePort();
+      output = '';
+      child = spawn(
+        process.execPath,
+        [require.resolve('node-red/red.js'), '--userDir', userDir, '--port', String(port), '--settings', join(userDir, 'settings.js')],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      await new Promise<void>((resolve, reject) => {
+        const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${output}`)), 60_000);
+        const onData = (chunk: Buffer) => {
+          output += chunk.toString();
+          if (/Started flows/.test(output)) {
+            clearTimeout(timer);
+            resolve();
+          }
+        };
+        child?.stdout?.on('data', onData);
+        child?.stderr?.on('data', onData);
+        child?.once('exit', (code) => reject(new Error(`Node-RED exited with ${code}:\n${output}`)));
+      });
+      self.url = `http://127.0.0.1:${port}`;
+      return self.url;
+    },
+    async kill() {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child?.once('exit', r));
+      child.kill('SIGKILL');
+      await exited;
+    },
+    async remove() {
+      await self.kill();
+      rmSync(userDir, { recursive: true, force: true });
+    },
+  };
+  return self;
+}

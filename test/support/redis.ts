@@ -1,0 +1,48 @@
+/**
+ * A real redis-server for the shared-store tests, on a free port, without persistence. The tests
+ * fail (never skip) when it is missing: `.ci/run` installs Debian's `redis-server`.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+
+export interface TestRedis {
+  url: string;
+  port: number;
+  /** Stops the server (as an outage would); `start` brings it back on the same port. */
+  stop(): Promise<void>;
+  start(): Promise<void>;
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export async function startRedis(): Promise<TestRedis> {
+  const port = await freePort();
+  let child: ChildProcess | undefined;
+  const start = () =>
+    new Promise<void>((resolve, reject) => {
+      let output = '';
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child.once('error', (error) => reject(new Error(`redis-server did not start (apt-get install redis-server): ${error.message}`)));
+      child.stdout?.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (/Ready to accept connections/.test(output)) resolve();
+      });
+      child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${output}`)));
+    });
+  const stop = () =>
+    new Promise<void>((resolve) => {
+      if (!child || child.exitCode !== null) return resolve();
+      child.removeAllListeners('exit');
+      child.once('exit', () => resolve());
+      child.kill('SIGKILL');
+    });
+  await start();
+  return { url: `redis://127.0.0.1:${port}`, port, stop, start };
+}
