@@ -9,17 +9,10 @@ import type { GatewayError } from '../gateway';
 import { AlertClaims, keyPrefix, RedisOutboxLog, RedisWindow, SharedTracking, storeUrlProblem, type RedisLike } from '../nodes/account/redis-store';
 import { startRedis, type TestRedis } from './support/redis';
 
-describe('the shared store (redis-server)', function () {
-  this.timeout(20_000);
-  let redis: TestRedis;
+/** A redis-server for the suite that calls it, and a client per copy of Node-RED (`copy`), all closed after it. */
+function useRedis(): { copy: () => Promise<RedisLike> } {
+  let redis: TestRedis | undefined;
   const clients: { close(): Promise<unknown> }[] = [];
-  /** A client as each copy of Node-RED has its own. */
-  const copy = async (): Promise<RedisLike> => {
-    const client = createClient({ url: redis.url });
-    clients.push(client);
-    await client.connect();
-    return client as unknown as RedisLike;
-  };
   before(async () => {
     redis = await startRedis();
   });
@@ -27,6 +20,19 @@ describe('the shared store (redis-server)', function () {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     await redis?.stop();
   });
+  return {
+    copy: async () => {
+      const client = createClient({ url: (redis as TestRedis).url });
+      clients.push(client);
+      await client.connect();
+      return client as unknown as RedisLike;
+    },
+  };
+}
+
+describe('the shared store (redis-server)', function () {
+  this.timeout(20_000);
+  const { copy } = useRedis();
 
   it('storeUrl: redis:// or rediss://, never with a password (it would sit in the flows file)', () => {
     assert.equal(storeUrlProblem('redis://127.0.0.1:6379'), undefined);
@@ -79,21 +85,7 @@ describe('the shared store (redis-server)', function () {
 
 describe('shared delivery tracking (redis-server)', function () {
   this.timeout(20_000);
-  let redis: TestRedis;
-  const clients: { close(): Promise<unknown> }[] = [];
-  const copy = async (): Promise<RedisLike> => {
-    const client = createClient({ url: redis.url });
-    clients.push(client);
-    await client.connect();
-    return client as unknown as RedisLike;
-  };
-  before(async () => {
-    redis = await startRedis();
-  });
-  after(async () => {
-    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
-    await redis?.stop();
-  });
+  const { copy } = useRedis();
   const record = (i: number) => ({
     smsId: `id-${i}`,
     number: `420777${String(i).padStart(6, '0')}`,
@@ -130,19 +122,10 @@ describe('shared delivery tracking (redis-server)', function () {
 
 describe('the shared outbox (redis-server)', function () {
   this.timeout(20_000);
-  let redis: TestRedis;
-  let client: { close(): Promise<unknown> } | undefined;
+  const { copy } = useRedis();
   let shared: RedisLike;
   before(async () => {
-    redis = await startRedis();
-    const c = createClient({ url: redis.url });
-    await c.connect();
-    client = c;
-    shared = c as unknown as RedisLike;
-  });
-  after(async () => {
-    await client?.close().catch(() => undefined);
-    await redis?.stop();
+    shared = await copy();
   });
   const line = (id: string, since: number) => JSON.stringify({ id, since, node: 't', operation: {}, body: {} });
 
