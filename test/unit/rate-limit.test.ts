@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { AbortGroup, GatewayError } from '../../gateway';
+import { AbortGroup, Circuit, GatewayError } from '../../gateway';
 import { RateLimiter } from '../../nodes/account/rate-limit';
 import { MemoryWindow, type RateWindow } from '../../nodes/account/store';
 
@@ -130,5 +130,123 @@ describe('rate limit (unit, fake clock)', () => {
     limiter.close('done');
     assert.equal(await waiting, 'closed');
     assert.equal(clock.countTimers(), 0, 'nothing keeps the process alive');
+  });
+  describe('what the limit refuses, and what leaves its queue', () => {
+    const refusal = (p: Promise<unknown>) =>
+      p.then(
+        () => undefined,
+        (error: GatewayError) => error,
+      );
+
+    it('off (a limit or a window of 0): everything passes at once, and a refund is nothing', async () => {
+      for (const limiter of [new RateLimiter(0, 1_000, 1), new RateLimiter(5, 0, 1)]) {
+        assert.equal(limiter.enabled, false);
+        for (let i = 0; i < 50; i++) await limiter.acquire(1000);
+        limiter.refund(5);
+        assert.equal(limiter.queued, 0);
+      }
+    });
+
+    it('a request with more messages than the limit: refused at once, naming both', async () => {
+      const limiter = new RateLimiter(5, 2_000, 10);
+      const error = await refusal(limiter.acquire(6));
+      assert.equal(error?.code, 'rate_limited');
+      assert.equal(error?.message, "This request has 6 messages; the account's rate limit allows 5 per 2 s");
+      await limiter.acquire(5);
+      limiter.close('done');
+    });
+
+    it('a full queue: the next is refused (rate_limited), naming the limit and the queue; one fewer waits', async () => {
+      const limiter = new RateLimiter(1, 1_000, 2);
+      await limiter.acquire(1);
+      const waiting = [limiter.acquire(1), limiter.acquire(1)];
+      const error = await refusal(limiter.acquire(1));
+      assert.equal(error?.message, 'Rate limit reached (1 per 1 s) and 2 messages already wait; this one was refused');
+      assert.equal(limiter.queued, 2);
+      limiter.close('done');
+      await Promise.all(waiting.map(refusal));
+    });
+
+    it('closed: what waits and what comes later is refused as closed with the reason, never having reached the gateway', async () => {
+      const changes: number[] = [];
+      const limiter = new RateLimiter(1, 1_000, 5, () => changes.push(limiter.queued));
+      await limiter.acquire(1);
+      const waiting = refusal(limiter.acquire(1));
+      assert.deepEqual(changes, [1]);
+      limiter.close('the account node was closed');
+      const error = await waiting;
+      assert.deepEqual(
+        [error?.code, error?.message, error?.retryable, error?.mayHaveReached],
+        ['closed', 'Not sent: the account node was closed', true, false],
+      );
+      assert.deepEqual(changes, [1, 0]);
+      assert.equal((await refusal(limiter.acquire(1)))?.message, 'Not sent: the account node was closed');
+      assert.equal(clock.countTimers(), 0);
+    });
+
+    it('a cancelled request: refused before it waits, or leaves the queue when cancelled while waiting', async () => {
+      const limiter = new RateLimiter(1, 1_000, 5);
+      const cancelled = new AbortController();
+      cancelled.abort();
+      assert.equal((await refusal(limiter.acquire(1, cancelled.signal)))?.message, 'Not sent: the request was cancelled');
+      await limiter.acquire(1);
+      const later = new AbortController();
+      const waiting = refusal(limiter.acquire(1, later.signal));
+      const behind = limiter.acquire(1);
+      assert.equal(limiter.queued, 2);
+      later.abort();
+      assert.equal((await waiting)?.code, 'closed');
+      assert.equal(limiter.queued, 1);
+      await clock.tickAsync(1_001);
+      await behind;
+      limiter.close('done');
+    });
+
+    it('the circuit: open, a msg is held at once (network, for the outbox); opening while one waits sends it there too', async () => {
+      const limiter = new RateLimiter(1, 1_000, 5);
+      const circuit = new Circuit();
+      await limiter.acquire(1, undefined, circuit);
+      const waiting = refusal(limiter.acquire(1, undefined, circuit));
+      circuit.trip();
+      const held = await waiting;
+      assert.deepEqual([held?.code, held?.mayHaveReached], ['network', false]);
+      assert.equal(limiter.queued, 0);
+      assert.equal((await refusal(limiter.acquire(1, undefined, circuit)))?.code, 'network');
+      circuit.reset();
+      await clock.tickAsync(1_001);
+      await limiter.acquire(1, undefined, circuit);
+      limiter.close('done');
+    });
+
+    it("a msg's give-up time passes while it waits: it ends then with its own error, not a moment before", async () => {
+      const limiter = new RateLimiter(1, 10_000, 5);
+      await limiter.acquire(1);
+      const expired = new GatewayError({ type: 'expired', message: 'not sent in time' });
+      let ended: GatewayError | undefined;
+      void limiter.acquire(1, undefined, undefined, { at: Date.now() + 3_000, error: () => expired }).catch((e: GatewayError) => (ended = e));
+      await clock.tickAsync(2_999);
+      assert.equal(ended, undefined);
+      assert.equal(limiter.queued, 1);
+      await clock.tickAsync(1);
+      assert.equal(ended, expired);
+      assert.equal(limiter.queued, 0);
+      limiter.close('done');
+    });
+
+    it('a refund lets the head of the queue through at once (a probe that never reached the gateway does not use the limit)', async () => {
+      const limiter = new RateLimiter(1, 10_000, 5);
+      await limiter.acquire(1);
+      let passed = false;
+      void limiter.acquire(1).then(() => (passed = true));
+      await clock.tickAsync(100);
+      assert.equal(passed, false);
+      limiter.refund(0);
+      await clock.tickAsync(0);
+      assert.equal(passed, false, 'a refund of nothing frees nothing');
+      limiter.refund(1);
+      await clock.tickAsync(0);
+      assert.equal(passed, true);
+      limiter.close('done');
+    });
   });
 });

@@ -36,4 +36,50 @@ describe('storm guard (unit, fake clock)', () => {
     assert.equal(guard.windowMs, 60_000);
     guard.close();
   });
+  it('a window with nothing held ends without a notice; the counts start again in the next one', () => {
+    const notices: [string, number][] = [];
+    const guard = stormGuardOf<string>({ stormLimit: 2, stormWindow: 1 }, (last, held) => notices.push([last, held]));
+    assert.deepEqual([guard.admit('a'), guard.admit('b')], [true, true]);
+    clock.tick(1_000);
+    assert.deepEqual(notices, [], 'two of two: nothing held, no notice');
+    assert.deepEqual([guard.admit('c'), guard.admit('d'), guard.admit('e')], [true, true, false]);
+    assert.equal(guard.held, 1);
+    clock.tick(1_000);
+    assert.deepEqual(notices, [['e', 1]]);
+    assert.equal(guard.held, 0, 'the count starts again');
+    assert.equal(clock.countTimers(), 0, 'no window runs until the next alert');
+    guard.close();
+  });
+
+  it('a window opens with the first alert after the last one ended, not on a fixed beat', () => {
+    const guard = stormGuardOf<string>({ stormLimit: 1, stormWindow: 10 }, () => undefined);
+    clock.tick(7_000);
+    assert.equal(guard.admit('a'), true);
+    clock.tick(9_999);
+    assert.equal(guard.admit('b'), false, '10 s from the first alert, not from the start');
+    clock.tick(1);
+    assert.equal(guard.admit('c'), true);
+    guard.close();
+  });
+
+  it('off with a limit or a window of 0 (or not a number): every alert goes, and no timer runs', () => {
+    for (const settings of [{ stormLimit: 0 }, { stormLimit: 3, stormWindow: 0 }, { stormLimit: 'x' }, { stormLimit: '' }]) {
+      const guard = stormGuardOf<string>(settings, () => undefined);
+      assert.equal(guard.enabled, false, JSON.stringify(settings));
+      for (let i = 0; i < 20; i++) assert.equal(guard.admit(`a${i}`), true);
+      assert.equal(clock.countTimers(), 0);
+    }
+    assert.equal(stormGuardOf({ stormLimit: '2', stormWindow: '5' }, () => undefined).windowMs, 5_000, 'settings as strings, as a flow file may hold them');
+  });
+
+  it('closed mid-window: no notice for what it held (those msgs have ended), no timer left', () => {
+    const notices: unknown[] = [];
+    const guard = stormGuardOf<string>({ stormLimit: 1, stormWindow: 5 }, (...args) => notices.push(args));
+    guard.admit('a');
+    guard.admit('b');
+    guard.close();
+    assert.equal(clock.countTimers(), 0);
+    clock.tick(10_000);
+    assert.deepEqual(notices, []);
+  });
 });

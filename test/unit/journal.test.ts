@@ -1,0 +1,131 @@
+/**
+ * The outbox's file itself (unit): one writer at a time (its lock, taken over only from a process
+ * of this machine that is gone), what each line holds, when the file counts as mostly spent, and
+ * that an empty outbox leaves no file and no lock behind.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { hostname, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { Journal, lockedError } from '../../nodes/account/outbox-journal';
+
+/** A process id no process has (beyond Linux's pid_max). */
+const GONE_PID = 4_194_305;
+
+describe("the outbox's file (unit)", () => {
+  let dir: string;
+  let path: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bulkgate-file-'));
+    path = join(dir, 'bulkgate-outbox', 'acc.jsonl');
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const lockOf = (pid: unknown, host: unknown = hostname()) => {
+    mkdirSync(join(dir, 'bulkgate-outbox'), { recursive: true });
+    writeFileSync(`${path}.lock`, JSON.stringify({ pid, host }));
+  };
+
+  it('the lock: taken with its folder made (owner only), naming this process; taken once', () => {
+    const journal = new Journal(path);
+    assert.equal(journal.locked, false);
+    assert.equal(journal.lock(), true);
+    assert.equal(journal.locked, true);
+    assert.deepEqual(JSON.parse(readFileSync(`${path}.lock`, 'utf8')), { pid: process.pid, host: hostname() });
+    assert.equal(statSync(`${path}.lock`).mode & 0o777, 0o600);
+    assert.equal(statSync(join(dir, 'bulkgate-outbox')).mode & 0o777, 0o700);
+    assert.equal(journal.lock(), true, 'held already');
+  });
+
+  it('a living process holds it: not taken (this process is one); a process that is gone, or a lock no one can read: taken over', () => {
+    lockOf(process.ppid);
+    assert.equal(new Journal(path).lock(), false, 'the parent process lives');
+    lockOf(GONE_PID);
+    assert.equal(new Journal(path).lock(), true, 'gone');
+    lockOf(process.pid);
+    assert.equal(new Journal(path).lock(), true, 'this very process left it (an earlier account node)');
+    mkdirSync(join(dir, 'bulkgate-outbox'), { recursive: true });
+    writeFileSync(`${path}.lock`, '{"pid": 12');
+    assert.equal(new Journal(path).lock(), true, 'damaged');
+  });
+
+  it('a lock of another machine (a shared disk) or without a pid is never taken over', () => {
+    lockOf(GONE_PID, 'another-host');
+    assert.equal(new Journal(path).lock(), false);
+    lockOf('12');
+    assert.equal(new Journal(path).lock(), false);
+  });
+
+  it('the file: a header, each kept line, then a done line per message that left; appended in one write per turn; owner only', async () => {
+    const journal = new Journal(path);
+    assert.equal(journal.exists(), false);
+    assert.equal(journal.where, path);
+    await Promise.all([journal.keep('{"id":"a"}'), journal.keep('{"id":"b"}')]);
+    await journal.done('a');
+    assert.equal(readFileSync(path, 'utf8'), '{"bulkgateOutbox":2}\n{"id":"a"}\n{"id":"b"}\n{"done":"a"}\n');
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.equal(journal.exists(), true);
+    assert.equal(journal.spent, 2, 'a done message spends its line and the done line');
+    await journal.close();
+    await journal.keep('{"id":"c"}');
+    assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 5, 'reopened: no second header');
+    await journal.close();
+  });
+
+  it('another process holds the file: a keep fails with outbox_locked, naming the file', async () => {
+    lockOf(process.ppid);
+    const error = await new Journal(path).keep('{"id":"a"}').then(
+      () => undefined,
+      (e: { code: string; message: string }) => e,
+    );
+    assert.equal(error?.code, 'outbox_locked');
+    assert.equal(error?.message, lockedError(path).message);
+    assert.match(lockedError(path).message, new RegExp(`another Node-RED process holds the outbox file ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.deepEqual(lockedError(path).brief, { key: 'outbox-locked' });
+  });
+
+  it('mostly spent: more than 2,000 spent lines and more than the live ones', () => {
+    const journal = new Journal(path);
+    journal.spent = 2_000;
+    assert.equal(journal.wantsCompaction(0), false, 'not past 2,000');
+    journal.spent = 2_001;
+    assert.equal(journal.wantsCompaction(2_000), true);
+    assert.equal(journal.wantsCompaction(2_001), false, 'not more than the live ones');
+  });
+
+  it('loading counts what is spent: every line that no longer stands for a waiting message', async () => {
+    const journal = new Journal(path);
+    await journal.keep(JSON.stringify({ id: 'a', node: 'n', body: {}, since: 1 }));
+    await journal.keep(JSON.stringify({ id: 'b', node: 'n', body: {}, since: 2 }));
+    await journal.done('a');
+    await journal.close();
+    const loaded = new Journal(path).load(() => undefined);
+    assert.deepEqual([...loaded.keys()], ['b']);
+    const again = new Journal(path);
+    again.load(() => undefined);
+    assert.equal(again.spent, 2, 'a and its done line; the header is not a line of the journal');
+  });
+
+  it('released when nothing waits: the file and its lock are gone, and the lock is free for another', async () => {
+    const journal = new Journal(path);
+    await journal.keep('{"id":"a"}');
+    await journal.done('a');
+    await journal.release();
+    assert.equal(existsSync(path), false);
+    assert.equal(existsSync(`${path}.lock`), false);
+    assert.equal(journal.locked, false);
+    assert.equal(journal.spent, 0);
+    assert.equal(new Journal(path).lock(), true);
+  });
+
+  it('not released while a line waits to be written', async () => {
+    const journal = new Journal(path);
+    await journal.keep('{"id":"a"}');
+    const written = journal.keep('{"id":"b"}');
+    await journal.release();
+    await written;
+    assert.equal(existsSync(path), true);
+    assert.equal(journal.locked, true);
+    await journal.close();
+  });
+});

@@ -1,0 +1,321 @@
+/**
+ * The outbox's rounds and rules (unit, a stand-in account, in memory): what a round sends and in
+ * which order, how many at once, what ends a message (a refusal ends it, a transient failure keeps
+ * it), its bound, and the errors and msgs it hands back.
+ */
+import assert from 'node:assert/strict';
+import { Circuit, GatewayError, sendOperation } from '../../gateway';
+import {
+  DEFAULT_OUTBOX_SIZE,
+  MAX_PROBE_DELAY,
+  Outbox,
+  deferrable,
+  expiredError,
+  fullError,
+  giveUpError,
+  outboxFor,
+  storableMsg,
+  type NewEntry,
+  type OutboxEntry,
+  type OutboxWorker,
+  type Outcome,
+} from '../../nodes/account/outbox';
+import { localStore } from '../../nodes/account/store';
+
+const OPERATION = sendOperation('transactional', {});
+/** When the msgs were taken: a moment ago (an hour later they would have run out of time). */
+const BASE = Date.now();
+
+function newEntry(i: number, overrides: Partial<NewEntry> = {}): NewEntry {
+  return {
+    node: 't',
+    operation: OPERATION,
+    body: { number: '420777123456', text: `Alert ${i}` },
+    rejected: [],
+    messages: 1,
+    msg: { payload: `Alert ${i}`, seq: i },
+    since: BASE + i,
+    order: 0,
+    attempts: 1,
+    reason: 'HTTP 503',
+    ...overrides,
+  };
+}
+
+const unreachable = () => new GatewayError({ type: 'network', retryable: true, message: 'connect ECONNREFUSED' });
+
+/** A stand-in account: `answer(entry, probe)` decides each send; it records what was sent and what settled. */
+function standIn(answer: (entry: OutboxEntry, probe: boolean) => 'ok' | GatewayError, concurrency = 3) {
+  const sent: { seq: unknown; probe: boolean; attempts: number }[] = [];
+  const settled: { seq: unknown; outcome: Outcome }[] = [];
+  let inFlight = 0;
+  let most = 0;
+  const worker: OutboxWorker = {
+    minutes: 60,
+    firstDelay: 5,
+    size: 1_000,
+    account: 'home',
+    concurrency,
+    circuit: new Circuit(),
+    transient: (error) => error instanceof GatewayError && error.retryable,
+    expired: (entry) => expiredError(entry, 60),
+    send: async (entry, probe) => {
+      inFlight++;
+      most = Math.max(most, inFlight);
+      sent.push({ seq: entry.msg.seq, probe, attempts: entry.attempts });
+      await new Promise((r) => setTimeout(r, 2));
+      inFlight--;
+      const result = answer(entry, probe);
+      if (result !== 'ok') throw result;
+      return { record: { status: 'accepted', number: String(entry.body.number) }, rejected: false } as never;
+    },
+    settle: (_entry, msg, outcome) => settled.push({ seq: msg.seq, outcome }),
+  };
+  return { worker, sent, settled, most: () => most };
+}
+
+async function until(what: string, check: () => boolean, ms = 5_000): Promise<void> {
+  const end = Date.now() + ms;
+  while (!check()) {
+    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+describe('the outbox (unit, a stand-in account)', () => {
+  it('a round: the oldest probes alone, then the rest follow oldest first, at most `concurrency` at once; results in the order the msgs came', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const { worker, sent, settled, most } = standIn(() => 'ok', 3);
+    for (const i of [3, 1, 2, 5, 4, 6, 7]) await outbox.keep(newEntry(i), {});
+    outbox.attach(worker);
+    await until('all settled', () => settled.length === 7);
+    assert.deepEqual(
+      sent.map((s) => [s.seq, s.probe]),
+      [
+        [1, true],
+        [2, false],
+        [3, false],
+        [4, false],
+        [5, false],
+        [6, false],
+        [7, false],
+      ],
+    );
+    assert.equal(most(), 3);
+    assert.deepEqual(
+      settled.map((s) => s.seq),
+      [1, 2, 3, 4, 5, 6, 7],
+    );
+    assert.equal(outbox.waiting, 0);
+    assert.deepEqual(
+      sent.map((s) => s.attempts),
+      [2, 2, 2, 2, 2, 2, 2],
+      'each attempt counted: kept after one, sent again once',
+    );
+    await outbox.detach(worker);
+  });
+
+  it('msgs taken in the same millisecond keep the order they were taken in', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const { worker, settled } = standIn(() => 'ok');
+    for (const order of [2, 0, 1]) await outbox.keep(newEntry(order, { since: BASE + 50, order }), {});
+    outbox.attach(worker);
+    await until('all settled', () => settled.length === 3);
+    assert.deepEqual(
+      settled.map((s) => s.seq),
+      [0, 1, 2],
+    );
+    await outbox.detach(worker);
+  });
+
+  it('a probe that fails leaves everything waiting, in order, and opens the circuit; the next that gets through closes it', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    let away = true;
+    const { worker, sent, settled } = standIn(() => (away ? unreachable() : 'ok'));
+    for (let i = 1; i <= 3; i++) await outbox.keep(newEntry(i), {});
+    outbox.attach(worker);
+    await until('a probe', () => sent.length === 1);
+    await until('the circuit open', () => worker.circuit.open);
+    assert.equal(outbox.waiting, 3);
+    assert.deepEqual(settled, []);
+    away = false;
+    await until('all settled', () => settled.length === 3, 10_000);
+    assert.equal(worker.circuit.open, false);
+    const probes = sent.filter((s) => s.probe);
+    assert.ok(probes.length >= 2 && probes.every((s) => s.seq === 1), 'only the oldest probes, once per round');
+    assert.deepEqual(
+      sent.filter((s) => !s.probe).map((s) => s.seq),
+      [2, 3],
+      'the rest follow the probe that got through',
+    );
+    await outbox.detach(worker);
+  });
+
+  it('a refusal a repeat cannot fix ends that message (its error to its node); a transient failure after the probe stops the round and keeps the rest', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const lowCredit = new GatewayError({ type: 'low_credit', status: 400, message: 'There is not enough credit' });
+    let failAt4 = true;
+    const { worker, settled } = standIn((entry) => {
+      if (entry.msg.seq === 2) return lowCredit;
+      if (entry.msg.seq === 4 && failAt4) return unreachable();
+      return 'ok';
+    }, 1);
+    for (let i = 1; i <= 5; i++) await outbox.keep(newEntry(i), {});
+    outbox.attach(worker);
+    await until('three settled', () => settled.length === 3);
+    await new Promise((r) => setTimeout(r, 20));
+    assert.deepEqual(
+      settled.map((s) => [s.seq, 'error' in s.outcome ? s.outcome.error.code : 'sent']),
+      [
+        [1, 'sent'],
+        [2, 'low_credit'],
+        [3, 'sent'],
+      ],
+    );
+    assert.equal(outbox.waiting, 2, '4 failed for now, 5 was not tried after it');
+    failAt4 = false;
+    await until('all settled', () => settled.length === 5, 10_000);
+    assert.deepEqual(
+      settled.slice(3).map((s) => s.seq),
+      [4, 5],
+    );
+    await outbox.detach(worker);
+  });
+
+  it("bounded: the outbox of the account's size refuses the next with outbox_full, naming the account and the size; per node counts", async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const { worker: standInWorker } = standIn(() => unreachable());
+    const worker = { ...standInWorker, size: 2, firstDelay: 60_000 };
+    outbox.attach(worker);
+    await outbox.keep(newEntry(1), {});
+    await outbox.keep(newEntry(2, { node: 'other' }), {});
+    const error = await outbox.keep(newEntry(3), {}).then(
+      () => undefined,
+      (e: GatewayError) => e,
+    );
+    assert.equal(error?.code, 'outbox_full');
+    assert.equal(error?.message, fullError(2, 'home').message);
+    assert.deepEqual([outbox.waiting, outbox.waitingFor('t'), outbox.waitingFor('other'), outbox.waitingFor('none')], [2, 1, 1, 0]);
+    await outbox.detach(worker);
+    const emptied = await outbox.empty(() => new GatewayError({ type: 'discarded', message: 'removed' }));
+    assert.equal(emptied, 2);
+    assert.equal(outbox.waiting, 0);
+  });
+
+  it('keeping a msg in memory (no user directory) warns once; every change of what waits is told to its watchers', async () => {
+    const warned: string[] = [];
+    const outbox = new Outbox(undefined, (key) => warned.push(key));
+    assert.equal(outbox.persistent, false);
+    assert.equal(outbox.path, undefined);
+    const seen: number[] = [];
+    const stop = outbox.watch(() => seen.push(outbox.waiting));
+    await outbox.keep(newEntry(1), {});
+    await outbox.keep(newEntry(2), {});
+    stop();
+    await outbox.keep(newEntry(3), {});
+    assert.deepEqual(warned, ['outbox-memory-only']);
+    assert.deepEqual(seen, [1, 2]);
+  });
+
+  it('a node that throws while its msg is handed back does not stop the round', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const { worker: standInWorker, sent } = standIn(() => 'ok');
+    const handed: unknown[] = [];
+    const worker: OutboxWorker = {
+      ...standInWorker,
+      settle: (_entry, msg) => {
+        handed.push(msg.seq);
+        throw new Error('a broken node');
+      },
+    };
+    outbox.attach(worker);
+    for (let i = 1; i <= 3; i++) await outbox.keep(newEntry(i), {});
+    await until('all handed back', () => handed.length === 3);
+    assert.equal(sent.length, 3);
+    await outbox.detach(worker);
+  });
+});
+
+describe("the outbox's rules (unit)", () => {
+  it('the bounds: probes at most 15 s apart; 10,000 messages unless the account says otherwise', () => {
+    assert.equal(MAX_PROBE_DELAY, 15_000);
+    assert.equal(DEFAULT_OUTBOX_SIZE, 10_000);
+  });
+
+  it("what goes to the outbox: only a retryable failure, never the account's own full queue, and only where a second copy cannot be sent", () => {
+    const advanced1 = sendOperation('transactional', { version: '1.0' });
+    const simple = sendOperation('transactional', { api: 'simple', version: '1.0' });
+    const busy = new GatewayError({ type: 'unknown', status: 503, retryable: true, message: 'HTTP 503' });
+    assert.equal(deferrable(busy, OPERATION), true, 'the body takes duplicates_check');
+    assert.equal(deferrable(busy, simple), false, 'the simple API has no duplicates_check, and it may have reached the gateway');
+    assert.equal(deferrable(Object.assign(unreachable(), { mayHaveReached: false }), simple), true, 'it never reached the gateway');
+    assert.equal(deferrable(new GatewayError({ type: 'low_credit', status: 400, message: 'x' }), advanced1), false, 'not retryable');
+    assert.equal(deferrable(new Error('boom'), OPERATION), false, 'not a gateway error');
+    assert.equal(deferrable(new GatewayError({ type: 'rate_limited', retryable: true, message: 'queue full' }), OPERATION), false, "the account's own limit");
+    assert.equal(
+      deferrable(new GatewayError({ type: 'rate_limited', status: 429, retryable: true, message: 'HTTP 429' }), OPERATION),
+      true,
+      "the gateway's 429",
+    );
+  });
+
+  it("the errors a message ends with: the account's outbox time in minutes, or its node's give-up time in seconds, with the attempts and the last failure", () => {
+    const entry = { ...newEntry(1), id: 'x', since: 0, attempts: 3, reason: 'HTTP 503' } as OutboxEntry;
+    const account = expiredError(entry, 5);
+    assert.deepEqual([account.code, account.brief], ['expired', { key: 'expired' }]);
+    assert.equal(account.message, "Not sent: the gateway could not be reached for 5 minutes (the account's outbox time; 3 attempts). Last: HTTP 503");
+    assert.equal(
+      expiredError({ ...entry, attempts: 1 }, 1).message,
+      "Not sent: the gateway could not be reached for 1 minute (the account's outbox time; 1 attempt). Last: HTTP 503",
+    );
+    const node = expiredError({ ...entry, deadline: 90_000 }, 5);
+    assert.equal(node.message, 'Not sent within 90 s (the node\'s "give up after"): the gateway could not be reached in time (3 attempts). Last: HTTP 503');
+    assert.equal(expiredError({ ...entry, deadline: 300_000 }, 5).message, account.message, "a give-up time no sooner than the account's: the account's");
+    assert.deepEqual(giveUpError(30, 'why').brief, { key: 'expired' });
+  });
+
+  it('outbox_full names the account when it has a name', () => {
+    assert.equal(
+      fullError(3, 'home').message,
+      'Not kept: the outbox of the BulkGate account "home" already holds 3 messages waiting for the gateway (the account\'s "outbox size" setting)',
+    );
+    assert.equal(fullError(3).message, 'Not kept: the outbox already holds 3 messages waiting for the gateway (the account\'s "outbox size" setting)');
+    assert.deepEqual(fullError(3).brief, { key: 'outbox-full' });
+  });
+
+  it("what of a msg a file can keep: JSON, without an http in node's req and res, functions, or a second visit to one object", () => {
+    const shared = { a: 1 };
+    const circular: Record<string, unknown> = { payload: 'x' };
+    circular.self = circular;
+    const msg = {
+      payload: { shared, again: shared },
+      topic: 't',
+      req: { socket: 1 },
+      res: {},
+      fn: () => 1,
+      nested: { req: 'kept', when: new Date(0) },
+      circular,
+    };
+    assert.deepEqual(storableMsg(msg as never), {
+      payload: { shared: { a: 1 } },
+      topic: 't',
+      nested: { req: 'kept', when: '1970-01-01T00:00:00.000Z' },
+      circular: { payload: 'x' },
+    });
+  });
+
+  it("one outbox per account's log (or per account id in memory), for the process's life; the running account hears its warnings", () => {
+    const store = localStore(undefined);
+    const first: string[] = [];
+    const second: string[] = [];
+    const a = outboxFor(store, 'unit-acc', (key) => first.push(key));
+    const b = outboxFor(store, 'unit-acc', (key) => second.push(key));
+    assert.equal(a, b);
+    assert.notEqual(
+      outboxFor(store, 'unit-acc-2', () => undefined),
+      a,
+    );
+    a.warn('x', {});
+    assert.deepEqual([first, second], [[], ['x']]);
+  });
+});

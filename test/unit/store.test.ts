@@ -1,0 +1,75 @@
+/**
+ * This process's store (unit): where the outbox and the tracked sends are kept (the user
+ * directory, one file per account, a name that cannot leave its folder), that they outlive a
+ * redeploy (the same log and tracker for the same account), and the sliding window's edges.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MemoryWindow, localStore } from '../../nodes/account/store';
+
+describe("this process's store (unit)", () => {
+  let userDir: string;
+  beforeEach(() => {
+    userDir = mkdtempSync(join(tmpdir(), 'bulkgate-store-'));
+  });
+  afterEach(() => rmSync(userDir, { recursive: true, force: true }));
+
+  it('is the file store', () => {
+    assert.equal(localStore(userDir).kind, 'file');
+  });
+
+  it("the outbox: <userDir>/bulkgate-outbox/<account id>.jsonl, one log per file for the process's life; none without a user directory", () => {
+    const store = localStore(userDir);
+    const log = store.outboxLog('acc');
+    assert.equal(log?.where, join(userDir, 'bulkgate-outbox', 'acc.jsonl'));
+    assert.equal(localStore(userDir).outboxLog('acc'), log, 'a redeploy (a new store object) gets the same log');
+    assert.notEqual(store.outboxLog('other'), log);
+    assert.equal(store.outboxLog('../../etc/x')?.where, join(userDir, 'bulkgate-outbox', '.._.._etc_x.jsonl'), 'an id cannot leave the folder');
+    assert.equal(localStore(undefined).outboxLog('acc'), undefined);
+  });
+
+  it("tracking: one tracker per account and user directory for the process's life, kept in <userDir>/bulkgate-tracking/ once an events node listens", async () => {
+    const tracker = localStore(userDir).tracker('acc');
+    assert.equal(localStore(userDir).tracker('acc'), tracker);
+    assert.notEqual(localStore(userDir).tracker('acc2'), tracker);
+    const elsewhere = mkdtempSync(join(tmpdir(), 'bulkgate-store-'));
+    try {
+      assert.notEqual(localStore(elsewhere).tracker('acc'), tracker, 'two runtimes in one process keep their own');
+    } finally {
+      rmSync(elsewhere, { recursive: true, force: true });
+    }
+    const owner = {};
+    tracker.listen(owner, 0, () => undefined);
+    tracker.track('sms-1', '420777000001', { topic: 't', payload: 'p', node: 'n' });
+    tracker.unlisten(owner);
+    await new Promise((resolve) => setImmediate(resolve)); // written in one go after the current turn
+    assert.equal(existsSync(join(userDir, 'bulkgate-tracking', 'acc.jsonl')), true);
+    // Without a user directory: remembered in memory, nothing written anywhere.
+    const memoryOnly = localStore(undefined).tracker('acc-memory');
+    memoryOnly.listen(owner, 0, () => undefined);
+    memoryOnly.track('sms-2', '420777000002', { topic: 't', payload: 'p', node: 'n' });
+    assert.equal(memoryOnly.report('sms-2', 'delivered')?.smsId, 'sms-2');
+    memoryOnly.unlisten(owner);
+  });
+
+  it('the window: its own per account, with the limit and length asked for', () => {
+    const window = localStore(userDir).rateWindow('acc', 3, 2_000) as MemoryWindow;
+    assert.deepEqual([window.limit, window.windowMs], [3, 2_000]);
+    assert.notEqual(localStore(userDir).rateWindow('acc', 3, 2_000), window);
+  });
+
+  it('the window slides: a message exactly one window old has left it; several messages reserve together or not at all', () => {
+    const window = new MemoryWindow(3, 1_000);
+    assert.equal(window.reserve(2, 5_000), 0);
+    assert.equal(window.reserve(2, 5_100), 901, 'two do not fit beside two: wait until 6,000 (+1)');
+    assert.equal(window.reserve(1, 5_100), 0, 'one does');
+    assert.equal(window.reserve(1, 5_999), 2, 'full until the two of 5,000 leave');
+    assert.equal(window.reserve(2, 6_000), 0, 'at 6,000 the two of 5,000 have left');
+    assert.equal(window.reserve(1, 6_000), 101, 'the one of 5,100 leaves at 6,100');
+    window.refund(10);
+    assert.equal(window.reserve(3, 6_000), 0, 'a refund of more than it holds empties it, no more');
+    assert.equal(window.reserve(1, 6_000), 1_001, 'full: the oldest (now) leaves in a window (+1)');
+  });
+});
