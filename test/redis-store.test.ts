@@ -109,6 +109,30 @@ describe('shared delivery tracking (redis-server)', function () {
     assert.deepEqual([...claims].sort(), [false, true], 'output 3 on one copy');
   });
 
+  it('the sends a stopped copy left: overdue ones are claimed for output 3 once in all, never one with a final report, one already fired, or one whose time has not run out', async () => {
+    const prefix = keyPrefix('tracking-overdue');
+    const [clientA, clientB] = [await copy(), await copy()];
+    const [a, b] = [new SharedTracking(() => clientA, prefix), new SharedTracking(() => clientB, prefix)];
+    const now = Date.now();
+    const at = (i: number, countsFrom: number) => ({ ...record(i), acceptedAt: countsFrom, countsFrom });
+    await a.record(at(1, now - 60_000)); // silent for a minute
+    await a.record(at(2, now - 60_000)); // delivered
+    await a.record(at(3, now - 60_000)); // its copy's own watch fired output 3
+    await a.record(at(4, now - 9_000)); // its time (5 s) ran out, but less than a grace (5 s) ago
+    await a.record(at(5, now + 3_600_000)); // scheduled in an hour
+    await b.markFinal('id-2');
+    assert.equal(await a.claimLate('id-3'), true);
+    const [fromA, fromB] = await Promise.all([a.overdue(5000, 5000), b.overdue(5000, 5000)]);
+    assert.deepEqual([...fromA, ...fromB], [at(1, now - 60_000)], 'once, on one copy');
+    assert.deepEqual(await b.overdue(5000, 5000), [], 'never twice');
+    assert.equal(await a.claimLate('id-1'), false, "the sender's own watch does not fire it again");
+    assert.deepEqual(
+      (await b.overdue(5000, 3000)).map((r) => r.smsId),
+      ['id-4'],
+      'past its time and the grace',
+    );
+  });
+
   it('at most 10,000 (here 3) are remembered: the oldest is forgotten first', async () => {
     const prefix = keyPrefix('tracking-bound');
     const client = await copy();

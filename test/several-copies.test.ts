@@ -37,6 +37,7 @@ describe('several copies of Node-RED on one Redis store', function () {
     alerts: number,
     label: string,
     extra: (copy: NodeRedProcess) => Record<string, unknown>[] = () => [],
+    sendWires: string[][] = [[], []],
   ): Promise<void> {
     const flows = [
       { id: 'tab', type: 'tab', label: 'alarms' },
@@ -50,24 +51,72 @@ describe('several copies of Node-RED on one Redis store', function () {
         payloadType: 'str',
         wires: [['t']],
       })),
-      { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [[], []] },
+      { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: sendWires },
     ];
     await Promise.all(copies.map((c) => c.kill()));
+    // Each test starts from an empty store: the simulator's sms_ids start again after its reset,
+    // and an earlier test's report marks for them must not apply to this one's sends.
+    const store = createClient({ url: redis.url });
+    await store.connect();
+    await store.flushAll();
+    await store.close();
     for (const c of copies) c.flows([...flows, ...extra(c)], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN }, ev: { secret: SECRET } });
     await Promise.all(copies.map((c) => c.start()));
     if (account.store === 'redis') await Promise.all(copies.map((c) => until('the store connected', () => /Shared store connected/.test(c.output()), 10_000)));
   }
 
-  it('one alert injected into both copies at once (as an MQTT fan-out does) reaches the gateway once', async () => {
+  /** Lines a copy's file node appended to `name`.jsonl in its user directory. */
+  const written = (copy: NodeRedProcess, name: string): Record<string, any>[] =>
+    existsSync(join(copy.userDir, `${name}.jsonl`))
+      ? readFileSync(join(copy.userDir, `${name}.jsonl`), 'utf8')
+          .split('\n')
+          .filter(Boolean)
+          .map((l) => JSON.parse(l) as Record<string, any>)
+      : [];
+  /** A function node that writes `expression` (of msg) as JSON, and the file node it feeds. */
+  const recorder = (copy: NodeRedProcess, id: string, expression: string): Record<string, unknown>[] => [
+    { id, z: 'tab', type: 'function', func: `msg.payload = JSON.stringify(${expression}); return msg;`, outputs: 1, wires: [[`${id}-file`]] },
+    {
+      id: `${id}-file`,
+      z: 'tab',
+      type: 'file',
+      filename: join(copy.userDir, `${id}.jsonl`),
+      appendNewline: true,
+      createDir: true,
+      overwriteFile: 'false',
+      encoding: 'utf8',
+      wires: [],
+    },
+  ];
+
+  it('one alert injected into both copies at once (as an MQTT fan-out does) reaches the gateway once; the other copy ends its msg on port 1 as a copy, and says so', async () => {
     await sim.reset();
-    await deploy({ store: 'redis', storeUrl: redis.url }, 1, 'fan-out');
+    await deploy(
+      { store: 'redis', storeUrl: redis.url },
+      1,
+      'fan-out',
+      (copy) => [
+        ...recorder(copy, 'port1', '{ status: msg.payload.status, duplicate: msg.bulkgate && msg.bulkgate.duplicate }'),
+        { id: 'st', z: 'tab', type: 'status', scope: ['t'], wires: [['statuses']] },
+        ...recorder(copy, 'statuses', 'msg.status.text'),
+      ],
+      [['port1'], []],
+    );
     await Promise.all(copies.map((c) => pressByApi(c.url)('alarm0')));
     await until('the alert at the gateway', async () => (await sim.outbox()).messages.length >= 1);
+    await until('a msg on port 1 of each copy', () => copies.every((c) => written(c, 'port1').length === 1));
     await new Promise((r) => setTimeout(r, 1500));
     assert.deepEqual(
       (await sim.outbox()).messages.map((m) => m.text),
       ['Alarm 0: water on the floor (fan-out)'],
     );
+    const ends = copies.map((c) => written(c, 'port1')[0]);
+    const sender = ends.findIndex((m) => m?.duplicate === undefined);
+    assert.notEqual(sender, -1, `one copy sent it: ${JSON.stringify(ends)}`);
+    assert.equal(ends[sender]?.status, 'accepted');
+    assert.deepEqual(ends[1 - sender], { duplicate: 'copy' }, 'the other copy: port 1, marked as a copy, no answer of its own');
+    const other = copies[1 - sender] as NodeRedProcess;
+    await until("the other copy's status", () => (written(other, 'statuses') as unknown[]).includes('sent 0 / rejected 0 / 1 dropped as a copy'));
   });
 
   it('a limit of 5 per 2 s holds across both copies: at most 5 requests in any 2 s', async () => {
@@ -122,6 +171,24 @@ describe('several copies of Node-RED on one Redis store', function () {
     await new Promise((r) => setTimeout(r, 5000));
     const late = [...emitted(a), ...emitted(b)].filter((e) => e.port === 'late').map((e) => e.sent?.payload);
     assert.deepEqual(late, ['Alarm 1: water on the floor (tracking)'], 'output 3 once, for the silent one');
+  });
+
+  it('copy A stopped after a send that gets no report: output 3 fires for it on copy B, once', async () => {
+    await sim.reset();
+    await deploy({ store: 'redis', storeUrl: redis.url }, 1, 'orphan', (copy) => [
+      { id: 'ev', z: 'tab', type: 'bulkgate-events', path: '/bulkgate/events', account: 'acc', reportTimeout: 2, wires: [[], [], ['orphan-late']] },
+      ...recorder(copy, 'orphan-late', '{ status: msg.payload.status, sent: msg.sent && msg.sent.payload }'),
+    ]);
+    const [a, b] = copies as [NodeRedProcess, NodeRedProcess];
+    await pressByApi(a.url)('alarm0');
+    await until('the alert at the gateway', async () => (await sim.outbox()).messages.length === 1);
+    // Recorded in the store before the send node's port 1 fires; a moment for its round trip.
+    await new Promise((r) => setTimeout(r, 300));
+    await a.kill();
+    await until('output 3 at copy B', () => written(b, 'orphan-late').length > 0, 15_000);
+    await new Promise((r) => setTimeout(r, 3000));
+    assert.deepEqual(written(b, 'orphan-late'), [{ status: 'no_report', sent: 'Alarm 0: water on the floor (orphan)' }]);
+    assert.deepEqual(written(a, 'orphan-late'), []);
   });
 
   it('copy A killed during an outage with 50 alerts waiting: copy B sends all 50, once each, when the gateway returns', async () => {

@@ -236,14 +236,39 @@ const RECORD = `
 redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[3]))
 if ARGV[4] ~= '' then redis.call('SET', KEYS[3], ARGV[5], 'PX', tonumber(ARGV[3])) end
 redis.call('ZADD', KEYS[2], tonumber(ARGV[2]), ARGV[5])
+redis.call('ZADD', KEYS[4], tonumber(ARGV[8]), ARGV[5])
 local over = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[6])
 if over > 0 then
   local old = redis.call('ZRANGE', KEYS[2], 0, over - 1)
-  for _, id in ipairs(old) do redis.call('DEL', ARGV[7] .. id) end
+  for _, id in ipairs(old) do
+    redis.call('DEL', ARGV[7] .. id)
+    redis.call('ZREM', KEYS[4], id)
+  end
   redis.call('ZREMRANGEBYRANK', KEYS[2], 0, over - 1)
 end
 redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[3]))
+redis.call('PEXPIRE', KEYS[4], tonumber(ARGV[3]))
 return 0`;
+/**
+ * The sends still waiting for a final report whose time ran out more than a moment ago (ARGV[1],
+ * ms, counted on the server's clock), at most ARGV[3] of them: each leaves the waiting set, and
+ * output 3 is claimed for it here unless a final report came or a copy claimed it already. What
+ * the sending copy's own watch fires is never here (it leaves the set then); this finds the sends
+ * of a copy that stopped.
+ */
+const OVERDUE = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[3]))
+local out = {}
+for _, id in ipairs(ids) do
+  redis.call('ZREM', KEYS[1], id)
+  if redis.call('EXISTS', ARGV[4] .. id) == 0 and redis.call('SET', ARGV[5] .. id, '1', 'NX', 'PX', tonumber(ARGV[2])) then
+    local record = redis.call('GET', ARGV[6] .. id)
+    if record then table.insert(out, record) end
+  end
+end
+return out`;
 
 export interface SharedRecord {
   smsId: string;
@@ -268,7 +293,7 @@ export class SharedTracking {
 
   /** Records an accepted send where every copy finds it. */
   record(record: SharedRecord): Promise<unknown> {
-    const keys = [this.#sent(record.smsId), `${this.prefix}sent`, `${this.prefix}to:${record.number}`];
+    const keys = [this.#sent(record.smsId), `${this.prefix}sent`, `${this.prefix}to:${record.number}`, `${this.prefix}waiting`];
     const args = [
       JSON.stringify(record),
       String(record.acceptedAt),
@@ -277,6 +302,7 @@ export class SharedTracking {
       record.smsId,
       String(this.limit),
       `${this.prefix}sent:`,
+      String(record.countsFrom),
     ];
     return this.client().eval(RECORD, { keys, arguments: args });
   }
@@ -293,21 +319,35 @@ export class SharedTracking {
 
   /** A final report came (at any copy): no copy fires output 3 for it. */
   markFinal(smsId: string): Promise<unknown> {
-    return this.client().eval(`return redis.call('SET', KEYS[1], '1', 'PX', tonumber(ARGV[1]))`, {
-      keys: [`${this.prefix}final:${smsId}`],
-      arguments: [String(this.ageMs)],
+    return this.client().eval(`redis.call('ZREM', KEYS[2], ARGV[2]) return redis.call('SET', KEYS[1], '1', 'PX', tonumber(ARGV[1]))`, {
+      keys: [`${this.prefix}final:${smsId}`, `${this.prefix}waiting`],
+      arguments: [String(this.ageMs), smsId],
     });
   }
 
   /** Whether output 3 fires here: no final report came at any copy, and no other copy fired it. */
   async claimLate(smsId: string): Promise<boolean> {
     const answer = await this.client().eval(
-      `if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+      `redis.call('ZREM', KEYS[3], ARGV[2])
+       if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
        if redis.call('SET', KEYS[2], '1', 'NX', 'PX', tonumber(ARGV[1])) then return 1 end
        return 0`,
-      { keys: [`${this.prefix}final:${smsId}`, `${this.prefix}late:${smsId}`], arguments: [String(this.ageMs)] },
+      { keys: [`${this.prefix}final:${smsId}`, `${this.prefix}late:${smsId}`, `${this.prefix}waiting`], arguments: [String(this.ageMs), smsId] },
     );
     return Number(answer) === 1;
+  }
+
+  /**
+   * Sends of any copy whose report timeout (`timeoutMs`) ran out more than `graceMs` ago without a
+   * final report or an output 3 anywhere, with output 3 claimed for this copy: what a copy that
+   * stopped left unwatched. At most `max` at a time.
+   */
+  async overdue(timeoutMs: number, graceMs: number, max = 100): Promise<SharedRecord[]> {
+    const answer = (await this.client().eval(OVERDUE, {
+      keys: [`${this.prefix}waiting`],
+      arguments: [String(timeoutMs + graceMs), String(this.ageMs), String(max), `${this.prefix}final:`, `${this.prefix}late:`, `${this.prefix}sent:`],
+    })) as string[];
+    return answer.map((text) => JSON.parse(text) as SharedRecord);
   }
 }
 
@@ -350,8 +390,9 @@ for _, id in ipairs(ids) do
 end
 return out`;
 const RENEW = `
-for _, id in ipairs(ARGV) do
-  if _ > 2 and redis.call('GET', ARGV[1] .. id) == ARGV[2] then redis.call('PEXPIRE', ARGV[1] .. id, tonumber(KEYS[1])) end
+for i = 4, #ARGV do
+  local claim = ARGV[2] .. ARGV[i]
+  if redis.call('GET', claim) == ARGV[3] then redis.call('PEXPIRE', claim, tonumber(ARGV[1])) end
 end
 return 0`;
 
@@ -438,6 +479,6 @@ export class RedisOutboxLog {
 
   async renew(ids: string[]): Promise<void> {
     if (!ids.length) return;
-    await this.client().eval(RENEW, { keys: [String(this.claimMs)], arguments: [`${this.prefix}outbox:claim:`, this.copyId, ...ids] });
+    await this.client().eval(RENEW, { keys: [], arguments: [String(this.claimMs), `${this.prefix}outbox:claim:`, this.copyId, ...ids] });
   }
 }

@@ -19,6 +19,16 @@ export interface SharedTrackingLike {
   lastTo(number: string): Promise<{ smsId: string; number: string; sent: SentRef; acceptedAt: number; countsFrom: number } | undefined>;
   markFinal(smsId: string): Promise<unknown>;
   claimLate(smsId: string): Promise<boolean>;
+  overdue(timeoutMs: number, graceMs: number): Promise<{ smsId: string; number: string; sent: SentRef; acceptedAt: number; countsFrom: number }[]>;
+}
+
+/**
+ * How often a copy looks for the overdue sends of a copy that stopped, and how long after their
+ * timeout: a quarter of the timeout, between 1 s and 30 s; the sending copy's own watch fires
+ * first when it runs.
+ */
+export function sweepEvery(timeoutMs: number): number {
+  return Math.min(30_000, Math.max(1000, Math.floor(timeoutMs / 4)));
 }
 
 /** What `msg.sent` carries: the original msg's topic and payload, and the node that sent it. */
@@ -156,6 +166,8 @@ export class DeliveryTracker {
   /** The last message to each number, for replies. */
   #byNumber = new Map<string, Tracked>();
   #watches = new Map<object, ReportWatch>();
+  /** With a shared store: each events node's look for overdue sends of other copies. */
+  #sweeps = new Map<object, NodeJS.Timeout>();
   #listeners = new Set<object>();
   #loaded = false;
 
@@ -183,6 +195,8 @@ export class DeliveryTracker {
   listen(owner: object, timeoutMs: number, onNoReport: (tracked: Tracked) => void): void {
     this.#load();
     this.#listeners.add(owner);
+    clearInterval(this.#sweeps.get(owner));
+    this.#sweeps.delete(owner);
     this.#watches.get(owner)?.stop();
     this.#watches.delete(owner);
     if (timeoutMs <= 0) return;
@@ -208,6 +222,37 @@ export class DeliveryTracker {
     );
     this.#watches.set(owner, watch);
     for (const tracked of this.#bySmsId.values()) if (!tracked.final && !tracked.late) watch.add(tracked);
+    if (shared) this.#sweep(owner, shared, timeoutMs, fire);
+  }
+
+  /** Output 3 for the sends of a copy that stopped: claimed in the shared store, so once in all. */
+  #sweep(owner: object, shared: SharedTrackingLike, timeoutMs: number, fire: (tracked: Tracked) => void): void {
+    const every = sweepEvery(timeoutMs);
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      shared.overdue(timeoutMs, every).then(
+        (records) => {
+          busy = false;
+          for (const record of records) {
+            const tracked = this.#bySmsId.get(record.smsId) ?? { ...record, final: false, forgotten: false };
+            if (tracked.final || tracked.late) continue;
+            try {
+              fire(tracked);
+            } catch {
+              // An events node's output must not stop the others.
+            }
+          }
+        },
+        () => {
+          // The store does not answer: the next look tries again.
+          busy = false;
+        },
+      );
+    }, every);
+    timer.unref();
+    this.#sweeps.set(owner, timer);
   }
 
   /** What the log kept from an earlier run, within the bounds. */
@@ -226,6 +271,8 @@ export class DeliveryTracker {
   }
 
   unlisten(owner: object): void {
+    clearInterval(this.#sweeps.get(owner));
+    this.#sweeps.delete(owner);
     this.#listeners.delete(owner);
     this.#watches.get(owner)?.stop();
     this.#watches.delete(owner);

@@ -8,6 +8,8 @@ import { createServer } from 'node:net';
 export interface TestRedis {
   url: string;
   port: number;
+  /** The server's process id while it runs (the benchmark waits for it to go idle). */
+  pid(): number | undefined;
   /** Stops the server (as an outage would); `start` brings it back on the same port. */
   stop(): Promise<void>;
   start(): Promise<void>;
@@ -44,5 +46,5 @@ export async function startRedis(): Promise<TestRedis> {
       child.kill('SIGKILL');
     });
   await start();
-  return { url: `redis://127.0.0.1:${port}`, port, stop, start };
+  return { url: `redis://127.0.0.1:${port}`, port, pid: () => child?.pid, stop, start };
 }

@@ -105,6 +105,53 @@ describe('delivery tracking: the report timeout (unit, fake clock)', () => {
     assert.deepEqual(late, ['second']);
   });
 
+  it('with a shared store, the sends a stopped copy left: looked for every quarter of the timeout (1 to 30 s), fired once each; unlisten stops the look', async () => {
+    clock.uninstall();
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    const asked: [number, number][] = [];
+    const orphan = { smsId: 'orphan', number: '420777000001', sent: sent(1), acceptedAt: 0, countsFrom: 0 };
+    let left = [orphan];
+    const shared = {
+      record: async () => undefined,
+      lookup: async () => undefined,
+      lastTo: async () => undefined,
+      markFinal: async () => undefined,
+      claimLate: async () => true,
+      overdue: async (timeoutMs: number, graceMs: number) => {
+        asked.push([timeoutMs, graceMs]);
+        const out = left;
+        left = [];
+        return out;
+      },
+    };
+    const tracker = new DeliveryTracker(undefined, Date.now, undefined, shared);
+    const late: Tracked[] = [];
+    tracker.listen(events, 60_000, (t: Tracked) => late.push(t));
+    await clock.tickAsync(14_999);
+    assert.deepEqual(asked, [], 'not before a quarter of the timeout');
+    await clock.tickAsync(1);
+    assert.deepEqual(asked, [[60_000, 15_000]]);
+    assert.deepEqual(
+      late.map((t) => [t.smsId, t.sent, t.final]),
+      [['orphan', sent(1), false]],
+    );
+    await clock.tickAsync(15_000);
+    assert.equal(late.length, 1, 'once');
+    tracker.unlisten(events);
+    assert.equal(clock.countTimers(), 0, 'no timer left');
+    // The quarter is held between 1 s and 30 s.
+    tracker.listen(events, 2_000, () => undefined);
+    await clock.tickAsync(1_000);
+    assert.deepEqual(asked.at(-1), [2_000, 1_000]);
+    tracker.listen(events, 3_600_000, () => undefined);
+    const before = asked.length;
+    await clock.tickAsync(29_999);
+    assert.equal(asked.length, before, 'a second listen replaced the first look');
+    await clock.tickAsync(1);
+    assert.deepEqual(asked.at(-1), [3_600_000, 30_000]);
+    tracker.unlisten(events);
+  });
+
   it("a number's digits are its key: +420 777 000 123, 420777000123 and 00420777000123 are one number", () => {
     assert.equal(numberKey('+420 777 000 123'), '420777000123');
     assert.equal(numberKey('00420777000123'), '420777000123');
