@@ -270,6 +270,30 @@ describe('editor panels in Chromium', function () {
     await cancel(page);
   });
 
+  it('the account panel: the store URL and password rows only for Redis; a URL with a password, or not redis://, is marked', async () => {
+    await edit(page, 'acc1');
+    const rows = () => page.locator('.bulkgate-store-redis').evaluateAll((els) => els.map((el) => (el as HTMLElement).offsetParent !== null));
+    assert.equal(await page.locator('#node-config-input-store').inputValue(), 'file', 'an account without the setting: this Node-RED');
+    assert.deepEqual(await rows(), [false, false]);
+    await page.locator('#node-config-input-store').selectOption('redis');
+    assert.deepEqual(await rows(), [true, true]);
+    assert.equal(await page.locator('#node-config-input-storePassword').getAttribute('type'), 'password');
+    const urlMarked = async (value: string) => {
+      await page.locator('#node-config-input-storeUrl').fill(value);
+      await page.locator('#node-config-input-storeUrl').dispatchEvent('change');
+      await page.waitForTimeout(200);
+      return page.locator('#node-config-input-storeUrl').evaluate((el) => el.classList.contains('input-error'));
+    };
+    assert.equal(await urlMarked('redis://:secret@127.0.0.1:6379'), true, 'a password in the URL');
+    assert.equal(await urlMarked('http://127.0.0.1:6379'), true, 'not redis:// or rediss://');
+    assert.equal(await urlMarked('rediss://redis.example.net:6380'), false, 'TLS, no password');
+    assert.equal(await urlMarked('redis://127.0.0.1:6379'), false);
+    await page.locator('#node-config-input-store').selectOption('file');
+    assert.deepEqual(await rows(), [false, false]);
+    await cancel(page);
+    assert.deepEqual(browser.errors, []);
+  });
+
   it('a fixed recipient that is not a phone number is marked in the panel, with the rule as its tooltip', async () => {
     const numberMarked = async (value: string) => {
       await page.evaluate((v) => {
