@@ -287,3 +287,5 @@ export const ONLY_START = process.argv.includes('--start');
 export const ONLY_TRACKING = process.argv.includes('--tracking');
 /** `--scale` measures the outbox at scale (a storm during an outage, its drain, 100,000 numbers) only. */
 export const ONLY_SCALE = process.argv.includes('--scale');
+/** `--redis`: the shared store (Redis) against the default one, and its round trips per send. */
+export const ONLY_REDIS = process.argv.includes('--redis');

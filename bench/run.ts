@@ -15,6 +15,7 @@ import {
   ONLY_BURST,
   ONLY_CLOSED,
   ONLY_SCALE,
+  ONLY_REDIS,
   ONLY_START,
   ONLY_TRACKING,
   PLAN,
@@ -30,6 +31,7 @@ import { throughput } from './closed-loop';
 import { BURST_SHAPES, burst, burstShape, promotional } from './burst';
 import { counting, soak, trackingSoak, usage } from './soak';
 import { installCost } from './install-cost';
+import { sharedStore } from './shared-store';
 
 function scaleTargets(scale: Awaited<ReturnType<typeof outboxScale>>) {
   const { storm, drain, numberCheck } = scale;
@@ -49,13 +51,22 @@ function scaleTargets(scale: Awaited<ReturnType<typeof outboxScale>>) {
   ];
 }
 
+function sharedTarget(shared: Awaited<ReturnType<typeof sharedStore>>) {
+  const ratio = shared.vsFile?.ratio ?? 0;
+  return {
+    target: `closed loop c=${shared.concurrency}: the Redis store vs the default store (back to back) >= 0.8x`,
+    value: round(ratio),
+    pass: ratio >= 0.8,
+  };
+}
+
 async function main(): Promise<void> {
   const machine = { cores: cpus().length, cpu: cpus()[0]?.model, node: process.version, quick: QUICK, gcExposed: Boolean((globalThis as { gc?: unknown }).gc) };
   console.log(
     `node-red-contrib-bulkgate benchmark: ${machine.cores} cores (${machine.cpu}), Node.js ${machine.node}${QUICK ? ', quick' : ''}; median of ${PLAN.runs} runs after a warm-up (closed loops and bursts: ${PLAN.comparisonRuns} rounds, the clients compared ${PLAN.backToBack} times back to back in each)`,
   );
   // First, with nothing else running in this process: each start is a process of its own.
-  const installed = ONLY_BURST || ONLY_CLOSED || ONLY_TRACKING || ONLY_SCALE ? undefined : await installCost();
+  const installed = ONLY_BURST || ONLY_CLOSED || ONLY_TRACKING || ONLY_SCALE || ONLY_REDIS ? undefined : await installCost();
   if (ONLY_START) return;
   await runtime.start();
   const fixed = await startServer([join(ROOT, 'dist', 'bench', 'fixed-server.js')], /listening on (http\S+)/);
@@ -66,6 +77,11 @@ async function main(): Promise<void> {
   try {
     if (ONLY_TRACKING) {
       await trackingSoak(fixed.url);
+      return;
+    }
+    if (ONLY_REDIS) {
+      const shared = await sharedStore(fixed.url);
+      console.log(`  ${sharedTarget(shared).pass ? 'PASS' : 'FAIL'}  ${sharedTarget(shared).target}: ${sharedTarget(shared).value}`);
       return;
     }
     if (ONLY_SCALE) {
@@ -85,6 +101,7 @@ async function main(): Promise<void> {
     const inUse = await usage(fixed.url);
     const outboxFiles = runtime.outboxFiles();
     const scale = await outboxScale(runtime, fixed.url, { application_id: ID, application_token: TOKEN }, PLAN.scale);
+    const shared = await sharedStore(fixed.url);
     console.log(`\noutbox at scale\n${JSON.stringify(scale, null, 2)}`);
 
     const at = (client: string, concurrency: number) =>
@@ -164,6 +181,7 @@ async function main(): Promise<void> {
       { target: 'counting a 612-unit adversarial text, worst case < 5 ms', value: count.worstPackageMs, pass: count.worstPackageMs < 5 },
       { target: 'a 100,000-unit text refused < 5 ms', value: count.hugeTextRefusedMs, pass: count.hugeTextRefusedMs < 5 },
       ...scaleTargets(scale),
+      sharedTarget(shared),
     ];
     console.log('\ntargets');
     for (const t of targets) console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${t.value}`);
@@ -179,7 +197,7 @@ async function main(): Promise<void> {
     mkdirSync(join(ROOT, 'bench'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench', 'results.json'),
-      `${JSON.stringify({ machine, plan: PLAN, installed, transactional, burst: bursts, outboxFiles, promotional: promo, soak: steady, tracking, inUse, counting: count, scale, targets }, null, 2)}\n`,
+      `${JSON.stringify({ machine, plan: PLAN, installed, transactional, burst: bursts, outboxFiles, promotional: promo, soak: steady, tracking, inUse, counting: count, scale, shared, targets }, null, 2)}\n`,
     );
     console.log('\nwritten to bench/results.json');
   } finally {

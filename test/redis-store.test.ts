@@ -4,13 +4,26 @@
  * several raised at once.
  */
 import assert from 'node:assert/strict';
-import { createClient } from '@redis/client';
+import { createClient, type RedisClientType } from '@redis/client';
 import type { GatewayError } from '../gateway';
-import { AlertClaims, keyPrefix, RedisOutboxLog, RedisWindow, SharedTracking, storeUrlProblem, type RedisLike } from '../nodes/account/redis-store';
+import {
+  AlertClaims,
+  batched,
+  keyPrefix,
+  STORE_SCRIPTS,
+  RedisOutboxLog,
+  RedisWindow,
+  SharedTracking,
+  storeUrlProblem,
+  type RedisLike,
+} from '../nodes/account/redis-store';
 import { startRedis, type TestRedis } from './support/redis';
 
-/** A redis-server for the suite that calls it, and a client per copy of Node-RED (`copy`), all closed after it. */
-function useRedis(): { copy: () => Promise<RedisLike> } {
+/**
+ * A redis-server for the suite that calls it, and a client per copy of Node-RED (`copy`), all
+ * closed after it. Each client batches its scripts, as the account's does.
+ */
+function useRedis(): { copy: () => Promise<RedisLike>; raw: () => Promise<RedisClientType> } {
   let redis: TestRedis | undefined;
   const clients: { close(): Promise<unknown> }[] = [];
   before(async () => {
@@ -20,14 +33,13 @@ function useRedis(): { copy: () => Promise<RedisLike> } {
     await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
     await redis?.stop();
   });
-  return {
-    copy: async () => {
-      const client = createClient({ url: (redis as TestRedis).url });
-      clients.push(client);
-      await client.connect();
-      return client as unknown as RedisLike;
-    },
+  const raw = async () => {
+    const client = createClient({ url: (redis as TestRedis).url });
+    clients.push(client);
+    await client.connect();
+    return client as RedisClientType;
   };
+  return { copy: async () => batched(await raw()), raw };
 }
 
 describe('the shared store (redis-server)', function () {
@@ -62,6 +74,15 @@ describe('the shared store (redis-server)', function () {
     await (windows[0] as RedisWindow).refund(1);
     assert.equal(await (windows[1] as RedisWindow).reserve(1), 0);
     assert.ok((await (windows[0] as RedisWindow).reserve(2)) > 0, 'two more do not fit');
+  });
+
+  it('a run of sends in one question: as many as fit, from the first; the one behind the first that does not fit waits too', async () => {
+    const window = new RedisWindow(await copy(), `${keyPrefix('window-run')}window`, 4, 2000);
+    const first = await window.reserveInOrder([1, 2, 2, 1]);
+    assert.equal(first.passed, 2);
+    assert.ok(first.wait > 0 && first.wait <= 2001, `waits ${first.wait} ms`);
+    assert.deepEqual(await window.reserveInOrder([1]), { passed: 1, wait: 0 }, 'the last place was left for it');
+    assert.equal((await window.reserveInOrder([1])).passed, 0);
   });
 
   it('an alert raised by two copies at once: one claims it, the other is told it is a copy; a repeat by the holder is not affected; after the window, anyone', async () => {
@@ -179,5 +200,59 @@ describe('the shared outbox (redis-server)', function () {
       ['first', 'second'],
     );
     assert.deepEqual(await a.adoptable(() => false), [], 'now claimed by copy B');
+  });
+});
+
+describe("the store's script batches (redis-server)", function () {
+  this.timeout(20_000);
+  const { raw } = useRedis();
+  /** How many scripts the server ran as commands (EVAL and EVALSHA), by its own count. */
+  const commands = async (client: RedisClientType) => {
+    const stats = await client.info('commandstats');
+    return [...stats.matchAll(/cmdstat_(?:eval|evalsha):calls=(\d+)/g)].reduce((n, m) => n + Number(m[1]), 0);
+  };
+
+  it('calls made in one turn go as one command, each with the answer it has alone; a backlog goes in batches of at most 64', async () => {
+    const client = await raw();
+    const store = batched(client);
+    const prefix = keyPrefix('batch-test');
+    const claims = new AlertClaims(store, prefix, 'copy-a', 5000);
+    const window = new RedisWindow(store, `${prefix}window`, 3, 5000);
+    await client.configResetStat();
+    const [claimed, waits] = await Promise.all([
+      Promise.all(Array.from({ length: 10 }, (_, i) => claims.claim('t', `alert ${i % 5}`))),
+      Promise.all(Array.from({ length: 5 }, () => window.reserve(1))),
+    ]);
+    assert.deepEqual(claimed, Array(10).fill(true), 'the holder of a claim may repeat it');
+    assert.deepEqual(
+      waits.map((wait) => wait > 0),
+      [false, false, false, true, true],
+      'three fit the window',
+    );
+    assert.ok((await commands(client)) <= 2, `15 calls in one turn: ${await commands(client)} commands (the runner, sent whole once if the server lacks it)`);
+    await client.configResetStat();
+    const many = await Promise.all(Array.from({ length: 150 }, (_, i) => new AlertClaims(store, prefix, `copy-${i}`, 5000).claim('t', 'one alert')));
+    assert.deepEqual(
+      many.map((ok, i) => ok || i),
+      [true, ...Array.from({ length: 149 }, (_, i) => i + 1)],
+      'only the first copy holds it',
+    );
+    assert.equal(await commands(client), 3, '150 calls: batches of 64, 64 and 22');
+  });
+
+  it('a call that fails fails alone; a server that forgot the runner (SCRIPT FLUSH) gets it again', async () => {
+    const client = await raw();
+    const store = batched(client);
+    const prefix = keyPrefix('batch-fail');
+    await client.set(`${prefix}window`, 'not a sorted set');
+    const window = new RedisWindow(store, `${prefix}window`, 3, 5000);
+    const claims = new AlertClaims(store, prefix, 'copy-a', 5000);
+    const [reserved, claimed] = await Promise.allSettled([window.reserve(1), claims.claim('t', 'alert')]);
+    assert.equal(reserved.status, 'rejected');
+    assert.match(String((reserved as PromiseRejectedResult).reason), /WRONGTYPE/);
+    assert.deepEqual(claimed, { status: 'fulfilled', value: true });
+    await client.scriptFlush();
+    assert.equal(await claims.claim('t', 'another alert'), true);
+    assert.equal(await store.eval(STORE_SCRIPTS.get, { keys: [`${prefix}window`], arguments: [] }), 'not a sorted set');
   });
 });

@@ -4,7 +4,7 @@
  * that uses the account.
  */
 import { GatewayError, heldError, onStop, type Circuit, type GiveUp, type StopSignal } from '../../gateway';
-import { MemoryWindow, type RateWindow } from './store';
+import { MemoryWindow, type RateWindow, type Reservation } from './store';
 
 interface Waiter {
   messages: number;
@@ -14,11 +14,14 @@ interface Waiter {
   unlisten?: () => void;
 }
 
+/** Sends asked for in one question to the window at most (a shared store's: one round trip). */
+const MAX_RUN = 100;
+
 export class RateLimiter {
   #queue: Waiter[] = [];
   #timer: NodeJS.Timeout | undefined;
-  /** The window's answer for the head of the queue is awaited (a shared store's window). */
-  #asking = false;
+  /** The run of waiters (from the head) whose answer from the window is awaited (a shared store's window). */
+  #asking: Waiter[] | undefined;
   #closed: string | undefined;
 
   constructor(
@@ -55,12 +58,12 @@ export class RateLimiter {
       );
     }
     // Nothing waits: the window decides at once (this process's window answers synchronously).
-    const answer = this.#queue.length === 0 && !this.#asking ? this.window.reserve(messages, Date.now()) : undefined;
-    if (answer === 0) return Promise.resolve();
-    // The msg whose answer is awaited is not waiting for the limit (yet): it does not count against the queue.
-    if (this.#queue.length - (this.#asking ? 1 : 0) >= this.queueSize) {
+    const answer = this.#queue.length === 0 && !this.#asking ? this.window.reserveInOrder([messages], Date.now()) : undefined;
+    if (answer && !(answer instanceof Promise) && answer.passed === 1) return Promise.resolve();
+    // The msgs whose answer is awaited are not waiting for the limit (yet): they do not count against the queue.
+    if (this.#queue.length - (this.#asking?.length ?? 0) >= this.queueSize) {
       // A shared window may have counted it already: given back.
-      if (answer instanceof Promise) void answer.then((wait) => (wait === 0 ? this.window.refund(messages) : undefined)).catch(() => undefined);
+      if (answer instanceof Promise) void answer.then((r) => (r.passed ? this.window.refund(messages) : undefined)).catch(() => undefined);
       return Promise.reject(
         new GatewayError({
           type: 'rate_limited',
@@ -87,7 +90,7 @@ export class RateLimiter {
       this.#queue.push(waiter);
       this.onChange();
       if (answer === undefined) this.#pump();
-      else this.#answered(waiter, answer);
+      else this.#answered([waiter], answer);
     });
   }
 
@@ -127,35 +130,40 @@ export class RateLimiter {
     this.onChange();
   }
 
-  /** Asks the window for the head of the queue, and on, while they fit. Strict FIFO: the head waits even if a smaller request behind it would fit. */
+  /**
+   * Asks the window for the queue, from the head, while they fit: strict FIFO (the head waits even
+   * if a smaller request behind it would fit). A window that answers later is asked for the whole
+   * queue at once, and asked again for what came meanwhile when it answers.
+   */
   #pump(): void {
-    let changed = false;
     while (!this.#timer && !this.#asking && !this.#closed && this.#queue.length) {
-      const head = this.#queue[0] as Waiter;
-      const answer = this.window.reserve(head.messages, Date.now());
-      if (typeof answer !== 'number') return this.#answered(head, answer);
-      if (answer > 0) this.#wait(answer);
-      else changed = this.#pass(head) || changed;
+      const run = this.#queue.slice(0, MAX_RUN);
+      const answer = this.window.reserveInOrder(
+        run.map((w) => w.messages),
+        Date.now(),
+      );
+      if (answer instanceof Promise) return this.#answered(run, answer);
+      this.#settle(run, answer);
     }
-    if (changed) this.onChange();
   }
 
-  /** The window's answer for `head`: it goes now, or the queue waits as long as the window says. */
-  #answered(head: Waiter, answer: number | Promise<number>): void {
-    if (typeof answer === 'number') {
-      if (answer > 0) this.#wait(answer);
-      else if (this.#pass(head)) this.onChange();
+  /** The window's answer for `run`: those that passed go now; the next waits as long as the window says. */
+  #answered(run: Waiter[], answer: Reservation | Promise<Reservation>): void {
+    if (!(answer instanceof Promise)) {
+      this.#settle(run, answer);
       return this.#pump();
     }
-    this.#asking = true;
+    this.#asking = run;
     answer.then(
-      (wait) => {
-        this.#asking = false;
-        this.#answered(head, wait);
+      (reservation) => {
+        this.#asking = undefined;
+        this.#settle(run, reservation);
+        this.#pump();
       },
       (error: unknown) => {
         // The window could not answer (its store is unreachable): the head is refused, the rest asked again.
-        this.#asking = false;
+        this.#asking = undefined;
+        const head = run[0] as Waiter;
         const i = this.#queue.indexOf(head);
         if (i >= 0) {
           this.#queue.splice(i, 1);
@@ -168,15 +176,23 @@ export class RateLimiter {
     );
   }
 
-  /** Lets `head` go; false when it left the queue while the window was asked (what it reserved is given back). */
-  #pass(head: Waiter): boolean {
-    if (this.#queue[0] !== head) {
-      void this.window.refund(head.messages);
+  #settle(run: Waiter[], { passed, wait }: Reservation): void {
+    let changed = false;
+    for (let i = 0; i < passed; i++) changed = this.#pass(run[i] as Waiter) || changed;
+    if (passed < run.length && wait > 0) this.#wait(wait);
+    if (changed) this.onChange();
+  }
+
+  /** Lets `waiter` go; false when it left the queue while the window was asked (what it reserved is given back). */
+  #pass(waiter: Waiter): boolean {
+    const i = this.#queue.indexOf(waiter);
+    if (i < 0) {
+      void this.window.refund(waiter.messages);
       return false;
     }
-    this.#queue.shift();
-    head.unlisten?.();
-    head.resolve();
+    this.#queue.splice(i, 1);
+    waiter.unlisten?.();
+    waiter.resolve();
     return true;
   }
 

@@ -1,7 +1,7 @@
 /**
- * The account's state in Redis or Valkey, shared by several copies of Node-RED (work in progress:
- * the connection, the keys, the shared rate window and the cross-copy claim of an alert; the
- * shared outbox and tracking follow).
+ * The account's state in Redis or Valkey, shared by several copies of Node-RED: the connection,
+ * the keys, the shared rate window, the cross-copy claim of an alert, delivery tracking and the
+ * outbox.
  *
  * The client is `@redis/client` (Redis's own, no dependencies of its own), an optional peer
  * dependency loaded only when an account sets a Redis store: a user who never does pays nothing.
@@ -12,7 +12,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { GatewayError } from '../../gateway';
 import { DEFAULT_OUTBOX_SIZE, fullError } from './outbox';
 import type { JournalEntry } from './outbox-journal';
-import type { AccountStore, RateWindow } from './store';
+import type { AccountStore, RateWindow, Reservation } from './store';
+import { ScriptBatch, type ScriptClient } from './script-batch';
 import { DeliveryTracker, type SentRef } from './tracking';
 
 export { storeUrlProblem } from './store-url';
@@ -48,24 +49,34 @@ export function loadRedisClient(): typeof import('@redis/client') {
 
 /**
  * The account's window, shared: a sorted set of the messages sent, scored by the server's time.
- * `reserve` answers 0 and counts the messages when they fit, else the ms until the oldest leaves.
+ * ARGV[4..] are the sends waiting, in order (messages each): as many as fit are counted, from the
+ * first; the answer is how many passed and, when one did not, the ms until the oldest leaves.
  */
 const RESERVE = `
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local windowMs = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
-local n = tonumber(ARGV[3])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
 local count = redis.call('ZCARD', KEYS[1])
-if count + n > limit then
-  local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-  local first = oldest[2] and tonumber(oldest[2]) or now
-  return math.max(0, first + windowMs - now) + 1
+local passed, seq = 0, 0
+for i = 4, #ARGV do
+  local n = tonumber(ARGV[i])
+  if count + n > limit then
+    if passed > 0 then redis.call('PEXPIRE', KEYS[1], windowMs) end
+    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+    local first = oldest[2] and tonumber(oldest[2]) or now
+    return {passed, math.max(0, first + windowMs - now) + 1}
+  end
+  for j = 1, n do
+    seq = seq + 1
+    redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. seq)
+  end
+  count = count + n
+  passed = passed + 1
 end
-for i = 1, n do redis.call('ZADD', KEYS[1], now, ARGV[4] .. ':' .. i) end
 redis.call('PEXPIRE', KEYS[1], windowMs)
-return 0`;
+return {passed, 0}`;
 
 /** Gives back the newest `n` messages reserved (they never reached the gateway). */
 const REFUND = `redis.call('ZPOPMAX', KEYS[1], tonumber(ARGV[1])) return 0`;
@@ -78,9 +89,18 @@ export class RedisWindow implements RateWindow {
     readonly windowMs: number,
   ) {}
 
-  async reserve(messages: number): Promise<number> {
+  async reserveInOrder(sends: readonly number[]): Promise<Reservation> {
     const id = randomBytes(8).toString('hex');
-    return Number(await this.redis.eval(RESERVE, { keys: [this.key], arguments: [String(this.windowMs), String(this.limit), String(messages), id] }));
+    const [passed, wait] = (await this.redis.eval(RESERVE, {
+      keys: [this.key],
+      arguments: [String(this.windowMs), String(this.limit), id, ...sends.map(String)],
+    })) as [number, number];
+    return { passed: Number(passed), wait: Number(wait) };
+  }
+
+  /** One send: 0 when it fits, else the ms until the oldest message leaves. */
+  async reserve(messages: number): Promise<number> {
+    return (await this.reserveInOrder([messages])).wait;
   }
 
   async refund(messages: number): Promise<void> {
@@ -151,9 +171,9 @@ class FallbackWindow implements RateWindow {
     private readonly up: () => boolean,
   ) {}
 
-  reserve(messages: number, now: number): number | Promise<number> {
-    if (!this.up()) return this.own.reserve(messages, now);
-    return this.shared.reserve(messages).catch(() => this.own.reserve(messages, now));
+  reserveInOrder(sends: readonly number[], now: number): Reservation | Promise<Reservation> {
+    if (!this.up()) return this.own.reserveInOrder(sends, now);
+    return this.shared.reserveInOrder(sends).catch(() => this.own.reserveInOrder(sends, now));
   }
 
   refund(messages: number): void | Promise<void> {
@@ -195,7 +215,7 @@ export function redisStore(
     everUp = true;
   });
   client.connect().catch((error: Error) => events.onState('lost', error.message));
-  const redis = client as unknown as RedisLike;
+  const redis = batched(client as unknown as ScriptClient);
   const prefix = keyPrefix(settings.applicationId);
   const claims = new AlertClaims(redis, prefix, COPY_ID);
   clients.set(prefix, redis);
@@ -269,6 +289,13 @@ for _, id in ipairs(ids) do
   end
 end
 return out`;
+const GET = `return redis.call('GET', KEYS[1])`;
+const MARK_FINAL = `redis.call('ZREM', KEYS[2], ARGV[2]) return redis.call('SET', KEYS[1], '1', 'PX', tonumber(ARGV[1]))`;
+const CLAIM_LATE = `
+redis.call('ZREM', KEYS[3], ARGV[2])
+if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
+if redis.call('SET', KEYS[2], '1', 'NX', 'PX', tonumber(ARGV[1])) then return 1 end
+return 0`;
 
 export interface SharedRecord {
   smsId: string;
@@ -308,18 +335,18 @@ export class SharedTracking {
   }
 
   async lookup(smsId: string): Promise<SharedRecord | undefined> {
-    const text = (await this.client().eval(`return redis.call('GET', KEYS[1])`, { keys: [this.#sent(smsId)], arguments: [] })) as string | null;
+    const text = (await this.client().eval(GET, { keys: [this.#sent(smsId)], arguments: [] })) as string | null;
     return text ? (JSON.parse(text) as SharedRecord) : undefined;
   }
 
   async lastTo(number: string): Promise<SharedRecord | undefined> {
-    const smsId = (await this.client().eval(`return redis.call('GET', KEYS[1])`, { keys: [`${this.prefix}to:${number}`], arguments: [] })) as string | null;
+    const smsId = (await this.client().eval(GET, { keys: [`${this.prefix}to:${number}`], arguments: [] })) as string | null;
     return smsId ? this.lookup(smsId) : undefined;
   }
 
   /** A final report came (at any copy): no copy fires output 3 for it. */
   markFinal(smsId: string): Promise<unknown> {
-    return this.client().eval(`redis.call('ZREM', KEYS[2], ARGV[2]) return redis.call('SET', KEYS[1], '1', 'PX', tonumber(ARGV[1]))`, {
+    return this.client().eval(MARK_FINAL, {
       keys: [`${this.prefix}final:${smsId}`, `${this.prefix}waiting`],
       arguments: [String(this.ageMs), smsId],
     });
@@ -327,13 +354,10 @@ export class SharedTracking {
 
   /** Whether output 3 fires here: no final report came at any copy, and no other copy fired it. */
   async claimLate(smsId: string): Promise<boolean> {
-    const answer = await this.client().eval(
-      `redis.call('ZREM', KEYS[3], ARGV[2])
-       if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-       if redis.call('SET', KEYS[2], '1', 'NX', 'PX', tonumber(ARGV[1])) then return 1 end
-       return 0`,
-      { keys: [`${this.prefix}final:${smsId}`, `${this.prefix}late:${smsId}`, `${this.prefix}waiting`], arguments: [String(this.ageMs), smsId] },
-    );
+    const answer = await this.client().eval(CLAIM_LATE, {
+      keys: [`${this.prefix}final:${smsId}`, `${this.prefix}late:${smsId}`, `${this.prefix}waiting`],
+      arguments: [String(this.ageMs), smsId],
+    });
     return Number(answer) === 1;
   }
 
@@ -481,4 +505,25 @@ export class RedisOutboxLog {
     if (!ids.length) return;
     await this.client().eval(RENEW, { keys: [], arguments: [String(this.claimMs), `${this.prefix}outbox:claim:`, this.copyId, ...ids] });
   }
+}
+
+/** Every script of the store, by name: what a batch runs (script-batch.ts). */
+export const STORE_SCRIPTS = {
+  reserve: RESERVE,
+  refund: REFUND,
+  claim: CLAIM,
+  record: RECORD,
+  overdue: OVERDUE,
+  get: GET,
+  markFinal: MARK_FINAL,
+  claimLate: CLAIM_LATE,
+  keep: KEEP,
+  done: DONE,
+  adopt: ADOPT,
+  renew: RENEW,
+};
+
+/** A client whose calls of the store's scripts go in batches. */
+export function batched(client: ScriptClient): RedisLike {
+  return new ScriptBatch(client, STORE_SCRIPTS);
 }

@@ -65,14 +65,22 @@ export interface OutboxLog {
   readonly adoptEveryMs?: number;
 }
 
+/** What a window answered for a run of sends: how many of them passed (from the first), and the ms until the next may. */
+export interface Reservation {
+  passed: number;
+  /** 0 when every send of the run passed; else how many ms until the oldest message leaves the window. */
+  wait: number;
+}
+
 /**
- * The account's sliding window. `reserve` counts `messages` as sent now when they fit and answers
- * 0, or answers how many ms until the oldest message in the window leaves it. A shared store
- * answers with a promise; this process's window answers at once, so the rate limiter's queue is
- * passed without a turn of the event loop.
+ * The account's sliding window. `reserveInOrder` takes the sends waiting, in order (each a number
+ * of messages), and counts as sent now as many as fit, from the first, stopping at the first that
+ * does not (strict order: a smaller send behind it never overtakes it). A shared store answers
+ * with a promise, for a whole run at once (one round trip, however many wait); this process's
+ * window answers at once, so the rate limiter's queue is passed without a turn of the event loop.
  */
 export interface RateWindow {
-  reserve(messages: number, now: number): number | Promise<number>;
+  reserveInOrder(sends: readonly number[], now: number): Reservation | Promise<Reservation>;
   /** Gives back messages reserved that never reached the gateway (they will be sent again). */
   refund(messages: number): void | Promise<void>;
 }
@@ -86,12 +94,21 @@ export class MemoryWindow implements RateWindow {
     readonly windowMs: number,
   ) {}
 
+  /** One send: 0 when its `messages` fit (they are counted), else the ms until the oldest leaves. */
   reserve(messages: number, now: number): number {
     const sent = this.#sent;
     while (sent.length && (sent[0] as number) <= now - this.windowMs) sent.shift();
     if (sent.length + messages > this.limit) return Math.max(0, (sent[0] ?? now) + this.windowMs - now) + 1;
     for (let i = 0; i < messages; i++) sent.push(now);
     return 0;
+  }
+
+  reserveInOrder(sends: readonly number[], now: number): Reservation {
+    for (let passed = 0; passed < sends.length; passed++) {
+      const wait = this.reserve(sends[passed] as number, now);
+      if (wait > 0) return { passed, wait };
+    }
+    return { passed: sends.length, wait: 0 };
   }
 
   refund(messages: number): void {

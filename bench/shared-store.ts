@@ -1,0 +1,115 @@
+/**
+ * The shared store's cost on the happy path: the same transactional node on an account with the
+ * Redis store and on one with the default store (this Node-RED's memory and files), back to back
+ * in a closed loop at concurrency 16, each account with a rate limit and an events node tracking
+ * it, so every part of the state a send touches is in play. Then the round trips to Redis a happy
+ * send makes, counted by the server (MONITOR), and the script calls they carry, by name.
+ */
+import { createClient } from '@redis/client';
+import { startRedis } from '../test/support/redis';
+import { ID, PLAN, TOKEN, closedLoop, describeRatio, inRounds, median, round, runtime, serverProcesses, setRatio, type FlowNode } from './harness';
+import { nodeRedSender } from './closed-loop';
+
+const CONCURRENCY = 16;
+
+function storeFlow(key: string, baseUrl: string, store: Record<string, unknown>): FlowNode[] {
+  return [
+    {
+      id: `${key}-acc`,
+      type: 'bulkgate-account',
+      baseUrl,
+      retries: 0,
+      timeout: 15000,
+      // A limit no run reaches: the window is consulted on every send, and never holds one back.
+      rateLimit: 1_000_000,
+      rateWindow: 1,
+      ...store,
+      credentials: { application_id: ID, application_token: TOKEN },
+    },
+    { id: `${key}-package`, type: 'bulkgate-transactional', account: `${key}-acc`, text: '', wires: [[`${key}-package-out`], [`${key}-package-out`]] },
+    { id: `${key}-package-out`, type: 'bench-sink' },
+    { id: `${key}-events`, type: 'bulkgate-events', path: `/bench/${key}/events`, account: `${key}-acc`, reportTimeout: 3600, wires: [[], [], []] },
+  ];
+}
+
+/** What each script call is for, by the name the store's batch gives it. */
+const PARTS: Record<string, string> = {
+  claim: 'the cross-copy claim of the alert',
+  reserve: 'the shared rate window',
+  record: "tracking's record of the send",
+};
+
+/**
+ * One MONITOR line of a command this process sent (the lines of the commands a script runs say
+ * `lua`): the script calls it carries, by name (a batch is JSON, each call `["name",[keys],...`,
+ * its quotes escaped in the line).
+ */
+function calls(line: string): string[] | undefined {
+  if (/\[\d+ lua\]/.test(line)) return undefined;
+  return [...line.matchAll(/\[\\"([a-zA-Z]+)\\",\[/g)].map((m) => PARTS[m[1] as string] ?? (m[1] as string));
+}
+
+async function countRoundTrips(url: string, concurrency: number, send: Parameters<typeof closedLoop>[2]) {
+  const monitor = createClient({ url });
+  await monitor.connect();
+  const counted = new Map<string, number>();
+  let commands = 0;
+  await monitor.monitor((line: string) => {
+    const names = calls(line);
+    if (!names) return;
+    commands++;
+    for (const name of names) counted.set(name, (counted.get(name) ?? 0) + 1);
+  });
+  const sends = 400;
+  await closedLoop(sends, concurrency, send);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  await monitor.close();
+  return { roundTrips: round(commands / sends, 2), callsPerSend: Object.fromEntries([...counted].map(([name, n]) => [name, round(n / sends, 2)])) };
+}
+
+export async function sharedStore(fixedUrl: string) {
+  const redis = await startRedis();
+  const pid = redis.pid();
+  // The benchmark waits for every server to go idle before a run: Redis is one of them now.
+  const child = { pid } as never;
+  serverProcesses.push(child);
+  try {
+    await runtime.deploy([...storeFlow('file', fixedUrl, {}), ...storeFlow('redis', fixedUrl, { store: 'redis', storeUrl: redis.url })]);
+    // The account connects to Redis when it starts: wait until a send goes out through it.
+    const redisSender = nodeRedSender('redis-package');
+    const fileSender = nodeRedSender('file-package');
+    const count = PLAN.messages[CONCURRENCY] as number;
+    for (const sender of [fileSender, redisSender]) await closedLoop(Math.ceil(count / 2), CONCURRENCY, sender.send); // warm-up
+    const units = [['file store', 'redis store']];
+    const senders: Record<string, typeof fileSender> = { 'file store': fileSender, 'redis store': redisSender };
+    const { runs, sets } = await inRounds(units, (client) => closedLoop(count, CONCURRENCY, (senders[client] as typeof fileSender).send));
+    const rate = (client: string) => round(median((runs.get(client) ?? []).map((r) => r.msgsPerSec)), 0);
+    const ratio = setRatio(sets, 'redis store', 'file store');
+    console.log(
+      `shared store c=${CONCURRENCY}: redis store ${rate('redis store')} msg/s, file store ${rate('file store')} msg/s; redis vs file, back to back ${describeRatio(ratio)}`,
+    );
+
+    // Round trips per happy send: the server's own account of what it was asked, while 400 sends go,
+    // one at a time (each call its own round trip) and 16 at a time (calls share batches).
+    const roundTrips = {
+      1: await countRoundTrips(redis.url, 1, redisSender.send),
+      [CONCURRENCY]: await countRoundTrips(redis.url, CONCURRENCY, redisSender.send),
+    };
+    for (const [concurrency, counted] of Object.entries(roundTrips)) {
+      console.log(`shared store c=${concurrency}: round trips to Redis per happy send ${counted.roundTrips}, carrying ${JSON.stringify(counted.callsPerSend)}`);
+    }
+    await fileSender.close();
+    await redisSender.close();
+    return {
+      concurrency: CONCURRENCY,
+      redisMsgsPerSec: rate('redis store'),
+      fileMsgsPerSec: rate('file store'),
+      vsFile: ratio,
+      roundTrips,
+    };
+  } finally {
+    await runtime.deploy([]);
+    serverProcesses.splice(serverProcesses.indexOf(child), 1);
+    await redis.stop();
+  }
+}

@@ -1,0 +1,128 @@
+/**
+ * The store's Lua scripts, run in batches. Each call to Redis costs the client and the server far
+ * more than the script it runs (about 25 µs of this process's CPU per command on a small machine),
+ * and a send makes three (the claim of the alert, the window, the record for tracking). So the
+ * calls made while one batch is at the server go together in the next, as one EVALSHA of a script
+ * that holds every script of the store as a function and runs the calls in turn, each in its own
+ * `pcall`: a failing call fails only its own promise. Alone, a call goes in the next turn of the
+ * event loop (no timer).
+ *
+ * A batch runs as one script, so it is as atomic as each of its calls was, and more. It is bounded
+ * (`MAX_CALLS`), so a backlog never holds the server for long.
+ */
+import { createHash } from 'node:crypto';
+
+/** The client surface a batch needs (`@redis/client` has both). */
+export interface ScriptClient {
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+interface Call {
+  name: string;
+  keys: string[];
+  args: string[];
+  resolve(value: unknown): void;
+  reject(error: Error): void;
+}
+
+/** Calls per batch at most: a backlog goes in several, one after another. */
+export const MAX_CALLS = 64;
+
+/**
+ * The runner: ARGV[1] is the calls as JSON, each `[name, keys, arguments]` (one argument, not
+ * dozens: the client's cost is per argument written, the server's JSON decoder is native). The
+ * answer is one `{1, value}` or `{0, error}` per call (nil as false, so the array keeps its length).
+ */
+function runner(scripts: Record<string, string>): string {
+  const functions = Object.entries(scripts)
+    .map(([name, body]) => `S[${JSON.stringify(name)}] = function(KEYS, ARGV)\n${body}\nend`)
+    .join('\n');
+  return `local S = {}
+${functions}
+local out = {}
+for c, call in ipairs(cjson.decode(ARGV[1])) do
+  local ok, value = pcall(S[call[1]], call[2], call[3])
+  if ok then
+    if value == nil then value = false end
+    out[c] = {1, value}
+  else
+    out[c] = {0, type(value) == 'table' and value.err or tostring(value)}
+  end
+end
+return out`;
+}
+
+export class ScriptBatch {
+  readonly #byText = new Map<string, string>();
+  readonly #runner: string;
+  readonly #sha: string;
+  #queue: Call[] = [];
+  #scheduled = false;
+  #inFlight = 0;
+
+  constructor(
+    private readonly client: ScriptClient,
+    scripts: Record<string, string>,
+    /**
+     * Batches at the server at once. One: the calls made meanwhile wait for its answer and go
+     * together (measured at 16 sends at a time: 0.22 round trips per send, against 0.5 with four
+     * at once and 3 without batches).
+     */
+    private readonly maxInFlight = 1,
+  ) {
+    for (const [name, body] of Object.entries(scripts)) this.#byText.set(body, name);
+    this.#runner = runner(scripts);
+    this.#sha = createHash('sha1').update(this.#runner).digest('hex');
+  }
+
+  /** The same call as the client's `eval`; a script the batch does not hold goes alone. */
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> {
+    const name = this.#byText.get(script);
+    if (name === undefined) return this.client.eval(script, options);
+    return new Promise((resolve, reject) => {
+      this.#queue.push({ name, keys: options.keys, args: options.arguments, resolve, reject });
+      this.#schedule();
+    });
+  }
+
+  #schedule(): void {
+    if (this.#scheduled || this.#inFlight >= this.maxInFlight) return;
+    this.#scheduled = true;
+    // The calls made in this turn of the event loop go with it (the answers that came in it too).
+    setImmediate(() => this.#flush());
+  }
+
+  #flush(): void {
+    this.#scheduled = false;
+    while (this.#queue.length && this.#inFlight < this.maxInFlight) void this.#send(this.#queue.splice(0, MAX_CALLS));
+  }
+
+  async #send(calls: Call[]): Promise<void> {
+    this.#inFlight++;
+    const batch = JSON.stringify(calls.map((call) => [call.name, call.keys, call.args]));
+    try {
+      const answers = (await this.#run({ keys: [], arguments: [batch] })) as [number, unknown][];
+      calls.forEach((call, i) => {
+        const [ok, value] = answers[i] ?? [0, 'no answer'];
+        if (ok === 1) call.resolve(value);
+        else call.reject(new Error(String(value)));
+      });
+    } catch (error) {
+      for (const call of calls) call.reject(error as Error);
+    }
+    this.#inFlight--;
+    // What queued meanwhile is the next batch.
+    if (this.#queue.length) this.#schedule();
+  }
+
+  async #run(options: { keys: string[]; arguments: string[] }): Promise<unknown> {
+    try {
+      return await this.client.evalSha(this.#sha, options);
+    } catch (error) {
+      // A server that restarted (or flushed its scripts) has forgotten the runner: send it whole.
+      if (!/NOSCRIPT/.test((error as Error).message)) throw error;
+      return this.client.eval(this.#runner, options);
+    }
+  }
+}
