@@ -4,80 +4,34 @@
  * the gateway back: every alert is delivered, once.
  */
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
-import { tmpdir } from 'node:os';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { nodeRedProcess, type NodeRedProcess } from './support/node-red-process';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
-
-const ROOT = join(__dirname, '..', '..');
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, '127.0.0.1', () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 describe('outbox: a restart after SIGKILL', function () {
   this.timeout(120_000);
   let sim: TestSimulator;
+  let copy: NodeRedProcess;
   let userDir: string;
-  let nodeRed: ChildProcess | undefined;
-  let output = '';
+  const output = () => copy.output();
 
   before(async () => {
     sim = await startTestSimulator(1_000_000);
-    userDir = mkdtempSync(join(tmpdir(), 'bulkgate-restart-'));
-    mkdirSync(join(userDir, 'node_modules'));
-    symlinkSync(ROOT, join(userDir, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
+    copy = nodeRedProcess('bulkgate-restart-');
+    userDir = copy.userDir;
   });
   after(async () => {
-    nodeRed?.kill('SIGKILL');
+    await copy.remove();
     await sim.close();
-    rmSync(userDir, { recursive: true, force: true });
   });
 
-  /** Flows in flows.json, credentials in plain JSON (no secret), as each test writes them. */
-  const writeSettings = () =>
-    writeFileSync(
-      join(userDir, 'settings.js'),
-      `module.exports = { flowFile: 'flows.json', credentialSecret: false, logging: { console: { level: 'info' } }, editorTheme: { projects: { enabled: false } } };\n`,
-    );
-
-  async function startNodeRed(): Promise<string> {
-    const port = await freePort();
-    output = '';
-    nodeRed = spawn(
-      process.execPath,
-      [require.resolve('node-red/red.js'), '--userDir', userDir, '--port', String(port), '--settings', join(userDir, 'settings.js')],
-      {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      },
-    );
-    await new Promise<void>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${output}`)), 60_000);
-      const onData = (chunk: Buffer) => {
-        output += chunk.toString();
-        if (/Started flows/.test(output)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      };
-      nodeRed?.stdout?.on('data', onData);
-      nodeRed?.stderr?.on('data', onData);
-      nodeRed?.once('exit', (code) => reject(new Error(`Node-RED exited with ${code}:\n${output}`)));
-    });
-    return `http://127.0.0.1:${port}`;
-  }
+  const startNodeRed = () => copy.start();
 
   async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
     const end = Date.now() + ms;
     while (!(await check())) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${output}`);
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${output()}`);
       await new Promise((r) => setTimeout(r, 50));
     }
   }
@@ -91,7 +45,6 @@ describe('outbox: a restart after SIGKILL', function () {
       : 0;
 
   it('alerts sent during an outage, Node-RED killed, started again with the gateway back: all delivered once', async () => {
-    writeSettings();
     writeFileSync(
       join(userDir, 'flows.json'),
       JSON.stringify([
@@ -120,8 +73,7 @@ describe('outbox: a restart after SIGKILL', function () {
     }
     await until('five alerts kept in the outbox file', () => kept() === 5);
     assert.ok(!readFileSync(outboxFile(), 'utf8').includes(TOKEN), 'the token is in no outbox file');
-    nodeRed?.kill('SIGKILL');
-    await new Promise((r) => nodeRed?.once('exit', r));
+    await copy.kill();
     assert.deepEqual((await sim.outbox()).messages, [], 'nothing was delivered before the crash');
 
     await sim.fault({ offline: { seconds: 0 } });
@@ -138,9 +90,8 @@ describe('outbox: a restart after SIGKILL', function () {
   });
 
   it('delivery tracking with the default store survives a restart: a report after it carries msg.sent; output 3 fires after it for the silent one', async () => {
-    nodeRed?.kill('SIGKILL');
+    await copy.kill();
     await sim.reset();
-    writeSettings();
     const events = join(userDir, 'events.jsonl');
     /** What the events node's outputs wrote (a file node after each), one JSON line each. */
     const emitted = (): { port: string; status?: string; sent?: { topic: string } }[] =>
@@ -178,7 +129,7 @@ describe('outbox: a restart after SIGKILL', function () {
       JSON.stringify({ tacc: { application_id: ACCOUNT_ID, application_token: TOKEN }, ev: { secret: 'restart-secret' } }),
     );
     let editor = await startNodeRed();
-    for (const name of ['answered', 'silent']) assert.equal((await fetch(`${editor}/inject/inject-${name}`, { method: 'POST' })).status, 200, output);
+    for (const name of ['answered', 'silent']) assert.equal((await fetch(`${editor}/inject/inject-${name}`, { method: 'POST' })).status, 200, output());
     await until('both accepted', async () => (await sim.outbox()).messages.length === 2);
     const answered = (await sim.outbox()).messages.find((m) => m.text === 'Alarm: answered');
     const trackingFile = join(userDir, 'bulkgate-tracking', 'tacc.jsonl');
@@ -187,8 +138,7 @@ describe('outbox: a restart after SIGKILL', function () {
       () => existsSync(trackingFile) && readFileSync(trackingFile, 'utf8').split('\n').filter(Boolean).length === 2,
     );
     assert.ok(!readFileSync(trackingFile, 'utf8').includes(TOKEN), 'the token is in no tracking file');
-    nodeRed?.kill('SIGKILL');
-    await new Promise((r) => nodeRed?.once('exit', r));
+    await copy.kill();
 
     editor = await startNodeRed();
     const report = await fetch(`${editor}/bulkgate/events?token=restart-secret&status=1&smsID=${answered?.sms_id}`);
