@@ -156,6 +156,42 @@ describe('rate limit (unit, fake clock)', () => {
     assert.equal(await waiting, 'closed');
     assert.equal(clock.countTimers(), 0, 'nothing keeps the process alive');
   });
+  it('the account is told when its queue changes: a msg starts waiting, passes, or is refused on close; never for one that passes at once', async () => {
+    let changes = 0;
+    const limiter = new RateLimiter(1, 1_000, 10, () => changes++);
+    await limiter.acquire(1);
+    assert.equal(changes, 0, 'passed at once');
+    const second = limiter.acquire(1);
+    assert.equal(changes, 1, 'waits');
+    await clock.tickAsync(1_001);
+    await second;
+    assert.equal(changes, 2, 'passed');
+    const third = limiter.acquire(1).catch((error: GatewayError) => error.code);
+    assert.equal(changes, 3);
+    limiter.close('done');
+    assert.equal(await third, 'closed');
+    assert.equal(changes, 4, 'refused on close');
+  });
+
+  it('a msg that passed stops listening: its cancel signal and its circuit no longer reach the queue, and its give-up timer is gone', async () => {
+    let changes = 0;
+    const limiter = new RateLimiter(1, 1_000, 10, () => changes++);
+    await limiter.acquire(1);
+    const stop = new AbortGroup();
+    const circuit = new Circuit();
+    const giveUp = { at: Date.now() + 60_000, error: () => new GatewayError({ type: 'timeout', message: 'gave up' }) };
+    const waiting = limiter.acquire(1, stop, circuit, giveUp);
+    await clock.tickAsync(1_001);
+    await waiting;
+    assert.equal(changes, 2);
+    assert.equal(clock.countTimers(), 0, 'no give-up timer left behind');
+    stop.abort();
+    circuit.trip();
+    await clock.tickAsync(0);
+    assert.equal(changes, 2, 'nothing left the queue again');
+    limiter.close('done');
+  });
+
   describe('what the limit refuses, and what leaves its queue', () => {
     const refusal = (p: Promise<unknown>) =>
       p.then(
