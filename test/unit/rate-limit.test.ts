@@ -192,6 +192,22 @@ describe('rate limit (unit, fake clock)', () => {
     limiter.close('done');
   });
 
+  it('strict order: a one-message msg behind a waiting two-message one does not overtake it, though it would fit', async () => {
+    const limiter = new RateLimiter(2, 1_000, 10);
+    const order: string[] = [];
+    await limiter.acquire(1);
+    const big = limiter.acquire(2).then(() => void order.push('big'));
+    const small = limiter.acquire(1).then(() => void order.push('small'));
+    await clock.tickAsync(0);
+    assert.deepEqual(order, [], 'one place is free, but the big one is first');
+    await clock.tickAsync(1_001);
+    assert.deepEqual(order, ['big']);
+    await clock.tickAsync(1_001);
+    await Promise.all([big, small]);
+    assert.deepEqual(order, ['big', 'small']);
+    limiter.close('done');
+  });
+
   describe('what the limit refuses, and what leaves its queue', () => {
     const refusal = (p: Promise<unknown>) =>
       p.then(
