@@ -166,33 +166,13 @@ class SendPipeline {
     this.#warn(msg, prepared);
     // With a shared store, an alert several copies of Node-RED raised at once goes out from one.
     if (account.claims && !prepared.nothingToSend) {
-      // The rate limit is asked beside the claim (one wait for the store, not two); a copy gives its place back.
-      const early = account.limiter.enabled && !this.#waitsInOutbox(account) ? this.#acquire(account, prepared, when) : undefined;
-      early?.catch(() => undefined);
       return account.claims.claim(this.node.id, account.alertBody(prepared)).then((ours) => {
-        if (ours) return this.#onward(account, client, msg, prepared, when, send, done, early);
-        if (early)
-          void early.then(
-            () => account.limiter.refund(prepared.messages),
-            () => undefined,
-          );
+        if (ours) return this.#onward(account, client, msg, prepared, when, send, done);
         this.#copyElsewhere(msg, send, done);
         return undefined;
       });
     }
     return this.#onward(account, client, msg, prepared, when, send, done);
-  }
-
-  /** While messages wait in the outbox, or the gateway was just found unreachable, a new one goes behind them. */
-  #waitsInOutbox(account: Account): boolean {
-    const outbox = account.outboxMinutes > 0 ? account.outbox : undefined;
-    return outbox !== undefined && (outbox.waiting > 0 || account.circuit.open);
-  }
-
-  /** A place in the account's rate limit for this msg (with an outbox, the account's circuit may hold it there). */
-  #acquire(account: Account, prepared: PreparedRequest, when: Taken): Promise<void> {
-    const circuit = account.outboxMinutes > 0 ? account.circuit : undefined;
-    return account.limiter.acquire(prepared.messages, this.#queueStop, circuit, this.#giveUpOf(when.since, "it waited for the account's rate limit"));
   }
 
   /** Another copy of Node-RED sends this alert: the msg ends on port 1, marked (PRODUCT.md's one rule for dropped copies). */
@@ -204,29 +184,16 @@ class SendPipeline {
     done();
   }
 
-  /** Keeps the msg behind older ones (outbox) or sends it; `acquired`: its place in the rate limit, if asked already. */
-  #onward(
-    account: Account,
-    client: GatewayClient,
-    msg: Msg,
-    prepared: PreparedRequest,
-    when: Taken,
-    send: Send,
-    done: Done,
-    acquired?: Promise<void>,
-  ): Promise<void> | undefined {
+  /** Keeps the msg behind older ones (outbox) or sends it. */
+  #onward(account: Account, client: GatewayClient, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> | undefined {
     const outbox = account.outboxMinutes > 0 ? account.outbox : undefined;
-    // Order is kept per account: behind the waiting ones, without trying it.
-    if (outbox && this.#waitsInOutbox(account) && !prepared.nothingToSend) {
-      if (acquired)
-        void acquired.then(
-          () => account.limiter.refund(prepared.messages),
-          () => undefined,
-        );
+    // While messages wait in the outbox, or the gateway was just found unreachable, a new one
+    // goes behind them without trying it: order is kept per account.
+    if (outbox && (outbox.waiting || account.circuit.open) && !prepared.nothingToSend) {
       const reason = outbox.waiting ? 'older messages of this account wait in the outbox' : 'the gateway could not be reached a moment ago';
       return this.#keep(msg, prepared, when, 0, reason).then(() => done());
     }
-    return this.#send(account, client, msg, prepared, when, outbox !== undefined, send, done, acquired);
+    return this.#send(account, client, msg, prepared, when, outbox !== undefined, send, done);
   }
 
   /** Checks the fields and builds the request (throws `invalid_request`: nothing is sent). */
@@ -253,22 +220,12 @@ class SendPipeline {
    * Waits for the account's rate limit, sends, and routes the answer. With an outbox, the account's
    * circuit holds what waits once the gateway fails, and a send it could not reach goes there.
    */
-  #send(
-    account: Account,
-    client: GatewayClient,
-    msg: Msg,
-    prepared: PreparedRequest,
-    when: Taken,
-    kept: boolean,
-    send: Send,
-    done: Done,
-    acquired = account.limiter.enabled ? this.#acquire(account, prepared, when) : undefined,
-  ) {
+  #send(account: Account, client: GatewayClient, msg: Msg, prepared: PreparedRequest, when: Taken, kept: boolean, send: Send, done: Done) {
     const circuit = kept ? account.circuit : undefined;
     let counted = false;
     const limiter = account.limiter;
-    const sending = acquired
-      ? acquired.then(() => {
+    const sending = limiter.enabled
+      ? limiter.acquire(prepared.messages, this.#queueStop, circuit, this.#giveUpOf(when.since, "it waited for the account's rate limit")).then(() => {
           counted = true;
           return this.#transmit(client, prepared, circuit, when.since);
         })
