@@ -79,6 +79,15 @@ describe('text counting (unit)', () => {
     assert.equal(resolveUnicode('auto', []), false);
   });
 
+  it('the first and the last high surrogate (U+D800, U+DBFF) each start a pair: one character of two units, not two lone halves', () => {
+    for (const pair of ['\uD800\uDC00', '\uDBFF\uDFFF']) {
+      const measure = measureText(`a${pair}`, true);
+      assert.deepEqual(measure.nonGsm, [pair]);
+      assert.equal(measure.characters, 3);
+    }
+    assert.deepEqual(measureText('a\uD7FF\uDC00', true).nonGsm, ['\uD7FF', '\uDC00'], 'below the range: two characters of their own');
+  });
+
   it('a text over the limit is refused with a sentence that names the field, its count and both limits', () => {
     assert.equal(textLimitMessage('channel.sms.text', { characters: 700 }), 'channel.sms.text is 700 characters; the limit is 612 (268 with Unicode)');
   });
