@@ -14,7 +14,7 @@ import { DEFAULT_OUTBOX_SIZE, fullError } from './outbox';
 import type { JournalEntry } from './outbox-journal';
 import type { AccountStore, RateWindow, Reservation } from './store';
 import { ScriptBatch, type ScriptClient } from './script-batch';
-import { DeliveryTracker, type SentRef } from './tracking';
+import { DeliveryTracker, type SharedRecord } from './tracking';
 
 export { storeUrlProblem } from './store-url';
 
@@ -298,14 +298,6 @@ redis.call('ZREM', KEYS[3], ARGV[2])
 if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
 if redis.call('SET', KEYS[2], '1', 'NX', 'PX', tonumber(ARGV[1])) then return 1 end
 return 0`;
-
-export interface SharedRecord {
-  smsId: string;
-  number: string;
-  sent: SentRef;
-  acceptedAt: number;
-  countsFrom: number;
-}
 
 export class SharedTracking {
   constructor(

@@ -12,14 +12,23 @@
  */
 import type { TrackingLog } from './tracking-file';
 
+/** A tracked send as the copies share it. */
+export interface SharedRecord {
+  smsId: string;
+  number: string;
+  sent: SentRef;
+  acceptedAt: number;
+  countsFrom: number;
+}
+
 /** Tracking shared by several copies of Node-RED (redis-store.ts's SharedTracking). */
 export interface SharedTrackingLike {
-  record(record: { smsId: string; number: string; sent: SentRef; acceptedAt: number; countsFrom: number }): Promise<unknown>;
-  lookup(smsId: string): Promise<{ smsId: string; number: string; sent: SentRef; acceptedAt: number; countsFrom: number } | undefined>;
-  lastTo(number: string): Promise<{ smsId: string; number: string; sent: SentRef; acceptedAt: number; countsFrom: number } | undefined>;
+  record(record: SharedRecord): Promise<unknown>;
+  lookup(smsId: string): Promise<SharedRecord | undefined>;
+  lastTo(number: string): Promise<SharedRecord | undefined>;
   markFinal(smsId: string): Promise<unknown>;
   claimLate(smsId: string): Promise<boolean>;
-  overdue(timeoutMs: number, graceMs: number): Promise<{ smsId: string; number: string; sent: SentRef; acceptedAt: number; countsFrom: number }[]>;
+  overdue(timeoutMs: number, graceMs: number): Promise<SharedRecord[]>;
 }
 
 /**
@@ -195,10 +204,7 @@ export class DeliveryTracker {
   listen(owner: object, timeoutMs: number, onNoReport: (tracked: Tracked) => void): void {
     this.#load();
     this.#listeners.add(owner);
-    clearInterval(this.#sweeps.get(owner));
-    this.#sweeps.delete(owner);
-    this.#watches.get(owner)?.stop();
-    this.#watches.delete(owner);
+    this.#stopWatching(owner);
     if (timeoutMs <= 0) return;
     const fire = (tracked: Tracked) => {
       if (!tracked.late) {
@@ -223,6 +229,14 @@ export class DeliveryTracker {
     this.#watches.set(owner, watch);
     for (const tracked of this.#bySmsId.values()) if (!tracked.final && !tracked.late) watch.add(tracked);
     if (shared) this.#sweep(owner, shared, timeoutMs, fire);
+  }
+
+  /** Stops an events node's watch for reports and its sweep for other copies' overdue sends. */
+  #stopWatching(owner: object): void {
+    clearInterval(this.#sweeps.get(owner));
+    this.#sweeps.delete(owner);
+    this.#watches.get(owner)?.stop();
+    this.#watches.delete(owner);
   }
 
   /** Output 3 for the sends of a copy that stopped: claimed in the shared store, so once in all. */
@@ -271,11 +285,8 @@ export class DeliveryTracker {
   }
 
   unlisten(owner: object): void {
-    clearInterval(this.#sweeps.get(owner));
-    this.#sweeps.delete(owner);
     this.#listeners.delete(owner);
-    this.#watches.get(owner)?.stop();
-    this.#watches.delete(owner);
+    this.#stopWatching(owner);
   }
 
   /** A message the gateway accepted (or scheduled for `scheduledAt`, ms). */
