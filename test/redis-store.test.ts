@@ -102,6 +102,39 @@ describe('the shared store (redis-server)', function () {
     const loser = winner === copyA ? copyB : copyA;
     assert.equal(await loser.claim('t1', body), true, 'after the window');
   });
+
+  it("the storm guard's window shared by two copies: the limit counts both copies' sends; the held count is collected once, with every copy's; a new window after it ends", async () => {
+    const [a, b] = [await copy(), await copy()];
+    const prefix = keyPrefix('storm-test');
+    const copyA = new AlertClaims(a, prefix, 'copy-a', 300);
+    const copyB = new AlertClaims(b, prefix, 'copy-b', 300);
+    const storm = { limit: 3, windowMs: 400 };
+    const body = (i: number) => JSON.stringify({ number: '420777000001', text: `Alarm ${i}` });
+    // Seven different alerts, taken in turn by the two copies, all at once.
+    const decisions = await Promise.all(Array.from({ length: 7 }, (_, i) => (i % 2 ? copyB : copyA).decide('t1', body(i), storm)));
+    assert.ok(
+      decisions.every((d) => d.ours && d.storm),
+      JSON.stringify(decisions),
+    );
+    assert.equal(decisions.filter((d) => d.storm?.admitted).length, 3, 'three in all, not three per copy');
+    const windows = new Set(decisions.map((d) => d.storm?.window));
+    assert.equal(windows.size, 1, 'one window for both copies');
+    assert.ok(
+      decisions.every((d) => (d.storm?.endsInMs ?? -1) > 0 && (d.storm?.endsInMs ?? 0) <= 400),
+      'each told when it ends',
+    );
+    const window = [...windows][0] as string;
+    assert.equal(await copyB.collectHeld('t1', window), 4, 'the count held at both copies');
+    assert.equal(await copyA.collectHeld('t1', window), 0, 'collected once: the other copy sends no notice');
+    assert.equal((await copyA.decide('t2', body(0), storm)).storm?.admitted, true, 'another node has its own window');
+    assert.deepEqual(await copyA.decide('t3', body(0)), { ours: true }, 'the storm guard off: the claim only');
+    const copyOf = await copyB.decide('t3', body(0), storm);
+    assert.deepEqual(copyOf, { ours: false }, 'a copy of an alert another copy sends is not counted');
+    await new Promise((r) => setTimeout(r, 450));
+    const next = await copyA.decide('t1', body(20), storm);
+    assert.equal(next.storm?.admitted, true, 'a new window after it ended');
+    assert.notEqual(next.storm?.window, window);
+  });
 });
 
 describe('shared delivery tracking (redis-server)', function () {

@@ -38,6 +38,7 @@ describe('several copies of Node-RED on one Redis store', function () {
     label: string,
     extra: (copy: NodeRedProcess) => Record<string, unknown>[] = () => [],
     sendWires: string[][] = [[], []],
+    sendSettings: Record<string, unknown> = {},
   ): Promise<void> {
     const flows = [
       { id: 'tab', type: 'tab', label: 'alarms' },
@@ -51,7 +52,7 @@ describe('several copies of Node-RED on one Redis store', function () {
         payloadType: 'str',
         wires: [['t']],
       })),
-      { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: sendWires },
+      { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: sendWires, ...sendSettings },
     ];
     await Promise.all(copies.map((c) => c.kill()));
     // Each test starts from an empty store: the simulator's sms_ids start again after its reset,
@@ -133,6 +134,21 @@ describe('several copies of Node-RED on one Redis store', function () {
       const inWindow = times.filter((u) => u >= t && u < t + 1950).length;
       assert.ok(inWindow <= 5, `${inWindow} requests in the 2 s from ${new Date(t).toISOString()}`);
     }
+  });
+
+  it("the storm guard counts both copies' alerts in one window: 3 per window in all, and one notice with every copy's held count", async () => {
+    await sim.reset();
+    await deploy({ store: 'redis', storeUrl: redis.url }, 8, 'storm', () => [], [[], []], { stormLimit: 3, stormWindow: 3 });
+    // Eight different alerts, four into each copy, at once.
+    await Promise.all(Array.from({ length: 8 }, (_, i) => pressByApi((copies[i % 2] as NodeRedProcess).url)(`alarm${i}`)));
+    await until('three alerts at the gateway', async () => (await sim.outbox()).messages.length >= 3);
+    await new Promise((r) => setTimeout(r, 1000));
+    assert.equal((await sim.outbox()).messages.length, 3, 'three in all, not three per copy');
+    await until('the notice', async () => (await sim.outbox()).messages.length >= 4, 10_000);
+    await new Promise((r) => setTimeout(r, 1500));
+    const texts = (await sim.outbox()).messages.map((m) => m.text);
+    assert.equal(texts.length, 4, `one notice, from one copy: ${JSON.stringify(texts)}`);
+    assert.match(texts[3] as string, /^Storm protection: 5 more alerts were held back in the last 3 s\. The last one: Alarm \d: water on the floor \(storm\)$/);
   });
 
   it('a report posted to copy B for a send of copy A carries msg.sent; output 3 fires for the silent one on one copy only, for the delivered one on none', async () => {

@@ -14,6 +14,7 @@ import { DEFAULT_OUTBOX_SIZE, fullError } from './outbox';
 import type { JournalEntry } from './outbox-journal';
 import type { AccountStore, RateWindow, Reservation } from './store';
 import { ScriptBatch, type ScriptClient } from './script-batch';
+import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, type SharedRecord } from './tracking';
 
 export { storeUrlProblem } from './store-url';
@@ -111,19 +112,54 @@ export class RedisWindow implements RateWindow {
 /**
  * One alert raised by several copies at once (the same node, the same request body, within the
  * window) goes out once: the first copy to claim it sends it; another copy's claim answers
- * "copy". A repeat from the copy that holds the claim is not affected (its own storm guard, if
- * on, decides).
+ * "copy" ({0}). A repeat from the copy that holds the claim is not affected.
+ *
+ * With the node's storm guard on (ARGV[3] a limit above 0, ARGV[4] its window, ms), the alert the
+ * copy sends is counted in the node's window shared by the copies (KEYS[2], a hash: `n` counted,
+ * `w` the window's id), opened by the first alert after the last window ended: {1, 1 admitted or
+ * 0 held, window id, ms until it ends}. A held one counts in the window's held key, which outlives
+ * the window by a minute so that a copy can collect it for the notice.
  */
 const CLAIM = `
 local holder = redis.call('GET', KEYS[1])
-if not holder then
-  redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2]))
-  return 1
+if holder and holder ~= ARGV[1] then return {0} end
+if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2])) end
+local limit = tonumber(ARGV[3] or '0')
+if limit <= 0 then return {1} end
+local n = redis.call('HINCRBY', KEYS[2], 'n', 1)
+if n == 1 then
+  local t = redis.call('TIME')
+  redis.call('HSET', KEYS[2], 'w', t[1] .. '.' .. t[2])
+  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]))
 end
-if holder == ARGV[1] then return 1 end
-return 0`;
+local w = redis.call('HGET', KEYS[2], 'w') or ''
+local ttl = math.max(0, redis.call('PTTL', KEYS[2]))
+if n <= limit then return {1, 1, w, ttl} end
+local held = KEYS[2] .. ':held:' .. w
+redis.call('INCR', held)
+redis.call('PEXPIRE', held, ttl + 60000)
+return {1, 0, w, ttl}`;
+/** The count every copy held in a storm window, taken once: the copy that gets it sends the notice. */
+const COLLECT_HELD = `
+local n = redis.call('GET', KEYS[1])
+if not n then return 0 end
+redis.call('DEL', KEYS[1])
+return tonumber(n)`;
 
 export const COPY_WINDOW_MS = 10_000;
+
+/** A node's storm guard, as the shared count needs it. */
+export interface StormLimit {
+  limit: number;
+  windowMs: number;
+}
+
+/** Whether this copy sends an alert (`ours`) and, with the storm guard on, what the shared window said. */
+export interface AlertDecision {
+  ours: boolean;
+  /** Undefined when the storm guard is off, or the store could not count (this copy's own guard decides). */
+  storm?: SharedStormAnswer;
+}
 
 export class AlertClaims {
   constructor(
@@ -139,19 +175,42 @@ export class AlertClaims {
     return `${this.prefix}claim:${createHash('sha256').update(nodeId).update('\0').update(body).digest('hex').slice(0, 32)}`;
   }
 
+  #stormKey(nodeId: string): string {
+    return `${this.prefix}storm:${nodeId}`;
+  }
+
   /** Whether this copy sends it (true), or another copy already does (false: a copy). */
   async claim(nodeId: string, body: string): Promise<boolean> {
-    return Number(await this.redis.eval(CLAIM, { keys: [this.key(nodeId, body)], arguments: [this.copyId, String(this.windowMs)] })) === 1;
+    return (await this.decide(nodeId, body)).ours;
+  }
+
+  /** The claim and, when the node's storm guard is on, its shared count: one call. */
+  async decide(nodeId: string, body: string, storm?: StormLimit): Promise<AlertDecision> {
+    const stormArgs = storm && storm.limit > 0 ? [String(storm.limit), String(storm.windowMs)] : [];
+    const [ours, admitted, window, endsInMs] = (await this.redis.eval(CLAIM, {
+      keys: [this.key(nodeId, body), this.#stormKey(nodeId)],
+      arguments: [this.copyId, String(this.windowMs), ...stormArgs],
+    })) as [number, number?, string?, number?];
+    if (Number(ours) !== 1) return { ours: false };
+    if (admitted === undefined) return { ours: true };
+    return { ours: true, storm: { admitted: Number(admitted) === 1, window: String(window), endsInMs: Number(endsInMs) } };
+  }
+
+  /** How many every copy held in a node's storm window; the first copy to ask gets it, the others 0. */
+  async collectHeld(nodeId: string, window: string): Promise<number> {
+    return Number(await this.redis.eval(COLLECT_HELD, { keys: [`${this.#stormKey(nodeId)}:held:${window}`], arguments: [] }));
   }
 }
 
 /** A random id for this process: which copy holds a claim. */
 export const COPY_ID = randomBytes(9).toString('base64url');
 
-/** What the account's nodes ask of a shared store beyond the state boundary: the claim of an alert. */
+/** What the account's nodes ask of a shared store beyond the state boundary: the claim of an alert, the shared storm window. */
 export interface AlertClaimer {
-  /** Whether this copy sends it; false: another copy of Node-RED does (the msg ends as a copy). */
-  claim(nodeId: string, body: string): Promise<boolean>;
+  /** Whether this copy sends it (false: another copy of Node-RED does; the msg ends as a copy), and what the shared storm window says. */
+  claim(nodeId: string, body: string, storm?: StormLimit): Promise<AlertDecision>;
+  /** The count every copy held in a storm window, for the notice (one copy gets it, the others 0). */
+  collectHeld(nodeId: string, window: string): Promise<number>;
 }
 
 /** How the Redis store tells the account about its connection. */
@@ -237,8 +296,9 @@ export function redisStore(
     rateWindow: (accountId, limit, windowMs) =>
       new FallbackWindow(new RedisWindow(redis, `${prefix}window`, limit, windowMs), local.rateWindow(accountId, limit, windowMs), () => up),
     claims: {
-      // While Redis does not answer, this copy decides alone (its own storm guard still applies).
-      claim: (nodeId, body) => (up ? claims.claim(nodeId, body).catch(() => true) : Promise.resolve(true)),
+      // While Redis does not answer, this copy decides alone (its own storm guard applies).
+      claim: (nodeId, body, storm) => (up ? claims.decide(nodeId, body, storm).catch(() => ({ ours: true })) : Promise.resolve({ ours: true })),
+      collectHeld: (nodeId, window) => claims.collectHeld(nodeId, window),
     },
     close: async () => {
       up = false;
@@ -497,6 +557,7 @@ export const STORE_SCRIPTS = {
   reserve: RESERVE,
   refund: REFUND,
   claim: CLAIM,
+  collectHeld: COLLECT_HELD,
   record: RECORD,
   overdue: OVERDUE,
   get: GET,

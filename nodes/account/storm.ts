@@ -3,6 +3,10 @@
  * `windowMs`, the window's further messages are held back (not sent; each ends without error)
  * and when the window ends one notice says how many were held. A window opens with the first
  * message after the previous one ended.
+ *
+ * With a shared store, several copies of Node-RED count in one window: the store answers whether
+ * a message may go ({@link SharedStormAnswer}), and when that window ends the first copy that held
+ * one collects every copy's count and sends the one notice.
  */
 import { numberSetting } from '../plumbing/settings';
 
@@ -14,11 +18,25 @@ export function stormGuardOf<T>(settings: { stormLimit?: unknown; stormWindow?: 
   return new StormGuard<T>(numberSetting(settings.stormLimit, 0), numberSetting(settings.stormWindow, 60) * 1000, onWindowEnd);
 }
 
+/** What a shared store answered for one alert: whether it may go, in which window of all the copies, ending when. */
+export interface SharedStormAnswer {
+  admitted: boolean;
+  /** The window's id, the same at every copy. */
+  window: string;
+  /** Ms until that window ends (counted on the store's clock). */
+  endsInMs: number;
+}
+
+/** How long after a shared window ends a copy asks for its count: every copy's held ones are in by then. */
+export const SHARED_SETTLE_MS = 50;
+
 export class StormGuard<T> {
   #admitted = 0;
   #held = 0;
   #last: T | undefined;
   #timer: NodeJS.Timeout | undefined;
+  /** The shared windows in which this copy held messages: its last one and count, and the timer of the notice. */
+  readonly #shared = new Map<string, { last: T; held: number; timer: NodeJS.Timeout }>();
 
   constructor(
     readonly limit: number,
@@ -30,8 +48,11 @@ export class StormGuard<T> {
     return this.limit > 0 && this.windowMs > 0;
   }
 
+  /** How many this copy holds back in the windows open now (the status says so). */
   get held(): number {
-    return this.#held;
+    let held = this.#held;
+    for (const window of this.#shared.values()) held += window.held;
+    return held;
   }
 
   /** Whether this message may go; when not, it is counted and remembered for the notice. */
@@ -51,6 +72,36 @@ export class StormGuard<T> {
     return false;
   }
 
+  /**
+   * A message the shared store counted: it goes when admitted; when not, it is remembered for the
+   * notice. When the window ends, `collect` takes the count every copy held in it (one copy gets
+   * it, the others 0), and a count above 0 is the notice; when the store does not answer, this
+   * copy's own count is.
+   */
+  admitShared(item: T, answer: SharedStormAnswer, collect: (window: string) => Promise<number>): boolean {
+    if (answer.admitted) return true;
+    let window = this.#shared.get(answer.window);
+    if (!window) {
+      const timer = setTimeout(() => this.#endShared(answer.window, collect), Math.max(0, answer.endsInMs) + SHARED_SETTLE_MS);
+      this.#shared.set(answer.window, (window = { last: item, held: 0, timer }));
+    }
+    window.held++;
+    window.last = item;
+    return false;
+  }
+
+  #endShared(id: string, collect: (window: string) => Promise<number>): void {
+    const window = this.#shared.get(id);
+    if (!window) return;
+    this.#shared.delete(id);
+    void collect(id)
+      .catch(() => window.held)
+      .then((held) => {
+        if (held > 0) this.onWindowEnd(window.last, held);
+      })
+      .catch(() => undefined);
+  }
+
   #end(): void {
     this.#timer = undefined;
     const { held } = this;
@@ -64,5 +115,7 @@ export class StormGuard<T> {
   close(): void {
     clearTimeout(this.#timer);
     this.#timer = undefined;
+    for (const window of this.#shared.values()) clearTimeout(window.timer);
+    this.#shared.clear();
   }
 }

@@ -157,26 +157,36 @@ class SendPipeline {
   /** Prepares the request, then holds the msg back (storm), keeps it behind older ones (outbox) or sends it. */
   #dispatch(account: Account, client: GatewayClient, msg: Msg, fields: SendFields, when: Taken, send: Send, done: Done): Promise<void> | undefined {
     const prepared = this.#prepare(client, msg, fields);
-    if (!this.#storm.admit({ msg, fields })) {
-      // Held back by storm protection: deliberately not sent, so not an error.
-      this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(this.texts, 'held', { count: this.#storm.held }) }));
-      done();
-      return undefined;
-    }
-    this.#warn(msg, prepared);
-    // With a shared store, an alert several copies of Node-RED raised at once goes out from one.
-    if (account.claims && !prepared.nothingToSend) {
-      return account.claims.claim(this.node.id, account.alertBody(prepared)).then((ours) => {
-        if (ours) return this.#onward(account, client, msg, prepared, when, send, done);
-        this.#copyElsewhere(msg, send, done);
-        return undefined;
+    const item = { msg, fields };
+    // With a shared store, an alert several copies of Node-RED raised at once goes out from one,
+    // and the storm guard counts what every copy sends (one call to the store for both).
+    const claims = account.claims;
+    if (claims && !prepared.nothingToSend) {
+      const storm = this.#storm.enabled ? { limit: this.#storm.limit, windowMs: this.#storm.windowMs } : undefined;
+      return claims.claim(this.node.id, account.alertBody(prepared), storm).then((decision) => {
+        if (!decision.ours) return this.#copyElsewhere(msg, send, done);
+        const admitted = decision.storm
+          ? this.#storm.admitShared(item, decision.storm, (window) => claims.collectHeld(this.node.id, window))
+          : this.#storm.admit(item);
+        if (!admitted) return this.#held(done);
+        this.#warn(msg, prepared);
+        return this.#onward(account, client, msg, prepared, when, send, done);
       });
     }
+    if (!this.#storm.admit(item)) return this.#held(done);
+    this.#warn(msg, prepared);
     return this.#onward(account, client, msg, prepared, when, send, done);
   }
 
+  /** Held back by storm protection: deliberately not sent, so not an error. */
+  #held(done: Done): undefined {
+    this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(this.texts, 'held', { count: this.#storm.held }) }));
+    done();
+    return undefined;
+  }
+
   /** Another copy of Node-RED sends this alert: the msg ends on port 1, marked (PRODUCT.md's one rule for dropped copies). */
-  #copyElsewhere(msg: Msg, send: Send, done: Done): void {
+  #copyElsewhere(msg: Msg, send: Send, done: Done): undefined {
     msg.bulkgate = { ...(msg.bulkgate as object | undefined), duplicate: 'copy' };
     this.#totals.copies++;
     this.#totals.show();

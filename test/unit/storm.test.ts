@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { stormGuardOf } from '../../nodes/account/storm';
+import { SHARED_SETTLE_MS, stormGuardOf } from '../../nodes/account/storm';
 
 describe('storm guard (unit, fake clock)', () => {
   let clock: ReturnType<typeof FakeTimers.install>;
@@ -80,6 +80,64 @@ describe('storm guard (unit, fake clock)', () => {
     guard.close();
     assert.equal(clock.countTimers(), 0);
     clock.tick(10_000);
+    assert.deepEqual(notices, []);
+  });
+});
+
+describe('storm guard with a shared store (unit, fake clock, a stand-in store)', () => {
+  let clock: ReturnType<typeof FakeTimers.install>;
+  beforeEach(() => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+  });
+  afterEach(() => clock.uninstall());
+
+  /** Lets the promise callbacks of a collect run. */
+  const settle = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+  it("the store's answer decides, not this copy's count; one notice per shared window, asked for just after it ends, with every copy's count", async () => {
+    const notices: [string, number][] = [];
+    const asked: string[] = [];
+    const guard = stormGuardOf<string>({ stormLimit: 1, stormWindow: 60 }, (last, held) => notices.push([last, held]));
+    const collect = (window: string) => (asked.push(window), Promise.resolve(5));
+    assert.equal(guard.admitShared('a', { admitted: true, window: 'w1', endsInMs: 1_000 }, collect), true);
+    assert.equal(guard.admitShared('b', { admitted: true, window: 'w1', endsInMs: 900 }, collect), true, "admitted by the store beyond this copy's limit");
+    assert.equal(guard.admitShared('c', { admitted: false, window: 'w1', endsInMs: 800 }, collect), false);
+    assert.equal(guard.admitShared('d', { admitted: false, window: 'w1', endsInMs: 700 }, collect), false);
+    assert.equal(guard.held, 2, 'the status counts what this copy holds');
+    assert.equal(clock.countTimers(), 1, 'one timer per shared window, none of its own');
+    clock.tick(800 + SHARED_SETTLE_MS - 1);
+    assert.deepEqual(asked, [], 'not asked before the window ended');
+    clock.tick(1);
+    await settle();
+    assert.deepEqual(asked, ['w1']);
+    assert.deepEqual(notices, [['d', 5]], "the last one this copy held, with the count the store gave (every copy's)");
+    assert.equal(guard.held, 0);
+    guard.close();
+  });
+
+  it("another copy collected the count (0 here): no notice; the store not answering: this copy's own count", async () => {
+    const notices: [string, number][] = [];
+    const guard = stormGuardOf<string>({ stormLimit: 1, stormWindow: 60 }, (last, held) => notices.push([last, held]));
+    guard.admitShared('a', { admitted: false, window: 'w1', endsInMs: 100 }, () => Promise.resolve(0));
+    guard.admitShared('b', { admitted: false, window: 'w2', endsInMs: 300 }, () => Promise.reject(new Error('store down')));
+    guard.admitShared('c', { admitted: false, window: 'w2', endsInMs: 200 }, () => Promise.reject(new Error('store down')));
+    clock.tick(100 + SHARED_SETTLE_MS);
+    await settle();
+    assert.deepEqual(notices, []);
+    clock.tick(200);
+    await settle();
+    assert.deepEqual(notices, [['c', 2]]);
+    guard.close();
+  });
+
+  it('closed with a shared window open: no notice, no timer left', async () => {
+    const notices: unknown[] = [];
+    const guard = stormGuardOf<string>({ stormLimit: 1, stormWindow: 60 }, (...args) => notices.push(args));
+    guard.admitShared('a', { admitted: false, window: 'w1', endsInMs: 100 }, () => Promise.resolve(3));
+    guard.close();
+    assert.equal(clock.countTimers(), 0);
+    clock.tick(1_000);
+    await settle();
     assert.deepEqual(notices, []);
   });
 });
