@@ -39,7 +39,11 @@ export async function openBrowser(options: { locale?: string } = {}): Promise<Br
   page.on('console', (m) => {
     if (m.type() === 'error') errors.push(m.text());
   });
-  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('pageerror', (e) => {
+    errors.push(String(e));
+    // The assertion shows the message; the log says where it came from.
+    console.warn(`      page error: ${e.stack ?? String(e)}`);
+  });
   // "Failed to load resource" does not say which: name it.
   page.on('response', (r) => {
     if (r.status() >= 400) errors.push(`HTTP ${r.status()} ${r.url()}`);
