@@ -96,6 +96,8 @@ describe('errors (unit)', () => {
       assert.equal(bare.message, 'The gateway refused the request (new_rule, HTTP 400)');
       // An `error` that only repeats the type is not a description.
       assert.equal(gatewayAnswerError(400, { type: 'new_rule', error: 'new_rule' }).message, 'The gateway refused the request (new_rule, HTTP 400)');
+      // Nor is one that is not a string.
+      assert.equal(gatewayAnswerError(400, { type: 'new_rule', error: { text: 'x' } }).message, 'The gateway refused the request (new_rule, HTTP 400)');
     });
 
     it('a type that is not an identifier (spaces, an echoed text, too long, not a string) becomes unknown', () => {
@@ -108,6 +110,7 @@ describe('errors (unit)', () => {
       assert.equal(gatewayAnswerError(400, { error: 'low_credit' }).code, 'low_credit');
       assert.equal(gatewayAnswerError(400, { error: 'Low credit' }).code, 'unknown');
       assert.equal(gatewayAnswerError(400, { error: 'low_credit2' }).code, 'unknown');
+      assert.equal(gatewayAnswerError(400, { error: 42 }).code, 'unknown', '1.0: an error that is not a string');
     });
 
     it('a detail is appended to the sentence and kept; anything but a string is none', () => {
@@ -177,6 +180,9 @@ describe('errors (unit)', () => {
       assert.equal(cause({ cause: { message: 'socket hang up', code: 'ECONNRESET' }, options: { body: 'secret' } }), 'socket hang up (ECONNRESET)');
       assert.equal(cause({ message: '', cause: { message: 'inner' } }), 'inner');
       assert.equal(cause({ message: 'outer', code: 7 }), 'outer');
+      assert.equal(cause({ message: 'outer', cause: { code: 'EPIPE' } }), 'outer (EPIPE)', "the inner cause's code when the outer has none");
+      assert.equal(cause({ message: 42, cause: { message: 'inner' } }), 'inner', 'a message that is not a string is none');
+      assert.equal(cause({ cause: { message: 42, code: 5 } }), '[object Object]', 'nor an inner one; nor a code that is not a string');
       assert.equal(cause({}), '[object Object]', 'nothing readable in it: its kind');
       assert.equal(cause('plain text'), 'plain text');
       assert.equal(cause(null), 'null');
