@@ -139,6 +139,112 @@ describe('request building (unit)', () => {
     assert.equal(body(prepareSend(sendOperation('transactional'), { number: '777000001', text: 'x', country: ' sk ' }, account)).country, 'sk');
   });
 
+  it('the cascade as a list (the editor) or an object (a msg): one wire object in the given order; refused with the field named', () => {
+    const viber = { type: 'viber', text: 'Hi', sender: 'Shop', expiration: '90' };
+    const listed = body(transactional({ number: '420777000001', text: 'x', channel: [viber, { type: 'sms', text: 'Hi' }] }));
+    assert.deepEqual(listed.channel, { viber: { text: 'Hi', sender: 'Shop', expiration: 90 }, sms: { text: 'Hi' } });
+    assert.deepEqual(Object.keys(listed.channel), ['viber', 'sms'], 'the order is the cascade');
+    const given = { sms: { text: 'Hi' }, viber: { text: 'Hi', sender: 'Shop' } };
+    assert.deepEqual(Object.keys(body(transactional({ number: '420777000001', text: 'x', channel: given })).channel), ['sms', 'viber']);
+    const channels = 'viber, whatsapp, rcs, sms';
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: ['sms'] }), new RegExp(`^channel\\[0\\] must be a ${channels} channel`));
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: [{ type: 'sms' }, { type: 'fax' }] }), /^channel\[1\] must be a viber/);
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: [{ type: 4 }] }), /^channel\[0\] must be a viber/);
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: [{ type: 'sms' }, { type: 'sms' }] }), /^channel lists sms twice/);
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: 'sms' }), new RegExp(`^channel must be an object holding ${channels} channels`));
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: { fax: {} } }), new RegExp(`^channel\\.fax is not a channel \\(${channels}\\)`));
+    const proto = JSON.parse('{"__proto__": {"text": "x"}}') as unknown;
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: proto }), /^channel\.__proto__ is not a channel/);
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: { sms: 'Hi' } }), /^channel\.sms must be an object/);
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: { sms: {} } }, '1.0'), /^channel exists in version 2\.0 only/);
+  });
+
+  it("a channel's settings as sent: empty ones dropped, a number text as a string, a digit expiration as a number; what was given is left as it was", () => {
+    const given = {
+      viber: { text: 42, sender: 'Shop', expiration: '90', image: '', button: { caption: '', url: null } },
+      sms: { text: 'Hi', sender_id: 'gText', sender_id_value: 7, unicode: 'auto' },
+    };
+    const copy = structuredClone(given);
+    const sent = body(transactional({ number: '420777000001', channel: given })).channel;
+    assert.deepEqual(sent, { viber: { text: '42', sender: 'Shop', expiration: 90 }, sms: { text: 'Hi', sender_id: 'gText', sender_id_value: '7' } });
+    assert.deepEqual(given, copy, "the msg's own objects are not changed");
+    const button = { caption: 'Open', url: 'https://shop.example/o/1' };
+    const withButton = body(promotional({ number: ['420777000001'], text: 'x', channel: { viber: { sender: 'Shop', button } } })).channel;
+    assert.deepEqual(withButton.viber, { sender: 'Shop', button: { caption: 'Open', url: 'https://shop.example/o/1' } }, 'a button with a caption stays');
+    refused(
+      () => transactional({ number: '420777000001', text: 'x', channel: { viber: { sender: 'Shop', expiration: '9a' } } }),
+      /^channel\.viber\.expiration must be a whole number/,
+    );
+    assert.notEqual(withButton.viber.button, button);
+    const profile = body(transactional({ number: '420777000001', text: 'x', channel: { sms: { sender_id: 'profile_id', sender_id_value: ' 12 ' } } })).channel;
+    assert.deepEqual(profile, { sms: { sender_id: 12 } }, 'a profile id is the sender_id itself');
+    assert.deepEqual(body(transactional({ number: '420777000001', text: 'x', channel: { sms: { sender_id: '5' } } })).channel, { sms: { sender_id: 5 } });
+    for (const [unicode, sent] of [
+      ['yes', true],
+      [1, true],
+      ['off', false],
+      [false, false],
+    ] as const) {
+      assert.equal(body(transactional({ number: '420777000001', text: 'x', channel: { sms: { unicode } } })).channel.sms.unicode, sent, String(unicode));
+    }
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: { sms: { unicode: 'maybe' } } }), /^channel\.sms\.unicode must be true or false/);
+    assert.equal(
+      body(transactional({ number: '420777000001', text: 'x', channel: { sms: { unicode: 'auto' } } })).channel,
+      undefined,
+      'an SMS with nothing of its own is the default',
+    );
+  });
+
+  it("a channel's own text: enough when every channel has one; one channel without it needs the top-level text; each is counted", () => {
+    assert.ok(transactional({ number: '420777000001', channel: { viber: { text: 'Hi', sender: 'Shop' }, sms: { text: 'Hi' } } }));
+    refused(
+      () => transactional({ number: '420777000001', channel: { viber: { text: 'Hi', sender: 'Shop' }, sms: { sender_id: 'gSystem' } } }),
+      /^text is required \(or a text in every channel\)/,
+    );
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: { sms: { text: 'a'.repeat(613) } } }), /channel\.sms\.text/);
+    refused(() => transactional({ number: '420777000001', text: 'x', channel: { viber: { sender: 'Shop', text: 'č'.repeat(269) } } }), /channel\.viber\.text/);
+    assert.deepEqual(transactional({ number: '420777000001', text: 'x', channel: { sms: { text: 'Hi <name>' } } }).missingVariables, ['name']);
+  });
+
+  it('recipients: an entry without a number is skipped; its own text and variables go with it; what an entry may hold is named', () => {
+    const prepared = promotional({
+      number: [{ number: '' }, { number: '420777000001', text: 7, variables: null }, '', { number: 420777000002, variables: { name: 'B' } }],
+      text: 'Hi <name>',
+    });
+    assert.deepEqual(body(prepared).number, [
+      { number: '420777000001', text: '7' },
+      { number: '420777000002', variables: { name: 'B' } },
+    ]);
+    assert.equal(prepared.messages, 2);
+    assert.deepEqual(prepared.missingVariables, [], 'the first has its own text, the second its variable');
+    refused(
+      () => promotional({ number: [{ number: '420777000001', name: 'A' }], text: 'x' }),
+      /^number\[0\]\.name is not a field of a recipient entry \(number, text, variables\)/,
+    );
+    refused(() => promotional({ number: ['420777000001', true], text: 'x' }), /^number\[1\] must be a phone number or an object \{number, text, variables\}/);
+    refused(() => promotional({ number: [{ number: { n: 1 } }], text: 'x' }), /^number\[0\]\.number must be a phone number/);
+    refused(() => promotional({ number: [{ number: '420777000001', text: 5n }], text: 'x' }), /^number\[0\]\.text must be a string/);
+    const simple = { api: 'simple', version: '1.0' } as const;
+    refused(
+      () => promotional({ number: [{ number: '420777000001', text: 'own' }], text: 'x' }, simple),
+      /^number\[0\] carries text or variables, which only the advanced API takes/,
+    );
+    assert.equal(body(promotional({ number: '420777000001, 420777000002', text: 'x' }, simple)).number, '420777000001;420777000002');
+    refused(() => promotional({ number: [{ number: '420777000001', text: 'own' }, '420777000002'] }), /^text is required when number holds plain numbers/);
+    assert.ok(promotional({ number: [{ number: '420777000001', text: 'own' }] }), 'every recipient has its own text');
+  });
+
+  it('a transactional message has one number: a list of two is refused, empty entries do not count', () => {
+    refused(
+      () => transactional({ number: '420777000001, 420777000002', text: 'x' }),
+      /^number must be one phone number for a transactional message \(it holds 2\)/,
+    );
+    assert.equal(body(transactional({ number: ['', '420777000001', null], text: 'x' })).number, '420777000001');
+    refused(() => transactional({ number: [{ number: '420777000001' }], text: 'x' }), /^number must be a phone number/);
+    const simple = sendOperation('transactional', { api: 'simple', version: '1.0' });
+    refused(() => prepareSend(simple, { number: '420777000001', text: 'x', variables: { a: 1 } }, ACCOUNT), /^variables exist in the advanced API only/);
+  });
+
   it('form bodies carry booleans as yes/no; the credit by GET puts the credentials in the query, without application_product', () => {
     const form = prepareSend(
       sendOperation('transactional', { api: 'simple', version: '1.0', encoding: 'form' }),
