@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { appendFileSync, existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecentSends } from '../../nodes/account/recent-sends';
@@ -273,5 +273,128 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
     assert.equal(loaded.report('id-19999', 'delivered'), undefined);
     assert.deepEqual(loaded.report('id-20000', 'delivered')?.sent, sent(20_000));
     assert.match(warnings.join('\n'), /1 damaged line/);
+  });
+});
+
+describe('the tracking file: its lines, its bounds and its failures', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'bulkgate-tracking-file-'));
+  });
+  afterEach(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+  const written = () => new Promise((r) => setImmediate(r));
+  const record = (id: string) => ({ smsId: id, number: '420777000001', sent: { topic: 't', payload: id, node: 'n' }, acceptedAt: 1000, countsFrom: 1000 });
+  const tracked = (id: string, marks: Partial<Tracked> = {}): Tracked => ({ ...record(id), final: false, forgotten: false, ...marks });
+
+  it('one line per event, appended once per turn; the file readable by its owner only, in a folder of its own', async () => {
+    const path = trackingPath(dir, 'my acc/1');
+    assert.equal(path, join(dir, 'bulkgate-tracking', 'my_acc_1.jsonl'), 'an account id is never a path');
+    const file = new TrackingFile(path);
+    file.sent(record('a'));
+    file.final('a');
+    file.late('b');
+    assert.equal(existsSync(path), false, 'not before the turn ends');
+    await written();
+    assert.deepEqual(readFileSync(path, 'utf8').split('\n'), [JSON.stringify({ s: record('a') }), '{"f":"a"}', '{"l":"b"}', '']);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    assert.equal(statSync(join(dir, 'bulkgate-tracking')).mode & 0o777, 0o700);
+    const loaded = new TrackingFile(path).load();
+    assert.deepEqual(loaded.records, [record('a')]);
+    assert.deepEqual([...loaded.final, ...loaded.late], ['a', 'b']);
+  });
+
+  it('a line that is JSON but no event is skipped as damaged, and counted', () => {
+    const path = join(dir, 'acc.jsonl');
+    writeFileSync(
+      path,
+      ['{"x":1}', '[]', '{"s":{"smsId":1,"acceptedAt":1}}', '{"s":{"smsId":"a"}}', '{"f":true}', '', JSON.stringify({ s: record('ok') })].join('\n'),
+    );
+    const warnings: string[] = [];
+    const loaded = new TrackingFile(path, (w) => warnings.push(w)).load();
+    assert.deepEqual(
+      loaded.records.map((r) => r.smsId),
+      ['ok'],
+    );
+    assert.deepEqual(warnings, [`${path}: 5 damaged line(s) skipped`]);
+  });
+
+  it('a send JSON cannot write (a BigInt, a loop) is kept without its topic and payload', async () => {
+    const path = join(dir, 'acc.jsonl');
+    const file = new TrackingFile(path);
+    const loop: Record<string, unknown> = {};
+    loop.self = loop;
+    file.sent({ ...record('big'), sent: { topic: 't', payload: 10n, node: 'n' } });
+    file.sent({ ...record('loop'), sent: { topic: 't', payload: loop, node: 'n' } });
+    await written();
+    assert.deepEqual(
+      new TrackingFile(path).load().records.map((r) => [r.smsId, r.sent]),
+      [
+        ['big', { node: 'n' }],
+        ['loop', { node: 'n' }],
+      ],
+    );
+  });
+
+  it('rewritten when more than twice what is remembered plus 1,000 lines are spent, not at the bound; the marks kept on the send', async () => {
+    const path = join(dir, 'acc.jsonl');
+    const file = new TrackingFile(path);
+    for (let i = 0; i < 1002; i++) file.sent(record(`s${i}`));
+    const live = () => [tracked('s1000', { final: true }), tracked('s1001', { late: true }), tracked('s999')];
+    file.compactIfSpent(1, live);
+    await written();
+    assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 1002, '1,002 lines = 2 x 1 + 1,000: not yet');
+    file.final('s1000');
+    file.compactIfSpent(1, live);
+    assert.deepEqual(readFileSync(path, 'utf8').split('\n'), [
+      JSON.stringify({ s: record('s1000'), f: true }),
+      JSON.stringify({ s: record('s1001'), l: true }),
+      JSON.stringify({ s: record('s999') }),
+      '',
+    ]);
+    assert.equal(statSync(path).mode & 0o777, 0o600);
+    const loaded = new TrackingFile(path).load();
+    assert.deepEqual([[...loaded.final], [...loaded.late]], [['s1000'], ['s1001']]);
+    // The count starts again from the rewrite: 3 lines now, so 999 more reach the bound, not beyond.
+    for (let i = 0; i < 999; i++) file.late(`x${i}`);
+    file.compactIfSpent(1, live);
+    await written();
+    assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 1002);
+    // A file loaded counts its lines too.
+    const reloaded = new TrackingFile(path);
+    reloaded.load();
+    reloaded.compactIfSpent(1, live);
+    assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 1002, 'loaded 1,002 lines: the bound');
+    reloaded.compactIfSpent(0, live);
+    assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 3);
+  });
+
+  it('a file that cannot be read, written or rewritten: a warning, once, and nothing thrown; no temporary file left', async () => {
+    const unreadable = join(dir, 'folder.jsonl');
+    mkdirSync(unreadable);
+    const warnings: string[] = [];
+    assert.deepEqual(new TrackingFile(unreadable, (w) => warnings.push(w)).load(), { records: [], final: new Set(), late: new Set() });
+    assert.match(warnings[0] ?? '', /^could not read .*folder\.jsonl: /);
+
+    writeFileSync(join(dir, 'plain'), '');
+    const unwritable = new TrackingFile(join(dir, 'plain', 'acc.jsonl'), (w) => warnings.push(w));
+    unwritable.sent(record('a'));
+    await written();
+    unwritable.final('a');
+    await written();
+    assert.equal(warnings.length, 2, 'one warning per file');
+    assert.match(warnings[1] ?? '', /^could not write .*plain\/acc\.jsonl: /);
+
+    const path = join(dir, 'acc.jsonl');
+    const file = new TrackingFile(path, (w) => warnings.push(w));
+    for (let i = 0; i < 1001; i++) file.final(`f${i}`);
+    await written();
+    rmSync(path);
+    mkdirSync(path);
+    writeFileSync(join(path, 'inside'), '');
+    file.compactIfSpent(0, () => [tracked('a')]);
+    assert.match(warnings[2] ?? '', /^could not rewrite .*acc\.jsonl: /);
+    assert.deepEqual(readdirSync(dir).sort(), ['acc.jsonl', 'folder.jsonl', 'plain']);
   });
 });
