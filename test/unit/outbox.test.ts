@@ -20,7 +20,7 @@ import {
   type OutboxWorker,
   type Outcome,
 } from '../../nodes/account/outbox';
-import { localStore } from '../../nodes/account/store';
+import { localStore, type OutboxLog } from '../../nodes/account/store';
 
 const OPERATION = sendOperation('transactional', {});
 /** When the msgs were taken: a moment ago (an hour later they would have run out of time). */
@@ -317,5 +317,156 @@ describe("the outbox's rules (unit)", () => {
     );
     a.warn('x', {});
     assert.deepEqual([first, second], [[], ['x']]);
+  });
+});
+
+/** A stand-in log in memory: what a file or a shared store would hold, with each call recorded. */
+function memoryLog(options: { held?: 'free' | 'other' | 'broken'; left?: NewEntry[]; shared?: boolean } = {}) {
+  const lines = new Map<string, string>();
+  (options.left ?? []).forEach((entry, i) => lines.set(`left-${i}`, JSON.stringify({ id: `left-${i}`, ...entry })));
+  const calls: string[] = [];
+  let locked = false;
+  let refuseKeep: Error | undefined;
+  const elsewhere: { entry: OutboxEntry; line: string }[] = [];
+  let adoptFails = false;
+  const log: OutboxLog = {
+    where: '/unit/outbox.jsonl',
+    get locked() {
+      return locked;
+    },
+    lock() {
+      calls.push('lock');
+      if (options.held === 'broken') throw new Error('EACCES: the lock file');
+      locked = options.held !== 'other';
+      return locked;
+    },
+    exists: () => lines.size > 0,
+    load: () => new Map([...lines].map(([id, line]) => [id, { entry: JSON.parse(line) as OutboxEntry, line }])),
+    keep: async (line) => {
+      calls.push('keep');
+      if (refuseKeep) throw refuseKeep;
+      const { id } = JSON.parse(line) as { id: string };
+      lines.set(id, line);
+    },
+    done: async (id) => {
+      calls.push('done');
+      lines.delete(id);
+    },
+    wantsCompaction: () => false,
+    compact: async () => undefined,
+    release: async () => {
+      calls.push('release');
+      locked = false;
+    },
+    close: async () => undefined,
+    ...(options.shared
+      ? {
+          adoptEveryMs: 10,
+          renew: async (ids: string[]) => {
+            calls.push(`renew ${ids.length}`);
+          },
+          adoptable: async (known: (id: string) => boolean) => {
+            calls.push('adoptable');
+            if (adoptFails) throw new Error('the store does not answer');
+            return elsewhere.splice(0).filter(({ entry }) => !known(entry.id));
+          },
+        }
+      : {}),
+  };
+  return {
+    log,
+    calls,
+    lines,
+    refuse: (error: Error | undefined) => (refuseKeep = error),
+    leftByAnother: (entry: OutboxEntry) => elsewhere.push({ entry, line: JSON.stringify(entry) }),
+    failAdoption: (fails: boolean) => (adoptFails = fails),
+  };
+}
+
+describe('the outbox and its log (unit, a stand-in log)', () => {
+  it('what an earlier run left is sent; the log is given back when nothing waits any more', async () => {
+    const { log, calls, lines } = memoryLog({ left: [newEntry(1), newEntry(2)] });
+    const outbox = new Outbox(log, () => undefined);
+    assert.equal(outbox.waiting, 2);
+    assert.deepEqual(calls, ['lock']);
+    const { worker, settled } = standIn(() => 'ok');
+    outbox.attach(worker);
+    try {
+      await until('both settled', () => settled.length === 2);
+      assert.deepEqual(
+        settled.map((s) => s.seq),
+        [1, 2],
+      );
+      await until('the log released', () => calls.includes('release'));
+      assert.equal(lines.size, 0);
+    } finally {
+      await outbox.detach(worker);
+    }
+  });
+
+  it('an empty log is not taken at the start; a log that holds nothing after loading is given back at once', () => {
+    const empty = memoryLog();
+    new Outbox(empty.log, () => undefined);
+    assert.deepEqual(empty.calls, [], 'no lock taken for nothing');
+    const spent = memoryLog({ left: [newEntry(1)] });
+    spent.log.load = () => new Map();
+    new Outbox(spent.log, () => undefined);
+    assert.deepEqual(spent.calls, ['lock', 'release']);
+  });
+
+  it('a log another living Node-RED holds is left alone, with a warning; a keep is refused with outbox_locked and nothing waits', async () => {
+    const { log } = memoryLog({ held: 'other', left: [newEntry(1)] });
+    const warnings: [string, unknown][] = [];
+    const outbox = new Outbox(log, (key, params) => warnings.push([key, params]));
+    assert.deepEqual(warnings, [['outbox-locked', { path: '/unit/outbox.jsonl' }]]);
+    assert.equal(outbox.waiting, 0);
+    await assert.rejects(outbox.keep(newEntry(2), {}), (e: GatewayError) => e.code === 'outbox_locked' && e.message.includes('/unit/outbox.jsonl'));
+    assert.equal(outbox.waiting, 0);
+  });
+
+  it('a log that cannot be read at the start: a warning with the reason, and the outbox still starts', () => {
+    const { log } = memoryLog({ held: 'broken', left: [newEntry(1)] });
+    const warnings: [string, unknown][] = [];
+    const outbox = new Outbox(log, (key, params) => warnings.push([key, params]));
+    assert.deepEqual(warnings, [['outbox-unreadable', { path: '/unit/outbox.jsonl', reason: 'EACCES: the lock file' }]]);
+    assert.equal(outbox.waiting, 0);
+  });
+
+  it('a keep the log refuses (a shared outbox full, a store gone) is not kept: the error is passed on, nothing waits, the watchers hear both changes', async () => {
+    const stand = memoryLog();
+    const outbox = new Outbox(stand.log, () => undefined);
+    const heard: number[] = [];
+    outbox.watch(() => heard.push(outbox.waiting));
+    const refusal = new GatewayError({ type: 'outbox_full', retryable: false, message: 'full across the copies' });
+    stand.refuse(refusal);
+    await assert.rejects(outbox.keep(newEntry(1), {}), (e) => e === refusal);
+    assert.equal(outbox.waiting, 0);
+    assert.deepEqual(heard, [1, 0]);
+    assert.equal(outbox.waitingFor('t'), 0);
+    stand.refuse(undefined);
+    await outbox.keep(newEntry(2), {});
+    assert.equal(outbox.waiting, 1);
+    assert.deepEqual([...stand.lines.keys()].length, 1, 'the log holds the one kept');
+  });
+
+  it('a shared log: this copy renews what it holds, takes what a gone copy left and sends it; a store that fails is asked again; nothing after detach', async () => {
+    const stand = memoryLog({ shared: true });
+    const outbox = new Outbox(stand.log, () => undefined);
+    const { worker, settled } = standIn((entry) => (entry.msg.seq === 1 ? unreachable() : 'ok'));
+    await outbox.keep(newEntry(1), {});
+    stand.failAdoption(true);
+    outbox.attach(worker);
+    try {
+      await until('asked while failing', () => stand.calls.filter((c) => c === 'adoptable').length >= 2);
+      stand.failAdoption(false);
+      stand.leftByAnother({ id: 'gone-copy-1', ...newEntry(7, { since: BASE - 1 }) } as OutboxEntry);
+      await until('renewed', () => stand.calls.includes('renew 1'));
+      await until('the adopted one sent', () => settled.some((s) => s.seq === 7));
+    } finally {
+      await outbox.detach(worker);
+    }
+    const asked = stand.calls.length;
+    await new Promise((r) => setTimeout(r, 40));
+    assert.equal(stand.calls.length, asked, 'no look after detach');
   });
 });
