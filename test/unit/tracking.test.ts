@@ -9,7 +9,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecentSends } from '../../nodes/account/recent-sends';
-import { DeliveryTracker, numberKey, type Tracked } from '../../nodes/account/tracking';
+import { DeliveryTracker, numberKey, type SharedTrackingLike, type Tracked } from '../../nodes/account/tracking';
 import { MAX_LINE, TrackingFile, trackingPath } from '../../nodes/account/tracking-file';
 
 describe("delivery tracking: the account's memory is bounded", () => {
@@ -396,5 +396,151 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     file.compactIfSpent(0, () => [tracked('a')]);
     assert.match(warnings[2] ?? '', /^could not rewrite .*acc\.jsonl: /);
     assert.deepEqual(readdirSync(dir).sort(), ['acc.jsonl', 'folder.jsonl', 'plain']);
+  });
+});
+
+describe('delivery tracking with a shared store (unit, a stand-in store, fake clock)', () => {
+  let clock: ReturnType<typeof FakeTimers.install>;
+  beforeEach(() => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+  });
+  afterEach(() => clock.uninstall());
+  const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
+  const record = (id: string, number = '420777000009') => ({ smsId: id, number, sent: sent(9), acceptedAt: 0, countsFrom: 0 });
+
+  /** A stand-in for the shared store: each call recorded (its name and the sms_id or number); what it answers set per test. */
+  function standInStore(answers: Partial<SharedTrackingLike> = {}) {
+    const calls: string[] = [];
+    const answering: SharedTrackingLike = {
+      record: async () => undefined,
+      lookup: async () => undefined,
+      lastTo: async () => undefined,
+      markFinal: async () => undefined,
+      claimLate: async () => true,
+      overdue: async () => [],
+      ...answers,
+    };
+    const store = {} as Record<string, (...args: unknown[]) => unknown>;
+    for (const [name, answer] of Object.entries(answering) as [string, (...args: unknown[]) => unknown][]) {
+      store[name] = (first: unknown, ...rest: unknown[]) => {
+        calls.push(`${name} ${typeof first === 'object' ? (first as { smsId: string }).smsId : String(first)}`);
+        return answer(first, ...rest);
+      };
+    }
+    return { store: store as unknown as SharedTrackingLike, calls };
+  }
+
+  it("a report for another copy's send is looked up in the store; final or not as its status says; a store that fails or knows nothing gives no msg.sent", async () => {
+    const { store, calls } = standInStore({ lookup: async (id) => (id === 'theirs' ? record('theirs') : undefined) });
+    const tracker = new DeliveryTracker(undefined, Date.now, undefined, store);
+    assert.equal(tracker.reportAnywhere('theirs', 'delivered'), undefined, 'no events node listens: nothing is asked');
+    assert.deepEqual(calls, ['markFinal theirs']);
+    tracker.listen({}, 0, () => undefined);
+    tracker.track('mine', '420777000001', sent(1));
+    const mine = tracker.reportAnywhere('mine', 'buffered');
+    assert.ok(mine && !(mine instanceof Promise));
+    assert.deepEqual([mine.sent, mine.final], [sent(1), false]);
+    assert.deepEqual(await tracker.reportAnywhere('theirs', 'delivered'), { ...record('theirs'), final: true, forgotten: false });
+    assert.equal((await tracker.reportAnywhere('theirs', 'buffered'))?.final, false);
+    assert.equal(await tracker.reportAnywhere('unknown', 'delivered'), undefined);
+    assert.equal(tracker.reportAnywhere(42, 'delivered'), undefined, 'an sms_id that is not a string is never looked up');
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith('markFinal')),
+      ['markFinal theirs', 'markFinal theirs', 'markFinal unknown'],
+      'each final report is marked for every copy; buffered is not final',
+    );
+    const failing = new DeliveryTracker(
+      undefined,
+      Date.now,
+      undefined,
+      standInStore({ lookup: () => Promise.reject(new Error('down')), markFinal: () => Promise.reject(new Error('down')) }).store,
+    );
+    failing.listen({}, 0, () => undefined);
+    assert.equal(await failing.reportAnywhere('theirs', 'delivered'), undefined);
+  });
+
+  it("a reply's alarm: this copy's own first, else the last the copies sent to that number; a store that fails gives none", async () => {
+    const { store, calls } = standInStore({ lastTo: async (n) => (n === '420777000009' ? record('theirs') : undefined) });
+    const tracker = new DeliveryTracker(undefined, Date.now, undefined, store);
+    assert.equal(tracker.lastToAnywhere('+420 777 000 009'), undefined, 'no events node listens');
+    tracker.listen({}, 0, () => undefined);
+    tracker.track('mine', '420777000001', sent(1));
+    assert.equal((tracker.lastToAnywhere('420777000001') as Tracked).smsId, 'mine');
+    assert.deepEqual(await tracker.lastToAnywhere('00420 777 000 009'), { ...record('theirs'), final: false, forgotten: false });
+    assert.equal(await tracker.lastToAnywhere('420777000002'), undefined);
+    assert.equal(tracker.lastToAnywhere('no digits'), undefined);
+    assert.deepEqual(
+      calls.filter((c) => c.startsWith('lastTo')),
+      ['lastTo 420777000009', 'lastTo 420777000002'],
+    );
+    const failing = new DeliveryTracker(undefined, Date.now, undefined, standInStore({ lastTo: () => Promise.reject(new Error('down')) }).store);
+    failing.listen({}, 0, () => undefined);
+    assert.equal(await failing.lastToAnywhere('420777000009'), undefined);
+  });
+
+  it('every send is recorded in the store; a store that refuses it stops nothing', async () => {
+    const { store, calls } = standInStore({ record: () => Promise.reject(new Error('down')) });
+    const tracker = new DeliveryTracker(undefined, Date.now, undefined, store);
+    tracker.listen({}, 0, () => undefined);
+    tracker.track('a', '420777000001', sent(1));
+    tracker.track('b', '420777000002', sent(2), Date.now() + 5000);
+    await clock.tickAsync(0);
+    assert.deepEqual(calls, ['record a', 'record b']);
+    assert.equal(tracker.size, 2);
+  });
+
+  it('output 3 on one copy only: fired where the claim is won, not where it is lost, and not when the final report came meanwhile; a store that fails fires it here', async () => {
+    const claims = new Map<string, () => Promise<boolean>>([
+      ['won', async () => true],
+      ['lost', async () => false],
+      ['failed', () => Promise.reject(new Error('down'))],
+    ]);
+    let reportMeanwhile: (() => void) | undefined;
+    claims.set('answered', () => new Promise((resolve) => (reportMeanwhile = () => resolve(true))));
+    const { store } = standInStore({ claimLate: (id) => (claims.get(id) as () => Promise<boolean>)() });
+    const tracker = new DeliveryTracker(undefined, Date.now, undefined, store);
+    const late: string[] = [];
+    tracker.listen({}, 60_000, (t) => late.push(t.smsId));
+    for (const id of claims.keys()) tracker.track(id, '420777000001', sent(1));
+    await clock.tickAsync(60_000);
+    tracker.report('answered', 'delivered');
+    reportMeanwhile?.();
+    await clock.tickAsync(0);
+    assert.deepEqual(late.sort(), ['failed', 'won']);
+  });
+
+  it("the look for a stopped copy's sends: skips what this copy knows is final or fired, never overlaps a look still running, and tries again after a failure; a node that throws stops none of the others", async () => {
+    let answer: () => Promise<SharedTrackingLike extends { overdue(...a: never[]): Promise<infer R> } ? R : never> = async () => [];
+    let looks = 0;
+    const { store } = standInStore({
+      overdue: () => {
+        looks++;
+        return answer();
+      },
+    });
+    const tracker = new DeliveryTracker(undefined, Date.now, undefined, store);
+    const late: string[] = [];
+    tracker.listen({}, 4_000, (t) => {
+      late.push(t.smsId);
+      if (t.smsId === 'throws') throw new Error('a broken flow');
+    });
+    tracker.track('final-here', '420777000001', sent(1));
+    tracker.report('final-here', 'delivered');
+    answer = () => Promise.reject(new Error('down'));
+    await clock.tickAsync(1_000);
+    assert.equal(looks, 1);
+    let finish: (records: ReturnType<typeof record>[]) => void = () => undefined;
+    answer = () => new Promise((resolve) => (finish = resolve));
+    await clock.tickAsync(1_000);
+    assert.equal(looks, 2, 'looked again after the failure');
+    await clock.tickAsync(3_000);
+    assert.equal(looks, 2, 'no second look while one runs');
+    finish([record('final-here'), record('throws'), record('other')]);
+    await clock.tickAsync(0);
+    assert.deepEqual(late, ['throws', 'other']);
+    answer = async () => [record('other')];
+    await clock.tickAsync(1_000);
+    assert.equal(looks, 3);
+    assert.deepEqual(late, ['throws', 'other', 'other'], 'the store decides "once in all"; this copy fires what it is given');
   });
 });
