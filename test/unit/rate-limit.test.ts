@@ -142,6 +142,27 @@ describe('rate limit (unit, fake clock)', () => {
     limiter.close('done');
   });
 
+  it("a window that cannot answer: the refusal says why and that the gateway never saw the msg; a window's own GatewayError passes as it is; the account hears the queue change", async () => {
+    const window = new FarWindow(5, 1_000);
+    let changes = 0;
+    const limiter = new RateLimiter(5, 1_000, 10, () => changes++, window);
+    window.failing = true;
+    const giveUp = { at: Date.now() + 60_000, error: () => new GatewayError({ type: 'timeout', message: 'gave up' }) };
+    const refused = limiter.acquire(1, undefined, undefined, giveUp).catch((error: unknown) => error);
+    await clock.tickAsync(0);
+    const error = (await refused) as GatewayError;
+    assert.equal(error.message, 'Not sent: the rate limit could not be checked (store unreachable)');
+    assert.deepEqual([error.code, error.retryable, error.mayHaveReached], ['closed', true, false]);
+    assert.equal(changes, 2, 'waiting, then refused');
+    assert.equal(clock.countTimers(), 0, 'its give-up timer is gone with it');
+    const own = new GatewayError({ type: 'store_unavailable', retryable: true, message: 'the store is gone' });
+    window.reserveInOrder = () => Promise.reject(own);
+    const second = limiter.acquire(1).catch((e: unknown) => e);
+    await clock.tickAsync(0);
+    assert.equal(await second, own);
+    limiter.close('done');
+  });
+
   it('one timer at most: a msg that leaves the queue and another that waits leave no timer behind once the limit is closed', async () => {
     const limiter = new RateLimiter(1, 60_000, 10);
     await limiter.acquire(1);
