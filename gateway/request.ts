@@ -416,14 +416,19 @@ function findMissingVariables(
   if (!recipients && sharedNames.length === 0) return [];
   const missing = new Set<string>();
   if (!recipients) {
-    for (const name of sharedNames) if (!transactionalVariables || !(name in transactionalVariables)) missing.add(name);
+    for (const name of sharedNames) if (!hasVariable(transactionalVariables, name)) missing.add(name);
     return [...missing];
   }
   for (const entry of recipients.entries) {
     const names = entry.text !== undefined ? placeholders(entry.text) : sharedNames;
-    for (const name of names) if (!entry.variables || !Object.prototype.hasOwnProperty.call(entry.variables, name)) missing.add(name);
+    for (const name of names) if (!hasVariable(entry.variables, name)) missing.add(name);
   }
   return [...missing];
+}
+
+/** Whether `variables` gives `name` itself (an inherited `constructor` or `toString` is no variable). */
+function hasVariable(variables: Record<string, unknown> | undefined, name: string): boolean {
+  return variables !== undefined && Object.prototype.hasOwnProperty.call(variables, name);
 }
 
 /** Builds and checks an info (balance) request. */
