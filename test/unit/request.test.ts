@@ -5,7 +5,8 @@
  * edge, fast enough for mutation testing.
  */
 import assert from 'node:assert/strict';
-import { sendOperation, type PreparedRequest, type SendFields } from '../../gateway';
+import FakeTimers from '@sinonjs/fake-timers';
+import { sendOperation, type GatewayError, type PreparedRequest, type SendFields } from '../../gateway';
 import { prepareInfo, prepareSend } from '../../gateway/request';
 
 const ACCOUNT = { applicationId: '10000', applicationToken: 'unit-token-4f2a', applicationProduct: 'node-red' };
@@ -243,6 +244,135 @@ describe('request building (unit)', () => {
     refused(() => transactional({ number: [{ number: '420777000001' }], text: 'x' }), /^number must be a phone number/);
     const simple = sendOperation('transactional', { api: 'simple', version: '1.0' });
     refused(() => prepareSend(simple, { number: '420777000001', text: 'x', variables: { a: 1 } }, ACCOUNT), /^variables exist in the advanced API only/);
+  });
+
+  it('yes and no: each spelling the reference and a flow use (true/false, 1/0, yes/no, on/off); anything else refused, naming the field', () => {
+    for (const yes of [true, 1, 'true', 'yes', '1', 'on'])
+      assert.equal(body(transactional({ number: '420777000001', text: 'x', flash: yes }, '1.0')).flash, true, String(yes));
+    for (const no of [false, 0, 'false', 'no', '0', 'off'])
+      assert.equal(body(transactional({ number: '420777000001', text: 'x', flash: no }, '1.0')).flash, undefined, String(no));
+    refused(() => transactional({ number: '420777000001', text: 'x', flash: 'maybe' }, '1.0'), /^flash must be true or false$/);
+    refused(() => transactional({ number: '420777000001', text: 'x', flash: 2 }, '1.0'), /^flash must be true or false$/);
+    assert.equal(body(transactional({ number: '420777000001', text: 'Door', unicode: 'yes' }, '1.0')).unicode, true, 'unicode asked for a GSM-7 text');
+    assert.equal(
+      body(transactional({ number: '420777000001', text: 'Dveře', unicode: 'no' }, '1.0')).unicode,
+      undefined,
+      'unicode refused for a text that needs it',
+    );
+    assert.equal(body(transactional({ number: '420777000001', text: 'Dveře', unicode: 'auto' }, '1.0')).unicode, true);
+    refused(() => transactional({ number: '420777000001', text: 'x', unicode: 'sometimes' }, '1.0'), /^unicode must be true or false$/);
+    refused(() => transactional({ number: '420777000001', text: 'x', unicode: 'sometimes' }), /^channel\.sms\.unicode must be true or false$/);
+  });
+
+  it('a text: a string, or a finite number written as one; anything else refused, naming the field; one beyond any count refused before it is counted', () => {
+    assert.equal(body(transactional({ number: '420777000001', text: 42 })).text, '42');
+    for (const bad of [Number.NaN, Infinity, { text: 'x' }, ['x'], true])
+      refused(() => transactional({ number: '420777000001', text: bad }), /^text must be a string$/);
+    const huge = (() => {
+      try {
+        transactional({ number: '420777000001', text: 'a'.repeat(100_000) });
+      } catch (error) {
+        return error as GatewayError;
+      }
+      return undefined;
+    })();
+    assert.deepEqual([huge?.code, huge?.brief], ['invalid_request', { key: 'text-too-long', params: { characters: 100_000, limit: 612 } }]);
+    const long = (() => {
+      try {
+        transactional({ number: '420777000001', text: 'č'.repeat(300) });
+      } catch (error) {
+        return error as GatewayError;
+      }
+      return undefined;
+    })();
+    assert.deepEqual(long?.brief, { key: 'text-too-long', params: { characters: 300, limit: 268 } });
+  });
+
+  it('groups and admins: ids in a list or a string split at ; , and spaces; digit strings become numbers; an empty list is none', () => {
+    const sent = body(promotional({ number: ['420777000001'], groups: '5; 6,7  8', admins: [' 9 ', 10], text: 'x' }));
+    assert.deepEqual(
+      [sent.groups, sent.admins],
+      [
+        [5, 6, 7, 8],
+        [9, 10],
+      ],
+    );
+    const none = body(promotional({ number: ['420777000001'], groups: ' ; , ', admins: [], text: 'x' }));
+    assert.deepEqual([none.groups, none.admins], [undefined, undefined]);
+    assert.deepEqual(body(promotional({ groups: 12, text: 'x' })).groups, [12], 'one id alone');
+    assert.equal(promotional({ groups: 12, text: 'x' }).messages, 1, 'a group counts once: the gateway alone knows how many it reaches');
+  });
+
+  it('the sender in 1.0: a digit sender_id becomes a number, a numeric value a string; a profile id chosen as such is the sender_id itself', () => {
+    const own = body(transactional({ number: '420777000001', text: 'x', sender_id: 'gOwn', sender_id_value: 420777000009 }, '1.0'));
+    assert.deepEqual([own.sender_id, own.sender_id_value], ['gOwn', '420777000009']);
+    const profile = body(transactional({ number: '420777000001', text: 'x', sender_id: 'profile_id', sender_id_value: '12' }, '1.0'));
+    assert.deepEqual([profile.sender_id, profile.sender_id_value], [12, undefined]);
+    assert.equal(body(transactional({ number: '420777000001', text: 'x', sender_id: '7' }, '1.0')).sender_id, 7);
+    assert.deepEqual(Object.keys(body(transactional({ number: '420777000001', text: 'x' }, '1.0'))).includes('sender_id'), false, 'none given: none sent');
+  });
+
+  it('impossible numbers are answered at their place among all the numbers given; an admin still receives when the number is impossible', () => {
+    const mixed = promotional({ number: ['12ab', '420777000001', 'zz', '420777000002'], text: 'x' });
+    assert.deepEqual(
+      mixed.rejected.map((r) => r.at),
+      [0, 2],
+    );
+    assert.deepEqual(body(mixed).number, ['420777000001', '420777000002']);
+    const withAdmin = transactional({ number: '12ab', admin: '3', text: 'x' }, '1.0');
+    assert.deepEqual([withAdmin.nothingToSend, withAdmin.messages, body(withAdmin).admin, body(withAdmin).number], [false, 1, 3, undefined]);
+    assert.equal(transactional({ admin: 3, text: 'x' }, '1.0').messages, 1, 'an admin alone is one message');
+    const allImpossible = promotional({ number: ['12ab', 'zz'], text: 'x' });
+    assert.deepEqual([allImpossible.nothingToSend, allImpossible.messages, body(allImpossible).number], [true, 0, undefined]);
+    const withGroup = promotional({ number: ['12ab'], groups: [5], text: 'x' });
+    assert.deepEqual([withGroup.nothingToSend, withGroup.messages], [false, 1]);
+  });
+
+  it('a schedule flagged as past only beyond a minute of grace (a fake clock: exactly a minute is not past)', () => {
+    const clock = FakeTimers.install({ toFake: ['Date'], now: Date.parse('2026-11-25T10:00:00Z') });
+    try {
+      assert.equal(transactional({ number: '420777000001', text: 'x', schedule: new Date(Date.now() - 60_000) }).pastSchedule, undefined);
+      assert.equal(transactional({ number: '420777000001', text: 'x', schedule: new Date(Date.now() - 61_000) }).pastSchedule, '2026-11-25T09:58:59.000Z');
+    } finally {
+      clock.uninstall();
+    }
+  });
+
+  it('duplicates checked: on, same_text and same_number count as checked; none does not', () => {
+    assert.equal(promotional({ number: ['420777000001'], text: 'x', duplicates_check: 'same_number' }).duplicatesChecked, true);
+    assert.equal(promotional({ number: ['420777000001'], text: 'x' }).duplicatesChecked, false);
+    assert.equal(transactional({ number: '420777000001', text: 'x', duplicates_check: 'on' }).duplicatesChecked, true);
+  });
+
+  it("placeholders: a channel's text counts; an entry's own text is checked against its own variables; an inherited name is not a variable", () => {
+    assert.deepEqual(
+      transactional({ number: '420777000001', text: 'x', channel: { viber: { sender: 'S', text: 'Hi <name>' } }, variables: { name: 'A' } }).missingVariables,
+      [],
+    );
+    assert.deepEqual(transactional({ number: '420777000001', text: 'Hi <constructor>', variables: { a: 1 } }).missingVariables, ['constructor']);
+    const entries = promotional({
+      number: [
+        { number: '420777000001', text: 'Hi <x>', variables: { x: 1 } },
+        { number: '420777000002', text: 'Hi <y>' },
+        { number: '420777000003', variables: { z: 1 } },
+      ],
+      text: 'Shared <z>',
+    });
+    assert.deepEqual(entries.missingVariables, ['y']);
+  });
+
+  it('an SMS object with nothing of its own is dropped only when it is the whole cascade', () => {
+    assert.deepEqual(body(transactional({ number: '420777000001', text: 'x', channel: { viber: { sender: 'S' }, sms: {} } })).channel, {
+      viber: { sender: 'S' },
+      sms: {},
+    });
+    assert.equal(body(transactional({ number: '420777000001', text: 'x', channel: { sms: {} } })).channel, undefined);
+  });
+
+  it('the credit request: nothing to send, no variables, nothing rejected, safe to repeat', () => {
+    const info = prepareInfo({ kind: 'info', api: 'advanced', version: '1.0', method: 'POST', encoding: 'json' }, ACCOUNT);
+    assert.deepEqual([info.messages, info.duplicatesChecked, info.missingVariables, info.rejected, info.nothingToSend], [0, true, [], [], false]);
+    assert.deepEqual(JSON.parse(info.payload as string), { application_id: '10000', application_token: 'unit-token-4f2a' });
   });
 
   it('form bodies carry booleans as yes/no; the credit by GET puts the credentials in the query, without application_product', () => {
