@@ -153,8 +153,8 @@ describe('outbox journal and policies (unit)', function () {
     outbox.attach(second);
     await until('the rest sent', () => rest.length === 1000, 30_000);
     await outbox.detach(second);
-    await until('the file removed', () => !existsSync(path));
-    assert.equal(existsSync(`${path}.lock`), false);
+    // The file goes first, its lock a moment later (release awaits the one, then removes the other).
+    await until('the file and its lock removed', () => !existsSync(path) && !existsSync(`${path}.lock`));
   });
 
   it('compaction creates its temporary file exclusively: a planted symlink is never followed', async () => {
@@ -250,6 +250,22 @@ describe('outbox journal and policies (unit)', function () {
       await clock.tickAsync(2);
       assert.deepEqual(expiredOf(settled), [1], 'at its time');
       assert.equal(outbox.waiting, 1, 'the other one waits on, with the account time');
+      await outbox.detach(worker);
+    });
+
+    it('a message kept after others with a sooner give-up time ends at its own time, not at the next probe or at the account time', async () => {
+      const outbox = new Outbox(undefined, () => undefined);
+      const { worker, settled } = failing(60);
+      outbox.attach(worker);
+      await outbox.keep(newEntry(1, Date.now()), {} as never);
+      // Probes at 1 s and 3 s fail; the next is due at 7 s: no round comes between the keep and the give-up.
+      await clock.tickAsync(3_500);
+      await outbox.keep({ ...newEntry(2, Date.now()), deadline: Date.now() + 2_000 }, {} as never);
+      await clock.tickAsync(1_999);
+      assert.deepEqual(expiredOf(settled), [], 'not before its time');
+      await clock.tickAsync(2);
+      assert.deepEqual(expiredOf(settled), [2], 'at its time');
+      assert.equal(outbox.waiting, 1);
       await outbox.detach(worker);
     });
 

@@ -217,6 +217,30 @@ describe('the outbox (unit, a stand-in account)', () => {
     assert.deepEqual(seen, [1, 2]);
   });
 
+  it("thousands that gave up while others wait (the list swept of them): the rest still go oldest first, and each node's count is right", async function () {
+    this.timeout(20_000);
+    const outbox = new Outbox(undefined, () => undefined);
+    let reachable = false;
+    const { worker, settled } = standIn(() => (reachable ? 'ok' : unreachable()), 8);
+    const soon = Date.now() + 30;
+    for (let i = 0; i < 3000; i++) await outbox.keep(newEntry(i, i % 3 === 0 ? { node: 'keeper' } : { node: 'quick', deadline: soon }), {});
+    assert.deepEqual([outbox.waitingFor('keeper'), outbox.waitingFor('quick')], [1000, 2000]);
+    outbox.attach(worker);
+    try {
+      await until('the quick ones gave up', () => settled.length === 2000);
+      assert.deepEqual([outbox.waiting, outbox.waitingFor('keeper'), outbox.waitingFor('quick')], [1000, 1000, 0]);
+      reachable = true;
+      await until('the rest sent', () => settled.length === 3000, 15_000);
+      assert.deepEqual(
+        settled.slice(2000).map((s) => s.seq),
+        Array.from({ length: 1000 }, (_, k) => k * 3),
+      );
+      assert.deepEqual([outbox.waiting, outbox.waitingFor('keeper')], [0, 0]);
+    } finally {
+      await outbox.detach(worker);
+    }
+  });
+
   it('a node that throws while its msg is handed back does not stop the round', async () => {
     const outbox = new Outbox(undefined, () => undefined);
     const { worker: standInWorker, sent } = standIn(() => 'ok');
