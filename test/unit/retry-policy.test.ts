@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { backoffDelay, GatewayError, parseRetryAfter } from '../../gateway';
 import { HELD_CODE } from '../../gateway/circuit';
-import { classifyAnswer, mayRetry, transportFailure } from '../../gateway/retry-policy';
+import { badResponse, classifyAnswer, closedError, mayRetry, transportFailure } from '../../gateway/retry-policy';
 
 const settings = { retryDelay: 500, retryMaxDelay: 30_000 };
 
@@ -95,5 +95,71 @@ describe('retry policy (unit)', () => {
     assert.equal(mayRetry(failure(false, false), 1, 2, false), false, 'not retryable');
     assert.equal(mayRetry(failure(true, true), 1, 2, false), false, 'may have reached it, no duplicates check: a second SMS could go');
     assert.equal(mayRetry(failure(true, true), 1, 2, true), true, 'the gateway drops the copy');
+  });
+  it('the edges: Retry-After digits only, trimmed; a 400 is data only below 400; each reading of an answer says what it saw', () => {
+    const now = Date.parse('2026-11-23T12:00:00Z');
+    assert.equal(parseRetryAfter(' 4 ', now), 4_000);
+    assert.equal(parseRetryAfter('12', now), 12_000, 'two digits');
+    assert.equal(parseRetryAfter('5s', now), undefined, 'not a whole number of seconds, not a date');
+    assert.equal(parseRetryAfter('0x10', now), undefined);
+    assert.equal(parseRetryAfter('', now), undefined);
+    assert.equal(classifyAnswer(send, { status: 399, body: { data: 1 } }), undefined);
+    assert.equal(classifyAnswer(send, { status: 400, body: { data: 1 } })?.error.code, 'bad_response', 'data with 400 is no success');
+    assert.equal(
+      classifyAnswer(send, { status: 502, body: undefined })?.error.message,
+      'The gateway answered HTTP 502 with a body that is not JSON, not the documented JSON',
+    );
+    assert.equal(
+      classifyAnswer(send, { status: 200, body: { ok: true } })?.error.message,
+      'The gateway answered HTTP 200 with JSON without data or error, not the documented JSON',
+    );
+    assert.equal(classifyAnswer(send, { status: 429, body: undefined })?.error.message, 'The gateway asked to slow down (HTTP 429)');
+    const promotional = { operation: { ...send.operation, kind: 'promotional' } } as const;
+    const invalid = { status: 400, body: { type: 'invalid_phone_number', code: 400, error: 'Invalid phone number' } };
+    assert.equal(classifyAnswer(promotional, invalid)?.error.code, 'invalid_phone_number', 'only the transactional 2.0 answer is a rejected recipient');
+    assert.equal(classifyAnswer(send, { ...invalid, status: 401 })?.error.code, 'invalid_phone_number', 'and only with 400');
+    assert.equal(classifyAnswer(send, { ...invalid, body: { ...invalid.body, type: 'unknown_identity' } })?.error.code, 'unknown_identity');
+    // Busy answers are worth another try; other bad ones are not.
+    assert.deepEqual(
+      [429, 499, 500, 503, 200].map((status) => badResponse(status, 'x').retryable),
+      [true, false, true, true, false],
+    );
+    assert.deepEqual(
+      [closedError().code, closedError().retryable, closedError().message],
+      ['closed', true, 'The request was stopped because the node was closed (redeploy or shutdown)'],
+    );
+  });
+
+  it('transport errors, each named: a timeout by name or by code, every way of never reaching the gateway, a proxy that refused', () => {
+    const context = { stopped: false, closing: false, baseUrl: 'https://portal.bulkgate.com', timeout: 5_000 };
+    const of = (error: unknown, more = {}) => transportFailure(error, { ...context, ...more });
+    const byName = of(Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' }));
+    assert.deepEqual(
+      [byName.error.code, byName.error.retryable, byName.reached, byName.error.message],
+      ['timeout', true, true, 'No answer from the gateway within 5000 ms'],
+    );
+    assert.equal(of(Object.assign(new Error('t'), { code: 'UND_ERR_HEADERS_TIMEOUT' })).error.code, 'timeout');
+    for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']) {
+      const failure = of(Object.assign(new Error('x'), { code }));
+      assert.deepEqual([failure.reached, failure.error.message], [false, `Could not reach the gateway at https://portal.bulkgate.com (${code})`], code);
+    }
+    const bare = of('a string thrown');
+    assert.deepEqual([bare.error.code, bare.reached, bare.error.retryable], ['network', true, true]);
+    assert.equal(bare.error.message, 'Could not reach the gateway at https://portal.bulkgate.com; the connection broke before an answer');
+    const undefinedThrown = of(undefined);
+    assert.equal(undefinedThrown.error.code, 'network');
+    const proxy = of(Object.assign(new Error('Proxy response (403) !== 200 when HTTP Tunneling'), { code: 'UND_ERR_ABORTED' }));
+    assert.deepEqual(
+      [proxy.error.code, proxy.error.retryable, proxy.error.message],
+      ['network', true, 'The proxy would not connect to the gateway at https://portal.bulkgate.com (HTTP 403 from the proxy)'],
+    );
+    const notProxy = of(Object.assign(new Error('Request aborted; Proxy response (403)'), { code: 'UND_ERR_ABORTED' }));
+    assert.equal(notProxy.reached, true, 'a proxy refusal is read from the start of the message only');
+    const big = of(Object.assign(new Error('too big'), { code: 'UND_ERR_RES_EXCEEDED_MAX_SIZE' }));
+    assert.deepEqual([big.reached, big.error.message], [true, 'The gateway answered HTTP 200 with an answer larger than 64 MB, not the documented JSON']);
+    const own = new GatewayError({ type: 'bad_response', message: 'x' });
+    assert.equal(of(own).reached, true);
+    assert.equal(of(Object.assign(new Error('gone'), { code: 'UND_ERR_DESTROYED' })).reached, true);
+    assert.equal(of(new Error('stopped'), { stopped: true }).reached, true);
   });
 });
