@@ -544,3 +544,91 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
     assert.deepEqual(late, ['throws', 'other', 'other'], 'the store decides "once in all"; this copy fires what it is given');
   });
 });
+
+describe('delivery tracking: scheduled sends, repeats and edges (unit, fake clock)', () => {
+  let clock: ReturnType<typeof FakeTimers.install>;
+  beforeEach(() => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.parse('2026-11-25T10:00:00Z') });
+  });
+  afterEach(() => clock.uninstall());
+  const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
+
+  it("a scheduled send's timeout counts from its schedule, in schedule order whatever the order sent; a schedule in the past counts from acceptance", () => {
+    const tracker = new DeliveryTracker();
+    const late: [string, number][] = [];
+    const start = Date.now();
+    tracker.listen({}, 60_000, (t) => late.push([t.smsId, Date.now() - start]));
+    tracker.track('later', '420777000001', sent(1), start + 20_000);
+    tracker.track('sooner', '420777000002', sent(2), start + 10_000);
+    tracker.track('past', '420777000003', sent(3), start - 5_000);
+    tracker.track('now', '420777000004', sent(4), start);
+    clock.tick(59_999);
+    assert.deepEqual(late, []);
+    clock.tick(1);
+    assert.deepEqual(late, [
+      ['past', 60_000],
+      ['now', 60_000],
+    ]);
+    clock.tick(9_999);
+    assert.equal(late.length, 2, 'the sooner schedule: not before 70 s');
+    clock.tick(1);
+    clock.tick(10_000);
+    assert.deepEqual(late.slice(2), [
+      ['sooner', 70_000],
+      ['later', 80_000],
+    ]);
+  });
+
+  it('the same sms_id tracked twice is one message: output 3 once, for the later send', () => {
+    const tracker = new DeliveryTracker();
+    const late: unknown[] = [];
+    tracker.listen({}, 1_000, (t) => late.push(t.sent.payload));
+    tracker.track('x', '420777000001', sent(1));
+    clock.tick(500);
+    tracker.track('x', '420777000001', sent(2));
+    assert.equal(tracker.size, 1);
+    clock.tick(10_000);
+    assert.deepEqual(late, [2]);
+  });
+
+  it('a listener without a timeout never fires output 3 and arms no timer; output 3 fired once does not fire again for the next listener', () => {
+    const tracker = new DeliveryTracker();
+    const late: string[] = [];
+    const events = {};
+    tracker.listen(events, 0, (t) => late.push(t.smsId));
+    tracker.track('quiet', '420777000001', sent(1));
+    assert.equal(clock.countTimers(), 0);
+    tracker.listen(events, 1_000, (t) => late.push(t.smsId));
+    clock.tick(1_000);
+    assert.deepEqual(late, ['quiet'], 'a redeploy with a timeout fires for what was sent before it');
+    tracker.listen({}, 1_000, (t) => late.push(`again ${t.smsId}`));
+    clock.tick(5_000);
+    assert.deepEqual(late, ['quiet']);
+  });
+
+  it('not_delivered is final too; a report with an sms_id that is not a string matches nothing; a send without digits has no number to reply to', () => {
+    const tracker = new DeliveryTracker();
+    const late: string[] = [];
+    tracker.listen({}, 1_000, (t) => late.push(t.smsId));
+    tracker.track('failed', '420777000001', sent(1));
+    tracker.track('nameless', 'no digits', sent(2));
+    assert.equal(tracker.report('failed', 'not_delivered')?.final, true);
+    assert.equal(tracker.report(42 as unknown as string, 'delivered'), undefined);
+    assert.equal(tracker.lastTo(''), undefined);
+    clock.tick(1_000);
+    assert.deepEqual(late, ['nameless']);
+  });
+
+  it('24 hours is kept to the millisecond: a send exactly 24 h old still matches, one a millisecond older does not', () => {
+    const tracker = new DeliveryTracker();
+    tracker.listen({}, 0, () => undefined);
+    tracker.track('a', '420777000001', sent(1));
+    clock.tick(1);
+    tracker.track('b', '420777000002', sent(2));
+    clock.tick(24 * 3600 * 1000 - 1);
+    assert.ok(tracker.report('a', 'buffered'), 'exactly 24 h');
+    clock.tick(1);
+    assert.equal(tracker.report('a', 'buffered'), undefined);
+    assert.ok(tracker.report('b', 'buffered'));
+  });
+});
