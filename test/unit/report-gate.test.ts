@@ -47,4 +47,57 @@ describe('report gate (unit)', () => {
     await waiting;
     assert.equal(gate.pending, 0);
   });
+  it('a call let in whose reports are not read yet holds the room: the next waiting call goes in only once that count is known', async () => {
+    const gate = new ReportGate(10, 10_000);
+    const entered: string[] = [];
+    await gate.enter(); // A: in, its body not read yet
+    await gate.enter(); // C
+    gate.taken(10); // C's ten reports: the room is full
+    const d = gate.enter().then(() => entered.push('D'));
+    const e = gate.enter().then(() => entered.push('E'));
+    const turn = () => new Promise((r) => setImmediate(r));
+    gate.emitted(0);
+    await turn();
+    assert.deepEqual(entered, [], 'exactly at the bound: no room');
+    gate.emitted(10);
+    await turn();
+    assert.deepEqual(entered, [], "A's reports are not counted yet");
+    gate.left(); // A ends without reports
+    await d;
+    gate.emitted(0);
+    await turn();
+    assert.deepEqual(entered, ['D'], 'one at a time: E waits for D to be read');
+    gate.taken(3);
+    await e;
+    assert.deepEqual(entered, ['D', 'E']);
+    assert.equal(gate.pending, 3);
+  });
+
+  it('a call that went in is never refused later; the refusal says why; reading never counts below nothing', async () => {
+    const gate = new ReportGate(1, 30);
+    gate.taken(1);
+    const waiting = gate.enter();
+    gate.emitted(1);
+    await waiting;
+    await new Promise((r) => setTimeout(r, 60));
+    assert.equal(gate.refused, 0, 'its timer was stopped when it went in');
+    gate.left();
+    gate.left();
+    gate.taken(1);
+    await assert.rejects(gate.enter(), /^Error: no room for more reports$/);
+    gate.emitted(5);
+    assert.equal(gate.pending, 0, 'never below nothing');
+  });
+  it('exactly at the bound there is no room: a waiting call goes in once one report leaves', async () => {
+    const gate = new ReportGate(10, 10_000);
+    gate.taken(10);
+    let entered = false;
+    const waiting = gate.enter().then(() => (entered = true));
+    gate.emitted(0);
+    await new Promise((r) => setImmediate(r));
+    assert.equal(entered, false);
+    gate.emitted(1);
+    await waiting;
+    assert.equal(gate.pending, 9);
+  });
 });

@@ -1,0 +1,34 @@
+/**
+ * The circuit (unit): it opens once and closes once, telling its watcher of each change only;
+ * what waits on it stops when it opens; a request it held never reached the gateway and is worth
+ * another attempt.
+ */
+import assert from 'node:assert/strict';
+import { Circuit, heldError, isHeld } from '../../gateway/circuit';
+
+describe('circuit (unit)', () => {
+  it('trip and reset each tell the watcher once, however often they are called', () => {
+    const circuit = new Circuit();
+    const changes: boolean[] = [];
+    circuit.onChange = () => changes.push(circuit.open);
+    circuit.reset();
+    assert.deepEqual(changes, [], 'closed already');
+    const before = circuit.signal;
+    circuit.trip();
+    circuit.trip();
+    assert.deepEqual(changes, [true]);
+    assert.equal(before.aborted, true, 'what waited stops');
+    assert.equal(circuit.signal, before, 'while open, waits stop at once');
+    circuit.reset();
+    circuit.reset();
+    assert.deepEqual(changes, [true, false]);
+    assert.equal(circuit.signal.aborted, false, 'a new signal once closed');
+  });
+
+  it('a held request: never reached the gateway, worth another attempt, and says it waits in the outbox', () => {
+    const held = heldError();
+    assert.deepEqual([held.code, held.retryable, held.mayHaveReached, isHeld(held)], ['network', true, false, true]);
+    assert.equal(held.message, 'Not sent yet: the gateway could not be reached a moment ago, so this message waits in the outbox');
+    assert.equal(isHeld('held'), false);
+  });
+});
