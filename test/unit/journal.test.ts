@@ -128,4 +128,44 @@ describe("the outbox's file (unit)", () => {
     assert.equal(journal.locked, true);
     await journal.close();
   });
+  it("release by a journal that does not hold the lock removes nothing: the file is the holder's", async () => {
+    const holder = new Journal(path);
+    assert.equal(holder.lock(), true);
+    await holder.keep(JSON.stringify({ id: 'a', node: 'n', body: {}, since: 1 }));
+    const other = new Journal(path);
+    await other.release();
+    assert.deepEqual([existsSync(path), existsSync(`${path}.lock`)], [true, true]);
+    await holder.close();
+  });
+
+  it('loading: a line without an id, a node, a body or a since is damaged and counted; a kept line repeated counts once, at its last place; no file is no warning, a folder in its place is', async () => {
+    mkdirSync(join(dir, 'bulkgate-outbox'), { recursive: true });
+    const entry = (id: string, since: number) => JSON.stringify({ id, node: 'n', body: {}, since });
+    writeFileSync(
+      path,
+      [
+        JSON.stringify({ bulkgateOutbox: 2 }),
+        entry('a', 1),
+        entry('b', 2),
+        JSON.stringify({ id: 3, node: 'n', body: {}, since: 3 }),
+        JSON.stringify({ id: 'c', body: {}, since: 3 }),
+        JSON.stringify({ id: 'd', node: 'n', body: 'text', since: 3 }),
+        JSON.stringify({ id: 'e', node: 'n', body: {}, since: '3' }),
+        '   ',
+        entry('a', 1),
+        'not json',
+      ].join('\n'),
+    );
+    const warned: [string, unknown][] = [];
+    const loaded = new Journal(path).load((key, params) => warned.push([key, params]));
+    assert.deepEqual([...loaded.keys()], ['b', 'a']);
+    assert.deepEqual(warned, [['outbox-bad-lines', { path, bad: 5, kept: 2 }]]);
+    const none: unknown[] = [];
+    assert.equal(new Journal(join(dir, 'nothing.jsonl')).load((...w) => none.push(w)).size, 0);
+    assert.deepEqual(none, []);
+    mkdirSync(join(dir, 'folder.jsonl'));
+    const folder: string[] = [];
+    new Journal(join(dir, 'folder.jsonl')).load((key) => folder.push(key));
+    assert.deepEqual(folder, ['outbox-unreadable']);
+  });
 });
