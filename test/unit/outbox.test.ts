@@ -284,7 +284,7 @@ describe("the outbox's rules (unit)", () => {
   });
 
   it("the errors a message ends with: the account's outbox time in minutes, or its node's give-up time in seconds, with the attempts and the last failure", () => {
-    const entry = { ...newEntry(1), id: 'x', since: 0, attempts: 3, reason: 'HTTP 503' } as OutboxEntry;
+    const entry = { ...newEntry(1), id: 'x', since: 1_000_000, attempts: 3, reason: 'HTTP 503' } as OutboxEntry;
     const account = expiredError(entry, 5);
     assert.deepEqual([account.code, account.brief], ['expired', { key: 'expired' }]);
     assert.equal(account.message, "Not sent: the gateway could not be reached for 5 minutes (the account's outbox time; 3 attempts). Last: HTTP 503");
@@ -292,9 +292,10 @@ describe("the outbox's rules (unit)", () => {
       expiredError({ ...entry, attempts: 1 }, 1).message,
       "Not sent: the gateway could not be reached for 1 minute (the account's outbox time; 1 attempt). Last: HTTP 503",
     );
-    const node = expiredError({ ...entry, deadline: 90_000 }, 5);
+    const node = expiredError({ ...entry, deadline: 1_090_000 }, 5);
+    assert.equal(node.code, 'expired');
     assert.equal(node.message, 'Not sent within 90 s (the node\'s "give up after"): the gateway could not be reached in time (3 attempts). Last: HTTP 503');
-    assert.equal(expiredError({ ...entry, deadline: 300_000 }, 5).message, account.message, "a give-up time no sooner than the account's: the account's");
+    assert.equal(expiredError({ ...entry, deadline: 1_300_000 }, 5).message, account.message, "a give-up time no sooner than the account's: the account's");
     assert.deepEqual(giveUpError(30, 'why').brief, { key: 'expired' });
   });
 
@@ -423,6 +424,27 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
       );
       await until('the log released', () => calls.includes('release'));
       assert.equal(lines.size, 0);
+    } finally {
+      await outbox.detach(worker);
+    }
+  });
+
+  it('lines an older version wrote (no order, attempts or reason): each counts as tried once, with no last failure', async () => {
+    const old = (entry: NewEntry): NewEntry => {
+      const { order: _order, attempts: _attempts, reason: _reason, ...rest } = entry;
+      return rest as NewEntry;
+    };
+    const long = BASE - 2 * 3600_000;
+    const { log } = memoryLog({ left: [old(newEntry(1, { since: long })), newEntry(2, { since: long + 1, attempts: 3 }), old(newEntry(3))] });
+    const outbox = new Outbox(log, () => undefined);
+    const { worker, sent, settled } = standIn(() => 'ok');
+    outbox.attach(worker);
+    try {
+      await until('all settled', () => settled.length === 3);
+      const error = (seq: number) => (settled.find((s) => s.seq === seq)?.outcome as { error?: Error }).error?.message;
+      assert.match(error(1) ?? '', /; 1 attempt\)\. Last: $/);
+      assert.match(error(2) ?? '', /; 3 attempts\)\. Last: HTTP 503$/);
+      assert.deepEqual(sent, [{ seq: 3, probe: true, attempts: 2 }], 'the live one is sent as its second attempt');
     } finally {
       await outbox.detach(worker);
     }
