@@ -95,6 +95,13 @@ describe('request building (unit)', () => {
     );
   });
 
+  it('nothing is set aside when every number can be one (transactional, promotional, groups only); a text given as a number is sent as a string', () => {
+    assert.deepEqual(transactional({ number: '420777000001', text: 'x' }).rejected, []);
+    assert.deepEqual(promotional({ number: ['420777000001'], text: 'x' }).rejected, []);
+    assert.deepEqual(promotional({ groups: [5], text: 'x' }).rejected, []);
+    assert.equal(body(transactional({ number: '420777000001', text: 1234 })).text, '1234');
+  });
+
   it('groups and admins count once each beside the numbers; the simple API refuses them', () => {
     const prepared = promotional({ number: ['420777000001', '420777000002'], groups: [5, 6], admins: [1], text: 'x' });
     assert.equal(prepared.messages, 5);
