@@ -8,17 +8,33 @@ const WINDOW_MS = 5 * 60_000;
 const LIMIT = 10_000;
 
 export class RecentSends {
-  /** sms_id -> when it came back; oldest first (a Map keeps insertion order). */
+  /** sms_id -> when it came back. */
   readonly #seen = new Map<string, number>();
+  /**
+   * The same sms_ids oldest first, from `#head`. The oldest are forgotten from here, not by
+   * iterating the Map: V8 keeps a deleted Map entry's slot until it rehashes, so a Map used as a
+   * queue walks thousands of deleted slots on every send once it is full.
+   */
+  #order: string[] = [];
+  #head = 0;
 
   /** Whether `smsId` came back within the window before; remembers it either way. */
   seenBefore(smsId: string, now = Date.now()): boolean {
-    for (const [id, at] of this.#seen) {
-      if (at > now - WINDOW_MS && this.#seen.size <= LIMIT) break;
+    while (this.#head < this.#order.length) {
+      const id = this.#order[this.#head] as string;
+      if ((this.#seen.get(id) as number) > now - WINDOW_MS && this.#seen.size <= LIMIT) break;
       this.#seen.delete(id);
+      this.#head++;
+    }
+    if (this.#head > 1024 && this.#head * 2 > this.#order.length) {
+      this.#order = this.#order.slice(this.#head);
+      this.#head = 0;
     }
     const seen = this.#seen.has(smsId);
-    if (!seen) this.#seen.set(smsId, now);
+    if (!seen) {
+      this.#seen.set(smsId, now);
+      this.#order.push(smsId);
+    }
     return seen;
   }
 }

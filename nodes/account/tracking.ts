@@ -172,6 +172,13 @@ export interface TrackerLimits {
 
 export class DeliveryTracker {
   #bySmsId = new Map<string, Tracked>();
+  /**
+   * The same sends oldest first, from `#oldestAt` (a replaced or forgotten one stays until passed).
+   * The bounds forget from here, not by iterating the Map: V8 keeps a deleted Map entry's slot until
+   * it rehashes, so a Map used as a queue walks thousands of deleted slots per send once full.
+   */
+  #byAge: Tracked[] = [];
+  #oldestAt = 0;
   /** The last message to each number, for replies. */
   #byNumber = new Map<string, Tracked>();
   #watches = new Map<object, ReportWatch>();
@@ -279,6 +286,7 @@ export class DeliveryTracker {
       const before = this.#bySmsId.get(record.smsId);
       if (before) this.#forget(before);
       this.#bySmsId.set(record.smsId, tracked);
+      this.#byAge.push(tracked);
       if (tracked.number) this.#byNumber.set(tracked.number, tracked);
     }
     this.#trim();
@@ -305,6 +313,7 @@ export class DeliveryTracker {
     const before = this.#bySmsId.get(smsId);
     if (before) this.#forget(before);
     this.#bySmsId.set(smsId, tracked);
+    this.#byAge.push(tracked);
     if (tracked.number) this.#byNumber.set(tracked.number, tracked);
     for (const watch of this.#watches.values()) watch.add(tracked);
     this.log?.sent({ smsId, number: tracked.number, sent, acceptedAt, countsFrom: tracked.countsFrom });
@@ -359,10 +368,16 @@ export class DeliveryTracker {
   #trim(): void {
     const oldest = this.now() - this.limits.ageMs;
     let forgot = false;
-    for (const tracked of this.#bySmsId.values()) {
+    for (; this.#oldestAt < this.#byAge.length; this.#oldestAt++) {
+      const tracked = this.#byAge[this.#oldestAt] as Tracked;
+      if (tracked.forgotten) continue;
       if (this.#bySmsId.size <= this.limits.count && tracked.acceptedAt >= oldest) break;
       this.#forget(tracked);
       forgot = true;
+    }
+    if (this.#oldestAt > 1024 && this.#oldestAt * 2 > this.#byAge.length) {
+      this.#byAge = this.#byAge.slice(this.#oldestAt);
+      this.#oldestAt = 0;
     }
     if (forgot) for (const watch of this.#watches.values()) watch.prune();
   }

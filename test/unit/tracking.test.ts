@@ -26,6 +26,22 @@ describe("delivery tracking: the account's memory is bounded", () => {
     assert.equal(tracker.lastTo('+420 777 000 001')?.smsId, 'id-1');
   });
 
+  it('over many turnovers (30,000 sends, a bound of 1,000): always the newest 1,000; one tracked again counts from its second send', () => {
+    const tracker = new DeliveryTracker({ count: 1_000, ageMs: 3600_000 });
+    tracker.listen({}, 0, () => undefined);
+    for (let i = 0; i < 30_000; i++) {
+      tracker.track(`id-${i}`, '420777000001', sent(i));
+      // Tracked again while its first send is still among the newest: the bound passes the first later.
+      if (i === 28_990) tracker.track('again', '420777999999', sent(-1));
+      if (i === 29_500) tracker.track('again', '420777999999', sent(-2));
+      assert.ok(tracker.size <= 1_000);
+    }
+    assert.equal(tracker.size, 1_000);
+    assert.equal(tracker.report('id-29000', 'buffered'), undefined, "the 1,000th newest is forgotten: 'again' took its place");
+    assert.ok(tracker.report('id-29001', 'buffered'), 'the 999th newest is kept');
+    assert.deepEqual(tracker.report('again', 'buffered')?.sent, sent(-2));
+  });
+
   it('a message older than 24 hours is forgotten', () => {
     let now = Date.parse('2026-11-22T10:00:00Z');
     const tracker = new DeliveryTracker(undefined, () => now);
@@ -168,6 +184,19 @@ describe('recent sms_ids (unit)', () => {
     assert.equal(recent.seenBefore('a', t0 + 299_999), true);
     assert.equal(recent.seenBefore('b', t0 + 300_000), false);
     assert.equal(recent.seenBefore('a', t0 + 300_001), false, 'the window has passed: a new message');
+  });
+
+  it('over many turnovers (50,000 ids, 30,000 of them past the window): the window and the bound both still hold', () => {
+    const recent = new RecentSends();
+    const t0 = Date.parse('2026-11-23T12:00:00Z');
+    for (let i = 0; i < 30_000; i++) recent.seenBefore(`old-${i}`, t0 + i);
+    const later = t0 + 29_999 + 300_000;
+    assert.equal(recent.seenBefore('old-29999', later - 1), true, 'the last old one, at the last millisecond of its window');
+    for (let i = 0; i < 20_000; i++) recent.seenBefore(`new-${i}`, later + i);
+    assert.equal(recent.seenBefore('old-29999', later + 20_000), false, 'past the window');
+    assert.equal(recent.seenBefore('new-19999', later + 20_000), true);
+    assert.equal(recent.seenBefore('new-10001', later + 20_000), true, 'the newest 10,000 are kept');
+    assert.equal(recent.seenBefore('new-9000', later + 20_000), false, 'beyond the bound');
   });
 
   it('at most 10,000 are kept: the oldest is forgotten first', () => {
