@@ -11,11 +11,11 @@ export class RecentSends {
   /** sms_id -> when it came back. */
   readonly #seen = new Map<string, number>();
   /**
-   * The same sms_ids oldest first, from `#head`. The oldest are forgotten from here, not by
+   * The same sms_ids oldest first, from `#head` (the slots before it are empty). The oldest are forgotten from here, not by
    * iterating the Map: V8 keeps a deleted Map entry's slot until it rehashes, so a Map used as a
    * queue walks thousands of deleted slots on every send once it is full.
    */
-  #order: string[] = [];
+  #order: (string | undefined)[] = [];
   #head = 0;
 
   /** Whether `smsId` came back within the window before; remembers it either way. */
@@ -24,7 +24,8 @@ export class RecentSends {
       const id = this.#order[this.#head] as string;
       if ((this.#seen.get(id) as number) > now - WINDOW_MS && this.#seen.size <= LIMIT) break;
       this.#seen.delete(id);
-      this.#head++;
+      // Emptied as it is passed: a forgotten id is not kept alive until the next compaction.
+      this.#order[this.#head++] = undefined;
     }
     if (this.#head > 1024 && this.#head * 2 > this.#order.length) {
       this.#order = this.#order.slice(this.#head);

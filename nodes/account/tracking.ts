@@ -173,11 +173,12 @@ export interface TrackerLimits {
 export class DeliveryTracker {
   #bySmsId = new Map<string, Tracked>();
   /**
-   * The same sends oldest first, from `#oldestAt` (a replaced or forgotten one stays until passed).
+   * The same sends oldest first, from `#oldestAt` (a replaced or forgotten one stays until passed;
+   * the slots before it are empty).
    * The bounds forget from here, not by iterating the Map: V8 keeps a deleted Map entry's slot until
    * it rehashes, so a Map used as a queue walks thousands of deleted slots per send once full.
    */
-  #byAge: Tracked[] = [];
+  #byAge: (Tracked | undefined)[] = [];
   #oldestAt = 0;
   /** The last message to each number, for replies. */
   #byNumber = new Map<string, Tracked>();
@@ -368,12 +369,16 @@ export class DeliveryTracker {
   #trim(): void {
     const oldest = this.now() - this.limits.ageMs;
     let forgot = false;
-    for (; this.#oldestAt < this.#byAge.length; this.#oldestAt++) {
+    while (this.#oldestAt < this.#byAge.length) {
       const tracked = this.#byAge[this.#oldestAt] as Tracked;
-      if (tracked.forgotten) continue;
-      if (this.#bySmsId.size <= this.limits.count && tracked.acceptedAt >= oldest) break;
-      this.#forget(tracked);
-      forgot = true;
+      if (!tracked.forgotten) {
+        if (this.#bySmsId.size <= this.limits.count && tracked.acceptedAt >= oldest) break;
+        this.#forget(tracked);
+        forgot = true;
+      }
+      // Emptied as it is passed: a forgotten send (its msg's topic and payload) is not kept alive
+      // here until the next compaction (up to 10,000 of them: 3.9 MB in the tracking soak).
+      this.#byAge[this.#oldestAt++] = undefined;
     }
     if (this.#oldestAt > 1024 && this.#oldestAt * 2 > this.#byAge.length) {
       this.#byAge = this.#byAge.slice(this.#oldestAt);
