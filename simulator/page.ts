@@ -5,8 +5,7 @@
  * watch an alert wait in the account's outbox and arrive afterwards. Plain HTML, CSS and a little
  * script; readable on a phone.
  */
-export function outboxPage(): string {
-  return `<!doctype html>
+const PAGE = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -121,4 +120,7 @@ export function outboxPage(): string {
 </script>
 </body>
 </html>`;
+
+export function outboxPage(): string {
+  return PAGE;
 }

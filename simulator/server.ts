@@ -44,6 +44,65 @@ export interface Simulator {
   close(): Promise<void>;
 }
 
+/** A host as it stands in a URL (an IPv6 address in brackets). */
+function urlName(host: string): string {
+  return host.includes(':') ? `[${host}]` : host;
+}
+
+/**
+ * Which requests this simulator serves: the Host must be this server, an Origin this page's own,
+ * so a page from another site (DNS rebinding, a cross-site fetch) reaches neither the log, which
+ * holds tokens, nor the controls.
+ */
+function hostGuard(host: string) {
+  // A wildcard bind answers on every address of the machine: the user chose that, with a warning.
+  const wildcard = host === '0.0.0.0' || host === '::';
+  let allowedHosts = new Set<string>();
+  return {
+    /** Host names this server answers to, once it listens: its own address, and loopback names for a loopback bind. */
+    listening(port: number): void {
+      const names = isLoopbackHost(host) ? [urlName(host), 'localhost', '127.0.0.1', '[::1]'] : [urlName(host)];
+      allowedHosts = new Set(names.map((n) => `${n.toLowerCase()}:${port}`));
+    },
+    trusted(req: IncomingMessage): boolean {
+      const hostHeader = (req.headers.host ?? '').toLowerCase();
+      if (!wildcard && !allowedHosts.has(hostHeader)) return false;
+      const origin = req.headers.origin;
+      if (origin === undefined) return true;
+      try {
+        return new URL(origin).host.toLowerCase() === hostHeader;
+      } catch {
+        return false;
+      }
+    },
+  };
+}
+
+/** An `offline` fault in refuse mode: nothing listens, every connection is closed, for a while. */
+function offlineSwitch(server: Server, sockets: Set<Socket>, listenAgain: () => void) {
+  let timer: NodeJS.Timeout | undefined;
+  return {
+    refuse(seconds: number): void {
+      clearTimeout(timer);
+      // After the control request that asked for it has its answer.
+      setTimeout(() => {
+        if (server.listening) server.close();
+        for (const socket of sockets) socket.destroy();
+      }, 50);
+      timer = setTimeout(
+        () => {
+          timer = undefined;
+          if (!server.listening) listenAgain();
+        },
+        50 + seconds * 1000,
+      );
+    },
+    stop(): void {
+      clearTimeout(timer);
+    },
+  };
+}
+
 export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
   const state = new SimulatorState(options);
   const sockets = new Set<Socket>();
@@ -64,23 +123,8 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     socket.on('close', () => sockets.delete(socket));
   });
   server.keepAliveTimeout = 30_000;
-  // An `offline` fault in refuse mode: nothing listens, every connection is closed, for a while.
-  let offlineTimer: NodeJS.Timeout | undefined;
-  state.faults.onRefuse = (seconds) => {
-    clearTimeout(offlineTimer);
-    // After the control request that asked for it has its answer.
-    setTimeout(() => {
-      if (server.listening) server.close();
-      for (const socket of sockets) socket.destroy();
-    }, 50);
-    offlineTimer = setTimeout(
-      () => {
-        offlineTimer = undefined;
-        if (!server.listening) server.listen(actualPort, host);
-      },
-      50 + seconds * 1000,
-    );
-  };
+  const offline = offlineSwitch(server, sockets, () => server.listen(actualPort, host));
+  state.faults.onRefuse = offline.refuse;
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A page from another site (DNS rebinding, a cross-site fetch) must not reach the log, which
@@ -98,26 +142,13 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
 
   const port = options.port ?? 0;
   const host = options.host ?? '127.0.0.1';
-  const wildcard = host === '0.0.0.0' || host === '::';
   if (!isLoopbackHost(host)) {
     console.warn(
       `bulkgate-simulator: listening on ${host}, not loopback: other machines can reach it, its request log (tokens included) and its controls. It is a developer tool; use --host 127.0.0.1 unless you need this.`,
     );
   }
-  /** Host names this server answers to: its own address, and loopback names for a loopback bind. */
-  let allowedHosts = new Set<string>();
-  const trusted = (req: IncomingMessage): boolean => {
-    const hostHeader = (req.headers.host ?? '').toLowerCase();
-    // A wildcard bind answers on every address of the machine: the user chose that, with a warning.
-    if (!wildcard && !allowedHosts.has(hostHeader)) return false;
-    const origin = req.headers.origin;
-    if (origin === undefined) return true;
-    try {
-      return new URL(origin).host.toLowerCase() === hostHeader;
-    } catch {
-      return false;
-    }
-  };
+  const guard = hostGuard(host);
+  const trusted = guard.trusted;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -127,11 +158,9 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
-  const urlHost = host.includes(':') ? `[${host}]` : host;
-  const names = isLoopbackHost(host) ? [urlHost, 'localhost', '127.0.0.1', '[::1]'] : [urlHost];
-  allowedHosts = new Set(names.map((n) => `${n.toLowerCase()}:${actualPort}`));
+  guard.listening(actualPort);
   return {
-    url: `http://${urlHost}:${actualPort}`,
+    url: `http://${urlName(host)}:${actualPort}`,
     server,
     gateway: state.gateway,
     accounts: state.accounts,
@@ -140,7 +169,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(releaseTimer);
-        clearTimeout(offlineTimer);
+        offline.stop();
         state.close();
         for (const socket of sockets) socket.destroy();
         if (server.listening) server.close(() => resolve());
