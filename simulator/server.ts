@@ -129,7 +129,7 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // A page from another site (DNS rebinding, a cross-site fetch) must not reach the log, which
     // holds tokens, nor the controls: the Host must be this server, an Origin this page's own.
-    if (!trusted(req)) return json(res, 403, { error: 'Host or Origin is not this simulator' });
+    if (!guard.trusted(req)) return json(res, 403, { error: 'Host or Origin is not this simulator' });
     const url = new URL(req.url ?? '/', 'http://simulator');
     if (url.pathname === '/' && req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
@@ -148,7 +148,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     );
   }
   const guard = hostGuard(host);
-  const trusted = guard.trusted;
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {

@@ -10,6 +10,7 @@
  * file) it outlives a restart too. It remembers only while an events node with that account runs:
  * a user without one pays nothing, and nothing is written.
  */
+import { AgeQueue } from './age-queue';
 import type { TrackingLog } from './tracking-file';
 
 /** A tracked send as the copies share it. */
@@ -84,9 +85,7 @@ export function numberKey(value: unknown): string {
  * goes to a short list sorted by its schedule.
  */
 class ReportWatch {
-  /** Slots before `#head` are emptied as it passes them, so a forgotten message is not kept alive here. */
-  #queue: (Tracked | undefined)[] = [];
-  #head = 0;
+  readonly #queue = new AgeQueue<Tracked>();
   #scheduled: Tracked[] = [];
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Infinity;
@@ -108,8 +107,7 @@ class ReportWatch {
 
   /** Drops what was forgotten from the front (the oldest are forgotten first). */
   prune(): void {
-    while (this.#head < this.#queue.length && (this.#queue[this.#head] as Tracked).forgotten) this.#queue[this.#head++] = undefined;
-    this.#compact();
+    while (this.#queue.peek()?.forgotten) this.#queue.shift();
     if (this.#scheduled.some((t) => t.forgotten)) this.#scheduled = this.#scheduled.filter((t) => !t.forgotten);
   }
 
@@ -117,8 +115,7 @@ class ReportWatch {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     this.#timerAt = Infinity;
-    this.#queue = [];
-    this.#head = 0;
+    this.#queue.clear();
     this.#scheduled = [];
   }
 
@@ -131,12 +128,8 @@ class ReportWatch {
     this.#timerAt = Infinity;
     const now = this.now();
     const late: Tracked[] = [];
-    while (this.#head < this.#queue.length && this.#due(this.#queue[this.#head] as Tracked) <= now) {
-      late.push(this.#queue[this.#head] as Tracked);
-      this.#queue[this.#head++] = undefined;
-    }
+    for (let first = this.#queue.peek(); first && this.#due(first) <= now; first = this.#queue.peek()) late.push(this.#queue.shift() as Tracked);
     while (this.#scheduled.length && this.#due(this.#scheduled[0] as Tracked) <= now) late.push(this.#scheduled.shift() as Tracked);
-    this.#compact();
     this.#arm();
     for (const tracked of late) {
       if (tracked.final || tracked.forgotten) continue;
@@ -148,15 +141,8 @@ class ReportWatch {
     }
   }
 
-  #compact(): void {
-    if (this.#head > 1024 && this.#head * 2 > this.#queue.length) {
-      this.#queue = this.#queue.slice(this.#head);
-      this.#head = 0;
-    }
-  }
-
   #arm(): void {
-    const first = this.#queue[this.#head];
+    const first = this.#queue.peek();
     const next = Math.min(first ? this.#due(first) : Infinity, this.#scheduled[0] ? this.#due(this.#scheduled[0]) : Infinity);
     if (next === Infinity || next >= this.#timerAt) return;
     clearTimeout(this.#timer);
@@ -172,14 +158,8 @@ export interface TrackerLimits {
 
 export class DeliveryTracker {
   #bySmsId = new Map<string, Tracked>();
-  /**
-   * The same sends oldest first, from `#oldestAt` (a replaced or forgotten one stays until passed;
-   * the slots before it are empty).
-   * The bounds forget from here, not by iterating the Map: V8 keeps a deleted Map entry's slot until
-   * it rehashes, so a Map used as a queue walks thousands of deleted slots per send once full.
-   */
-  #byAge: (Tracked | undefined)[] = [];
-  #oldestAt = 0;
+  /** The same sends oldest first (a replaced or forgotten one stays until passed): the bounds forget from here. */
+  readonly #byAge = new AgeQueue<Tracked>();
   /** The last message to each number, for replies. */
   #byNumber = new Map<string, Tracked>();
   #watches = new Map<object, ReportWatch>();
@@ -369,20 +349,13 @@ export class DeliveryTracker {
   #trim(): void {
     const oldest = this.now() - this.limits.ageMs;
     let forgot = false;
-    while (this.#oldestAt < this.#byAge.length) {
-      const tracked = this.#byAge[this.#oldestAt] as Tracked;
+    for (let tracked = this.#byAge.peek(); tracked; tracked = this.#byAge.peek()) {
       if (!tracked.forgotten) {
         if (this.#bySmsId.size <= this.limits.count && tracked.acceptedAt >= oldest) break;
         this.#forget(tracked);
         forgot = true;
       }
-      // Emptied as it is passed: a forgotten send (its msg's topic and payload) is not kept alive
-      // here until the next compaction (up to 10,000 of them: 3.9 MB in the tracking soak).
-      this.#byAge[this.#oldestAt++] = undefined;
-    }
-    if (this.#oldestAt > 1024 && this.#oldestAt * 2 > this.#byAge.length) {
-      this.#byAge = this.#byAge.slice(this.#oldestAt);
-      this.#oldestAt = 0;
+      this.#byAge.shift();
     }
     if (forgot) for (const watch of this.#watches.values()) watch.prune();
   }
