@@ -17,13 +17,14 @@ import {
   storeUrlProblem,
   type RedisLike,
 } from '../nodes/account/redis-store';
+import { ScriptBatch } from '../nodes/account/script-batch';
 import { startRedis, type TestRedis } from './support/redis';
 
 /**
  * A redis-server for the suite that calls it, and a client per copy of Node-RED (`copy`), all
  * closed after it. Each client batches its scripts, as the account's does.
  */
-function useRedis(): { copy: () => Promise<RedisLike>; raw: () => Promise<RedisClientType> } {
+function useRedis(): { copy: () => Promise<RedisLike>; raw: () => Promise<RedisClientType>; server: () => TestRedis } {
   let redis: TestRedis | undefined;
   const clients: { close(): Promise<unknown> }[] = [];
   before(async () => {
@@ -39,7 +40,7 @@ function useRedis(): { copy: () => Promise<RedisLike>; raw: () => Promise<RedisC
     await client.connect();
     return client as RedisClientType;
   };
-  return { copy: async () => batched(await raw()), raw };
+  return { copy: async () => batched(await raw()), raw, server: () => redis as TestRedis };
 }
 
 describe('the shared store (redis-server)', function () {
@@ -139,7 +140,7 @@ describe('the shared store (redis-server)', function () {
 
 describe('shared delivery tracking (redis-server)', function () {
   this.timeout(20_000);
-  const { copy } = useRedis();
+  const { copy, raw } = useRedis();
   const record = (i: number) => ({
     smsId: `id-${i}`,
     number: `420777${String(i).padStart(6, '0')}`,
@@ -196,6 +197,22 @@ describe('shared delivery tracking (redis-server)', function () {
     assert.equal(await tracking.lookup('id-1'), undefined);
     assert.deepEqual(await tracking.lookup('id-4'), record(4));
   });
+
+  it('the bound holds after a batch of records too (it is cut once, at the batch end): the newest stay, every key of the others goes', async () => {
+    const prefix = keyPrefix('tracking-batch-bound');
+    const client = await copy();
+    const tracking = new SharedTracking(() => client, prefix, 3);
+    await Promise.all(Array.from({ length: 8 }, (_, i) => tracking.record(record(i))));
+    const kept = await Promise.all(Array.from({ length: 8 }, (_, i) => tracking.lookup(`id-${i}`)));
+    assert.deepEqual(
+      kept.map((found) => found?.smsId ?? null),
+      [null, null, null, null, null, 'id-5', 'id-6', 'id-7'],
+    );
+    const redis = await raw();
+    assert.equal(await redis.zCard(`${prefix}sent`), 3);
+    assert.equal(await redis.zCard(`${prefix}waiting`), 3);
+    assert.equal((await redis.keys(`${prefix}sent:*`)).length, 3);
+  });
 });
 
 describe('the shared outbox (redis-server)', function () {
@@ -238,7 +255,7 @@ describe('the shared outbox (redis-server)', function () {
 
 describe("the store's script batches (redis-server)", function () {
   this.timeout(20_000);
-  const { raw } = useRedis();
+  const { raw, server } = useRedis();
   /** How many scripts the server ran as commands (EVAL and EVALSHA), by its own count. */
   const commands = async (client: RedisClientType) => {
     const stats = await client.info('commandstats');
@@ -287,5 +304,22 @@ describe("the store's script batches (redis-server)", function () {
     await client.scriptFlush();
     assert.equal(await claims.claim('t', 'another alert'), true);
     assert.equal(await store.eval(STORE_SCRIPTS.get, { keys: [`${prefix}window`], arguments: [] }), 'not a sorted set');
+  });
+
+  it('a batch the server does not answer in time fails its calls (the copy falls back to its memory); the store serves again once the server does', async () => {
+    const client = await raw();
+    const store = new ScriptBatch(client, STORE_SCRIPTS, 1, 300);
+    const claims = new AlertClaims(store, keyPrefix('batch-late'), 'copy-a', 5000);
+    assert.equal(await claims.claim('t', 'before'), true);
+    const pid = server().pid() as number;
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const started = Date.now();
+      await assert.rejects(claims.claim('t', 'while it hangs'), /the store did not answer within 0.3 s/);
+      assert.ok(Date.now() - started < 5000, 'failed at its own timeout');
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    assert.equal(await claims.claim('t', 'after'), true);
   });
 });

@@ -57,8 +57,7 @@ export function loadRedisClient(): typeof import('@redis/client') {
  * first; the answer is how many passed and, when one did not, the ms until the oldest leaves.
  */
 const RESERVE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = B.now()
 local windowMs = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
@@ -131,9 +130,7 @@ export class RedisWindow implements RateWindow {
  * the window by a minute so that a copy can collect it for the notice.
  */
 const CLAIM = `
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] then return {0} end
-if not holder then redis.call('SET', KEYS[1], ARGV[1], 'PX', tonumber(ARGV[2])) end
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', tonumber(ARGV[2])) and redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
 local limit = tonumber(ARGV[3] or '0')
 if limit <= 0 then return {1} end
 local n = redis.call('HINCRBY', KEYS[2], 'n', 1)
@@ -266,6 +263,9 @@ export function redisStore(
     // Reconnects by itself, every 0.2 s growing to 5 s; commands fail at once meanwhile (no queue).
     socket: { reconnectStrategy: (retries: number) => Math.min(200 * (retries + 1), 5000), connectTimeout: 5000 },
     disableOfflineQueue: true,
+    // No per-command timeout: each is an AbortSignal, which cost more CPU than the rest of the
+    // round trip. Each batch has one timer instead (script-batch.ts, 5 s).
+    commandOptions: { timeout: 0 },
   });
   let up = false;
   let everUp = false;
@@ -316,27 +316,33 @@ export function redisStore(
 
 /**
  * Delivery tracking shared by the copies: each accepted send as a key that expires after 24 h,
- * the 10,000 newest in a sorted set (older ones deleted as new ones come), the last send to each
- * number, a final report's mark, and the claim of output 3 (it fires on one copy only).
+ * the 10,000 newest in a sorted set (older ones deleted as new ones come, once per batch), the
+ * last send to each number, a final report's mark, and the claim of output 3 (it fires on one copy only).
  */
 const RECORD = `
-local p, record, age = ARGV[1], cjson.decode(ARGV[2]), tonumber(ARGV[3])
-local id = record.smsId
+local p, age, id, number = ARGV[1], tonumber(ARGV[3]), ARGV[5], ARGV[6]
 redis.call('SET', p .. 'sent:' .. id, ARGV[2], 'PX', age)
-if record.number and record.number ~= '' then redis.call('SET', p .. 'to:' .. record.number, id, 'PX', age) end
-redis.call('ZADD', p .. 'sent', record.acceptedAt, id)
-redis.call('ZADD', p .. 'waiting', record.countsFrom, id)
-local over = redis.call('ZCARD', p .. 'sent') - tonumber(ARGV[4])
-if over > 0 then
-  local old = redis.call('ZRANGE', p .. 'sent', 0, over - 1)
-  for _, gone in ipairs(old) do
-    redis.call('DEL', p .. 'sent:' .. gone)
-    redis.call('ZREM', p .. 'waiting', gone)
+if number ~= '' then redis.call('SET', p .. 'to:' .. number, id, 'PX', age) end
+redis.call('ZADD', p .. 'sent', ARGV[7], id)
+redis.call('ZADD', p .. 'waiting', ARGV[8], id)
+B.atEnd('bound:' .. p, function()
+  local over = redis.call('ZCARD', p .. 'sent') - tonumber(ARGV[4])
+  if over > 0 then
+    local old = redis.call('ZRANGE', p .. 'sent', 0, over - 1)
+    for i = 1, #old, 1000 do
+      local gone, sent = {}, {}
+      for j = i, math.min(i + 999, #old) do
+        gone[#gone + 1] = old[j]
+        sent[#sent + 1] = p .. 'sent:' .. old[j]
+      end
+      redis.call('DEL', unpack(sent))
+      redis.call('ZREM', p .. 'waiting', unpack(gone))
+    end
+    redis.call('ZREMRANGEBYRANK', p .. 'sent', 0, over - 1)
   end
-  redis.call('ZREMRANGEBYRANK', p .. 'sent', 0, over - 1)
-end
-redis.call('PEXPIRE', p .. 'sent', age)
-redis.call('PEXPIRE', p .. 'waiting', age)
+  redis.call('PEXPIRE', p .. 'sent', age)
+  redis.call('PEXPIRE', p .. 'waiting', age)
+end)
 return 0`;
 /**
  * The sends still waiting for a final report whose time ran out more than a moment ago (ARGV[1],
@@ -346,8 +352,7 @@ return 0`;
  * of a copy that stopped.
  */
 const OVERDUE = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local now = B.now()
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {}
 for _, id in ipairs(ids) do
@@ -381,9 +386,21 @@ export class SharedTracking {
 
   /** Records an accepted send where every copy finds it. */
   record(record: SharedRecord): Promise<unknown> {
-    // The keys are built on the server from the prefix and the record's own fields: a send's
-    // call is its JSON and three short arguments (the bytes written to Redis are most of its cost).
-    return this.client().eval(RECORD, { keys: [], arguments: [this.prefix, JSON.stringify(record), String(this.ageMs), String(this.limit)] });
+    // The keys are built on the server from the prefix and the record's fields, given beside its
+    // JSON so the server need not decode it.
+    return this.client().eval(RECORD, {
+      keys: [],
+      arguments: [
+        this.prefix,
+        JSON.stringify(record),
+        String(this.ageMs),
+        String(this.limit),
+        record.smsId,
+        record.number,
+        String(record.acceptedAt),
+        String(record.countsFrom),
+      ],
+    });
   }
 
   async lookup(smsId: string): Promise<SharedRecord | undefined> {

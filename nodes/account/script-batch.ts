@@ -7,8 +7,10 @@
  * `pcall`: a failing call fails only its own promise. Alone, a call goes in the next turn of the
  * event loop (no timer).
  *
- * A batch runs as one script, so it is as atomic as each of its calls was, and more. It is bounded
- * (`MAX_CALLS`), so a backlog never holds the server for long.
+ * A batch runs as one script, so it is as atomic as each of its calls was, and more: a script may
+ * leave work for the batch's end (`B.atEnd`), done once however many calls ask for it (the bound of
+ * tracking's records is cut once per batch, not once per record). It is bounded (`MAX_CALLS`), so
+ * a backlog never holds the server for long.
  */
 import { createHash } from 'node:crypto';
 
@@ -30,19 +32,44 @@ interface Call {
 export const MAX_CALLS = 64;
 
 /**
+ * How long a batch may take at the server before its calls fail (the callers fall back to this
+ * copy's memory). One timer per batch: the client's own per-command timeout (an AbortSignal each)
+ * cost more of this process's CPU than the rest of a round trip, so the store's client has none.
+ */
+export const BATCH_TIMEOUT_MS = 5000;
+
+/**
  * The runner: ARGV[1] is the calls as JSON, each `[name, keys, arguments]` (one argument, not
  * dozens: the client's cost is per argument written, the server's JSON decoder is native). The
  * answer is one `{1, value}` or `{0, error}` per call (nil as false, so the array keeps its length).
+ *
+ * Each script is a function of `(KEYS, ARGV, B)`; `B` is the batch: `B.now()` the server's clock in
+ * ms (read once per batch), `B.atEnd(key, fn)` work done once after the last call, whichever calls
+ * asked for it under that key (its failure fails no call: each call already answered).
  */
 function runner(scripts: Record<string, string>): string {
   const functions = Object.entries(scripts)
-    .map(([name, body]) => `S[${JSON.stringify(name)}] = function(KEYS, ARGV)\n${body}\nend`)
+    .map(([name, body]) => `S[${JSON.stringify(name)}] = function(KEYS, ARGV, B)\n${body}\nend`)
     .join('\n');
   return `local S = {}
 ${functions}
+local B, ends, asked, clock = {}, {}, {}, nil
+function B.now()
+  if not clock then
+    local t = redis.call('TIME')
+    clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return clock
+end
+function B.atEnd(key, fn)
+  if not asked[key] then
+    asked[key] = true
+    ends[#ends + 1] = fn
+  end
+end
 local out = {}
 for c, call in ipairs(cjson.decode(ARGV[1])) do
-  local ok, value = pcall(S[call[1]], call[2], call[3])
+  local ok, value = pcall(S[call[1]], call[2], call[3], B)
   if ok then
     if value == nil then value = false end
     out[c] = {1, value}
@@ -50,6 +77,7 @@ for c, call in ipairs(cjson.decode(ARGV[1])) do
     out[c] = {0, type(value) == 'table' and value.err or tostring(value)}
   end
 end
+for _, fn in ipairs(ends) do pcall(fn) end
 return out`;
 }
 
@@ -70,6 +98,7 @@ export class ScriptBatch {
      * at once and 3 without batches).
      */
     private readonly maxInFlight = 1,
+    private readonly timeoutMs = BATCH_TIMEOUT_MS,
   ) {
     for (const [name, body] of Object.entries(scripts)) this.#byText.set(body, name);
     this.#runner = runner(scripts);
@@ -102,7 +131,7 @@ export class ScriptBatch {
     this.#inFlight++;
     const batch = JSON.stringify(calls.map((call) => [call.name, call.keys, call.args]));
     try {
-      const answers = (await this.#run({ keys: [], arguments: [batch] })) as [number, unknown][];
+      const answers = (await this.#within(this.#run({ keys: [], arguments: [batch] }))) as [number, unknown][];
       calls.forEach((call, i) => {
         const [ok, value] = answers[i] ?? [0, 'no answer'];
         if (ok === 1) call.resolve(value);
@@ -114,6 +143,17 @@ export class ScriptBatch {
     this.#inFlight--;
     // What queued meanwhile is the next batch.
     if (this.#queue.length) this.#schedule();
+  }
+
+  /** The answer, or an error once the batch has been at the server for `timeoutMs`. */
+  #within(answer: Promise<unknown>): Promise<unknown> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`the store did not answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+    });
+    // An answer (or failure) after the time is dropped: its calls have failed already.
+    answer.catch(() => undefined);
+    return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
   async #run(options: { keys: string[]; arguments: string[] }): Promise<unknown> {
