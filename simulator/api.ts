@@ -29,7 +29,8 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   const record: ReceivedRequest = { method: req.method ?? 'GET', path, contentType, body: body ?? {}, raw, at };
   if (fault) record.fault = JSON.stringify(fault);
   state.log.add(record);
-  if (state.faults.latency) await new Promise((r) => setTimeout(r, state.faults.latency));
+  const delay = state.faults.delay();
+  if (delay > 0) await new Promise((r) => setTimeout(r, delay));
 
   if (fault?.status) {
     const headers: Record<string, string> = { 'content-type': 'application/json' };

@@ -44,7 +44,7 @@ export async function serveControl(state: SimulatorState, req: IncomingMessage, 
       return json(res, 200, { ok: true });
     }
     case 'POST /simulator/faults':
-      state.faults.set(input as Fault & { latency?: number });
+      state.faults.set(input as Fault & { latency?: number; jitter?: number });
       state.notify();
       return json(res, 200, { ok: true });
     case 'DELETE /simulator/faults':

@@ -26,6 +26,8 @@ export interface Fault {
 export class FaultInjector {
   /** Milliseconds every API request waits before it is answered. */
   latency = 0;
+  /** Up to this many milliseconds more, drawn for each request: answers come back out of order, as a real gateway's do. */
+  jitter = 0;
   /** Until when (ms since the epoch) every API request is answered 503. */
   unavailableUntil = 0;
   /** Called for an `offline` fault in `refuse` mode: the server stops listening for the seconds given. */
@@ -33,9 +35,10 @@ export class FaultInjector {
   #fault: Fault & { count: number } = { count: 0 };
 
   /** Sets latency and a fault (a fault without a count applies once). */
-  set(input: Fault & { latency?: number }): void {
+  set(input: Fault & { latency?: number; jitter?: number }): void {
     if (typeof input.latency === 'number') this.latency = input.latency;
-    const { latency: _latency, offline, ...rest } = input;
+    if (typeof input.jitter === 'number') this.jitter = input.jitter;
+    const { latency: _latency, jitter: _jitter, offline, ...rest } = input;
     if (offline) {
       // seconds 0 ends a 503 outage now (a refusing server is not there to be told).
       const seconds = Number(offline.seconds) || 0;
@@ -49,8 +52,14 @@ export class FaultInjector {
 
   clear(): void {
     this.latency = 0;
+    this.jitter = 0;
     this.unavailableUntil = 0;
     this.#fault = { count: 0 };
+  }
+
+  /** How long the request now arriving waits before it is processed and answered. */
+  delay(): number {
+    return this.latency + (this.jitter > 0 ? Math.random() * this.jitter : 0);
   }
 
   /** The fault for the request now arriving, if one is left. */

@@ -40,7 +40,7 @@ export interface Simulator {
   accounts: Map<string, SimulatorAccount>;
   requests: ReceivedRequest[];
   /** Sets latency and a fault for the next requests (what POST /simulator/faults does). */
-  setFault(fault: Fault & { latency?: number }): void;
+  setFault(fault: Fault & { latency?: number; jitter?: number }): void;
   close(): Promise<void>;
 }
 

@@ -10,8 +10,10 @@
  * message kept and given back when the outbox is empty. A second Node-RED on the same user
  * directory cannot take it while the first lives, so it never rewrites what the first keeps.
  *
- * The file of earlier versions (a header `{"bulkgateOutbox":1}` and the entries) is a journal
- * without `done` lines: it is read as it is, and carried over.
+ * True at its tail (file-tail.ts): a last line cut short is cut back before anything is appended;
+ * a group commit that fails (a full disk) is cut back to where it began, so a message whose keep
+ * was refused is never found in the file later; a `done` line that could not be written goes with
+ * the next commit.
  */
 import { closeSync, existsSync, mkdirSync, openSync, readFileSync, readSync, unlinkSync, writeFileSync } from 'node:fs';
 import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
@@ -19,6 +21,7 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 import { GatewayError } from '../../gateway';
+import { APPEND, cutTornTail, READ } from './file-tail';
 
 /** What each line of the file holds, besides the header and `done` lines. */
 export interface JournalEntry {
@@ -40,14 +43,20 @@ export class Journal {
   readonly #lockPath: string;
   #file: FileHandle | undefined;
   #locked = false;
-  /** Lines waiting for the next group commit, and who waits for it. */
+  /** Entry lines waiting for the next group commit, and who waits for it. */
   #pending: string[] = [];
+  /** `done` lines waiting for the next group commit (written after the entry lines of the same commit). */
+  #pendingDone: string[] = [];
+  /** `done` lines a failed commit could not write: they go with the next one. */
+  #unwritten: string[] = [];
   #waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   #scheduled = false;
   /** The write running now: the next commit starts after it. */
   #chain: Promise<void> = Promise.resolve();
   /** Lines in the file that no longer stand for a waiting message. */
   spent = 0;
+  /** Who hears of a torn tail cut back (the outbox's account node). */
+  warn: Warn = () => undefined;
 
   constructor(path: string) {
     this.path = path;
@@ -67,15 +76,20 @@ export class Journal {
     return existsSync(this.path);
   }
 
-  /** Appends a kept entry's line; resolves once it is on disk. */
+  /** Appends a kept entry's line; resolves once it is on disk, rejects when it is not (and nothing of it stays there). */
   keep(line: string): Promise<void> {
-    return this.append([line]);
+    this.#pending.push(line);
+    return this.#commitSoon();
   }
 
-  /** Appends the line that ends an entry; its own line and this one are spent from now on. */
+  /**
+   * Appends the line that ends an entry; its own line and this one are spent from now on. Rejects
+   * when that commit failed: the line is then written with the next commit.
+   */
   done(id: string): Promise<void> {
     this.spent += 2;
-    return this.append([JSON.stringify({ done: id })]);
+    this.#pendingDone.push(JSON.stringify({ done: id }));
+    return this.#commitSoon();
   }
 
   /**
@@ -139,7 +153,8 @@ export class Journal {
     const live = new Map<string, { entry: JournalEntry; line: string }>();
     let fd: number;
     try {
-      fd = openSync(this.path, 'r');
+      this.#cutTornTail(warn);
+      fd = openSync(this.path, READ);
     } catch (error) {
       if ((error as NodeJS.ErrnoException).code !== 'ENOENT') warn('outbox-unreadable', { path: this.path, reason: (error as Error).message });
       return live;
@@ -187,9 +202,8 @@ export class Journal {
     return live;
   }
 
-  /** Appends lines; resolves once they are on disk (with whatever else was appended in this turn). */
-  append(lines: string[]): Promise<void> {
-    for (const line of lines) this.#pending.push(line);
+  /** Resolves once what was appended in this turn of the event loop is on disk. */
+  #commitSoon(): Promise<void> {
     return new Promise((resolve, reject) => {
       this.#waiters.push({ resolve, reject });
       if (this.#scheduled) return;
@@ -202,30 +216,47 @@ export class Journal {
   }
 
   async #commit(): Promise<void> {
-    const lines = this.#pending;
+    const done = this.#unwritten.concat(this.#pendingDone);
+    const lines = this.#pending.concat(done);
     const waiters = this.#waiters;
     this.#pending = [];
+    this.#pendingDone = [];
+    this.#unwritten = [];
     this.#waiters = [];
     if (!waiters.length) return;
+    let file: FileHandle | undefined;
+    let start = 0;
     try {
-      const file = await this.#open();
+      file = await this.#open();
+      start = (await file.stat()).size;
       if (lines.length) {
         await file.appendFile(lines.join('\n') + '\n', 'utf8');
         await file.datasync();
       }
       for (const waiter of waiters) waiter.resolve();
     } catch (error) {
+      // Whatever part of this commit reached the file is cut back: a message whose keep is
+      // refused here goes to Catch, and must not be found and sent after a restart.
+      if (file) await file.truncate(start).catch(() => undefined);
+      this.#unwritten = done.concat(this.#unwritten);
       // The next commit opens the file again.
       await this.#close();
       for (const waiter of waiters) waiter.reject(error);
     }
   }
 
+  /** Cuts a last line written in part off the file, and says so. */
+  #cutTornTail(warn: Warn): void {
+    const bytes = cutTornTail(this.path);
+    if (bytes > 0) warn('outbox-torn-tail', { path: this.path, bytes });
+  }
+
   async #open(): Promise<FileHandle> {
     if (this.#file) return this.#file;
     if (!this.lock()) throw lockedError(this.path);
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
-    const file = await open(this.path, 'a', 0o600);
+    this.#cutTornTail(this.warn);
+    const file = await open(this.path, APPEND, 0o600);
     try {
       if ((await file.stat()).size === 0) await file.appendFile(HEADER + '\n', 'utf8');
     } catch (error) {
@@ -287,6 +318,8 @@ export class Journal {
   release(): Promise<void> {
     const run = this.#chain.then(async () => {
       if (!this.#locked || this.#pending.length) return;
+      // `done` lines not yet written end entries of a file that goes: nothing to write.
+      this.#unwritten = [];
       await this.#close();
       await unlink(this.path).catch(() => undefined);
       this.spent = 0;

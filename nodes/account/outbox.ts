@@ -28,7 +28,7 @@ import {
   type RejectedRecipient,
   type TransactionalResult,
 } from '../../gateway';
-import { lockedError, type Warn } from './outbox-journal';
+import { Journal, lockedError, type Warn } from './outbox-journal';
 import type { AccountStore, OutboxLog } from './store';
 import type { Msg } from '../plumbing/msg';
 
@@ -98,6 +98,15 @@ export interface OutboxWorker {
 export const MAX_PROBE_DELAY = 15_000;
 export const DEFAULT_OUTBOX_SIZE = 10_000;
 
+/**
+ * Where an entry is: `waiting` (it may be attempted), `wire` (an attempt is on the wire, or its
+ * answer is not yet handed on), `ended` (its msg went to a port or Catch). The only moves are
+ * waiting -> wire, wire -> waiting (a failure a later round may get past), and waiting or wire ->
+ * ended; nothing comes back from `ended`. So no round attempts a message on the wire or one that
+ * ended, however its list is tidied meanwhile.
+ */
+type KeptState = 'waiting' | 'wire' | 'ended';
+
 /** An entry as the outbox holds it in memory. */
 interface Kept {
   id: string;
@@ -109,15 +118,14 @@ interface Kept {
   reason: string;
   /** Its line of the journal (the whole entry as JSON, as first kept). */
   line: string;
-  gone: boolean;
-  sending: boolean;
+  state: KeptState;
 }
 
 /** One resend's end, before it is settled. */
 type Attempted = { kept: Kept; entry: OutboxEntry; outcome: Outcome } | { kept: Kept; transient: true };
 
 export class Outbox {
-  /** Entries in the order their msgs came; `gone` ones are skipped and swept out now and then. */
+  /** Entries in the order their msgs came; ended ones are skipped and swept out now and then. */
   #list: Kept[] = [];
   #head = 0;
   /** Where the current round looks for the next message to send. */
@@ -143,15 +151,15 @@ export class Outbox {
   #rounds = 0;
   #nextId = 0;
 
-  /** Who hears of its problems: the account node running now. */
-  warn: Warn;
+  #warn: Warn;
   #warnedMemoryOnly = false;
 
   /** An outbox kept in `log`, or in memory only when there is none. */
   constructor(log: OutboxLog | undefined, warn: Warn) {
-    this.warn = warn;
+    this.#warn = warn;
     if (!log) return;
     this.#journal = log;
+    this.warn = warn;
     // A file left by an earlier run (or an earlier version) is sent, unless another living
     // Node-RED holds it: then it is that one's to send.
     if (!log.exists()) return;
@@ -171,6 +179,16 @@ export class Outbox {
     }
     if (this.#live === 0) void journal.release();
     else this.#changed();
+  }
+
+  /** Who hears of its problems: the account node running now. */
+  get warn(): Warn {
+    return this.#warn;
+  }
+
+  set warn(warn: Warn) {
+    this.#warn = warn;
+    if (this.#journal instanceof Journal) this.#journal.warn = warn;
   }
 
   get waiting(): number {
@@ -198,14 +216,21 @@ export class Outbox {
 
   /**
    * Keeps a message; resolves once it is on disk. The worker tries it soon. Refused (a
-   * GatewayError for Catch) when the outbox is full or another Node-RED holds its file.
+   * GatewayError for Catch) when the outbox is full, another Node-RED holds its file, or it cannot
+   * be written (`outbox_unavailable`, with the cause).
    */
   async keep(entry: NewEntry, msg: Msg): Promise<void> {
     const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
     const journal = this.#journal;
     if (journal && !journal.locked) {
-      if (!journal.lock()) throw lockedError(journal.where);
+      let held: boolean;
+      try {
+        held = journal.lock();
+      } catch (error) {
+        throw unavailableError(journal.where, error);
+      }
+      if (!held) throw lockedError(journal.where);
       // Taken over from a process that is gone: what it kept waits here too.
       this.#adopt();
     }
@@ -224,7 +249,7 @@ export class Outbox {
     } catch (error) {
       this.#drop(kept);
       this.#changed();
-      throw error;
+      throw error instanceof GatewayError ? error : unavailableError(journal?.where ?? '', error);
     }
     // A round already due keeps its time (a timer is only ever brought forward): an alarm storm
     // during an outage is not a storm of probes.
@@ -292,7 +317,7 @@ export class Outbox {
   async empty(error: (entry: OutboxEntry) => GatewayError): Promise<number> {
     const ended: Kept[] = [];
     this.#each((kept) => {
-      if (!kept.sending) ended.push(kept);
+      if (kept.state === 'waiting') ended.push(kept);
     });
     await Promise.all(ended.map((kept) => this.#end(kept, (entry) => ({ error: error(entry) }))));
     return ended.length;
@@ -302,7 +327,7 @@ export class Outbox {
   #each(visit: (kept: Kept) => void): void {
     for (let i = this.#head; i < this.#list.length; i++) {
       const kept = this.#list[i] as Kept;
-      if (!kept.gone) visit(kept);
+      if (kept.state !== 'ended') visit(kept);
     }
   }
 
@@ -317,19 +342,20 @@ export class Outbox {
     this.#byNode.set(kept.node, (this.#byNode.get(kept.node) ?? 0) + 1);
   }
 
-  /** Takes an entry out of the waiting ones (its `done` line is the caller's). */
+  /** Takes an entry out of the waiting ones for good (its `done` line is the caller's). */
   #drop(kept: Kept): void {
-    if (kept.gone) return;
-    kept.gone = true;
+    if (kept.state === 'ended') return;
+    kept.state = 'ended';
     this.#live--;
     this.#gone++;
     const left = (this.#byNode.get(kept.node) ?? 1) - 1;
     if (left > 0) this.#byNode.set(kept.node, left);
     else this.#byNode.delete(kept.node);
     this.#msgs.delete(kept.id);
-    while (this.#head < this.#list.length && (this.#list[this.#head] as Kept).gone) this.#head++;
+    while (this.#head < this.#list.length && (this.#list[this.#head] as Kept).state === 'ended') this.#head++;
     if (this.#gone > 1024 && this.#gone > this.#live) {
-      this.#list = this.#list.filter((k) => !k.gone);
+      // The round's cursor starts over: what it passed is on the wire or ended, and is skipped.
+      this.#list = this.#list.filter((k) => k.state !== 'ended');
       this.#head = this.#cursor = 0;
       this.#gone = 0;
     }
@@ -512,14 +538,18 @@ export class Outbox {
     if (this.#cursor < this.#head) this.#cursor = this.#head;
     while (this.#cursor < list.length) {
       const kept = list[this.#cursor++] as Kept;
-      if (!kept.gone && !kept.sending) return kept;
+      if (kept.state === 'waiting') return kept;
     }
     return undefined;
   }
 
-  /** Sends one message again; a transient failure leaves it waiting where it was. */
+  /**
+   * Sends one message again. It stays on the wire until its end is handed on (#end), or, after a
+   * failure a later round may get past, waits again where it was.
+   */
   async #attempt(worker: OutboxWorker, kept: Kept, probe: boolean): Promise<Attempted> {
-    kept.sending = true;
+    if (kept.state !== 'waiting') throw new Error(`outbox: an entry ${kept.state} was attempted`);
+    kept.state = 'wire';
     kept.attempts++;
     const entry = this.#entryOf(kept);
     try {
@@ -527,11 +557,10 @@ export class Outbox {
     } catch (error) {
       if (worker.transient(error, entry)) {
         kept.reason = (error as Error)?.message ?? String(error);
+        kept.state = 'waiting';
         return { kept, transient: true };
       }
       return { kept, entry, outcome: { error: error as GatewayError } };
-    } finally {
-      kept.sending = false;
     }
   }
 
@@ -540,7 +569,7 @@ export class Outbox {
     const now = Date.now();
     const due: Kept[] = [];
     this.#each((kept) => {
-      if (!kept.sending && now >= giveUpAt(kept, worker)) due.push(kept);
+      if (kept.state === 'waiting' && now >= giveUpAt(kept, worker)) due.push(kept);
     });
     for (const kept of due) void this.#end(kept, () => ({ error: worker.expired(this.#entryOf(kept)) }));
   }
@@ -557,8 +586,7 @@ function keptOf(entry: OutboxEntry, line: string): Kept {
     attempts: typeof entry.attempts === 'number' ? entry.attempts : 1,
     reason: typeof entry.reason === 'string' ? entry.reason : '',
     line,
-    gone: false,
-    sending: false,
+    state: 'waiting',
   };
 }
 
@@ -580,6 +608,16 @@ function settle(worker: OutboxWorker, entry: OutboxEntry, msg: Msg, outcome: Out
   } catch {
     // The node's failure path already reports; an outbox round never stops for it.
   }
+}
+
+/** The error a msg ends with when its entry could not be written (a full disk, a permission): it cannot wait. */
+export function unavailableError(where: string, cause: unknown): GatewayError {
+  return new GatewayError({
+    type: 'outbox_unavailable',
+    message: `Not kept: the outbox file ${where} could not be written (${(cause as Error)?.message ?? String(cause)}); this message could not wait for the gateway`,
+    brief: { key: 'outbox-unavailable' },
+    cause,
+  });
 }
 
 /** The error a msg ends with when the outbox already holds `size` messages. */

@@ -10,11 +10,15 @@
  * Written only while an events node tracks the account (the tracker writes nothing otherwise),
  * appended once per turn of the event loop (no fsync: a report that races a crash is the worst
  * that can be lost), and rewritten with the remembered sends alone when most lines are spent.
- * Loading skips damaged lines; the tracker applies its bounds (10,000, 24 h) to what it loads.
+ * Loading skips damaged lines; the tracker applies its bounds (10,000, 24 h) to what it loads. The
+ * tail follows the outbox journal's rules (file-tail.ts): a last line cut short is cut back before
+ * anything is appended, a write that fails is cut back to where it began, and the file is never
+ * opened through a symbolic link.
  */
-import { appendFileSync, existsSync, mkdirSync, readFileSync, renameSync, unlinkSync, writeFileSync } from 'node:fs';
+import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, readFileSync, renameSync, unlinkSync, writeFileSync, writeSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
+import { APPEND, cutTornTail, READ } from './file-tail';
 import type { Tracked } from './tracking';
 
 /**
@@ -45,6 +49,8 @@ export class TrackingFile implements TrackingLog {
   #flushing = false;
   #lines = 0;
   #warned = false;
+  /** Whether a torn last line was looked for (once, before the first append). */
+  #tailChecked = false;
 
   constructor(
     readonly path: string,
@@ -58,7 +64,13 @@ export class TrackingFile implements TrackingLog {
     if (!existsSync(this.path)) return { records, final, late };
     let text: string;
     try {
-      text = readFileSync(this.path, 'utf8');
+      this.#cutTornTail();
+      const fd = openSync(this.path, READ);
+      try {
+        text = readFileSync(fd, 'utf8');
+      } finally {
+        closeSync(fd);
+      }
     } catch (error) {
       this.#warnOnce(`could not read ${this.path}: ${(error as Error).message}`);
       return { records, final, late };
@@ -135,12 +147,35 @@ export class TrackingFile implements TrackingLog {
     const text = this.#pending;
     if (!text) return;
     this.#pending = '';
+    let fd: number | undefined;
+    let start = 0;
     try {
       mkdirSync(dirname(this.path), { recursive: true, mode: 0o700 });
-      appendFileSync(this.path, text, { mode: 0o600 });
+      if (!this.#tailChecked) this.#cutTornTail();
+      fd = openSync(this.path, APPEND, 0o600);
+      start = fstatSync(fd).size;
+      const bytes = Buffer.from(text);
+      // A write may take part of the bytes (a disk filling up): the rest follows, or its error does.
+      for (let written = 0; written < bytes.length;) written += writeSync(fd, bytes, written);
     } catch (error) {
+      // Nothing of a failed write stays: the next one starts on a line of its own.
+      if (fd !== undefined) {
+        try {
+          ftruncateSync(fd, start);
+        } catch {
+          // The next load cuts it back instead.
+        }
+      }
       this.#warnOnce(`could not write ${this.path}: ${(error as Error).message}`);
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
+  }
+
+  #cutTornTail(): void {
+    this.#tailChecked = true;
+    const bytes = cutTornTail(this.path);
+    if (bytes > 0) this.warn(`${this.path}: the last line was written in part (${bytes} bytes cut off before anything else is written)`);
   }
 
   #warnOnce(text: string): void {

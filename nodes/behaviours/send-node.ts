@@ -252,7 +252,7 @@ class SendPipeline {
         const attempts = isHeld(error) ? 0 : 1;
         // It will be sent from the outbox: this attempt does not use up the account's rate limit.
         if (counted) limiter.refund(prepared.messages);
-        return this.#keep(msg, prepared, when, attempts, (error as Error).message, error).then(() => done());
+        return this.#keep(msg, prepared, when, attempts, (error as Error).message).then(() => done());
       },
     );
   }
@@ -273,30 +273,25 @@ class SendPipeline {
   }
 
   /**
-   * Keeps a msg in the account's outbox; resolves once it is on disk. If it cannot be kept (the
-   * disk is full, say), the send's own error goes to Catch, or one that says why.
+   * Keeps a msg in the account's outbox; resolves once it is on disk. If it cannot be kept (full,
+   * held by another Node-RED, not writable), the outbox's error says why, and that is the msg's end.
    */
-  async #keep(msg: Msg, prepared: PreparedRequest, when: Taken, attempts: number, reason: string, error?: unknown): Promise<void> {
-    const entry = {
-      node: this.node.id,
-      operation: this.#operation,
-      body: storableBody(prepared),
-      rejected: prepared.rejected,
-      messages: prepared.messages,
-      msg: storableMsg(msg),
-      ...when,
-      deadline: this.#giveUpMs > 0 ? when.since + this.#giveUpMs : undefined,
-      attempts,
-      reason,
-    };
-    try {
-      await (this.#account as Account).outbox.keep(entry, msg);
-    } catch (failure) {
-      // Full, or held by another Node-RED: that is the msg's end (Catch), and it says why.
-      if (failure instanceof GatewayError) throw failure;
-      this.node.warn(catalogText(this.texts, 'warnings.outbox-write-failed', { reason: (failure as Error).message }));
-      throw error ?? failure;
-    }
+  #keep(msg: Msg, prepared: PreparedRequest, when: Taken, attempts: number, reason: string): Promise<void> {
+    return (this.#account as Account).outbox.keep(
+      {
+        node: this.node.id,
+        operation: this.#operation,
+        body: storableBody(prepared),
+        rejected: prepared.rejected,
+        messages: prepared.messages,
+        msg: storableMsg(msg),
+        ...when,
+        deadline: this.#giveUpMs > 0 ? when.since + this.#giveUpMs : undefined,
+        attempts,
+        reason,
+      },
+      msg,
+    );
   }
 
   /** A msg that left the outbox: out of the ports as a live send's, or to Catch; with `msg.bulkgate.deferred`. */

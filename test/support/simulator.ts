@@ -13,7 +13,7 @@ export interface TestSimulator {
   requests(): Promise<ReceivedRequest[]>;
   lastRequest(): Promise<ReceivedRequest>;
   outbox(): Promise<{ messages: OutboxMessage[]; accounts: { id: string; credit: number }[] }>;
-  fault(fault: Fault & { latency?: number }): Promise<void>;
+  fault(fault: Fault & { latency?: number; jitter?: number }): Promise<void>;
   reset(): Promise<void>;
   close(): Promise<void>;
 }

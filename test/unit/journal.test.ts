@@ -154,7 +154,7 @@ describe("the outbox's file (unit)", () => {
         '   ',
         entry('a', 1),
         'not json',
-      ].join('\n'),
+      ].join('\n') + '\n',
     );
     const warned: [string, unknown][] = [];
     const loaded = new Journal(path).load((key, params) => warned.push([key, params]));

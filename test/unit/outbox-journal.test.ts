@@ -104,7 +104,7 @@ describe('outbox journal and policies (unit)', function () {
         JSON.stringify({ id: 'b', ...newEntry(2) }),
         JSON.stringify({ done: 'a' }),
         'not json',
-      ].join('\n'),
+      ].join('\n') + '\n',
     );
     const { warn, seen } = warnings();
     const outbox = new Outbox(new Journal(path), warn);
@@ -161,7 +161,7 @@ describe('outbox journal and policies (unit)', function () {
     const { warn } = warnings();
     const journal = new Journal(path);
     assert.equal(journal.lock(), true);
-    await journal.append([JSON.stringify({ id: 'x', ...newEntry(1) })]);
+    await journal.keep(JSON.stringify({ id: 'x', ...newEntry(1) }));
     const target = join(dir, 'target');
     writeFileSync(target, 'precious');
     const now = Date.now;

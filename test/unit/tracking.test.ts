@@ -338,7 +338,7 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     const path = join(dir, 'acc.jsonl');
     writeFileSync(
       path,
-      ['{"x":1}', '[]', '{"s":{"smsId":1,"acceptedAt":1}}', '{"s":{"smsId":"a"}}', '{"f":true}', '', JSON.stringify({ s: record('ok') })].join('\n'),
+      ['{"x":1}', '[]', '{"s":{"smsId":1,"acceptedAt":1}}', '{"s":{"smsId":"a"}}', '{"f":true}', '', JSON.stringify({ s: record('ok') })].join('\n') + '\n',
     );
     const warnings: string[] = [];
     const loaded = new TrackingFile(path, (w) => warnings.push(w)).load();
