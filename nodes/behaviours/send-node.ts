@@ -13,7 +13,6 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import {
   AbortGroup,
-  GatewayError,
   InFlight,
   isHeld,
   storableBody,
