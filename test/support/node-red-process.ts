@@ -25,7 +25,11 @@ export interface NodeRedProcess {
   output(): string;
   /** Writes flows.json and flows_cred.json (credentials in plain JSON: no secret). */
   flows(flows: unknown[], credentials: Record<string, unknown>): void;
-  start(): Promise<string>;
+  /**
+   * Starts Node-RED; `env` is added to its environment, `fileSizeKb` limits the size of every
+   * file it writes (`ulimit -f`: a write beyond it fails with EFBIG, as on a full disk).
+   */
+  start(options?: { env?: Record<string, string>; fileSizeKb?: number }): Promise<string>;
   kill(): Promise<void>;
   remove(): Promise<void>;
 }
@@ -48,16 +52,15 @@ export function nodeRedProcess(prefix = 'bulkgate-copy-'): NodeRedProcess {
       writeFileSync(join(userDir, 'flows.json'), JSON.stringify(flows));
       writeFileSync(join(userDir, 'flows_cred.json'), JSON.stringify(credentials));
     },
-    async start() {
+    async start(options = {}) {
       const port = await freePort();
       output = '';
-      child = spawn(
-        process.execPath,
-        [require.resolve('node-red/red.js'), '--userDir', userDir, '--port', String(port), '--settings', join(userDir, 'settings.js')],
-        {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
-      );
+      const args = [require.resolve('node-red/red.js'), '--userDir', userDir, '--port', String(port), '--settings', join(userDir, 'settings.js')];
+      const env = { ...process.env, ...options.env };
+      child =
+        options.fileSizeKb === undefined
+          ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
+          : spawn('bash', ['-c', `ulimit -f ${options.fileSizeKb} && exec "$0" "$@"`, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${output}`)), 60_000);
         const onData = (chunk: Buffer) => {
