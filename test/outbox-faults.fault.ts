@@ -5,12 +5,15 @@
  * `npm run test:faults` (CI's `.ci/run`), apart from `npm test`: it takes minutes.
  */
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { Journal } from '../nodes/account/outbox-journal';
 import { alertFlow, deliveries, endsSeen, handIn, ledger, outboxPath, rows, table, until, waitingInJournal, type FlowOptions } from './support/alert-ledger';
 import { nodeRedProcess, type NodeRedProcess } from './support/node-red-process';
 import { startTestSimulator, type TestSimulator } from './support/simulator';
+import { ENDED, entryLine, KEPT, STEPS } from './support/compaction-child';
 
 const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
@@ -198,4 +201,44 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
       if (mounted) execFileSync('umount', [folder]);
     }
   });
+});
+
+describe("every alert once: a kill at each step of the outbox journal's compaction", function () {
+  this.timeout(120_000);
+  let dir: string;
+  before(() => (dir = mkdtempSync(join(tmpdir(), 'bulkgate-compaction-'))));
+  after(() => rmSync(dir, { recursive: true, force: true }));
+
+  for (const step of STEPS) {
+    it(`killed at "${step}": after a restart exactly the ${KEPT - ENDED} waiting entries load, none that ended, and the file takes more`, () => {
+      const path = join(dir, step, 'acc.jsonl');
+      const child = spawnSync(process.execPath, [join(__dirname, 'support', 'compaction-child.js'), path, step], { encoding: 'utf8' });
+      assert.equal(child.signal, 'SIGKILL', `the child was killed at ${step}: ${child.stderr}`);
+      const journal = new Journal(path);
+      assert.equal(journal.lock(), true, "the dead process's lock is taken over");
+      const loaded = [...journal.load(() => undefined).keys()];
+      const expected = Array.from({ length: KEPT - ENDED }, (_, i) => `e${ENDED + i}`);
+      const ended = new Set(Array.from({ length: ENDED }, (_, i) => `e${i}`));
+      const row = {
+        fault: `compaction, killed at ${step}`,
+        handedIn: KEPT,
+        ended: ENDED,
+        atGateway: 0,
+        lost: expected.filter((id) => !loaded.includes(id)).length,
+        sentTwice: 0,
+        endedTwice: loaded.filter((id) => ended.has(id)).length,
+        resentAfterCrash: 0,
+      };
+      rows.push(row);
+      assert.deepEqual(loaded, expected);
+      return journal
+        .keep(entryLine(KEPT))
+        .then(() => journal.close())
+        .then(() => {
+          assert.deepEqual([...new Journal(path).load(() => undefined).keys()], [...expected, `e${KEPT}`]);
+          // A temporary file the kill left is only litter: it is never read as the journal.
+          assert.ok(readdirSync(join(dir, step)).every((f) => f === 'acc.jsonl' || f.startsWith('acc.jsonl.')));
+        });
+    });
+  }
 });
