@@ -19,6 +19,7 @@
  * The outbox outlives a redeploy of its account (one per file, kept by this module); the account
  * node that is running sends it.
  */
+import { randomBytes } from 'node:crypto';
 import {
   GatewayError,
   resendable,
@@ -94,6 +95,14 @@ export interface OutboxWorker {
   circuit: Circuit;
 }
 
+/**
+ * What makes an entry's id unique: this process (a tag of its own, as a pid comes back after a
+ * restart) and a count over every outbox it holds (two outboxes of one file in one process, a
+ * test's, must not give the same id twice).
+ */
+const PROCESS_TAG = randomBytes(4).toString('hex');
+let nextId = 0;
+
 /** The longest wait between two probes of an unreachable gateway. */
 export const MAX_PROBE_DELAY = 15_000;
 export const DEFAULT_OUTBOX_SIZE = 10_000;
@@ -149,7 +158,6 @@ export class Outbox {
   #settling: Promise<void> = Promise.resolve();
   /** Rounds in a row that ended on a failure, and when the last one did. */
   #rounds = 0;
-  #nextId = 0;
 
   #warn: Warn;
   #warnedMemoryOnly = false;
@@ -238,7 +246,7 @@ export class Outbox {
       this.#warnedMemoryOnly = true;
       this.warn('outbox-memory-only', {});
     }
-    const id = `${entry.since.toString(36)}-${process.pid.toString(36)}-${(this.#nextId++).toString(36)}`;
+    const id = `${entry.since.toString(36)}-${PROCESS_TAG}-${(nextId++).toString(36)}`;
     const line = JSON.stringify({ id, ...entry });
     const kept = keptOf({ id, ...entry }, line);
     this.#insert(kept);
