@@ -374,6 +374,17 @@ describe('gateway client', () => {
       assert.equal((await sim.requests()).length, 3);
     });
 
+    it('waits the Retry-After the gateway asked for before the next attempt, not its own shorter backoff', async () => {
+      // The client's own backoff here is 5 to 10 ms; the gateway asks for a second.
+      await sim.fault({ status: 429, retryAfter: 1, count: 1 });
+      const ok = await make({ retries: 1 }).info();
+      assert.ok(ok);
+      const [first, second] = await sim.requests();
+      assert.ok(first && second, 'two attempts');
+      const waited = Date.parse(second.at) - Date.parse(first.at);
+      assert.ok(waited >= 950, `the second attempt came ${waited} ms after the first (asked: 1000 ms)`);
+    });
+
     it('an HTML body is bad_response', async () => {
       await sim.fault({ body: 'html' });
       const error = await failure(() => make({ retries: 0 }).info());

@@ -79,6 +79,30 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
   /** Texts of the messages the simulator accepted, in the order it accepted them. */
   const delivered = async (): Promise<string[]> => (await sim.outbox()).messages.map((m) => m.text);
 
+  it('each msg kept is done once: the one that tried the gateway and the ones that went behind it without trying (a complete node sees each once)', async () => {
+    await load(
+      flow({}, [
+        { id: 'doneWatch', type: 'complete', scope: ['t'], uncaught: false, wires: [['completed']] },
+        { id: 'completed', type: 'helper' },
+      ]),
+      credentials,
+    );
+    const completed: string[] = [];
+    (helper.getNode('completed') as TestNode).on('input', (m: { topic?: string }) => completed.push(m.topic ?? ''));
+    await sim.fault({ offline: { seconds: 600, mode: '503' } });
+    const node = helper.getNode('t') as TestNode;
+    node.receive({ payload: 'Alarm first', number: '420777123456', topic: 'first' } as never);
+    await until('the first kept', () => fileEntries().length === 1);
+    // Older messages wait now: these go behind them without trying the gateway.
+    for (const topic of ['second', 'third']) node.receive({ payload: `Alarm ${topic}`, number: '420777123456', topic } as never);
+    await until('three kept', () => fileEntries().length === 3);
+    await until(`three completions (${completed.join()})`, () => completed.length >= 3, 10_000);
+    assert.deepEqual(completed.sort(), ['first', 'second', 'third']);
+    assert.equal((await sim.requests()).length, 1, 'only the first tried the gateway');
+    await sim.fault({ offline: { seconds: 0 } });
+    await until('all three delivered', async () => (await delivered()).length === 3);
+  });
+
   it('the gateway refuses connections for 10 s while 20 alerts are sent: all 20 reach it once, out of port 1 with deferred', async () => {
     await load(flow(), credentials);
     const caught: unknown[] = [];
