@@ -5,7 +5,7 @@
  * No Node-RED import: usable on its own.
  */
 import { AbortGroup, InFlight, onStop, type StopSignal } from './abort';
-import { heldError, type Circuit } from './circuit';
+import { heldError } from './held';
 import { baseUrlProblem } from './base-url';
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 import { prepareEndpoint } from './endpoints';
@@ -13,7 +13,7 @@ import { GatewayError, invalidRequest } from './errors';
 import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type EndpointName, type HttpMethod, type Operation } from './operations';
 import { INVALID_NUMBER_CODE, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
 import { prepareInfo, prepareSend, type SendFields } from './request';
-import { prepareResend, resendable } from './resend';
+import { prepareResend } from './resend';
 import { backoffDelay, badResponse, classifyAnswer, closedError, mayRetry, transportFailure, type Answer, type Failure } from './retry-policy';
 import { DEFAULT_CONNECTIONS, readAnswer, Transport, type ProxySettings } from './transport';
 
@@ -95,13 +95,13 @@ export interface GiveUp {
 export interface SendPolicy {
   /** No retry starts after this; the msg ends with its error instead. */
   giveUp?: GiveUp;
-  /** Extra attempts after the first, instead of the account's (an outbox resend makes none: the outbox is the retry). */
+  /** Extra attempts after the first, instead of the client's (a caller that keeps failed requests itself makes none). */
   retries?: number;
   /**
-   * The account's circuit: while it is open the request is not put on the wire (it fails with
-   * `mayHaveReached` false), and a failure its outbox would keep opens it instead of being retried.
+   * Once it fires, the request is held back wherever it waits (for a connection, or a retry's
+   * backoff) and fails with `heldError()`: it never reached the gateway, or its failure stands.
    */
-  circuit?: Circuit;
+  hold?: StopSignal;
 }
 
 /** Observes each attempt (for status, tests and the benchmark). */
@@ -242,7 +242,7 @@ export class GatewayClient {
   /** Sends a prepared request with the retry policy. Resolves with a `data` answer. */
   execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void, policy?: SendPolicy): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
-    if (policy?.circuit?.open) return Promise.reject(heldError());
+    if (policy?.hold?.aborted) return Promise.reject(heldError());
     return this.#inFlight.track(this.#try(prepared, signal, onAttempt, 1, policy));
   }
 
@@ -258,7 +258,7 @@ export class GatewayClient {
     attempt: number,
     policy: SendPolicy | undefined,
   ): Promise<Answer> {
-    return this.#transport.send(prepared, signal, policy?.circuit).then(
+    return this.#transport.send(prepared, signal, policy?.hold).then(
       (raw) => {
         const answer = readAnswer(raw, this.#identity.applicationToken);
         const refused = classifyAnswer(prepared, answer);
@@ -288,11 +288,8 @@ export class GatewayClient {
     policy: SendPolicy | undefined,
   ): Promise<Answer> {
     const { error, reached } = failure;
-    const circuit = policy?.circuit;
-    // With a circuit, the outbox is the retry: a failure it keeps opens the circuit, and what
-    // waits (this request's own retries too) goes there instead of to the failing gateway.
-    if (circuit && error.retryable && isSend(prepared.operation) && resendable(prepared.operation, reached)) circuit.trip();
-    const again = mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) && !this.#stopped(signal) && !circuit?.open;
+    const hold = policy?.hold;
+    const again = mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) && !this.#stopped(signal) && !hold?.aborted;
     if (!again) {
       error.mayHaveReached = reached;
       onAttempt?.({ attempt, error });
@@ -307,9 +304,9 @@ export class GatewayClient {
       throw expired;
     }
     onAttempt?.({ attempt, error, retryIn: wait });
-    const stops = [this.#closing, ...(signal ? [signal] : []), ...(circuit ? [circuit.signal] : [])];
+    const stops = [this.#closing, ...(signal ? [signal] : []), ...(hold ? [hold] : [])];
     await sleep(wait, stops);
-    if (this.#stopped(signal) || circuit?.open) {
+    if (this.#stopped(signal) || hold?.aborted) {
       const stop = this.#closing.aborted ? closedError() : error;
       stop.mayHaveReached = reached;
       throw stop;
@@ -341,10 +338,6 @@ export class GatewayClient {
     await this.#inFlight.settled();
     await this.#transport.destroy();
   }
-}
-
-function isSend(operation: PreparedRequest['operation']): operation is Operation {
-  return operation.kind === 'promotional' || operation.kind === 'transactional';
 }
 
 /**

@@ -4,7 +4,7 @@
  * long to wait before it, and what a Retry-After header asks for. The client (client.ts) runs it.
  */
 import { GatewayError, gatewayAnswerError } from './errors';
-import { HELD_CODE, heldError } from './circuit';
+import { HELD_CODE, heldError } from './held';
 import { isPlainObject, type PreparedRequest } from './prepared';
 
 /** An answer as the policy reads it: the JSON body (undefined when it is not JSON), redacted. */
@@ -98,7 +98,12 @@ export function transportFailure(error: unknown, context: TransportContext): Fai
   if (context.closing || code === 'UND_ERR_DESTROYED') return { error: closedError(), reached: true };
   if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return {
-      error: new GatewayError({ type: 'timeout', retryable: true, message: `No answer from the gateway within ${context.timeout} ms`, cause: error }),
+      error: new GatewayError({
+        type: 'timeout',
+        retryable: true,
+        message: `No answer from the gateway at ${context.baseUrl} within ${context.timeout} ms`,
+        cause: error,
+      }),
       // A connect timeout means nothing was sent.
       reached: code !== 'UND_ERR_CONNECT_TIMEOUT',
     };

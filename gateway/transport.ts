@@ -5,7 +5,7 @@
  */
 import type { Dispatcher, Pool } from 'undici';
 import { onStop, type StopSignal } from './abort';
-import { HELD_CODE, type Circuit } from './circuit';
+import { HELD_CODE } from './held';
 import { redactAnswer } from './errors';
 import { isPlainObject, type PreparedRequest } from './prepared';
 import { parseRetryAfter, type Answer } from './retry-policy';
@@ -61,7 +61,7 @@ export class Transport {
   readonly #basePath: string;
   /**
    * Requests on the wire, and those waiting for a connection (in this client, not in undici's
-   * queue: a request held there when its circuit opens would cost a connection to leave).
+   * queue: a request held there when its hold signal fires would cost a connection to leave).
    */
   readonly #wire: WireQueue;
 
@@ -82,8 +82,11 @@ export class Transport {
     this.#pool = dispatcherFor(url, options.proxy, poolOptions);
   }
 
-  /** One attempt: the request on the wire when a connection is free (unless its signal stopped or its circuit opened), its answer read. */
-  send(prepared: PreparedRequest, signal: StopSignal | undefined, circuit: Circuit | undefined): Promise<RawAnswer> {
+  /**
+   * One attempt: the request on the wire when a connection is free, its answer read. Unless its
+   * signal stopped (it fails as aborted) or its hold fired (as held: it never reached the gateway).
+   */
+  send(prepared: PreparedRequest, signal: StopSignal | undefined, hold: StopSignal | undefined): Promise<RawAnswer> {
     // A new object per request: a proxy agent adds the Host header to it.
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
@@ -99,7 +102,7 @@ export class Transport {
           { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
           new AnswerReader(
             signal,
-            circuit,
+            hold,
             (status, text, headers) => {
               wire.release();
               resolve({ status, text, headers });
@@ -110,7 +113,7 @@ export class Transport {
             },
           ),
         );
-      wire.enter({ start, reject, signal, circuit });
+      wire.enter({ start, reject, signal, hold });
     });
   }
 
@@ -168,8 +171,8 @@ class AnswerReader implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly signal: StopSignal | undefined,
-    /** While it is open, the request is not written: it waited for a connection when the gateway was found unreachable. */
-    private readonly circuit: Circuit | undefined,
+    /** Once it fired, the request is not written: its caller held it back while it waited for a connection. */
+    private readonly hold: StopSignal | undefined,
     private readonly answered: (status: number, text: string, headers: Record<string, string | string[] | undefined>) => void,
     private readonly failed: (error: unknown) => void,
   ) {}
@@ -177,7 +180,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#stopListening?.();
     if (this.signal?.aborted) return controller.abort(aborted());
-    if (this.circuit?.open) return controller.abort(heldAbort());
+    if (this.hold?.aborted) return controller.abort(heldAbort());
     this.#stopListening = onStop(this.signal, () => controller.abort(aborted()));
   }
 
@@ -214,12 +217,12 @@ interface WireWaiter {
   start(): void;
   reject(error: unknown): void;
   signal: StopSignal | undefined;
-  circuit: Circuit | undefined;
+  hold: StopSignal | undefined;
 }
 
 /**
  * At most `connections` requests handed to undici at once; the rest wait here, oldest first. A
- * waiter whose signal stopped or whose circuit opened while it waited leaves without a connection.
+ * waiter whose signal stopped or whose hold fired while it waited leaves without a connection.
  */
 class WireQueue {
   #active = 0;
@@ -245,7 +248,7 @@ class WireQueue {
         this.#head = 0;
       }
       if (waiter.signal?.aborted) waiter.reject(aborted());
-      else if (waiter.circuit?.open) waiter.reject(heldAbort());
+      else if (waiter.hold?.aborted) waiter.reject(heldAbort());
       else {
         this.#active++;
         waiter.start();
@@ -254,9 +257,9 @@ class WireQueue {
   }
 }
 
-/** What a request not yet on the wire ends with when its circuit opened: read back as `heldError()`. */
+/** What a request not yet on the wire ends with when its hold fired: read back as `heldError()`. */
 function heldAbort(): Error {
-  return Object.assign(new Error('held: the gateway is unreachable'), { code: HELD_CODE });
+  return Object.assign(new Error('held back'), { code: HELD_CODE });
 }
 
 /** The error a request stopped by its signal ends with (undici's own code for it). */

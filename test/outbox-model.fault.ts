@@ -12,7 +12,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import FakeTimers from '@sinonjs/fake-timers';
 import fc from 'fast-check';
-import { Circuit, GatewayError } from '../gateway';
+import { GatewayError } from '../gateway';
+import { Circuit } from '../nodes/account/circuit';
 import { MAX_PROBE_DELAY, Outbox, type NewEntry, type OutboxEntry, type OutboxWorker } from '../nodes/account/outbox';
 import { Journal } from '../nodes/account/outbox-journal';
 

@@ -4,11 +4,15 @@
  * that uses it, the circuit that holds sends while the gateway is unreachable, the outbox (and
  * sends it again), the delivery tracker and the recent sms_ids. What it remembers across messages
  * lives in its store (store.ts). No Node-RED import: the account node only builds and closes it.
+ *
+ * It decides each send's fate (`submit`): behind the waiting ones in the outbox, or through the
+ * rate limit to the wire; a failure the outbox can keep is kept (the outbox then marks the gateway
+ * unreachable, probes it, hands each message back to its node, or gives it up); any other ends the
+ * msg. The send nodes read, prepare, submit and route what comes back.
  */
 import {
   AbortGroup,
   baseUrlProblem,
-  Circuit,
   DEFAULT_BASE_URL,
   DEFAULT_CONNECTIONS,
   DEFAULT_RETRIES,
@@ -16,12 +20,31 @@ import {
   GatewayClient,
   GatewayError,
   invalidRequest,
+  isHeld,
+  storableBody,
+  type GiveUp,
+  type Operation,
   type PreparedRequest,
   type ProxySettings,
+  type StopSignal,
 } from '../../gateway';
 import type { Msg } from '../plumbing/msg';
 import { numberSetting } from '../plumbing/settings';
-import { DEFAULT_OUTBOX_SIZE, deferrable, expiredError, outboxFor, type Outbox, type OutboxEntry, type OutboxWorker, type Outcome, type Warn } from './outbox';
+import { Circuit } from './circuit';
+import {
+  DEFAULT_OUTBOX_SIZE,
+  deferrable,
+  expiredError,
+  giveUpError,
+  outboxFor,
+  storableMsg,
+  type Outbox,
+  type OutboxEntry,
+  type OutboxWorker,
+  type Outcome,
+  type SendResult,
+  type Warn,
+} from './outbox';
 import { RateLimiter } from './rate-limit';
 import { RecentSends } from './recent-sends';
 import type { AlertClaimer } from './redis-store';
@@ -74,6 +97,30 @@ export interface AccountSurroundings {
 /** What a send node does with its message that left the outbox: out of its ports, or to Catch. */
 export type DeferredHandler = (msg: Msg, entry: OutboxEntry, outcome: Outcome) => void;
 
+/** A send a node hands its account: the prepared request, and where and when it came from. */
+export interface Submission {
+  node: string;
+  operation: Operation;
+  prepared: PreparedRequest;
+  msg: Msg;
+  /** When its node took the msg, ms since the epoch. */
+  since: number;
+  /** Its place among the msgs every send node took (the outbox keeps that order). */
+  order: number;
+  /** Its node's give-up time, ms from `since`; 0: the account's outbox time only. */
+  giveUpMs: number;
+  /** Stops its wait for the rate limit (its node closes). */
+  queueStop: StopSignal;
+  /** Stops it on the wire (its node closed, and the timeout passed). */
+  wireStop: StopSignal;
+  /** Called when it goes to the gateway (the node's "sending" status). */
+  onWire: () => void;
+}
+
+/** What became of a submitted send: the gateway's answer, or kept in the outbox (handed back later). */
+export type Submitted = { result: SendResult } | { kept: true };
+const KEPT: Submitted = { kept: true };
+
 export class Account {
   /** The deployed address and timeout: the only ones the stored token is ever sent to. */
   readonly deployed: { baseUrl: string; timeout: number };
@@ -104,6 +151,8 @@ export class Account {
   readonly #resendStop = new AbortGroup();
   readonly #worker: OutboxWorker;
   readonly #unwatchOutbox: () => void;
+  /** When the outage this account told of started (undefined: none). */
+  #outageSince: number | undefined;
 
   constructor(id: string, config: AccountConfig, credentials: AccountCredentials, surroundings: AccountSurroundings) {
     this.#label = config.name || id;
@@ -126,7 +175,10 @@ export class Account {
     const limit = numberSetting(config.rateLimit, 0);
     const windowMs = numberSetting(config.rateWindow, 60) * 1000;
     this.limiter = new RateLimiter(limit, windowMs, numberSetting(config.queueSize, 100), changed, surroundings.store.rateWindow(id, limit, windowMs));
-    this.circuit.onChange = changed;
+    this.circuit.onChange = () => {
+      this.#tellOutage();
+      changed();
+    };
     // Tracking and the outbox are kept by the store across redeploys, per account id.
     this.tracker = surroundings.store.tracker(id);
     this.outboxMinutes = numberSetting(config.outboxMinutes, 60, 0);
@@ -136,11 +188,108 @@ export class Account {
     this.outbox.attach(this.#worker);
   }
 
+  /**
+   * One log line when an outage starts (the gateway marked unreachable: its cause and address),
+   * one when its cause changes, one when it ends (a request got through, or nothing waits).
+   */
+  #tellOutage(): void {
+    const cause = this.circuit.cause;
+    const url = this.deployed.baseUrl;
+    if (cause) {
+      this.#outageSince = cause.since;
+      this.#surroundings.warn('gateway-unreachable', { url, reason: cause.reason });
+    } else if (this.#outageSince !== undefined) {
+      this.#surroundings.warn('gateway-reachable', { url, seconds: Math.round((Date.now() - this.#outageSince) / 1000) });
+      this.#outageSince = undefined;
+    }
+  }
+
   /** The account's client; throws `invalid_request` naming what is missing in the account. */
   gateway(): GatewayClient {
     if (this.#problem) throw invalidRequest(`${this.#problem}; open the BulkGate account "${this.#label}" and set it`, { key: 'account-incomplete' });
     this.#client ??= this.#build();
     return this.#client;
+  }
+
+  /**
+   * Decides a send's fate. While messages wait in the outbox, or the gateway was just found
+   * unreachable, it goes behind them without trying the gateway (order is kept per account);
+   * else through the rate limit to the wire. A failure the outbox can keep is kept (without the
+   * client's retries: the outbox is the retry); any other rejects, for Catch. A chain of promises,
+   * not an async function: a burst holds thousands in flight, and an async frame per msg is not free.
+   */
+  submit(s: Submission): Promise<Submitted> {
+    const outbox = this.outboxMinutes > 0 ? this.outbox : undefined;
+    const prepared = s.prepared;
+    if (outbox && (outbox.waiting || this.circuit.open) && !prepared.nothingToSend) {
+      const reason = outbox.waiting ? 'older messages of this account wait in the outbox' : this.#heldReason();
+      return this.#keep(s, 0, reason).then(() => KEPT);
+    }
+    const client = this.gateway();
+    // The circuit holds back what waits once the gateway fails: it is kept instead.
+    const hold = outbox ? this.circuit.signal : undefined;
+    const limiter = this.limiter;
+    let counted = false;
+    const sending = limiter.enabled
+      ? limiter.acquire(prepared.messages, s.queueStop, hold, this.#giveUp(s, "it waited for the account's rate limit")).then(() => {
+          counted = true;
+          return this.#transmit(client, s, hold);
+        })
+      : this.#transmit(client, s, hold);
+    return sending.then(
+      (result): Submitted => ({ result }),
+      (error: unknown) => {
+        if (!outbox || !deferrable(error, s.operation)) throw error;
+        // It will be sent from the outbox: this attempt does not use up the account's rate limit.
+        if (counted) limiter.refund(prepared.messages);
+        // Held back, it was never tried (and the gateway is marked unreachable already).
+        const held = isHeld(error);
+        return this.#keep(s, held ? 0 : 1, held ? this.#heldReason() : (error as Error).message, held ? undefined : error).then(() => KEPT);
+      },
+    );
+  }
+
+  #transmit(client: GatewayClient, s: Submission, hold: StopSignal | undefined): Promise<SendResult> {
+    s.onWire();
+    const giveUp = this.#giveUp(s, 'the gateway could not be reached before the next retry was due');
+    // With an outbox, no retries: the outbox is the retry, and holds what waits while the gateway is away.
+    const policy = hold || giveUp ? { hold, giveUp, retries: hold ? 0 : undefined } : undefined;
+    return s.operation.kind === 'promotional'
+      ? client.sendPromotional(s.prepared, s.wireStop, undefined, policy)
+      : client.sendTransactional(s.prepared, s.wireStop, undefined, policy);
+  }
+
+  /** When a submitted send gives up, wherever it waits, and the error it ends with then. */
+  #giveUp(s: Submission, where: string): GiveUp | undefined {
+    const ms = s.giveUpMs;
+    return ms > 0 ? { at: s.since + ms, error: () => giveUpError(ms / 1000, where) } : undefined;
+  }
+
+  /** Why a send held back by the open circuit waits: what the gateway last failed with. */
+  #heldReason(): string {
+    return `the gateway could not be reached a moment ago: ${this.circuit.cause?.reason ?? 'no answer'}`;
+  }
+
+  /** Keeps a send in the outbox (`failure`: why it failed on the wire); resolves once it is on disk, rejects (for Catch) when it cannot be kept. */
+  #keep(s: Submission, attempts: number, reason: string, failure?: unknown): Promise<void> {
+    const prepared = s.prepared;
+    return this.outbox.keep(
+      {
+        node: s.node,
+        operation: s.operation,
+        body: storableBody(prepared),
+        rejected: prepared.rejected,
+        messages: prepared.messages,
+        msg: storableMsg(s.msg),
+        since: s.since,
+        order: s.order,
+        deadline: s.giveUpMs > 0 ? s.since + s.giveUpMs : undefined,
+        attempts,
+        reason,
+      },
+      s.msg,
+      failure,
+    );
   }
 
   /** A request's body without the account's token: what identifies an alert across copies. */
@@ -244,10 +393,10 @@ export class Account {
   async #resend(entry: OutboxEntry, probe: boolean) {
     const client = this.gateway();
     const prepared = client.prepareResend(entry.operation, entry);
-    const circuit = probe ? undefined : this.circuit;
-    if (this.limiter.enabled) await this.limiter.acquire(prepared.messages, this.#resendStop, circuit);
+    const hold = probe ? undefined : this.circuit.signal;
+    if (this.limiter.enabled) await this.limiter.acquire(prepared.messages, this.#resendStop, hold);
     // No retries inside a round: the outbox is the retry.
-    const policy = { retries: 0, circuit };
+    const policy = { retries: 0, hold };
     const sending =
       entry.operation.kind === 'promotional'
         ? client.sendPromotional(prepared, this.#resendStop, undefined, policy)

@@ -20,15 +20,8 @@
  * node that is running sends it.
  */
 import { randomBytes } from 'node:crypto';
-import {
-  GatewayError,
-  resendable,
-  type Circuit,
-  type Operation,
-  type PromotionalResult,
-  type RejectedRecipient,
-  type TransactionalResult,
-} from '../../gateway';
+import { GatewayError, resendable, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
+import type { Circuit } from './circuit';
 import { Journal, lockedError, type Warn } from './outbox-journal';
 import type { AccountStore, OutboxLog } from './store';
 import type { Msg } from '../plumbing/msg';
@@ -91,7 +84,7 @@ export interface OutboxWorker {
   account: string;
   /** Messages sent at once after a probe got through. */
   concurrency: number;
-  /** The account's circuit: opened by a failed probe, closed by one that got through. */
+  /** The account's circuit: opened by the first failure kept and by a failed probe, closed by one that got through. */
   circuit: Circuit;
 }
 
@@ -131,7 +124,7 @@ interface Kept {
 }
 
 /** One resend's end, before it is settled. */
-type Attempted = { kept: Kept; entry: OutboxEntry; outcome: Outcome } | { kept: Kept; transient: true };
+type Attempted = { kept: Kept; entry: OutboxEntry; outcome: Outcome } | { kept: Kept; transient: unknown };
 
 export class Outbox {
   /** Entries in the order their msgs came; ended ones are skipped and swept out now and then. */
@@ -223,11 +216,15 @@ export class Outbox {
   }
 
   /**
-   * Keeps a message; resolves once it is on disk. The worker tries it soon. Refused (a
+   * Keeps a message (`failure`: why it failed on the wire, when it was tried); resolves once it
+   * is on disk. The worker tries it soon. Refused (a
    * GatewayError for Catch) when the outbox is full, another Node-RED holds its file, or it cannot
    * be written (`outbox_unavailable`, with the cause).
    */
-  async keep(entry: NewEntry, msg: Msg): Promise<void> {
+  async keep(entry: NewEntry, msg: Msg, failure?: unknown): Promise<void> {
+    // The first failure the outbox keeps marks the gateway unreachable, at once: what waits for a
+    // connection, a retry or the rate limit is held back (and kept) instead of trying it too.
+    if (failure !== undefined) this.#worker?.circuit.trip(failure);
     const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
     const journal = this.#journal;
@@ -511,7 +508,7 @@ export class Outbox {
       const first = await this.#attempt(worker, probe, true);
       if ('transient' in first) {
         failed = true;
-        worker.circuit.trip();
+        worker.circuit.trip(first.transient);
         return;
       }
       worker.circuit.reset();
@@ -566,7 +563,7 @@ export class Outbox {
       if (worker.transient(error, entry)) {
         kept.reason = (error as Error)?.message ?? String(error);
         kept.state = 'waiting';
-        return { kept, transient: true };
+        return { kept, transient: error };
       }
       return { kept, entry, outcome: { error: error as GatewayError } };
     }

@@ -29,7 +29,13 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
   // The outbox of a deployed account: how many wait, and emptying it (each message goes to Catch).
   RED.httpAdmin.get('/bulkgate/outbox/:id', RED.auth.needsPermission('bulkgate-account.read'), (req: Request, res: Response) => {
     const account = accountOf(RED, String(req.params.id));
-    res.json({ waiting: account?.outbox?.waiting ?? 0, persistent: account?.outbox?.persistent ?? false });
+    // The last failure and since when, while the gateway is marked unreachable (the client's own sentence).
+    const cause = account?.circuit.cause;
+    res.json({
+      waiting: account?.outbox?.waiting ?? 0,
+      persistent: account?.outbox?.persistent ?? false,
+      outage: cause ? { reason: cause.reason, since: cause.since } : null,
+    });
   });
   RED.httpAdmin.post('/bulkgate/outbox/:id/empty', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
     if (!req.is('application/json')) {
@@ -122,7 +128,8 @@ function testSentence(error: unknown): string {
       return error.message; // the client's own check (a base URL that is not https, say)
     case 'timeout':
     case 'network':
-      return `The gateway could not be reached (${error.code})`;
+      // The client's own sentence (the address and the cause: ECONNREFUSED, a timeout), never the remote body.
+      return error.message;
     default:
       return `${typeSentence(error.code)} (${error.code}${error.status ? `, HTTP ${error.status}` : ''})`;
   }

@@ -11,22 +11,8 @@
  * bursts). Each step returns undefined when the msg has ended at once.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import {
-  AbortGroup,
-  InFlight,
-  isHeld,
-  storableBody,
-  type Circuit,
-  type GatewayClient,
-  type GiveUp,
-  type Operation,
-  type PreparedRequest,
-  type PromotionalResult,
-  type SendFields,
-  type TransactionalResult,
-} from '../../gateway';
+import { AbortGroup, InFlight, storableBody, type GatewayClient, type Operation, type PreparedRequest, type SendFields } from '../../gateway';
 import type { Account, DeferredHandler } from '../account/account';
-import { deferrable, giveUpError, storableMsg } from '../account/outbox';
 import { stormGuardOf, type StormGuard } from '../account/storm';
 import {
   accountOf,
@@ -169,12 +155,12 @@ class SendPipeline {
           : this.#storm.admit(item);
         if (!admitted) return this.#held(done);
         this.#warn(msg, prepared);
-        return this.#onward(account, client, msg, prepared, when, send, done);
+        return this.#onward(account, msg, prepared, when, send, done);
       });
     }
     if (!this.#storm.admit(item)) return this.#held(done);
     this.#warn(msg, prepared);
-    return this.#onward(account, client, msg, prepared, when, send, done);
+    return this.#onward(account, msg, prepared, when, send, done);
   }
 
   /** Held back by storm protection: deliberately not sent, so not an error. */
@@ -193,17 +179,30 @@ class SendPipeline {
     done();
   }
 
-  /** Keeps the msg behind older ones (outbox) or sends it. */
-  #onward(account: Account, client: GatewayClient, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> | undefined {
-    const outbox = account.outboxMinutes > 0 ? account.outbox : undefined;
-    // While messages wait in the outbox, or the gateway was just found unreachable, a new one
-    // goes behind them without trying it: order is kept per account.
-    if (outbox && (outbox.waiting || account.circuit.open) && !prepared.nothingToSend) {
-      const reason = outbox.waiting ? 'older messages of this account wait in the outbox' : 'the gateway could not be reached a moment ago';
-      return this.#keep(msg, prepared, when, 0, reason).then(() => done());
-    }
-    return this.#send(account, client, msg, prepared, when, outbox !== undefined, send, done);
+  /** Hands the request to the account, which sends it or keeps it; routes its answer to the ports. */
+  #onward(account: Account, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> {
+    return account
+      .submit({
+        node: this.node.id,
+        operation: this.#operation,
+        prepared,
+        msg,
+        ...when,
+        giveUpMs: this.#giveUpMs,
+        queueStop: this.#queueStop,
+        wireStop: this.#wireStop,
+        onWire: this.#showSending,
+      })
+      .then((submitted) => {
+        // Kept in the outbox: this msg's handling ends now; it comes out of the ports when it leaves.
+        if ('kept' in submitted) return done();
+        const routing = this.#router.route(msg, submitted.result, send, () => storableBody(prepared), false);
+        if (!routing) return done();
+        return routing.then(() => done());
+      });
   }
+
+  readonly #showSending = () => this.#status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(this.texts, 'sending') }));
 
   /** Checks the fields and builds the request (throws `invalid_request`: nothing is sent). */
   #prepare(client: GatewayClient, msg: Msg, fields: SendFields): PreparedRequest {
@@ -223,74 +222,6 @@ class SendPipeline {
     if (prepared.missingVariables.length) {
       this.node.warn(catalogText(this.texts, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
     }
-  }
-
-  /**
-   * Waits for the account's rate limit, sends, and routes the answer. With an outbox, the account's
-   * circuit holds what waits once the gateway fails, and a send it could not reach goes there.
-   */
-  #send(account: Account, client: GatewayClient, msg: Msg, prepared: PreparedRequest, when: Taken, kept: boolean, send: Send, done: Done) {
-    const circuit = kept ? account.circuit : undefined;
-    let counted = false;
-    const limiter = account.limiter;
-    const sending = limiter.enabled
-      ? limiter.acquire(prepared.messages, this.#queueStop, circuit, this.#giveUpOf(when.since, "it waited for the account's rate limit")).then(() => {
-          counted = true;
-          return this.#transmit(client, prepared, circuit, when.since);
-        })
-      : this.#transmit(client, prepared, circuit, when.since);
-    return sending.then(
-      (result) => {
-        const routing = this.#router.route(msg, result, send, () => storableBody(prepared), false);
-        if (!routing) return done();
-        return routing.then(() => done());
-      },
-      (error: unknown) => {
-        if (!kept || !deferrable(error, this.#operation)) throw error;
-        // Held back by the circuit, it was never tried.
-        const attempts = isHeld(error) ? 0 : 1;
-        // It will be sent from the outbox: this attempt does not use up the account's rate limit.
-        if (counted) limiter.refund(prepared.messages);
-        return this.#keep(msg, prepared, when, attempts, (error as Error).message).then(() => done());
-      },
-    );
-  }
-
-  #transmit(client: GatewayClient, prepared: PreparedRequest, circuit: Circuit | undefined, since: number): Promise<PromotionalResult | TransactionalResult> {
-    this.#status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(this.texts, 'sending') }));
-    const giveUp = this.#giveUpOf(since, 'the gateway could not be reached before the next retry was due');
-    const policy = circuit || giveUp ? { circuit, giveUp } : undefined;
-    return this.kind === 'promotional'
-      ? client.sendPromotional(prepared, this.#wireStop, undefined, policy)
-      : client.sendTransactional(prepared, this.#wireStop, undefined, policy);
-  }
-
-  /** When a msg taken at `since` gives up, wherever it waits, and the error it ends with then. */
-  #giveUpOf(since: number, where: string): GiveUp | undefined {
-    const ms = this.#giveUpMs;
-    return ms > 0 ? { at: since + ms, error: () => giveUpError(ms / 1000, where) } : undefined;
-  }
-
-  /**
-   * Keeps a msg in the account's outbox; resolves once it is on disk. If it cannot be kept (full,
-   * held by another Node-RED, not writable), the outbox's error says why, and that is the msg's end.
-   */
-  #keep(msg: Msg, prepared: PreparedRequest, when: Taken, attempts: number, reason: string): Promise<void> {
-    return (this.#account as Account).outbox.keep(
-      {
-        node: this.node.id,
-        operation: this.#operation,
-        body: storableBody(prepared),
-        rejected: prepared.rejected,
-        messages: prepared.messages,
-        msg: storableMsg(msg),
-        ...when,
-        deadline: this.#giveUpMs > 0 ? when.since + this.#giveUpMs : undefined,
-        attempts,
-        reason,
-      },
-      msg,
-    );
   }
 
   /** A msg that left the outbox: out of the ports as a live send's, or to Catch; with `msg.bulkgate.deferred`. */
@@ -359,7 +290,15 @@ class SendPipeline {
     const texts = this.texts;
     if (waiting > 0) {
       this.#showsWaiting = true;
-      this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'waiting', { count: account.outbox.waitingFor(this.node.id) }) }));
+      this.#status.show(() => {
+        const count = account.outbox.waitingFor(this.node.id);
+        // Why they wait, while the gateway is marked unreachable.
+        const cause = account.circuit.cause?.brief;
+        const text = cause
+          ? statusText(texts, 'waiting-because', { count, cause: catalogText(texts, `status.causes.${cause.key}`, cause.params) })
+          : statusText(texts, 'waiting', { count });
+        return { fill: 'yellow', shape: 'ring', text };
+      });
     } else if (queued > 0) {
       this.#showsWaiting = false;
       this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'queued', { count: queued }) }));

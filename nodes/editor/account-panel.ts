@@ -60,17 +60,21 @@ function showOutbox(id: string): void {
   const row = document.getElementById('bulkgate-outbox-row') as HTMLElement;
   const waiting = document.getElementById('bulkgate-outbox-waiting') as HTMLElement;
   const empty = document.getElementById('bulkgate-outbox-empty') as HTMLButtonElement;
-  const show = (answer: { waiting?: number }) => {
+  const failure = document.getElementById('bulkgate-outbox-failure') as HTMLElement;
+  const show = (answer: { waiting?: number; outage?: { reason: string; since: number } | null }) => {
     const count = answer.waiting ?? 0;
     row.style.display = count > 0 ? '' : 'none';
     waiting.textContent = t('outbox.waiting', { count });
+    const outage = answer.outage;
+    failure.style.display = outage ? '' : 'none';
+    failure.textContent = outage ? t('outbox.failure', { reason: outage.reason, since: new Date(outage.since).toLocaleString() }) : '';
   };
   $.ajax({ url: `bulkgate/outbox/${encodeURIComponent(id)}`, type: 'GET' }).done(show);
   empty.addEventListener('click', () => {
     if (!window.confirm(t('outbox.confirm'))) return;
     empty.disabled = true;
     $.ajax({ url: `bulkgate/outbox/${encodeURIComponent(id)}/empty`, type: 'POST', contentType: 'application/json', data: '{}' })
-      .done(() => show({ waiting: 0 }))
+      .done(() => show({ waiting: 0, outage: null }))
       .always(() => {
         empty.disabled = false;
       });

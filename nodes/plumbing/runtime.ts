@@ -70,7 +70,7 @@ const SLOT = (name: string) => `\u0000${name}\u0000`;
 export function statusText(catalog: NodeCatalog, key: string, params?: Record<string, string | number>): string {
   let template = catalog.templates.get(key);
   if (template === undefined) {
-    const slots = Object.fromEntries(['count', 'sent', 'rejected', 'queued', 'credit', 'currency', 'reason'].map((n) => [n, SLOT(n)]));
+    const slots = Object.fromEntries(['count', 'sent', 'rejected', 'queued', 'credit', 'currency', 'reason', 'cause'].map((n) => [n, SLOT(n)]));
     template = catalogText(catalog, `status.${key}`, slots);
     catalog.templates.set(key, template);
   }

@@ -8,7 +8,8 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Circuit, GatewayError, heldError, isHeld } from '../../gateway';
+import { GatewayError, heldError, isHeld } from '../../gateway';
+import { Circuit } from '../../nodes/account/circuit';
 import { Outbox, type NewEntry, type OutboxEntry, type OutboxWorker, type Outcome } from '../../nodes/account/outbox';
 import { Journal } from '../../nodes/account/outbox-journal';
 import FakeTimers from '@sinonjs/fake-timers';
@@ -184,8 +185,8 @@ describe('outbox journal and policies (unit)', function () {
     const circuit = new Circuit();
     let stopped = 0;
     circuit.signal.onAbort(() => stopped++);
-    circuit.trip();
-    circuit.trip();
+    circuit.trip('HTTP 503');
+    circuit.trip('HTTP 503');
     assert.equal(stopped, 1);
     assert.equal(circuit.signal.aborted, true);
     circuit.reset();
@@ -334,13 +335,13 @@ describe('outbox journal and policies (unit)', function () {
   it('the rate limit: a msg waiting when the circuit opens leaves for the outbox; a refund frees its slot for the next', async () => {
     const limiter = new RateLimiter(1, 60_000, 10);
     const circuit = new Circuit();
-    await limiter.acquire(1, undefined, circuit);
-    const waiting = limiter.acquire(1, undefined, circuit);
-    circuit.trip();
+    await limiter.acquire(1, undefined, circuit.signal);
+    const waiting = limiter.acquire(1, undefined, circuit.signal);
+    circuit.trip('HTTP 503');
     await assert.rejects(waiting, (error: unknown) => isHeld(error));
     assert.equal(limiter.queued, 0);
     circuit.reset();
-    const next = limiter.acquire(1, undefined, circuit);
+    const next = limiter.acquire(1, undefined, circuit.signal);
     let through = false;
     void next.then(() => (through = true));
     await new Promise((r) => setTimeout(r, 20));

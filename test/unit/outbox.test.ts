@@ -4,7 +4,8 @@
  * it), its bound, and the errors and msgs it hands back.
  */
 import assert from 'node:assert/strict';
-import { Circuit, GatewayError, sendOperation } from '../../gateway';
+import { GatewayError, sendOperation } from '../../gateway';
+import { Circuit } from '../../nodes/account/circuit';
 import {
   DEFAULT_OUTBOX_SIZE,
   MAX_PROBE_DELAY,

@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { AbortGroup, Circuit, GatewayError } from '../../gateway';
+import { AbortGroup, GatewayError } from '../../gateway';
+import { Circuit } from '../../nodes/account/circuit';
 import { RateLimiter } from '../../nodes/account/rate-limit';
 import { MemoryWindow, type RateWindow, type Reservation } from '../../nodes/account/store';
 
@@ -201,13 +202,13 @@ describe('rate limit (unit, fake clock)', () => {
     const stop = new AbortGroup();
     const circuit = new Circuit();
     const giveUp = { at: Date.now() + 60_000, error: () => new GatewayError({ type: 'timeout', message: 'gave up' }) };
-    const waiting = limiter.acquire(1, stop, circuit, giveUp);
+    const waiting = limiter.acquire(1, stop, circuit.signal, giveUp);
     await clock.tickAsync(1_001);
     await waiting;
     assert.equal(changes, 2);
     assert.equal(clock.countTimers(), 0, 'no give-up timer left behind');
     stop.abort();
-    circuit.trip();
+    circuit.trip('HTTP 503');
     await clock.tickAsync(0);
     assert.equal(changes, 2, 'nothing left the queue again');
     limiter.close('done');
@@ -303,16 +304,16 @@ describe('rate limit (unit, fake clock)', () => {
     it('the circuit: open, a msg is held at once (network, for the outbox); opening while one waits sends it there too', async () => {
       const limiter = new RateLimiter(1, 1_000, 5);
       const circuit = new Circuit();
-      await limiter.acquire(1, undefined, circuit);
-      const waiting = refusal(limiter.acquire(1, undefined, circuit));
-      circuit.trip();
+      await limiter.acquire(1, undefined, circuit.signal);
+      const waiting = refusal(limiter.acquire(1, undefined, circuit.signal));
+      circuit.trip('HTTP 503');
       const held = await waiting;
       assert.deepEqual([held?.code, held?.mayHaveReached], ['network', false]);
       assert.equal(limiter.queued, 0);
-      assert.equal((await refusal(limiter.acquire(1, undefined, circuit)))?.code, 'network');
+      assert.equal((await refusal(limiter.acquire(1, undefined, circuit.signal)))?.code, 'network');
       circuit.reset();
       await clock.tickAsync(1_001);
-      await limiter.acquire(1, undefined, circuit);
+      await limiter.acquire(1, undefined, circuit.signal);
       limiter.close('done');
     });
 

@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { backoffDelay, GatewayError, parseRetryAfter } from '../../gateway';
-import { HELD_CODE } from '../../gateway/circuit';
+import { HELD_CODE } from '../../gateway/held';
 import { badResponse, classifyAnswer, closedError, mayRetry, transportFailure } from '../../gateway/retry-policy';
 
 const settings = { retryDelay: 500, retryMaxDelay: 30_000 };
@@ -136,7 +136,7 @@ describe('retry policy (unit)', () => {
     const byName = of(Object.assign(new Error('The operation was aborted due to timeout'), { name: 'TimeoutError' }));
     assert.deepEqual(
       [byName.error.code, byName.error.retryable, byName.reached, byName.error.message],
-      ['timeout', true, true, 'No answer from the gateway within 5000 ms'],
+      ['timeout', true, true, 'No answer from the gateway at https://portal.bulkgate.com within 5000 ms'],
     );
     assert.equal(of(Object.assign(new Error('t'), { code: 'UND_ERR_HEADERS_TIMEOUT' })).error.code, 'timeout');
     for (const code of ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH']) {
