@@ -55,35 +55,45 @@ function listen(server: Server, port: number, what: string, flag: string): Promi
 }
 
 /**
- * The example flows, each on its own tab, all sharing one account that points at the simulator;
- * the MQTT example's broker is the demo's own, at `mqttPort`.
+ * The example flows, each on its own tab, on accounts that point at the simulator: one per set of
+ * account settings the examples document (example 02 keeps its rate limit), so each example runs
+ * as it does imported alone. The MQTT example's broker is the demo's own, at `mqttPort`.
  */
 export function demoFlows(simulatorUrl: string, mqttPort: number): FlowNode[] {
   const dir = join(ROOT, 'examples');
-  const account: FlowNode = {
-    id: 'bulkgate-demo-account',
-    type: 'bulkgate-account',
-    name: 'Simulator (demo account)',
-    baseUrl: simulatorUrl,
-    timeout: 15000,
-    retries: 3,
-    rateLimit: 0,
-    rateWindow: 60,
-    queueSize: 100,
-    credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
+  const flows: FlowNode[] = [];
+  /** Demo accounts by the example settings they carry (without id, name, place and credentials). */
+  const demoAccounts = new Map<string, FlowNode>();
+  const demoAccountFor = (example: FlowNode): FlowNode => {
+    const { id: _id, name, x: _x, y: _y, z: _z, credentials: _credentials, baseUrl: _baseUrl, ...settings } = example;
+    const key = JSON.stringify(settings);
+    let account = demoAccounts.get(key);
+    if (!account) {
+      const first = demoAccounts.size === 0;
+      account = {
+        ...settings,
+        id: first ? 'bulkgate-demo-account' : `bulkgate-demo-account-${demoAccounts.size + 1}`,
+        type: 'bulkgate-account',
+        name: first ? 'Simulator (demo account)' : `Simulator (demo account): ${String(name ?? '')}`,
+        baseUrl: simulatorUrl,
+        credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
+      };
+      demoAccounts.set(key, account);
+      flows.push(account);
+    }
+    return account;
   };
-  const flows: FlowNode[] = [account];
   for (const file of readdirSync(dir)
     .filter((f) => f.endsWith('.json'))
     .sort()) {
     const nodes = JSON.parse(readFileSync(join(dir, file), 'utf8')) as FlowNode[];
     const tab = `demo-tab-${flows.length}`;
     flows.push({ id: tab, type: 'tab', label: file.replace(/\.json$/, '').replace(/^\d+\s*-?\s*/, '') });
-    const accounts = new Set(nodes.filter((n) => n.type === 'bulkgate-account').map((n) => n.id));
+    const accounts = new Map(nodes.filter((n) => n.type === 'bulkgate-account').map((n) => [n.id, demoAccountFor(n)]));
     for (const node of nodes) {
       if (accounts.has(node.id) || node.type === 'tab') continue;
       const copy: FlowNode = { ...node, id: `${tab}-${node.id}`, z: tab };
-      if (typeof copy.account === 'string' && accounts.has(copy.account)) copy.account = account.id;
+      if (typeof copy.account === 'string' && accounts.has(copy.account)) copy.account = (accounts.get(copy.account) as FlowNode).id;
       // The webhook's secret, in the credential store like the account's token.
       if (copy.type === 'bulkgate-events') copy.credentials = { secret: EVENTS_SECRET };
       // Examples point at the simulator's default address; the demo's may differ.

@@ -66,10 +66,19 @@ describe('the demo (npm start)', function () {
       'Check a customer list and keep the address book',
       'Alarm with a fallback',
     ]);
-    const accounts = flows.filter((n) => n.type === 'bulkgate-account').map((n) => n.id);
-    assert.deepEqual(accounts, ['bulkgate-demo-account']);
-    const users = flows.filter((n) => /^bulkgate-(promotional|transactional|balance)$/.test(n.type)) as { account?: string }[];
-    assert.ok(users.length >= 10 && users.every((n) => n.account === 'bulkgate-demo-account'), 'every BulkGate node uses the demo account');
+    // One demo account per set of settings the examples document: example 02 keeps its rate limit.
+    const accounts = flows.filter((n) => n.type === 'bulkgate-account') as { id: string; rateLimit?: number; rateWindow?: number; queueSize?: number }[];
+    assert.deepEqual(
+      accounts.map((a) => [a.id, a.rateLimit, a.rateWindow, a.queueSize]),
+      [
+        ['bulkgate-demo-account', 0, 60, 100],
+        ['bulkgate-demo-account-2', 5, 600, 10],
+      ],
+    );
+    const users = flows.filter((n) => /^bulkgate-(promotional|transactional|balance)$/.test(n.type)) as { z?: string; account?: string }[];
+    const doorTab = flows.find((n) => n.type === 'tab' && n.label === 'MQTT door alarm with a rate limit')?.id;
+    assert.ok(users.length >= 10, `${users.length} BulkGate nodes`);
+    for (const user of users) assert.equal(user.account, user.z === doorTab ? 'bulkgate-demo-account-2' : 'bulkgate-demo-account');
     // The simulator's public demo token is written in the examples' first comment (how to run them
     // installed); no other node carries it, and no node carries credentials (they are in the store).
     assert.deepEqual(

@@ -15,6 +15,9 @@ import { nodeRedProcess, type NodeRedProcess } from './support/node-red-process'
 import { startTestSimulator, type TestSimulator } from './support/simulator';
 import { ENDED, entryLine, KEPT, STEPS } from './support/compaction-child';
 
+// The ledger of every fault of the suite, as a table, when it ends.
+after(() => console.log(`\n${table()}\n`));
+
 const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 describe('every alert once, under every fault (a Node-RED process, the simulator as the gateway)', function () {
@@ -31,9 +34,6 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
   afterEach(async () => {
     await copy.remove();
     await sim.close();
-  });
-  after(() => {
-    console.log(`\n${table()}\n`);
   });
 
   const start = (options: { fileSizeKb?: number } = {}) => copy.start({ env: { LIFE: String(++life) }, ...options });
