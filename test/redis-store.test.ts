@@ -14,9 +14,11 @@ import {
   RedisOutboxLog,
   RedisWindow,
   SharedTracking,
+  redisStore,
   storeUrlProblem,
   type RedisLike,
 } from '../nodes/account/redis-store';
+import { localStore } from '../nodes/account/store';
 import { ScriptBatch } from '../nodes/account/script-batch';
 import { startRedis, type TestRedis } from './support/redis';
 
@@ -55,6 +57,8 @@ describe('the shared store (redis-server)', function () {
     assert.match(storeUrlProblem('http://127.0.0.1:6379') ?? '', /must start with redis:\/\//);
     assert.match(storeUrlProblem('') ?? '', /storeUrl is required/);
     assert.match(storeUrlProblem('not a url') ?? '', /not a URL/);
+    // An unparseable URL is never echoed: it may hold a password.
+    assert.doesNotMatch(storeUrlProblem('redis://:s3cret@[bad') ?? '', /s3cret/);
   });
 
   it('keys are per application: a hash of its id, never the id itself', () => {
@@ -321,5 +325,30 @@ describe("the store's script batches (redis-server)", function () {
       process.kill(pid, 'SIGCONT');
     }
     assert.equal(await claims.claim('t', 'after'), true);
+  });
+});
+
+describe('the shared store with an ACL user (redis-server)', function () {
+  this.timeout(20_000);
+  let redis: TestRedis;
+  before(async () => {
+    // Only the ACL user may log in: the default user is off.
+    redis = await startRedis(['--user', 'default', 'off', '--user', 'alice', 'on', '>alice-s3cret', '~*', '&*', '+@all']);
+  });
+  after(() => redis.stop());
+
+  it('a user name in storeUrl and the password in the credential: the copy authenticates as that user', async () => {
+    const states: string[] = [];
+    const store = redisStore({ url: `redis://alice@127.0.0.1:${redis.port}`, password: 'alice-s3cret', applicationId: 'acl-test' }, localStore(undefined), {
+      onState: (state, detail) => states.push(`${state}: ${detail}`),
+    });
+    try {
+      const end = Date.now() + 10_000;
+      while (!states.length && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(states, [`connected: redis://alice@127.0.0.1:${redis.port}`]);
+      assert.ok(!states.join().includes('alice-s3cret'), 'the password is in no log line');
+    } finally {
+      await store.close();
+    }
   });
 });

@@ -257,8 +257,14 @@ export function redisStore(
   events: StoreEvents,
 ): AccountStore & { claims: AlertClaimer; close(): Promise<void> } {
   const { createClient } = loadRedisClient();
+  // An ACL user named in the URL authenticates with the credential's password: the client would
+  // let the URL's user (without a password) replace it, and send no AUTH.
+  const address = new URL(settings.url);
+  const username = decodeURIComponent(address.username);
+  address.username = '';
   const client = createClient({
-    url: settings.url,
+    url: address.toString(),
+    ...(username ? { username } : {}),
     ...(settings.password ? { password: settings.password } : {}),
     // Reconnects by itself, every 0.2 s growing to 5 s; commands fail at once meanwhile (no queue).
     socket: { reconnectStrategy: (retries: number) => Math.min(200 * (retries + 1), 5000), connectTimeout: 5000 },

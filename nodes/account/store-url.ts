@@ -9,7 +9,8 @@ export function storeUrlProblem(value: unknown): string | undefined {
   try {
     url = new URL(value.trim());
   } catch {
-    return `storeUrl is not a URL: ${value}`;
+    // Not echoed: what cannot be parsed cannot be cut free of a password either.
+    return 'storeUrl is not a URL (redis://host:6379, redis://user@host:6379 or rediss://host:6380)';
   }
   if (url.protocol !== 'redis:' && url.protocol !== 'rediss:') return 'storeUrl must start with redis:// (or rediss:// for TLS)';
   // A password in the URL would sit in the flows file, in every export and backup of it.

@@ -24,13 +24,16 @@ function freePort(): Promise<number> {
   });
 }
 
-export async function startRedis(): Promise<TestRedis> {
+/** `options`: more redis-server arguments (an ACL user, say). */
+export async function startRedis(options: string[] = []): Promise<TestRedis> {
   const port = await freePort();
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
       let output = '';
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...options], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       child.once('error', (error) => reject(new Error(`redis-server did not start (apt-get install redis-server): ${error.message}`)));
       child.stdout?.on('data', (chunk: Buffer) => {
         output += chunk.toString();
