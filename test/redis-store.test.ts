@@ -153,6 +153,18 @@ describe('shared delivery tracking (redis-server)', function () {
     countsFrom: 1000 + i,
   });
 
+  it('each call stands alone: a report whose id is a lone surrogate fails its own lookup, never the calls batched with it', async () => {
+    const prefix = keyPrefix('tracking-surrogate');
+    const client = await copy();
+    const tracking = new SharedTracking(() => client, prefix);
+    // In one turn of the event loop: one batch on the wire.
+    const [bad, recorded, good] = await Promise.allSettled([tracking.lookup('\ud800'), tracking.record(record(7)), tracking.lookup('id-9')]);
+    assert.equal(bad.status, 'rejected');
+    assert.equal(recorded.status, 'fulfilled');
+    assert.deepEqual(good, { status: 'fulfilled', value: undefined });
+    assert.deepEqual(await tracking.lookup('id-7'), record(7));
+  });
+
   it('a send recorded by one copy is found by another, by sms_id and by number; a final report at either ends output 3 on both; output 3 fires on one copy only', async () => {
     const prefix = keyPrefix('tracking-test');
     const [clientA, clientB] = [await copy(), await copy()];

@@ -38,6 +38,9 @@ export const MAX_CALLS = 64;
  */
 export const BATCH_TIMEOUT_MS = 5000;
 
+/** A UTF-16 surrogate without its pair: text that is not well-formed Unicode. */
+const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
 /**
  * The runner: ARGV[1] is the calls as JSON, each `[name, keys, arguments]` (one argument, not
  * dozens: the client's cost is per argument written, the server's JSON decoder is native). The
@@ -109,6 +112,10 @@ export class ScriptBatch {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> {
     const name = this.#byText.get(script);
     if (name === undefined) return this.client.eval(script, options);
+    // A call whose text is not well-formed Unicode (a lone surrogate from a report's id) would fail
+    // the decoding of the whole batch on the server, and every other call in it: it fails alone.
+    if ([...options.keys, ...options.arguments].some((text) => LONE_SURROGATE.test(text)))
+      return Promise.reject(new Error('a key or argument is not well-formed Unicode (a lone surrogate)'));
     return new Promise((resolve, reject) => {
       this.#queue.push({ name, keys: options.keys, args: options.arguments, resolve, reject });
       this.#schedule();
