@@ -20,6 +20,7 @@ import {
 } from '../nodes/account/redis-store';
 import { localStore } from '../nodes/account/store';
 import { ScriptBatch } from '../nodes/account/script-batch';
+import { freePort } from './support/node-red-process';
 import { startRedis, type TestRedis } from './support/redis';
 
 /**
@@ -362,5 +363,41 @@ describe('the shared store with an ACL user (redis-server)', function () {
     } finally {
       await store.close();
     }
+  });
+});
+
+describe('a store that never connects is loud (redis-server)', function () {
+  this.timeout(30_000);
+  let redis: TestRedis;
+  before(async () => {
+    redis = await startRedis(['--requirepass', 'the-right-one']);
+  });
+  after(() => redis.stop());
+
+  /** The states a store told within `ms`, then closed. */
+  async function statesOf(url: string, password: string | undefined, ms: number): Promise<string[]> {
+    const states: string[] = [];
+    const store = redisStore({ url, password, applicationId: 'loud-test' }, localStore(undefined), {
+      onState: (state, detail) => states.push(`${state}: ${detail}`),
+    });
+    // Checks that no line more comes while the client keeps reconnecting.
+    await new Promise((r) => setTimeout(r, ms));
+    await store.close();
+    return states;
+  }
+
+  it('a wrong password: one line, "authentication refused", however often the client tries again; the password in none', async () => {
+    const states = await statesOf(redis.url, 'a-wrong-one', 2500);
+    assert.equal(states.length, 1, states.join('\n'));
+    assert.match(states[0] as string, /^unreachable: authentication refused: /);
+    assert.ok(!states.join().includes('a-wrong-one'));
+  });
+
+  it('nothing listening: one line, "nothing listening"', async () => {
+    const states = await statesOf(`redis://127.0.0.1:${await freePort()}`, undefined, 2500);
+    assert.deepEqual(
+      states.map((s) => s.replace(/: connect ECONNREFUSED .*$/, '')),
+      ['unreachable: nothing listening'],
+    );
   });
 });

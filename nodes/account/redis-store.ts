@@ -219,8 +219,11 @@ export interface AlertClaimer {
 
 /** How the Redis store tells the account about its connection. */
 export interface StoreEvents {
-  /** `connected`, `lost` (falling back to this copy's memory) or `back`, with a sentence for the log. */
-  onState(state: 'connected' | 'lost' | 'back', detail: string): void;
+  /**
+   * `connected`, `unreachable` (never connected yet: why, told again only when the reason
+   * changes), `lost` (falling back to this copy's memory) or `back`, with a sentence for the log.
+   */
+  onState(state: 'connected' | 'unreachable' | 'lost' | 'back', detail: string): void;
 }
 
 /**
@@ -243,6 +246,23 @@ class FallbackWindow implements RateWindow {
     if (!this.up()) return this.own.refund(messages);
     return this.shared.refund(messages).catch(() => this.own.refund(messages));
   }
+}
+
+/** Why a store cannot be reached, in words a user acts on, with the client's own message. */
+export function storeFailure(error: Error): string {
+  const text = `${error.message ?? ''} ${(error as { code?: string }).code ?? ''}`;
+  const why = /WRONGPASS|NOAUTH|NOPERM|invalid password|AUTH/i.test(text)
+    ? 'authentication refused'
+    : /certificate|CERT_|self[- ]signed|altnames|TLS/i.test(text)
+      ? 'certificate refused'
+      : /ECONNREFUSED/.test(text)
+        ? 'nothing listening'
+        : /timeout|ETIMEDOUT/i.test(text)
+          ? 'no answer'
+          : /ENOTFOUND|EAI_AGAIN/.test(text)
+            ? 'host not found'
+            : 'no connection';
+  return `${why}: ${error.message}`;
 }
 
 /** Per store (key prefix): the client of the account running now, and the tracker that outlives redeploys. */
@@ -275,18 +295,32 @@ export function redisStore(
   });
   let up = false;
   let everUp = false;
+  /** Why the store could not be reached, as last told (once per reason, not per reconnect). */
+  let told: string | undefined;
   // Without an error listener the client's errors would be thrown: the account reports them instead.
   client.on('error', (error: Error) => {
-    if (!up) return;
-    up = false;
-    events.onState('lost', error.message);
+    const reason = storeFailure(error);
+    if (up) {
+      up = false;
+      told = reason;
+      events.onState('lost', reason);
+    } else if (reason !== told) {
+      told = reason;
+      events.onState(everUp ? 'lost' : 'unreachable', reason);
+    }
   });
   client.on('ready', () => {
     up = true;
+    told = undefined;
     events.onState(everUp ? 'back' : 'connected', settings.url);
     everUp = true;
   });
-  client.connect().catch((error: Error) => events.onState('lost', error.message));
+  client.connect().catch((error: Error) => {
+    const reason = storeFailure(error);
+    if (reason === told) return;
+    told = reason;
+    events.onState('unreachable', reason);
+  });
   const redis = batched(client as unknown as ScriptClient);
   const prefix = keyPrefix(settings.applicationId);
   const claims = new AlertClaims(redis, prefix, COPY_ID);
