@@ -644,7 +644,7 @@ describe('editor panels in Chromium', function () {
       await page.waitForFunction(() => RED.nodes.node('ob-acc'), undefined, { timeout: 10_000 });
       await edit(page, 'ob-acc');
       await page.waitForSelector('#bulkgate-outbox-row', { state: 'visible' });
-      assert.equal(await page.locator('#bulkgate-outbox-waiting').innerText(), '1 message(s) wait in the outbox');
+      assert.equal(await page.locator('#bulkgate-outbox-waiting').innerText(), '1 message waits in the outbox');
       assert.equal(await page.getAttribute('#node-config-input-outboxMinutes', 'placeholder'), '60');
       await browser.screenshot('account-outbox');
       page.once('dialog', (dialog) => void dialog.accept());

@@ -68,9 +68,12 @@ export function catalogText(catalog: NodeCatalog, key: string, params?: Record<s
 const SLOT = (name: string) => `\u0000${name}\u0000`;
 
 export function statusText(catalog: NodeCatalog, key: string, params?: Record<string, string | number>): string {
+  // A text with a count has the language's plural forms: i18next picks one by the number itself,
+  // so it is not made a template (a status is shown at most every 200 ms: StatusThrottle).
+  if (typeof params?.count === 'number') return catalogText(catalog, `status.${key}`, params);
   let template = catalog.templates.get(key);
   if (template === undefined) {
-    const slots = Object.fromEntries(['count', 'sent', 'rejected', 'queued', 'credit', 'currency', 'reason', 'cause'].map((n) => [n, SLOT(n)]));
+    const slots = Object.fromEntries(['sent', 'rejected', 'queued', 'credit', 'currency', 'reason', 'cause'].map((n) => [n, SLOT(n)]));
     template = catalogText(catalog, `status.${key}`, slots);
     catalog.templates.set(key, template);
   }

@@ -65,7 +65,8 @@ export function nodeRedProcess(prefix = 'bulkgate-copy-'): NodeRedProcess {
         const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${output}`)), 60_000);
         const onData = (chunk: Buffer) => {
           output += chunk.toString();
-          if (/Started flows/.test(output)) {
+          // Node-RED logs in its own language (LANG): English, or German for the plural tests.
+          if (/Started flows|Flows sind gestartet/.test(output)) {
             clearTimeout(timer);
             resolve();
           }

@@ -32,8 +32,15 @@ export function translate(key: string, params?: Record<string, unknown>): string
   if (!match) return key;
   const type = match[1] as string;
   catalog ??= JSON.parse(readFileSync(join(LOCALES, `${NODE_SET}.json`), 'utf8')) as Record<string, unknown>;
-  let value: unknown = catalog;
-  for (const part of `${type}.${match[2] as string}`.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
+  const lookUp = (path: string) => {
+    let value: unknown = catalog;
+    for (const part of path.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
+    return value;
+  };
+  const path = `${type}.${match[2] as string}`;
+  let value = lookUp(path);
+  // A text with a count: its plural form, as i18next picks it (`_one`, `_other`).
+  if (value === undefined && typeof params?.count === 'number') value = lookUp(`${path}_${new Intl.PluralRules('en-US').select(params.count)}`);
   if (typeof value !== 'string') return key;
   return value.replace(/__(\w+)__/g, (whole, name: string) => (params && name in params ? String(params[name]) : whole));
 }
