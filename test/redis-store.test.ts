@@ -341,6 +341,46 @@ describe("the store's script batches (redis-server)", function () {
   });
 });
 
+describe('a store that connects and then stops answering costs one timeout, once (redis-server, SIGSTOP)', function () {
+  this.timeout(30_000);
+  const { raw, server } = useRedis();
+
+  it("the first batch waits its time; the calls queued behind it and every new one fail at once (this copy's memory serves them); the first answer ends it", async () => {
+    const client = await raw();
+    const told: boolean[] = [];
+    const store = new ScriptBatch(client, STORE_SCRIPTS, 1, 300, (hung) => told.push(hung));
+    const claims = new AlertClaims(store, keyPrefix('batch-hung'), 'copy-a', 5000);
+    assert.equal(await claims.claim('t', 'before'), true);
+    const pid = server().pid() as number;
+    process.kill(pid, 'SIGSTOP');
+    let after: PromiseSettledResult<boolean>[];
+    try {
+      // One batch on the wire, 200 calls queued behind it.
+      const first = claims.claim('t', 'first');
+      await new Promise((r) => setImmediate(r));
+      const queued = Array.from({ length: 200 }, (_, i) => claims.claim('t', `queued ${i}`));
+      const settled = await Promise.allSettled([first, ...queued]);
+      assert.match(String((settled[0] as PromiseRejectedResult).reason), /did not answer within 0.3 s$/);
+      // Not another 0.3 s each: they failed with the first, as the store is marked hung.
+      assert.deepEqual(
+        [...new Set(settled.slice(1).map((s) => String((s as PromiseRejectedResult).reason).replace(/^Error: /, '')))],
+        ['the store did not answer within 0.3 s, and has not answered since'],
+      );
+      assert.deepEqual(told, [true]);
+      // New calls while it stays silent: the one on the wire is the probe; the rest fail at once.
+      const probe = claims.claim('t', 'probe');
+      await new Promise((r) => setImmediate(r));
+      after = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => claims.claim('t', `new ${i}`)));
+      await assert.rejects(probe, /did not answer within 0.3 s$/);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    assert.ok(after.every((s) => s.status === 'rejected' && /has not answered since/.test(String(s.reason))));
+    assert.equal(await claims.claim('t', 'after'), true);
+    assert.deepEqual(told, [true, false], 'the first answer ends it');
+  });
+});
+
 describe('the shared store with an ACL user (redis-server)', function () {
   this.timeout(20_000);
   let redis: TestRedis;

@@ -13,7 +13,7 @@ import { GatewayError } from '../../gateway';
 import { DEFAULT_OUTBOX_SIZE, fullError } from './outbox';
 import type { JournalEntry } from './outbox-journal';
 import type { AccountStore, RateWindow, Reservation } from './store';
-import { ScriptBatch, type ScriptClient } from './script-batch';
+import { BATCH_TIMEOUT_MS, ScriptBatch, type ScriptClient } from './script-batch';
 import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, type SharedRecord } from './tracking';
 
@@ -321,7 +321,19 @@ export function redisStore(
     told = reason;
     events.onState('unreachable', reason);
   });
-  const redis = batched(client as unknown as ScriptClient);
+  // A store that keeps the connection but stops answering counts as lost after one batch's time:
+  // this copy's memory serves meanwhile, and the first answer brings the store back.
+  const redis = batched(client as unknown as ScriptClient, (hung) => {
+    if (hung && up) {
+      up = false;
+      told = 'no answer';
+      events.onState('lost', `no answer: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`);
+    } else if (!hung && !up && client.isReady) {
+      up = true;
+      told = undefined;
+      events.onState('back', settings.url);
+    }
+  });
   const prefix = keyPrefix(settings.applicationId);
   const claims = new AlertClaims(redis, prefix, COPY_ID);
   clients.set(prefix, redis);
@@ -634,6 +646,6 @@ export const STORE_SCRIPTS = {
 };
 
 /** A client whose calls of the store's scripts go in batches. */
-export function batched(client: ScriptClient): RedisLike {
-  return new ScriptBatch(client, STORE_SCRIPTS);
+export function batched(client: ScriptClient, onHung?: (hung: boolean) => void): RedisLike {
+  return new ScriptBatch(client, STORE_SCRIPTS, 1, BATCH_TIMEOUT_MS, onHung);
 }

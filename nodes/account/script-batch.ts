@@ -33,10 +33,12 @@ export const MAX_CALLS = 64;
 
 /**
  * How long a batch may take at the server before its calls fail (the callers fall back to this
- * copy's memory). One timer per batch: the client's own per-command timeout (an AbortSignal each)
- * cost more of this process's CPU than the rest of a round trip, so the store's client has none.
+ * copy's memory). A store on loopback or a LAN answers a batch in milliseconds, a busy one in
+ * tens; 1.5 s is far past any healthy answer and keeps what a hung store costs an alert near a
+ * second. One timer per batch: the client's own per-command timeout (an AbortSignal each) cost
+ * more of this process's CPU than the rest of a round trip, so the store's client has none.
  */
-export const BATCH_TIMEOUT_MS = 5000;
+export const BATCH_TIMEOUT_MS = 1500;
 
 /** A UTF-16 surrogate without its pair: text that is not well-formed Unicode. */
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
@@ -91,6 +93,11 @@ export class ScriptBatch {
   #queue: Call[] = [];
   #scheduled = false;
   #inFlight = 0;
+  /**
+   * A batch went unanswered: the store is hung (connected, silent). Until an answer comes, the
+   * batch on the wire is the probe and every other call fails at once: one timeout, once.
+   */
+  #hung = false;
 
   constructor(
     private readonly client: ScriptClient,
@@ -102,6 +109,8 @@ export class ScriptBatch {
      */
     private readonly maxInFlight = 1,
     private readonly timeoutMs = BATCH_TIMEOUT_MS,
+    /** Told when the store stops answering in time (true) and when it answers again (false). */
+    private readonly onHung: (hung: boolean) => void = () => undefined,
   ) {
     for (const [name, body] of Object.entries(scripts)) this.#byText.set(body, name);
     this.#runner = runner(scripts);
@@ -116,6 +125,7 @@ export class ScriptBatch {
     // the decoding of the whole batch on the server, and every other call in it: it fails alone.
     if ([...options.keys, ...options.arguments].some((text) => LONE_SURROGATE.test(text)))
       return Promise.reject(new Error('a key or argument is not well-formed Unicode (a lone surrogate)'));
+    if (this.#hung && this.#inFlight >= this.maxInFlight) return Promise.reject(this.#hungError());
     return new Promise((resolve, reject) => {
       this.#queue.push({ name, keys: options.keys, args: options.arguments, resolve, reject });
       this.#schedule();
@@ -144,22 +154,41 @@ export class ScriptBatch {
         if (ok === 1) call.resolve(value);
         else call.reject(new Error(String(value)));
       });
+      this.#setHung(false);
     } catch (error) {
       for (const call of calls) call.reject(error as Error);
+      if (error instanceof LateError) {
+        // What waits behind it would wait as long: it fails now, and so does what comes while no answer does.
+        this.#setHung(true);
+        for (const call of this.#queue.splice(0)) call.reject(this.#hungError());
+      }
     }
     this.#inFlight--;
     // What queued meanwhile is the next batch.
     if (this.#queue.length) this.#schedule();
   }
 
+  #setHung(hung: boolean): void {
+    if (this.#hung === hung) return;
+    this.#hung = hung;
+    this.onHung(hung);
+  }
+
+  #hungError(): Error {
+    return new Error(`the store did not answer within ${this.timeoutMs / 1000} s, and has not answered since`);
+  }
+
   /** The answer, or an error once the batch has been at the server for `timeoutMs`. */
   #within(answer: Promise<unknown>): Promise<unknown> {
     let timer: NodeJS.Timeout | undefined;
     const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`the store did not answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
+      timer = setTimeout(() => reject(new LateError(`the store did not answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
     });
-    // An answer (or failure) after the time is dropped: its calls have failed already.
-    answer.catch(() => undefined);
+    // An answer after the time is dropped (its calls have failed already), but says the store answers again.
+    answer.then(
+      () => this.#setHung(false),
+      () => undefined,
+    );
     return Promise.race([answer, late]).finally(() => clearTimeout(timer));
   }
 
@@ -173,3 +202,6 @@ export class ScriptBatch {
     }
   }
 }
+
+/** A batch the store did not answer within its time. */
+class LateError extends Error {}
