@@ -315,7 +315,11 @@ describe('editor panels in Chromium', function () {
     await cancel(page);
     await edit(page, 'promo1');
     assert.equal(await numberMarked('420777123456; 12ab'), true, 'one bad number in a list');
+    // The panel says why, under the field, not only in a tooltip.
+    const why = page.locator('.bulkgate-number-invalid');
+    assert.equal(await why.innerText(), 'Not a phone number: 12ab (3 to 20 digits; spaces, dashes, brackets and a leading + or 00 are fine)');
     assert.equal(await numberMarked('420777123456; 420777123457'), false, 'a list of good numbers');
+    assert.equal(await why.isVisible(), false, 'nothing to say once the numbers are good');
     await cancel(page);
   });
 

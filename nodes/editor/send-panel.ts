@@ -115,6 +115,19 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
   text.addEventListener('input', refreshCounter);
   unicode.addEventListener('change', refreshCounter);
   refresh();
+  explainNumber(node, kind);
+}
+
+/** Says under the recipients field why it is marked (the rule it breaks, in the editor's language), not only in a tooltip. */
+function explainNumber(node: SendNodeDef, kind: Kind): void {
+  const input = $('#node-input-number');
+  const why = $('<div class="form-tips bulkgate-number-invalid" style="display:none"></div>').insertAfter(input.closest('.form-row'));
+  const explain = () => {
+    const answer = validNumber(node, kind, String(input.typedInput('value') ?? ''));
+    why.text(answer === true ? '' : answer).toggle(answer !== true);
+  };
+  input.on('change', explain);
+  explain();
 }
 
 export function sendPanelSave(node: SendNodeDef): void {
