@@ -441,3 +441,28 @@ describe('a store that never connects is loud (redis-server)', function () {
     );
   });
 });
+
+describe('a store that may evict keys is warned about when the copy connects (redis-server)', function () {
+  this.timeout(20_000);
+  for (const [policy, told] of [
+    ['allkeys-lru', ['connected', 'eviction: allkeys-lru']],
+    ['noeviction', ['connected']],
+  ] as const) {
+    it(`maxmemory-policy ${policy}: ${told.length > 1 ? 'one warning' : 'nothing said'}`, async () => {
+      const redis = await startRedis(['--maxmemory-policy', policy]);
+      const states: string[] = [];
+      const store = redisStore({ url: redis.url, applicationId: 'eviction-test' }, localStore(undefined), {
+        onState: (state, detail) => states.push(state === 'connected' ? state : `${state}: ${detail}`),
+      });
+      try {
+        const end = Date.now() + 10_000;
+        while (states.length < told.length && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+        await new Promise((r) => setTimeout(r, 300)); // checks that nothing more is said
+        assert.deepEqual(states, told);
+      } finally {
+        await store.close();
+        await redis.stop();
+      }
+    });
+  }
+});

@@ -221,9 +221,10 @@ export interface AlertClaimer {
 export interface StoreEvents {
   /**
    * `connected`, `unreachable` (never connected yet: why, told again only when the reason
-   * changes), `lost` (falling back to this copy's memory) or `back`, with a sentence for the log.
+   * changes), `lost` (falling back to this copy's memory) or `back`, with a sentence for the log;
+   * `eviction` when the server may evict keys (its `maxmemory-policy`, the detail, is not `noeviction`).
    */
-  onState(state: 'connected' | 'unreachable' | 'lost' | 'back', detail: string): void;
+  onState(state: 'connected' | 'unreachable' | 'lost' | 'back' | 'eviction', detail: string): void;
 }
 
 /**
@@ -245,6 +246,20 @@ class FallbackWindow implements RateWindow {
   refund(messages: number): void | Promise<void> {
     if (!this.up()) return this.own.refund(messages);
     return this.shared.refund(messages).catch(() => this.own.refund(messages));
+  }
+}
+
+/**
+ * A server that may evict keys under memory pressure could drop a waiting message or a claim:
+ * told once, when the copy first connects (a user or a managed service may not allow CONFIG: then
+ * nothing is known, and nothing is said).
+ */
+async function warnOfEviction(client: { configGet(name: string): Promise<Record<string, string>> }, events: StoreEvents): Promise<void> {
+  try {
+    const policy = (await client.configGet('maxmemory-policy'))['maxmemory-policy'];
+    if (policy && policy !== 'noeviction') events.onState('eviction', policy);
+  } catch {
+    // CONFIG not allowed here.
   }
 }
 
@@ -313,6 +328,7 @@ export function redisStore(
     up = true;
     told = undefined;
     events.onState(everUp ? 'back' : 'connected', settings.url);
+    if (!everUp) void warnOfEviction(client, events);
     everUp = true;
   });
   client.connect().catch((error: Error) => {

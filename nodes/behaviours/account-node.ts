@@ -40,7 +40,7 @@ export function accountNode(RED: NodeAPI) {
           {
             onState: (state, detail) => {
               const text = catalogText(texts, `warnings.store-${state}`, { detail });
-              if (state === 'lost' || state === 'unreachable') node.warn(text);
+              if (state === 'lost' || state === 'unreachable' || state === 'eviction') node.warn(text);
               else node.log(text);
             },
           },
