@@ -122,7 +122,10 @@ for (const name of sources) {
 writeFileSync(join(nodesOut, `${NODE_SET}.html`), setHtml.join('\n'));
 // The set's catalog per language: each node's own catalog (its texts under its type), with the
 // shared sections its definition names copied in; and the nodes' help joined into one file.
-for (const lang of readdirSync(join(root, 'locales'))) {
+// Each folder is a language (GLOSSARY.md beside them is for translators).
+for (const lang of readdirSync(join(root, 'locales'), { withFileTypes: true })
+  .filter((e) => e.isDirectory())
+  .map((e) => e.name)) {
   const dir = join(root, 'locales', lang);
   const shared = JSON.parse(readFileSync(join(dir, 'shared.json'), 'utf8'));
   const catalog = {};

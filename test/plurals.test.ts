@@ -17,7 +17,9 @@ describe("counts in the language's plural forms", function () {
 
   it("every catalog string with a count has its language's forms, and only those", () => {
     const problems: string[] = [];
-    for (const lang of readdirSync(LOCALES)) {
+    for (const lang of readdirSync(LOCALES, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => e.name)) {
       const forms = new Intl.PluralRules(lang)
         .resolvedOptions()
         .pluralCategories.filter((f) => f !== 'zero' && f !== 'two')
