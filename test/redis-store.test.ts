@@ -5,7 +5,9 @@
  */
 import assert from 'node:assert/strict';
 import { createClient, type RedisClientType } from '@redis/client';
-import type { GatewayError } from '../gateway';
+import { GatewayError } from '../gateway';
+import { Circuit } from '../nodes/account/circuit';
+import { Outbox, type OutboxWorker } from '../nodes/account/outbox';
 import {
   AlertClaims,
   batched,
@@ -466,3 +468,76 @@ describe('a store that may evict keys is warned about when the copy connects (re
     });
   }
 });
+
+describe('a store that loses data loses no alert silently (redis-server)', function () {
+  this.timeout(30_000);
+  const { copy, raw } = useRedis();
+
+  it('FLUSHALL while a living copy holds 5 waiting alerts: it writes them back, warns once, and another copy can take them over after it is gone', async () => {
+    const prefix = keyPrefix('flush-test');
+    const [clientA, clientB, admin] = [await copy(), await copy(), await raw()];
+    const warned: string[] = [];
+    const a = new Outbox(new RedisOutboxLog(() => clientA, prefix, 'copy-a', 600), (key, params) => warned.push(`${key} ${params.count ?? ''}`));
+    const failing = {
+      ...flushWorker(),
+      send: async () => Promise.reject(new GatewayError({ type: 'unknown', status: 503, retryable: true, message: 'HTTP 503' })),
+    };
+    for (let i = 0; i < 5; i++)
+      await a.keep(
+        {
+          node: 't',
+          operation: { kind: 'transactional' } as never,
+          body: { text: `Alert ${i}` },
+          rejected: [],
+          messages: 1,
+          msg: { seq: i },
+          since: Date.now(),
+          order: i,
+          attempts: 1,
+          reason: 'HTTP 503',
+        },
+        {},
+      );
+    const held = async () => (await admin.hLen(`${prefix}outbox:entries`)) as number;
+    assert.equal(await held(), 5);
+    a.attach(failing);
+    try {
+      await admin.flushAll();
+      assert.equal(await held(), 0, 'the store lost them');
+      const end = Date.now() + 10_000;
+      while ((await held()) < 5 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      assert.equal(await held(), 5, 'written back');
+      assert.deepEqual(warned, ['store-entries-lost 5']);
+    } finally {
+      await a.detach(failing);
+    }
+    // Copy A is gone: its claims lapse, and copy B takes the 5 over.
+    const settled: unknown[] = [];
+    const b = new Outbox(new RedisOutboxLog(() => clientB, prefix, 'copy-b', 600), () => undefined);
+    const sending = { ...flushWorker(), settle: (_e: unknown, msg: { seq?: number }) => void settled.push(msg.seq) };
+    b.attach(sending);
+    try {
+      const end = Date.now() + 10_000;
+      while (settled.length < 5 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual([...settled].sort(), [0, 1, 2, 3, 4]);
+    } finally {
+      await b.detach(sending);
+    }
+  });
+});
+
+/** A worker whose sends succeed at once. */
+function flushWorker(): OutboxWorker {
+  return {
+    minutes: 60,
+    firstDelay: 20,
+    size: 100,
+    account: 'flush',
+    concurrency: 4,
+    circuit: new Circuit(),
+    transient: (error) => error instanceof GatewayError && error.retryable,
+    expired: () => new GatewayError({ type: 'expired', message: 'expired' }),
+    send: async () => ({ record: { status: 'accepted', number: '420777123456' }, rejected: false }) as never,
+    settle: () => undefined,
+  };
+}

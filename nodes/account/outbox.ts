@@ -278,14 +278,26 @@ export class Outbox {
     }
   }
 
-  /** A shared log: takes the entries a copy that is gone left, and renews this copy's claims. */
+  /**
+   * A shared log: renews this copy's claims, writes back what the store lost of them (a flush, a
+   * restart without persistence, an eviction: this copy still holds them), and takes the entries
+   * a copy that is gone left.
+   */
   async #adoptShared(): Promise<void> {
     const journal = this.#journal;
     if (!journal?.adoptable || !this.#worker) return;
     try {
-      const live = new Set<string>();
-      this.#each((kept) => live.add(kept.id));
-      await journal.renew?.([...live]);
+      const live = new Map<string, Kept>();
+      this.#each((kept) => live.set(kept.id, kept));
+      const lost = (await journal.renew?.([...live.keys()])) ?? [];
+      // Not one that ended meanwhile: its done was sent after this renew, or it is skipped here.
+      const back = lost.map((id) => live.get(id)).filter((kept): kept is Kept => kept !== undefined && kept.state !== 'ended');
+      if (back.length) {
+        this.warn('store-entries-lost', { count: back.length });
+        const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
+        // One that cannot be written back now is found lost again at the next look.
+        await Promise.all(back.map((kept) => journal.keep(kept.line, size).catch(() => undefined)));
+      }
       const found = await journal.adoptable((id) => live.has(id));
       for (const { entry, line } of found) this.#insert(keptOf(entry as unknown as OutboxEntry, line));
       if (found.length) {

@@ -550,12 +550,18 @@ for _, id in ipairs(ids) do
   end
 end
 return out`;
+/** Renews this copy's claims; answers the ids whose entry the store no longer holds (flushed, evicted, lost in a restart). */
 const RENEW = `
+local lost = {}
 for i = 4, #ARGV do
   local claim = ARGV[2] .. ARGV[i]
-  if redis.call('GET', claim) == ARGV[3] then redis.call('PEXPIRE', claim, tonumber(ARGV[1])) end
+  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then
+    table.insert(lost, ARGV[i])
+  elseif redis.call('GET', claim) == ARGV[3] then
+    redis.call('PEXPIRE', claim, tonumber(ARGV[1]))
+  end
 end
-return 0`;
+return lost`;
 
 export class RedisOutboxLog {
   readonly locked = true;
@@ -638,9 +644,13 @@ export class RedisOutboxLog {
     return found;
   }
 
-  async renew(ids: string[]): Promise<void> {
-    if (!ids.length) return;
-    await this.client().eval(RENEW, { keys: [], arguments: [String(this.claimMs), `${this.prefix}outbox:claim:`, this.copyId, ...ids] });
+  async renew(ids: string[]): Promise<string[]> {
+    if (!ids.length) return [];
+    const lost = await this.client().eval(RENEW, {
+      keys: [`${this.prefix}outbox:entries`],
+      arguments: [String(this.claimMs), `${this.prefix}outbox:claim:`, this.copyId, ...ids],
+    });
+    return Array.isArray(lost) ? lost.map(String) : [];
   }
 }
 

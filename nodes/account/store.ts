@@ -59,8 +59,8 @@ export interface OutboxLog {
    * is gone), now claimed by this one; `known` tells which ids this copy already holds.
    */
   adoptable?(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]>;
-  /** A shared log: this copy still holds these entries (their claims are renewed). */
-  renew?(ids: string[]): Promise<void>;
+  /** A shared log: this copy still holds these entries (their claims are renewed); answers those the store lost. */
+  renew?(ids: string[]): Promise<string[]>;
   /** A shared log: how often to look for entries to adopt, ms. */
   readonly adoptEveryMs?: number;
 }

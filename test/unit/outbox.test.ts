@@ -390,6 +390,8 @@ function memoryLog(options: { held?: 'free' | 'other' | 'broken'; left?: NewEntr
           adoptEveryMs: 10,
           renew: async (ids: string[]) => {
             calls.push(`renew ${ids.length}`);
+            // What the store no longer holds (a flush): the copy writes it back.
+            return ids.filter((id) => !lines.has(id));
           },
           adoptable: async (known: (id: string) => boolean) => {
             calls.push('adoptable');
@@ -515,5 +517,25 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
     const asked = stand.calls.length;
     await new Promise((r) => setTimeout(r, 40));
     assert.equal(stand.calls.length, asked, 'no look after detach');
+  });
+
+  it('a shared log that lost what this copy holds (a flush): written back at the next look, with one warning; one that ended meanwhile is not', async () => {
+    const stand = memoryLog({ shared: true });
+    const warned: string[] = [];
+    const outbox = new Outbox(stand.log, (key, params) => warned.push(`${key} ${params.count}`));
+    const { worker } = standIn(() => unreachable());
+    for (const seq of [1, 2, 3]) await outbox.keep(newEntry(seq), {});
+    const kept = [...stand.lines.keys()];
+    outbox.attach(worker);
+    try {
+      stand.lines.clear();
+      await until('written back', () => stand.lines.size === 3);
+      assert.deepEqual([...stand.lines.keys()].sort(), kept.sort());
+      assert.deepEqual(warned, ['store-entries-lost 3']);
+      await new Promise((r) => setTimeout(r, 40)); // checks that it is said once, not at every look
+      assert.deepEqual(warned, ['store-entries-lost 3']);
+    } finally {
+      await outbox.detach(worker);
+    }
   });
 });
