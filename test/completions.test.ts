@@ -1,5 +1,5 @@
 /**
- * Every msg handed to a send node ends exactly once (PRODUCT.md): `done()` once, seen by a
+ * Every msg handed to a send node ends exactly once (the package's promise): `done()` once, seen by a
  * Complete node scoped to the node, or `done(err)` once, seen by a Catch node; never both, never
  * twice, never neither. Counted per msg on each path: sent, rejected, refused by the checks, held
  * by the storm guard, kept in the outbox (its done when it is on disk; leaving the outbox later

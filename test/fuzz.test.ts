@@ -121,7 +121,7 @@ describe('fuzzing the send nodes with arbitrary msgs', function () {
       const end = (seq: number) => ended.set(seq, (ended.get(seq) ?? 0) + 1);
       // A promotional request ends on its summary (port 3); a transactional one on port 1 or 2.
       // A msg whose numbers were all impossible ends on the ports too, answered without a request
-      // (PRODUCT.md: a recipient is a recipient, whoever refuses it): its records carry `type`.
+      // (a recipient is a recipient, whoever refuses it: the node's own refusal is shaped as the gateway's): its records carry `type`.
       // The gateway's own refusal of a number has the same record; the node's checks refuse only a number that cannot be one.
       const localRefusal = (r: any) => r?.code === 9 && r?.type === 'invalid_phone_number' && !isPhoneNumber(String(r.number));
       (helper.getNode(outputs === 3 ? 'summary' : 'out') as TestNode).on('input', (m: any) => {

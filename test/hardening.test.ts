@@ -1,5 +1,5 @@
 /**
- * The security review's findings (PRODUCT.md, "Security"), one behaviour each: no msg, webhook
+ * The security review's findings (what the package protects: docs/SECURITY.md), one behaviour each: no msg, webhook
  * caller or editor request can stall Node-RED, flood it, or carry the token away.
  */
 import assert from 'node:assert/strict';

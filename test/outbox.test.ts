@@ -147,7 +147,7 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
       'each delivered exactly once, in order',
     );
     await until('the outbox file emptied', () => fileEntries().length === 0, 5_000);
-    // Every resend carried duplicates_check (PRODUCT.md, Outbox).
+    // Every resend carried duplicates_check, so a copy that did reach the gateway is dropped there.
     const sends = (await sim.requests()).filter((r) => r.path.endsWith('/transactional'));
     assert.equal(sends.length, 20);
     assert.ok(sends.every((r) => r.body.duplicates_check === 'on'));

@@ -1,6 +1,6 @@
 /**
  * Request building (unit): the bodies prepareSend writes, as the API reference describes them
- * (../shared/api/gateway-http-api.md: "Versioning", "Simple API bodies", "Limits"). Through the
+ * (its versioning, the simple API's bodies, the text limits). Through the
  * simulator the same bodies are checked in test/client.test.ts; here each rule is pinned at its
  * edge, fast enough for mutation testing.
  */
