@@ -7,7 +7,7 @@
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { nodeRedProcess } from './support/node-red-process';
+import { appendLinesNode, nodeRedProcess } from './support/node-red-process';
 
 const LOCALES = join(__dirname, '..', '..', 'locales');
 const SECRET = 'plural-secret-51';
@@ -55,18 +55,7 @@ describe("counts in the language's plural forms", function () {
           { id: 'e', z: 'tab', type: 'bulkgate-events', path: '/hook', wires: [[], [], []] },
           { id: 's', z: 'tab', type: 'status', scope: ['e'], wires: [['f']] },
           { id: 'f', z: 'tab', type: 'function', func: 'msg.payload = msg.status.text; return msg;', outputs: 1, wires: [['w']] },
-          {
-            id: 'w',
-            z: 'tab',
-            type: 'file',
-            filename: statuses,
-            filenameType: 'str',
-            appendNewline: true,
-            createDir: true,
-            overwriteFile: 'false',
-            encoding: 'none',
-            wires: [],
-          },
+          appendLinesNode('w', statuses),
         ],
         { e: { secret: SECRET } },
       );

@@ -17,15 +17,15 @@ export interface Outage {
 }
 
 export class Circuit {
-  #open = false;
   /** Aborted when the circuit opens: what waits with it stops. A new one when it closes again. */
   #opened = new AbortGroup();
+  /** Why it is open; undefined while it is closed. */
   #cause: Outage | undefined;
   /** Called when the circuit opens or closes, and when the cause of an outage changes. */
   onChange: () => void = () => undefined;
 
   get open(): boolean {
-    return this.#open;
+    return this.#cause !== undefined;
   }
 
   /** Fires when the circuit opens (at once while it is open): the hold of the sends it covers. */
@@ -42,14 +42,13 @@ export class Circuit {
   trip(failure: unknown): void {
     const brief = shortCause(failure);
     const reason = (failure as Error)?.message ?? String(failure);
-    if (this.#open) {
-      const cause = this.#cause as Outage;
+    const cause = this.#cause;
+    if (cause) {
       if (sameCause(cause.brief, brief)) return;
       this.#cause = { reason, brief, since: cause.since };
       this.onChange();
       return;
     }
-    this.#open = true;
     this.#cause = { reason, brief, since: Date.now() };
     this.#opened.abort();
     this.onChange();
@@ -57,8 +56,7 @@ export class Circuit {
 
   /** The gateway took a request again. */
   reset(): void {
-    if (!this.#open) return;
-    this.#open = false;
+    if (!this.#cause) return;
     this.#cause = undefined;
     this.#opened = new AbortGroup();
     this.onChange();

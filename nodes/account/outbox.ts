@@ -217,9 +217,8 @@ export class Outbox {
 
   /**
    * Keeps a message (`failure`: why it failed on the wire, when it was tried); resolves once it
-   * is on disk. The worker tries it soon. Refused (a
-   * GatewayError for Catch) when the outbox is full, another Node-RED holds its file, or it cannot
-   * be written (`outbox_unavailable`, with the cause).
+   * is on disk. The worker tries it soon. Refused (a GatewayError for Catch) when the outbox is
+   * full, another Node-RED holds its file, or it cannot be written (`outbox_unavailable`, with the cause).
    */
   async keep(entry: NewEntry, msg: Msg, failure?: unknown): Promise<void> {
     // The first failure the outbox keeps marks the gateway unreachable, at once: what waits for a

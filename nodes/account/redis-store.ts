@@ -342,8 +342,8 @@ export function redisStore(
   const redis = batched(client as unknown as ScriptClient, (hung) => {
     if (hung && up) {
       up = false;
-      told = 'no answer';
-      events.onState('lost', `no answer: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`);
+      told = `no answer: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`;
+      events.onState('lost', told);
     } else if (!hung && !up && client.isReady) {
       up = true;
       told = undefined;

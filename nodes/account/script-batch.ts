@@ -123,7 +123,8 @@ export class ScriptBatch {
     if (name === undefined) return this.client.eval(script, options);
     // A call whose text is not well-formed Unicode (a lone surrogate from a report's id) would fail
     // the decoding of the whole batch on the server, and every other call in it: it fails alone.
-    if ([...options.keys, ...options.arguments].some((text) => LONE_SURROGATE.test(text)))
+    const malformed = (text: string) => LONE_SURROGATE.test(text);
+    if (options.keys.some(malformed) || options.arguments.some(malformed))
       return Promise.reject(new Error('a key or argument is not well-formed Unicode (a lone surrogate)'));
     if (this.#hung && this.#inFlight >= this.maxInFlight) return Promise.reject(this.#hungError());
     return new Promise((resolve, reject) => {

@@ -9,7 +9,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { NodeRedProcess } from './node-red-process';
+import { appendLinesNode, type NodeRedProcess } from './node-red-process';
 import { ACCOUNT_ID, TOKEN, type TestSimulator } from './simulator';
 
 export const NUMBER = '420777123456';
@@ -86,18 +86,7 @@ return [null, msg];`,
       { id: 'end1', z: 'tab', type: 'function', func: record('port1'), outputs: 1, wires: [['log']] },
       { id: 'end2', z: 'tab', type: 'function', func: record('port2'), outputs: 1, wires: [['log']] },
       { id: 'endCatch', z: 'tab', type: 'function', func: record('catch'), outputs: 1, wires: [['log']] },
-      {
-        id: 'log',
-        z: 'tab',
-        type: 'file',
-        filename: ends,
-        filenameType: 'str',
-        appendNewline: true,
-        createDir: true,
-        overwriteFile: 'false',
-        encoding: 'none',
-        wires: [],
-      },
+      appendLinesNode('log', ends),
     ],
     { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } },
   );

@@ -91,3 +91,19 @@ export function nodeRedProcess(prefix = 'bulkgate-copy-'): NodeRedProcess {
   };
   return self;
 }
+
+/** A core `file` node that appends each msg's payload to `path` as a line (how a test flow records what it saw). */
+export function appendLinesNode(id: string, path: string): Record<string, unknown> {
+  return {
+    id,
+    z: 'tab',
+    type: 'file',
+    filename: path,
+    filenameType: 'str',
+    appendNewline: true,
+    createDir: true,
+    overwriteFile: 'false',
+    encoding: 'none',
+    wires: [],
+  };
+}
