@@ -5,6 +5,7 @@ import { DEMO_ACCOUNT } from '../simulator/accounts';
 import { openBrowser, type Browser } from './support/browser';
 import { startDemo, type DemoProcess } from './support/demo-process';
 import { pressByApi, Sidebar, until } from './support/examples';
+import { freePort } from './support/node-red-process';
 
 /* The page's globals (RED) are reached inside page.evaluate only. */
 declare const RED: any;
@@ -445,6 +446,15 @@ describe('editor panels in Chromium', function () {
       /^Failed: The gateway does not accept this application id and token: check them in the BulkGate account node \(they come from the API application in the BulkGate portal\) \(authentication_failed, HTTP 401\)$/,
     );
     await browser.screenshot('account-test-connection');
+    assert.equal(await page.locator('#bulkgate-test-store').isVisible(), false, 'the file store: nothing about a store');
+    // The Redis store: the test asks it too, and says why it cannot be reached.
+    await page.fill('#node-config-input-application_token', DEMO_ACCOUNT.token);
+    await page.locator('#node-config-input-store').selectOption('redis');
+    await page.fill('#node-config-input-storeUrl', `redis://127.0.0.1:${await freePort()}`);
+    await page.click('#bulkgate-test-connection');
+    await page.waitForFunction(() => /Store:/.test(document.getElementById('bulkgate-test-store')?.textContent ?? ''));
+    assert.equal(await page.locator('#bulkgate-test-result').innerText(), `Connected: ${DEMO_ACCOUNT.credit} credits`);
+    assert.match(await page.locator('#bulkgate-test-store').innerText(), /^Store: nothing listening: .*ECONNREFUSED/);
     await cancel(page);
   });
 

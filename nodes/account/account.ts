@@ -31,6 +31,7 @@ import {
 import type { Msg } from '../plumbing/msg';
 import { numberSetting } from '../plumbing/settings';
 import { Circuit } from './circuit';
+import { storeCause, type StoreCause, type StoreState } from './redis-store';
 import {
   DEFAULT_OUTBOX_SIZE,
   deferrable,
@@ -122,8 +123,13 @@ export type Submitted = { result: SendResult } | { kept: true };
 const KEPT: Submitted = { kept: true };
 
 export class Account {
-  /** The deployed address and timeout: the only ones the stored token is ever sent to. */
-  readonly deployed: { baseUrl: string; timeout: number };
+  /**
+   * The deployed address and timeout: the only ones the stored token is ever sent to; and the
+   * deployed store's URL, the only one the stored store password is ever sent to ('' with the file store).
+   */
+  readonly deployed: { baseUrl: string; timeout: number; storeUrl: string };
+  /** While the shared store cannot be reached: why (the client's words, and as a status's key) and since when (ms since the epoch). */
+  storeTrouble: { reason: string; cause: StoreCause; since: number } | undefined;
   readonly limiter: RateLimiter;
   /** Open while the gateway is found unreachable: sends given it go to the outbox, not the wire. */
   readonly circuit = new Circuit();
@@ -160,7 +166,8 @@ export class Account {
     this.#credentials = credentials;
     this.#surroundings = surroundings;
     const baseUrl = (config.baseUrl || DEFAULT_BASE_URL).trim();
-    this.deployed = { baseUrl, timeout: numberSetting(config.timeout, DEFAULT_TIMEOUT, 1) };
+    const storeUrl = config.store === 'redis' ? (config.storeUrl ?? '').trim() : '';
+    this.deployed = { baseUrl, timeout: numberSetting(config.timeout, DEFAULT_TIMEOUT, 1), storeUrl };
     this.#problem =
       baseUrlProblem(baseUrl) ??
       (!credentials.application_id
@@ -171,7 +178,7 @@ export class Account {
       (config.store === 'redis' ? storeUrlProblem(config.storeUrl) : undefined);
     this.claims = surroundings.store.claims;
 
-    const changed = () => this.#listeners.forEach((l) => l());
+    const changed = this.#changed;
     const limit = numberSetting(config.rateLimit, 0);
     const windowMs = numberSetting(config.rateWindow, 60) * 1000;
     this.limiter = new RateLimiter(limit, windowMs, numberSetting(config.queueSize, 100), changed, surroundings.store.rateWindow(id, limit, windowMs));
@@ -202,6 +209,16 @@ export class Account {
       this.#surroundings.warn('gateway-reachable', { url, seconds: Math.round((Date.now() - this.#outageSince) / 1000) });
       this.#outageSince = undefined;
     }
+  }
+
+  readonly #changed = (): void => this.#listeners.forEach((l) => l());
+
+  /** The shared store told of a change: its nodes' statuses and the panel say whether it can be reached. */
+  storeState(state: StoreState, reason: string): void {
+    if (state === 'unreachable' || state === 'lost') this.storeTrouble = { reason, cause: storeCause(reason), since: this.storeTrouble?.since ?? Date.now() };
+    else if (state === 'connected' || state === 'back') this.storeTrouble = undefined;
+    else return;
+    this.#changed();
   }
 
   /** The account's client; throws `invalid_request` naming what is missing in the account. */

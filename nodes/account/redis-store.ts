@@ -218,13 +218,16 @@ export interface AlertClaimer {
 }
 
 /** How the Redis store tells the account about its connection. */
+/** What a shared store tells of itself; see {@link StoreEvents}. */
+export type StoreState = 'connected' | 'unreachable' | 'lost' | 'back' | 'eviction';
+
 export interface StoreEvents {
   /**
    * `connected`, `unreachable` (never connected yet: why, told again only when the reason
    * changes), `lost` (falling back to this copy's memory) or `back`, with a sentence for the log;
    * `eviction` when the server may evict keys (its `maxmemory-policy`, the detail, is not `noeviction`).
    */
-  onState(state: 'connected' | 'unreachable' | 'lost' | 'back' | 'eviction', detail: string): void;
+  onState(state: StoreState, detail: string): void;
 }
 
 /**
@@ -263,21 +266,88 @@ async function warnOfEviction(client: { configGet(name: string): Promise<Record<
   }
 }
 
+/** Why a store cannot be reached, by the key a status names it with: the words a log line starts with. */
+const STORE_CAUSES = {
+  auth: 'authentication refused',
+  certificate: 'certificate refused',
+  refused: 'nothing listening',
+  'no-answer': 'no answer',
+  'not-found': 'host not found',
+  network: 'no connection',
+} as const;
+export type StoreCause = keyof typeof STORE_CAUSES;
+
+/** The cause a reason told by {@link storeFailure} starts with. */
+export function storeCause(reason: string): StoreCause {
+  const found = (Object.keys(STORE_CAUSES) as StoreCause[]).find((key) => reason.startsWith(`${STORE_CAUSES[key]}:`));
+  return found ?? 'network';
+}
+
 /** Why a store cannot be reached, in words a user acts on, with the client's own message. */
 export function storeFailure(error: Error): string {
   const text = `${error.message ?? ''} ${(error as { code?: string }).code ?? ''}`;
-  const why = /WRONGPASS|NOAUTH|NOPERM|invalid password|AUTH/i.test(text)
-    ? 'authentication refused'
+  const cause: StoreCause = /WRONGPASS|NOAUTH|NOPERM|invalid password|AUTH/i.test(text)
+    ? 'auth'
     : /certificate|CERT_|self[- ]signed|altnames|TLS/i.test(text)
-      ? 'certificate refused'
+      ? 'certificate'
       : /ECONNREFUSED/.test(text)
-        ? 'nothing listening'
+        ? 'refused'
         : /timeout|ETIMEDOUT/i.test(text)
-          ? 'no answer'
+          ? 'no-answer'
           : /ENOTFOUND|EAI_AGAIN/.test(text)
-            ? 'host not found'
-            : 'no connection';
-  return `${why}: ${error.message}`;
+            ? 'not-found'
+            : 'network';
+  return `${STORE_CAUSES[cause]}: ${error.message}`;
+}
+
+/**
+ * A client of the store at `url`; `reconnect` gives the ms before the next try (false: none).
+ * Commands fail at once while it is not connected (no offline queue), and have no timeout of their
+ * own: each would arm an AbortSignal, which cost more CPU than the rest of the round trip; each
+ * batch has one timer instead (script-batch.ts).
+ */
+function storeClient(url: string, password: string | undefined, reconnect: false | ((retries: number) => number)) {
+  const { createClient } = loadRedisClient();
+  // An ACL user named in the URL authenticates with the credential's password: the client would
+  // let the URL's user (without a password) replace it, and send no AUTH.
+  const address = new URL(url);
+  const username = decodeURIComponent(address.username);
+  address.username = '';
+  return createClient({
+    url: address.toString(),
+    ...(username ? { username } : {}),
+    ...(password ? { password } : {}),
+    socket: { reconnectStrategy: reconnect, connectTimeout: 5000 },
+    disableOfflineQueue: true,
+    commandOptions: { timeout: 0 },
+  });
+}
+
+/** The store at `url` answers (Test connection): undefined, or why not, as {@link storeFailure} tells it. */
+export async function checkStore(url: string, password: string | undefined, timeoutMs = 5000): Promise<string | undefined> {
+  let client: ReturnType<typeof storeClient> | undefined;
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    client = storeClient(url, password, false);
+    // Without a listener the client's errors would be thrown; connect() rejects with the same error.
+    client.on('error', () => undefined);
+    const answered = client.connect().then((c) => c.ping());
+    answered.catch(() => undefined); // settled after the timeout too: not an unhandled rejection
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`timeout: the store did not answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    });
+    await Promise.race([answered, late]);
+    return undefined;
+  } catch (error) {
+    return storeFailure(error as Error);
+  } finally {
+    clearTimeout(timer);
+    try {
+      client?.destroy();
+    } catch {
+      // Never connected: nothing to close.
+    }
+  }
 }
 
 /** Per store (key prefix): the client of the account running now, and the tracker that outlives redeploys. */
@@ -291,23 +361,7 @@ export function redisStore(
   local: AccountStore,
   events: StoreEvents,
 ): AccountStore & { claims: AlertClaimer; close(): Promise<void> } {
-  const { createClient } = loadRedisClient();
-  // An ACL user named in the URL authenticates with the credential's password: the client would
-  // let the URL's user (without a password) replace it, and send no AUTH.
-  const address = new URL(settings.url);
-  const username = decodeURIComponent(address.username);
-  address.username = '';
-  const client = createClient({
-    url: address.toString(),
-    ...(username ? { username } : {}),
-    ...(settings.password ? { password: settings.password } : {}),
-    // Reconnects by itself, every 0.2 s growing to 5 s; commands fail at once meanwhile (no queue).
-    socket: { reconnectStrategy: (retries: number) => Math.min(200 * (retries + 1), 5000), connectTimeout: 5000 },
-    disableOfflineQueue: true,
-    // No per-command timeout: each is an AbortSignal, which cost more CPU than the rest of the
-    // round trip. Each batch has one timer instead (script-batch.ts, 5 s).
-    commandOptions: { timeout: 0 },
-  });
+  const client = storeClient(settings.url, settings.password, (retries) => Math.min(200 * (retries + 1), 5000));
   let up = false;
   let everUp = false;
   /** Why the store could not be reached, as last told (once per reason, not per reconnect). */
@@ -342,7 +396,7 @@ export function redisStore(
   const redis = batched(client as unknown as ScriptClient, (hung) => {
     if (hung && up) {
       up = false;
-      told = `no answer: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`;
+      told = `${STORE_CAUSES['no-answer']}: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`;
       events.onState('lost', told);
     } else if (!hung && !up && client.isReady) {
       up = true;

@@ -18,6 +18,10 @@ import { numberSetting, proxySettings } from '../plumbing/settings';
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const gateway = () => require('../../gateway') as typeof import('../../gateway');
 
+/** The store's code: loaded with the first test of a Redis store. */
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const sharedStore = () => require('../account/redis-store') as typeof import('../account/redis-store');
+
 /** Admin apps the endpoint is on already (a runtime loads the account's module once; tests, often). */
 const registered = new WeakSet<object>();
 /** What Node-RED puts in a password field when a value is stored. */
@@ -35,6 +39,8 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
       waiting: account?.outbox?.waiting ?? 0,
       persistent: account?.outbox?.persistent ?? false,
       outage: cause ? { reason: cause.reason, since: cause.since } : null,
+      // While the shared store cannot be reached: why, and since when.
+      store: account?.storeTrouble ? { reason: account.storeTrouble.reason, since: account.storeTrouble.since } : null,
     });
   });
   RED.httpAdmin.post('/bulkgate/outbox/:id/empty', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
@@ -72,14 +78,50 @@ interface TestRequest {
   application_token?: unknown;
   /** The account's http proxy node, as the panel has it chosen (a deployed one is used). */
   proxy?: unknown;
+  /** `redis`: the store at `storeUrl` is tested too, with `storePassword` (typed, or the stored one). */
+  store?: unknown;
+  storeUrl?: unknown;
+  storePassword?: unknown;
 }
 
-type TestAnswer = { ok: true; credit: number; currency: string } | { ok: false; type: string; message: string };
+/** The store's part of a test: whether it answered, or why not. */
+type StoreAnswer = { ok: true } | { ok: false; message: string };
+type TestAnswer = ({ ok: true; credit: number; currency: string } | { ok: false; type: string; message: string }) & { store?: StoreAnswer };
 
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 const sameUrl = (a: string, b: string): boolean => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 
 async function testConnection(RED: NodeAPI, input: TestRequest): Promise<TestAnswer> {
+  const [gatewayAnswer, store] = await Promise.all([testGateway(RED, input), text(input.store) === 'redis' ? testStore(RED, input) : undefined]);
+  return store ? { ...gatewayAnswer, store } : gatewayAnswer;
+}
+
+/**
+ * The store answers: with the password typed, or the stored one, and that only with the deployed
+ * account's own store URL (as the token is used only with its base URL: a cross-site form could
+ * otherwise send the password to any server).
+ */
+async function testStore(RED: NodeAPI, input: TestRequest): Promise<StoreAnswer> {
+  const { checkStore, storeUrlProblem } = sharedStore();
+  const url = text(input.storeUrl);
+  const problem = storeUrlProblem(url);
+  if (problem) return { ok: false, message: problem };
+  // The field holds a placeholder when a password is stored; empty: none.
+  let password: string | undefined = text(input.storePassword) || undefined;
+  if (password === STORED_PLACEHOLDER) {
+    const id = text(input.id);
+    const stored = (id ? RED.nodes.getCredentials(id) : undefined) as AccountCredentials | undefined;
+    if (!stored?.storePassword) return { ok: false, message: 'Type the store password: no deployed account holds one for this test' };
+    if (url !== accountOf(RED, id)?.deployed.storeUrl) {
+      return { ok: false, message: 'Type the store password again to test another store URL than the deployed one' };
+    }
+    password = stored.storePassword;
+  }
+  const failure = await checkStore(url, password);
+  return failure === undefined ? { ok: true } : { ok: false, message: failure };
+}
+
+async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer> {
   const typedToken = text(input.application_token);
   const typed = typedToken !== '' && typedToken !== STORED_PLACEHOLDER;
   let baseUrl = text(input.baseUrl) || undefined;

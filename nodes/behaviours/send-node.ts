@@ -67,6 +67,8 @@ class SendPipeline {
   readonly #giveUpMs: number;
   /** Whether the status shows this node's msgs waiting in the outbox (cleared when none waits). */
   #showsWaiting = false;
+  /** Whether the status says the shared store cannot be reached. */
+  #showsStoreTrouble = false;
   readonly #unwatch: (() => void) | undefined;
   readonly #stopDeferred: (() => void) | undefined;
 
@@ -87,6 +89,8 @@ class SendPipeline {
     this.#storm = stormGuardOf(kind === 'transactional' ? config : {}, (last, held) => void this.#sendNotice(last.msg, last.fields, held));
     this.#giveUpMs = numberSetting(config.giveUpAfter, 0) * 1000;
     this.#unwatch = this.#account?.watch(() => this.#showQueue());
+    // Redeployed alone while its account's store is down: says so at once.
+    if (this.#account?.storeTrouble) this.#showQueue();
     this.#stopDeferred = this.#account?.onDeferred(node.id, this.#settleDeferred);
   }
 
@@ -302,8 +306,9 @@ class SendPipeline {
     } else if (queued > 0) {
       this.#showsWaiting = false;
       this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'queued', { count: queued }) }));
-    } else if (this.#showsWaiting) {
+    } else if (this.#showsWaiting || this.#showsStoreTrouble !== (account.storeTrouble !== undefined)) {
       this.#showsWaiting = false;
+      this.#showsStoreTrouble = account.storeTrouble !== undefined;
       this.#totals.show();
     }
   }

@@ -43,6 +43,12 @@ export class SendTotals {
     const totals = statusText(texts, key, { sent, rejected, queued, reason: this.lastReason });
     // A msg the gateway dropped as a copy was not sent: the status says so beside the totals.
     const text = copies ? `${totals} ${statusText(texts, 'copies', { count: copies })}` : totals;
+    // While the shared store cannot be reached the copies of Node-RED are not coordinated: said beside the totals, or alone before any send.
+    const trouble = this.account?.storeTrouble;
+    if (trouble) {
+      const store = statusText(texts, 'store-down', { cause: catalogText(texts, `status.store-causes.${trouble.cause}`) });
+      return { fill: 'yellow', shape: 'ring', text: sent || rejected || copies ? `${text} / ${store}` : store };
+    }
     return { fill: rejected || copies ? 'yellow' : 'green', shape: 'dot', text };
   };
 }

@@ -12,6 +12,7 @@ export function accountPanel(node: AccountNodeDef): void {
   (document.getElementById('bulkgate-token-stored') as HTMLElement).style.display = node.credentials?.has_application_token ? '' : 'none';
   const button = document.getElementById('bulkgate-test-connection') as HTMLButtonElement;
   const result = document.getElementById('bulkgate-test-result') as HTMLElement;
+  const storeResult = document.getElementById('bulkgate-test-store') as HTMLElement;
   const value = (id: string) => (document.getElementById(`node-config-input-${id}`) as HTMLInputElement).value;
   showOutbox(node.id);
   // The Redis store's URL and password show only when that store is chosen.
@@ -24,6 +25,7 @@ export function accountPanel(node: AccountNodeDef): void {
   button.addEventListener('click', () => {
     result.className = 'bulkgate-test-result';
     result.textContent = t('test.running');
+    storeResult.style.display = 'none';
     button.disabled = true;
     // The token field holds a placeholder when a token is stored; the runtime then uses the stored one.
     $.ajax({
@@ -37,13 +39,22 @@ export function accountPanel(node: AccountNodeDef): void {
         application_id: value('application_id'),
         application_token: value('application_token'),
         proxy: value('proxy'),
+        // With the Redis store the test asks the store too (a stored password only with the deployed URL).
+        store: store.value,
+        storeUrl: value('storeUrl'),
+        storePassword: value('storePassword'),
       }),
     })
-      .done((answer: { ok: boolean; credit?: number; currency?: string; message?: string }) => {
+      .done((answer: { ok: boolean; credit?: number; currency?: string; message?: string; store?: { ok: boolean; message?: string } }) => {
         result.className = `bulkgate-test-result ${answer.ok ? 'bulkgate-ok' : 'bulkgate-failed'}`;
         result.textContent = answer.ok
           ? t('test.ok', { credit: answer.credit ?? '', currency: answer.currency ?? '' })
           : t('test.failed', { message: answer.message ?? '' });
+        if (answer.store) {
+          storeResult.style.display = '';
+          storeResult.className = `bulkgate-test-result ${answer.store.ok ? 'bulkgate-ok' : 'bulkgate-failed'}`;
+          storeResult.textContent = answer.store.ok ? t('test.store-ok') : t('test.store-failed', { message: answer.store.message ?? '' });
+        }
       })
       .fail((xhr: { status: number; statusText: string }) => {
         result.className = 'bulkgate-test-result bulkgate-failed';
@@ -61,20 +72,26 @@ function showOutbox(id: string): void {
   const waiting = document.getElementById('bulkgate-outbox-waiting') as HTMLElement;
   const empty = document.getElementById('bulkgate-outbox-empty') as HTMLButtonElement;
   const failure = document.getElementById('bulkgate-outbox-failure') as HTMLElement;
-  const show = (answer: { waiting?: number; outage?: { reason: string; since: number } | null }) => {
+  const storeTrouble = document.getElementById('bulkgate-store-trouble') as HTMLElement;
+  type Since = { reason: string; since: number } | null;
+  const show = (answer: { waiting?: number; outage?: Since; store?: Since }) => {
     const count = answer.waiting ?? 0;
     row.style.display = count > 0 ? '' : 'none';
     waiting.textContent = t('outbox.waiting', { count });
     const outage = answer.outage;
     failure.style.display = outage ? '' : 'none';
     failure.textContent = outage ? t('outbox.failure', { reason: outage.reason, since: new Date(outage.since).toLocaleString() }) : '';
+    const trouble = answer.store;
+    storeTrouble.style.display = trouble ? '' : 'none';
+    storeTrouble.textContent = trouble ? t('outbox.store-trouble', { reason: trouble.reason, since: new Date(trouble.since).toLocaleString() }) : '';
   };
-  $.ajax({ url: `bulkgate/outbox/${encodeURIComponent(id)}`, type: 'GET' }).done(show);
+  const refresh = () => $.ajax({ url: `bulkgate/outbox/${encodeURIComponent(id)}`, type: 'GET' }).done(show);
+  refresh();
   empty.addEventListener('click', () => {
     if (!window.confirm(t('outbox.confirm'))) return;
     empty.disabled = true;
     $.ajax({ url: `bulkgate/outbox/${encodeURIComponent(id)}/empty`, type: 'POST', contentType: 'application/json', data: '{}' })
-      .done(() => show({ waiting: 0, outage: null }))
+      .done(refresh)
       .always(() => {
         empty.disabled = false;
       });

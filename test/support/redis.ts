@@ -24,9 +24,9 @@ function freePort(): Promise<number> {
   });
 }
 
-/** `options`: more redis-server arguments (an ACL user, say). */
-export async function startRedis(options: string[] = []): Promise<TestRedis> {
-  const port = await freePort();
+/** `options`: more redis-server arguments (an ACL user, say); `port`: where (a free one by default). */
+export async function startRedis(options: string[] = [], port?: number): Promise<TestRedis> {
+  port ??= await freePort();
   let child: ChildProcess | undefined;
   const start = () =>
     new Promise<void>((resolve, reject) => {
