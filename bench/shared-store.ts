@@ -2,7 +2,8 @@
  * The shared store's cost on the happy path: the same transactional node on an account with the
  * Redis store and on one with the default store (this Node-RED's memory and files), back to back
  * in a closed loop at concurrency 16, each account with a rate limit and an events node tracking
- * it, so every part of the state a send touches is in play. Then the round trips to Redis a happy
+ * it, so every part of the state a send touches is in play; and per alert at concurrency 1, the
+ * difference the store makes to its time from input to answer, paired run by run. Then the round trips to Redis a happy
  * send makes, counted by the server (MONITOR), and the script calls they carry, by name.
  */
 import { createClient } from '@redis/client';
@@ -89,6 +90,26 @@ export async function sharedStore(fixedUrl: string) {
       `shared store c=${CONCURRENCY}: redis store ${rate('redis store')} msg/s, file store ${rate('file store')} msg/s; redis vs file, back to back ${describeRatio(ratio)}`,
     );
 
+    // What a user feels: per alert, one at a time, the time from input to the gateway's answer
+    // routed, with each store; the runs alternate, and each set's pair gives one difference.
+    const one = PLAN.messages[1] as number;
+    const paired = await inRounds([['file store', 'redis store']], (client) => closedLoop(one, 1, (senders[client] as typeof fileSender).send));
+    const differences = (field: 'p50' | 'p99') => {
+      const ds = paired.sets.map((set) => (set.get('redis store')?.[field] ?? 0) - (set.get('file store')?.[field] ?? 0)).sort((a, b) => a - b);
+      return { ms: round(median(ds), 3), lowest: round(ds[0] ?? 0, 3), highest: round(ds.at(-1) ?? 0, 3), sets: ds.length };
+    };
+    const latency = {
+      p50: differences('p50'),
+      p99: differences('p99'),
+      fileP50: round(median((paired.runs.get('file store') ?? []).map((r) => r.p50)), 3),
+      redisP50: round(median((paired.runs.get('redis store') ?? []).map((r) => r.p50)), 3),
+      fileP99: round(median((paired.runs.get('file store') ?? []).map((r) => r.p99)), 3),
+      redisP99: round(median((paired.runs.get('redis store') ?? []).map((r) => r.p99)), 3),
+    };
+    console.log(
+      `shared store c=1, per alert: file p50 ${latency.fileP50} ms p99 ${latency.fileP99} ms, redis p50 ${latency.redisP50} ms p99 ${latency.redisP99} ms; redis - file, paired: p50 ${latency.p50.ms} ms (${latency.p50.lowest} to ${latency.p50.highest}), p99 ${latency.p99.ms} ms (${latency.p99.lowest} to ${latency.p99.highest}), ${latency.p50.sets} sets`,
+    );
+
     // Round trips per happy send: the server's own account of what it was asked, while 400 sends go,
     // one at a time (each call its own round trip) and 16 at a time (calls share batches).
     const roundTrips = {
@@ -105,6 +126,7 @@ export async function sharedStore(fixedUrl: string) {
       redisMsgsPerSec: rate('redis store'),
       fileMsgsPerSec: rate('file store'),
       vsFile: ratio,
+      latency,
       roundTrips,
     };
   } finally {
