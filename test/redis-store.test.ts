@@ -526,6 +526,63 @@ describe('a store that loses data loses no alert silently (redis-server)', funct
   });
 });
 
+describe('a keep the store did not answer in time is reconciled when it answers (redis-server, SIGSTOP)', function () {
+  this.timeout(30_000);
+  const { copy, raw, server } = useRedis();
+
+  it('its msg went to Catch (store_unavailable); the server runs the keep late; the copy ends it there before its claim lapses, so no other copy sends it', async () => {
+    const prefix = keyPrefix('late-keep');
+    const admin = await raw();
+    const clientA = new ScriptBatch(await raw(), STORE_SCRIPTS, 1, 300);
+    const a = new Outbox(new RedisOutboxLog(() => clientA, prefix, 'copy-a', 600), () => undefined);
+    const settledByA: unknown[] = [];
+    const idle = { ...flushWorker(), settle: (_e: unknown, msg: { seq?: number }) => void settledByA.push(msg.seq) };
+    a.attach(idle);
+    const clientB = await copy();
+    const settledByB: unknown[] = [];
+    const b = new Outbox(new RedisOutboxLog(() => clientB, prefix, 'copy-b', 600), () => undefined);
+    const sending = { ...flushWorker(), settle: (_e: unknown, msg: { seq?: number }) => void settledByB.push(msg.seq) };
+    b.attach(sending);
+    const held = async () => (await admin.hLen(`${prefix}outbox:entries`)) as number;
+    try {
+      const pid = server().pid() as number;
+      process.kill(pid, 'SIGSTOP');
+      let kept: PromiseSettledResult<unknown>;
+      try {
+        [kept] = (await Promise.allSettled([
+          a.keep(
+            {
+              node: 't',
+              operation: { kind: 'transactional' } as never,
+              body: { text: 'Water on the floor' },
+              rejected: [],
+              messages: 1,
+              msg: { seq: 1 },
+              since: Date.now(),
+              order: 1,
+              attempts: 1,
+              reason: 'HTTP 503',
+            },
+            {},
+          ),
+        ])) as [PromiseSettledResult<unknown>];
+      } finally {
+        process.kill(pid, 'SIGCONT');
+      }
+      assert.equal(kept.status, 'rejected');
+      assert.match(String((kept as PromiseRejectedResult).reason), /the shared store does not answer/);
+      // The server runs the keep it read before it stopped: the entry is there, claimed by copy A.
+      // Copy A ends it at its next look; neither copy, looking for lapsed claims (600 ms), gets it.
+      await new Promise((r) => setTimeout(r, 2500)); // longer than the claim: a copy would have taken it over by now
+      assert.equal(await held(), 0, 'ended in the store');
+      assert.deepEqual([settledByA, settledByB], [[], []], 'neither copy sent the msg that went to Catch');
+    } finally {
+      await a.detach(idle);
+      await b.detach(sending);
+    }
+  });
+});
+
 /** A worker whose sends succeed at once. */
 function flushWorker(): OutboxWorker {
   return {

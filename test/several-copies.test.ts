@@ -231,6 +231,45 @@ describe('several copies of Node-RED on one Redis store', function () {
     }
   });
 
+  for (const fault of ['FLUSHALL', 'a restart without persistence'] as const) {
+    it(`${fault} while both copies hold 100 waiting alerts: each writes back what it holds and warns; when the gateway returns all 100 go, once each`, async () => {
+      await sim.reset();
+      await deploy({ store: 'redis', storeUrl: redis.url, storeClaimSeconds: 1, outboxDelay: 200 }, 100, fault);
+      const [a, b] = copies as [NodeRedProcess, NodeRedProcess];
+      await sim.fault({ offline: { seconds: 600, mode: '503' } });
+      for (let i = 0; i < 100; i++) await pressByApi((i < 50 ? a : b).url)(`alarm${i}`);
+      const prefix = keyPrefix(ACCOUNT_ID);
+      const held = async () => {
+        const store = createClient({ url: redis.url });
+        await store.connect();
+        try {
+          return await store.hLen(`${prefix}outbox:entries`);
+        } finally {
+          await store.close();
+        }
+      };
+      await until('100 kept in the shared outbox', async () => (await held()) === 100);
+      if (fault === 'FLUSHALL') {
+        const store = createClient({ url: redis.url });
+        await store.connect();
+        await store.flushAll();
+        await store.close();
+      } else {
+        await redis.stop();
+        await redis.start();
+      }
+      assert.equal(await held(), 0, 'the store lost them');
+      const lost = (copy: NodeRedProcess) => [...copy.output().matchAll(/The shared store lost (\d+) messages? this copy keeps/g)].map((m) => Number(m[1]));
+      await until('both copies to write back what they hold', async () => (await held()) === 100, 20_000);
+      assert.deepEqual([lost(a), lost(b)], [[50], [50]], 'each warned once, of its own');
+      await sim.fault({ offline: { seconds: 0 } });
+      await until('100 at the gateway', async () => (await sim.outbox()).messages.length >= 100, 30_000);
+      await until('the shared outbox emptied', async () => (await held()) === 0);
+      const texts = (await sim.outbox()).messages.map((m) => m.text).sort();
+      assert.deepEqual(texts, Array.from({ length: 100 }, (_, i) => `Alarm ${i}: water on the floor (${fault})`).sort(), 'lost 0, sent twice 0');
+    });
+  }
+
   it('Redis stopped mid-run: a live send still goes out, a msg that must wait goes to Catch with store_unavailable; when Redis is back the account recovers without a redeploy', async () => {
     await sim.reset();
     const caught = (copy: NodeRedProcess) => join(copy.userDir, 'caught.jsonl');

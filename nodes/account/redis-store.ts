@@ -621,6 +621,13 @@ export class RedisOutboxLog {
   readonly locked = true;
   readonly where = 'the shared store';
   readonly adoptEveryMs: number;
+  /**
+   * Ids the store may hold though this copy is done with them: a keep that failed (its msg went to
+   * Catch, but a store that did not answer in time may still run it) or a done that failed. Each
+   * is ended there at the next look once the store answers, before its claim lapses and another
+   * copy would send it.
+   */
+  readonly #unsettled = new Set<string>();
 
   constructor(
     private readonly client: () => RedisLike,
@@ -658,6 +665,7 @@ export class RedisOutboxLog {
         arguments: [String(entry.since), entry.id, line, this.copyId, String(this.claimMs), String(size)],
       });
     } catch (error) {
+      this.#unsettled.add(entry.id);
       throw new GatewayError({
         type: 'store_unavailable',
         message: `Not kept: the gateway could not be reached and the shared store does not answer, so the message cannot wait (${(error as Error).message})`,
@@ -669,7 +677,13 @@ export class RedisOutboxLog {
   }
 
   async done(id: string): Promise<void> {
-    await this.client().eval(DONE, { keys: this.#keys(id), arguments: [id] });
+    try {
+      await this.client().eval(DONE, { keys: this.#keys(id), arguments: [id] });
+      this.#unsettled.delete(id);
+    } catch (error) {
+      this.#unsettled.add(id);
+      throw error;
+    }
   }
 
   wantsCompaction(): boolean {
@@ -688,7 +702,7 @@ export class RedisOutboxLog {
     })) as string[];
     const found: { entry: JournalEntry; line: string }[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
-      if (known(flat[i] as string)) continue;
+      if (known(flat[i] as string) || this.#unsettled.has(flat[i] as string)) continue;
       try {
         found.push({ entry: JSON.parse(flat[i + 1] as string) as JournalEntry, line: flat[i + 1] as string });
       } catch {
@@ -699,6 +713,9 @@ export class RedisOutboxLog {
   }
 
   async renew(ids: string[]): Promise<string[]> {
+    // One this copy holds again (written back after a failed keep) is not to be ended.
+    for (const id of ids) this.#unsettled.delete(id);
+    await Promise.all([...this.#unsettled].map((id) => this.done(id)));
     if (!ids.length) return [];
     const lost = await this.client().eval(RENEW, {
       keys: [`${this.prefix}outbox:entries`],
