@@ -5,7 +5,9 @@
  * calls made while one batch is at the server go together in the next, as one EVALSHA of a script
  * that holds every script of the store as a function and runs the calls in turn, each in its own
  * `pcall`: a failing call fails only its own promise. Alone, a call goes in the next turn of the
- * event loop (no timer).
+ * event loop (no timer). Kept over the client's own pipelining (each call its own command, written
+ * together): a happy send's three calls at 16 sends at a time went 1.51x as fast, with 27 µs of this
+ * process's CPU per send against 42 (`npm run bench -- --redis`, 27 sets).
  *
  * A batch runs as one script, so it is as atomic as each of its calls was, and more: a script may
  * leave work for the batch's end (`B.atEnd`), done once however many calls ask for it (the bound of
@@ -111,6 +113,8 @@ export class ScriptBatch {
     private readonly timeoutMs = BATCH_TIMEOUT_MS,
     /** Told when the store stops answering in time (true) and when it answers again (false). */
     private readonly onHung: (hung: boolean) => void = () => undefined,
+    /** Calls per batch at most (1: each call its own command, as the client's own pipelining sends them). */
+    private readonly maxCalls = MAX_CALLS,
   ) {
     for (const [name, body] of Object.entries(scripts)) this.#byText.set(body, name);
     this.#runner = runner(scripts);
@@ -142,7 +146,7 @@ export class ScriptBatch {
 
   #flush(): void {
     this.#scheduled = false;
-    while (this.#queue.length && this.#inFlight < this.maxInFlight) void this.#send(this.#queue.splice(0, MAX_CALLS));
+    while (this.#queue.length && this.#inFlight < this.maxInFlight) void this.#send(this.#queue.splice(0, this.maxCalls));
   }
 
   async #send(calls: Call[]): Promise<void> {
