@@ -10,30 +10,35 @@ import { endpointPanel, endpointPanelSave } from './endpoint-panel';
 import { eventsPanel } from './events-panel';
 import { sendPanel, sendPanelSave, validChannel, validNumber, validSenderValue, validText } from './send-panel';
 import { t } from './i18n';
-import { addStyles } from './style';
+import { addStyles, markPanel } from './style';
 
 type Kind = 'promotional' | 'transactional';
 
 window.BulkGateEditor = {
   accountPanel: (node: { id: string }) => {
     addStyles();
+    markPanel('node-config-input-name');
     accountPanel(node);
   },
   sendPanel: (node: Record<string, unknown>, kind: Kind) => {
     addStyles();
+    markPanel('node-input-name');
     sendPanel(node, kind);
   },
   sendPanelSave,
   balancePanel: () => {
     addStyles();
+    markPanel('node-input-name');
     balancePanel();
   },
   eventsPanel: () => {
     addStyles();
+    markPanel('node-input-name');
     eventsPanel();
   },
   endpointPanel: (node: { type: string }) => {
     addStyles();
+    markPanel('node-input-name');
     endpointPanel(node);
   },
   endpointPanelSave,

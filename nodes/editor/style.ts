@@ -1,6 +1,9 @@
 /** The panels' few styles, added once. */
 const CSS = `
-.bulkgate-counter { margin: 4px 0 0 104px; font-size: 0.85em; color: var(--red-ui-secondary-text-color, #777); }
+/* German and Czech labels are longer than Node-RED's 100 px: 130 px still leaves a 70% field
+   beside its label at the narrowest tray (500 px). */
+.bulkgate-panel .form-row > label { width: 130px; }
+.bulkgate-counter { margin: 4px 0 0 134px; font-size: 0.85em; color: var(--red-ui-secondary-text-color, #777); }
 .bulkgate-counter-warning { color: #b8860b; }
 .bulkgate-counter-error { color: var(--red-ui-text-color-error, #d00); font-weight: bold; }
 .bulkgate-inline-label { width: auto !important; margin: 0 6px 0 12px; }
@@ -9,7 +12,7 @@ const CSS = `
 .bulkgate-channel-type { width: 90px !important; flex: none; }
 .bulkgate-channel-body { flex: 1; }
 .bulkgate-channel-field { display: flex; align-items: center; margin-bottom: 4px; }
-.bulkgate-channel-field label { width: 110px; margin: 0; }
+.bulkgate-channel .bulkgate-channel-field label { width: 110px; flex: none; margin: 0; }
 .bulkgate-channel-field input, .bulkgate-channel-field select, .bulkgate-channel-field textarea { flex: 1; }
 .bulkgate-channel .bulkgate-counter { margin-left: 110px; }
 .bulkgate-test-result { margin-left: 8px; }
@@ -20,6 +23,11 @@ const CSS = `
 .node-input-channel-row .red-ui-editableList-container { height: auto !important; }
 .node-input-channel-row .red-ui-editableList-item-content { padding-left: 8px; }
 `;
+
+/** Marks the panel's form (the one holding `field`) as the package's, for the styles above. */
+export function markPanel(field: string): void {
+  document.getElementById(field)?.closest('form')?.classList.add('bulkgate-panel');
+}
 
 export function addStyles(): void {
   if (document.getElementById('bulkgate-styles')) return;
