@@ -6,7 +6,8 @@ import { t } from './i18n';
 export function senderChoices(version: ApiVersion): { value: string; label: string }[] {
   return [
     { value: '', label: t('send.sender.default') },
-    ...SENDER_TYPES[version].map((type) => ({ value: type, label: `${type} — ${t(`send.sender.${type}`)}` })),
+    // A colon, not a spaced dash: a one-time password's narrow sender field shows "gPush: Mobile Connect Push" whole.
+    ...SENDER_TYPES[version].map((type) => ({ value: type, label: `${type}: ${t(`send.sender.${type}`)}` })),
     { value: PROFILE_ID_CHOICE, label: t('send.sender.profile_id') },
   ];
 }
