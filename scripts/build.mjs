@@ -53,6 +53,8 @@ for (const [file, keys] of [
   });
 }
 chmodExecutable(join(out, 'simulator', 'cli.js'));
+// The shared store's Lua scripts, read beside the compiled module that runs them.
+cpSync(join(root, 'nodes', 'account', 'lua'), join(out, 'nodes', 'account', 'lua'), { recursive: true });
 
 // The node set's entry, bundled: what Node-RED requires at start (the nine registrations, the
 // definitions, the editor's admin endpoints) in one file, not a dozen to find and read (Node-RED's start is measured by the benchmark).

@@ -9,6 +9,8 @@
  * and times come from the server's clock (`TIME`), so copies with skewed clocks agree.
  */
 import { createHash, randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { GatewayError } from '../../gateway';
 import { DEFAULT_OUTBOX_SIZE, fullError } from './outbox';
 import type { JournalEntry } from './outbox-journal';
@@ -51,38 +53,24 @@ export function loadRedisClient(): typeof import('@redis/client') {
   }
 }
 
-/**
- * The account's window, shared: a sorted set of the messages sent, scored by the server's time.
- * ARGV[4..] are the sends waiting, in order (messages each): as many as fit are counted, from the
- * first; the answer is how many passed and, when one did not, the ms until the oldest leaves.
- */
-const RESERVE = `
-local now = B.now()
-local windowMs = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
-redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
-local count = redis.call('ZCARD', KEYS[1])
-local passed, seq = 0, 0
-for i = 4, #ARGV do
-  local n = tonumber(ARGV[i])
-  if count + n > limit then
-    if passed > 0 then redis.call('PEXPIRE', KEYS[1], windowMs) end
-    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
-    local first = oldest[2] and tonumber(oldest[2]) or now
-    return {passed, math.max(0, first + windowMs - now) + 1}
-  end
-  for j = 1, n do
-    seq = seq + 1
-    redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. seq)
-  end
-  count = count + n
-  passed = passed + 1
-end
-redis.call('PEXPIRE', KEYS[1], windowMs)
-return {passed, 0}`;
+/** A script of the store, shipped beside this module: lua/<name>.lua (each says what it does). */
+function lua(name: string): string {
+  return readFileSync(join(__dirname, 'lua', `${name}.lua`), 'utf8');
+}
 
-/** Gives back the newest `n` messages reserved (they never reached the gateway). */
-const REFUND = `redis.call('ZPOPMAX', KEYS[1], tonumber(ARGV[1])) return 0`;
+const RESERVE = lua('reserve');
+const REFUND = lua('refund');
+const CLAIM = lua('claim');
+const COLLECT_HELD = lua('collect-held');
+const RECORD = lua('record');
+const OVERDUE = lua('overdue');
+const GET = lua('get');
+const MARK_FINAL = lua('mark-final');
+const CLAIM_LATE = lua('claim-late');
+const KEEP = lua('keep');
+const DONE = lua('done');
+const ADOPT = lua('adopt');
+const RENEW = lua('renew');
 
 /**
  * A reservation's name in the window: this copy's id and a count kept by the process (every
@@ -117,41 +105,6 @@ export class RedisWindow implements RateWindow {
     await this.redis.eval(REFUND, { keys: [this.key], arguments: [String(messages)] });
   }
 }
-
-/**
- * One alert raised by several copies at once (the same node, the same request body, within the
- * window) goes out once: the first copy to claim it sends it; another copy's claim answers
- * "copy" ({0}). A repeat from the copy that holds the claim is not affected.
- *
- * With the node's storm guard on (ARGV[3] a limit above 0, ARGV[4] its window, ms), the alert the
- * copy sends is counted in the node's window shared by the copies (KEYS[2], a hash: `n` counted,
- * `w` the window's id), opened by the first alert after the last window ended: {1, 1 admitted or
- * 0 held, window id, ms until it ends}. A held one counts in the window's held key, which outlives
- * the window by a minute so that a copy can collect it for the notice.
- */
-const CLAIM = `
-if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', tonumber(ARGV[2])) and redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
-local limit = tonumber(ARGV[3] or '0')
-if limit <= 0 then return {1} end
-local n = redis.call('HINCRBY', KEYS[2], 'n', 1)
-if n == 1 then
-  local t = redis.call('TIME')
-  redis.call('HSET', KEYS[2], 'w', t[1] .. '.' .. t[2])
-  redis.call('PEXPIRE', KEYS[2], tonumber(ARGV[4]))
-end
-local w = redis.call('HGET', KEYS[2], 'w') or ''
-local ttl = math.max(0, redis.call('PTTL', KEYS[2]))
-if n <= limit then return {1, 1, w, ttl} end
-local held = KEYS[2] .. ':held:' .. w
-redis.call('INCR', held)
-redis.call('PEXPIRE', held, ttl + 60000)
-return {1, 0, w, ttl}`;
-/** The count every copy held in a storm window, taken once: the copy that gets it sends the notice. */
-const COLLECT_HELD = `
-local n = redis.call('GET', KEYS[1])
-if not n then return 0 end
-redis.call('DEL', KEYS[1])
-return tonumber(n)`;
 
 export const COPY_WINDOW_MS = 10_000;
 
@@ -436,63 +389,6 @@ export function redisStore(
   };
 }
 
-/**
- * Delivery tracking shared by the copies: each accepted send as a key that expires after 24 h,
- * the 10,000 newest in a sorted set (older ones deleted as new ones come, once per batch), the
- * last send to each number, a final report's mark, and the claim of output 3 (it fires on one copy only).
- */
-const RECORD = `
-local p, age, id, number = ARGV[1], tonumber(ARGV[3]), ARGV[5], ARGV[6]
-redis.call('SET', p .. 'sent:' .. id, ARGV[2], 'PX', age)
-if number ~= '' then redis.call('SET', p .. 'to:' .. number, id, 'PX', age) end
-redis.call('ZADD', p .. 'sent', ARGV[7], id)
-redis.call('ZADD', p .. 'waiting', ARGV[8], id)
-B.atEnd('bound:' .. p, function()
-  local over = redis.call('ZCARD', p .. 'sent') - tonumber(ARGV[4])
-  if over > 0 then
-    local old = redis.call('ZRANGE', p .. 'sent', 0, over - 1)
-    for i = 1, #old, 1000 do
-      local gone, sent = {}, {}
-      for j = i, math.min(i + 999, #old) do
-        gone[#gone + 1] = old[j]
-        sent[#sent + 1] = p .. 'sent:' .. old[j]
-      end
-      redis.call('DEL', unpack(sent))
-      redis.call('ZREM', p .. 'waiting', unpack(gone))
-    end
-    redis.call('ZREMRANGEBYRANK', p .. 'sent', 0, over - 1)
-  end
-  redis.call('PEXPIRE', p .. 'sent', age)
-  redis.call('PEXPIRE', p .. 'waiting', age)
-end)
-return 0`;
-/**
- * The sends still waiting for a final report whose time ran out more than a moment ago (ARGV[1],
- * ms, counted on the server's clock), at most ARGV[3] of them: each leaves the waiting set, and
- * output 3 is claimed for it here unless a final report came or a copy claimed it already. What
- * the sending copy's own watch fires is never here (it leaves the set then); this finds the sends
- * of a copy that stopped.
- */
-const OVERDUE = `
-local now = B.now()
-local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[3]))
-local out = {}
-for _, id in ipairs(ids) do
-  redis.call('ZREM', KEYS[1], id)
-  if redis.call('EXISTS', ARGV[4] .. id) == 0 and redis.call('SET', ARGV[5] .. id, '1', 'NX', 'PX', tonumber(ARGV[2])) then
-    local record = redis.call('GET', ARGV[6] .. id)
-    if record then table.insert(out, record) end
-  end
-end
-return out`;
-const GET = `return redis.call('GET', KEYS[1])`;
-const MARK_FINAL = `redis.call('ZREM', KEYS[2], ARGV[2]) return redis.call('SET', KEYS[1], '1', 'PX', tonumber(ARGV[1]))`;
-const CLAIM_LATE = `
-redis.call('ZREM', KEYS[3], ARGV[2])
-if redis.call('EXISTS', KEYS[1]) == 1 then return 0 end
-if redis.call('SET', KEYS[2], '1', 'NX', 'PX', tonumber(ARGV[1])) then return 1 end
-return 0`;
-
 export class SharedTracking {
   constructor(
     /** The client of the account now running (a redeploy builds a new one; the tracking outlives it). */
@@ -565,57 +461,6 @@ export class SharedTracking {
     return answer.map((text) => JSON.parse(text) as SharedRecord);
   }
 }
-
-/**
- * The outbox shared by the copies: each entry's line in a hash, the ids in a sorted set by the
- * time their msg came (order per account), and a claim per entry held by the copy that sends it.
- * A copy renews its claims while it runs; when it is gone they lapse, and another copy adopts the
- * entries (sent again with duplicates_check, as every resend). The count is bounded like the file's.
- */
-const KEEP = `
-if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then return 1 end
-redis.call('ZADD', KEYS[1], tonumber(ARGV[1]), ARGV[2])
-redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
-redis.call('SET', KEYS[3], ARGV[4], 'PX', tonumber(ARGV[5]))
-return 0`;
-const DONE = `
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('DEL', KEYS[3])
-return 0`;
-/** Up to ARGV[3] entries whose claim lapsed, claimed for ARGV[1]: id, line pairs, oldest first. */
-const ADOPT = `
-local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
-local out = {}
-local n = 0
-for _, id in ipairs(ids) do
-  if n >= tonumber(ARGV[3]) then break end
-  local claim = ARGV[4] .. id
-  if redis.call('EXISTS', claim) == 0 then
-    local line = redis.call('HGET', KEYS[2], id)
-    if line then
-      redis.call('SET', claim, ARGV[1], 'PX', tonumber(ARGV[2]))
-      table.insert(out, id)
-      table.insert(out, line)
-      n = n + 1
-    else
-      redis.call('ZREM', KEYS[1], id)
-    end
-  end
-end
-return out`;
-/** Renews this copy's claims; answers the ids whose entry the store no longer holds (flushed, evicted, lost in a restart). */
-const RENEW = `
-local lost = {}
-for i = 4, #ARGV do
-  local claim = ARGV[2] .. ARGV[i]
-  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then
-    table.insert(lost, ARGV[i])
-  elseif redis.call('GET', claim) == ARGV[3] then
-    redis.call('PEXPIRE', claim, tonumber(ARGV[1]))
-  end
-end
-return lost`;
 
 export class RedisOutboxLog {
   readonly locked = true;

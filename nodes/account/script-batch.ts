@@ -15,6 +15,8 @@
  * a backlog never holds the server for long.
  */
 import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 
 /** The client surface a batch needs (`@redis/client` has both). */
 export interface ScriptClient {
@@ -46,46 +48,15 @@ export const BATCH_TIMEOUT_MS = 1500;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
 
 /**
- * The runner: ARGV[1] is the calls as JSON, each `[name, keys, arguments]` (one argument, not
- * dozens: the client's cost is per argument written, the server's JSON decoder is native). The
- * answer is one `{1, value}` or `{0, error}` per call (nil as false, so the array keeps its length).
- *
- * Each script is a function of `(KEYS, ARGV, B)`; `B` is the batch: `B.now()` the server's clock in
- * ms (read once per batch), `B.atEnd(key, fn)` work done once after the last call, whichever calls
- * asked for it under that key (its failure fails no call: each call already answered).
+ * The runner: every script of the store as a function of `(KEYS, ARGV, B)`, then lua/batch.lua,
+ * which runs the calls of ARGV[1] in turn. The calls go as one JSON argument, not dozens: the
+ * client's cost is per argument written; the server's JSON decoder is native.
  */
 function runner(scripts: Record<string, string>): string {
   const functions = Object.entries(scripts)
     .map(([name, body]) => `S[${JSON.stringify(name)}] = function(KEYS, ARGV, B)\n${body}\nend`)
     .join('\n');
-  return `local S = {}
-${functions}
-local B, ends, asked, clock = {}, {}, {}, nil
-function B.now()
-  if not clock then
-    local t = redis.call('TIME')
-    clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-  end
-  return clock
-end
-function B.atEnd(key, fn)
-  if not asked[key] then
-    asked[key] = true
-    ends[#ends + 1] = fn
-  end
-end
-local out = {}
-for c, call in ipairs(cjson.decode(ARGV[1])) do
-  local ok, value = pcall(S[call[1]], call[2], call[3], B)
-  if ok then
-    if value == nil then value = false end
-    out[c] = {1, value}
-  else
-    out[c] = {0, type(value) == 'table' and value.err or tostring(value)}
-  end
-end
-for _, fn in ipairs(ends) do pcall(fn) end
-return out`;
+  return `local S = {}\n${functions}\n${readFileSync(join(__dirname, 'lua', 'batch.lua'), 'utf8')}`;
 }
 
 export class ScriptBatch {

@@ -1,0 +1,31 @@
+-- The batch runner (script-batch.ts puts the store's scripts before it, each as S[name]).
+-- ARGV[1] is the calls as JSON, each [name, keys, arguments]; the answer is {1, value} or
+-- {0, error} per call, each call in its own pcall (nil as false, so the array keeps its length).
+-- B is the batch: B.now() the server's clock in ms, read once; B.atEnd(key, fn) work done once
+-- after the last call, whichever calls asked for it under that key.
+local B, ends, asked, clock = {}, {}, {}, nil
+function B.now()
+  if not clock then
+    local t = redis.call('TIME')
+    clock = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+  end
+  return clock
+end
+function B.atEnd(key, fn)
+  if not asked[key] then
+    asked[key] = true
+    ends[#ends + 1] = fn
+  end
+end
+local out = {}
+for c, call in ipairs(cjson.decode(ARGV[1])) do
+  local ok, value = pcall(S[call[1]], call[2], call[3], B)
+  if ok then
+    if value == nil then value = false end
+    out[c] = {1, value}
+  else
+    out[c] = {0, type(value) == 'table' and value.err or tostring(value)}
+  end
+end
+for _, fn in ipairs(ends) do pcall(fn) end
+return out

@@ -1,0 +1,1 @@
+return redis.call('GET', KEYS[1])

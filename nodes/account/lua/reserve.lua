@@ -1,0 +1,26 @@
+-- The account's window, shared: a sorted set of the messages sent, scored by the server's time.
+-- ARGV[4..] are the sends waiting, in order (messages each): as many as fit are counted, from the
+-- first; the answer is how many passed and, when one did not, the ms until the oldest leaves.
+local now = B.now()
+local windowMs = tonumber(ARGV[1])
+local limit = tonumber(ARGV[2])
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
+local count = redis.call('ZCARD', KEYS[1])
+local passed, seq = 0, 0
+for i = 4, #ARGV do
+  local n = tonumber(ARGV[i])
+  if count + n > limit then
+    if passed > 0 then redis.call('PEXPIRE', KEYS[1], windowMs) end
+    local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
+    local first = oldest[2] and tonumber(oldest[2]) or now
+    return {passed, math.max(0, first + windowMs - now) + 1}
+  end
+  for j = 1, n do
+    seq = seq + 1
+    redis.call('ZADD', KEYS[1], now, ARGV[3] .. ':' .. seq)
+  end
+  count = count + n
+  passed = passed + 1
+end
+redis.call('PEXPIRE', KEYS[1], windowMs)
+return {passed, 0}
