@@ -256,9 +256,9 @@ describe('the shared outbox (redis-server)', function () {
   it("a copy's entries are another's only once its claim lapses, oldest first; a renewed claim keeps them", async () => {
     const prefix = keyPrefix('outbox-adopt');
     const [a, b] = [new RedisOutboxLog(() => shared, prefix, 'copy-a', 300), new RedisOutboxLog(() => shared, prefix, 'copy-b', 300)];
-    await a.keep(line('second', 2));
-    await a.keep(line('first', 1));
-    await a.keep(line('renewed', 3));
+    await a.keep(line('second', 2), 100);
+    await a.keep(line('first', 1), 100);
+    await a.keep(line('renewed', 3), 100);
     assert.deepEqual(await b.adoptable(() => false), [], 'claimed by copy A');
     await new Promise((r) => setTimeout(r, 200));
     await a.renew(['renewed']);

@@ -39,6 +39,7 @@ const READ_CHUNK = 1024 * 1024;
 const COMPACT_AFTER = 2000;
 
 export class Journal {
+  readonly kind = 'file';
   readonly path: string;
   readonly #lockPath: string;
   #file: FileHandle | undefined;

@@ -22,8 +22,8 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
 import type { Circuit } from './circuit';
-import { Journal, lockedError, type Warn } from './outbox-journal';
-import type { AccountStore, OutboxLog } from './store';
+import { lockedError, type Warn } from './outbox-journal';
+import type { AccountStore, OutboxFile, OutboxLog } from './store';
 import type { Msg } from '../plumbing/msg';
 
 export type { Warn } from './outbox-journal';
@@ -161,9 +161,9 @@ export class Outbox {
     if (!log) return;
     this.#journal = log;
     this.warn = warn;
-    // A file left by an earlier run (or an earlier version) is sent, unless another living
-    // Node-RED holds it: then it is that one's to send.
-    if (!log.exists()) return;
+    // A file left by an earlier run is sent, unless another living Node-RED holds it: then it is
+    // that one's to send. (A shared log's entries come by adoption, once the account runs.)
+    if (log.kind !== 'file' || !log.exists()) return;
     try {
       if (log.lock()) this.#adopt();
       else warn('outbox-locked', { path: log.where });
@@ -174,7 +174,7 @@ export class Outbox {
 
   /** Reads what the journal holds into the outbox (the lock just taken); gives the lock back when nothing waits. */
   #adopt(): void {
-    const journal = this.#journal as OutboxLog;
+    const journal = this.#journal as OutboxFile;
     for (const { entry, line } of journal.load(this.warn).values()) {
       this.#insert(keptOf(entry as unknown as OutboxEntry, line));
     }
@@ -189,7 +189,7 @@ export class Outbox {
 
   set warn(warn: Warn) {
     this.#warn = warn;
-    if (this.#journal instanceof Journal) this.#journal.warn = warn;
+    if (this.#journal?.kind === 'file') this.#journal.warn = warn;
   }
 
   get waiting(): number {
@@ -227,7 +227,7 @@ export class Outbox {
     const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
     const journal = this.#journal;
-    if (journal && !journal.locked) {
+    if (journal?.kind === 'file' && !journal.locked) {
       let held: boolean;
       try {
         held = journal.lock();
@@ -270,9 +270,9 @@ export class Outbox {
     this.#schedule(worker.firstDelay);
     this.#armExpiry();
     const journal = this.#journal;
-    if (journal?.adoptable) {
+    if (journal?.kind === 'shared') {
       clearInterval(this.#adoptTimer);
-      this.#adoptTimer = setInterval(() => void this.#adoptShared(), journal.adoptEveryMs ?? 5000);
+      this.#adoptTimer = setInterval(() => void this.#adoptShared(), journal.adoptEveryMs);
       this.#adoptTimer.unref?.();
     }
   }
@@ -284,11 +284,11 @@ export class Outbox {
    */
   async #adoptShared(): Promise<void> {
     const journal = this.#journal;
-    if (!journal?.adoptable || !this.#worker) return;
+    if (journal?.kind !== 'shared' || !this.#worker) return;
     try {
       const live = new Map<string, Kept>();
       this.#each((kept) => live.set(kept.id, kept));
-      const lost = (await journal.renew?.([...live.keys()])) ?? [];
+      const lost = await journal.renew([...live.keys()]);
       // Not one that ended meanwhile: its done was sent after this renew, or it is skipped here.
       const back = lost.map((id) => live.get(id)).filter((kept): kept is Kept => kept !== undefined && kept.state !== 'ended');
       if (back.length) {
@@ -326,7 +326,7 @@ export class Outbox {
 
   /** Closes the journal's file (a test's outbox; a runtime's lives as long as its process). */
   close(): Promise<void> {
-    return this.#journal?.close() ?? Promise.resolve();
+    return this.#journal?.kind === 'file' ? this.#journal.close() : Promise.resolve();
   }
 
   /** Empties the outbox; each message ends with `error` (Catch). Returns how many there were. */
@@ -430,7 +430,7 @@ export class Outbox {
   /** After `done` lines: the file removed when nothing waits, rewritten when it is mostly spent. */
   #tidy(): void {
     const journal = this.#journal;
-    if (!journal) return;
+    if (journal?.kind !== 'file') return;
     if (this.#live === 0) void journal.release();
     else if (journal.wantsCompaction(this.#live)) {
       journal

@@ -12,9 +12,9 @@ import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayError } from '../../gateway';
-import { DEFAULT_OUTBOX_SIZE, fullError } from './outbox';
+import { fullError } from './outbox';
 import type { JournalEntry } from './outbox-journal';
-import type { AccountStore, RateWindow, Reservation } from './store';
+import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './store';
 import { BATCH_TIMEOUT_MS, ScriptBatch, type ScriptClient } from './script-batch';
 import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, type SharedRecord } from './tracking';
@@ -462,8 +462,8 @@ export class SharedTracking {
   }
 }
 
-export class RedisOutboxLog {
-  readonly locked = true;
+export class RedisOutboxLog implements SharedOutboxLog {
+  readonly kind = 'shared';
   readonly where = 'the shared store';
   readonly adoptEveryMs: number;
   /**
@@ -488,20 +488,8 @@ export class RedisOutboxLog {
     return [`${this.prefix}outbox`, `${this.prefix}outbox:entries`, `${this.prefix}outbox:claim:${id}`];
   }
 
-  lock(): boolean {
-    return true;
-  }
-
-  exists(): boolean {
-    return false;
-  }
-
-  load(): Map<string, { entry: JournalEntry; line: string }> {
-    return new Map();
-  }
-
   /** Keeps an entry; when the store does not answer, the msg cannot wait: `store_unavailable` (Catch). */
-  async keep(line: string, size = DEFAULT_OUTBOX_SIZE): Promise<void> {
+  async keep(line: string, size: number): Promise<void> {
     const entry = JSON.parse(line) as { id: string; since: number };
     let full: unknown;
     try {
@@ -530,14 +518,6 @@ export class RedisOutboxLog {
       throw error;
     }
   }
-
-  wantsCompaction(): boolean {
-    return false;
-  }
-
-  async compact(): Promise<void> {}
-  async release(): Promise<void> {}
-  async close(): Promise<void> {}
 
   async adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]> {
     const [zset, hash] = this.#keys();

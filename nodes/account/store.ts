@@ -29,23 +29,32 @@ export interface AccountStore {
 
 /**
  * The outbox's entries as a log: each kept message a line (its entry as JSON), each one that
- * left a `done`. One writer at a time holds it; the others leave its entries alone.
+ * left a `done`. A file this process holds, or a store the copies of Node-RED share.
  */
-export interface OutboxLog {
+export type OutboxLog = OutboxFile | SharedOutboxLog;
+
+interface OutboxLogBase {
   /** Where it is, for warnings (a file's path). */
   readonly where: string;
+  /** Keeps an entry's line; resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
+  keep(line: string, size: number): Promise<void>;
+  /** Ends an entry; resolves once that is durable. */
+  done(id: string): Promise<void>;
+}
+
+/** A file one process holds at a time; the others leave its entries alone. */
+export interface OutboxFile extends OutboxLogBase {
+  readonly kind: 'file';
   /** Whether this process holds it. */
   readonly locked: boolean;
+  /** Who hears of a torn tail cut back (the outbox's account node). */
+  warn: Warn;
   /** Takes it, unless a living writer holds it (one that is gone is taken over); returns whether it is held. */
   lock(): boolean;
   /** Whether an earlier run left entries in it. */
   exists(): boolean;
   /** The entries that did not end, oldest first, each with its line; damaged lines skipped with a warning. */
   load(warn: Warn): Map<string, { entry: JournalEntry; line: string }>;
-  /** Keeps an entry's line; resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
-  keep(line: string, size?: number): Promise<void>;
-  /** Ends an entry; resolves once that is durable. */
-  done(id: string): Promise<void>;
   /** Whether it holds mostly ended entries, beside `live` waiting ones. */
   wantsCompaction(live: number): boolean;
   /** Rewrites it with these lines only. */
@@ -54,15 +63,17 @@ export interface OutboxLog {
   release(): Promise<void>;
   /** Closes what it has open (the next `keep` opens it again). */
   close(): Promise<void>;
-  /**
-   * A log shared by several copies: the entries another copy kept whose claim has lapsed (that copy
-   * is gone), now claimed by this one; `known` tells which ids this copy already holds.
-   */
-  adoptable?(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]>;
-  /** A shared log: this copy still holds these entries (their claims are renewed); answers those the store lost. */
-  renew?(ids: string[]): Promise<string[]>;
-  /** A shared log: how often to look for entries to adopt, ms. */
-  readonly adoptEveryMs?: number;
+}
+
+/** A log several copies share: each entry claimed by one copy at a time, renewed while it holds it. */
+export interface SharedOutboxLog extends OutboxLogBase {
+  readonly kind: 'shared';
+  /** How often to renew this copy's claims and look for entries to adopt, ms. */
+  readonly adoptEveryMs: number;
+  /** The entries another copy kept whose claim has lapsed (that copy is gone), now claimed by this one; `known` tells which ids this copy already holds. */
+  adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]>;
+  /** This copy still holds these entries (their claims are renewed); answers those the store lost. */
+  renew(ids: string[]): Promise<string[]>;
 }
 
 /** What a window answered for a run of sends: how many of them passed (from the first), and the ms until the next may. */

@@ -21,7 +21,7 @@ import {
   type OutboxWorker,
   type Outcome,
 } from '../../nodes/account/outbox';
-import { localStore, type OutboxLog } from '../../nodes/account/store';
+import { localStore, type OutboxFile, type OutboxLog } from '../../nodes/account/store';
 
 const OPERATION = sendOperation('transactional', {});
 /** When the msgs were taken: a moment ago (an hour later they would have run out of time). */
@@ -355,52 +355,58 @@ function memoryLog(options: { held?: 'free' | 'other' | 'broken'; left?: NewEntr
   let refuseKeep: Error | undefined;
   const elsewhere: { entry: OutboxEntry; line: string }[] = [];
   let adoptFails = false;
-  const log: OutboxLog = {
+  const base = {
     where: '/unit/outbox.jsonl',
-    get locked() {
-      return locked;
-    },
-    lock() {
-      calls.push('lock');
-      if (options.held === 'broken') throw new Error('EACCES: the lock file');
-      locked = options.held !== 'other';
-      return locked;
-    },
-    exists: () => lines.size > 0,
-    load: () => new Map([...lines].map(([id, line]) => [id, { entry: JSON.parse(line) as OutboxEntry, line }])),
-    keep: async (line) => {
+    keep: async (line: string) => {
       calls.push('keep');
       if (refuseKeep) throw refuseKeep;
       const { id } = JSON.parse(line) as { id: string };
       lines.set(id, line);
     },
-    done: async (id) => {
+    done: async (id: string) => {
       calls.push('done');
       lines.delete(id);
     },
-    wantsCompaction: () => false,
-    compact: async () => undefined,
-    release: async () => {
-      calls.push('release');
-      locked = false;
-    },
-    close: async () => undefined,
-    ...(options.shared
-      ? {
-          adoptEveryMs: 10,
-          renew: async (ids: string[]) => {
-            calls.push(`renew ${ids.length}`);
-            // What the store no longer holds (a flush): the copy writes it back.
-            return ids.filter((id) => !lines.has(id));
-          },
-          adoptable: async (known: (id: string) => boolean) => {
-            calls.push('adoptable');
-            if (adoptFails) throw new Error('the store does not answer');
-            return elsewhere.splice(0).filter(({ entry }) => !known(entry.id));
-          },
-        }
-      : {}),
   };
+  const log: OutboxLog = options.shared
+    ? {
+        kind: 'shared',
+        ...base,
+        adoptEveryMs: 10,
+        renew: async (ids: string[]) => {
+          calls.push(`renew ${ids.length}`);
+          // What the store no longer holds (a flush): the copy writes it back.
+          return ids.filter((id) => !lines.has(id));
+        },
+        adoptable: async (known: (id: string) => boolean) => {
+          calls.push('adoptable');
+          if (adoptFails) throw new Error('the store does not answer');
+          return elsewhere.splice(0).filter(({ entry }) => !known(entry.id));
+        },
+      }
+    : {
+        kind: 'file',
+        ...base,
+        warn: () => undefined,
+        get locked() {
+          return locked;
+        },
+        lock() {
+          calls.push('lock');
+          if (options.held === 'broken') throw new Error('EACCES: the lock file');
+          locked = options.held !== 'other';
+          return locked;
+        },
+        exists: () => lines.size > 0,
+        load: () => new Map([...lines].map(([id, line]) => [id, { entry: JSON.parse(line) as OutboxEntry, line }])),
+        wantsCompaction: () => false,
+        compact: async () => undefined,
+        release: async () => {
+          calls.push('release');
+          locked = false;
+        },
+        close: async () => undefined,
+      };
   return {
     log,
     calls,
@@ -458,7 +464,7 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
     new Outbox(empty.log, () => undefined);
     assert.deepEqual(empty.calls, [], 'no lock taken for nothing');
     const spent = memoryLog({ left: [newEntry(1)] });
-    spent.log.load = () => new Map();
+    (spent.log as OutboxFile).load = () => new Map();
     new Outbox(spent.log, () => undefined);
     assert.deepEqual(spent.calls, ['lock', 'release']);
   });
