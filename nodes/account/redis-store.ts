@@ -370,7 +370,7 @@ export function redisStore(
     tracker: () => {
       let tracker = sharedTrackers.get(prefix);
       if (!tracker) {
-        tracker = new DeliveryTracker(undefined, undefined, undefined, new SharedTracking(() => clients.get(prefix) as RedisLike, prefix));
+        tracker = new DeliveryTracker({ kind: 'shared', shared: new SharedTracking(() => clients.get(prefix) as RedisLike, prefix) });
         sharedTrackers.set(prefix, tracker);
       }
       return tracker;

@@ -153,7 +153,7 @@ export function localStore(userDir: string | undefined, warn: (text: string) => 
       if (!tracker)
         trackers.set(
           key,
-          (tracker = new DeliveryTracker(undefined, undefined, userDir ? new TrackingFile(trackingPath(userDir, accountId), warn) : undefined)),
+          (tracker = new DeliveryTracker(userDir ? { kind: 'file', log: new TrackingFile(trackingPath(userDir, accountId), warn) } : { kind: 'memory' })),
         );
       return tracker;
     },

@@ -32,6 +32,15 @@ export interface SharedTrackingLike {
   overdue(timeoutMs: number, graceMs: number): Promise<SharedRecord[]>;
 }
 
+/** Where an account's tracked sends are kept beside this process's memory. */
+export type TrackingBacking =
+  /** Nowhere else (Node-RED has no user directory). */
+  | { kind: 'memory' }
+  /** A file in the user directory: matching survives a restart. */
+  | { kind: 'file'; log: TrackingLog }
+  /** The store the copies share: a report reaching any copy is matched. */
+  | { kind: 'shared'; shared: SharedTrackingLike };
+
 /**
  * How often a copy looks for the overdue sends of a copy that stopped, and how long after their
  * timeout: a quarter of the timeout, between 1 s and 30 s; the sending copy's own watch fires
@@ -168,12 +177,19 @@ export class DeliveryTracker {
   #listeners = new Set<object>();
   #loaded = false;
 
+  /** The file that keeps the sends across a restart (the file store with a user directory). */
+  private readonly log: TrackingLog | undefined;
+  /** The store the copies of Node-RED share. */
+  private readonly shared: SharedTrackingLike | undefined;
+
   constructor(
+    backing: TrackingBacking,
     private readonly limits: TrackerLimits = { count: TRACK_LIMIT, ageMs: TRACK_HOURS * 3600 * 1000 },
     private readonly now: () => number = Date.now,
-    private readonly log?: TrackingLog,
-    private readonly shared?: SharedTrackingLike,
-  ) {}
+  ) {
+    this.log = backing.kind === 'file' ? backing.log : undefined;
+    this.shared = backing.kind === 'shared' ? backing.shared : undefined;
+  }
 
   /** Whether an events node listens: only then are sends remembered. */
   get listening(): boolean {
@@ -303,8 +319,11 @@ export class DeliveryTracker {
     this.log?.compactIfSpent(this.#bySmsId.size, () => [...this.#bySmsId.values()]);
   }
 
-  /** The tracked message a report is about (its final status noted), or undefined: this copy's own sends. */
-  report(smsId: unknown, status: string): Tracked | undefined {
+  /**
+   * The tracked message a report is about (its final status noted at once), or undefined; with a
+   * shared store, one another copy sent is looked up there.
+   */
+  async report(smsId: unknown, status: string): Promise<Tracked | undefined> {
     this.#trim();
     const tracked = typeof smsId === 'string' ? this.#bySmsId.get(smsId) : undefined;
     const final = FINAL_STATUSES.has(status);
@@ -313,36 +332,19 @@ export class DeliveryTracker {
       tracked.final = true;
       this.log?.final(tracked.smsId);
     }
-    return tracked;
-  }
-
-  /** The same, and with a shared store one another copy sent, looked up there (a promise). */
-  reportAnywhere(smsId: unknown, status: string): Tracked | undefined | Promise<Tracked | undefined> {
-    const tracked = this.report(smsId, status);
-    const final = FINAL_STATUSES.has(status);
     if (tracked || !this.shared || typeof smsId !== 'string' || !this.listening) return tracked;
-    return this.shared.lookup(smsId).then(
-      (record) => (record ? { ...record, final, forgotten: false } : undefined),
-      () => undefined,
-    );
+    const record = await this.shared.lookup(smsId).catch(() => undefined);
+    return record ? { ...record, final, forgotten: false } : undefined;
   }
 
-  /** The last message the account sent to a number, within the bounds. */
-  lastTo(number: unknown): Tracked | undefined {
+  /** The last message the account sent to a number, within the bounds; with a shared store, the last any copy sent. */
+  async lastTo(number: unknown): Promise<Tracked | undefined> {
     this.#trim();
     const key = numberKey(number);
-    return key ? this.#byNumber.get(key) : undefined;
-  }
-
-  /** The same, and with a shared store the last another copy sent, looked up there (a promise). */
-  lastToAnywhere(number: unknown): Tracked | undefined | Promise<Tracked | undefined> {
-    const own = this.lastTo(number);
-    const key = numberKey(number);
+    const own = key ? this.#byNumber.get(key) : undefined;
     if (own || !key || !this.shared || !this.listening) return own;
-    return this.shared.lastTo(key).then(
-      (record) => (record ? { ...record, final: false, forgotten: false } : undefined),
-      () => undefined,
-    );
+    const record = await this.shared.lastTo(key).catch(() => undefined);
+    return record ? { ...record, final: false, forgotten: false } : undefined;
   }
 
   /** Forgets the oldest beyond the bounds (insertion order is acceptance order). */

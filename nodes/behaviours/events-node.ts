@@ -270,18 +270,12 @@ class EventsEndpoint {
       .then(
         (events) => {
           gate.taken(events.length);
-          const matched = this.#match(events);
           // Answer first: the gateway is not kept waiting for the flow (with a shared store, it waits
           // for the lookups, so that a report reaching any copy carries msg.sent).
-          if (matched instanceof Promise) {
-            return matched.then((list) => {
-              answer(res, 200, 'OK');
-              setImmediate(() => this.#emit(list, 0));
-            });
-          }
-          answer(res, 200, 'OK');
-          setImmediate(() => this.#emit(matched, 0));
-          return undefined;
+          return this.#match(events).then((matched) => {
+            answer(res, 200, 'OK');
+            setImmediate(() => this.#emit(matched, 0));
+          });
         },
         (error: unknown) => {
           if (error instanceof Refusal) {
@@ -303,19 +297,15 @@ class EventsEndpoint {
     });
   }
 
-  /** Each event with the send it is about; with a shared store some are looked up there (then a promise for all). */
-  #match(events: EventPayload[]): Matched[] | Promise<Matched[]> {
+  /** Each event with the send it is about (with a shared store, some are looked up there). */
+  #match(events: EventPayload[]): Promise<Matched[]> {
     const tracker = this.#tracker;
-    let pending = false;
-    const found = events.map((event) => {
-      const sent = event.statusCode === INCOMING ? tracker?.lastToAnywhere(event.from) : tracker?.reportAnywhere(event.smsID, event.status);
-      if (sent instanceof Promise) pending = true;
-      return { event, sent };
-    });
-    const matched = (list: { event: EventPayload; sent: Tracked | undefined }[]): Matched[] =>
-      list.map(({ event, sent }) => (event.statusCode === INCOMING ? { event, last: sent } : { event, tracked: sent }));
-    if (!pending) return matched(found as { event: EventPayload; sent: Tracked | undefined }[]);
-    return Promise.all(found.map(async ({ event, sent }) => ({ event, sent: await sent }))).then(matched);
+    return Promise.all(
+      events.map(async (event): Promise<Matched> => {
+        if (event.statusCode === INCOMING) return { event, last: await tracker?.lastTo(event.from) };
+        return { event, tracked: await tracker?.report(event.smsID, event.status) };
+      }),
+    );
   }
 
   /** Emits the matched reports from `from` on, a batch per turn of the event loop; the status counts them. */

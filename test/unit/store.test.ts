@@ -50,7 +50,7 @@ describe("this process's store (unit)", () => {
     const memoryOnly = localStore(undefined).tracker('acc-memory');
     memoryOnly.listen(owner, 0, () => undefined);
     memoryOnly.track('sms-2', '420777000002', { topic: 't', payload: 'p', node: 'n' });
-    assert.equal(memoryOnly.report('sms-2', 'delivered')?.smsId, 'sms-2');
+    assert.equal((await memoryOnly.report('sms-2', 'delivered'))?.smsId, 'sms-2');
     memoryOnly.unlisten(owner);
   });
 

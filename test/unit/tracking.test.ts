@@ -15,19 +15,19 @@ import { MAX_LINE, TrackingFile, trackingPath } from '../../nodes/account/tracki
 describe("delivery tracking: the account's memory is bounded", () => {
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
 
-  it('the 10,001st message forgets the first (its report and replies no longer match); the second is still known', () => {
-    const tracker = new DeliveryTracker();
+  it('the 10,001st message forgets the first (its report and replies no longer match); the second is still known', async () => {
+    const tracker = new DeliveryTracker({ kind: 'memory' });
     tracker.listen({}, 0, () => undefined);
     for (let i = 0; i < 10_001; i++) tracker.track(`id-${i}`, `420777${String(i).padStart(6, '0')}`, sent(i));
     assert.equal(tracker.size, 10_000);
-    assert.equal(tracker.report('id-0', 'delivered'), undefined);
-    assert.equal(tracker.lastTo('420777000000'), undefined);
-    assert.deepEqual(tracker.report('id-1', 'delivered')?.sent, sent(1));
-    assert.equal(tracker.lastTo('+420 777 000 001')?.smsId, 'id-1');
+    assert.equal(await tracker.report('id-0', 'delivered'), undefined);
+    assert.equal(await tracker.lastTo('420777000000'), undefined);
+    assert.deepEqual((await tracker.report('id-1', 'delivered'))?.sent, sent(1));
+    assert.equal((await tracker.lastTo('+420 777 000 001'))?.smsId, 'id-1');
   });
 
-  it('over many turnovers (30,000 sends, a bound of 1,000): always the newest 1,000; one tracked again counts from its second send', () => {
-    const tracker = new DeliveryTracker({ count: 1_000, ageMs: 3600_000 });
+  it('over many turnovers (30,000 sends, a bound of 1,000): always the newest 1,000; one tracked again counts from its second send', async () => {
+    const tracker = new DeliveryTracker({ kind: 'memory' }, { count: 1_000, ageMs: 3600_000 });
     tracker.listen({}, 0, () => undefined);
     for (let i = 0; i < 30_000; i++) {
       tracker.track(`id-${i}`, '420777000001', sent(i));
@@ -37,27 +37,27 @@ describe("delivery tracking: the account's memory is bounded", () => {
       assert.ok(tracker.size <= 1_000);
     }
     assert.equal(tracker.size, 1_000);
-    assert.equal(tracker.report('id-29000', 'buffered'), undefined, "the 1,000th newest is forgotten: 'again' took its place");
-    assert.ok(tracker.report('id-29001', 'buffered'), 'the 999th newest is kept');
-    assert.deepEqual(tracker.report('again', 'buffered')?.sent, sent(-2));
+    assert.equal(await tracker.report('id-29000', 'buffered'), undefined, "the 1,000th newest is forgotten: 'again' took its place");
+    assert.ok(await tracker.report('id-29001', 'buffered'), 'the 999th newest is kept');
+    assert.deepEqual((await tracker.report('again', 'buffered'))?.sent, sent(-2));
   });
 
-  it('a message older than 24 hours is forgotten', () => {
+  it('a message older than 24 hours is forgotten', async () => {
     let now = Date.parse('2026-11-22T10:00:00Z');
-    const tracker = new DeliveryTracker(undefined, () => now);
+    const tracker = new DeliveryTracker({ kind: 'memory' }, undefined, () => now);
     tracker.listen({}, 0, () => undefined);
     tracker.track('old', '420777000001', sent(1));
     now += 23 * 3600 * 1000;
     tracker.track('new', '420777000002', sent(2));
-    assert.ok(tracker.report('old', 'buffered'));
+    assert.ok(await tracker.report('old', 'buffered'));
     now += 3600 * 1000 + 1;
-    assert.equal(tracker.report('old', 'delivered'), undefined);
-    assert.equal(tracker.lastTo('420777000001'), undefined);
-    assert.ok(tracker.report('new', 'delivered'));
+    assert.equal(await tracker.report('old', 'delivered'), undefined);
+    assert.equal(await tracker.lastTo('420777000001'), undefined);
+    assert.ok(await tracker.report('new', 'delivered'));
   });
 
   it('nothing is remembered while no events node listens', () => {
-    const tracker = new DeliveryTracker();
+    const tracker = new DeliveryTracker({ kind: 'memory' });
     tracker.track('x', '420777000001', sent(1));
     assert.equal(tracker.size, 0);
   });
@@ -72,16 +72,16 @@ describe('delivery tracking: the report timeout (unit, fake clock)', () => {
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
   const events = { node: 'events' };
 
-  it('no final report within the timeout: output 3 once, not a moment before; a final report before it: none', () => {
-    const tracker = new DeliveryTracker();
+  it('no final report within the timeout: output 3 once, not a moment before; a final report before it: none', async () => {
+    const tracker = new DeliveryTracker({ kind: 'memory' });
     const late: string[] = [];
     const owner = {};
     tracker.listen(owner, 60_000, (t: Tracked) => late.push(t.smsId));
     tracker.track('silent', '420777000998', sent(1));
     tracker.track('delivered', '420777000001', sent(2));
     clock.tick(30_000);
-    assert.equal(tracker.report('delivered', 'delivered')?.final, true);
-    assert.equal(tracker.report('silent', 'buffered')?.final, false, 'buffered is not final');
+    assert.equal((await tracker.report('delivered', 'delivered'))?.final, true);
+    assert.equal((await tracker.report('silent', 'buffered'))?.final, false, 'buffered is not final');
     clock.tick(29_999);
     assert.deepEqual(late, [], 'not before the timeout');
     clock.tick(1);
@@ -92,7 +92,7 @@ describe('delivery tracking: the report timeout (unit, fake clock)', () => {
   });
 
   it('a scheduled message counts from its schedule; one sent at once after it, from its acceptance', () => {
-    const tracker = new DeliveryTracker();
+    const tracker = new DeliveryTracker({ kind: 'memory' });
     const late: string[] = [];
     tracker.listen(events, 10_000, (t: Tracked) => late.push(t.smsId));
     tracker.track('later', '420777000001', sent(1), Date.now() + 60_000);
@@ -107,7 +107,7 @@ describe('delivery tracking: the report timeout (unit, fake clock)', () => {
   });
 
   it('unlisten stops output 3 and leaves no timer; a forgotten message never fires', () => {
-    const tracker = new DeliveryTracker({ count: 1, ageMs: 3_600_000 });
+    const tracker = new DeliveryTracker({ kind: 'memory' }, { count: 1, ageMs: 3_600_000 });
     const late: string[] = [];
     tracker.listen(events, 5_000, (t: Tracked) => late.push(t.smsId));
     tracker.track('first', '420777000001', sent(1));
@@ -140,7 +140,7 @@ describe('delivery tracking: the report timeout (unit, fake clock)', () => {
         return out;
       },
     };
-    const tracker = new DeliveryTracker(undefined, Date.now, undefined, shared);
+    const tracker = new DeliveryTracker({ kind: 'shared', shared: shared });
     const late: Tracked[] = [];
     tracker.listen(events, 60_000, (t: Tracked) => late.push(t));
     await clock.tickAsync(14_999);
@@ -225,7 +225,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
 
   it('a restart keeps what was sent: a report after it carries msg.sent; output 3 fires after it, at the timeout from the send, and not again for one that fired before', async () => {
     const path = trackingPath(dir, 'acc');
-    const before = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    const before = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
     const lateBefore: string[] = [];
     const events = {};
     before.listen(events, 60_000, (t: Tracked) => lateBefore.push(t.smsId));
@@ -239,18 +239,18 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
     before.unlisten(events);
 
     // The restart: a new tracker on the same file, an events node listening again.
-    const after = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    const after = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
     const lateAfter: string[] = [];
     after.listen({}, 60_000, (t: Tracked) => lateAfter.push(t.smsId));
-    assert.deepEqual(after.report('answered', 'delivered')?.sent, sent(1));
-    assert.equal(after.lastTo('420777000002')?.smsId, 'silent', 'a reply finds the alarm it answers');
+    assert.deepEqual((await after.report('answered', 'delivered'))?.sent, sent(1));
+    assert.equal((await after.lastTo('420777000002'))?.smsId, 'silent', 'a reply finds the alarm it answers');
     clock.tick(59_999);
     assert.deepEqual(lateAfter, [], 'not before the timeout from the send');
     clock.tick(1);
     assert.deepEqual(lateAfter, ['silent'], 'once, for the silent one only');
     await written();
     // A second restart: the answered one is final and the silent one has fired; nothing fires again.
-    const third = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    const third = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
     const lateThird: string[] = [];
     third.listen({}, 60_000, (t: Tracked) => lateThird.push(t.smsId));
     clock.tick(120_000);
@@ -259,7 +259,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
 
   it("a send whose line would pass 2 KB is kept without the msg's topic and payload: its report after a restart still matches", async () => {
     const path = trackingPath(dir, 'acc');
-    const before = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    const before = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
     before.listen({}, 0, () => undefined);
     before.track('big', '420777000001', { topic: 'camera', payload: 'x'.repeat(MAX_LINE), node: 'n' });
     before.track('small', '420777000002', sent(2));
@@ -269,15 +269,15 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
         .split('\n')
         .every((line) => line.length <= MAX_LINE),
     );
-    const after = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    const after = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
     after.listen({}, 0, () => undefined);
-    assert.deepEqual(after.report('big', 'delivered')?.sent, { node: 'n' });
-    assert.deepEqual(after.report('small', 'delivered')?.sent, sent(2));
+    assert.deepEqual((await after.report('big', 'delivered'))?.sent, { node: 'n' });
+    assert.deepEqual((await after.report('small', 'delivered'))?.sent, sent(2));
   });
 
   it('nothing is written while no events node listens', async () => {
     const path = trackingPath(dir, 'acc');
-    const tracker = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    const tracker = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
     tracker.track('id', '420777000001', sent(1));
     await written();
     assert.equal(existsSync(path), false);
@@ -285,7 +285,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
 
   it('the file stays bounded: 30,000 sends leave at most 2 x 10,000 + 1,000 lines, and the last 10,000 load; a damaged line is skipped', async () => {
     const path = trackingPath(dir, 'acc');
-    const tracker = new DeliveryTracker(undefined, undefined, new TrackingFile(path));
+    const tracker = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
     tracker.listen({}, 0, () => undefined);
     for (let i = 0; i < 30_000; i++) {
       tracker.track(`id-${i}`, `420777${String(i).padStart(6, '0')}`, sent(i));
@@ -296,11 +296,11 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
     assert.ok(lines.length <= 21_000, `${lines.length} lines`);
     appendFileSync(path, '{"s": broken\n');
     const warnings: string[] = [];
-    const loaded = new DeliveryTracker(undefined, undefined, new TrackingFile(path, (w) => warnings.push(w)));
+    const loaded = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path, (w) => warnings.push(w)) });
     loaded.listen({}, 0, () => undefined);
     assert.equal(loaded.size, 10_000);
-    assert.equal(loaded.report('id-19999', 'delivered'), undefined);
-    assert.deepEqual(loaded.report('id-20000', 'delivered')?.sent, sent(20_000));
+    assert.equal(await loaded.report('id-19999', 'delivered'), undefined);
+    assert.deepEqual((await loaded.report('id-20000', 'delivered'))?.sent, sent(20_000));
     assert.match(warnings.join('\n'), /1 damaged line/);
   });
 });
@@ -461,55 +461,53 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
 
   it("a report for another copy's send is looked up in the store; final or not as its status says; a store that fails or knows nothing gives no msg.sent", async () => {
     const { store, calls } = standInStore({ lookup: async (id) => (id === 'theirs' ? record('theirs') : undefined) });
-    const tracker = new DeliveryTracker(undefined, Date.now, undefined, store);
-    assert.equal(tracker.reportAnywhere('theirs', 'delivered'), undefined, 'no events node listens: nothing is asked');
+    const tracker = new DeliveryTracker({ kind: 'shared', shared: store });
+    assert.equal(await tracker.report('theirs', 'delivered'), undefined, 'no events node listens: nothing is asked');
     assert.deepEqual(calls, ['markFinal theirs']);
     tracker.listen({}, 0, () => undefined);
     tracker.track('mine', '420777000001', sent(1));
-    const mine = tracker.reportAnywhere('mine', 'buffered');
+    const mine = await tracker.report('mine', 'buffered');
     assert.ok(mine && !(mine instanceof Promise));
     assert.deepEqual([mine.sent, mine.final], [sent(1), false]);
-    assert.deepEqual(await tracker.reportAnywhere('theirs', 'delivered'), { ...record('theirs'), final: true, forgotten: false });
-    assert.equal((await tracker.reportAnywhere('theirs', 'buffered'))?.final, false);
-    assert.equal(await tracker.reportAnywhere('unknown', 'delivered'), undefined);
-    assert.equal(tracker.reportAnywhere(42, 'delivered'), undefined, 'an sms_id that is not a string is never looked up');
+    assert.deepEqual(await tracker.report('theirs', 'delivered'), { ...record('theirs'), final: true, forgotten: false });
+    assert.equal((await tracker.report('theirs', 'buffered'))?.final, false);
+    assert.equal(await tracker.report('unknown', 'delivered'), undefined);
+    assert.equal(await tracker.report(42, 'delivered'), undefined, 'an sms_id that is not a string is never looked up');
     assert.deepEqual(
       calls.filter((c) => c.startsWith('markFinal')),
       ['markFinal theirs', 'markFinal theirs', 'markFinal unknown'],
       'each final report is marked for every copy; buffered is not final',
     );
-    const failing = new DeliveryTracker(
-      undefined,
-      Date.now,
-      undefined,
-      standInStore({ lookup: () => Promise.reject(new Error('down')), markFinal: () => Promise.reject(new Error('down')) }).store,
-    );
+    const failing = new DeliveryTracker({
+      kind: 'shared',
+      shared: standInStore({ lookup: () => Promise.reject(new Error('down')), markFinal: () => Promise.reject(new Error('down')) }).store,
+    });
     failing.listen({}, 0, () => undefined);
-    assert.equal(await failing.reportAnywhere('theirs', 'delivered'), undefined);
+    assert.equal(await failing.report('theirs', 'delivered'), undefined);
   });
 
   it("a reply's alarm: this copy's own first, else the last the copies sent to that number; a store that fails gives none", async () => {
     const { store, calls } = standInStore({ lastTo: async (n) => (n === '420777000009' ? record('theirs') : undefined) });
-    const tracker = new DeliveryTracker(undefined, Date.now, undefined, store);
-    assert.equal(tracker.lastToAnywhere('+420 777 000 009'), undefined, 'no events node listens');
+    const tracker = new DeliveryTracker({ kind: 'shared', shared: store });
+    assert.equal(await tracker.lastTo('+420 777 000 009'), undefined, 'no events node listens');
     tracker.listen({}, 0, () => undefined);
     tracker.track('mine', '420777000001', sent(1));
-    assert.equal((tracker.lastToAnywhere('420777000001') as Tracked).smsId, 'mine');
-    assert.deepEqual(await tracker.lastToAnywhere('00420 777 000 009'), { ...record('theirs'), final: false, forgotten: false });
-    assert.equal(await tracker.lastToAnywhere('420777000002'), undefined);
-    assert.equal(tracker.lastToAnywhere('no digits'), undefined);
+    assert.equal(((await tracker.lastTo('420777000001')) as Tracked).smsId, 'mine');
+    assert.deepEqual(await tracker.lastTo('00420 777 000 009'), { ...record('theirs'), final: false, forgotten: false });
+    assert.equal(await tracker.lastTo('420777000002'), undefined);
+    assert.equal(await tracker.lastTo('no digits'), undefined);
     assert.deepEqual(
       calls.filter((c) => c.startsWith('lastTo')),
       ['lastTo 420777000009', 'lastTo 420777000002'],
     );
-    const failing = new DeliveryTracker(undefined, Date.now, undefined, standInStore({ lastTo: () => Promise.reject(new Error('down')) }).store);
+    const failing = new DeliveryTracker({ kind: 'shared', shared: standInStore({ lastTo: () => Promise.reject(new Error('down')) }).store });
     failing.listen({}, 0, () => undefined);
-    assert.equal(await failing.lastToAnywhere('420777000009'), undefined);
+    assert.equal(await failing.lastTo('420777000009'), undefined);
   });
 
   it('every send is recorded in the store; a store that refuses it stops nothing', async () => {
     const { store, calls } = standInStore({ record: () => Promise.reject(new Error('down')) });
-    const tracker = new DeliveryTracker(undefined, Date.now, undefined, store);
+    const tracker = new DeliveryTracker({ kind: 'shared', shared: store });
     tracker.listen({}, 0, () => undefined);
     tracker.track('a', '420777000001', sent(1));
     tracker.track('b', '420777000002', sent(2), Date.now() + 5000);
@@ -527,12 +525,12 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
     let reportMeanwhile: (() => void) | undefined;
     claims.set('answered', () => new Promise((resolve) => (reportMeanwhile = () => resolve(true))));
     const { store } = standInStore({ claimLate: (id) => (claims.get(id) as () => Promise<boolean>)() });
-    const tracker = new DeliveryTracker(undefined, Date.now, undefined, store);
+    const tracker = new DeliveryTracker({ kind: 'shared', shared: store });
     const late: string[] = [];
     tracker.listen({}, 60_000, (t) => late.push(t.smsId));
     for (const id of claims.keys()) tracker.track(id, '420777000001', sent(1));
     await clock.tickAsync(60_000);
-    tracker.report('answered', 'delivered');
+    await tracker.report('answered', 'delivered');
     reportMeanwhile?.();
     await clock.tickAsync(0);
     assert.deepEqual(late.sort(), ['failed', 'won']);
@@ -547,14 +545,14 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
         return answer();
       },
     });
-    const tracker = new DeliveryTracker(undefined, Date.now, undefined, store);
+    const tracker = new DeliveryTracker({ kind: 'shared', shared: store });
     const late: string[] = [];
     tracker.listen({}, 4_000, (t) => {
       late.push(t.smsId);
       if (t.smsId === 'throws') throw new Error('a broken flow');
     });
     tracker.track('final-here', '420777000001', sent(1));
-    tracker.report('final-here', 'delivered');
+    await tracker.report('final-here', 'delivered');
     answer = () => Promise.reject(new Error('down'));
     await clock.tickAsync(1_000);
     assert.equal(looks, 1);
@@ -583,7 +581,7 @@ describe('delivery tracking: scheduled sends, repeats and edges (unit, fake cloc
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
 
   it("a scheduled send's timeout counts from its schedule, in schedule order whatever the order sent; a schedule in the past counts from acceptance", () => {
-    const tracker = new DeliveryTracker();
+    const tracker = new DeliveryTracker({ kind: 'memory' });
     const late: [string, number][] = [];
     const start = Date.now();
     tracker.listen({}, 60_000, (t) => late.push([t.smsId, Date.now() - start]));
@@ -609,7 +607,7 @@ describe('delivery tracking: scheduled sends, repeats and edges (unit, fake cloc
   });
 
   it('the same sms_id tracked twice is one message: output 3 once, for the later send', () => {
-    const tracker = new DeliveryTracker();
+    const tracker = new DeliveryTracker({ kind: 'memory' });
     const late: unknown[] = [];
     tracker.listen({}, 1_000, (t) => late.push(t.sent.payload));
     tracker.track('x', '420777000001', sent(1));
@@ -621,7 +619,7 @@ describe('delivery tracking: scheduled sends, repeats and edges (unit, fake cloc
   });
 
   it('a listener without a timeout never fires output 3 and arms no timer; output 3 fired once does not fire again for the next listener', () => {
-    const tracker = new DeliveryTracker();
+    const tracker = new DeliveryTracker({ kind: 'memory' });
     const late: string[] = [];
     const events = {};
     tracker.listen(events, 0, (t) => late.push(t.smsId));
@@ -635,29 +633,29 @@ describe('delivery tracking: scheduled sends, repeats and edges (unit, fake cloc
     assert.deepEqual(late, ['quiet']);
   });
 
-  it('not_delivered is final too; a report with an sms_id that is not a string matches nothing; a send without digits has no number to reply to', () => {
-    const tracker = new DeliveryTracker();
+  it('not_delivered is final too; a report with an sms_id that is not a string matches nothing; a send without digits has no number to reply to', async () => {
+    const tracker = new DeliveryTracker({ kind: 'memory' });
     const late: string[] = [];
     tracker.listen({}, 1_000, (t) => late.push(t.smsId));
     tracker.track('failed', '420777000001', sent(1));
     tracker.track('nameless', 'no digits', sent(2));
-    assert.equal(tracker.report('failed', 'not_delivered')?.final, true);
-    assert.equal(tracker.report(42 as unknown as string, 'delivered'), undefined);
-    assert.equal(tracker.lastTo(''), undefined);
+    assert.equal((await tracker.report('failed', 'not_delivered'))?.final, true);
+    assert.equal(await tracker.report(42 as unknown as string, 'delivered'), undefined);
+    assert.equal(await tracker.lastTo(''), undefined);
     clock.tick(1_000);
     assert.deepEqual(late, ['nameless']);
   });
 
-  it('24 hours is kept to the millisecond: a send exactly 24 h old still matches, one a millisecond older does not', () => {
-    const tracker = new DeliveryTracker();
+  it('24 hours is kept to the millisecond: a send exactly 24 h old still matches, one a millisecond older does not', async () => {
+    const tracker = new DeliveryTracker({ kind: 'memory' });
     tracker.listen({}, 0, () => undefined);
     tracker.track('a', '420777000001', sent(1));
     clock.tick(1);
     tracker.track('b', '420777000002', sent(2));
     clock.tick(24 * 3600 * 1000 - 1);
-    assert.ok(tracker.report('a', 'buffered'), 'exactly 24 h');
+    assert.ok(await tracker.report('a', 'buffered'), 'exactly 24 h');
     clock.tick(1);
-    assert.equal(tracker.report('a', 'buffered'), undefined);
-    assert.ok(tracker.report('b', 'buffered'));
+    assert.equal(await tracker.report('a', 'buffered'), undefined);
+    assert.ok(await tracker.report('b', 'buffered'));
   });
 });
