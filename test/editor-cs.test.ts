@@ -9,6 +9,7 @@ import { startDemo, type DemoProcess } from './support/demo-process';
 
 /* The page's globals (RED) are reached inside page.evaluate only. */
 declare const RED: any;
+declare const $: any;
 
 describe('the editor in Czech', function () {
   this.timeout(120_000);
@@ -41,6 +42,17 @@ describe('the editor in Czech', function () {
     const labels = await page.$$eval('.red-ui-tray-body label span', (spans) => spans.map((s) => s.textContent?.trim()));
     for (const label of ['Příjemci', 'Text', 'Duplicity', 'Vzdát to po', 'Limit záplavy'])
       assert.ok(labels.includes(label), `${label} in ${labels.join(', ')}`);
+    // The panel says why a recipient is not a number, in Czech.
+    await page.evaluate(() => {
+      $('#node-input-number').typedInput('type', 'str');
+      $('#node-input-number').typedInput('value', '12ab');
+      $('#node-input-number').trigger('change');
+    });
+    await page.waitForSelector('.bulkgate-number-invalid', { state: 'visible' });
+    assert.equal(
+      await page.locator('.bulkgate-number-invalid').innerText(),
+      'Není telefonní číslo: 12ab (3 až 20 číslic; mezery, pomlčky, závorky a úvodní + nebo 00 nevadí)',
+    );
     await page.evaluate(() => RED.sidebar.help.show('bulkgate-transactional'));
     const helpText = () => page.evaluate(() => [...document.querySelectorAll('.red-ui-help')].map((e) => e.textContent ?? '').join('\n'));
     await page.waitForFunction(
