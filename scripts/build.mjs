@@ -18,7 +18,7 @@ const out = join(root, 'dist');
 const stampPath = join(out, '.build-stamp');
 const digest = sourceDigest();
 if (!process.argv.includes('--force') && upToDate(digest)) {
-  console.log('dist/ is up to date with the sources');
+  console.error('dist/ is up to date with the sources');
   process.exit(0);
 }
 
@@ -144,7 +144,7 @@ for (const lang of readdirSync(join(root, 'locales'), { withFileTypes: true })
 }
 cpSync(join(root, 'icons'), join(nodesOut, 'icons'), { recursive: true });
 writeFileSync(stampPath, digest);
-console.log('built dist/');
+console.error('built dist/');
 
 /** The digest of what the build reads: the sources, catalogs, icons, examples and the package's settings. */
 function sourceDigest() {

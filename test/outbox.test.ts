@@ -264,13 +264,14 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
       messages: 1,
       msg: { payload: `Kept before the crash ${i}`, topic: `kept-${i}` },
       since: Date.now(),
+      order: i,
       attempts: 1,
       reason: 'Could not reach the gateway',
     });
     writeFileSync(
       outboxFile(),
       [
-        JSON.stringify({ bulkgateOutbox: 1 }),
+        JSON.stringify({ bulkgateOutbox: 2 }),
         JSON.stringify(entry(1)),
         '{"id": "broken", "node": ',
         'not json at all',

@@ -241,7 +241,7 @@ describe('the shared outbox (redis-server)', function () {
   before(async () => {
     shared = await copy();
   });
-  const line = (id: string, since: number) => JSON.stringify({ id, since, node: 't', operation: {}, body: {} });
+  const line = (id: string, since: number) => JSON.stringify({ id, since, node: 't', operation: {}, body: {}, order: 0, attempts: 1, reason: '' });
 
   it("the bound counts every copy's waiting messages: outbox_full at the size, room again when one leaves", async () => {
     const prefix = keyPrefix('outbox-bound');

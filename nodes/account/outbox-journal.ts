@@ -30,6 +30,21 @@ export interface JournalEntry {
   since: number;
 }
 
+/** A line that holds a whole entry as this outbox writes it (a damaged or hand-edited one does not). */
+export function isEntry(value: Record<string, unknown>): value is Record<string, unknown> & JournalEntry {
+  return (
+    typeof value.id === 'string' &&
+    typeof value.node === 'string' &&
+    typeof value.body === 'object' &&
+    value.body !== null &&
+    typeof value.since === 'number' &&
+    typeof value.order === 'number' &&
+    typeof value.attempts === 'number' &&
+    typeof value.reason === 'string' &&
+    (value.deadline === undefined || typeof value.deadline === 'number')
+  );
+}
+
 export type Warn = (key: string, params: Record<string, string | number>) => void;
 
 const HEADER = JSON.stringify({ bulkgateOutbox: 2 });
@@ -169,8 +184,7 @@ export class Journal {
         const value = JSON.parse(line) as Record<string, unknown>;
         if (value.bulkgateOutbox !== undefined) return lines--;
         if (typeof value.done === 'string') return void live.delete(value.done);
-        if (typeof value.id !== 'string' || typeof value.node !== 'string' || typeof value.body !== 'object' || typeof value.since !== 'number')
-          throw new Error('not an entry');
+        if (!isEntry(value)) throw new Error('not an entry');
         live.delete(value.id);
         live.set(value.id, { entry: value as unknown as JournalEntry, line });
       } catch {

@@ -591,19 +591,10 @@ export class Outbox {
   }
 }
 
-/** What the outbox holds in memory of an entry (one read from a file may lack what older versions did not write). */
+/** What the outbox holds in memory of an entry (a line read back was checked by its log). */
 function keptOf(entry: OutboxEntry, line: string): Kept {
-  return {
-    id: entry.id,
-    node: entry.node,
-    since: entry.since,
-    order: typeof entry.order === 'number' ? entry.order : 0,
-    deadline: typeof entry.deadline === 'number' ? entry.deadline : undefined,
-    attempts: typeof entry.attempts === 'number' ? entry.attempts : 1,
-    reason: typeof entry.reason === 'string' ? entry.reason : '',
-    line,
-    state: 'waiting',
-  };
+  const { id, node, since, order, deadline, attempts, reason } = entry;
+  return { id, node, since, order, deadline, attempts, reason, line, state: 'waiting' };
 }
 
 /** When a message gives up: its node's deadline, or the account's outbox time, whichever is first. */

@@ -13,7 +13,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { GatewayError } from '../../gateway';
 import { fullError } from './outbox';
-import type { JournalEntry } from './outbox-journal';
+import { isEntry, type JournalEntry } from './outbox-journal';
 import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './store';
 import { BATCH_TIMEOUT_MS, ScriptBatch, type ScriptClient } from './script-batch';
 import type { SharedStormAnswer } from './storm';
@@ -529,7 +529,8 @@ export class RedisOutboxLog implements SharedOutboxLog {
     for (let i = 0; i + 1 < flat.length; i += 2) {
       if (known(flat[i] as string) || this.#unsettled.has(flat[i] as string)) continue;
       try {
-        found.push({ entry: JSON.parse(flat[i + 1] as string) as JournalEntry, line: flat[i + 1] as string });
+        const entry = JSON.parse(flat[i + 1] as string) as Record<string, unknown>;
+        if (isEntry(entry)) found.push({ entry, line: flat[i + 1] as string });
       } catch {
         // A damaged entry is skipped.
       }

@@ -14,7 +14,7 @@ import { Outbox } from '../../nodes/account/outbox';
 import { Journal, type Warn } from '../../nodes/account/outbox-journal';
 import { TrackingFile } from '../../nodes/account/tracking-file';
 
-const entry = (id: string) => JSON.stringify({ id, node: 't', body: { text: id }, since: 1 });
+const entry = (id: string) => JSON.stringify({ id, node: 't', body: { text: id }, since: 1, order: 0, attempts: 1, reason: '' });
 
 /** The ids a journal's file holds as waiting, read as a restart reads it. */
 function waiting(path: string): string[] {

@@ -95,8 +95,8 @@ describe("the outbox's file (unit)", () => {
 
   it('loading counts what is spent: every line that no longer stands for a waiting message', async () => {
     const journal = new Journal(path);
-    await journal.keep(JSON.stringify({ id: 'a', node: 'n', body: {}, since: 1 }));
-    await journal.keep(JSON.stringify({ id: 'b', node: 'n', body: {}, since: 2 }));
+    await journal.keep(JSON.stringify({ id: 'a', node: 'n', body: {}, since: 1, order: 0, attempts: 1, reason: '' }));
+    await journal.keep(JSON.stringify({ id: 'b', node: 'n', body: {}, since: 2, order: 0, attempts: 1, reason: '' }));
     await journal.done('a');
     await journal.close();
     const loaded = new Journal(path).load(() => undefined);
@@ -131,7 +131,7 @@ describe("the outbox's file (unit)", () => {
   it("release by a journal that does not hold the lock removes nothing: the file is the holder's", async () => {
     const holder = new Journal(path);
     assert.equal(holder.lock(), true);
-    await holder.keep(JSON.stringify({ id: 'a', node: 'n', body: {}, since: 1 }));
+    await holder.keep(JSON.stringify({ id: 'a', node: 'n', body: {}, since: 1, order: 0, attempts: 1, reason: '' }));
     const other = new Journal(path);
     await other.release();
     assert.deepEqual([existsSync(path), existsSync(`${path}.lock`)], [true, true]);
@@ -140,7 +140,7 @@ describe("the outbox's file (unit)", () => {
 
   it('loading: a line without an id, a node, a body or a since is damaged and counted; a kept line repeated counts once, at its last place; no file is no warning, a folder in its place is', async () => {
     mkdirSync(join(dir, 'bulkgate-outbox'), { recursive: true });
-    const entry = (id: string, since: number) => JSON.stringify({ id, node: 'n', body: {}, since });
+    const entry = (id: string, since: number) => JSON.stringify({ id, node: 'n', body: {}, since, order: 0, attempts: 1, reason: '' });
     writeFileSync(
       path,
       [

@@ -438,27 +438,6 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
     }
   });
 
-  it('lines an older version wrote (no order, attempts or reason): each counts as tried once, with no last failure', async () => {
-    const old = (entry: NewEntry): NewEntry => {
-      const { order: _order, attempts: _attempts, reason: _reason, ...rest } = entry;
-      return rest as NewEntry;
-    };
-    const long = BASE - 2 * 3600_000;
-    const { log } = memoryLog({ left: [old(newEntry(1, { since: long })), newEntry(2, { since: long + 1, attempts: 3 }), old(newEntry(3))] });
-    const outbox = new Outbox(log, () => undefined);
-    const { worker, sent, settled } = standIn(() => 'ok');
-    outbox.attach(worker);
-    try {
-      await until('all settled', () => settled.length === 3);
-      const error = (seq: number) => (settled.find((s) => s.seq === seq)?.outcome as { error?: Error }).error?.message;
-      assert.match(error(1) ?? '', /; 1 attempt\)\. Last: $/);
-      assert.match(error(2) ?? '', /; 3 attempts\)\. Last: HTTP 503$/);
-      assert.deepEqual(sent, [{ seq: 3, probe: true, attempts: 2 }], 'the live one is sent as its second attempt');
-    } finally {
-      await outbox.detach(worker);
-    }
-  });
-
   it('an empty log is not taken at the start; a log that holds nothing after loading is given back at once', () => {
     const empty = memoryLog();
     new Outbox(empty.log, () => undefined);
