@@ -5,7 +5,7 @@
  * No Node-RED import: usable on its own.
  */
 import { AbortGroup, InFlight, onStop, type StopSignal } from './abort';
-import { heldError } from './held';
+import { withdrawnError } from './withdrawn';
 import { baseUrlProblem } from './base-url';
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 import { prepareEndpoint } from './endpoints';
@@ -98,10 +98,10 @@ export interface SendPolicy {
   /** Extra attempts after the first, instead of the client's (a caller that keeps failed requests itself makes none). */
   retries?: number;
   /**
-   * Once it fires, the request is held back wherever it waits (for a connection, or a retry's
-   * backoff) and fails with `heldError()`: it never reached the gateway, or its failure stands.
+   * Once it fires, the request is withdrawn wherever it waits (for a connection, or a retry's
+   * backoff) and fails with `withdrawnError()`: it never reached the gateway, or its failure stands.
    */
-  hold?: StopSignal;
+  withdraw?: StopSignal;
 }
 
 /** Observes each attempt (for status, tests and the benchmark). */
@@ -242,7 +242,7 @@ export class GatewayClient {
   /** Sends a prepared request with the retry policy. Resolves with a `data` answer. */
   execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void, policy?: SendPolicy): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
-    if (policy?.hold?.aborted) return Promise.reject(heldError());
+    if (policy?.withdraw?.aborted) return Promise.reject(withdrawnError());
     return this.#inFlight.track(this.#try(prepared, signal, onAttempt, 1, policy));
   }
 
@@ -258,7 +258,7 @@ export class GatewayClient {
     attempt: number,
     policy: SendPolicy | undefined,
   ): Promise<Answer> {
-    return this.#transport.send(prepared, signal, policy?.hold).then(
+    return this.#transport.send(prepared, signal, policy?.withdraw).then(
       (raw) => {
         const answer = readAnswer(raw, this.#identity.applicationToken);
         const refused = classifyAnswer(prepared, answer);
@@ -288,8 +288,8 @@ export class GatewayClient {
     policy: SendPolicy | undefined,
   ): Promise<Answer> {
     const { error, reached } = failure;
-    const hold = policy?.hold;
-    const again = mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) && !this.#stopped(signal) && !hold?.aborted;
+    const withdraw = policy?.withdraw;
+    const again = mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) && !this.#stopped(signal) && !withdraw?.aborted;
     if (!again) {
       error.mayHaveReached = reached;
       onAttempt?.({ attempt, error });
@@ -304,9 +304,9 @@ export class GatewayClient {
       throw expired;
     }
     onAttempt?.({ attempt, error, retryIn: wait });
-    const stops = [this.#closing, ...(signal ? [signal] : []), ...(hold ? [hold] : [])];
+    const stops = [this.#closing, ...(signal ? [signal] : []), ...(withdraw ? [withdraw] : [])];
     await sleep(wait, stops);
-    if (this.#stopped(signal) || hold?.aborted) {
+    if (this.#stopped(signal) || withdraw?.aborted) {
       const stop = this.#closing.aborted ? closedError() : error;
       stop.mayHaveReached = reached;
       throw stop;

@@ -23,7 +23,7 @@ export { bypassesProxy, DEFAULT_CONNECTIONS, type ProxySettings } from './transp
 
 // Stopping requests, and holding them while the gateway is unreachable.
 export { AbortGroup, InFlight, onStop, type StopSignal } from './abort';
-export { heldError, isHeld } from './held';
+export { withdrawnError, isWithdrawn } from './withdrawn';
 
 // Errors as the nodes report them.
 export { briefOf, GatewayError, invalidRequest, typeSentence } from './errors';

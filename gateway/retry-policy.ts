@@ -4,7 +4,7 @@
  * long to wait before it, and what a Retry-After header asks for. The client (client.ts) runs it.
  */
 import { GatewayError, gatewayAnswerError } from './errors';
-import { HELD_CODE, heldError } from './held';
+import { WITHDRAWN_CODE, withdrawnError } from './withdrawn';
 import { isPlainObject, type PreparedRequest } from './prepared';
 
 /** An answer as the policy reads it: the JSON body (undefined when it is not JSON), redacted. */
@@ -94,7 +94,7 @@ export function transportFailure(error: unknown, context: TransportContext): Fai
   if (error instanceof GatewayError) return { error, reached: true };
   const code = (error as { code?: string })?.code ?? '';
   const name = (error as { name?: string })?.name ?? '';
-  if (code === HELD_CODE) return { error: heldError(), reached: false };
+  if (code === WITHDRAWN_CODE) return { error: withdrawnError(), reached: false };
   if (context.closing || code === 'UND_ERR_DESTROYED') return { error: closedError(), reached: true };
   if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     return {

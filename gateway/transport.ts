@@ -5,7 +5,7 @@
  */
 import type { Dispatcher, Pool } from 'undici';
 import { onStop, type StopSignal } from './abort';
-import { HELD_CODE } from './held';
+import { WITHDRAWN_CODE } from './withdrawn';
 import { redactAnswer } from './errors';
 import { isPlainObject, type PreparedRequest } from './prepared';
 import { parseRetryAfter, type Answer } from './retry-policy';
@@ -61,7 +61,7 @@ export class Transport {
   readonly #basePath: string;
   /**
    * Requests on the wire, and those waiting for a connection (in this client, not in undici's
-   * queue: a request held there when its hold signal fires would cost a connection to leave).
+   * queue: a request waiting there when it is withdrawn would cost a connection to leave).
    */
   readonly #wire: WireQueue;
 
@@ -84,9 +84,9 @@ export class Transport {
 
   /**
    * One attempt: the request on the wire when a connection is free, its answer read. Unless its
-   * signal stopped (it fails as aborted) or its hold fired (as held: it never reached the gateway).
+   * signal stopped (it fails as aborted) or it was withdrawn (it never reached the gateway).
    */
-  send(prepared: PreparedRequest, signal: StopSignal | undefined, hold: StopSignal | undefined): Promise<RawAnswer> {
+  send(prepared: PreparedRequest, signal: StopSignal | undefined, withdraw: StopSignal | undefined): Promise<RawAnswer> {
     // A new object per request: a proxy agent adds the Host header to it.
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
@@ -102,7 +102,7 @@ export class Transport {
           { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
           new AnswerReader(
             signal,
-            hold,
+            withdraw,
             (status, text, headers) => {
               wire.release();
               resolve({ status, text, headers });
@@ -113,7 +113,7 @@ export class Transport {
             },
           ),
         );
-      wire.enter({ start, reject, signal, hold });
+      wire.enter({ start, reject, signal, withdraw });
     });
   }
 
@@ -171,8 +171,8 @@ class AnswerReader implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly signal: StopSignal | undefined,
-    /** Once it fired, the request is not written: its caller held it back while it waited for a connection. */
-    private readonly hold: StopSignal | undefined,
+    /** Once it fired, the request is not written: its caller withdrew it while it waited for a connection. */
+    private readonly withdraw: StopSignal | undefined,
     private readonly answered: (status: number, text: string, headers: Record<string, string | string[] | undefined>) => void,
     private readonly failed: (error: unknown) => void,
   ) {}
@@ -180,7 +180,7 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#stopListening?.();
     if (this.signal?.aborted) return controller.abort(aborted());
-    if (this.hold?.aborted) return controller.abort(heldAbort());
+    if (this.withdraw?.aborted) return controller.abort(withdrawnAbort());
     this.#stopListening = onStop(this.signal, () => controller.abort(aborted()));
   }
 
@@ -217,12 +217,12 @@ interface WireWaiter {
   start(): void;
   reject(error: unknown): void;
   signal: StopSignal | undefined;
-  hold: StopSignal | undefined;
+  withdraw: StopSignal | undefined;
 }
 
 /**
  * At most `connections` requests handed to undici at once; the rest wait here, oldest first. A
- * waiter whose signal stopped or whose hold fired while it waited leaves without a connection.
+ * waiter whose signal stopped or that was withdrawn while it waited leaves without a connection.
  */
 class WireQueue {
   #active = 0;
@@ -248,7 +248,7 @@ class WireQueue {
         this.#head = 0;
       }
       if (waiter.signal?.aborted) waiter.reject(aborted());
-      else if (waiter.hold?.aborted) waiter.reject(heldAbort());
+      else if (waiter.withdraw?.aborted) waiter.reject(withdrawnAbort());
       else {
         this.#active++;
         waiter.start();
@@ -257,9 +257,9 @@ class WireQueue {
   }
 }
 
-/** What a request not yet on the wire ends with when its hold fired: read back as `heldError()`. */
-function heldAbort(): Error {
-  return Object.assign(new Error('held back'), { code: HELD_CODE });
+/** What a request not yet on the wire ends with when it was withdrawn: read back as `withdrawnError()`. */
+function withdrawnAbort(): Error {
+  return Object.assign(new Error('withdrawn'), { code: WITHDRAWN_CODE });
 }
 
 /** The error a request stopped by its signal ends with (undici's own code for it). */

@@ -20,7 +20,7 @@ import {
   GatewayClient,
   GatewayError,
   invalidRequest,
-  isHeld,
+  isWithdrawn,
   storableBody,
   type GiveUp,
   type Operation,
@@ -239,38 +239,38 @@ export class Account {
     const outbox = this.outboxMinutes > 0 ? this.outbox : undefined;
     const prepared = s.prepared;
     if (outbox && (outbox.waiting || this.circuit.open) && !prepared.nothingToSend) {
-      const reason = outbox.waiting ? 'older messages of this account wait in the outbox' : this.#heldReason();
+      const reason = outbox.waiting ? 'older messages of this account wait in the outbox' : this.#withdrawnReason();
       return this.#keep(s, 0, reason).then(() => KEPT);
     }
     const client = this.gateway();
     // The circuit holds back what waits once the gateway fails: it is kept instead.
-    const hold = outbox ? this.circuit.signal : undefined;
+    const withdraw = outbox ? this.circuit.signal : undefined;
     const limiter = this.limiter;
     let counted = false;
     const sending = limiter.enabled
-      ? limiter.acquire(prepared.messages, s.queueStop, hold, this.#giveUp(s, "it waited for the account's rate limit")).then(() => {
+      ? limiter.acquire(prepared.messages, s.queueStop, withdraw, this.#giveUp(s, "it waited for the account's rate limit")).then(() => {
           counted = true;
-          return this.#transmit(client, s, hold);
+          return this.#transmit(client, s, withdraw);
         })
-      : this.#transmit(client, s, hold);
+      : this.#transmit(client, s, withdraw);
     return sending.then(
       (result): Submitted => ({ result }),
       (error: unknown) => {
         if (!outbox || !deferrable(error, s.operation)) throw error;
         // It will be sent from the outbox: this attempt does not use up the account's rate limit.
         if (counted) limiter.refund(prepared.messages);
-        // Held back, it was never tried (and the gateway is marked unreachable already).
-        const held = isHeld(error);
-        return this.#keep(s, held ? 0 : 1, held ? this.#heldReason() : (error as Error).message, held ? undefined : error).then(() => KEPT);
+        // Withdrawn, it was never tried (and the gateway is marked unreachable already).
+        const withdrawn = isWithdrawn(error);
+        return this.#keep(s, withdrawn ? 0 : 1, withdrawn ? this.#withdrawnReason() : (error as Error).message, withdrawn ? undefined : error).then(() => KEPT);
       },
     );
   }
 
-  #transmit(client: GatewayClient, s: Submission, hold: StopSignal | undefined): Promise<SendResult> {
+  #transmit(client: GatewayClient, s: Submission, withdraw: StopSignal | undefined): Promise<SendResult> {
     s.onWire();
     const giveUp = this.#giveUp(s, 'the gateway could not be reached before the next retry was due');
     // With an outbox, no retries: the outbox is the retry, and holds what waits while the gateway is away.
-    const policy = hold || giveUp ? { hold, giveUp, retries: hold ? 0 : undefined } : undefined;
+    const policy = withdraw || giveUp ? { withdraw, giveUp, retries: withdraw ? 0 : undefined } : undefined;
     return s.operation.kind === 'promotional'
       ? client.sendPromotional(s.prepared, s.wireStop, undefined, policy)
       : client.sendTransactional(s.prepared, s.wireStop, undefined, policy);
@@ -282,8 +282,8 @@ export class Account {
     return ms > 0 ? { at: s.since + ms, error: () => giveUpError(ms / 1000, where) } : undefined;
   }
 
-  /** Why a send held back by the open circuit waits: what the gateway last failed with. */
-  #heldReason(): string {
+  /** Why a send withdrawn by the open circuit waits: what the gateway last failed with. */
+  #withdrawnReason(): string {
     return `the gateway could not be reached a moment ago: ${this.circuit.cause?.reason ?? 'no answer'}`;
   }
 
@@ -410,10 +410,10 @@ export class Account {
   async #resend(entry: OutboxEntry, probe: boolean) {
     const client = this.gateway();
     const prepared = client.prepareResend(entry.operation, entry);
-    const hold = probe ? undefined : this.circuit.signal;
-    if (this.limiter.enabled) await this.limiter.acquire(prepared.messages, this.#resendStop, hold);
+    const withdraw = probe ? undefined : this.circuit.signal;
+    if (this.limiter.enabled) await this.limiter.acquire(prepared.messages, this.#resendStop, withdraw);
     // No retries inside a round: the outbox is the retry.
-    const policy = { retries: 0, hold };
+    const policy = { retries: 0, withdraw };
     const sending =
       entry.operation.kind === 'promotional'
         ? client.sendPromotional(prepared, this.#resendStop, undefined, policy)

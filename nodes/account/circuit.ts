@@ -1,8 +1,8 @@
 /**
  * Whether an account's gateway is known to be unreachable (the outbox trips and resets it). While
  * it is open, the account's sends are not put on the wire: new ones go behind the waiting ones in
- * the outbox, and those waiting for a connection, a retry or the rate limit are held back (its
- * signal is their hold) and kept too. The outbox probes the gateway with one request at a time
+ * the outbox, and those waiting for a connection, a retry or the rate limit are withdrawn (by its
+ * signal) and kept too. The outbox probes the gateway with one request at a time
  * and closes the circuit when one gets through. Without it, an alarm storm during an outage sends
  * every alert and each of its retries to the failing gateway.
  */
@@ -28,7 +28,7 @@ export class Circuit {
     return this.#cause !== undefined;
   }
 
-  /** Fires when the circuit opens (at once while it is open): the hold of the sends it covers. */
+  /** Fires when the circuit opens (at once while it is open): withdrawing the sends it covers. */
   get signal(): AbortGroup {
     return this.#opened;
   }
@@ -38,7 +38,7 @@ export class Circuit {
     return this.#cause;
   }
 
-  /** The gateway could not be reached (`failure`): hold every request given this circuit. Told again while open, a new cause is noted. */
+  /** The gateway could not be reached (`failure`): withdraw every request given this circuit. Told again while open, a new cause is noted. */
   trip(failure: unknown): void {
     const brief = shortCause(failure);
     const reason = (failure as Error)?.message ?? String(failure);

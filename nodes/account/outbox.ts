@@ -222,7 +222,7 @@ export class Outbox {
    */
   async keep(entry: NewEntry, msg: Msg, failure?: unknown): Promise<void> {
     // The first failure the outbox keeps marks the gateway unreachable, at once: what waits for a
-    // connection, a retry or the rate limit is held back (and kept) instead of trying it too.
+    // connection, a retry or the rate limit is withdrawn (and kept) instead of trying it too.
     if (failure !== undefined) this.#worker?.circuit.trip(failure);
     const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
     if (this.#live >= size) throw fullError(size, this.#worker?.account);

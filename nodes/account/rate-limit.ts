@@ -3,7 +3,7 @@
  * by the account's store), with a bounded FIFO queue for what has to wait. Shared by every node
  * that uses the account.
  */
-import { GatewayError, heldError, onStop, type GiveUp, type StopSignal } from '../../gateway';
+import { GatewayError, withdrawnError, onStop, type GiveUp, type StopSignal } from '../../gateway';
 import { MemoryWindow, type RateWindow, type Reservation } from './store';
 
 interface Waiter {
@@ -42,13 +42,13 @@ export class RateLimiter {
 
   /**
    * Resolves when `messages` may be sent now; rejects `rate_limited` when the queue is full. With
-   * a `hold` (the account's circuit), a msg that waits when it fires leaves the queue, held back.
+   * a `withdraw` (the account's circuit), a msg that waits when it fires leaves the queue, withdrawn.
    */
-  acquire(messages: number, signal?: StopSignal, hold?: StopSignal, giveUp?: GiveUp): Promise<void> {
+  acquire(messages: number, signal?: StopSignal, withdraw?: StopSignal, giveUp?: GiveUp): Promise<void> {
     if (this.#closed) return Promise.reject(closed(this.#closed));
     if (!this.enabled) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(closed('the request was cancelled'));
-    if (hold?.aborted) return Promise.reject(heldError());
+    if (withdraw?.aborted) return Promise.reject(withdrawnError());
     if (messages > this.limit) {
       return Promise.reject(
         new GatewayError({
@@ -79,12 +79,12 @@ export class RateLimiter {
         reject(error);
       };
       const stopListening = onStop(signal, () => leave(closed('the request was cancelled')));
-      const stopHolding = onStop(hold, () => leave(heldError()));
+      const stopWithdrawing = onStop(withdraw, () => leave(withdrawnError()));
       // Its node's give-up time passes while it waits here: it ends then, not when its turn comes.
       const timer = giveUp ? setTimeout(() => leave(giveUp.error()), Math.max(0, giveUp.at - Date.now())) : undefined;
       waiter.unlisten = () => {
         stopListening();
-        stopHolding();
+        stopWithdrawing();
         clearTimeout(timer);
       };
       this.#queue.push(waiter);

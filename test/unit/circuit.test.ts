@@ -4,7 +4,7 @@
  * another attempt.
  */
 import assert from 'node:assert/strict';
-import { heldError, isHeld } from '../../gateway';
+import { withdrawnError, isWithdrawn } from '../../gateway';
 import { Circuit } from '../../nodes/account/circuit';
 
 describe('circuit (unit)', () => {
@@ -28,10 +28,10 @@ describe('circuit (unit)', () => {
     assert.equal(circuit.signal.aborted, false, 'a new signal once closed');
   });
 
-  it('a held request: never reached the gateway, worth another attempt; its sentence says nothing of an outbox (the gateway client has none)', () => {
-    const held = heldError();
-    assert.deepEqual([held.code, held.retryable, held.mayHaveReached, isHeld(held)], ['network', true, false, true]);
-    assert.equal(held.message, 'Not sent: held back before it reached the gateway');
-    assert.equal(isHeld('held'), false);
+  it('a withdrawn request: never reached the gateway, worth another attempt; its sentence says nothing of an outbox (the gateway client has none)', () => {
+    const withdrawn = withdrawnError();
+    assert.deepEqual([withdrawn.code, withdrawn.retryable, withdrawn.mayHaveReached, isWithdrawn(withdrawn)], ['network', true, false, true]);
+    assert.equal(withdrawn.message, 'Not sent: withdrawn before it reached the gateway');
+    assert.equal(isWithdrawn('withdrawn'), false);
   });
 });

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GatewayError, heldError, isHeld } from '../../gateway';
+import { GatewayError, withdrawnError, isWithdrawn } from '../../gateway';
 import { Circuit } from '../../nodes/account/circuit';
 import { Outbox, type NewEntry, type OutboxEntry, type OutboxWorker, type Outcome } from '../../nodes/account/outbox';
 import { Journal } from '../../nodes/account/outbox-journal';
@@ -181,7 +181,7 @@ describe('outbox journal and policies (unit)', function () {
     await journal.close();
   });
 
-  it('the circuit: trip stops what waits on its signal, reset gives a new one; a held error is marked and never reached the gateway', () => {
+  it('the circuit: trip stops what waits on its signal, reset gives a new one; a withdrawn error is marked and never reached the gateway', () => {
     const circuit = new Circuit();
     let stopped = 0;
     circuit.signal.onAbort(() => stopped++);
@@ -192,10 +192,10 @@ describe('outbox journal and policies (unit)', function () {
     circuit.reset();
     assert.equal(circuit.open, false);
     assert.equal(circuit.signal.aborted, false);
-    const held = heldError();
-    assert.equal(isHeld(held), true);
-    assert.equal(held.mayHaveReached, false);
-    assert.equal(isHeld(new Error('other')), false);
+    const withdrawn = withdrawnError();
+    assert.equal(isWithdrawn(withdrawn), true);
+    assert.equal(withdrawn.mayHaveReached, false);
+    assert.equal(isWithdrawn(new Error('other')), false);
   });
 
   it('a long list is sent in batches a turn of the event loop apart: each port in order, the summary last; a few at once', async () => {
@@ -338,7 +338,7 @@ describe('outbox journal and policies (unit)', function () {
     await limiter.acquire(1, undefined, circuit.signal);
     const waiting = limiter.acquire(1, undefined, circuit.signal);
     circuit.trip('HTTP 503');
-    await assert.rejects(waiting, (error: unknown) => isHeld(error));
+    await assert.rejects(waiting, (error: unknown) => isWithdrawn(error));
     assert.equal(limiter.queued, 0);
     circuit.reset();
     const next = limiter.acquire(1, undefined, circuit.signal);

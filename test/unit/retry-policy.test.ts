@@ -6,7 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { backoffDelay, GatewayError, parseRetryAfter } from '../../gateway';
-import { HELD_CODE } from '../../gateway/held';
+import { WITHDRAWN_CODE } from '../../gateway/withdrawn';
 import { badResponse, classifyAnswer, closedError, mayRetry, transportFailure } from '../../gateway/retry-policy';
 
 const settings = { retryDelay: 500, retryMaxDelay: 30_000 };
@@ -74,7 +74,7 @@ describe('retry policy (unit)', () => {
       [false, true],
     );
     assert.match(of(Object.assign(new Error('t'), { code: 'UND_ERR_BODY_TIMEOUT' })).error.message, /within 5000 ms/);
-    assert.equal(of(Object.assign(new Error('held'), { code: HELD_CODE })).reached, false, 'held by the circuit: never on the wire');
+    assert.equal(of(Object.assign(new Error('withdrawn'), { code: WITHDRAWN_CODE })).reached, false, 'withdrawn by the circuit: never on the wire');
     assert.equal(of(Object.assign(new Error('gone'), { code: 'UND_ERR_DESTROYED' })).error.code, 'closed');
     assert.equal(of(new Error('anything'), { closing: true }).error.code, 'closed');
     assert.equal(of(Object.assign(new Error('Request aborted'), { code: 'UND_ERR_ABORTED' }), { stopped: true }).error.code, 'closed');
