@@ -24,7 +24,7 @@ export interface PreparedRequest {
   payload?: string;
   /** Messages this request sends: one per recipient number (groups and admins count once each). */
   messages: number;
-  /** Whether a second copy would be dropped by the gateway, so a retry cannot send twice. */
+  /** Whether a duplicate would be dropped by the gateway, so a retry cannot send twice. */
   duplicatesChecked: boolean;
   /** `<name>` placeholders that some recipient has no variable for. */
   missingVariables: string[];

@@ -16,7 +16,7 @@ export function checksDuplicates(operation: Operation): boolean {
 }
 
 /**
- * Whether a send that failed may be sent again later without risking a second copy: its body can
+ * Whether a send that failed may be sent again later without risking a duplicate: its body can
  * carry duplicates_check (the resend turns it on), or the failed attempt never reached the gateway.
  */
 export function resendable(operation: Operation, mayHaveReached: boolean | undefined): boolean {

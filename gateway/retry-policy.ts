@@ -51,7 +51,7 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
 /**
  * Whether another attempt is allowed after attempt number `attempt` failed: the error is one to
  * retry, `retries` extra attempts are not used up, and a request that may have reached the
- * gateway is repeated only when the gateway drops copies of it.
+ * gateway is repeated only when the gateway drops duplicates of it.
  */
 export function mayRetry(failure: Failure, attempt: number, retries: number, duplicatesChecked: boolean): boolean {
   return failure.error.retryable && (!failure.reached || duplicatesChecked) && attempt <= retries;

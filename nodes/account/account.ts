@@ -139,7 +139,7 @@ export class Account {
   readonly outboxMinutes: number;
   /** What the account's nodes sent, for the events node's delivery tracking. */
   readonly tracker: DeliveryTracker;
-  /** The sms_ids the account's nodes got back lately: an answer with one of them again is a copy the gateway dropped. */
+  /** The sms_ids the account's nodes got back lately: an answer with one of them again is a duplicate the gateway dropped. */
   readonly recent = new RecentSends();
   /** With a shared store: which copy of Node-RED sends an alert several copies raised at once. */
   readonly claims: AlertClaimer | undefined;

@@ -674,7 +674,7 @@ export function storableMsg(msg: Msg): Record<string, unknown> {
 /**
  * Whether a failed send goes to the outbox: the gateway could not be reached, was busy (429,
  * 5xx) or did not answer, after the account's retries, or the node closed while the msg waited
- * or was on the wire. Sent again only where a second copy cannot be sent: the body takes
+ * or was on the wire. Sent again only where a duplicate cannot be sent: the body takes
  * duplicates_check, or the request never reached the gateway. Never an error a repeat cannot fix
  * (authentication, a failed check, low_credit, banned: those are not retryable), nor the
  * account's own rate limit refusing a msg because its queue is full.

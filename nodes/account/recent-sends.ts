@@ -1,8 +1,8 @@
 /**
  * The sms_ids an account's nodes got back in the gateway's duplicate window (5 minutes for
- * transactional messages). With `duplicates_check` on, the gateway answers a copy of a recent
+ * transactional messages). With `duplicates_check` on, the gateway answers a duplicate of a recent
  * message with that message's own record (its sms_id, price 0) and does not send it again: an
- * answer whose sms_id is already here is such a dropped copy, not a message sent.
+ * answer whose sms_id is already here is such a dropped duplicate, not a message sent.
  */
 import { AgeQueue } from './age-queue';
 

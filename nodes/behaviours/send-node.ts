@@ -177,7 +177,7 @@ class SendPipeline {
   /** Another copy of Node-RED sends this alert: the msg ends on port 1, marked (a dropped copy is a success, marked by why it was dropped). */
   #copyElsewhere(msg: Msg, send: Send, done: Done): undefined {
     msg.bulkgate = { ...(msg.bulkgate as object | undefined), duplicate: 'copy' };
-    this.#totals.copies++;
+    this.#totals.duplicates++;
     this.#totals.show();
     send([msg]);
     done();

@@ -1,6 +1,6 @@
 /**
  * The last step of a send node's pipeline: an answer routed to the ports (accepted, rejected,
- * and for a promotional send its summary), what was accepted tracked for the events node, copies
+ * and for a promotional send its summary), what was accepted tracked for the events node, duplicates
  * the gateway dropped marked, and the node's totals in its status.
  */
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
@@ -13,8 +13,8 @@ import { catalogText, sendInBatches, sequenceParts, statusText, type Msg, type N
 export class SendTotals {
   sent = 0;
   rejected = 0;
-  /** Msgs the gateway dropped as copies of an earlier one (duplicates_check). */
-  copies = 0;
+  /** Msgs the gateway dropped as duplicates of an earlier one (duplicates_check). */
+  duplicates = 0;
   /** Why the last recipient was rejected, in the status's few words (`invalid number`). */
   lastReason = '';
 
@@ -37,19 +37,19 @@ export class SendTotals {
   }
 
   readonly #describe = (): NodeStatus => {
-    const { texts, sent, rejected, copies } = this;
+    const { texts, sent, rejected, duplicates } = this;
     const queued = this.account?.limiter.queued ?? 0;
     const key = queued ? 'totals-queued' : rejected ? 'totals-why' : 'totals';
     const totals = statusText(texts, key, { sent, rejected, queued, reason: this.lastReason });
-    // A msg the gateway dropped as a copy was not sent: the status says so beside the totals.
-    const text = copies ? `${totals} ${statusText(texts, 'copies', { count: copies })}` : totals;
+    // A msg the gateway dropped as a duplicate was not sent: the status says so beside the totals.
+    const text = duplicates ? `${totals} ${statusText(texts, 'duplicates', { count: duplicates })}` : totals;
     // While the shared store cannot be reached the copies of Node-RED are not coordinated: said beside the totals, or alone before any send.
     const trouble = this.account?.storeTrouble;
     if (trouble) {
       const store = statusText(texts, 'store-down', { cause: catalogText(texts, `status.store-causes.${trouble.cause}`) });
-      return { fill: 'yellow', shape: 'ring', text: sent || rejected || copies ? `${text} / ${store}` : store };
+      return { fill: 'yellow', shape: 'ring', text: sent || rejected || duplicates ? `${text} / ${store}` : store };
     }
-    return { fill: rejected || copies ? 'yellow' : 'green', shape: 'dot', text };
+    return { fill: rejected || duplicates ? 'yellow' : 'green', shape: 'dot', text };
   };
 }
 
@@ -95,7 +95,7 @@ export class SendRouter {
       totals.rejectedFor(record);
       send([null, msg]);
     } else {
-      if (duplicate === 'gateway') totals.copies++;
+      if (duplicate === 'gateway') totals.duplicates++;
       else totals.sent++;
       send([msg, null]);
     }
@@ -121,7 +121,7 @@ export class SendRouter {
       (record.status === 'error' ? refused : accepted).push(out);
     });
     const totals = this.totals;
-    totals.copies += dropped;
+    totals.duplicates += dropped;
     totals.sent += accepted.length - dropped;
     const last = refused.at(-1)?.payload as SendRecord | undefined;
     if (last) totals.rejectedFor(last, refused.length);
@@ -145,7 +145,7 @@ export class SendRouter {
   }
 
   /**
-   * Whether an accepted record is a copy the gateway dropped (duplicates_check): its sms_id came
+   * Whether an accepted record is a duplicate the gateway dropped (duplicates_check): its sms_id came
    * back before in the window (`gateway`: this msg was not sent), or, for an outbox resend, it cost
    * nothing (`resend`: its first attempt got through; a success).
    */
