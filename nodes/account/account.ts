@@ -88,7 +88,9 @@ export interface AccountCredentials {
 
 /** What the account needs from the Node-RED around it. */
 export interface AccountSurroundings {
-  store: AccountStore & { claims?: AlertClaimer; close?(): Promise<void> };
+  store: AccountStore;
+  /** With a shared store: which copy of Node-RED sends an alert several copies raised at once (none with this process's own store). */
+  claims: AlertClaimer | undefined;
   /** The proxy to use: undefined for the environment's, null when the one chosen is missing. */
   proxy(): ProxySettings | undefined | null;
   /** Says something to the user (the account node's warnings, by catalog key). */
@@ -176,7 +178,7 @@ export class Account {
           ? 'the account has no application_token'
           : undefined) ??
       (config.store === 'redis' ? storeUrlProblem(config.storeUrl) : undefined);
-    this.claims = surroundings.store.claims;
+    this.claims = surroundings.claims;
 
     const changed = this.#changed;
     const limit = numberSetting(config.rateLimit, 0);
@@ -350,7 +352,6 @@ export class Account {
     this.#listeners.clear();
     await this.outbox.detach(this.#worker);
     await this.#client?.close();
-    await this.#surroundings.store.close?.();
   }
 
   /** Built on first use: by then every config node, the http proxy one too, has started. */

@@ -12,6 +12,8 @@ interface Waiter {
   reject: (error: GatewayError) => void;
   /** Stops listening to the caller's signal. */
   unlisten?: () => void;
+  /** The window had no room for it once: it waits for the limit (counted in `queued`, bounded by `queueSize`). */
+  refused?: boolean;
 }
 
 /** Sends asked for in one question to the window at most (a shared store's: one round trip). */
@@ -20,9 +22,11 @@ const MAX_RUN = 100;
 export class RateLimiter {
   #queue: Waiter[] = [];
   #timer: NodeJS.Timeout | undefined;
-  /** The run of waiters (from the head) whose answer from the window is awaited (a shared store's window). */
+  /** The run of waiters (from the head) whose answer from the window is awaited. */
   #asking: Waiter[] | undefined;
   #closed: string | undefined;
+  /** How many in the queue the window refused: they wait for the limit. */
+  #refused = 0;
 
   constructor(
     readonly limit: number,
@@ -36,13 +40,15 @@ export class RateLimiter {
     return this.limit > 0 && this.windowMs > 0;
   }
 
+  /** How many msgs wait for the limit (not those the window is being asked about). */
   get queued(): number {
-    return this.#queue.length;
+    return this.#refused;
   }
 
   /**
-   * Resolves when `messages` may be sent now; rejects `rate_limited` when the queue is full. With
-   * a `withdraw` (the account's circuit), a msg that waits when it fires leaves the queue, withdrawn.
+   * Resolves when `messages` may be sent now; rejects `rate_limited` when `queueSize` wait for the
+   * limit already. With a `withdraw` (the account's circuit), a msg that waits when it fires leaves
+   * the queue, withdrawn.
    */
   acquire(messages: number, signal?: StopSignal, withdraw?: StopSignal, giveUp?: GiveUp): Promise<void> {
     if (this.#closed) return Promise.reject(closed(this.#closed));
@@ -57,20 +63,9 @@ export class RateLimiter {
         }),
       );
     }
-    // Nothing waits: the window decides at once (this process's window answers synchronously).
-    const answer = this.#queue.length === 0 && !this.#asking ? this.window.reserveInOrder([messages], Date.now()) : undefined;
-    if (answer && !(answer instanceof Promise) && answer.passed === 1) return Promise.resolve();
-    // The msgs whose answer is awaited are not waiting for the limit (yet): they do not count against the queue.
-    if (this.#queue.length - (this.#asking?.length ?? 0) >= this.queueSize) {
-      // A shared window may have counted it already: given back.
-      if (answer instanceof Promise) void answer.then((r) => (r.passed ? this.window.refund(messages) : undefined)).catch(() => undefined);
-      return Promise.reject(
-        new GatewayError({
-          type: 'rate_limited',
-          message: `Rate limit reached (${this.limit} per ${this.windowMs / 1000} s) and ${this.queueSize} messages already wait; this one was refused`,
-        }),
-      );
-    }
+    // Behind a msg the window refused, this one waits too (strict order): no question needed.
+    const behind = this.#refused > 0;
+    if (behind && this.#refused >= this.queueSize) return Promise.reject(this.#full());
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { messages, resolve, reject };
       const leave = (error: GatewayError) => {
@@ -88,9 +83,9 @@ export class RateLimiter {
         clearTimeout(timer);
       };
       this.#queue.push(waiter);
-      this.onChange();
-      if (answer === undefined) this.#pump();
-      else this.#answered([waiter], answer);
+      if (!behind) return this.#pump();
+      waiter.refused = true;
+      this.#count(1);
     });
   }
 
@@ -100,15 +95,15 @@ export class RateLimiter {
    */
   refund(messages: number): void {
     if (!this.enabled || messages <= 0) return;
-    const next = () => {
-      if (!this.#queue.length || this.#asking) return;
-      clearTimeout(this.#timer);
-      this.#timer = undefined;
-      this.#pump();
-    };
-    const refunded = this.window.refund(messages);
-    if (refunded) void refunded.then(next, () => undefined);
-    else next();
+    this.window.refund(messages).then(
+      () => {
+        if (!this.#queue.length || this.#asking) return;
+        clearTimeout(this.#timer);
+        this.#timer = undefined;
+        this.#pump();
+      },
+      () => undefined,
+    );
   }
 
   /** Refuses everything waiting (with the reason) and anything asked later. */
@@ -121,79 +116,96 @@ export class RateLimiter {
       w.unlisten?.();
       w.reject(closed(reason));
     }
-    if (waiting.length) this.onChange();
+    this.#count(-this.#refused);
+  }
+
+  #full(): GatewayError {
+    return new GatewayError({
+      type: 'rate_limited',
+      message: `Rate limit reached (${this.limit} per ${this.windowMs / 1000} s) and ${this.queueSize} messages already wait; this one was refused`,
+    });
+  }
+
+  /** Takes a waiter out of the queue; false when it had left already. */
+  #take(waiter: Waiter): boolean {
+    const i = this.#queue.indexOf(waiter);
+    if (i < 0) return false;
+    this.#queue.splice(i, 1);
+    if (waiter.refused) this.#count(-1);
+    return true;
   }
 
   #remove(waiter: Waiter): void {
-    const i = this.#queue.indexOf(waiter);
-    if (i >= 0) this.#queue.splice(i, 1);
+    this.#take(waiter);
+  }
+
+  /** The count of waiters held by the limit changes: the account's nodes hear of it. */
+  #count(by: number): void {
+    if (by === 0) return;
+    this.#refused += by;
     this.onChange();
   }
 
   /**
-   * Asks the window for the queue, from the head, while they fit: strict FIFO (the head waits even
-   * if a smaller request behind it would fit). A window that answers later is asked for the whole
-   * queue at once, and asked again for what came meanwhile when it answers.
+   * Asks the window for the queue, from the head, at most MAX_RUN at once, one question at a
+   * time: strict FIFO (the head waits even if a smaller request behind it would fit). What comes
+   * while the window is asked goes in the next question.
    */
   #pump(): void {
-    while (!this.#timer && !this.#asking && !this.#closed && this.#queue.length) {
-      const run = this.#queue.slice(0, MAX_RUN);
-      const answer = this.window.reserveInOrder(
+    if (this.#timer || this.#asking || this.#closed || !this.#queue.length) return;
+    const run = this.#queue.slice(0, MAX_RUN);
+    this.#asking = run;
+    this.window
+      .reserveInOrder(
         run.map((w) => w.messages),
         Date.now(),
+      )
+      .then(
+        (reservation) => {
+          this.#asking = undefined;
+          this.#settle(run, reservation);
+          this.#pump();
+        },
+        (error: unknown) => {
+          // The window could not answer (its store is unreachable): the head is refused, the rest asked again.
+          this.#asking = undefined;
+          const head = run[0] as Waiter;
+          if (this.#take(head)) {
+            head.unlisten?.();
+            head.reject(error instanceof GatewayError ? error : closed(`the rate limit could not be checked (${(error as Error).message})`));
+          }
+          this.#pump();
+        },
       );
-      if (answer instanceof Promise) return this.#answered(run, answer);
-      this.#settle(run, answer);
-    }
   }
 
-  /** The window's answer for `run`: those that passed go now; the next waits as long as the window says. */
-  #answered(run: Waiter[], answer: Reservation | Promise<Reservation>): void {
-    if (!(answer instanceof Promise)) {
-      this.#settle(run, answer);
-      return this.#pump();
-    }
-    this.#asking = run;
-    answer.then(
-      (reservation) => {
-        this.#asking = undefined;
-        this.#settle(run, reservation);
-        this.#pump();
-      },
-      (error: unknown) => {
-        // The window could not answer (its store is unreachable): the head is refused, the rest asked again.
-        this.#asking = undefined;
-        const head = run[0] as Waiter;
-        const i = this.#queue.indexOf(head);
-        if (i >= 0) {
-          this.#queue.splice(i, 1);
-          head.unlisten?.();
-          head.reject(error instanceof GatewayError ? error : closed(`the rate limit could not be checked (${(error as Error).message})`));
-          this.onChange();
-        }
-        this.#pump();
-      },
-    );
-  }
-
+  /** The window's answer for `run`: those that passed go now; the rest wait as long as the window says (beyond `queueSize`, refused). */
   #settle(run: Waiter[], { passed, wait }: Reservation): void {
-    let changed = false;
-    for (let i = 0; i < passed; i++) changed = this.#pass(run[i] as Waiter) || changed;
-    if (passed < run.length && wait > 0) this.#wait(wait);
-    if (changed) this.onChange();
+    for (let i = 0; i < passed; i++) this.#pass(run[i] as Waiter);
+    if (passed === run.length || wait <= 0) return;
+    // The head waits for the window: so does every msg behind it, and beyond `queueSize` it is refused.
+    for (const waiter of [...this.#queue]) {
+      if (waiter.refused) continue;
+      if (this.#refused >= this.queueSize) {
+        this.#take(waiter);
+        waiter.unlisten?.();
+        waiter.reject(this.#full());
+        continue;
+      }
+      waiter.refused = true;
+      this.#count(1);
+    }
+    this.#wait(wait);
   }
 
-  /** Lets `waiter` go; false when it left the queue while the window was asked (what it reserved is given back). */
-  #pass(waiter: Waiter): boolean {
-    const i = this.#queue.indexOf(waiter);
-    if (i < 0) {
+  /** Lets `waiter` go; one that left the queue while the window was asked gives back what it reserved. */
+  #pass(waiter: Waiter): void {
+    if (!this.#take(waiter)) {
       void this.window.refund(waiter.messages);
-      return false;
+      return;
     }
-    this.#queue.splice(i, 1);
     waiter.unlisten?.();
     waiter.resolve();
-    return true;
   }
 
   /** The queue waits `ms` for the window (one timer: a new wait replaces the one armed). */

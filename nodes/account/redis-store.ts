@@ -194,12 +194,12 @@ class FallbackWindow implements RateWindow {
     private readonly up: () => boolean,
   ) {}
 
-  reserveInOrder(sends: readonly number[], now: number): Reservation | Promise<Reservation> {
+  reserveInOrder(sends: readonly number[], now: number): Promise<Reservation> {
     if (!this.up()) return this.own.reserveInOrder(sends, now);
     return this.shared.reserveInOrder(sends).catch(() => this.own.reserveInOrder(sends, now));
   }
 
-  refund(messages: number): void | Promise<void> {
+  refund(messages: number): Promise<void> {
     if (!this.up()) return this.own.refund(messages);
     return this.shared.refund(messages).catch(() => this.own.refund(messages));
   }

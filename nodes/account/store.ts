@@ -86,14 +86,13 @@ export interface Reservation {
 /**
  * The account's sliding window. `reserveInOrder` takes the sends waiting, in order (each a number
  * of messages), and counts as sent now as many as fit, from the first, stopping at the first that
- * does not (strict order: a smaller send behind it never overtakes it). A shared store answers
- * with a promise, for a whole run at once (one round trip, however many wait); this process's
- * window answers at once, so the rate limiter's queue is passed without a turn of the event loop.
+ * does not (strict order: a smaller send behind it never overtakes it): one question for a whole
+ * run (a shared store's: one round trip, however many wait).
  */
 export interface RateWindow {
-  reserveInOrder(sends: readonly number[], now: number): Reservation | Promise<Reservation>;
+  reserveInOrder(sends: readonly number[], now: number): Promise<Reservation>;
   /** Gives back messages reserved that never reached the gateway (they will be sent again). */
-  refund(messages: number): void | Promise<void>;
+  refund(messages: number): Promise<void>;
 }
 
 /** The window in this process: the send times of the messages in it, oldest first. */
@@ -114,7 +113,8 @@ export class MemoryWindow implements RateWindow {
     return 0;
   }
 
-  reserveInOrder(sends: readonly number[], now: number): Reservation {
+  /** Counts what fits when asked; the answer comes as a promise, as a shared window's does. */
+  async reserveInOrder(sends: readonly number[], now: number): Promise<Reservation> {
     for (let passed = 0; passed < sends.length; passed++) {
       const wait = this.reserve(sends[passed] as number, now);
       if (wait > 0) return { passed, wait };
@@ -122,7 +122,7 @@ export class MemoryWindow implements RateWindow {
     return { passed: sends.length, wait: 0 };
   }
 
-  refund(messages: number): void {
+  async refund(messages: number): Promise<void> {
     this.#sent.splice(Math.max(0, this.#sent.length - messages), messages);
   }
 }

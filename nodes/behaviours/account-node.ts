@@ -23,8 +23,10 @@ export function accountNode(RED: NodeAPI) {
     const node = this;
     const credentials = node.credentials ?? {};
     const local = localStore((RED.settings as { userDir?: string }).userDir, (text) => RED.log.warn(`bulkgate: ${text}`));
+    const shared = sharedStore(config, credentials, local);
     node.account = new Account(node.id, config, credentials, {
-      store: sharedStore(config, credentials, local) ?? local,
+      store: shared ?? local,
+      claims: shared?.claims,
       proxy: () => proxySettings(RED, config.proxy),
       warn: (key, params) => node.warn(catalogText(texts, `warnings.${key}`, params)),
     });
@@ -53,7 +55,11 @@ export function accountNode(RED: NodeAPI) {
       }
     }
     node.on('close', (_removed: boolean, done: () => void) => {
-      node.account.close().then(done, done);
+      // The account first (its outbox's last round may still use the store), then the store's connection.
+      node.account
+        .close()
+        .then(() => shared?.close())
+        .then(done, done);
     });
   }
   return BulkgateAccount;

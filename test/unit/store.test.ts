@@ -73,10 +73,10 @@ describe("this process's store (unit)", () => {
     assert.equal(window.reserve(1, 6_000), 1_001, 'full: the oldest (now) leaves in a window (+1)');
   });
 
-  it('a run of sends: as many as fit, from the first; a smaller one behind the first that does not fit never overtakes it', () => {
+  it('a run of sends: as many as fit, from the first; a smaller one behind the first that does not fit never overtakes it', async () => {
     const window = new MemoryWindow(4, 1_000);
-    assert.deepEqual(window.reserveInOrder([1, 2, 2, 1], 5_000), { passed: 2, wait: 1_001 });
-    assert.deepEqual(window.reserveInOrder([1], 5_000), { passed: 1, wait: 0 }, 'the last place: the one behind the 2 did not take it');
-    assert.deepEqual(window.reserveInOrder([], 5_000), { passed: 0, wait: 0 });
+    assert.deepEqual(await window.reserveInOrder([1, 2, 2, 1], 5_000), { passed: 2, wait: 1_001 });
+    assert.deepEqual(await window.reserveInOrder([1], 5_000), { passed: 1, wait: 0 }, 'the last place: the one behind the 2 did not take it');
+    assert.deepEqual(await window.reserveInOrder([], 5_000), { passed: 0, wait: 0 });
   });
 });
