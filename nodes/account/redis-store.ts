@@ -21,18 +21,9 @@ import { DeliveryTracker, type SharedRecord } from './tracking';
 
 export { storeUrlProblem } from './store-url';
 
-/** What the account node's settings say about the store. */
-export interface StoreSettings {
-  store: 'file' | 'redis';
-  url?: string;
-  password?: string;
-}
-
 /** The smallest client surface the store uses (so tests can tell what is sent). */
 export interface RedisLike {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-  quit?(): Promise<unknown>;
-  close?(): Promise<unknown>;
 }
 
 /** Keys of one BulkGate application: a hash of its id, so two accounts (both with the node id `acc`) never share one. */
