@@ -19,26 +19,13 @@ import { closeSync, existsSync, fstatSync, ftruncateSync, mkdirSync, openSync, r
 import { randomBytes } from 'node:crypto';
 import { dirname, join } from 'node:path';
 import { APPEND, cutTornTail, READ } from './file-tail';
-import type { Tracked } from './tracking';
+import type { Tracked, TrackedRecord, TrackingLog } from './tracking';
 
 /**
  * A line beyond this keeps the send without the msg's topic and payload (a report after a restart
  * still finds it, without `msg.sent.payload`): the file stays within about 2 x 10,000 lines of 2 KB.
  */
 export const MAX_LINE = 2048;
-
-export type TrackedRecord = Omit<Tracked, 'final' | 'forgotten' | 'late'>;
-
-/** Where a tracker keeps its sends across restarts. */
-export interface TrackingLog {
-  /** The sends remembered, oldest first, with their final and late marks. */
-  load(): { records: TrackedRecord[]; final: Set<string>; late: Set<string> };
-  sent(record: TrackedRecord): void;
-  final(smsId: string): void;
-  late(smsId: string): void;
-  /** Rewrites the file with the remembered sends (and their marks) when most of its lines are spent. */
-  compactIfSpent(remembered: number, live: () => Tracked[]): void;
-}
 
 export function trackingPath(userDir: string, accountId: string): string {
   return join(userDir, 'bulkgate-tracking', `${accountId.replace(/[^\w.-]/g, '_')}.jsonl`);

@@ -11,7 +11,6 @@
  * a user without one pays nothing, and nothing is written.
  */
 import { AgeQueue } from './age-queue';
-import type { TrackingLog } from './tracking-file';
 
 /** A tracked send as the copies share it. */
 export interface SharedRecord {
@@ -72,6 +71,24 @@ export interface Tracked {
   forgotten: boolean;
   /** Output 3 fired for it: an events node that starts later (a redeploy, a restart) does not fire it again. */
   late?: boolean;
+}
+
+/** A tracked send as a log writes it: without its flags (final and late are marks of their own; forgotten is memory's). */
+export type TrackedRecord = Omit<Tracked, 'final' | 'forgotten' | 'late'>;
+
+/**
+ * Where a tracker keeps its sends across restarts (tracking-file.ts's TrackingFile). Declared by
+ * the tracker, which says what it needs of a log: the file imports the tracker's types, not the
+ * other way round.
+ */
+export interface TrackingLog {
+  /** The sends remembered, oldest first, with their final and late marks. */
+  load(): { records: TrackedRecord[]; final: Set<string>; late: Set<string> };
+  sent(record: TrackedRecord): void;
+  final(smsId: string): void;
+  late(smsId: string): void;
+  /** Rewrites the file with the remembered sends (and their marks) when most of its lines are spent. */
+  compactIfSpent(remembered: number, live: () => Tracked[]): void;
 }
 
 /** Final statuses: after one of these, no report is awaited. Buffered and seen are not final. */
