@@ -11,8 +11,8 @@ import type { Request, Response } from 'express';
 import type { GatewayClient } from '../../gateway';
 import { DEFAULT_TIMEOUT } from '../../gateway/defaults';
 import type { AccountCredentials } from '../account/account';
-import { accountOf } from '../plumbing/runtime';
 import { numberSetting, proxySettings } from '../plumbing/settings';
+import { accountOf } from './deployed-account';
 
 /** The gateway's code: loaded with the first test, not with the package. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports

@@ -1,7 +1,8 @@
 /** The `bulkgate-balance` node: reads the credit; port 2 fires when it is below the threshold. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, invalidRequest, type ApiFamily, type HttpMethod } from '../../gateway';
-import { accountOf, answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from '../plumbing/runtime';
+import { answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from '../plumbing/runtime';
+import { accountOf } from './deployed-account';
 
 interface BalanceConfig {
   account?: string;

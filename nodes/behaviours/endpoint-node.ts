@@ -8,7 +8,6 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, bodyFields, invalidRequest, isPlainObject, splitNumbers, type EndpointName } from '../../gateway';
 import { typedSettings } from '../definitions';
 import {
-  accountOf,
   answerInputs,
   catalogText,
   evaluate,
@@ -24,6 +23,7 @@ import {
   type NodeCatalog,
   type Send,
 } from '../plumbing/runtime';
+import { accountOf } from './deployed-account';
 
 export type EndpointConfig = NodeDef & Record<string, unknown>;
 

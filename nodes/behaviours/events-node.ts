@@ -14,7 +14,8 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { INCOMING, readEvent, type EventPayload } from '../../gateway';
 import { localStore } from '../account/store';
 import { numberSetting } from '../plumbing/settings';
-import { accountOf, catalogText, EMIT_BATCH, nodeCatalog, type NodeCatalog } from '../plumbing/runtime';
+import { catalogText, EMIT_BATCH, nodeCatalog, type NodeCatalog } from '../plumbing/runtime';
+import { accountOf } from './deployed-account';
 import { ReportGate } from './report-gate';
 import type { DeliveryTracker, Tracked } from '../account/tracking';
 

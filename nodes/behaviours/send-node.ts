@@ -14,20 +14,9 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, InFlight, storableBody, type GatewayClient, type Operation, type PreparedRequest, type SendFields } from '../../gateway';
 import type { Account, DeferredHandler } from '../account/account';
 import { stormGuardOf, type StormGuard } from '../account/storm';
-import {
-  accountOf,
-  catalogText,
-  fail,
-  NO_ACCOUNT,
-  nodeCatalog,
-  StatusThrottle,
-  statusText,
-  type Done,
-  type Msg,
-  type NodeCatalog,
-  type Send,
-} from '../plumbing/runtime';
+import { catalogText, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type NodeCatalog, type Send } from '../plumbing/runtime';
 import { numberSetting } from '../plumbing/settings';
+import { accountOf } from './deployed-account';
 import { fieldPlan, noRecipient, nodeOperation, sendFields, type FieldPlan, type SendConfig } from './send-fields';
 import { SendRouter, SendTotals } from './send-route';
 

@@ -2,15 +2,8 @@
 import type { Node, NodeAPI } from 'node-red';
 import type { Done, Msg, Send } from './msg';
 import { GatewayError, invalidRequest, type AbortGroup } from '../../gateway';
-import type { Account } from '../account/account';
 
 export type { Done, Msg, Send } from './msg';
-
-/** The account a node's `account` setting names (a deployed `bulkgate-account` node's), or null. */
-export function accountOf(RED: NodeAPI, id: unknown): Account | null {
-  if (typeof id !== 'string' || !id) return null;
-  return (RED.nodes.getNode(id) as { account?: Account } | null)?.account ?? null;
-}
 
 /** A TypedInput setting: its value and type as the flow file stores them. */
 export interface TypedSetting {

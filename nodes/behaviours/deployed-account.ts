@@ -1,0 +1,15 @@
+/**
+ * The account a node reaches through its `account` setting: the one a deployed `bulkgate-account`
+ * node runs (account-node.ts builds it). Apart from account-node.ts because the admin endpoints
+ * (admin.ts), bundled into what Node-RED loads at start, look a deployed account up too: this
+ * module names the account by its type alone, so it loads none of the account's code.
+ */
+import type { NodeAPI } from 'node-red';
+import type { Account } from '../account/account';
+import type { AccountNode } from './account-node';
+
+/** The account a node's `account` setting names (a deployed `bulkgate-account` node's), or null. */
+export function accountOf(RED: NodeAPI, id: unknown): Account | null {
+  if (typeof id !== 'string' || !id) return null;
+  return (RED.nodes.getNode(id) as Partial<AccountNode> | null)?.account ?? null;
+}
