@@ -31,7 +31,7 @@ import {
 import type { Msg } from '../plumbing/msg';
 import { numberSetting } from '../plumbing/settings';
 import { Circuit } from './circuit';
-import { storeCause, type StoreCause, type StoreState } from './redis-store';
+import { storeCause, type StoreCause, type StoreState } from './store-health';
 import {
   DEFAULT_OUTBOX_SIZE,
   deferrable,

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { GatewayError } from '../../gateway';
 import { fullError } from './outbox';
 import { isEntry, type JournalEntry } from './outbox-journal';
+import { STORE_CAUSES, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './store';
 import { BATCH_TIMEOUT_MS, ScriptBatch, type ScriptClient } from './script-batch';
 import type { SharedStormAnswer } from './storm';
@@ -162,9 +163,6 @@ export interface AlertClaimer {
 }
 
 /** How the Redis store tells the account about its connection. */
-/** What a shared store tells of itself; see {@link StoreEvents}. */
-export type StoreState = 'connected' | 'unreachable' | 'lost' | 'back' | 'eviction';
-
 export interface StoreEvents {
   /**
    * `connected`, `unreachable` (never connected yet: why, told again only when the reason
@@ -208,40 +206,6 @@ async function warnOfEviction(client: { configGet(name: string): Promise<Record<
   } catch {
     // CONFIG not allowed here.
   }
-}
-
-/** Why a store cannot be reached, by the key a status names it with: the words a log line starts with. */
-const STORE_CAUSES = {
-  auth: 'authentication refused',
-  certificate: 'certificate refused',
-  refused: 'nothing listening',
-  'no-answer': 'no answer',
-  'not-found': 'host not found',
-  network: 'no connection',
-} as const;
-export type StoreCause = keyof typeof STORE_CAUSES;
-
-/** The cause a reason told by {@link storeFailure} starts with. */
-export function storeCause(reason: string): StoreCause {
-  const found = (Object.keys(STORE_CAUSES) as StoreCause[]).find((key) => reason.startsWith(`${STORE_CAUSES[key]}:`));
-  return found ?? 'network';
-}
-
-/** Why a store cannot be reached, in words a user acts on, with the client's own message. */
-export function storeFailure(error: Error): string {
-  const text = `${error.message ?? ''} ${(error as { code?: string }).code ?? ''}`;
-  const cause: StoreCause = /WRONGPASS|NOAUTH|NOPERM|invalid password|AUTH/i.test(text)
-    ? 'auth'
-    : /certificate|CERT_|self[- ]signed|altnames|TLS/i.test(text)
-      ? 'certificate'
-      : /ECONNREFUSED/.test(text)
-        ? 'refused'
-        : /timeout|ETIMEDOUT/i.test(text)
-          ? 'no-answer'
-          : /ENOTFOUND|EAI_AGAIN/.test(text)
-            ? 'not-found'
-            : 'network';
-  return `${STORE_CAUSES[cause]}: ${error.message}`;
 }
 
 /**
