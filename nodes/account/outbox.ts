@@ -23,6 +23,7 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
 import type { Circuit } from './circuit';
 import { lockedError, type Warn } from './outbox-journal';
+import { keptOnce } from './registry';
 import type { AccountStore, OutboxFile, OutboxLog } from './store';
 import type { Msg } from '../plumbing/msg';
 
@@ -636,19 +637,15 @@ export function fullError(size: number, account?: string): GatewayError {
   });
 }
 
-/** The outboxes of this runtime, by log (or by account id where the outbox lives in memory): they outlive redeploys. */
-const outboxes = new Map<OutboxLog | string, Outbox>();
-
 /**
  * The outbox of an account, kept in its store's log, or in memory when the store has none (no
- * user directory: with a warning when the first message is kept).
+ * user directory: with a warning when the first message is kept). One per log (or account id, in
+ * memory) in this process: it outlives redeploys.
  */
 export function outboxFor(store: AccountStore, accountId: string, warn: Warn): Outbox {
   const log = store.outboxLog(accountId);
-  const key = log ?? `memory:${accountId}`;
-  let outbox = outboxes.get(key);
-  if (outbox) outbox.warn = warn;
-  else outboxes.set(key, (outbox = new Outbox(log, warn)));
+  const outbox = keptOnce('outbox', log ?? `memory:${accountId}`, () => new Outbox(log, warn));
+  outbox.warn = warn;
   return outbox;
 }
 

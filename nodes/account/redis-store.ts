@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { GatewayError } from '../../gateway';
 import { fullError } from './outbox';
 import { isEntry, type JournalEntry } from './outbox-journal';
+import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './store';
 import { BATCH_TIMEOUT_MS, ScriptBatch, type ScriptClient } from './script-batch';
@@ -258,11 +259,6 @@ export async function checkStore(url: string, password: string | undefined, time
   }
 }
 
-/** Per store (key prefix): the client of the account running now, and the tracker that outlives redeploys. */
-const clients = new Map<string, RedisLike>();
-const sharedTrackers = new Map<string, DeliveryTracker>();
-const sharedOutboxes = new Map<string, RedisOutboxLog>();
-
 /** The account's state on a Redis or Valkey server; what is not shared yet stays in `local`. */
 export function redisStore(
   settings: { url: string; password?: string; applicationId: string; claimMs?: number },
@@ -314,22 +310,14 @@ export function redisStore(
   });
   const prefix = keyPrefix(settings.applicationId);
   const claims = new AlertClaims(redis, prefix, COPY_ID);
-  clients.set(prefix, redis);
+  // Per store (key prefix), the client of the account running now: the outbox log and the tracker
+  // outlive redeploys, and each call goes through the client of the moment.
+  keepLatest('store-client', prefix, redis);
+  const running = () => latest<RedisLike>('store-client', prefix) as RedisLike;
   return {
     kind: 'redis',
-    outboxLog: () => {
-      let log = sharedOutboxes.get(prefix);
-      if (!log) sharedOutboxes.set(prefix, (log = new RedisOutboxLog(() => clients.get(prefix) as RedisLike, prefix, COPY_ID, settings.claimMs)));
-      return log;
-    },
-    tracker: () => {
-      let tracker = sharedTrackers.get(prefix);
-      if (!tracker) {
-        tracker = new DeliveryTracker({ kind: 'shared', shared: new SharedTracking(() => clients.get(prefix) as RedisLike, prefix) });
-        sharedTrackers.set(prefix, tracker);
-      }
-      return tracker;
-    },
+    outboxLog: () => keptOnce('shared-outbox-log', prefix, () => new RedisOutboxLog(running, prefix, COPY_ID, settings.claimMs)),
+    tracker: () => keptOnce('shared-tracker', prefix, () => new DeliveryTracker({ kind: 'shared', shared: new SharedTracking(running, prefix) })),
     rateWindow: (accountId, limit, windowMs) =>
       new FallbackWindow(new RedisWindow(redis, `${prefix}window`, limit, windowMs), local.rateWindow(accountId, limit, windowMs), () => up),
     claims: {

@@ -12,6 +12,7 @@
  */
 import { join } from 'node:path';
 import { Journal, type JournalEntry, type Warn } from './outbox-journal';
+import { keptOnce } from './registry';
 import { DeliveryTracker } from './tracking';
 import { TrackingFile, trackingPath } from './tracking-file';
 
@@ -127,10 +128,6 @@ export class MemoryWindow implements RateWindow {
   }
 }
 
-/** Outbox logs and trackers of this process, by file or account id: they outlive redeploys. */
-const logs = new Map<string, Journal>();
-const trackers = new Map<string, DeliveryTracker>();
-
 /**
  * This Node-RED process's store: the outbox in `<userDir>/bulkgate-outbox/<account id>.jsonl`,
  * tracked sends in `<userDir>/bulkgate-tracking/<account id>.jsonl` (each in memory only when
@@ -142,20 +139,15 @@ export function localStore(userDir: string | undefined, warn: (text: string) => 
     outboxLog(accountId) {
       if (!userDir) return undefined;
       const path = join(userDir, 'bulkgate-outbox', `${accountId.replace(/[^\w.-]/g, '_')}.jsonl`);
-      let log = logs.get(path);
-      if (!log) logs.set(path, (log = new Journal(path)));
-      return log;
+      return keptOnce('journal', path, () => new Journal(path));
     },
     tracker(accountId) {
       // By user directory too: two Node-RED runtimes in one process (the tests) keep their own.
-      const key = `${userDir ?? ''}\0${accountId}`;
-      let tracker = trackers.get(key);
-      if (!tracker)
-        trackers.set(
-          key,
-          (tracker = new DeliveryTracker(userDir ? { kind: 'file', log: new TrackingFile(trackingPath(userDir, accountId), warn) } : { kind: 'memory' })),
-        );
-      return tracker;
+      return keptOnce(
+        'tracker',
+        `${userDir ?? ''}\0${accountId}`,
+        () => new DeliveryTracker(userDir ? { kind: 'file', log: new TrackingFile(trackingPath(userDir, accountId), warn) } : { kind: 'memory' }),
+      );
     },
     rateWindow: (_accountId, limit, windowMs) => new MemoryWindow(limit, windowMs),
   };
