@@ -46,33 +46,22 @@ export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, sett
 export interface NodeCatalog {
   RED: NodeAPI;
   type: string;
-  /** Status templates, translated once per key: i18next on every msg was most of a send's CPU. */
-  templates: Map<string, string>;
 }
 
 export function nodeCatalog(RED: NodeAPI, type: string): NodeCatalog {
-  return { RED, type, templates: new Map() };
+  return { RED, type };
 }
 
 export function catalogText(catalog: NodeCatalog, key: string, params?: Record<string, string | number>): string {
   return catalog.RED._(`${catalog.type}.${key}`, params);
 }
 
-const SLOT = (name: string) => `\u0000${name}\u0000`;
-
+/**
+ * A status text. Worded only when its status is shown (StatusThrottle: at most every 200 ms), so
+ * i18next is asked then, not once per msg; a count picks the language's plural form.
+ */
 export function statusText(catalog: NodeCatalog, key: string, params?: Record<string, string | number>): string {
-  // A text with a count has the language's plural forms: i18next picks one by the number itself,
-  // so it is not made a template (a status is shown at most every 200 ms: StatusThrottle).
-  if (typeof params?.count === 'number') return catalogText(catalog, `status.${key}`, params);
-  let template = catalog.templates.get(key);
-  if (template === undefined) {
-    const slots = Object.fromEntries(['sent', 'rejected', 'queued', 'credit', 'currency', 'reason', 'cause'].map((n) => [n, SLOT(n)]));
-    template = catalogText(catalog, `status.${key}`, slots);
-    catalog.templates.set(key, template);
-  }
-  // The slots are NUL-delimited on purpose: no catalog text holds a NUL.
-  // eslint-disable-next-line no-control-regex
-  return params ? template.replace(/\u0000(\w+)\u0000/g, (_, name: string) => String(params[name] ?? '')) : template;
+  return catalogText(catalog, `status.${key}`, params);
 }
 
 type NodeStatus = Parameters<Node['status']>[0];
