@@ -5,6 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import WebSocket from 'ws';
+import { until } from './wait';
 
 export interface DebugFrame {
   id: string;
@@ -148,13 +149,7 @@ export class Sidebar {
   }
 }
 
-export async function until(what: string, check: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+export { until };
 
 /**
  * Clicks one inject (`press`: its button in Chromium, or the admin API call the button makes) and
@@ -208,10 +203,13 @@ export async function click(press: (injectId: string) => Promise<void>, sidebar:
 export const pressByApi =
   (editorUrl: string) =>
   async (injectId: string): Promise<void> => {
-    let res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' });
-    for (const end = Date.now() + 5000; res.status === 404 && Date.now() < end;) {
-      await new Promise((r) => setTimeout(r, 100));
-      res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' });
-    }
+    let res: Response | undefined;
+    await until(
+      `inject ${injectId} to start`,
+      async () => (res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' })).status !== 404,
+      5000,
+      { every: 100 },
+    ).catch(() => undefined);
+    if (!res) throw new Error(`inject ${injectId}: no answer`);
     assert.equal(res.status, 200, `inject ${injectId}: HTTP ${res.status} ${await res.text()}`);
   };

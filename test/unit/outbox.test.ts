@@ -22,6 +22,7 @@ import {
   type Outcome,
 } from '../../nodes/account/outbox';
 import { localStore, type OutboxFile, type OutboxLog } from '../../nodes/account/store';
+import { until as waitUntil } from '../support/wait';
 
 const OPERATION = sendOperation('transactional', {});
 /** When the msgs were taken: a moment ago (an hour later they would have run out of time). */
@@ -64,7 +65,8 @@ function standIn(answer: (entry: OutboxEntry, probe: boolean) => 'ok' | GatewayE
       inFlight++;
       most = Math.max(most, inFlight);
       sent.push({ seq: entry.msg.seq, probe, attempts: entry.attempts });
-      await new Promise((r) => setTimeout(r, 2));
+      // The answer comes a turn of the event loop later: the sends of a round overlap, as on the wire.
+      await new Promise((r) => setImmediate(r));
       inFlight--;
       const result = answer(entry, probe);
       if (result !== 'ok') throw result;
@@ -75,13 +77,7 @@ function standIn(answer: (entry: OutboxEntry, probe: boolean) => 'ok' | GatewayE
   return { worker, sent, settled, most: () => most };
 }
 
-async function until(what: string, check: () => boolean, ms = 5_000): Promise<void> {
-  const end = Date.now() + ms;
-  while (!check()) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}
+const until = (what: string, check: () => boolean, ms = 5_000) => waitUntil(what, check, ms, { every: 5 });
 
 describe('the outbox (unit, a stand-in account)', () => {
   it('a round: the oldest probes alone, then the rest follow oldest first, at most `concurrency` at once; results in the order the msgs came', async () => {
@@ -164,7 +160,7 @@ describe('the outbox (unit, a stand-in account)', () => {
     for (let i = 1; i <= 5; i++) await outbox.keep(newEntry(i), {});
     outbox.attach(worker);
     await until('three settled', () => settled.length === 3);
-    await new Promise((r) => setTimeout(r, 20));
+    await new Promise((r) => setTimeout(r, 20)); // checks that no fourth settles: the unreachable one ended the round
     assert.deepEqual(
       settled.map((s) => [s.seq, 'error' in s.outcome ? s.outcome.error.code : 'sent']),
       [
@@ -500,7 +496,7 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
       await outbox.detach(worker);
     }
     const asked = stand.calls.length;
-    await new Promise((r) => setTimeout(r, 40));
+    await new Promise((r) => setTimeout(r, 40)); // checks that the log is not asked again after detach
     assert.equal(stand.calls.length, asked, 'no look after detach');
   });
 

@@ -4,6 +4,7 @@
  * (counted) when it waited too long; a closed node lets everything in.
  */
 import assert from 'node:assert/strict';
+import FakeTimers from '@sinonjs/fake-timers';
 import { ReportGate } from '../../nodes/behaviours/report-gate';
 
 describe('report gate (unit)', () => {
@@ -74,19 +75,27 @@ describe('report gate (unit)', () => {
   });
 
   it('a call that went in is never refused later; the refusal says why; reading never counts below nothing', async () => {
-    const gate = new ReportGate(1, 30);
-    gate.taken(1);
-    const waiting = gate.enter();
-    gate.emitted(1);
-    await waiting;
-    await new Promise((r) => setTimeout(r, 60));
-    assert.equal(gate.refused, 0, 'its timer was stopped when it went in');
-    gate.left();
-    gate.left();
-    gate.taken(1);
-    await assert.rejects(gate.enter(), /^Error: no room for more reports$/);
-    gate.emitted(5);
-    assert.equal(gate.pending, 0, 'never below nothing');
+    // The gate's 30 ms wait runs on a fake clock: the test moves it past the wait at once.
+    const clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      const gate = new ReportGate(1, 30);
+      gate.taken(1);
+      const waiting = gate.enter();
+      gate.emitted(1);
+      await waiting;
+      clock.tick(60);
+      assert.equal(gate.refused, 0, 'its timer was stopped when it went in');
+      gate.left();
+      gate.left();
+      gate.taken(1);
+      const refused = assert.rejects(gate.enter(), /^Error: no room for more reports$/);
+      clock.tick(30);
+      await refused;
+      gate.emitted(5);
+      assert.equal(gate.pending, 0, 'never below nothing');
+    } finally {
+      clock.uninstall();
+    }
   });
   it('exactly at the bound there is no room: a waiting call goes in once one report leaves', async () => {
     const gate = new ReportGate(10, 10_000);
