@@ -2,6 +2,7 @@
 import assert from 'node:assert/strict';
 import { AbortGroup, GatewayClient, GatewayError, type GatewayClientOptions } from '../gateway';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+import { until } from './support/wait';
 
 /**
  * Runs a call that must fail; returns its GatewayError, checked in the test that made it: the
@@ -615,7 +616,7 @@ describe('gateway client', () => {
         () => calls.push(1),
         (error: unknown) => error,
       );
-      await new Promise((r) => setTimeout(r, 100));
+      await until('the hanging request at the gateway', async () => (await sim.requests()).some((r) => r.body.text === 'hangs'));
       group.abort();
       const error = await pending;
       assert.ok(error instanceof GatewayError, `expected a GatewayError, got ${String(error)}`);

@@ -97,6 +97,7 @@ describe('the demo (npm start)', function () {
     const before = await doors();
     // The door contact (mqtt in) subscribes once it is connected: publish only then.
     await until('the door contact connected', () => sidebar.statuses.some((st) => /-m1$/.test(st.id) && st.fill === 'green'), 20_000);
+    // A moment for the subscription: the mqtt in node subscribes just after it shows connected, and the demo's broker does not tell.
     await new Promise((r) => setTimeout(r, 300));
     const sensor = await connectAsync(`mqtt://127.0.0.1:${port}`);
     try {
@@ -255,14 +256,14 @@ describe('the demo (npm start)', function () {
       const waiting = async () => ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/${sender.account}`)).json()) as { waiting: number }).waiting;
       const before = (await outbox()).messages.length;
       await pressByApi(demo.editorUrl)(`${tab}-i1`);
-      for (let i = 0; i < 200 && (await waiting()) !== 1; i++) await new Promise((r) => setTimeout(r, 100));
+      await until('the alert in the outbox', async () => (await waiting()) === 1, 20_000).catch(() => undefined);
       assert.equal(await waiting(), 1, 'the alert waits in the outbox');
       assert.equal((await outbox()).messages.length, before, 'nothing was delivered while the gateway was away');
       await page.screenshot({ path: join(OUTPUT, 'demo-gateway-offline.png') });
       assert.equal(await page.locator('#gateway-toggle').innerText(), 'Back online now');
       await page.click('#gateway-toggle');
       await page.waitForFunction(() => /gateway online/.test(document.getElementById('gateway-state')?.textContent ?? ''));
-      for (let i = 0; i < 300 && (await waiting()) !== 0; i++) await new Promise((r) => setTimeout(r, 100));
+      await until('the outbox emptied', async () => (await waiting()) === 0, 30_000).catch(() => undefined);
       assert.equal(await waiting(), 0, 'the outbox emptied');
       await page.waitForFunction((n) => document.querySelectorAll('.bubble').length > n, before, { timeout: 10_000 });
       assert.equal((await outbox()).messages.length, before + 1, 'the alert arrived, once');

@@ -521,11 +521,15 @@ describe('editor panels in Chromium', function () {
     await page.waitForFunction(() => RED.nodes.dirty() === false, undefined, { timeout: 10_000 });
     await pressByApi(demo.editorUrl)('inj1');
     let last: { path: string; body: Record<string, unknown> } | undefined;
-    for (let i = 0; i < 50 && !last; i++) {
-      const requests = (await (await fetch(`${demo.simulatorUrl}/simulator/requests`)).json()) as { path: string; body: Record<string, unknown> }[];
-      last = requests.find((r) => r.path.includes('transactional'));
-      if (!last) await new Promise((r) => setTimeout(r, 100));
-    }
+    await until(
+      'the send at the simulator',
+      async () => {
+        const requests = (await (await fetch(`${demo.simulatorUrl}/simulator/requests`)).json()) as { path: string; body: Record<string, unknown> }[];
+        last = requests.find((r) => r.path.includes('transactional'));
+        return last !== undefined;
+      },
+      5000,
+    ).catch(() => undefined);
     await browser.screenshot('after-deploy');
     assert.ok(last, `the simulator received no request; Node-RED said:\n${demo.output()}`);
     assert.equal(last.path, '/api/1.0/advanced/transactional');
@@ -652,7 +656,7 @@ describe('editor panels in Chromium', function () {
       // Node-RED answers a deploy before its nodes have started: the press waits for the inject.
       await pressByApi(demo.editorUrl)('ob-inj');
       const waiting = async () => ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/ob-acc`)).json()) as { waiting: number }).waiting;
-      for (let i = 0; i < 100 && (await waiting()) !== 1; i++) await new Promise((r) => setTimeout(r, 100));
+      await until('the msg in the outbox', async () => (await waiting()) === 1).catch(() => undefined);
       assert.equal(await waiting(), 1);
       await openEditor(page, demo.editorUrl);
       await page.waitForFunction(() => RED.nodes.node('ob-acc'), undefined, { timeout: 10_000 });

@@ -70,7 +70,7 @@ async function doorEvents(demo: DemoProcess, mqttPort: number): Promise<void> {
  * code or with a query that is not one, 403 for a wrong code, 200 "open" for the right one, 410
  * for the same code again), and a query cannot point the check at another OTP id.
  */
-async function guestLink(demo: DemoProcess): Promise<void> {
+async function guestLink(demo: DemoProcess, sidebar: Sidebar): Promise<void> {
   const link = async (query: string) => {
     const res = await fetch(`${demo.editorUrl}/door-code${query}`, { signal: AbortSignal.timeout(10_000) });
     return [res.status, await res.text()];
@@ -84,6 +84,8 @@ async function guestLink(demo: DemoProcess): Promise<void> {
       (m) => m.kind === 'otp',
     );
   const before = (await otps()).length;
+  const shown = () => sidebar.debug.filter((d) => d.name === 'code sent').length;
+  const shownBefore = shown();
   await pressByApi(demo.editorUrl)('i1');
   let code = '';
   await until('the new code texted', async () => {
@@ -91,7 +93,8 @@ async function guestLink(demo: DemoProcess): Promise<void> {
     code = sent.length > before ? (sent.at(-1)?.text.split(' ').pop() ?? '') : '';
     return code !== '';
   });
-  await new Promise((r) => setTimeout(r, 300)); // flow.otpId is set by the change node after the send
+  // The debug node "code sent" follows the change node that keeps flow.otpId: once it shows, the id is kept.
+  await until('the code shown as sent', () => shown() > shownBefore);
   assert.deepEqual(await link(`?code=${code}`), [200, 'open']);
   assert.deepEqual(await link(`?code=${code}`), [410, 'this code has expired or was already used'], 'a code opens the door once');
 }
@@ -175,11 +178,11 @@ describe('each example file, imported alone', function () {
         if (contact)
           await until('the door contact connected', () => sidebar.statuses.slice(statusFrom).some((s) => s.id === contact && s.fill === 'green'), 20_000);
         for (const c of EXAMPLE_CLICKS[prefix] ?? []) await click(pressByApi(demo.editorUrl), sidebar, c, (id) => id);
-        if (prefix === '07') await guestLink(demo);
+        if (prefix === '07') await guestLink(demo, sidebar);
         if (prefix === '02') {
           // The inject's SMS carries this second's time; a door event in the same second would be
           // the same text, which the gateway's duplicate check drops. The next second, then.
-          await new Promise((r) => setTimeout(r, 1100));
+          await new Promise((r) => setTimeout(r, 1100)); // waits for the clock: the next second, another time in the text
           await doorEvents(demo, mqttPort);
         }
       } finally {

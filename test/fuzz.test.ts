@@ -9,6 +9,7 @@ import { isPhoneNumber, SEND_FIELDS } from '../gateway';
 import { helper, load, unload, type TestNode } from './support/red';
 import { watchEscapes } from './support/escapes';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+import { until } from './support/wait';
 
 const RUNS = 10_000;
 const SEED = 20261122;
@@ -137,9 +138,8 @@ describe('fuzzing the send nodes with arbitrary msgs', function () {
       const node = helper.getNode('n') as TestNode & { receive(m: unknown): void };
       const msgs = fc.sample(msgArbitrary, { numRuns: RUNS, seed: SEED });
       msgs.forEach((msg, seq) => node.receive({ ...msg, seq }));
-      const deadline = Date.now() + 240_000;
-      while (ended.size < RUNS && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
-      await new Promise((r) => setTimeout(r, 200));
+      await until('every msg ended', () => ended.size >= RUNS, 240_000).catch(() => undefined);
+      await new Promise((r) => setTimeout(r, 200)); // checks that no msg ends twice and nothing escapes late
 
       assert.deepEqual(escaped, [], 'no unhandled rejection or uncaught exception');
       assert.equal(ended.size, RUNS, 'every msg ended');

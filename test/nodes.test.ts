@@ -467,7 +467,7 @@ describe('nodes in the Node-RED runtime', function () {
       receive('t', { number: '123' });
       const [msg] = await bad;
       assert.deepEqual(msg?.payload, { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '123' });
-      await new Promise((r) => setTimeout(r, 50));
+      await new Promise((r) => setTimeout(r, 50)); // checks that the refusal on port 2 does not reach Catch too
       assert.equal(caught.length, 0);
     });
 

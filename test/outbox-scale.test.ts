@@ -13,6 +13,7 @@ import { join } from 'node:path';
 import { collect, helper, load, unload, type FlowNode, type TestNode } from './support/red';
 import { watchEscapes } from './support/escapes';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+import { until as waitUntil } from './support/wait';
 
 describe('outbox at scale: an alarm storm during an outage', function () {
   this.timeout(120_000);
@@ -56,13 +57,7 @@ describe('outbox at scale: an alarm storm during an outage', function () {
     { id: 'caught', type: 'helper' },
   ];
 
-  async function until(what: string, check: () => boolean | Promise<boolean>, ms = 60_000): Promise<void> {
-    const end = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 50));
-    }
-  }
+  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 60_000) => waitUntil(what, check, ms);
 
   /** An entry as another process wrote it to the outbox file. */
   const keptEntry = (id: string, text: string, topic?: string) => ({
@@ -169,7 +164,7 @@ describe('outbox at scale: an alarm storm during an outage', function () {
     assert.match(msg?.error.message, /another Node-RED process holds the outbox file/);
     assert.equal(readFileSync(outboxFile(), 'utf8'), `{"bulkgateOutbox":2}\n${theirs}\n`, 'the other process keeps its file as it was');
     await sim.fault({ offline: { seconds: 0 } });
-    await new Promise((r) => setTimeout(r, 1000));
+    await new Promise((r) => setTimeout(r, 1000)); // checks that no probe sends the other's messages once the gateway is back
     assert.deepEqual((await sim.outbox()).messages, [], "the other's messages are not sent from here");
   });
 

@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { collect, helper, load, statusOf, unload, type FlowNode, type TestNode } from './support/red';
 import { watchEscapes } from './support/escapes';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+import { until as waitUntil } from './support/wait';
 
 describe('outbox: no alert lost to an outage or a redeploy', function () {
   this.timeout(90_000);
@@ -68,13 +69,7 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     ...extra,
   ];
 
-  async function until(what: string, check: () => boolean | Promise<boolean>, ms = 30_000): Promise<void> {
-    const end = Date.now() + ms;
-    while (!(await check())) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 25));
-    }
-  }
+  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 30_000) => waitUntil(what, check, ms, { every: 25 });
 
   /** Texts of the messages the simulator accepted, in the order it accepted them. */
   const delivered = async (): Promise<string[]> => (await sim.outbox()).messages.map((m) => m.text);
@@ -103,13 +98,14 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     await until('all three delivered', async () => (await delivered()).length === 3);
   });
 
-  it('the gateway refuses connections for 10 s while 20 alerts are sent: all 20 reach it once, out of port 1 with deferred', async () => {
+  it('the gateway refuses connections for 4 s while 20 alerts are sent: all 20 reach it once, out of port 1 with deferred', async () => {
     await load(flow(), credentials);
     const caught: unknown[] = [];
     (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m));
     const outputs = collect('ok', 20, 60_000);
     const waiting = statusOf('t', (s) => /^\d+ waiting: connection refused$/.test(s.text ?? ''), 10_000);
-    await sim.fault({ offline: { seconds: 10, mode: 'refuse' } });
+    // 4 s: the probes of the 300 ms backoff (at 0.3, 0.9, 2.1 s) fail, the one at 4.5 s gets through.
+    await sim.fault({ offline: { seconds: 4, mode: 'refuse' } });
     // The simulator stops listening just after it answered the control request.
     await until('the gateway is away', () =>
       fetch(sim.url).then(
@@ -126,7 +122,7 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     assert.ok(!file.includes(TOKEN), 'the token is in no outbox file');
     assert.ok(!file.includes('application_token'), 'no credential field either');
     const msgs = await outputs;
-    assert.ok(Date.now() - t0 >= 8_000, 'nothing went out while the gateway was away');
+    assert.ok(Date.now() - t0 >= 3_000, 'nothing went out while the gateway was away');
     assert.deepEqual(caught, [], 'nothing reached Catch');
     assert.equal(msgs.length, 20);
     for (const msg of msgs) {
@@ -186,8 +182,9 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
         const text = `${name}${i}`;
         order.push(text);
         node.receive({ payload: text, number: '420777123456' } as never);
-        // The sends are handled in the order they arrive; the outbox keeps that order.
-        await new Promise((r) => setTimeout(r, 5));
+        // The sends are handled in the order they arrive, and the outbox keeps that order: the next
+        // arrives once this one is kept (the first probe after the 3 s outage is at 4.5 s).
+        await until(`${text} kept`, () => fileEntries().length === order.length, 10_000);
       }
     }
     await outputs;

@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendLinesNode, nodeRedProcess } from './support/node-red-process';
+import { until } from './support/wait';
 
 const LOCALES = join(__dirname, '..', '..', 'locales');
 const SECRET = 'plural-secret-51';
@@ -67,9 +68,8 @@ describe("counts in the language's plural forms", function () {
             const res = await fetch(`${editor}/hook?token=${SECRET}&status=1&smsID=plural-${sent++}`);
             assert.equal(res.status, 200);
           }
-          const end = Date.now() + 10_000;
           const seen = () => (existsSync(statuses) ? readFileSync(statuses, 'utf8').split('\n') : []);
-          while (!seen().includes(text) && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+          await until(`"${text}"`, () => seen().includes(text)).catch(() => undefined);
           assert.ok(seen().includes(text), `"${text}" in ${JSON.stringify(seen())}\n${copy.output()}`);
         }
       } finally {

@@ -8,6 +8,7 @@ import { collect, helper, load, statusOf, unload, type FlowNode, type TestNode }
 import { startSimulator } from '../simulator/server';
 import { watchEscapes } from './support/escapes';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+import { until as waitUntil } from './support/wait';
 
 type Ending = { kind: 'accepted' | 'rejected' | 'error'; code?: string; retryable?: boolean; status?: number };
 
@@ -54,13 +55,7 @@ describe('protection', function () {
     return { endings, total: () => [...endings.values()].reduce((n, l) => n + l.length, 0) };
   }
 
-  async function until(what: string, check: () => boolean, ms = 30_000): Promise<void> {
-    const end = Date.now() + ms;
-    while (!check()) {
-      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
-      await new Promise((r) => setTimeout(r, 20));
-    }
-  }
+  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 30_000) => waitUntil(what, check, ms, { every: 20 });
 
   interface Run {
     endings: Map<number, Ending[]>;
@@ -83,7 +78,7 @@ describe('protection', function () {
     const t = helper.getNode('t') as TestNode & { receive(m: unknown): void };
     for (let seq = 0; seq < count; seq++) t.receive({ seq, payload: `alert ${seq}`, number: `420777${String(seq).padStart(6, '0')}` });
     await until(`${count} endings`, () => total() >= count);
-    await new Promise((r) => setTimeout(r, 150)); // a second ending would show up here
+    await new Promise((r) => setTimeout(r, 150)); // checks that no msg ends twice: a second ending would show up here
     const requests = await sim.requests();
     const attempts = Array.from({ length: count }, () => 0);
     for (const r of requests) {
@@ -297,7 +292,8 @@ describe('protection', function () {
       const { endings, total } = track();
       const t = helper.getNode('t') as TestNode & { receive(m: unknown): void };
       for (let seq = 0; seq < 50; seq++) t.receive({ seq, payload: `alert ${seq}`, number: `420777${String(seq).padStart(6, '0')}` });
-      await new Promise((r) => setTimeout(r, 50));
+      // Five in flight (the window's 5, each answered 300 ms late), 45 queued behind them.
+      await until('five requests at the gateway', () => own.requests.length >= 5, 10_000);
       // Redeploy: the account and the node change; the helpers and the Catch node stay.
       const v2 = [
         { id: 'tab', type: 'tab', label: 'test' },
@@ -305,7 +301,7 @@ describe('protection', function () {
       ];
       await helper.setFlows(v2, 'nodes', { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
       await until('50 endings', () => total() >= 50, 10_000);
-      await new Promise((r) => setTimeout(r, 150));
+      await new Promise((r) => setTimeout(r, 150)); // checks that no msg ends twice
       const list = [...endings.values()].map((l) => {
         assert.equal(l.length, 1);
         return l[0] as Ending;
@@ -314,7 +310,7 @@ describe('protection', function () {
       assert.equal(own.requests.length, 5, 'nothing queued went out after the close');
       await unload();
       const connections = () => new Promise<number>((resolve) => own.server.getConnections((_e, n) => resolve(n)));
-      for (let i = 0; i < 50 && (await connections()) > 0; i++) await new Promise((r) => setTimeout(r, 20));
+      await until('the sockets closed', async () => (await connections()) === 0, 1000).catch(() => undefined);
       assert.equal(await connections(), 0, 'no socket stays open');
       // undici keeps one shared timer for up to a second after its last request.
       await until('timers to be released', () => timers() <= baseline, 3000).catch(() => undefined);

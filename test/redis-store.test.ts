@@ -24,6 +24,7 @@ import { localStore } from '../nodes/account/store';
 import { ScriptBatch } from '../nodes/account/script-batch';
 import { freePort } from './support/node-red-process';
 import { startRedis, type TestRedis } from './support/redis';
+import { until } from './support/wait';
 
 /**
  * A redis-server for the suite that calls it, and a client per copy of Node-RED (`copy`), all
@@ -47,6 +48,12 @@ function useRedis(): { copy: () => Promise<RedisLike>; raw: () => Promise<RedisC
   };
   return { copy: async () => batched(await raw()), raw, server: () => redis as TestRedis };
 }
+
+/** Waits until no key of the store matches `pattern` (a claim or a window that lapsed: Redis's clock, not the test's). */
+const lapsed = (client: RedisLike, pattern: string) =>
+  until(`${pattern} to lapse`, async () => Number(await client.eval("return #redis.call('KEYS', ARGV[1])", { keys: [], arguments: [pattern] })) === 0, 5000, {
+    every: 20,
+  });
 
 describe('the shared store (redis-server)', function () {
   this.timeout(20_000);
@@ -106,7 +113,7 @@ describe('the shared store (redis-server)', function () {
     assert.equal(await winner.claim('t1', body), true, 'a repeat from the same copy');
     assert.equal(await copyB.claim('t2', body), true, 'another node is another alert');
     assert.equal(await copyB.claim('t1', `${body} `), true, 'another body is another alert');
-    await new Promise((r) => setTimeout(r, 350));
+    await lapsed(a, `${prefix}claim:*`);
     const loser = winner === copyA ? copyB : copyA;
     assert.equal(await loser.claim('t1', body), true, 'after the window');
   });
@@ -138,7 +145,7 @@ describe('the shared store (redis-server)', function () {
     assert.deepEqual(await copyA.decide('t3', body(0)), { ours: true }, 'the storm guard off: the claim only');
     const copyOf = await copyB.decide('t3', body(0), storm);
     assert.deepEqual(copyOf, { ours: false }, 'a copy of an alert another copy sends is not counted');
-    await new Promise((r) => setTimeout(r, 450));
+    await lapsed(a, `${prefix}storm:t1`);
     const next = await copyA.decide('t1', body(20), storm);
     assert.equal(next.storm?.admitted, true, 'a new window after it ended');
     assert.notEqual(next.storm?.window, window);
@@ -260,9 +267,11 @@ describe('the shared outbox (redis-server)', function () {
     await a.keep(line('first', 1), 100);
     await a.keep(line('renewed', 3), 100);
     assert.deepEqual(await b.adoptable(() => false), [], 'claimed by copy A');
-    await new Promise((r) => setTimeout(r, 200));
+    // Renewed when two thirds of its 300 ms are gone: the renewal is what keeps it past the others.
+    await until('two thirds of the claim gone', async () => Number(await shared.eval("return redis.call('PTTL', KEYS[1])", { keys: [`${prefix}outbox:claim:renewed`], arguments: [] })) <= 100, 5000, { every: 10 });
     await a.renew(['renewed']);
-    await new Promise((r) => setTimeout(r, 200));
+    await lapsed(shared, `${prefix}outbox:claim:first`);
+    await lapsed(shared, `${prefix}outbox:claim:second`);
     const adopted = await b.adoptable(() => false);
     assert.deepEqual(
       adopted.map((e) => (e.entry as unknown as { id: string }).id),
@@ -398,8 +407,7 @@ describe('the shared store with an ACL user (redis-server)', function () {
       onState: (state, detail) => states.push(`${state}: ${detail}`),
     });
     try {
-      const end = Date.now() + 10_000;
-      while (!states.length && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      await until('a state', () => states.length > 0).catch(() => undefined);
       assert.deepEqual(states, [`connected: redis://alice@127.0.0.1:${redis.port}`]);
       assert.ok(!states.join().includes('alice-s3cret'), 'the password is in no log line');
     } finally {
@@ -457,8 +465,7 @@ describe('a store that may evict keys is warned about when the copy connects (re
         onState: (state, detail) => states.push(state === 'connected' ? state : `${state}: ${detail}`),
       });
       try {
-        const end = Date.now() + 10_000;
-        while (states.length < told.length && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+        await until('what is told', () => states.length >= told.length).catch(() => undefined);
         await new Promise((r) => setTimeout(r, 300)); // checks that nothing more is said
         assert.deepEqual(states, told);
       } finally {
@@ -504,8 +511,7 @@ describe('a store that loses data loses no alert silently (redis-server)', funct
     try {
       await admin.flushAll();
       assert.equal(await held(), 0, 'the store lost them');
-      const end = Date.now() + 10_000;
-      while ((await held()) < 5 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      await until('written back', async () => (await held()) >= 5).catch(() => undefined);
       assert.equal(await held(), 5, 'written back');
       assert.deepEqual(warned, ['store-entries-lost 5']);
     } finally {
@@ -517,8 +523,7 @@ describe('a store that loses data loses no alert silently (redis-server)', funct
     const sending = { ...flushWorker(), settle: (_e: unknown, msg: { seq?: number }) => void settled.push(msg.seq) };
     b.attach(sending);
     try {
-      const end = Date.now() + 10_000;
-      while (settled.length < 5 && Date.now() < end) await new Promise((r) => setTimeout(r, 50));
+      await until('five settled', () => settled.length >= 5).catch(() => undefined);
       assert.deepEqual([...settled].sort(), [0, 1, 2, 3, 4]);
     } finally {
       await b.detach(sending);

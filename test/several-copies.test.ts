@@ -66,6 +66,21 @@ describe('several copies of Node-RED on one Redis store', function () {
     if (account.store === 'redis') await Promise.all(copies.map((c) => until('the store connected', () => /Shared store connected/.test(c.output()), 10_000)));
   }
 
+  /** A short-lived client of the test's Redis, for one look at the store. */
+  async function onStore<T>(look: (store: { exists(key: string): Promise<number>; hLen(key: string): Promise<number> }) => Promise<T>): Promise<T> {
+    const store = createClient({ url: redis.url });
+    await store.connect();
+    try {
+      return await look(store);
+    } finally {
+      await store.close();
+    }
+  }
+  /** Whether a copy recorded the send with this sms_id in the shared tracking (any copy matches its report then). */
+  const recorded = (smsId: string) => onStore(async (store) => (await store.exists(`${keyPrefix(ACCOUNT_ID)}sent:${smsId}`)) === 1);
+  /** How many entries a hash of the store holds (the shared outbox: `outbox:entries`). */
+  const entriesIn = (key: string) => onStore((store) => store.hLen(key));
+
   /** Lines a copy's file node appended to `name`.jsonl in its user directory. */
   const written = (copy: NodeRedProcess, name: string): Record<string, any>[] =>
     existsSync(join(copy.userDir, `${name}.jsonl`))
@@ -105,8 +120,9 @@ describe('several copies of Node-RED on one Redis store', function () {
     );
     await Promise.all(copies.map((c) => pressByApi(c.url)('alarm0')));
     await until('the alert at the gateway', async () => (await sim.outbox()).messages.length >= 1);
+    // Each copy ended its one msg (port 1 fires after the gateway's answer, or as a copy at once):
+    // no send of it is left to come.
     await until('a msg on port 1 of each copy', () => copies.every((c) => written(c, 'port1').length === 1));
-    await new Promise((r) => setTimeout(r, 1500));
     assert.deepEqual(
       (await sim.outbox()).messages.map((m) => m.text),
       ['Alarm 0: water on the floor (fan-out)'],
@@ -141,12 +157,12 @@ describe('several copies of Node-RED on one Redis store', function () {
     await deploy({ store: 'redis', storeUrl: redis.url }, 8, 'storm', () => [], [[], []], { stormLimit: 3, stormWindow: 3 });
     // Eight different alerts, four into each copy, at once.
     await Promise.all(Array.from({ length: 8 }, (_, i) => pressByApi((copies[i % 2] as NodeRedProcess).url)(`alarm${i}`)));
-    await until('three alerts at the gateway', async () => (await sim.outbox()).messages.length >= 3);
+    // The notice comes when the 3 s window ends, after every alert the window let through.
+    await until('the notice', async () => (await sim.outbox()).messages.some((m) => m.text.startsWith('Storm protection')), 15_000);
+    // checks that no second notice (the other copy's window ends at the same moment) and no fourth alert come
     await new Promise((r) => setTimeout(r, 1000));
-    assert.equal((await sim.outbox()).messages.length, 3, 'three in all, not three per copy');
-    await until('the notice', async () => (await sim.outbox()).messages.length >= 4, 10_000);
-    await new Promise((r) => setTimeout(r, 1500));
     const texts = (await sim.outbox()).messages.map((m) => m.text);
+    assert.equal(texts.filter((t) => t.startsWith('Alarm')).length, 3, `three in all, not three per copy: ${JSON.stringify(texts)}`);
     assert.equal(texts.length, 4, `one notice, from one copy: ${JSON.stringify(texts)}`);
     assert.match(texts[3] as string, /^Storm protection: 5 more alerts were held back in the last 3 s\. The last one: Alarm \d: water on the floor \(storm\)$/);
   });
@@ -174,7 +190,7 @@ describe('several copies of Node-RED on one Redis store', function () {
     await pressByApi(a.url)('alarm1');
     await until('both at the gateway', async () => (await sim.outbox()).messages.length === 2);
     const delivered = (await sim.outbox()).messages.find((m) => m.text.startsWith('Alarm 0'));
-    await new Promise((r) => setTimeout(r, 300));
+    await until('copy A to record the send in the store', () => recorded(String(delivered?.sms_id)));
     const res = await fetch(`${b.url}/bulkgate/events?token=${SECRET}&status=1&smsID=${delivered?.sms_id}`);
     assert.equal(res.status, 200);
     await until('the report at copy B', () => emitted(b).some((e) => e.port === 'report'));
@@ -184,8 +200,12 @@ describe('several copies of Node-RED on one Redis store', function () {
         .map((e) => [e.status, e.sent?.payload]),
       [['delivered', 'Alarm 0: water on the floor (tracking)']],
     );
-    await new Promise((r) => setTimeout(r, 5000));
-    const late = [...emitted(a), ...emitted(b)].filter((e) => e.port === 'late').map((e) => e.sent?.payload);
+    const lateOnes = () => [...emitted(a), ...emitted(b)].filter((e) => e.port === 'late');
+    await until('output 3 for the silent one', () => lateOnes().length > 0, 15_000);
+    // checks that output 3 does not fire again: for the delivered one (the same deadline, on copy A),
+    // nor on copy B, whose look for overdue sends (every 1 s) takes those 1 s past their deadline
+    await new Promise((r) => setTimeout(r, 2500));
+    const late = lateOnes().map((e) => e.sent?.payload);
     assert.deepEqual(late, ['Alarm 1: water on the floor (tracking)'], 'output 3 once, for the silent one');
   });
 
@@ -198,11 +218,12 @@ describe('several copies of Node-RED on one Redis store', function () {
     const [a, b] = copies as [NodeRedProcess, NodeRedProcess];
     await pressByApi(a.url)('alarm0');
     await until('the alert at the gateway', async () => (await sim.outbox()).messages.length === 1);
-    // Recorded in the store before the send node's port 1 fires; a moment for its round trip.
-    await new Promise((r) => setTimeout(r, 300));
+    const [sent] = (await sim.outbox()).messages;
+    await until('copy A to record the send in the store', () => recorded(String(sent?.sms_id)));
     await a.kill();
     await until('output 3 at copy B', () => written(b, 'orphan-late').length > 0, 15_000);
-    await new Promise((r) => setTimeout(r, 3000));
+    // checks that copy B's next looks for overdue sends (every 1 s) do not fire it again
+    await new Promise((r) => setTimeout(r, 1500));
     assert.deepEqual(written(b, 'orphan-late'), [{ status: 'no_report', sent: 'Alarm 0: water on the floor (orphan)' }]);
     assert.deepEqual(written(a, 'orphan-late'), []);
   });
@@ -221,10 +242,10 @@ describe('several copies of Node-RED on one Redis store', function () {
       await a.kill();
       await sim.fault({ offline: { seconds: 0 } });
       await until('50 at the gateway', async () => (await sim.outbox()).messages.length >= 50, 30_000);
-      await new Promise((r) => setTimeout(r, 1500));
+      // An entry leaves the shared outbox once its send ended: with it empty, none is left to go twice.
+      await until('the shared outbox emptied', async () => (await store.zCard(`${prefix}outbox`)) === 0);
       const texts = (await sim.outbox()).messages.map((m) => m.text).sort();
       assert.deepEqual(texts, Array.from({ length: 50 }, (_, i) => `Alarm ${i}: water on the floor (outage)`).sort());
-      await until('the shared outbox emptied', async () => (await store.zCard(`${prefix}outbox`)) === 0);
       assert.match(b.output(), /Started flows/);
     } finally {
       await store.close();
@@ -298,7 +319,7 @@ describe('several copies of Node-RED on one Redis store', function () {
     await redis.start();
     await until('the copy to say the store answers again', () => /shared store answers again/.test(a.output()), 20_000);
     await pressByApi(a.url)('alarm2');
-    await new Promise((r) => setTimeout(r, 500));
+    await until('the alert kept in the shared outbox', async () => (await entriesIn(`${keyPrefix(ACCOUNT_ID)}outbox:entries`)) === 1);
     await sim.fault({ offline: { seconds: 0 } });
     await until('the kept alert at the gateway', async () => (await sim.outbox()).messages.some((m) => m.text.startsWith('Alarm 2')), 20_000);
     assert.deepEqual(codes(), ['store_unavailable'], 'nothing else at Catch');

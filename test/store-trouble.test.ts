@@ -15,6 +15,7 @@ import { watchEscapes } from './support/escapes';
 import { startRedis, type TestRedis } from './support/redis';
 import { startSimulator, type Simulator } from '../simulator/server';
 import { ACCOUNT_ID, TOKEN } from './support/simulator';
+import { until } from './support/wait';
 
 type Status = { fill?: string; shape?: string; text?: string };
 
@@ -30,13 +31,12 @@ function statusesOf(id: string): Status[] {
 
 /** Waits until node `id`'s latest status matches (checked every 50 ms: it may have come before the wait). */
 async function latestStatus(id: string, match: (status: Status) => boolean, ms = 15_000): Promise<Status> {
-  const end = Date.now() + ms;
-  for (;;) {
+  const matching = () => {
     const latest = statusesOf(id).at(-1);
-    if (latest && match(latest)) return latest;
-    if (Date.now() > end) throw new Error(`no matching status on ${id}; the last: ${JSON.stringify(latest)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
+    return latest && match(latest) ? latest : undefined;
+  };
+  await until(`a matching status on ${id}`, () => matching() !== undefined, ms, { detail: () => `the last: ${JSON.stringify(statusesOf(id).at(-1))}` });
+  return matching() as Status;
 }
 
 describe('a shared store that cannot be reached says so at once (Node-RED runtime, redis-server)', function () {

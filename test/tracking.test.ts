@@ -8,6 +8,7 @@ import assert from 'node:assert/strict';
 import { createServer, type Server } from 'node:http';
 import { collect, helper, httpNode, load, logs, unload, type FlowNode, type TestNode } from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+import { until } from './support/wait';
 
 const SECRET = 'tracking-secret-77aa';
 const SILENT = '420777000998';
@@ -89,7 +90,8 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     receive('t', { topic: 'garage', payload: 'Motion in the garage', number: SILENT });
     receive('t', { topic: 'door', payload: 'Door opened', number: '420777000555' });
     const [report] = await reports;
-    await pause(2000);
+    await until('output 3 for the silent one', () => late.length > 0, 10_000);
+    await pause(300); // checks that output 3 fires once, and not for the delivered one (its deadline is the same)
     assert.equal(late.length, 1, 'one no_report');
     const [noReport] = late;
     assert.equal(noReport?.payload.status, 'no_report');
@@ -114,7 +116,7 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     await fetch(`${base}/bulkgate/events?token=${SECRET}&status=2&smsID=${buffered?.payload.sms_id}`);
     const noReports = await late;
     assert.deepEqual(noReports.map((m) => m.topic).sort(), ['buffered', 'late']);
-    await pause(1500);
+    await until('the buffered and the late final report', () => ['buffered:buffered', 'late:delivered'].every((k) => reports.some((m) => `${m.topic}:${m.payload.status}` === k)));
     const byTopic = Object.fromEntries(reports.map((m) => [`${m.topic}:${m.payload.status}`, m.sent]));
     assert.deepEqual(byTopic['buffered:buffered'], { topic: 'buffered', payload: 'Water on the floor', node: 't' });
     assert.deepEqual(byTopic['late:delivered'], { topic: 'late', payload: 'Motion in the hall', node: 't' });
@@ -137,11 +139,13 @@ describe('delivery tracking: reports and replies matched to what was sent', func
 
   it('a reply from a number the account texted carries msg.inReplyTo (the last message to it); from another number, none', async () => {
     await load(flow([{ id: 'e', reportTimeout: 0 }]), credentials());
-    const accepted = collect('accepted', 2);
+    // One after the other: the second is the last message to the owner.
+    const first = collect('accepted', 1);
     receive('t', { topic: 'alarm-1', payload: 'Alarm: smoke in the kitchen', number: OWNER });
-    await pause(50);
+    await first;
+    const accepted = collect('accepted', 1);
     receive('t', { topic: 'alarm-2', payload: 'Alarm: smoke in the hall', number: '+420 777 000 123' });
-    const [, second] = await accepted;
+    const [second] = await accepted;
     const replies = collect('e-replies', 2);
     for (const from of ['+420777000123', '420777000444']) {
       await fetch(`${sim.url}/simulator/incoming`, {
@@ -195,13 +199,15 @@ describe('delivery tracking: reports and replies matched to what was sent', func
       body: JSON.stringify([...flood, ...ids.map((smsID) => ({ status: 1, smsID }))]),
     });
     assert.equal(res.status, 200);
-    for (let waited = 0; reports.length < 10_000 && waited < 20_000; waited += 100) await pause(100);
+    await until('every report emitted', () => reports.length >= 10_000, 20_000).catch(() => undefined);
     assert.equal(reports.length, 10_000, 'every report emitted');
     assert.ok(reports.findIndex((m) => m.smsId === ids[0]) >= 9970, 'the 30 came last');
-    await pause(1200);
+    // A message sent now, with no report: its output 3 comes after the 30's deadlines have all passed.
+    receive('t', { topic: 'after', payload: 'After the flood', number: SILENT });
+    await until('output 3 for the message sent after the flood', () => late.length > 0, 10_000);
     assert.deepEqual(
       late.map((m) => m.topic),
-      [],
+      ['after'],
       'no no_report for a message whose report was read in time',
     );
     assert.deepEqual(
@@ -230,9 +236,9 @@ describe('delivery tracking: reports and replies matched to what was sent', func
       logs().some((line) => /a webhook call waited 0\.3 s and was refused with HTTP 503 \(1 refused so far/.test(line)),
       'the log says a call was refused, and counts it',
     );
-    for (let waited = 0; reports.length < 10_000 && waited < 20_000; waited += 50) await pause(50);
+    await until('the first call emitted', () => reports.length >= 10_000, 20_000).catch(() => undefined);
     assert.equal((await post('later', 10)).status, 200, 'with room again, a call goes in');
-    for (let waited = 0; reports.length < 10_010 && waited < 5000; waited += 50) await pause(50);
+    await until('the later call emitted', () => reports.length >= 10_010, 5000).catch(() => undefined);
     assert.equal(reports.length, 10_010);
     assert.ok(!reports.some((m) => m.smsId.startsWith('refused-')), "the refused call's reports were not emitted");
   });
@@ -277,7 +283,10 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     const ids = Object.fromEntries((await accepted).map((m) => [m.topic, m.payload.sms_id]));
     // The gateway calls e's webhook (the simulator's); a copy of A's final report goes to e2's.
     await fetch(`${base}/bulkgate/e2?token=${SECRET}&status=1&smsID=${ids.a}`);
-    await pause(2000);
+    await until('the two reports', () => first.length > 0 && second.length > 0);
+    // A message sent now, with no report: its output 3 comes after A's and B's deadlines have passed.
+    receive('t', { topic: 'c', payload: 'Alarm C', number: SILENT });
+    await until('output 3 for C at both', () => lateFirst.length > 0 && lateSecond.length > 0, 10_000);
     assert.deepEqual(
       first.map((m) => m.sent.topic),
       ['b'],
@@ -286,8 +295,15 @@ describe('delivery tracking: reports and replies matched to what was sent', func
       second.map((m) => m.sent.topic),
       ['a'],
     );
-    assert.deepEqual(lateFirst, [], 'both reached a final report');
-    assert.deepEqual(lateSecond, []);
+    assert.deepEqual(
+      lateFirst.map((m) => m.sent.topic),
+      ['c'],
+      'both reached a final report',
+    );
+    assert.deepEqual(
+      lateSecond.map((m) => m.sent.topic),
+      ['c'],
+    );
   });
 
   it('an events node without an account emits reports as before: no msg.sent, no output 3', async () => {
@@ -297,7 +313,7 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     receive('t', { topic: 'plain', payload: 'Door opened', number: '420777000558' });
     receive('t', { topic: 'silent', payload: 'Door opened', number: SILENT });
     const [report] = await reports;
-    await pause(1500);
+    await pause(1500); // checks that output 3 stays quiet past the 1 s report timeout of the silent one
     assert.equal(report?.sent, undefined);
     assert.equal(report?.topic, 'delivered');
     assert.deepEqual(late, []);

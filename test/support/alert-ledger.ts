@@ -11,6 +11,7 @@ import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { appendLinesNode, type NodeRedProcess } from './node-red-process';
 import { ACCOUNT_ID, TOKEN, type TestSimulator } from './simulator';
+import { until as waitUntil } from './wait';
 
 export const NUMBER = '420777123456';
 export const alertText = (id: string) => `Alert ${id}: water on the floor`;
@@ -194,13 +195,8 @@ export function ledger(fault: string, handedIn: string[], copy: NodeRedProcess, 
   return { ...row, problems };
 }
 
-export async function until(what: string, check: () => boolean | Promise<boolean>, ms: number, output: () => string = () => ''): Promise<void> {
-  const end = Date.now() + ms;
-  while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}\n${output().slice(-4000)}`);
-    await new Promise((r) => setTimeout(r, 50));
-  }
-}
+export const until = (what: string, check: () => boolean | Promise<boolean>, ms: number, output: () => string = () => ''): Promise<void> =>
+  waitUntil(what, check, ms, { detail: () => output().slice(-4000) });
 
 /** The rows of every fault run so far, printed as a table when the suite ends. */
 export const rows: LedgerRow[] = [];

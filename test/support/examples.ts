@@ -171,7 +171,7 @@ export async function click(press: (injectId: string) => Promise<void>, sidebar:
       () => matching().length >= (e.count ?? 1),
     );
   }
-  // What comes late (a second recipient, an error) has a moment to arrive.
+  // checks that nothing comes late (a second recipient, an error, a timeout's output that must not fire)
   await new Promise((r) => setTimeout(r, clickSpec.settle ?? 500));
   const allowed = new Set((clickSpec.errorsOnPurpose ?? []).map(nodeId));
   const errors = since().filter((d) => d.level === 20 && !allowed.has(d.id));

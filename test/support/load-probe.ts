@@ -10,6 +10,7 @@ import { createServer } from 'node:http';
 import { tmpdir } from 'node:os';
 import Module from 'node:module';
 import { join } from 'node:path';
+import { until } from './wait';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const [baseUrl, applicationId, applicationToken] = process.argv.slice(2) as [string, string, string];
@@ -81,7 +82,7 @@ async function main(): Promise<void> {
     deploymentType: 'full',
   });
   // setFlows resolves before the new flows have started.
-  while (!RED.nodes.getNode('tx') || !RED.nodes.getNode('out')) await new Promise((resolve) => setTimeout(resolve, 20));
+  await until('the flows started', () => Boolean(RED.nodes.getNode('tx') && RED.nodes.getNode('out')), 60_000, { every: 20 });
   console.log(JSON.stringify({ stage: 'deployed', loaded: loaded() }));
   const sent = new Promise<Record<string, unknown>>((resolve) => RED.nodes.getNode('out').on('input', resolve));
   RED.nodes.getNode('tx').receive({ number: '420777123456' });
