@@ -268,7 +268,12 @@ describe('the shared outbox (redis-server)', function () {
     await a.keep(line('renewed', 3), 100);
     assert.deepEqual(await b.adoptable(() => false), [], 'claimed by copy A');
     // Renewed when two thirds of its 300 ms are gone: the renewal is what keeps it past the others.
-    await until('two thirds of the claim gone', async () => Number(await shared.eval("return redis.call('PTTL', KEYS[1])", { keys: [`${prefix}outbox:claim:renewed`], arguments: [] })) <= 100, 5000, { every: 10 });
+    await until(
+      'two thirds of the claim gone',
+      async () => Number(await shared.eval("return redis.call('PTTL', KEYS[1])", { keys: [`${prefix}outbox:claim:renewed`], arguments: [] })) <= 100,
+      5000,
+      { every: 10 },
+    );
     await a.renew(['renewed']);
     await lapsed(shared, `${prefix}outbox:claim:first`);
     await lapsed(shared, `${prefix}outbox:claim:second`);

@@ -116,7 +116,9 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     await fetch(`${base}/bulkgate/events?token=${SECRET}&status=2&smsID=${buffered?.payload.sms_id}`);
     const noReports = await late;
     assert.deepEqual(noReports.map((m) => m.topic).sort(), ['buffered', 'late']);
-    await until('the buffered and the late final report', () => ['buffered:buffered', 'late:delivered'].every((k) => reports.some((m) => `${m.topic}:${m.payload.status}` === k)));
+    await until('the buffered and the late final report', () =>
+      ['buffered:buffered', 'late:delivered'].every((k) => reports.some((m) => `${m.topic}:${m.payload.status}` === k)),
+    );
     const byTopic = Object.fromEntries(reports.map((m) => [`${m.topic}:${m.payload.status}`, m.sent]));
     assert.deepEqual(byTopic['buffered:buffered'], { topic: 'buffered', payload: 'Water on the floor', node: 't' });
     assert.deepEqual(byTopic['late:delivered'], { topic: 'late', payload: 'Motion in the hall', node: 't' });

@@ -204,12 +204,9 @@ export const pressByApi =
   (editorUrl: string) =>
   async (injectId: string): Promise<void> => {
     let res: Response | undefined;
-    await until(
-      `inject ${injectId} to start`,
-      async () => (res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' })).status !== 404,
-      5000,
-      { every: 100 },
-    ).catch(() => undefined);
+    await until(`inject ${injectId} to start`, async () => (res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' })).status !== 404, 5000, {
+      every: 100,
+    }).catch(() => undefined);
     if (!res) throw new Error(`inject ${injectId}: no answer`);
     assert.equal(res.status, 200, `inject ${injectId}: HTTP ${res.status} ${await res.text()}`);
   };
