@@ -4,6 +4,7 @@
  * several raised at once.
  */
 import assert from 'node:assert/strict';
+import { createServer } from 'node:net';
 import { createClient, type RedisClientType } from '@redis/client';
 import { GatewayError } from '../gateway';
 import { Circuit } from '../nodes/account/circuit';
@@ -446,6 +447,31 @@ describe('a store that never connects is loud (redis-server)', function () {
     assert.equal(states.length, 1, states.join('\n'));
     assert.match(states[0] as string, /^unreachable: authentication refused: /);
     assert.ok(!states.join().includes('a-wrong-one'));
+  });
+
+  it('a server that answers garbage: told once, unreachable; the copy decides alone meanwhile (its claims and its window), nothing thrown', async () => {
+    const server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.on('data', () => socket.write('this is not RESP\r\n'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const states: string[] = [];
+    const store = redisStore({ url: `redis://127.0.0.1:${port}`, applicationId: 'garbage-test' }, localStore(undefined), {
+      onState: (state, detail) => states.push(`${state}: ${detail}`),
+    });
+    try {
+      await until('the store told unreachable', () => states.length > 0, 10_000);
+      assert.equal(await store.claims.claim('t', 'an alert', undefined).then((d) => d.ours), true, 'this copy decides alone');
+      const window = store.rateWindow('acc', 1, 60_000);
+      assert.deepEqual(await window.reserveInOrder([1, 1], Date.now()), { passed: 1, wait: 60_001 }, "this copy's own window");
+      await new Promise((r) => setTimeout(r, 1000)); // checks that the client's reconnects add no line
+      assert.equal(states.length, 1, states.join('\n'));
+      assert.match(states[0] as string, /^unreachable: /);
+    } finally {
+      await store.close();
+      server.close();
+    }
   });
 
   it('nothing listening: one line, "nothing listening"', async () => {

@@ -268,10 +268,13 @@ export function redisStore(
   const client = storeClient(settings.url, settings.password, (retries) => Math.min(200 * (retries + 1), 5000));
   let up = false;
   let everUp = false;
+  /** Closed (a redeploy): what the client says after it is not told. */
+  let closed = false;
   /** Why the store could not be reached, as last told (once per reason, not per reconnect). */
   let told: string | undefined;
   // Without an error listener the client's errors would be thrown: the account reports them instead.
   client.on('error', (error: Error) => {
+    if (closed) return;
     const reason = storeFailure(error);
     if (up) {
       up = false;
@@ -283,6 +286,7 @@ export function redisStore(
     }
   });
   client.on('ready', () => {
+    if (closed) return;
     up = true;
     told = undefined;
     events.onState(everUp ? 'back' : 'connected', settings.url);
@@ -290,6 +294,7 @@ export function redisStore(
     everUp = true;
   });
   client.connect().catch((error: Error) => {
+    if (closed) return;
     const reason = storeFailure(error);
     if (reason === told) return;
     told = reason;
@@ -327,7 +332,18 @@ export function redisStore(
     },
     close: async () => {
       up = false;
-      await client.close().catch(() => client.destroy());
+      closed = true;
+      // A store that never answered (garbage, or silence) would hold a graceful close, and the
+      // redeploy, forever: it gets one batch's time, then the socket goes.
+      let timer: NodeJS.Timeout | undefined;
+      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, BATCH_TIMEOUT_MS)));
+      if (client.isReady) await Promise.race([client.close().catch(() => undefined), late]);
+      clearTimeout(timer);
+      try {
+        client.destroy();
+      } catch {
+        // Closed already.
+      }
     },
   };
 }
