@@ -1,5 +1,5 @@
 /**
- * Every panel in German and Czech at Node-RED's default tray width (500 px): each form label fits
+ * Every panel in English, German and Czech at Node-RED's default tray width (500 px): each form label fits
  * on its one line beside its icon, and each option of a select shows whole when the select is
  * closed (a closed select clips its text without an overflow a script could read). Rows a panel
  * hides until a choice shows them (another API, action, channel or store) are measured too.
@@ -103,6 +103,7 @@ async function close(page: Page): Promise<void> {
 }
 
 for (const [lang, locale] of [
+  ['en', 'en-US'],
   ['de', 'de-DE'],
   ['cs', 'cs-CZ'],
 ] as const) {
