@@ -5,6 +5,7 @@
  */
 import type { Dispatcher, Pool } from 'undici';
 import { onStop, type StopSignal } from './abort';
+import { Fifo } from './fifo';
 import { WITHDRAWN_CODE } from './withdrawn';
 import { redactAnswer } from './errors';
 import { isPlainObject, type PreparedRequest } from './prepared';
@@ -226,13 +227,12 @@ interface WireWaiter {
  */
 class WireQueue {
   #active = 0;
-  #waiting: (WireWaiter | undefined)[] = [];
-  #head = 0;
+  readonly #waiting = new Fifo<WireWaiter>();
 
   constructor(readonly connections: number) {}
 
   enter(waiter: WireWaiter): void {
-    if (this.#active < this.connections && this.#head === this.#waiting.length) {
+    if (this.#active < this.connections && this.#waiting.size === 0) {
       this.#active++;
       waiter.start();
     } else this.#waiting.push(waiter);
@@ -240,13 +240,8 @@ class WireQueue {
 
   release(): void {
     this.#active--;
-    while (this.#active < this.connections && this.#head < this.#waiting.length) {
-      const waiter = this.#waiting[this.#head] as WireWaiter;
-      this.#waiting[this.#head++] = undefined;
-      if (this.#head === this.#waiting.length || this.#head > 1024) {
-        this.#waiting = this.#waiting.slice(this.#head);
-        this.#head = 0;
-      }
+    while (this.#active < this.connections && this.#waiting.size > 0) {
+      const waiter = this.#waiting.shift() as WireWaiter;
       if (waiter.signal?.aborted) waiter.reject(aborted());
       else if (waiter.withdraw?.aborted) waiter.reject(withdrawnAbort());
       else {

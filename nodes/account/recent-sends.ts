@@ -4,7 +4,7 @@
  * message with that message's own record (its sms_id, price 0) and does not send it again: an
  * answer whose sms_id is already here is such a dropped duplicate, not a message sent.
  */
-import { AgeQueue } from './age-queue';
+import { Fifo } from '../../gateway/fifo';
 
 const WINDOW_MS = 5 * 60_000;
 const LIMIT = 10_000;
@@ -12,8 +12,8 @@ const LIMIT = 10_000;
 export class RecentSends {
   /** sms_id -> when it came back. */
   readonly #seen = new Map<string, number>();
-  /** The same sms_ids oldest first: the oldest are forgotten from here (see AgeQueue for why not from the Map). */
-  readonly #order = new AgeQueue<string>();
+  /** The same sms_ids oldest first: the oldest are forgotten from here (see Fifo for why not from the Map). */
+  readonly #order = new Fifo<string>();
 
   /** Whether `smsId` came back within the window before; remembers it either way. */
   seenBefore(smsId: string, now = Date.now()): boolean {

@@ -10,7 +10,7 @@
  * file) it outlives a restart too. It remembers only while an events node with that account runs:
  * a user without one pays nothing, and nothing is written.
  */
-import { AgeQueue } from './age-queue';
+import { Fifo } from '../../gateway/fifo';
 
 /** A tracked send as the copies share it. */
 export interface SharedRecord {
@@ -111,7 +111,7 @@ export function numberKey(value: unknown): string {
  * goes to a short list sorted by its schedule.
  */
 class ReportWatch {
-  readonly #queue = new AgeQueue<Tracked>();
+  readonly #queue = new Fifo<Tracked>();
   #scheduled: Tracked[] = [];
   #timer: NodeJS.Timeout | undefined;
   #timerAt = Infinity;
@@ -185,7 +185,7 @@ export interface TrackerLimits {
 export class DeliveryTracker {
   #bySmsId = new Map<string, Tracked>();
   /** The same sends oldest first (a replaced or forgotten one stays until passed): the bounds forget from here. */
-  readonly #byAge = new AgeQueue<Tracked>();
+  readonly #byAge = new Fifo<Tracked>();
   /** The last message to each number, for replies. */
   #byNumber = new Map<string, Tracked>();
   #watches = new Map<object, ReportWatch>();

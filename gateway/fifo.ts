@@ -1,6 +1,7 @@
 /**
- * A first-in, first-out queue of what an account remembers, oldest first: the recent sms_ids, the
- * tracked sends, an events node's report timeouts.
+ * The package's one first-in, first-out queue, oldest first: the requests waiting for a
+ * connection (transport.ts), and what an account remembers (the recent sms_ids, the tracked
+ * sends, an events node's report timeouts).
  *
  * Not a Map used as a queue: V8 keeps a deleted Map entry's slot until the table rehashes, so
  * forgetting the oldest by iterating a Map from its start walks thousands of deleted slots on
@@ -8,7 +9,7 @@
  * a head: each slot is emptied as the head passes it, so what was forgotten is not kept alive
  * here, and the array is cut down once most of it is spent.
  */
-export class AgeQueue<T> {
+export class Fifo<T> {
   #items: (T | undefined)[] = [];
   #head = 0;
 
