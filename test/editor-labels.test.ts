@@ -10,6 +10,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { openBrowser, SCREENSHOTS, type Browser } from './support/browser';
+import { cancel, edit } from './support/panel';
 import { startDemo, type DemoProcess } from './support/demo-process';
 
 /* The page's globals (RED) are reached inside page.evaluate only. */
@@ -86,22 +87,6 @@ async function showHiddenRows(page: Page): Promise<void> {
   });
 }
 
-async function open(page: Page, id: string): Promise<void> {
-  await page.evaluate((nodeId) => {
-    const node = RED.nodes.node(nodeId);
-    if (node._def.category === 'config') RED.editor.editConfig('', node.type, nodeId);
-    else RED.editor.edit(node);
-  }, id);
-  await page.waitForSelector('.red-ui-tray-body #node-input-name, .red-ui-tray-body #node-config-input-name', { state: 'visible' });
-  await page.waitForTimeout(300);
-}
-
-async function close(page: Page): Promise<void> {
-  const button = (await page.locator('#node-config-dialog-cancel').isVisible()) ? '#node-config-dialog-cancel' : '#node-dialog-cancel';
-  await page.click(button);
-  await page.waitForSelector(button, { state: 'detached' });
-}
-
 for (const [lang, locale] of [
   ['en', 'en-US'],
   ['de', 'de-DE'],
@@ -142,14 +127,14 @@ for (const [lang, locale] of [
       const found: string[] = [];
       for (const node of NODES) {
         const name = String(node.type).replace(/^bulkgate-/, '');
-        await open(page, String(node.id));
+        await edit(page, String(node.id));
         // The panel's form: as tall as its rows, not the whole tray.
         const tray = page.locator('.red-ui-tray').last().locator('form').first();
         await tray.screenshot({ path: join(OUT, `${lang}-${name}.png`) });
         await showHiddenRows(page);
         await tray.screenshot({ path: join(OUT, `${lang}-${name}-all.png`) });
         for (const misfit of await misfits(page)) found.push(`${name}: ${misfit}`);
-        await close(page);
+        await cancel(page);
       }
       if (found.length) console.log(`      ${lang}:\n${found.map((f) => `        ${f}`).join('\n')}`);
       assert.deepEqual(found, [], `${lang}: what does not fit`);

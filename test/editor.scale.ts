@@ -3,6 +3,7 @@ import assert from 'node:assert/strict';
 import type { Page } from 'playwright-core';
 import { DEMO_ACCOUNT } from '../simulator/accounts';
 import { openBrowser, type Browser } from './support/browser';
+import { cancel, edit } from './support/panel';
 import { startDemo, type DemoProcess } from './support/demo-process';
 import { pressByApi, Sidebar, until } from './support/examples';
 import { freePort } from './support/node-red-process';
@@ -28,25 +29,9 @@ async function importNodes(page: Page, nodes: Record<string, unknown>[]): Promis
   }, nodes);
 }
 
-async function edit(page: Page, id: string): Promise<void> {
-  await page.evaluate((nodeId) => {
-    const node = RED.nodes.node(nodeId);
-    if (node._def.category === 'config') RED.editor.editConfig('', node.type, nodeId);
-    else RED.editor.edit(node);
-  }, id);
-  await page.waitForSelector('.red-ui-tray-body #node-input-name, .red-ui-tray-body #node-config-input-name', { state: 'visible' });
-  await page.waitForTimeout(300);
-}
-
 async function done(page: Page): Promise<void> {
   await page.click('#node-dialog-ok');
   await page.waitForSelector('#node-dialog-ok', { state: 'detached' });
-}
-
-async function cancel(page: Page): Promise<void> {
-  const button = (await page.locator('#node-config-dialog-cancel').isVisible()) ? '#node-config-dialog-cancel' : '#node-dialog-cancel';
-  await page.click(button);
-  await page.waitForSelector(button, { state: 'detached' });
 }
 
 const visible = (page: Page, field: string) => page.locator(`[data-field="${field}"]`).isVisible();

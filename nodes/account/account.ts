@@ -31,7 +31,7 @@ import {
 import type { Msg } from '../plumbing/msg';
 import { numberSetting } from '../plumbing/settings';
 import { Circuit } from './circuit';
-import { storeCause, type StoreCause, type StoreState } from './store-health';
+import type { StoreState } from './store-health';
 import {
   DEFAULT_OUTBOX_SIZE,
   deferrable,
@@ -130,8 +130,8 @@ export class Account {
    * deployed store's URL, the only one the stored store password is ever sent to ('' with the file store).
    */
   readonly deployed: { baseUrl: string; timeout: number; storeUrl: string };
-  /** While the shared store cannot be reached: why (the client's words, and as a status's key) and since when (ms since the epoch). */
-  storeTrouble: { reason: string; cause: StoreCause; since: number } | undefined;
+  /** While the shared store cannot be reached: why (the client's words) and since when (ms since the epoch). */
+  storeTrouble: { reason: string; since: number } | undefined;
   readonly limiter: RateLimiter;
   /** Open while the gateway is found unreachable: sends given it go to the outbox, not the wire. */
   readonly circuit = new Circuit();
@@ -217,7 +217,7 @@ export class Account {
 
   /** The shared store told of a change: its nodes' statuses and the panel say whether it can be reached. */
   storeState(state: StoreState, reason: string): void {
-    if (state === 'unreachable' || state === 'lost') this.storeTrouble = { reason, cause: storeCause(reason), since: this.storeTrouble?.since ?? Date.now() };
+    if (state === 'unreachable' || state === 'lost') this.storeTrouble = { reason, since: this.storeTrouble?.since ?? Date.now() };
     else if (state === 'connected' || state === 'back') this.storeTrouble = undefined;
     else return;
     this.#changed();

@@ -70,7 +70,7 @@ export class RateLimiter {
       const waiter: Waiter = { messages, resolve, reject };
       const leave = (error: GatewayError) => {
         waiter.unlisten?.();
-        this.#remove(waiter);
+        this.#take(waiter);
         reject(error);
       };
       const stopListening = onStop(signal, () => leave(closed('the request was cancelled')));
@@ -133,10 +133,6 @@ export class RateLimiter {
     this.#queue.splice(i, 1);
     if (waiter.refused) this.#count(-1);
     return true;
-  }
-
-  #remove(waiter: Waiter): void {
-    this.#take(waiter);
   }
 
   /** The count of waiters held by the limit changes: the account's nodes hear of it. */

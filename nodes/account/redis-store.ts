@@ -232,6 +232,15 @@ function storeClient(url: string, password: string | undefined, reconnect: false
   });
 }
 
+/** Closes a client's socket at once, whatever its state (one never connected, or closed already, has none). */
+function drop(client: { destroy(): void }): void {
+  try {
+    client.destroy();
+  } catch {
+    // No socket to close.
+  }
+}
+
 /** The store at `url` answers (Test connection): undefined, or why not, as {@link storeFailure} tells it. */
 export async function checkStore(url: string, password: string | undefined, timeoutMs = 5000): Promise<string | undefined> {
   let client: ReturnType<typeof storeClient> | undefined;
@@ -251,11 +260,7 @@ export async function checkStore(url: string, password: string | undefined, time
     return storeFailure(error as Error);
   } finally {
     clearTimeout(timer);
-    try {
-      client?.destroy();
-    } catch {
-      // Never connected: nothing to close.
-    }
+    if (client) drop(client);
   }
 }
 
@@ -339,11 +344,7 @@ export function redisStore(
       const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, BATCH_TIMEOUT_MS)));
       if (client.isReady) await Promise.race([client.close().catch(() => undefined), late]);
       clearTimeout(timer);
-      try {
-        client.destroy();
-      } catch {
-        // Closed already.
-      }
+      drop(client);
     },
   };
 }

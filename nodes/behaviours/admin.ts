@@ -40,7 +40,7 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
       persistent: account?.outbox?.persistent ?? false,
       outage: cause ? { reason: cause.reason, since: cause.since } : null,
       // While the shared store cannot be reached: why, and since when.
-      store: account?.storeTrouble ? { reason: account.storeTrouble.reason, since: account.storeTrouble.since } : null,
+      store: account?.storeTrouble ?? null,
     });
   });
   RED.httpAdmin.post('/bulkgate/outbox/:id/empty', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {

@@ -6,6 +6,7 @@
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import { briefOf, scheduleMs, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
 import type { Account } from '../account/account';
+import { storeCause } from '../account/store-health';
 import { numberKey } from '../account/tracking';
 import { catalogText, sendInBatches, sequenceParts, statusText, type Msg, type NodeCatalog, type Send, type StatusThrottle } from '../plumbing/runtime';
 
@@ -46,7 +47,7 @@ export class SendTotals {
     // While the shared store cannot be reached the copies of Node-RED are not coordinated: said beside the totals, or alone before any send.
     const trouble = this.account?.storeTrouble;
     if (trouble) {
-      const store = statusText(texts, 'store-down', { cause: catalogText(texts, `status.store-causes.${trouble.cause}`) });
+      const store = statusText(texts, 'store-down', { cause: catalogText(texts, `status.store-causes.${storeCause(trouble.reason)}`) });
       return { fill: 'yellow', shape: 'ring', text: sent || rejected || duplicates ? `${text} / ${store}` : store };
     }
     return { fill: rejected || duplicates ? 'yellow' : 'green', shape: 'dot', text };
