@@ -11,6 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { collect, helper, load, unload, type FlowNode, type TestNode } from './support/red';
 import { watchEscapes } from './support/escapes';
+import { until } from './support/wait';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 
 describe('every msg ends once: completions and catches counted per msg', function () {
@@ -62,7 +63,7 @@ describe('every msg ends once: completions and catches counted per msg', functio
   }
 
   const receive = (msg: Record<string, unknown>) => (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive(msg);
-  const settle = (ms = 300) => new Promise((r) => setTimeout(r, ms));
+  const ended = (endings: Map<number, string[]>, n: number) => () => [...endings.values()].flat().length >= n;
 
   it('sent, rejected, refused by the checks, held by the storm guard: each ends once, the right way', async () => {
     const endings = await deploy({ text: 'Door {{seq}}', stormLimit: 2, stormWindow: 60 });
@@ -73,7 +74,7 @@ describe('every msg ends once: completions and catches counted per msg', functio
     receive({ seq: 3, number: '420777111224' }); // over the storm limit: held, not an error
     receive({ seq: 4, number: '12' }); // an impossible number: port 2
     receive({ seq: 5, number: '420777111225', schedule: 'tomorrow' }); // refused by the checks
-    await settle();
+    await until('five endings', ended(endings, 5));
     assert.deepEqual(Object.fromEntries(endings), { 1: ['done'], 2: ['done'], 3: ['done'], 4: ['done'], 5: ['error'] });
   });
 
@@ -82,11 +83,11 @@ describe('every msg ends once: completions and catches counted per msg', functio
     await sim.fault({ offline: { seconds: 2, mode: '503' } });
     const later = collect('ok', 3, 30_000);
     for (const seq of [1, 2, 3]) receive({ seq, number: '420777111222' });
-    await settle(500);
+    await until('three kept', ended(endings, 3));
     assert.deepEqual(Object.fromEntries(endings), { 1: ['done'], 2: ['done'], 3: ['done'] }, 'each done as it was kept');
     const out = await later;
     assert.ok(out.every((m) => m.bulkgate?.deferred));
-    await settle();
+    await new Promise((r) => setTimeout(r, 300)); // checks that leaving the outbox adds no ending
     assert.deepEqual(Object.fromEntries(endings), { 1: ['done'], 2: ['done'], 3: ['done'] }, 'leaving the outbox is not a second ending');
   });
 
@@ -94,7 +95,7 @@ describe('every msg ends once: completions and catches counted per msg', functio
     const endings = await deploy({ text: 'Gas {{seq}}' }, { outboxSize: 1 });
     await sim.fault({ offline: { seconds: 60, mode: '503' } });
     for (const seq of [1, 2]) receive({ seq, number: '420777111222' });
-    await settle(800);
+    await until('two endings', ended(endings, 2));
     assert.deepEqual(Object.fromEntries(endings), { 1: ['done'], 2: ['error'] });
   });
 
@@ -102,7 +103,7 @@ describe('every msg ends once: completions and catches counted per msg', functio
     const endings = await deploy({ text: 'Gas {{seq}}' }, { outboxMinutes: 0 });
     await sim.fault({ offline: { seconds: 60, mode: '503' } });
     receive({ seq: 3, number: '420777111222' });
-    await settle(800);
+    await until('one ending', ended(endings, 1));
     assert.deepEqual(Object.fromEntries(endings), { 3: ['error'] });
   });
 });

@@ -97,12 +97,13 @@ describe('the demo (npm start)', function () {
     const before = await doors();
     // The door contact (mqtt in) subscribes once it is connected: publish only then.
     await until('the door contact connected', () => sidebar.statuses.some((st) => /-m1$/.test(st.id) && st.fill === 'green'), 20_000);
-    // A moment for the subscription: the mqtt in node subscribes just after it shows connected, and the demo's broker does not tell.
-    await new Promise((r) => setTimeout(r, 300));
     const sensor = await connectAsync(`mqtt://127.0.0.1:${port}`);
     try {
-      await sensor.publishAsync('home/door/front', 'open', { qos: 1 });
+      // Retained: the mqtt in node subscribes just after it shows connected (the broker does not
+      // tell when), and a retained msg reaches it whenever it does. Cleared once it has.
+      await sensor.publishAsync('home/door/front', 'open', { qos: 1, retain: true });
       await until('the door SMS', async () => (await doors()) === before + 1, 15_000);
+      await sensor.publishAsync('home/door/front', '', { qos: 1, retain: true });
     } finally {
       await sensor.endAsync();
     }

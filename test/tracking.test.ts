@@ -81,7 +81,6 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     (helper.getNode(id) as TestNode).on('input', (m: Record<string, any>) => got.push(m));
     return got;
   };
-  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it('"not delivered in time": output 3 once for the message with no final report, with msg.sent; none for the delivered one', async () => {
     await load(flow(), credentials());
@@ -91,7 +90,7 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     receive('t', { topic: 'door', payload: 'Door opened', number: '420777000555' });
     const [report] = await reports;
     await until('output 3 for the silent one', () => late.length > 0, 10_000);
-    await pause(300); // checks that output 3 fires once, and not for the delivered one (its deadline is the same)
+    await new Promise((r) => setTimeout(r, 300)); // checks that output 3 fires once, and not for the delivered one (its deadline is the same)
     assert.equal(late.length, 1, 'one no_report');
     const [noReport] = late;
     assert.equal(noReport?.payload.status, 'no_report');
@@ -315,7 +314,7 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     receive('t', { topic: 'plain', payload: 'Door opened', number: '420777000558' });
     receive('t', { topic: 'silent', payload: 'Door opened', number: SILENT });
     const [report] = await reports;
-    await pause(1500); // checks that output 3 stays quiet past the 1 s report timeout of the silent one
+    await new Promise((r) => setTimeout(r, 1500)); // checks that output 3 stays quiet past the 1 s report timeout of the silent one
     assert.equal(report?.sent, undefined);
     assert.equal(report?.topic, 'delivered');
     assert.deepEqual(late, []);
