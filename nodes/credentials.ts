@@ -2,8 +2,8 @@
  * The credentials each node type keeps (Node-RED stores them apart from the flow, encrypted),
  * read at start by the registration (nodes/plumbing/lazy.ts) and by the editor's definitions
  * (nodes/definitions.ts). A module of its own so that a start does not evaluate the nine nodes'
- * whole definitions for these two entries (measured by the benchmark's start probe: with the default exports of the nodes'
- * modules, the entry's require went from 1.6 to 0.5 ms, medians of 7 side by side).
+ * whole definitions for these entries: requiring this module takes 0.33 ms, the definitions 1.44 ms
+ * (medians of 15 fresh processes each), 9 % of the 12.5 ms the package adds to a start.
  */
 export type CredentialFields = Record<string, { type: 'text' | 'password'; required?: boolean }>;
 
