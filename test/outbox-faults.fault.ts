@@ -9,7 +9,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Journal } from '../nodes/account/outbox-journal';
+import { OutboxJournal } from '../nodes/account/outbox-journal';
 import { alertFlow, deliveries, endsSeen, handIn, ledger, outboxPath, rows, table, until, waitingInJournal, type FlowOptions } from './support/alert-ledger';
 import { nodeRedProcess, type NodeRedProcess } from './support/node-red-process';
 import { startTestSimulator, type TestSimulator } from './support/simulator';
@@ -217,7 +217,7 @@ describe("every alert once: a kill at each step of the outbox journal's compacti
       const path = join(dir, step, 'acc.jsonl');
       const child = spawnSync(process.execPath, [join(__dirname, 'support', 'compaction-child.js'), path, step], { encoding: 'utf8' });
       assert.equal(child.signal, 'SIGKILL', `the child was killed at ${step}: ${child.stderr}`);
-      const journal = new Journal(path);
+      const journal = new OutboxJournal(path);
       assert.equal(journal.lock(), true, "the dead process's lock is taken over");
       const loaded = [...journal.load(() => undefined).keys()];
       const expected = Array.from({ length: KEPT - ENDED }, (_, i) => `e${ENDED + i}`);
@@ -238,7 +238,7 @@ describe("every alert once: a kill at each step of the outbox journal's compacti
         .keep(entryLine(KEPT))
         .then(() => journal.close())
         .then(() => {
-          assert.deepEqual([...new Journal(path).load(() => undefined).keys()], [...expected, `e${KEPT}`]);
+          assert.deepEqual([...new OutboxJournal(path).load(() => undefined).keys()], [...expected, `e${KEPT}`]);
           // A temporary file the kill left is only litter: it is never read as the journal.
           assert.ok(readdirSync(join(dir, step)).every((f) => f === 'acc.jsonl' || f.startsWith('acc.jsonl.')));
         });

@@ -15,7 +15,7 @@ import fc from 'fast-check';
 import { GatewayError } from '../gateway';
 import { Circuit } from '../nodes/account/circuit';
 import { MAX_PROBE_DELAY, Outbox, type NewEntry, type OutboxEntry, type OutboxWorker } from '../nodes/account/outbox';
-import { Journal } from '../nodes/account/outbox-journal';
+import { OutboxJournal } from '../nodes/account/outbox-journal';
 
 const realSetTimeout = globalThis.setTimeout;
 const OPERATION = { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' } as const;
@@ -44,7 +44,7 @@ class Real {
   }
 
   open(): void {
-    this.outbox = new Outbox(new Journal(this.path), () => undefined);
+    this.outbox = new Outbox(new OutboxJournal(this.path), () => undefined);
     this.worker = {
       minutes: 60,
       firstDelay: 10,

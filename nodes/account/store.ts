@@ -11,7 +11,7 @@
  * rate limiter's queue and the events node stay as they are.
  */
 import { join } from 'node:path';
-import { Journal, type JournalEntry, type Warn } from './outbox-journal';
+import { OutboxJournal, type JournalEntry, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import { DeliveryTracker } from './tracking';
 import { TrackingFile, trackingPath } from './tracking-file';
@@ -59,7 +59,7 @@ export interface OutboxFile extends OutboxLogBase {
   /** Whether it holds mostly ended entries, beside `live` waiting ones. */
   wantsCompaction(live: number): boolean;
   /** Rewrites it with these lines only. */
-  compact(lines: () => string[]): Promise<void>;
+  compact(lines: () => string[]): Promise<unknown>;
   /** Nothing waits: removes it and gives it up. */
   release(): Promise<void>;
   /** Closes what it has open (the next `keep` opens it again). */
@@ -139,7 +139,7 @@ export function localStore(userDir: string | undefined, warn: (text: string) => 
     outboxLog(accountId) {
       if (!userDir) return undefined;
       const path = join(userDir, 'bulkgate-outbox', `${accountId.replace(/[^\w.-]/g, '_')}.jsonl`);
-      return keptOnce('journal', path, () => new Journal(path));
+      return keptOnce('journal', path, () => new OutboxJournal(path));
     },
     tracker(accountId) {
       // By user directory too: two Node-RED runtimes in one process (the tests) keep their own.

@@ -5,7 +5,7 @@
  * steps are found by standing in for the file system's calls the compaction makes.
  */
 import fs from 'node:fs/promises';
-import { Journal } from '../../nodes/account/outbox-journal';
+import { OutboxJournal } from '../../nodes/account/outbox-journal';
 
 export const STEPS = [
   'temporary-created',
@@ -71,7 +71,7 @@ async function standIn(step: string): Promise<void> {
 
 async function main(): Promise<void> {
   const [path, step] = process.argv.slice(2) as [string, string];
-  const journal = new Journal(path);
+  const journal = new OutboxJournal(path);
   if (!journal.lock()) throw new Error('not locked');
   await Promise.all(Array.from({ length: KEPT }, (_, i) => journal.keep(entryLine(i))));
   await Promise.all(Array.from({ length: ENDED }, (_, i) => journal.done(`e${i}`)));

@@ -11,14 +11,14 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Outbox } from '../../nodes/account/outbox';
-import { Journal, type Warn } from '../../nodes/account/outbox-journal';
+import { OutboxJournal, type Warn } from '../../nodes/account/outbox-journal';
 import { TrackingFile } from '../../nodes/account/tracking-file';
 
 const entry = (id: string) => JSON.stringify({ id, node: 't', body: { text: id }, since: 1, order: 0, attempts: 1, reason: '' });
 
 /** The ids a journal's file holds as waiting, read as a restart reads it. */
 function waiting(path: string): string[] {
-  return [...new Journal(path).load(() => undefined).keys()];
+  return [...new OutboxJournal(path).load(() => undefined).keys()];
 }
 
 /** Makes every FileHandle write stop half-way with ENOSPC while `full()` says the disk is full. */
@@ -51,7 +51,7 @@ describe("the outbox's journal at its tail (unit)", () => {
   it('a last line cut short is cut back at loading, with a warning that names the bytes; the next kept line is whole', async () => {
     const torn = entry('torn').slice(0, 20);
     writeFileSync(path, `{"bulkgateOutbox":2}\n${entry('a')}\n${torn}`);
-    const journal = new Journal(path);
+    const journal = new OutboxJournal(path);
     assert.equal(journal.lock(), true);
     assert.deepEqual([...journal.load(warn).keys()], ['a']);
     assert.deepEqual(seen, [['outbox-torn-tail', { path, bytes: torn.length }]]);
@@ -62,7 +62,7 @@ describe("the outbox's journal at its tail (unit)", () => {
   });
 
   it('garbage appended while the journal runs is cut back before the next commit (a 3 MB line too)', async () => {
-    const journal = new Journal(path);
+    const journal = new OutboxJournal(path);
     journal.warn = warn;
     assert.equal(journal.lock(), true);
     await journal.keep(entry('a'));
@@ -78,7 +78,7 @@ describe("the outbox's journal at its tail (unit)", () => {
     let full = false;
     const restore = await fillingDisk(dir, () => full);
     try {
-      const outbox = new Outbox(new Journal(path), warn);
+      const outbox = new Outbox(new OutboxJournal(path), warn);
       await outbox.keep({ ...JSON.parse(entry('x')), operation: {}, rejected: [], messages: 1, msg: {}, order: 0, attempts: 1, reason: '' }, {});
       full = true;
       await assert.rejects(
@@ -101,7 +101,7 @@ describe("the outbox's journal at its tail (unit)", () => {
     let full = false;
     const restore = await fillingDisk(dir, () => full);
     try {
-      const journal = new Journal(path);
+      const journal = new OutboxJournal(path);
       assert.equal(journal.lock(), true);
       await journal.keep(entry('a'));
       await journal.keep(entry('b'));
@@ -118,7 +118,7 @@ describe("the outbox's journal at its tail (unit)", () => {
   });
 
   it("a symbolic link planted at the journal's path is never followed: the keep fails, the target is untouched", async () => {
-    const journal = new Journal(path);
+    const journal = new OutboxJournal(path);
     assert.equal(journal.lock(), true);
     const target = join(dir, 'target');
     writeFileSync(target, 'precious\n');
@@ -139,7 +139,7 @@ describe("the outbox's journal at its tail (unit)", () => {
     );
     assert.match(warnings[0] as string, /the last line was written in part \(22 bytes cut off/);
     tracking.final('a');
-    await new Promise((r) => setImmediate(r));
+    await tracking.close();
     assert.equal(readFileSync(file, 'utf8'), `${line}\n{"f":"a"}\n`);
 
     const linked = join(dir, 'linked.jsonl');
@@ -148,7 +148,7 @@ describe("the outbox's journal at its tail (unit)", () => {
     symlinkSync(target, linked);
     const other = new TrackingFile(linked, (w) => warnings.push(w));
     other.final('x');
-    await new Promise((r) => setImmediate(r));
+    await other.close();
     assert.equal(readFileSync(target, 'utf8'), 'precious\n');
     assert.ok(existsSync(linked));
   });

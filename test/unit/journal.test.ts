@@ -7,7 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { Journal, lockedError } from '../../nodes/account/outbox-journal';
+import { OutboxJournal, lockedError } from '../../nodes/account/outbox-journal';
 
 /** A process id no process has (beyond Linux's pid_max). */
 const GONE_PID = 4_194_305;
@@ -27,7 +27,7 @@ describe("the outbox's file (unit)", () => {
   };
 
   it('the lock: taken with its folder made (owner only), naming this process; taken once', () => {
-    const journal = new Journal(path);
+    const journal = new OutboxJournal(path);
     assert.equal(journal.locked, false);
     assert.equal(journal.lock(), true);
     assert.equal(journal.locked, true);
@@ -39,25 +39,25 @@ describe("the outbox's file (unit)", () => {
 
   it('a living process holds it: not taken (this process is one); a process that is gone, or a lock no one can read: taken over', () => {
     lockOf(process.ppid);
-    assert.equal(new Journal(path).lock(), false, 'the parent process lives');
+    assert.equal(new OutboxJournal(path).lock(), false, 'the parent process lives');
     lockOf(GONE_PID);
-    assert.equal(new Journal(path).lock(), true, 'gone');
+    assert.equal(new OutboxJournal(path).lock(), true, 'gone');
     lockOf(process.pid);
-    assert.equal(new Journal(path).lock(), true, 'this very process left it (an earlier account node)');
+    assert.equal(new OutboxJournal(path).lock(), true, 'this very process left it (an earlier account node)');
     mkdirSync(join(dir, 'bulkgate-outbox'), { recursive: true });
     writeFileSync(`${path}.lock`, '{"pid": 12');
-    assert.equal(new Journal(path).lock(), true, 'damaged');
+    assert.equal(new OutboxJournal(path).lock(), true, 'damaged');
   });
 
   it('a lock of another machine (a shared disk) or without a pid is never taken over', () => {
     lockOf(GONE_PID, 'another-host');
-    assert.equal(new Journal(path).lock(), false);
+    assert.equal(new OutboxJournal(path).lock(), false);
     lockOf('12');
-    assert.equal(new Journal(path).lock(), false);
+    assert.equal(new OutboxJournal(path).lock(), false);
   });
 
   it('the file: a header, each kept line, then a done line per message that left; appended in one write per turn; owner only', async () => {
-    const journal = new Journal(path);
+    const journal = new OutboxJournal(path);
     assert.equal(journal.exists(), false);
     assert.equal(journal.where, path);
     await Promise.all([journal.keep('{"id":"a"}'), journal.keep('{"id":"b"}')]);
@@ -74,7 +74,7 @@ describe("the outbox's file (unit)", () => {
 
   it('another process holds the file: a keep fails with outbox_locked, naming the file', async () => {
     lockOf(process.ppid);
-    const error = await new Journal(path).keep('{"id":"a"}').then(
+    const error = await new OutboxJournal(path).keep('{"id":"a"}').then(
       () => undefined,
       (e: { code: string; message: string }) => e,
     );
@@ -85,7 +85,7 @@ describe("the outbox's file (unit)", () => {
   });
 
   it('mostly spent: more than 2,000 spent lines and more than the live ones', () => {
-    const journal = new Journal(path);
+    const journal = new OutboxJournal(path);
     journal.spent = 2_000;
     assert.equal(journal.wantsCompaction(0), false, 'not past 2,000');
     journal.spent = 2_001;
@@ -94,20 +94,20 @@ describe("the outbox's file (unit)", () => {
   });
 
   it('loading counts what is spent: every line that no longer stands for a waiting message', async () => {
-    const journal = new Journal(path);
+    const journal = new OutboxJournal(path);
     await journal.keep(JSON.stringify({ id: 'a', node: 'n', body: {}, since: 1, order: 0, attempts: 1, reason: '' }));
     await journal.keep(JSON.stringify({ id: 'b', node: 'n', body: {}, since: 2, order: 0, attempts: 1, reason: '' }));
     await journal.done('a');
     await journal.close();
-    const loaded = new Journal(path).load(() => undefined);
+    const loaded = new OutboxJournal(path).load(() => undefined);
     assert.deepEqual([...loaded.keys()], ['b']);
-    const again = new Journal(path);
+    const again = new OutboxJournal(path);
     again.load(() => undefined);
     assert.equal(again.spent, 2, 'a and its done line; the header is not a line of the journal');
   });
 
   it('released when nothing waits: the file and its lock are gone, and the lock is free for another', async () => {
-    const journal = new Journal(path);
+    const journal = new OutboxJournal(path);
     await journal.keep('{"id":"a"}');
     await journal.done('a');
     await journal.release();
@@ -115,11 +115,11 @@ describe("the outbox's file (unit)", () => {
     assert.equal(existsSync(`${path}.lock`), false);
     assert.equal(journal.locked, false);
     assert.equal(journal.spent, 0);
-    assert.equal(new Journal(path).lock(), true);
+    assert.equal(new OutboxJournal(path).lock(), true);
   });
 
   it('not released while a line waits to be written', async () => {
-    const journal = new Journal(path);
+    const journal = new OutboxJournal(path);
     await journal.keep('{"id":"a"}');
     const written = journal.keep('{"id":"b"}');
     await journal.release();
@@ -129,10 +129,10 @@ describe("the outbox's file (unit)", () => {
     await journal.close();
   });
   it("release by a journal that does not hold the lock removes nothing: the file is the holder's", async () => {
-    const holder = new Journal(path);
+    const holder = new OutboxJournal(path);
     assert.equal(holder.lock(), true);
     await holder.keep(JSON.stringify({ id: 'a', node: 'n', body: {}, since: 1, order: 0, attempts: 1, reason: '' }));
-    const other = new Journal(path);
+    const other = new OutboxJournal(path);
     await other.release();
     assert.deepEqual([existsSync(path), existsSync(`${path}.lock`)], [true, true]);
     await holder.close();
@@ -157,15 +157,15 @@ describe("the outbox's file (unit)", () => {
       ].join('\n') + '\n',
     );
     const warned: [string, unknown][] = [];
-    const loaded = new Journal(path).load((key, params) => warned.push([key, params]));
+    const loaded = new OutboxJournal(path).load((key, params) => warned.push([key, params]));
     assert.deepEqual([...loaded.keys()], ['b', 'a']);
     assert.deepEqual(warned, [['outbox-bad-lines', { path, bad: 5, kept: 2 }]]);
     const none: unknown[] = [];
-    assert.equal(new Journal(join(dir, 'nothing.jsonl')).load((...w) => none.push(w)).size, 0);
+    assert.equal(new OutboxJournal(join(dir, 'nothing.jsonl')).load((...w) => none.push(w)).size, 0);
     assert.deepEqual(none, []);
     mkdirSync(join(dir, 'folder.jsonl'));
     const folder: string[] = [];
-    new Journal(join(dir, 'folder.jsonl')).load((key) => folder.push(key));
+    new OutboxJournal(join(dir, 'folder.jsonl')).load((key) => folder.push(key));
     assert.deepEqual(folder, ['outbox-unreadable']);
   });
 });

@@ -8,6 +8,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MemoryWindow, localStore } from '../../nodes/account/store';
+import { until } from '../support/wait';
 
 describe("this process's store (unit)", () => {
   let userDir: string;
@@ -44,7 +45,8 @@ describe("this process's store (unit)", () => {
     tracker.listen(owner, 0, () => undefined);
     tracker.track('sms-1', '420777000001', { topic: 't', payload: 'p', node: 'n' });
     tracker.unlisten(owner);
-    await new Promise((resolve) => setImmediate(resolve)); // written in one go after the current turn
+    // Written in one go after the current turn, without waiting on it.
+    await until('the tracking file written', () => existsSync(join(userDir, 'bulkgate-tracking', 'acc.jsonl')));
     assert.equal(existsSync(join(userDir, 'bulkgate-tracking', 'acc.jsonl')), true);
     // Without a user directory: remembered in memory, nothing written anywhere.
     const memoryOnly = localStore(undefined).tracker('acc-memory');

@@ -220,12 +220,13 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
     rmSync(dir, { recursive: true, force: true });
   });
   const sent = (i: number) => ({ topic: `t${i}`, payload: `alarm ${i}`, node: 'n' });
-  /** Appends are written once per turn of the event loop (setImmediate, not faked). */
-  const written = () => new Promise((r) => setImmediate(r));
+  /** Once what was appended is on disk (the file is written asynchronously, not on a timer). */
+  const written = (log: TrackingFile) => log.close();
 
   it('a restart keeps what was sent: a report after it carries msg.sent; output 3 fires after it, at the timeout from the send, and not again for one that fired before', async () => {
     const path = trackingPath(dir, 'acc');
-    const before = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
+    const beforeLog = new TrackingFile(path);
+    const before = new DeliveryTracker({ kind: 'file', log: beforeLog });
     const lateBefore: string[] = [];
     const events = {};
     before.listen(events, 60_000, (t: Tracked) => lateBefore.push(t.smsId));
@@ -235,11 +236,12 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
     clock.tick(1000);
     before.track('answered', '420777000001', sent(1));
     before.track('silent', '420777000002', sent(2));
-    await written();
+    await written(beforeLog);
     before.unlisten(events);
 
     // The restart: a new tracker on the same file, an events node listening again.
-    const after = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
+    const afterLog = new TrackingFile(path);
+    const after = new DeliveryTracker({ kind: 'file', log: afterLog });
     const lateAfter: string[] = [];
     after.listen({}, 60_000, (t: Tracked) => lateAfter.push(t.smsId));
     assert.deepEqual((await after.report('answered', 'delivered'))?.sent, sent(1));
@@ -248,7 +250,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
     assert.deepEqual(lateAfter, [], 'not before the timeout from the send');
     clock.tick(1);
     assert.deepEqual(lateAfter, ['silent'], 'once, for the silent one only');
-    await written();
+    await written(afterLog);
     // A second restart: the answered one is final and the silent one has fired; nothing fires again.
     const third = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
     const lateThird: string[] = [];
@@ -259,11 +261,12 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
 
   it("a send whose line would pass 2 KB is kept without the msg's topic and payload: its report after a restart still matches", async () => {
     const path = trackingPath(dir, 'acc');
-    const before = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
+    const log = new TrackingFile(path);
+    const before = new DeliveryTracker({ kind: 'file', log });
     before.listen({}, 0, () => undefined);
     before.track('big', '420777000001', { topic: 'camera', payload: 'x'.repeat(MAX_LINE), node: 'n' });
     before.track('small', '420777000002', sent(2));
-    await written();
+    await written(log);
     assert.ok(
       readFileSync(path, 'utf8')
         .split('\n')
@@ -277,21 +280,23 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
 
   it('nothing is written while no events node listens', async () => {
     const path = trackingPath(dir, 'acc');
-    const tracker = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
+    const log = new TrackingFile(path);
+    const tracker = new DeliveryTracker({ kind: 'file', log });
     tracker.track('id', '420777000001', sent(1));
-    await written();
+    await written(log);
     assert.equal(existsSync(path), false);
   });
 
   it('the file stays bounded: 30,000 sends leave at most 2 x 10,000 + 1,000 lines, and the last 10,000 load; a damaged line is skipped', async () => {
     const path = trackingPath(dir, 'acc');
-    const tracker = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
+    const log = new TrackingFile(path);
+    const tracker = new DeliveryTracker({ kind: 'file', log });
     tracker.listen({}, 0, () => undefined);
     for (let i = 0; i < 30_000; i++) {
       tracker.track(`id-${i}`, `420777${String(i).padStart(6, '0')}`, sent(i));
-      if (i % 1000 === 999) await written();
+      if (i % 1000 === 999) await written(log);
     }
-    await written();
+    await written(log);
     const lines = readFileSync(path, 'utf8').split('\n').filter(Boolean);
     assert.ok(lines.length <= 21_000, `${lines.length} lines`);
     appendFileSync(path, '{"s": broken\n');
@@ -313,7 +318,7 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
   afterEach(() => {
     rmSync(dir, { recursive: true, force: true });
   });
-  const written = () => new Promise((r) => setImmediate(r));
+  const written = (file: TrackingFile) => file.close();
   const record = (id: string) => ({ smsId: id, number: '420777000001', sent: { topic: 't', payload: id, node: 'n' }, acceptedAt: 1000, countsFrom: 1000 });
   const tracked = (id: string, marks: Partial<Tracked> = {}): Tracked => ({ ...record(id), final: false, forgotten: false, ...marks });
 
@@ -325,7 +330,7 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     file.final('a');
     file.late('b');
     assert.equal(existsSync(path), false, 'not before the turn ends');
-    await written();
+    await written(file);
     assert.deepEqual(readFileSync(path, 'utf8').split('\n'), [JSON.stringify({ s: record('a') }), '{"f":"a"}', '{"l":"b"}', '']);
     assert.equal(statSync(path).mode & 0o777, 0o600);
     assert.equal(statSync(join(dir, 'bulkgate-tracking')).mode & 0o777, 0o700);
@@ -356,7 +361,7 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     loop.self = loop;
     file.sent({ ...record('big'), sent: { topic: 't', payload: 10n, node: 'n' } });
     file.sent({ ...record('loop'), sent: { topic: 't', payload: loop, node: 'n' } });
-    await written();
+    await written(file);
     assert.deepEqual(
       new TrackingFile(path).load().records.map((r) => [r.smsId, r.sent]),
       [
@@ -372,10 +377,11 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     for (let i = 0; i < 1002; i++) file.sent(record(`s${i}`));
     const live = () => [tracked('s1000', { final: true }), tracked('s1001', { late: true }), tracked('s999')];
     file.compactIfSpent(1, live);
-    await written();
+    await written(file);
     assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 1002, '1,002 lines = 2 x 1 + 1,000: not yet');
     file.final('s1000');
     file.compactIfSpent(1, live);
+    await written(file);
     assert.deepEqual(readFileSync(path, 'utf8').split('\n'), [
       JSON.stringify({ s: record('s1000'), f: true }),
       JSON.stringify({ s: record('s1001'), l: true }),
@@ -388,14 +394,16 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     // The count starts again from the rewrite: 3 lines now, so 999 more reach the bound, not beyond.
     for (let i = 0; i < 999; i++) file.late(`x${i}`);
     file.compactIfSpent(1, live);
-    await written();
+    await written(file);
     assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 1002);
     // A file loaded counts its lines too.
     const reloaded = new TrackingFile(path);
     reloaded.load();
     reloaded.compactIfSpent(1, live);
+    await written(reloaded);
     assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 1002, 'loaded 1,002 lines: the bound');
     reloaded.compactIfSpent(0, live);
+    await written(reloaded);
     assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 3);
   });
 
@@ -409,20 +417,21 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     writeFileSync(join(dir, 'plain'), '');
     const unwritable = new TrackingFile(join(dir, 'plain', 'acc.jsonl'), (w) => warnings.push(w));
     unwritable.sent(record('a'));
-    await written();
+    await written(unwritable);
     unwritable.final('a');
-    await written();
+    await written(unwritable);
     assert.equal(warnings.length, 2, 'one warning per file');
     assert.match(warnings[1] ?? '', /^could not write .*plain\/acc\.jsonl: /);
 
     const path = join(dir, 'acc.jsonl');
     const file = new TrackingFile(path, (w) => warnings.push(w));
     for (let i = 0; i < 1001; i++) file.final(`f${i}`);
-    await written();
+    await written(file);
     rmSync(path);
     mkdirSync(path);
     writeFileSync(join(path, 'inside'), '');
     file.compactIfSpent(0, () => [tracked('a')]);
+    await written(file);
     assert.match(warnings[2] ?? '', /^could not rewrite .*acc\.jsonl: /);
     assert.deepEqual(readdirSync(dir).sort(), ['acc.jsonl', 'folder.jsonl', 'plain']);
   });

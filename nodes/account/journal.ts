@@ -1,0 +1,337 @@
+/**
+ * An append-only file of JSON lines: the outbox's journal (outbox-journal.ts) and the tracking
+ * file (tracking-file.ts). Everything appended in one turn of the event loop goes to disk with one
+ * write (a group commit), so a backlog of thousands costs a few writes, not one per line; a durable
+ * journal flushes each commit before its promise resolves (the outbox's promise rests on it; the
+ * tracking file may lose a report that races a crash). When most lines are spent, its owner
+ * rewrites it with the live ones (`compact`).
+ *
+ * True at its tail: every write ends with a newline, so a last line without one was written in
+ * part (power lost, the process killed, the disk full mid-write). It is cut back before anything is
+ * appended, as Redis's `redis-check-aof --fix` and Kafka's log recovery do: appended onto, the next
+ * line would be read as one damaged line with it and lost. A commit that fails is cut back to where
+ * it began, for the same reason.
+ *
+ * Owner only (the file 0600, its folder 0700), and the file itself is never opened through a
+ * symbolic link: one planted at its path would receive what is written. With a lock, one writer
+ * per file: a lock file beside it names the process holding it, taken with the first line and given
+ * back by `release`, so a second Node-RED on the same user directory never rewrites what the first
+ * keeps.
+ */
+import {
+  closeSync,
+  constants,
+  existsSync,
+  fstatSync,
+  fsyncSync,
+  ftruncateSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  unlinkSync,
+  writeFileSync,
+} from 'node:fs';
+import { mkdir, open, rename, unlink, type FileHandle } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { dirname } from 'node:path';
+import { StringDecoder } from 'node:string_decoder';
+
+/** `O_NOFOLLOW` where the platform has it (not on Windows, where a plain user cannot make a symbolic link). */
+const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
+/** Bytes read at once: a file of any size is loaded, and a torn line of any length found, in steps of this. */
+const CHUNK = 1024 * 1024;
+
+export interface JournalOptions {
+  /** Each commit flushed to disk before its promise resolves. */
+  durable: boolean;
+  /** The file's first line (its format), written into a new file and each rewrite. */
+  header?: string;
+  /** One writer per file, holding its lock; the error a write fails with while another process holds it. */
+  lockedError?: (path: string) => Error;
+}
+
+export class Journal {
+  readonly #lockPath: string;
+  #file: FileHandle | undefined;
+  #locked = false;
+  /** Lines for the next commit; when it fails, their appends are refused. */
+  #pending: string[] = [];
+  /** Lines for the next commit that, when it fails, go with the one after (written after `#pending`). */
+  #again: string[] = [];
+  #waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  #scheduled = false;
+  /** The write running now: the next commit or rewrite starts after it. */
+  #chain: Promise<unknown> = Promise.resolve();
+  /** The rewrite asked for and not done yet: one at a time. */
+  #compaction: Promise<number> | undefined;
+  /** Who hears of a torn tail cut back, in bytes. */
+  torn: (bytes: number) => void = () => undefined;
+
+  constructor(
+    readonly path: string,
+    private readonly options: JournalOptions,
+  ) {
+    this.#lockPath = `${path}.lock`;
+  }
+
+  get locked(): boolean {
+    return this.#locked;
+  }
+
+  /** Whether an earlier run left a file here. */
+  exists(): boolean {
+    return existsSync(this.path);
+  }
+
+  /**
+   * Appends a line; resolves once it is written (and flushed, when durable), rejects when it is
+   * not, and nothing of it stays. `again`: when its commit fails, it goes with the next one.
+   */
+  append(line: string, again = false): Promise<void> {
+    (again ? this.#again : this.#pending).push(line);
+    return new Promise((resolve, reject) => {
+      this.#waiters.push({ resolve, reject });
+      if (this.#scheduled) return;
+      this.#scheduled = true;
+      setImmediate(() => this.#flush());
+    });
+  }
+
+  /** Queues the commit of what was appended (a commit scheduled earlier then finds nothing to do). */
+  #flush(): void {
+    this.#scheduled = false;
+    this.#chain = this.#chain.then(() => this.#commit());
+  }
+
+  async #commit(): Promise<void> {
+    const again = this.#again;
+    const lines = this.#pending.concat(again);
+    const waiters = this.#waiters;
+    this.#pending = [];
+    this.#again = [];
+    this.#waiters = [];
+    if (!waiters.length) return;
+    let file: FileHandle | undefined;
+    let start = 0;
+    try {
+      file = await this.#open();
+      start = (await file.stat()).size;
+      await file.appendFile(lines.join('\n') + '\n', 'utf8');
+      if (this.options.durable) await file.datasync();
+      for (const waiter of waiters) waiter.resolve();
+    } catch (error) {
+      // Whatever part of this commit reached the file is cut back: a message whose keep is
+      // refused here goes to Catch, and must not be found and sent after a restart.
+      if (file) await file.truncate(start).catch(() => undefined);
+      this.#again = again.concat(this.#again);
+      // The next commit opens the file again.
+      await this.#close();
+      for (const waiter of waiters) waiter.reject(error);
+    }
+  }
+
+  async #open(): Promise<FileHandle> {
+    if (this.#file) return this.#file;
+    const { header, lockedError } = this.options;
+    if (lockedError && !this.lock()) throw lockedError(this.path);
+    await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
+    this.#cutTornTail(this.torn);
+    const file = await open(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW, 0o600);
+    try {
+      if (header && (await file.stat()).size === 0) await file.appendFile(header + '\n', 'utf8');
+    } catch (error) {
+      await file.close();
+      throw error;
+    }
+    this.#file = file;
+    return file;
+  }
+
+  async #close(): Promise<void> {
+    const file = this.#file;
+    this.#file = undefined;
+    await file?.close().catch(() => undefined);
+  }
+
+  /** Cuts a last line without its newline off the file, and says so. */
+  #cutTornTail(torn: (bytes: number) => void): void {
+    let fd: number;
+    try {
+      fd = openSync(this.path, constants.O_RDWR | NO_FOLLOW);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return;
+      throw error;
+    }
+    try {
+      const size = fstatSync(fd).size;
+      if (size === 0) return;
+      const buffer = Buffer.alloc(Math.min(CHUNK, size));
+      readSync(fd, buffer, 0, 1, size - 1);
+      if (buffer[0] === 0x0a) return;
+      let keep = 0;
+      for (let end = size; end > 0;) {
+        const length = Math.min(CHUNK, end);
+        const start = end - length;
+        readSync(fd, buffer, 0, length, start);
+        const newline = buffer.subarray(0, length).lastIndexOf(0x0a);
+        if (newline >= 0) {
+          keep = start + newline + 1;
+          break;
+        }
+        end = start;
+      }
+      ftruncateSync(fd, keep);
+      fsyncSync(fd);
+      torn(size - keep);
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Hands each line of the file that is not blank to `take`, oldest first, once a torn tail is cut
+   * back; nothing when there is no file. Reads in steps, never the whole file as one string.
+   */
+  read(take: (line: string) => void, torn = this.torn): void {
+    if (!this.exists()) return;
+    this.#cutTornTail(torn);
+    const fd = openSync(this.path, constants.O_RDONLY | NO_FOLLOW);
+    try {
+      const buffer = Buffer.alloc(CHUNK);
+      const decoder = new StringDecoder('utf8');
+      let rest = '';
+      for (let read = readSync(fd, buffer); read > 0; read = readSync(fd, buffer)) {
+        const lines = (rest + decoder.write(buffer.subarray(0, read))).split('\n');
+        rest = lines.pop() as string;
+        for (const line of lines) if (line.trim()) take(line);
+      }
+    } finally {
+      closeSync(fd);
+    }
+  }
+
+  /**
+   * Takes the file's lock, if no other living process holds it; returns whether it is held.
+   * A lock left by a process that is gone (a crash, a power cut) is taken over.
+   */
+  lock(): boolean {
+    if (this.#locked) return true;
+    const me = JSON.stringify({ pid: process.pid, host: hostname() });
+    for (let tries = 0; tries < 2; tries++) {
+      try {
+        writeFileSync(this.#lockPath, me, { flag: 'wx', mode: 0o600 });
+        this.#locked = true;
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.#lockWithoutDirectory(me);
+        if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+      }
+      if (!this.#stale()) return false;
+      try {
+        unlinkSync(this.#lockPath);
+      } catch {
+        // Another process took it over first: the next try tells.
+      }
+    }
+    return false;
+  }
+
+  #lockWithoutDirectory(me: string): boolean {
+    // The directory is made with the first line; a Node-RED whose sends all succeed never writes here.
+    mkdirSync(dirname(this.#lockPath), { recursive: true, mode: 0o700 });
+    writeFileSync(this.#lockPath, me, { flag: 'wx', mode: 0o600 });
+    this.#locked = true;
+    return true;
+  }
+
+  /** Whether the lock file names a process of this machine that is gone (or cannot be read). */
+  #stale(): boolean {
+    let owner: { pid?: unknown; host?: unknown };
+    try {
+      owner = JSON.parse(readFileSync(this.#lockPath, 'utf8')) as typeof owner;
+    } catch {
+      return true;
+    }
+    if (owner.host !== hostname() || typeof owner.pid !== 'number') return false;
+    if (owner.pid === process.pid) return true;
+    try {
+      process.kill(owner.pid, 0);
+      return false;
+    } catch (error) {
+      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+    }
+  }
+
+  /**
+   * Rewrites the file with these lines only, once what is appended now is written; resolves with
+   * how many. A temporary file created exclusively (a planted file or symlink of that name makes it
+   * fail, never followed), flushed, renamed over the journal, the directory flushed. One at a time:
+   * asked again meanwhile, the rewrite queued answers.
+   */
+  compact(lines: () => string[]): Promise<number> {
+    if (this.#compaction) return this.#compaction;
+    this.#flush();
+    const run = this.#chain.then(() => this.#rewrite(lines())).finally(() => (this.#compaction = undefined));
+    this.#chain = run.catch(() => undefined);
+    this.#compaction = run;
+    return run;
+  }
+
+  async #rewrite(lines: string[]): Promise<number> {
+    if (this.options.lockedError && !this.#locked) return 0;
+    const temporary = `${this.path}.${process.pid}.${Date.now().toString(36)}.tmp`;
+    const file = await open(temporary, 'wx', 0o600);
+    try {
+      if (this.options.header) await file.write(this.options.header + '\n');
+      // A thousand lines a write: no string of the whole file held twice.
+      for (let i = 0; i < lines.length; i += 1000) await file.write(lines.slice(i, i + 1000).join('\n') + '\n');
+      await file.sync();
+      await file.close();
+      await this.#close();
+      await rename(temporary, this.path);
+    } catch (error) {
+      // Closing twice does nothing.
+      await file.close();
+      await unlink(temporary).catch(() => undefined);
+      throw error;
+    }
+    try {
+      const directory = await open(dirname(this.path), 'r');
+      await directory.sync().finally(() => directory.close());
+    } catch {
+      // Not every file system can flush a directory; the rename is atomic either way.
+    }
+    return lines.length;
+  }
+
+  /** Closes the file once what was appended is written; the next append opens it again. */
+  close(): Promise<void> {
+    this.#flush();
+    const run = this.#chain.then(() => this.#close());
+    this.#chain = run;
+    return run;
+  }
+
+  /**
+   * Nothing waits: the file and its lock are removed, once what is appended now is written, unless
+   * a line was appended since.
+   */
+  release(): Promise<void> {
+    const run = this.#chain.then(async () => {
+      if (!this.#locked || this.#waiters.length) return;
+      // Lines a failed commit left for the next end what the file held: with it, nothing to write.
+      this.#again = [];
+      await this.#close();
+      await unlink(this.path).catch(() => undefined);
+      try {
+        unlinkSync(this.#lockPath);
+      } catch {
+        // Already gone.
+      }
+      this.#locked = false;
+    });
+    this.#chain = run.catch(() => undefined);
+    return run;
+  }
+}
