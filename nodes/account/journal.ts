@@ -218,13 +218,13 @@ export class Journal {
   lock(): boolean {
     if (this.#locked) return true;
     const me = JSON.stringify({ pid: process.pid, host: hostname() });
+    // The folder is made with the first line: a Node-RED whose sends all succeed never writes here.
+    mkdirSync(dirname(this.#lockPath), { recursive: true, mode: 0o700 });
     for (let tries = 0; tries < 2; tries++) {
       try {
         writeFileSync(this.#lockPath, me, { flag: 'wx', mode: 0o600 });
-        this.#locked = true;
-        return true;
+        return (this.#locked = true);
       } catch (error) {
-        if ((error as NodeJS.ErrnoException).code === 'ENOENT') return this.#lockWithoutDirectory(me);
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
       if (!this.#stale()) return false;
@@ -235,14 +235,6 @@ export class Journal {
       }
     }
     return false;
-  }
-
-  #lockWithoutDirectory(me: string): boolean {
-    // The directory is made with the first line; a Node-RED whose sends all succeed never writes here.
-    mkdirSync(dirname(this.#lockPath), { recursive: true, mode: 0o700 });
-    writeFileSync(this.#lockPath, me, { flag: 'wx', mode: 0o600 });
-    this.#locked = true;
-    return true;
   }
 
   /** Whether the lock file names a process of this machine that is gone (or cannot be read). */

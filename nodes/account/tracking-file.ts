@@ -86,7 +86,8 @@ export class TrackingFile extends Journal implements TrackingLog {
     if (this.#lines <= 2 * remembered + 1000) return;
     // Counted again from the rewrite: lines appended meanwhile count, and a rewrite that fails is tried again at the bound.
     this.#lines = 0;
-    void this.compact(() => live().flatMap((t) => sendLine(recordOf(t), { ...(t.final ? { f: true } : {}), ...(t.late ? { l: true } : {}) }) ?? [])).then(
+    const lines = () => live().flatMap((t) => sendLine(recordOf(t), { ...(t.final ? { f: true } : {}), ...(t.late ? { l: true } : {}) }) ?? []);
+    void this.compact(lines).then(
       (written) => (this.#lines += written),
       (error: unknown) => this.#warnOnce(`could not rewrite ${this.path}: ${(error as Error).message}`),
     );

@@ -272,10 +272,12 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
         .split('\n')
         .every((line) => line.length <= MAX_LINE),
     );
-    const after = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
+    const afterLog = new TrackingFile(path);
+    const after = new DeliveryTracker({ kind: 'file', log: afterLog });
     after.listen({}, 0, () => undefined);
     assert.deepEqual((await after.report('big', 'delivered'))?.sent, { node: 'n' });
     assert.deepEqual((await after.report('small', 'delivered'))?.sent, sent(2));
+    await written(afterLog);
   });
 
   it('nothing is written while no events node listens', async () => {
@@ -301,12 +303,14 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
     assert.ok(lines.length <= 21_000, `${lines.length} lines`);
     appendFileSync(path, '{"s": broken\n');
     const warnings: string[] = [];
-    const loaded = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path, (w) => warnings.push(w)) });
+    const loadedLog = new TrackingFile(path, (w) => warnings.push(w));
+    const loaded = new DeliveryTracker({ kind: 'file', log: loadedLog });
     loaded.listen({}, 0, () => undefined);
     assert.equal(loaded.size, 10_000);
     assert.equal(await loaded.report('id-19999', 'delivered'), undefined);
     assert.deepEqual((await loaded.report('id-20000', 'delivered'))?.sent, sent(20_000));
     assert.match(warnings.join('\n'), /1 damaged line/);
+    await written(loadedLog);
   });
 });
 
