@@ -1,7 +1,7 @@
 /**
  * The package's one first-in, first-out queue, oldest first: the requests waiting for a
- * connection (transport.ts), and what an account remembers (the recent sms_ids, the tracked
- * sends, an events node's report timeouts).
+ * connection (transport.ts), the msgs waiting for an account's rate limit, and what an account
+ * remembers (the recent sms_ids, the tracked sends, an events node's report timeouts).
  *
  * Not a Map used as a queue: V8 keeps a deleted Map entry's slot until the table rehashes, so
  * forgetting the oldest by iterating a Map from its start walks thousands of deleted slots on
@@ -36,6 +36,19 @@ export class Fifo<T> {
       this.#head = 0;
     }
     return item;
+  }
+
+  /** Takes `item` out wherever it is (one that gave up its turn); false when it is not here. */
+  remove(item: T): boolean {
+    if (this.size && this.peek() === item) return this.shift() === item;
+    const i = this.#items.indexOf(item, this.#head);
+    if (i >= 0) this.#items.splice(i, 1);
+    return i >= 0;
+  }
+
+  /** Oldest first. */
+  *[Symbol.iterator](): Iterator<T> {
+    for (let i = this.#head; i < this.#items.length; i++) yield this.#items[i] as T;
   }
 
   clear(): void {

@@ -4,6 +4,7 @@
  * that uses the account.
  */
 import { GatewayError, withdrawnError, onStop, type GiveUp, type StopSignal } from '../../gateway';
+import { Fifo } from '../../gateway/fifo';
 import { MemoryWindow, type RateWindow, type Reservation } from './store';
 
 interface Waiter {
@@ -20,7 +21,7 @@ interface Waiter {
 const MAX_RUN = 100;
 
 export class RateLimiter {
-  #queue: Waiter[] = [];
+  readonly #queue = new Fifo<Waiter>();
   #timer: NodeJS.Timeout | undefined;
   /** The run of waiters (from the head) whose answer from the window is awaited. */
   #asking: Waiter[] | undefined;
@@ -83,7 +84,7 @@ export class RateLimiter {
         clearTimeout(timer);
       };
       this.#queue.push(waiter);
-      if (!behind) return this.#pump();
+      if (!behind) return void this.#pump();
       waiter.refused = true;
       this.#count(1);
     });
@@ -97,10 +98,10 @@ export class RateLimiter {
     if (!this.enabled || messages <= 0) return;
     this.window.refund(messages).then(
       () => {
-        if (!this.#queue.length || this.#asking) return;
+        if (!this.#queue.size || this.#asking) return;
         clearTimeout(this.#timer);
         this.#timer = undefined;
-        this.#pump();
+        void this.#pump();
       },
       () => undefined,
     );
@@ -111,7 +112,8 @@ export class RateLimiter {
     this.#closed = reason;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    const waiting = this.#queue.splice(0);
+    const waiting = [...this.#queue];
+    this.#queue.clear();
     for (const w of waiting) {
       w.unlisten?.();
       w.reject(closed(reason));
@@ -128,9 +130,7 @@ export class RateLimiter {
 
   /** Takes a waiter out of the queue; false when it had left already. */
   #take(waiter: Waiter): boolean {
-    const i = this.#queue.indexOf(waiter);
-    if (i < 0) return false;
-    this.#queue.splice(i, 1);
+    if (!this.#queue.remove(waiter)) return false;
     if (waiter.refused) this.#count(-1);
     return true;
   }
@@ -147,32 +147,29 @@ export class RateLimiter {
    * time: strict FIFO (the head waits even if a smaller request behind it would fit). What comes
    * while the window is asked goes in the next question.
    */
-  #pump(): void {
-    if (this.#timer || this.#asking || this.#closed || !this.#queue.length) return;
-    const run = this.#queue.slice(0, MAX_RUN);
+  async #pump(): Promise<void> {
+    if (this.#timer || this.#asking || this.#closed || !this.#queue.size) return;
+    const run: Waiter[] = [];
+    for (const waiter of this.#queue) if (run.push(waiter) === MAX_RUN) break;
     this.#asking = run;
-    this.window
-      .reserveInOrder(
+    let reservation: Reservation | undefined;
+    try {
+      reservation = await this.window.reserveInOrder(
         run.map((w) => w.messages),
         Date.now(),
-      )
-      .then(
-        (reservation) => {
-          this.#asking = undefined;
-          this.#settle(run, reservation);
-          this.#pump();
-        },
-        (error: unknown) => {
-          // The window could not answer (its store is unreachable): the head is refused, the rest asked again.
-          this.#asking = undefined;
-          const head = run[0] as Waiter;
-          if (this.#take(head)) {
-            head.unlisten?.();
-            head.reject(error instanceof GatewayError ? error : closed(`the rate limit could not be checked (${(error as Error).message})`));
-          }
-          this.#pump();
-        },
       );
+    } catch (error) {
+      // The window could not answer (its store is unreachable): the head is refused, the rest asked again.
+      const head = run[0] as Waiter;
+      if (this.#take(head)) {
+        head.unlisten?.();
+        head.reject(error instanceof GatewayError ? error : closed(`the rate limit could not be checked (${(error as Error).message})`));
+      }
+    }
+    this.#asking = undefined;
+    if (reservation) this.#settle(run, reservation);
+    // Not awaited: a queue that never empties would chain one promise per question.
+    void this.#pump();
   }
 
   /** The window's answer for `run`: those that passed go now; the rest wait as long as the window says (beyond `queueSize`, refused). */
@@ -209,7 +206,7 @@ export class RateLimiter {
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
-      this.#pump();
+      void this.#pump();
     }, ms);
   }
 }
