@@ -5,10 +5,6 @@
  * ports (send-route.ts); each msg ends with exactly one `done`. A msg the gateway could not be
  * reached for (or that waited or was on the wire when the node closed) goes to the account's
  * outbox instead of failing; it comes out of the ports (or reaches Catch) when it leaves the outbox.
- *
- * A msg's way is a chain of promises, not an async function: an async function keeps a frame of
- * all its locals per msg in flight, and a burst holds 10,000 msgs in flight (the benchmark's
- * bursts). Each step returns undefined when the msg has ended at once.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, InFlight, storableBody, type GatewayClient, type Operation, type PreparedRequest, type SendFields } from '../../gateway';
@@ -85,21 +81,14 @@ class SendPipeline {
 
   /** A msg comes in: it ends once, on a port, in the outbox, held back, or at Catch; nothing throws out of here. */
   input(msg: Msg, send: Send, done: Done): void {
-    const failed = (error: unknown) => {
+    const task = this.#read(msg, send, done).catch((error: unknown) => {
       try {
         fail(this.texts, this.#status, msg, error, done);
       } catch {
         // The failure path must never throw out of a handler.
       }
-    };
-    let task: Promise<void> | undefined;
-    try {
-      task = this.#read(msg, send, done);
-    } catch (error) {
-      failed(error);
-      return;
-    }
-    if (task) void this.#inFlight.track(task.catch(failed));
+    });
+    void this.#inFlight.track(task);
   }
 
   close(done: () => void): void {
@@ -118,53 +107,45 @@ class SendPipeline {
       .then(done);
   }
 
-  /** Reads a msg's fields (throws, or rejects, when they cannot be read), then goes on with them. */
-  #read(msg: Msg, send: Send, done: Done): Promise<void> | undefined {
+  /** Reads a msg's fields (rejects when they cannot be read), then goes on with them. */
+  async #read(msg: Msg, send: Send, done: Done): Promise<void> {
     const when = { since: Date.now(), order: ++taken };
     const account = this.#account;
     if (!account) throw NO_ACCOUNT();
     const client = account.gateway();
-    const assembled = sendFields(this.RED, this.node, this.#plan, msg, this.#ignored);
-    // Most settings are read at once; only flow, global and JSONata ones make it wait.
-    if (assembled instanceof Promise) return assembled.then((fields) => this.#dispatch(account, client, msg, fields, when, send, done));
-    return this.#dispatch(account, client, msg, assembled, when, send, done);
+    const fields = await sendFields(this.RED, this.node, this.#plan, msg, this.#ignored);
+    await this.#dispatch(account, client, msg, fields, when, send, done);
   }
 
   readonly #ignored = (field: string) => this.node.warn(catalogText(this.texts, 'warnings.payload-ignored', { field }));
 
   /** Prepares the request, then holds the msg back (storm), keeps it behind older ones (outbox) or sends it. */
-  #dispatch(account: Account, client: GatewayClient, msg: Msg, fields: SendFields, when: Taken, send: Send, done: Done): Promise<void> | undefined {
+  async #dispatch(account: Account, client: GatewayClient, msg: Msg, fields: SendFields, when: Taken, send: Send, done: Done): Promise<void> {
     const prepared = this.#prepare(client, msg, fields);
     const item = { msg, fields };
     // With a shared store, an alert several copies of Node-RED raised at once goes out from one,
     // and the storm guard counts what every copy sends (one call to the store for both).
     const claims = account.claims;
+    let admitted: boolean;
     if (claims && !prepared.nothingToSend) {
       const storm = this.#storm.enabled ? { limit: this.#storm.limit, windowMs: this.#storm.windowMs } : undefined;
-      return claims.claim(this.node.id, account.alertBody(prepared), storm).then((decision) => {
-        if (!decision.ours) return this.#copyElsewhere(msg, send, done);
-        const admitted = decision.storm
-          ? this.#storm.admitShared(item, decision.storm, (window) => claims.collectHeld(this.node.id, window))
-          : this.#storm.admit(item);
-        if (!admitted) return this.#held(done);
-        this.#warn(msg, prepared);
-        return this.#onward(account, msg, prepared, when, send, done);
-      });
-    }
-    if (!this.#storm.admit(item)) return this.#held(done);
+      const decision = await claims.claim(this.node.id, account.alertBody(prepared), storm);
+      if (!decision.ours) return this.#copyElsewhere(msg, send, done);
+      admitted = decision.storm ? this.#storm.admitShared(item, decision.storm, (window) => claims.collectHeld(this.node.id, window)) : this.#storm.admit(item);
+    } else admitted = this.#storm.admit(item);
+    if (!admitted) return this.#held(done);
     this.#warn(msg, prepared);
-    return this.#onward(account, msg, prepared, when, send, done);
+    await this.#onward(account, msg, prepared, when, send, done);
   }
 
   /** Held back by storm protection: deliberately not sent, so not an error. */
-  #held(done: Done): undefined {
+  #held(done: Done): void {
     this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(this.texts, 'held', { count: this.#storm.held }) }));
     done();
-    return undefined;
   }
 
   /** Another copy of Node-RED sends this alert: the msg ends on port 1, marked (a dropped copy is a success, marked by why it was dropped). */
-  #copyElsewhere(msg: Msg, send: Send, done: Done): undefined {
+  #copyElsewhere(msg: Msg, send: Send, done: Done): void {
     msg.bulkgate = { ...(msg.bulkgate as object | undefined), duplicate: 'copy' };
     this.#totals.duplicates++;
     this.#totals.show();
@@ -173,26 +154,21 @@ class SendPipeline {
   }
 
   /** Hands the request to the account, which sends it or keeps it; routes its answer to the ports. */
-  #onward(account: Account, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> {
-    return account
-      .submit({
-        node: this.node.id,
-        operation: this.#operation,
-        prepared,
-        msg,
-        ...when,
-        giveUpMs: this.#giveUpMs,
-        queueStop: this.#queueStop,
-        wireStop: this.#wireStop,
-        onWire: this.#showSending,
-      })
-      .then((submitted) => {
-        // Kept in the outbox: this msg's handling ends now; it comes out of the ports when it leaves.
-        if ('kept' in submitted) return done();
-        const routing = this.#router.route(msg, submitted.result, send, () => storableBody(prepared), false);
-        if (!routing) return done();
-        return routing.then(() => done());
-      });
+  async #onward(account: Account, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> {
+    const submitted = await account.submit({
+      node: this.node.id,
+      operation: this.#operation,
+      prepared,
+      msg,
+      ...when,
+      giveUpMs: this.#giveUpMs,
+      queueStop: this.#queueStop,
+      wireStop: this.#wireStop,
+      onWire: this.#showSending,
+    });
+    // Kept in the outbox: this msg's handling ends now; it comes out of the ports when it leaves.
+    if (!('kept' in submitted)) await this.#router.route(msg, submitted.result, send, () => storableBody(prepared), false);
+    done();
   }
 
   readonly #showSending = () => this.#status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(this.texts, 'sending') }));
@@ -224,7 +200,7 @@ class SendPipeline {
     try {
       if ('result' in outcome) {
         msg.bulkgate = { ...(msg.bulkgate as object | undefined), deferred };
-        void this.#router
+        this.#router
           .route(
             msg,
             outcome.result,
@@ -232,7 +208,7 @@ class SendPipeline {
             () => entry.body,
             true,
           )
-          ?.catch(() => undefined);
+          .catch(() => undefined);
       } else {
         fail(this.texts, this.#status, msg, outcome.error, (e) => {
           msg.bulkgate = { ...(msg.bulkgate as object), deferred };
