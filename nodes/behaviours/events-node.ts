@@ -260,42 +260,34 @@ class EventsEndpoint {
   readonly #handler: Handler = (req, res) => {
     const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<string, unknown>;
     if (!sameSecret(query.token, this.#secret)) return answer(res, 403, 'Forbidden');
-    const gate = this.#gate;
-    this.#room()
-      .then(() =>
-        reportsOf(req, query).catch((error: unknown) => {
-          gate.left();
-          throw error;
-        }),
-      )
-      .then(
-        (events) => {
-          gate.taken(events.length);
-          // Answer first: the gateway is not kept waiting for the flow (with a shared store, it waits
-          // for the lookups, so that a report reaching any copy carries msg.sent).
-          return this.#match(events).then((matched) => {
-            answer(res, 200, 'OK');
-            setImmediate(() => this.#emit(matched, 0));
-          });
-        },
-        (error: unknown) => {
-          if (error instanceof Refusal) {
-            if (error.warn) this.node.warn(catalogText(this.texts, 'warnings.bad-event-body'));
-            return answer(res, error.status, error.text);
-          }
-          answer(res, 500, 'Error');
-        },
-      )
-      .catch(() => undefined);
+    this.#take(req, res, query).catch(() => undefined);
   };
 
-  /** Room for a call's reports; a call that waited too long is refused (503) and counted in the log. */
-  #room(): Promise<void> {
+  /** One call: room for its reports, read and checked, matched, answered; then emitted. */
+  async #take(req: Request, res: Response, query: Record<string, unknown>): Promise<void> {
     const gate = this.#gate;
-    return gate.enter().catch(() => {
-      this.node.warn(catalogText(this.texts, 'warnings.webhook-busy', { count: gate.refused, seconds: gate.waitMs / 1000 }));
-      throw new Refusal(503, 'Busy: try again later');
-    });
+    let events: EventPayload[];
+    try {
+      await gate.enter().catch(() => {
+        // A call that waited too long for room is refused (503) and counted in the log.
+        this.node.warn(catalogText(this.texts, 'warnings.webhook-busy', { count: gate.refused, seconds: gate.waitMs / 1000 }));
+        throw new Refusal(503, 'Busy: try again later');
+      });
+      events = await reportsOf(req, query).catch((error: unknown) => {
+        gate.left();
+        throw error;
+      });
+    } catch (error) {
+      if (!(error instanceof Refusal)) return answer(res, 500, 'Error');
+      if (error.warn) this.node.warn(catalogText(this.texts, 'warnings.bad-event-body'));
+      return answer(res, error.status, error.text);
+    }
+    gate.taken(events.length);
+    // Answer first: the gateway is not kept waiting for the flow (with a shared store, it waits
+    // for the lookups, so that a report reaching any copy carries msg.sent).
+    const matched = await this.#match(events);
+    answer(res, 200, 'OK');
+    setImmediate(() => this.#emit(matched, 0));
   }
 
   /** Each event with the send it is about (with a shared store, some are looked up there). */
