@@ -112,12 +112,11 @@ export class RateLimiter {
     this.#closed = reason;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    const waiting = [...this.#queue];
-    this.#queue.clear();
-    for (const w of waiting) {
+    for (const w of this.#queue) {
       w.unlisten?.();
       w.reject(closed(reason));
     }
+    this.#queue.clear();
     this.#count(-this.#refused);
   }
 

@@ -4,9 +4,11 @@
  * oldest first, or is refused after `waitMs` (the caller answers 503 and counts it: the vendor's
  * pages do not say that the gateway sends a refused report again, so refusing is the last resort).
  */
+import { Fifo } from '../../gateway/fifo';
+
 export class ReportGate {
   #pending = 0;
-  #waiting: { enter: () => void; timer: NodeJS.Timeout }[] = [];
+  readonly #waiting = new Fifo<{ enter: () => void; timer: NodeJS.Timeout }>();
   /** Calls let in whose reports are not read yet: a waiting call goes in only when their count is known. */
   #reading = 0;
   /** Calls refused so far. */
@@ -23,7 +25,7 @@ export class ReportGate {
 
   /** Resolves when a call may read its reports; rejects (`refused` counted) after `waitMs` without room. */
   enter(): Promise<void> {
-    if (this.#pending < this.limit && !this.#waiting.length) {
+    if (this.#pending < this.limit && !this.#waiting.size) {
       this.#reading++;
       return Promise.resolve();
     }
@@ -34,7 +36,7 @@ export class ReportGate {
           resolve();
         },
         timer: setTimeout(() => {
-          this.#waiting.splice(this.#waiting.indexOf(waiter), 1);
+          this.#waiting.remove(waiter);
           this.refused++;
           reject(new Error('no room for more reports'));
         }, this.waitMs),
@@ -74,6 +76,7 @@ export class ReportGate {
   open(): void {
     this.#pending = 0;
     this.#reading = 0;
-    for (const waiter of this.#waiting.splice(0)) waiter.enter();
+    for (const waiter of this.#waiting) waiter.enter();
+    this.#waiting.clear();
   }
 }
