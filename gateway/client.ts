@@ -4,7 +4,8 @@
  * does, and retried as the retry policy (retry-policy.ts) allows.
  * No Node-RED import: usable on its own.
  */
-import { AbortGroup, InFlight, onStop, type StopSignal } from './abort';
+import { setTimeout as delay } from 'node:timers/promises';
+import { AbortGroup, onStop, type StopSignal } from './abort';
 import { withdrawnError } from './withdrawn';
 import { baseUrlProblem } from './base-url';
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
@@ -122,7 +123,7 @@ export class GatewayClient {
   #retryMaxDelay: number;
   /** Stopped by close(): the retry sleeps wake, no new attempt starts. */
   #closing = new AbortGroup();
-  #inFlight = new InFlight();
+  #inFlight = new Set<Promise<Answer>>();
 
   constructor(options: GatewayClientOptions) {
     const baseUrl = options.baseUrl || DEFAULT_BASE_URL;
@@ -243,7 +244,11 @@ export class GatewayClient {
   execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void, policy?: SendPolicy): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
     if (policy?.withdraw?.aborted) return Promise.reject(withdrawnError());
-    return this.#inFlight.track(this.#try(prepared, signal, onAttempt, 1, policy));
+    const task = this.#try(prepared, signal, onAttempt, 1, policy);
+    const forget = () => this.#inFlight.delete(task);
+    this.#inFlight.add(task);
+    task.then(forget, forget);
+    return task;
   }
 
   /**
@@ -333,9 +338,9 @@ export class GatewayClient {
    * (the timeout by default), then are aborted; then the pool's sockets are closed.
    */
   async close(grace = this.timeout): Promise<void> {
-    await this.#inFlight.settled(grace);
+    await Promise.race([Promise.allSettled(this.#inFlight), delay(grace, undefined, { ref: false })]);
     this.#closing.abort();
-    await this.#inFlight.settled();
+    await Promise.allSettled(this.#inFlight);
     await this.#transport.destroy();
   }
 }

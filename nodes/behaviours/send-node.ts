@@ -6,8 +6,9 @@
  * reached for (or that waited or was on the wire when the node closed) goes to the account's
  * outbox instead of failing; it comes out of the ports (or reaches Catch) when it leaves the outbox.
  */
+import { setTimeout as delay } from 'node:timers/promises';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, InFlight, storableBody, type GatewayClient, type Operation, type PreparedRequest, type SendFields } from '../../gateway';
+import { AbortGroup, storableBody, type GatewayClient, type Operation, type PreparedRequest, type SendFields } from '../../gateway';
 import type { Account, DeferredHandler } from '../account/account';
 import { stormGuardOf, type StormGuard } from '../account/storm';
 import { catalogText, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type NodeCatalog, type Send } from '../plumbing/runtime';
@@ -43,7 +44,7 @@ class SendPipeline {
   readonly #queueStop = new AbortGroup();
   /** Aborts requests on the wire: on close, after they had the timeout to finish. */
   readonly #wireStop = new AbortGroup();
-  readonly #inFlight = new InFlight();
+  readonly #inFlight = new Set<Promise<void>>();
   readonly #status: StatusThrottle;
   readonly #totals: SendTotals;
   readonly #router: SendRouter;
@@ -88,7 +89,8 @@ class SendPipeline {
         // The failure path must never throw out of a handler.
       }
     });
-    void this.#inFlight.track(task);
+    this.#inFlight.add(task);
+    void task.then(() => this.#inFlight.delete(task));
   }
 
   close(done: () => void): void {
@@ -98,11 +100,10 @@ class SendPipeline {
     this.#storm.close();
     this.#queueStop.abort();
     const account = this.#account;
-    void this.#inFlight
-      .settled(account ? safeTimeout(account) : 0)
+    void Promise.race([Promise.all(this.#inFlight), delay(account ? safeTimeout(account) : 0, undefined, { ref: false })])
       .then(() => {
         this.#wireStop.abort();
-        return this.#inFlight.settled();
+        return Promise.all(this.#inFlight);
       })
       .then(done);
   }
