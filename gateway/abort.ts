@@ -12,6 +12,7 @@
  * group (the benchmark's burst): 1.6 MB promoted to the old generation per scavenge with a Set or a Map,
  * 0.13 MB with links, as much as with no group at all. Garbage collection was most of the
  * package node's gap to the bare node in the closed loops.
+ * Buys the 1 x 10,000 burst: plain AbortControllers in its place read 0.90x to 0.93x of the floor against 0.98x to 1.00x.
  */
 export class AbortGroup {
   /** The ring's head: `next` is the oldest listener, `prev` the newest. */

