@@ -234,33 +234,38 @@ export class Account {
    * Decides a send's fate. While messages wait in the outbox, or the gateway was just found
    * unreachable, it goes behind them without trying the gateway (order is kept per account);
    * else through the rate limit to the wire. A failure the outbox can keep is kept (without the
-   * client's retries: the outbox is the retry); any other rejects, for Catch.
+   * client's retries: the outbox is the retry); any other rejects, for Catch. A chain of promises,
+   * not an async function: a burst holds thousands in flight, and an async frame per msg is not free.
    */
-  async submit(s: Submission): Promise<Submitted> {
+  submit(s: Submission): Promise<Submitted> {
     const outbox = this.outboxMinutes > 0 ? this.outbox : undefined;
     const prepared = s.prepared;
     if (outbox && (outbox.waiting || this.circuit.open) && !prepared.nothingToSend) {
-      await this.#keep(s, 0, outbox.waiting ? 'older messages of this account wait in the outbox' : this.#withdrawnReason());
-      return KEPT;
+      const reason = outbox.waiting ? 'older messages of this account wait in the outbox' : this.#withdrawnReason();
+      return this.#keep(s, 0, reason).then(() => KEPT);
     }
     const client = this.gateway();
     // The circuit holds back what waits once the gateway fails: it is kept instead.
     const withdraw = outbox ? this.circuit.signal : undefined;
     const limiter = this.limiter;
     let counted = false;
-    try {
-      if (limiter.enabled) await limiter.acquire(prepared.messages, s.queueStop, withdraw, this.#giveUp(s, "it waited for the account's rate limit"));
-      counted = limiter.enabled;
-      return { result: await this.#transmit(client, s, withdraw) };
-    } catch (error) {
-      if (!outbox || !deferrable(error, s.operation)) throw error;
-      // It will be sent from the outbox: this attempt does not use up the account's rate limit.
-      if (counted) limiter.refund(prepared.messages);
-      // Withdrawn, it was never tried (and the gateway is marked unreachable already).
-      const withdrawn = isWithdrawn(error);
-      await this.#keep(s, withdrawn ? 0 : 1, withdrawn ? this.#withdrawnReason() : (error as Error).message, withdrawn ? undefined : error);
-      return KEPT;
-    }
+    const sending = limiter.enabled
+      ? limiter.acquire(prepared.messages, s.queueStop, withdraw, this.#giveUp(s, "it waited for the account's rate limit")).then(() => {
+          counted = true;
+          return this.#transmit(client, s, withdraw);
+        })
+      : this.#transmit(client, s, withdraw);
+    return sending.then(
+      (result): Submitted => ({ result }),
+      (error: unknown) => {
+        if (!outbox || !deferrable(error, s.operation)) throw error;
+        // It will be sent from the outbox: this attempt does not use up the account's rate limit.
+        if (counted) limiter.refund(prepared.messages);
+        // Withdrawn, it was never tried (and the gateway is marked unreachable already).
+        const withdrawn = isWithdrawn(error);
+        return this.#keep(s, withdrawn ? 0 : 1, withdrawn ? this.#withdrawnReason() : (error as Error).message, withdrawn ? undefined : error).then(() => KEPT);
+      },
+    );
   }
 
   #transmit(client: GatewayClient, s: Submission, withdraw: StopSignal | undefined): Promise<SendResult> {

@@ -145,8 +145,9 @@ function isDefaultCascade(channel: unknown[]): boolean {
   );
 }
 
-export async function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, onIgnored?: (field: string) => void): Promise<SendFields> {
+export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, onIgnored?: (field: string) => void): SendFields | Promise<SendFields> {
   const fields: SendFields = {};
+  const waiting: Promise<void>[] = [];
   /**
    * Settings of the panel that gave a value for this msg: a payload key does not replace them.
    * Kept only when there is an object payload to fill from (not for a text payload, the usual case).
@@ -154,10 +155,19 @@ export async function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg:
   const fromPanel = isPlainObject(msg.payload) ? new Set<SendField>(plan.set) : undefined;
 
   for (const [field, setting] of plan.typed) {
-    const value = await evaluate(RED, node, msg, field, setting);
-    if (value === undefined) continue;
-    fields[field] = value;
-    fromPanel?.add(field);
+    const value = evaluate(RED, node, msg, field, setting);
+    if (value instanceof Promise) {
+      waiting.push(
+        value.then((v) => {
+          if (v === undefined) return;
+          fields[field] = v;
+          fromPanel?.add(field);
+        }),
+      );
+    } else if (value !== undefined) {
+      fields[field] = value;
+      fromPanel?.add(field);
+    }
   }
   for (const [field, value] of plan.plain) fields[field] = value;
   if (plan.channel) {
@@ -181,16 +191,19 @@ export async function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg:
   }
 
   // msg.payload's keys fill what the panel left empty or at its default; the panel wins.
-  if (!fromPanel || !isPlainObject(msg.payload)) return fields;
-  for (const field of SEND_FIELDS) {
-    if (!Object.prototype.hasOwnProperty.call(msg.payload, field)) continue;
-    if (!fromPanel.has(field)) fields[field] = msg.payload[field];
-    else if (!plan.warned.has(field) && msg.payload[field] !== fields[field]) {
-      plan.warned.add(field);
-      onIgnored?.(field);
+  const overrides = () => {
+    if (!fromPanel || !isPlainObject(msg.payload)) return fields;
+    for (const field of SEND_FIELDS) {
+      if (!Object.prototype.hasOwnProperty.call(msg.payload, field)) continue;
+      if (!fromPanel.has(field)) fields[field] = msg.payload[field];
+      else if (!plan.warned.has(field) && msg.payload[field] !== fields[field]) {
+        plan.warned.add(field);
+        onIgnored?.(field);
+      }
     }
-  }
-  return fields;
+    return fields;
+  };
+  return waiting.length ? Promise.all(waiting).then(overrides) : overrides();
 }
 
 /**

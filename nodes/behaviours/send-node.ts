@@ -5,6 +5,11 @@
  * ports (send-route.ts); each msg ends with exactly one `done`. A msg the gateway could not be
  * reached for (or that waited or was on the wire when the node closed) goes to the account's
  * outbox instead of failing; it comes out of the ports (or reaches Catch) when it leaves the outbox.
+ *
+ * A msg's way is a chain of promises, not an async function: an async function keeps a frame of
+ * all its locals per msg in flight, and a burst holds 10,000 msgs in flight. Each step returns
+ * undefined when the msg has ended at once. Rewritten as async steps (with `account.submit` and
+ * `sendFields`), the bursts read 0.83x and 0.81x of the floor against 0.97x and 0.92x before.
  */
 import { setTimeout as delay } from 'node:timers/promises';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
@@ -82,15 +87,24 @@ class SendPipeline {
 
   /** A msg comes in: it ends once, on a port, in the outbox, held back, or at Catch; nothing throws out of here. */
   input(msg: Msg, send: Send, done: Done): void {
-    const task = this.#read(msg, send, done).catch((error: unknown) => {
+    const failed = (error: unknown) => {
       try {
         fail(this.texts, this.#status, msg, error, done);
       } catch {
         // The failure path must never throw out of a handler.
       }
-    });
-    this.#inFlight.add(task);
-    void task.then(() => this.#inFlight.delete(task));
+    };
+    let task: Promise<void> | undefined;
+    try {
+      task = this.#read(msg, send, done);
+    } catch (error) {
+      failed(error);
+      return;
+    }
+    if (!task) return;
+    const tracked = task.catch(failed);
+    this.#inFlight.add(tracked);
+    void tracked.then(() => this.#inFlight.delete(tracked));
   }
 
   close(done: () => void): void {
@@ -108,45 +122,53 @@ class SendPipeline {
       .then(done);
   }
 
-  /** Reads a msg's fields (rejects when they cannot be read), then goes on with them. */
-  async #read(msg: Msg, send: Send, done: Done): Promise<void> {
+  /** Reads a msg's fields (throws, or rejects, when they cannot be read), then goes on with them. */
+  #read(msg: Msg, send: Send, done: Done): Promise<void> | undefined {
     const when = { since: Date.now(), order: ++taken };
     const account = this.#account;
     if (!account) throw NO_ACCOUNT();
     const client = account.gateway();
-    const fields = await sendFields(this.RED, this.node, this.#plan, msg, this.#ignored);
-    await this.#dispatch(account, client, msg, fields, when, send, done);
+    const assembled = sendFields(this.RED, this.node, this.#plan, msg, this.#ignored);
+    // Most settings are read at once; only flow, global and JSONata ones make it wait.
+    if (assembled instanceof Promise) return assembled.then((fields) => this.#dispatch(account, client, msg, fields, when, send, done));
+    return this.#dispatch(account, client, msg, assembled, when, send, done);
   }
 
   readonly #ignored = (field: string) => this.node.warn(catalogText(this.texts, 'warnings.payload-ignored', { field }));
 
   /** Prepares the request, then holds the msg back (storm), keeps it behind older ones (outbox) or sends it. */
-  async #dispatch(account: Account, client: GatewayClient, msg: Msg, fields: SendFields, when: Taken, send: Send, done: Done): Promise<void> {
+  #dispatch(account: Account, client: GatewayClient, msg: Msg, fields: SendFields, when: Taken, send: Send, done: Done): Promise<void> | undefined {
     const prepared = this.#prepare(client, msg, fields);
     const item = { msg, fields };
     // With a shared store, an alert several copies of Node-RED raised at once goes out from one,
     // and the storm guard counts what every copy sends (one call to the store for both).
     const claims = account.claims;
-    let admitted: boolean;
     if (claims && !prepared.nothingToSend) {
       const storm = this.#storm.enabled ? { limit: this.#storm.limit, windowMs: this.#storm.windowMs } : undefined;
-      const decision = await claims.claim(this.node.id, account.alertBody(prepared), storm);
-      if (!decision.ours) return this.#copyElsewhere(msg, send, done);
-      admitted = decision.storm ? this.#storm.admitShared(item, decision.storm, (window) => claims.collectHeld(this.node.id, window)) : this.#storm.admit(item);
-    } else admitted = this.#storm.admit(item);
-    if (!admitted) return this.#held(done);
+      return claims.claim(this.node.id, account.alertBody(prepared), storm).then((decision) => {
+        if (!decision.ours) return this.#copyElsewhere(msg, send, done);
+        const admitted = decision.storm
+          ? this.#storm.admitShared(item, decision.storm, (window) => claims.collectHeld(this.node.id, window))
+          : this.#storm.admit(item);
+        if (!admitted) return this.#held(done);
+        this.#warn(msg, prepared);
+        return this.#onward(account, msg, prepared, when, send, done);
+      });
+    }
+    if (!this.#storm.admit(item)) return this.#held(done);
     this.#warn(msg, prepared);
-    await this.#onward(account, msg, prepared, when, send, done);
+    return this.#onward(account, msg, prepared, when, send, done);
   }
 
   /** Held back by storm protection: deliberately not sent, so not an error. */
-  #held(done: Done): void {
+  #held(done: Done): undefined {
     this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(this.texts, 'held', { count: this.#storm.held }) }));
     done();
+    return undefined;
   }
 
   /** Another copy of Node-RED sends this alert: the msg ends on port 1, marked (a dropped copy is a success, marked by why it was dropped). */
-  #copyElsewhere(msg: Msg, send: Send, done: Done): void {
+  #copyElsewhere(msg: Msg, send: Send, done: Done): undefined {
     msg.bulkgate = { ...(msg.bulkgate as object | undefined), duplicate: 'copy' };
     this.#totals.duplicates++;
     this.#totals.show();
@@ -155,21 +177,26 @@ class SendPipeline {
   }
 
   /** Hands the request to the account, which sends it or keeps it; routes its answer to the ports. */
-  async #onward(account: Account, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> {
-    const submitted = await account.submit({
-      node: this.node.id,
-      operation: this.#operation,
-      prepared,
-      msg,
-      ...when,
-      giveUpMs: this.#giveUpMs,
-      queueStop: this.#queueStop,
-      wireStop: this.#wireStop,
-      onWire: this.#showSending,
-    });
-    // Kept in the outbox: this msg's handling ends now; it comes out of the ports when it leaves.
-    if (!('kept' in submitted)) await this.#router.route(msg, submitted.result, send, () => storableBody(prepared), false);
-    done();
+  #onward(account: Account, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> {
+    return account
+      .submit({
+        node: this.node.id,
+        operation: this.#operation,
+        prepared,
+        msg,
+        ...when,
+        giveUpMs: this.#giveUpMs,
+        queueStop: this.#queueStop,
+        wireStop: this.#wireStop,
+        onWire: this.#showSending,
+      })
+      .then((submitted) => {
+        // Kept in the outbox: this msg's handling ends now; it comes out of the ports when it leaves.
+        if ('kept' in submitted) return done();
+        const routing = this.#router.route(msg, submitted.result, send, () => storableBody(prepared), false);
+        if (!routing) return done();
+        return routing.then(() => done());
+      });
   }
 
   readonly #showSending = () => this.#status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(this.texts, 'sending') }));
@@ -201,7 +228,7 @@ class SendPipeline {
     try {
       if ('result' in outcome) {
         msg.bulkgate = { ...(msg.bulkgate as object | undefined), deferred };
-        this.#router
+        void this.#router
           .route(
             msg,
             outcome.result,
@@ -209,7 +236,7 @@ class SendPipeline {
             () => entry.body,
             true,
           )
-          .catch(() => undefined);
+          ?.catch(() => undefined);
       } else {
         fail(this.texts, this.#status, msg, outcome.error, (e) => {
           msg.bulkgate = { ...(msg.bulkgate as object), deferred };

@@ -67,9 +67,16 @@ export class SendRouter {
    * batch is sent. `body`: the wire body (without credentials), read only when delivery tracking
    * needs it. `resend`: the result of a send from the outbox.
    */
-  async route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: () => Record<string, unknown>, resend: boolean): Promise<void> {
+  route(
+    msg: Msg,
+    result: PromotionalResult | TransactionalResult,
+    send: Send,
+    body: () => Record<string, unknown>,
+    resend: boolean,
+  ): Promise<void> | undefined {
     if ('response' in result) return this.#promotional(msg, result, send, body, resend);
     this.transactional(msg, result, send, body, resend);
+    return undefined;
   }
 
   transactional(msg: Msg, result: TransactionalResult, send: Send, body: () => Record<string, unknown>, resend: boolean): void {

@@ -11,21 +11,32 @@ export interface TypedSetting {
   type: string | undefined;
 }
 
+/** TypedInput types whose value may only come through a callback (JSONata, async context stores). */
+const ASYNC_TYPES = new Set(['flow', 'global', 'jsonata']);
+
 /**
- * Evaluates a TypedInput against the msg, through the callback (JSONata and async context stores
- * answer only through it). An empty setting is "not set". A failure names the field.
+ * Evaluates a TypedInput against the msg: at once for msg, str, num, json, env and the like
+ * (most settings, and the fast path), through a Promise wrapped once here for the types that
+ * answer through the callback. An empty setting is "not set". A failure names the field.
  */
-export async function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, setting: TypedSetting): Promise<unknown> {
+export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, setting: TypedSetting): unknown {
   const type = setting.type || 'str';
   if (setting.value === undefined || setting.value === null || (setting.value === '' && type !== 'date')) return undefined;
-  try {
-    return await new Promise((resolve, reject) => {
-      // Some types (json, a JSONata syntax error) throw instead of calling back: the Promise rejects then too.
-      RED.util.evaluateNodeProperty(setting.value as string, type, node, msg, (err: Error | null, value: unknown) => (err ? reject(err) : resolve(value)));
-    });
-  } catch (error) {
-    throw invalidRequest(`${field} could not be read from ${type} ${String(setting.value)}: ${(error as Error)?.message ?? String(error)}`);
+  const unreadable = (error: unknown) =>
+    invalidRequest(`${field} could not be read from ${type} ${String(setting.value)}: ${(error as Error)?.message ?? String(error)}`);
+  if (!ASYNC_TYPES.has(type)) {
+    try {
+      return RED.util.evaluateNodeProperty(setting.value as string, type, node, msg);
+    } catch (error) {
+      throw unreadable(error);
+    }
   }
+  return new Promise((resolve, reject) => {
+    RED.util.evaluateNodeProperty(setting.value as string, type, node, msg, (err: Error | null, value: unknown) => {
+      if (err) reject(unreadable(err));
+      else resolve(value);
+    });
+  });
 }
 
 /**
