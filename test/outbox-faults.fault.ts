@@ -154,6 +154,8 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
     // A send goes from the journal and leaves it when it ended: with every alert ended and the
     // journal empty, nothing is left that could go a second time.
     await until('every alert ended and the outbox emptied', () => allEnded(alerts) && waitingInJournal(copy).size === 0, 60_000, output);
+    // No kill after the last start: every alert's end reaches the ledger's file too.
+    await until('every end in the ledger', () => new Set(endsSeen(copy).map((e) => e.alert)).size === alerts.length, 30_000, output);
     check('torn tail, restart', alerts);
     assert.ok(editor);
   });
