@@ -1,7 +1,8 @@
 /**
  * The package's one first-in, first-out queue, oldest first: the requests waiting for a
- * connection (transport.ts), the msgs waiting for an account's rate limit, and what an account
- * remembers (the recent sms_ids, the tracked sends, an events node's report timeouts).
+ * connection (transport.ts), the msgs waiting for an account's rate limit, the webhook calls
+ * waiting for room (report-gate.ts), and what an account remembers (the recent sms_ids, the
+ * tracked sends, an events node's report timeouts).
  *
  * Not a Map used as a queue: V8 keeps a deleted Map entry's slot until the table rehashes, so
  * forgetting the oldest by iterating a Map from its start walks thousands of deleted slots on
