@@ -3,11 +3,12 @@
  * asks the store (the claim of the alert, the rate window, tracking's record, one after another),
  * 16 sends at a time, through the store's batch (the calls made while one batch is at the server
  * go as one command) and through one command per call (written together in a turn of the event
- * loop: the client's pipelining). Alternating runs; sends/s and this process's CPU per send.
+ * loop: pipelining, on the store's own connection). Alternating runs; sends/s and this process's
+ * CPU per send.
  */
-import { createClient } from '@redis/client';
 import { AlertClaims, keyPrefix, RedisWindow, SharedTracking, STORE_SCRIPTS, type RedisLike } from '../nodes/account/redis-store';
-import { ScriptBatch, type ScriptClient } from '../nodes/account/script-batch';
+import { RedisConnection } from '../nodes/account/redis-connection';
+import { ScriptBatch } from '../nodes/account/script-batch';
 import { startRedis } from '../test/support/redis';
 import { closedLoop, inRounds, median, PLAN, round, serverProcesses, setRatio, describeRatio } from './harness';
 
@@ -32,10 +33,14 @@ export async function storeBatching() {
   const redis = await startRedis();
   const child = { pid: redis.pid() } as never;
   serverProcesses.push(child);
-  const clients = [createClient({ url: redis.url, commandOptions: { timeout: 0 } }), createClient({ url: redis.url, commandOptions: { timeout: 0 } })];
+  const connect = () =>
+    new Promise<RedisConnection>((resolve, reject) => {
+      const connection: RedisConnection = new RedisConnection({ url: redis.url, reconnect: false }, { ready: () => resolve(connection), failed: reject });
+      connection.connect();
+    });
+  const clients = [await connect(), await connect()];
   try {
-    await Promise.all(clients.map((c) => c.connect()));
-    const [a, b] = clients as unknown as [ScriptClient, ScriptClient];
+    const [a, b] = clients as [RedisConnection, RedisConnection];
     const senders: Record<string, (i: number, done: () => void) => void> = {
       batches: happySends(new ScriptBatch(a, STORE_SCRIPTS), 'batches'),
       pipelining: happySends(new ScriptBatch(b, STORE_SCRIPTS, Number.POSITIVE_INFINITY, undefined, undefined, 1), 'pipelining'),
@@ -46,11 +51,11 @@ export async function storeBatching() {
     const of = (name: string, field: 'msgsPerSec' | 'cpuUsPerMsg') => round(median((runs.get(name) ?? []).map((r) => r[field])), 1);
     const ratio = setRatio(sets, 'batches', 'pipelining');
     console.log(
-      `store calls c=${CONCURRENCY}: batches ${of('batches', 'msgsPerSec')} sends/s (${of('batches', 'cpuUsPerMsg')} µs CPU each), the client's pipelining ${of('pipelining', 'msgsPerSec')} sends/s (${of('pipelining', 'cpuUsPerMsg')} µs CPU each); batches vs pipelining, back to back ${describeRatio(ratio)}`,
+      `store calls c=${CONCURRENCY}: batches ${of('batches', 'msgsPerSec')} sends/s (${of('batches', 'cpuUsPerMsg')} µs CPU each), pipelining ${of('pipelining', 'msgsPerSec')} sends/s (${of('pipelining', 'cpuUsPerMsg')} µs CPU each); batches vs pipelining, back to back ${describeRatio(ratio)}`,
     );
     return { batches: of('batches', 'msgsPerSec'), pipelining: of('pipelining', 'msgsPerSec'), ratio };
   } finally {
-    await Promise.all(clients.map((c) => c.close().catch(() => undefined)));
+    for (const c of clients) c.destroy();
     serverProcesses.splice(serverProcesses.indexOf(child), 1);
     await redis.stop();
   }

@@ -4,6 +4,10 @@
  * several raised at once.
  */
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer } from 'node:net';
 import { createClient, type RedisClientType } from '@redis/client';
 import { GatewayError } from '../gateway';
@@ -21,6 +25,7 @@ import {
   storeUrlProblem,
   type RedisLike,
 } from '../nodes/account/redis-store';
+import { RedisConnection } from '../nodes/account/redis-connection';
 import { localStore } from '../nodes/account/store';
 import { ScriptBatch } from '../nodes/account/script-batch';
 import { freePort } from './support/node-red-process';
@@ -31,7 +36,12 @@ import { until } from './support/wait';
  * A redis-server for the suite that calls it, and a client per copy of Node-RED (`copy`), all
  * closed after it. Each client batches its scripts, as the account's does.
  */
-function useRedis(): { copy: () => Promise<RedisLike>; raw: () => Promise<RedisClientType>; server: () => TestRedis } {
+function useRedis(): {
+  copy: () => Promise<RedisLike>;
+  connection: () => Promise<RedisConnection>;
+  raw: () => Promise<RedisClientType>;
+  server: () => TestRedis;
+} {
   let redis: TestRedis | undefined;
   const clients: { close(): Promise<unknown> }[] = [];
   before(async () => {
@@ -47,7 +57,23 @@ function useRedis(): { copy: () => Promise<RedisLike>; raw: () => Promise<RedisC
     await client.connect();
     return client as RedisClientType;
   };
-  return { copy: async () => batched(await raw()), raw, server: () => redis as TestRedis };
+  /** The package's own connection, as a copy of Node-RED holds it (`raw` is another client, for what the test itself asks). */
+  const connection = async () => {
+    const made = await connected((redis as TestRedis).url);
+    clients.push({ close: async () => made.destroy() });
+    return made;
+  };
+  return { copy: async () => batched(await connection()), connection, raw, server: () => redis as TestRedis };
+}
+
+/** The package's connection to `url`, once it is ready. */
+async function connected(url: string, password?: string): Promise<RedisConnection> {
+  let connection: RedisConnection | undefined;
+  await new Promise<void>((ready, failed) => {
+    connection = new RedisConnection({ url, password, reconnect: false }, { ready, failed });
+    connection.connect();
+  });
+  return connection as RedisConnection;
 }
 
 /** Waits until no key of the store matches `pattern` (a claim or a window that lapsed: Redis's clock, not the test's). */
@@ -289,7 +315,7 @@ describe('the shared outbox (redis-server)', function () {
 
 describe("the store's script batches (redis-server)", function () {
   this.timeout(20_000);
-  const { raw, server } = useRedis();
+  const { connection, raw, server } = useRedis();
   /** How many scripts the server ran as commands (EVAL and EVALSHA), by its own count. */
   const commands = async (client: RedisClientType) => {
     const stats = await client.info('commandstats');
@@ -298,7 +324,7 @@ describe("the store's script batches (redis-server)", function () {
 
   it('calls made in one turn go as one command, each with the answer it has alone; a backlog goes in batches of at most 64', async () => {
     const client = await raw();
-    const store = batched(client);
+    const store = batched(await connection());
     const prefix = keyPrefix('batch-test');
     const claims = new AlertClaims(store, prefix, 'copy-a', 5000);
     const window = new RedisWindow(store, `${prefix}window`, 3, 5000);
@@ -326,7 +352,7 @@ describe("the store's script batches (redis-server)", function () {
 
   it('a call that fails fails alone; a server that forgot the runner (SCRIPT FLUSH) gets it again', async () => {
     const client = await raw();
-    const store = batched(client);
+    const store = batched(await connection());
     const prefix = keyPrefix('batch-fail');
     await client.set(`${prefix}window`, 'not a sorted set');
     const window = new RedisWindow(store, `${prefix}window`, 3, 5000);
@@ -341,8 +367,7 @@ describe("the store's script batches (redis-server)", function () {
   });
 
   it('a batch the server does not answer in time fails its calls (the copy falls back to its memory); the store serves again once the server does', async () => {
-    const client = await raw();
-    const store = new ScriptBatch(client, STORE_SCRIPTS, 1, 300);
+    const store = new ScriptBatch(await connection(), STORE_SCRIPTS, 1, 300);
     const claims = new AlertClaims(store, keyPrefix('batch-late'), 'copy-a', 5000);
     assert.equal(await claims.claim('t', 'before'), true);
     const pid = server().pid() as number;
@@ -360,12 +385,11 @@ describe("the store's script batches (redis-server)", function () {
 
 describe('a store that connects and then stops answering costs one timeout, once (redis-server, SIGSTOP)', function () {
   this.timeout(30_000);
-  const { raw, server } = useRedis();
+  const { connection, server } = useRedis();
 
   it("the first batch waits its time; the calls queued behind it and every new one fail at once (this copy's memory serves them); the first answer ends it", async () => {
-    const client = await raw();
     const told: boolean[] = [];
-    const store = new ScriptBatch(client, STORE_SCRIPTS, 1, 300, (hung) => told.push(hung));
+    const store = new ScriptBatch(await connection(), STORE_SCRIPTS, 1, 300, (hung) => told.push(hung));
     const claims = new AlertClaims(store, keyPrefix('batch-hung'), 'copy-a', 5000);
     assert.equal(await claims.claim('t', 'before'), true);
     const pid = server().pid() as number;
@@ -492,6 +516,113 @@ describe('a store that never connects is loud (redis-server)', function () {
   });
 });
 
+describe("a hostile store's huge reply is not read (a fake server)", function () {
+  this.timeout(60_000);
+
+  it('a reply streamed without end: the connection is dropped within 64 MB of it, the store is told lost, and the copy decides alone', async () => {
+    const limit = 512 * 1024 * 1024;
+    let written = 0;
+    let dropped = false;
+    let streaming = false;
+    const chunk = Buffer.alloc(64 * 1024, 0x61);
+    // Answers the handshake (+PONG to a PING, +OK to the rest); the first script gets a 1 GB bulk
+    // string, written as fast as the client reads it, up to `limit` (a client that reads it all).
+    const server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.on('close', () => (dropped = true));
+      const pump = () => {
+        while (!dropped && written < limit) {
+          written += chunk.length;
+          if (!socket.write(chunk)) return void socket.once('drain', pump);
+        }
+      };
+      socket.on('data', (data) => {
+        const text = data.toString('latin1');
+        if (streaming) return;
+        if (/EVAL/i.test(text)) {
+          streaming = true;
+          socket.write('*1\r\n$1073741824\r\n');
+          return pump();
+        }
+        for (const command of text.split(/(?=\*\d+\r\n)/)) socket.write(/\bPING\b/i.test(command) ? '+PONG\r\n' : '+OK\r\n');
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { port } = server.address() as { port: number };
+    const states: string[] = [];
+    const store = redisStore({ url: `redis://127.0.0.1:${port}`, applicationId: 'huge-reply' }, localStore(undefined), {
+      onState: (state, detail) => states.push(`${state}: ${detail}`),
+    });
+    try {
+      await until('the store connected', () => states.length > 0, 10_000);
+      assert.deepEqual(await store.claims.claim('t', 'an alert', undefined), { ours: true }, 'this copy decides alone');
+      await until('the connection dropped, or the whole reply written', () => dropped || written >= limit, 50_000);
+      assert.ok(
+        dropped && written <= 2 * 64 * 1024 * 1024,
+        `the client read ${Math.round(written / 1024 / 1024)} MB of the reply and ${dropped ? 'then' : 'never'} dropped it`,
+      );
+      assert.match(states.join('\n'), /lost: .*more than 64 MB/);
+    } finally {
+      dropped = true;
+      await store.close();
+      server.close();
+    }
+  });
+});
+
+describe('a store over TLS: rediss:// trusts the CA Node.js is given, and no other (redis-server, a CA of its own)', function () {
+  this.timeout(60_000);
+  let redis: TestRedis;
+  let dir: string;
+  before(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'store-tls-'));
+    const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
+    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=store test CA');
+    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+    writeFileSync(join(dir, 'ext'), 'subjectAltName=DNS:localhost\n');
+    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '2', '-extfile', 'ext');
+    const port = await freePort();
+    // TLS only: the plain port is off.
+    const tls = ['--port', '0', '--tls-port', String(port), '--tls-auth-clients', 'no'];
+    redis = await startRedis(
+      [...tls, '--tls-cert-file', join(dir, 'server.crt'), '--tls-key-file', join(dir, 'server.key'), '--tls-ca-cert-file', join(dir, 'ca.crt')],
+      port,
+    );
+  });
+  after(async () => {
+    await redis?.stop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** In a Node.js of its own (NODE_EXTRA_CA_CERTS is read at start): Test connection's answer, and a script's. */
+  function fromProcess(url: string, trusted: boolean): { failure: string | null; script: unknown } {
+    const code = `
+      const { checkStore } = require(${JSON.stringify(require.resolve('../nodes/account/redis-store'))});
+      const { RedisConnection } = require(${JSON.stringify(require.resolve('../nodes/account/redis-connection'))});
+      (async () => {
+        const failure = (await checkStore(process.argv[1], undefined)) ?? null;
+        let script = null;
+        if (!failure) {
+          let connection;
+          await new Promise((ready, failed) => (connection = new RedisConnection({ url: process.argv[1], reconnect: false }, { ready, failed })).connect());
+          script = await connection.eval("return redis.call('INCR', KEYS[1])", { keys: ['tls-count'], arguments: [] });
+          connection.destroy();
+        }
+        console.log(JSON.stringify({ failure, script }));
+      })();`;
+    const env = { ...process.env, NODE_EXTRA_CA_CERTS: trusted ? join(dir, 'ca.crt') : '' };
+    return JSON.parse(execFileSync(process.execPath, ['-e', code, url], { env, encoding: 'utf8' })) as { failure: string | null; script: unknown };
+  }
+
+  it('the CA given: connects, and a script runs; not given: "certificate refused"; a name the certificate does not hold: "certificate refused"', () => {
+    const url = `rediss://localhost:${redis.port}`;
+    assert.deepEqual(fromProcess(url, true), { failure: null, script: 1 });
+    assert.match(fromProcess(url, false).failure ?? '', /^certificate refused: self-signed certificate in certificate chain/);
+    assert.match(fromProcess(`rediss://127.0.0.1:${redis.port}`, true).failure ?? '', /^certificate refused: .*altnames/);
+    assert.match(fromProcess(`redis://localhost:${redis.port}`, true).failure ?? '', /^(no connection|no answer): /, 'plain RESP to a TLS port');
+  });
+});
+
 describe('a store that may evict keys is warned about when the copy connects (redis-server)', function () {
   this.timeout(20_000);
   for (const [policy, told] of [
@@ -573,12 +704,12 @@ describe('a store that loses data loses no alert silently (redis-server)', funct
 
 describe('a keep the store did not answer in time is reconciled when it answers (redis-server, SIGSTOP)', function () {
   this.timeout(30_000);
-  const { copy, raw, server } = useRedis();
+  const { copy, connection, raw, server } = useRedis();
 
   it('its msg went to Catch (store_unavailable); the server runs the keep late; the copy ends it there before its claim lapses, so no other copy sends it', async () => {
     const prefix = keyPrefix('late-keep');
     const admin = await raw();
-    const clientA = new ScriptBatch(await raw(), STORE_SCRIPTS, 1, 300);
+    const clientA = new ScriptBatch(await connection(), STORE_SCRIPTS, 1, 300);
     const a = new Outbox(new RedisOutboxLog(() => clientA, prefix, 'copy-a', 600), () => undefined);
     const settledByA: unknown[] = [];
     const idle = { ...flushWorker(), settle: (_e: unknown, msg: { seq?: number }) => void settledByA.push(msg.seq) };

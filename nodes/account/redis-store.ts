@@ -3,8 +3,8 @@
  * the keys, the shared rate window, the cross-copy claim of an alert, delivery tracking and the
  * outbox.
  *
- * The client is `@redis/client` (Redis's own, no dependencies of its own), an optional peer
- * dependency loaded only when an account sets a Redis store: a user who never does pays nothing.
+ * The connection is the package's own (redis-connection.ts: five commands, and a cap on a
+ * reply's size).
  * Every decision that two copies could race on is one Lua script, so it is atomic on the server,
  * and times come from the server's clock (`TIME`), so copies with skewed clocks agree.
  */
@@ -17,6 +17,7 @@ import { isEntry, type JournalEntry } from './outbox-journal';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './store';
+import { RedisConnection } from './redis-connection';
 import { BATCH_TIMEOUT_MS, ScriptBatch, type ScriptClient } from './script-batch';
 import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, type SharedRecord } from './tracking';
@@ -35,16 +36,6 @@ export function keyPrefix(applicationId: string): string {
 
 /** A random id for this process: which copy holds a claim. */
 export const COPY_ID = randomBytes(9).toString('base64url');
-
-/** Loads the client only now; a missing install is an error that says which command adds it. */
-export function loadRedisClient(): typeof import('@redis/client') {
-  try {
-    // eslint-disable-next-line @typescript-eslint/no-require-imports
-    return require('@redis/client') as typeof import('@redis/client');
-  } catch {
-    throw new Error('A Redis store needs the Redis client: in your Node-RED user directory run `npm install @redis/client`, then restart Node-RED');
-  }
-}
 
 /** A script of the store, shipped beside this module: lua/<name>.lua (each says what it does). */
 function lua(name: string): string {
@@ -200,67 +191,28 @@ class FallbackWindow implements RateWindow {
  * told once, when the copy first connects (a user or a managed service may not allow CONFIG: then
  * nothing is known, and nothing is said).
  */
-async function warnOfEviction(client: { configGet(name: string): Promise<Record<string, string>> }, events: StoreEvents): Promise<void> {
+async function warnOfEviction(connection: RedisConnection, events: StoreEvents): Promise<void> {
   try {
-    const policy = (await client.configGet('maxmemory-policy'))['maxmemory-policy'];
+    const [, policy] = (await connection.command(['CONFIG', 'GET', 'maxmemory-policy'])) as string[];
     if (policy && policy !== 'noeviction') events.onState('eviction', policy);
   } catch {
     // CONFIG not allowed here.
   }
 }
 
-/**
- * A client of the store at `url`; `reconnect` gives the ms before the next try (false: none).
- * Commands fail at once while it is not connected (no offline queue), and have no timeout of their
- * own: each would arm an AbortSignal, which cost more CPU than the rest of the round trip; each
- * batch has one timer instead (script-batch.ts).
- */
-function storeClient(url: string, password: string | undefined, reconnect: false | ((retries: number) => number)) {
-  const { createClient } = loadRedisClient();
-  // An ACL user named in the URL authenticates with the credential's password: the client would
-  // let the URL's user (without a password) replace it, and send no AUTH.
-  const address = new URL(url);
-  const username = decodeURIComponent(address.username);
-  address.username = '';
-  return createClient({
-    url: address.toString(),
-    ...(username ? { username } : {}),
-    ...(password ? { password } : {}),
-    socket: { reconnectStrategy: reconnect, connectTimeout: 5000 },
-    disableOfflineQueue: true,
-    commandOptions: { timeout: 0 },
-  });
-}
-
-/** Closes a client's socket at once, whatever its state (one never connected, or closed already, has none). */
-function drop(client: { destroy(): void }): void {
-  try {
-    client.destroy();
-  } catch {
-    // No socket to close.
-  }
-}
-
 /** The store at `url` answers (Test connection): undefined, or why not, as {@link storeFailure} tells it. */
 export async function checkStore(url: string, password: string | undefined, timeoutMs = 5000): Promise<string | undefined> {
-  let client: ReturnType<typeof storeClient> | undefined;
-  let timer: NodeJS.Timeout | undefined;
+  let connection: RedisConnection | undefined;
   try {
-    client = storeClient(url, password, false);
-    // Without a listener the client's errors would be thrown; connect() rejects with the same error.
-    client.on('error', () => undefined);
-    const answered = client.connect().then((c) => c.ping());
-    answered.catch(() => undefined); // settled after the timeout too: not an unhandled rejection
-    const late = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`timeout: the store did not answer within ${timeoutMs / 1000} s`)), timeoutMs);
+    await new Promise<void>((ready, failed) => {
+      connection = new RedisConnection({ url, password: password || undefined, reconnect: false, connectTimeoutMs: timeoutMs }, { ready, failed });
+      connection.connect();
     });
-    await Promise.race([answered, late]);
     return undefined;
   } catch (error) {
     return storeFailure(error as Error);
   } finally {
-    clearTimeout(timer);
-    if (client) drop(client);
+    connection?.destroy();
   }
 }
 
@@ -270,49 +222,46 @@ export function redisStore(
   local: AccountStore,
   events: StoreEvents,
 ): AccountStore & { claims: AlertClaimer; close(): Promise<void> } {
-  const client = storeClient(settings.url, settings.password, (retries) => Math.min(200 * (retries + 1), 5000));
   let up = false;
   let everUp = false;
-  /** Closed (a redeploy): what the client says after it is not told. */
+  /** Closed (a redeploy): what the connection says after it is not told. */
   let closed = false;
-  /** Why the store could not be reached, as last told (once per reason, not per reconnect). */
+  /** Why the store could not be reached, as last told (once per reason, not per try). */
   let told: string | undefined;
-  // Without an error listener the client's errors would be thrown: the account reports them instead.
-  client.on('error', (error: Error) => {
-    if (closed) return;
-    const reason = storeFailure(error);
-    if (up) {
-      up = false;
-      told = reason;
-      events.onState('lost', reason);
-    } else if (reason !== told) {
-      told = reason;
-      events.onState(everUp ? 'lost' : 'unreachable', reason);
-    }
-  });
-  client.on('ready', () => {
-    if (closed) return;
-    up = true;
-    told = undefined;
-    events.onState(everUp ? 'back' : 'connected', settings.url);
-    if (!everUp) void warnOfEviction(client, events);
-    everUp = true;
-  });
-  client.connect().catch((error: Error) => {
-    if (closed) return;
-    const reason = storeFailure(error);
-    if (reason === told) return;
-    told = reason;
-    events.onState('unreachable', reason);
-  });
+  const connection = new RedisConnection(
+    { url: settings.url, password: settings.password || undefined, reconnect: (retries) => Math.min(200 * (retries + 1), 5000) },
+    {
+      failed: (error) => {
+        if (closed) return;
+        const reason = storeFailure(error);
+        if (up) {
+          up = false;
+          told = reason;
+          events.onState('lost', reason);
+        } else if (reason !== told) {
+          told = reason;
+          events.onState(everUp ? 'lost' : 'unreachable', reason);
+        }
+      },
+      ready: () => {
+        if (closed) return;
+        up = true;
+        told = undefined;
+        events.onState(everUp ? 'back' : 'connected', settings.url);
+        if (!everUp) void warnOfEviction(connection, events);
+        everUp = true;
+      },
+    },
+  );
+  connection.connect();
   // A store that keeps the connection but stops answering counts as lost after one batch's time:
   // this copy's memory serves meanwhile, and the first answer brings the store back.
-  const redis = batched(client as unknown as ScriptClient, (hung) => {
+  const redis = batched(connection, (hung) => {
     if (hung && up) {
       up = false;
       told = `${STORE_CAUSES['no-answer']}: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`;
       events.onState('lost', told);
-    } else if (!hung && !up && client.isReady) {
+    } else if (!hung && !up && connection.isReady) {
       up = true;
       told = undefined;
       events.onState('back', settings.url);
@@ -342,9 +291,9 @@ export function redisStore(
       // redeploy, forever: it gets one batch's time, then the socket goes.
       let timer: NodeJS.Timeout | undefined;
       const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, BATCH_TIMEOUT_MS)));
-      if (client.isReady) await Promise.race([client.close().catch(() => undefined), late]);
+      if (connection.isReady) await Promise.race([connection.close(), late]);
       clearTimeout(timer);
-      drop(client);
+      connection.destroy();
     },
   };
 }
@@ -483,7 +432,8 @@ export class RedisOutboxLog implements SharedOutboxLog {
     const [zset, hash] = this.#keys();
     const flat = (await this.client().eval(ADOPT, {
       keys: [zset as string, hash as string],
-      arguments: [this.copyId, String(this.claimMs), '1000', `${this.prefix}outbox:claim:`],
+      // At most 1,000 entries and 4 MB of them in one answer (at least one entry): far below the cap on a reply.
+      arguments: [this.copyId, String(this.claimMs), '1000', `${this.prefix}outbox:claim:`, String(4 * 1024 * 1024)],
     })) as string[];
     const found: { entry: JournalEntry; line: string }[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {

@@ -1,9 +1,10 @@
--- Up to ARGV[3] entries whose claim lapsed, claimed for ARGV[1]: id, line pairs, oldest first.
+-- Up to ARGV[3] entries whose claim lapsed, claimed for ARGV[1]: id, line pairs, oldest first;
+-- no more once their lines pass ARGV[5] bytes (the first always goes).
 local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
 local out = {}
-local n = 0
+local n, bytes = 0, 0
 for _, id in ipairs(ids) do
-  if n >= tonumber(ARGV[3]) then break end
+  if n >= tonumber(ARGV[3]) or (n > 0 and bytes >= tonumber(ARGV[5])) then break end
   local claim = ARGV[4] .. id
   if redis.call('EXISTS', claim) == 0 then
     local line = redis.call('HGET', KEYS[2], id)
@@ -12,6 +13,7 @@ for _, id in ipairs(ids) do
       table.insert(out, id)
       table.insert(out, line)
       n = n + 1
+      bytes = bytes + #line
     else
       redis.call('ZREM', KEYS[1], id)
     end

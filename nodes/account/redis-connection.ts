@@ -1,0 +1,301 @@
+/**
+ * The store's connection to Redis or Valkey: RESP2 over TCP or TLS, the commands written as they
+ * come and answered in order. The store needs five commands (AUTH, SELECT, PING, EVAL/EVALSHA,
+ * CONFIG GET), and one thing no client library offers a hook for: a cap on what a reply may hold
+ * in memory. A hostile or broken server streaming a 1 GB reply took Node-RED to 2.2 GB and stalled
+ * its other routes for seconds with `@redis/client`; here the connection is dropped once a reply
+ * passes {@link MAX_REPLY_BYTES}.
+ *
+ * No offline queue: a command fails at once while the connection is not ready, and the store
+ * falls back to this copy's memory. No timeout per command: each batch of the store's scripts has
+ * one timer (script-batch.ts).
+ */
+import { connect as tcp, isIP, type Socket } from 'node:net';
+import { connect as tlsConnect } from 'node:tls';
+import { Fifo } from '../../gateway/fifo';
+
+/**
+ * The most a reply may hold. The store's biggest reply is an adoption of waiting entries, which
+ * its script stops at 4 MB (lua/adopt.lua); a batch holds at most 64 calls.
+ */
+export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
+
+/** What the store's scripts answer: RESP2's strings, integers, nil and arrays of them. */
+export type Reply = string | number | null | Reply[];
+
+/** An error the server answered (`-ERR …`, `-NOSCRIPT …`, `-WRONGPASS …`). */
+export class ReplyError extends Error {}
+
+export interface ConnectionSettings {
+  /** `redis://[user@]host[:port][/db]` or `rediss://…` for TLS (checked by store-url.ts). */
+  url: string;
+  password?: string;
+  /** The ms before the next try after try `retries` failed; false: no next try. */
+  reconnect: false | ((retries: number) => number);
+  /** How long connecting and the handshake may take. */
+  connectTimeoutMs?: number;
+  maxReplyBytes?: number;
+}
+
+/**
+ * What a connection tells (callbacks, not an EventEmitter: an 'error' event nobody listened to
+ * would be thrown out of a socket's handler, and take Node-RED down).
+ */
+export interface ConnectionEvents {
+  /** It can take commands (connected, authenticated, answering). */
+  ready(): void;
+  /** A try failed, or the connection was lost; the next try is set unless `reconnect` is false. */
+  failed(error: Error): void;
+}
+
+interface Waiter {
+  resolve(reply: Reply): void;
+  reject(error: Error): void;
+}
+
+/** A connection that connects again after it is lost. */
+export class RedisConnection {
+  readonly #settings: Required<Omit<ConnectionSettings, 'password'>> & { password?: string };
+  #socket: Socket | undefined;
+  #ready = false;
+  #closed = false;
+  #retries = 0;
+  #retry: NodeJS.Timeout | undefined;
+  readonly #waiting = new Fifo<Waiter>();
+  /** Told when nothing waits for an answer any more (a graceful close). */
+  #idle: (() => void) | undefined;
+
+  constructor(
+    settings: ConnectionSettings,
+    private readonly events: ConnectionEvents,
+  ) {
+    this.#settings = { connectTimeoutMs: 5000, maxReplyBytes: MAX_REPLY_BYTES, ...settings };
+  }
+
+  get isReady(): boolean {
+    return this.#ready;
+  }
+
+  /** Starts connecting; later tries follow on their own, each told to the events. */
+  connect(): void {
+    this.#open();
+  }
+
+  /** A command, answered in turn; fails at once while the connection is not ready. */
+  command(args: readonly string[]): Promise<Reply> {
+    if (!this.#ready) return Promise.reject(new Error('The store is not connected'));
+    return this.#send(args);
+  }
+
+  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<Reply> {
+    return this.command(['EVAL', script, String(options.keys.length), ...options.keys, ...options.arguments]);
+  }
+
+  evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<Reply> {
+    return this.command(['EVALSHA', sha, String(options.keys.length), ...options.keys, ...options.arguments]);
+  }
+
+  /** Stops, once what was sent is answered (the caller bounds the wait: a hung server never answers). */
+  async close(): Promise<void> {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    if (this.#waiting.size) await new Promise<void>((resolve) => (this.#idle = resolve));
+    this.destroy();
+  }
+
+  /** Stops now: what waits for an answer fails. */
+  destroy(): void {
+    this.#closed = true;
+    clearTimeout(this.#retry);
+    if (this.#socket) this.#lost(this.#socket, new Error('The store connection was closed'));
+  }
+
+  #open(): void {
+    if (this.#closed || this.#socket) return;
+    const url = new URL(this.#settings.url);
+    const host = url.hostname.replace(/^\[|\]$/g, '');
+    const tls = url.protocol === 'rediss:';
+    const port = Number(url.port) || 6379;
+    const socket = tls ? tlsConnect({ host, port, ...(isIP(host) ? {} : { servername: host }) }) : tcp({ host, port });
+    this.#socket = socket;
+    socket.setNoDelay(true);
+    socket.setKeepAlive(true);
+    socket.setTimeout(this.#settings.connectTimeoutMs, () =>
+      socket.destroy(new Error(`timeout: the store did not answer within ${this.#settings.connectTimeoutMs / 1000} s of connecting`)),
+    );
+    const reader = new ReplyReader(this.#settings.maxReplyBytes);
+    socket.on('data', (chunk: Buffer) => {
+      try {
+        for (const reply of reader.read(chunk)) {
+          const waiter = this.#waiting.shift();
+          if (reply instanceof ReplyError) waiter?.reject(reply);
+          else waiter?.resolve(reply);
+        }
+        if (!this.#waiting.size) this.#idle?.();
+      } catch (error) {
+        socket.destroy(error as Error);
+      }
+    });
+    socket.on('error', (error) => this.#lost(socket, error));
+    socket.on('close', () => this.#lost(socket, new Error('The store closed the connection')));
+    socket.once(tls ? 'secureConnect' : 'connect', () => void this.#handshake(socket, url));
+  }
+
+  /** AUTH (as the URL's user, when it names one), SELECT the URL's database, and a PING: a server that answers it speaks RESP. */
+  async #handshake(socket: Socket, url: URL): Promise<void> {
+    const user = decodeURIComponent(url.username);
+    const db = Number(url.pathname.slice(1) || 0);
+    try {
+      const steps: Promise<Reply>[] = [];
+      if (this.#settings.password !== undefined || user)
+        steps.push(this.#send(user ? ['AUTH', user, this.#settings.password ?? ''] : ['AUTH', this.#settings.password ?? '']));
+      if (db) steps.push(this.#send(['SELECT', String(db)]));
+      steps.push(this.#send(['PING']));
+      const answers = await Promise.all(steps);
+      if (answers.at(-1) !== 'PONG') throw new Error('The store answered PING with something else than PONG');
+    } catch (error) {
+      socket.destroy(error as Error);
+      return;
+    }
+    if (socket !== this.#socket) return;
+    socket.setTimeout(0);
+    this.#ready = true;
+    this.#retries = 0;
+    this.events.ready();
+  }
+
+  #send(args: readonly string[]): Promise<Reply> {
+    const socket = this.#socket;
+    if (!socket?.writable) return Promise.reject(new Error('The store is not connected'));
+    let command = `*${args.length}\r\n`;
+    for (const arg of args) command += `$${Buffer.byteLength(arg)}\r\n${arg}\r\n`;
+    socket.write(command);
+    return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));
+  }
+
+  /** The socket failed or closed: what waits fails with `error`, which is told; the next try is set. */
+  #lost(socket: Socket, error: Error): void {
+    if (socket !== this.#socket) return;
+    this.#socket = undefined;
+    this.#ready = false;
+    socket.destroy();
+    for (let waiter = this.#waiting.shift(); waiter; waiter = this.#waiting.shift()) waiter.reject(error);
+    this.#idle?.();
+    if (this.#closed) return;
+    this.events.failed(error);
+    const { reconnect } = this.#settings;
+    if (reconnect === false) {
+      this.#closed = true;
+      return;
+    }
+    this.#retry = setTimeout(() => this.#open(), reconnect(this.#retries++));
+    this.#retry.unref();
+  }
+}
+
+/** The start of an array whose items are still to come. */
+interface OpenArray {
+  items: Reply[];
+  left: number;
+}
+
+/**
+ * RESP2's replies from a stream of chunks, each item read once: a reply cut across chunks waits
+ * only for the rest of the item it stopped in (a bulk string for its declared length), so a big
+ * reply costs its bytes, not its bytes times its chunks. Throws once a reply holds more than
+ * `maxBytes`, or on what is not RESP.
+ */
+export class ReplyReader {
+  #chunks: Buffer[] = [];
+  #pending = 0;
+  /** Bytes needed before the next item can be whole. */
+  #need = 0;
+  /** Bytes of the reply read so far into open arrays. */
+  #held = 0;
+  readonly #open: OpenArray[] = [];
+
+  constructor(private readonly maxBytes: number) {}
+
+  read(chunk: Buffer): (Reply | ReplyError)[] {
+    this.#chunks.push(chunk);
+    this.#pending += chunk.length;
+    if (this.#held + this.#pending > this.maxBytes)
+      throw new Error(`The store sent a reply of more than ${this.maxBytes / 1024 / 1024} MB: not read (a hostile or broken server)`);
+    if (this.#pending < this.#need) return [];
+    const buffer = this.#chunks.length === 1 ? (this.#chunks[0] as Buffer) : Buffer.concat(this.#chunks);
+    const replies: (Reply | ReplyError)[] = [];
+    let at = 0;
+    for (;;) {
+      const item = this.#item(buffer, at);
+      if (!item) break;
+      if (this.#open.length) this.#held += item.next - at;
+      at = item.next;
+      let value = item.value;
+      if (value instanceof OpenArrayMark) {
+        if (value.length > 0) {
+          this.#open.push({ items: [], left: value.length });
+          continue;
+        }
+        value = value.length < 0 ? null : [];
+      }
+      // An item ends its array, which may end the one it is in.
+      for (let top = this.#open.at(-1); top; top = this.#open.at(-1)) {
+        top.items.push(value as Reply);
+        if (--top.left > 0) break;
+        this.#open.pop();
+        value = top.items;
+      }
+      if (!this.#open.length) {
+        replies.push(value as Reply | ReplyError);
+        this.#held = 0;
+      }
+    }
+    const rest = buffer.subarray(at);
+    this.#chunks = rest.length ? [rest] : [];
+    this.#pending = rest.length;
+    return replies;
+  }
+
+  /** One item at `at`: a value or an array's start, and where the next begins; undefined when its bytes have not all come. */
+  #item(buffer: Buffer, at: number): { value: Reply | ReplyError | OpenArrayMark; next: number } | undefined {
+    const end = buffer.indexOf('\r\n', at);
+    if (end < 0) {
+      this.#need = buffer.length - at + 1;
+      return undefined;
+    }
+    const line = buffer.toString('utf8', at + 1, end);
+    switch (buffer[at]) {
+      case 0x2b: // +
+        return { value: line, next: end + 2 };
+      case 0x2d: // -
+        return { value: new ReplyError(line), next: end + 2 };
+      case 0x3a: // :
+        return { value: Number(line), next: end + 2 };
+      case 0x24: {
+        // $
+        const length = integer(line);
+        if (length < 0) return { value: null, next: end + 2 };
+        const stop = end + 2 + length;
+        if (buffer.length < stop + 2) {
+          this.#need = stop + 2 - at;
+          return undefined;
+        }
+        return { value: buffer.toString('utf8', end + 2, stop), next: stop + 2 };
+      }
+      case 0x2a: // *
+        return { value: new OpenArrayMark(integer(line)), next: end + 2 };
+      default:
+        throw new Error('The store answered something that is not RESP');
+    }
+  }
+}
+
+class OpenArrayMark {
+  constructor(readonly length: number) {}
+}
+
+function integer(text: string): number {
+  const value = Number(text);
+  if (!Number.isInteger(value)) throw new Error('The store answered something that is not RESP');
+  return value;
+}

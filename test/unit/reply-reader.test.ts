@@ -1,0 +1,78 @@
+/**
+ * The store connection's reader of RESP2 replies: what Redis answers, cut across chunks anywhere,
+ * read whole and in order; a reply past the cap, or what is not RESP, is refused.
+ */
+import assert from 'node:assert/strict';
+import { ReplyError, ReplyReader } from '../../nodes/account/redis-connection';
+
+/** The replies of `wire`, fed in the given chunk sizes. */
+function read(wire: string, sizes: number[] = [Buffer.byteLength(wire)], maxBytes = 1024 * 1024): unknown[] {
+  const reader = new ReplyReader(maxBytes);
+  const bytes = Buffer.from(wire);
+  const replies: unknown[] = [];
+  let at = 0;
+  for (let i = 0; at < bytes.length; i++) {
+    const size = sizes[Math.min(i, sizes.length - 1)] as number;
+    replies.push(...reader.read(bytes.subarray(at, at + size)));
+    at += size;
+  }
+  return replies.map((reply) => (reply instanceof ReplyError ? `error: ${reply.message}` : reply));
+}
+
+// What the store's batch runner answers: per call {1, value} or {0, error}, nil as null.
+const WIRE =
+  '+PONG\r\n' +
+  ':42\r\n' +
+  '$-1\r\n' +
+  '$4\r\nhé!\r\n' +
+  '-NOSCRIPT No matching script\r\n' +
+  '*3\r\n*2\r\n:1\r\n$4\r\nsent\r\n*2\r\n:0\r\n$9\r\nWRONGTYPE\r\n*2\r\n:1\r\n*0\r\n' +
+  '*-1\r\n' +
+  '$0\r\n\r\n';
+const REPLIES = [
+  'PONG',
+  42,
+  null,
+  'hé!',
+  'error: NOSCRIPT No matching script',
+  [
+    [1, 'sent'],
+    [0, 'WRONGTYPE'],
+    [1, []],
+  ],
+  null,
+  '',
+];
+
+describe("the store connection's reply reader", () => {
+  it('reads every kind of reply the store gets, in order', () => {
+    assert.deepEqual(read(WIRE), REPLIES);
+  });
+
+  it('the same, cut at every byte: one chunk of each size from 1 to the whole, and a cut at each place', () => {
+    const length = Buffer.byteLength(WIRE);
+    for (let size = 1; size <= length; size++) assert.deepEqual(read(WIRE, [size]), REPLIES, `chunks of ${size}`);
+    for (let cut = 1; cut < length; cut++) assert.deepEqual(read(WIRE, [cut, length]), REPLIES, `cut at ${cut}`);
+  });
+
+  it('a bulk string across many chunks comes whole', () => {
+    const text = 'x'.repeat(100_000);
+    assert.deepEqual(read(`$${text.length}\r\n${text}\r\n:1\r\n`, [1000]), [text, 1]);
+  });
+
+  it('a reply past the cap is refused, in one chunk or spread over many; one just under it is read', () => {
+    const big = (n: number) => `$${n}\r\n${'y'.repeat(n)}\r\n`;
+    assert.throws(() => read(big(2000), [5000], 1024), /a reply of more than/);
+    assert.throws(() => read(big(2000), [100], 1024), /a reply of more than/);
+    assert.throws(() => read(`*100\r\n${':1\r\n'.repeat(100)}`, [50], 256), /a reply of more than/, 'counted across the items of an array');
+    assert.deepEqual(read(big(1000), [100], 1024), ['y'.repeat(1000)]);
+    // The cap is per reply: many small ones in a row are read.
+    assert.equal(read(':1\r\n'.repeat(1000), [64], 64).length, 1000);
+  });
+
+  it('what is not RESP is refused', () => {
+    assert.throws(() => read('this is not RESP\r\n'), /not RESP/);
+    assert.throws(() => read('$abc\r\n'), /not RESP/);
+    assert.throws(() => read('*1.5\r\n'), /not RESP/);
+  });
+});
