@@ -4,8 +4,7 @@
  * does, and retried as the retry policy (retry-policy.ts) allows.
  * No Node-RED import: usable on its own.
  */
-import { setTimeout as delay } from 'node:timers/promises';
-import { AbortGroup, onStop, type StopSignal } from './abort';
+import { AbortGroup, onStop, settledWithin, type StopSignal } from './abort';
 import { withdrawnError } from './withdrawn';
 import { baseUrlProblem } from './base-url';
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
@@ -338,7 +337,7 @@ export class GatewayClient {
    * (the timeout by default), then are aborted; then the pool's sockets are closed.
    */
   async close(grace = this.timeout): Promise<void> {
-    await Promise.race([Promise.allSettled(this.#inFlight), delay(grace, undefined, { ref: false })]);
+    await settledWithin(this.#inFlight, grace);
     this.#closing.abort();
     await Promise.allSettled(this.#inFlight);
     await this.#transport.destroy();

@@ -22,7 +22,7 @@ export { baseUrlProblem } from './base-url';
 export { bypassesProxy, DEFAULT_CONNECTIONS, type ProxySettings } from './transport';
 
 // Stopping requests, and holding them while the gateway is unreachable.
-export { AbortGroup, onStop, type StopSignal } from './abort';
+export { AbortGroup, onStop, settledWithin, type StopSignal } from './abort';
 export { withdrawnError, isWithdrawn } from './withdrawn';
 
 // Errors as the nodes report them.

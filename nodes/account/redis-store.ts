@@ -11,7 +11,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GatewayError } from '../../gateway';
+import { GatewayError, settledWithin } from '../../gateway';
 import { fullError } from './outbox';
 import { isEntry, type JournalEntry } from './outbox-journal';
 import { keepLatest, keptOnce, latest } from './registry';
@@ -289,10 +289,7 @@ export function redisStore(
       closed = true;
       // A store that never answered (garbage, or silence) would hold a graceful close, and the
       // redeploy, forever: it gets one batch's time, then the socket goes.
-      let timer: NodeJS.Timeout | undefined;
-      const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, BATCH_TIMEOUT_MS)));
-      if (connection.isReady) await Promise.race([connection.close(), late]);
-      clearTimeout(timer);
+      if (connection.isReady) await settledWithin([connection.close()], BATCH_TIMEOUT_MS);
       connection.destroy();
     },
   };

@@ -44,9 +44,6 @@ export const MAX_CALLS = 64;
  */
 export const BATCH_TIMEOUT_MS = 1500;
 
-/** A UTF-16 surrogate without its pair: text that is not well-formed Unicode. */
-const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
-
 /**
  * The runner: every script of the store as a function of `(KEYS, ARGV, B)`, then lua/batch.lua,
  * which runs the calls of ARGV[1] in turn. The calls go as one JSON argument, not dozens: the
@@ -98,7 +95,7 @@ export class ScriptBatch {
     if (name === undefined) return this.client.eval(script, options);
     // A call whose text is not well-formed Unicode (a lone surrogate from a report's id) would fail
     // the decoding of the whole batch on the server, and every other call in it: it fails alone.
-    const malformed = (text: string) => LONE_SURROGATE.test(text);
+    const malformed = (text: string) => !text.isWellFormed();
     if (options.keys.some(malformed) || options.arguments.some(malformed))
       return Promise.reject(new Error('a key or argument is not well-formed Unicode (a lone surrogate)'));
     if (this.#hung && this.#inFlight >= this.maxInFlight) return Promise.reject(this.#hungError());

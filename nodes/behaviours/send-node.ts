@@ -11,9 +11,8 @@
  * undefined when the msg has ended at once. Rewritten as async steps (with `account.submit` and
  * `sendFields`), the bursts read 0.83x and 0.81x of the floor against 0.97x and 0.92x before.
  */
-import { setTimeout as delay } from 'node:timers/promises';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, storableBody, type GatewayClient, type Operation, type PreparedRequest, type SendFields } from '../../gateway';
+import { AbortGroup, settledWithin, storableBody, type GatewayClient, type Operation, type PreparedRequest, type SendFields } from '../../gateway';
 import type { Account, DeferredHandler } from '../account/account';
 import { stormGuardOf, type StormGuard } from '../account/storm';
 import { catalogText, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type NodeCatalog, type Send } from '../plumbing/runtime';
@@ -114,7 +113,7 @@ class SendPipeline {
     this.#storm.close();
     this.#queueStop.abort();
     const account = this.#account;
-    void Promise.race([Promise.all(this.#inFlight), delay(account ? safeTimeout(account) : 0, undefined, { ref: false })])
+    void settledWithin(this.#inFlight, account ? safeTimeout(account) : 0)
       .then(() => {
         this.#wireStop.abort();
         return Promise.all(this.#inFlight);
