@@ -5,9 +5,9 @@
  * calls made while one batch is at the server go together in the next, as one EVALSHA of a script
  * that holds every script of the store as a function and runs the calls in turn, each in its own
  * `pcall`: a failing call fails only its own promise. Alone, a call goes in the next turn of the
- * event loop (no timer). Kept over the client's own pipelining (each call its own command, written
- * together): a happy send's three calls at 16 sends at a time went 1.51x as fast, with 27 µs of this
- * process's CPU per send against 42 (`npm run bench -- --redis`, 27 sets).
+ * event loop (no timer). Kept over pipelining (each call its own command, written together) for
+ * the CPU: a happy send's three calls at 16 sends at a time cost this process 32 µs per send
+ * against 55, at the same sends/s (`npm run bench -- --redis`, 27 sets).
  *
  * A batch runs as one script, so it is as atomic as each of its calls was, and more: a script may
  * leave work for the batch's end (`B.atEnd`), done once however many calls ask for it (the bound of
@@ -39,8 +39,8 @@ export const MAX_CALLS = 64;
  * How long a batch may take at the server before its calls fail (the callers fall back to this
  * copy's memory). A store on loopback or a LAN answers a batch in milliseconds, a busy one in
  * tens; 1.5 s is far past any healthy answer and keeps what a hung store costs an alert near a
- * second. One timer per batch: the client's own per-command timeout (an AbortSignal each) cost
- * more of this process's CPU than the rest of a round trip, so the store's client has none.
+ * second. One timer per batch, none per command: `@redis/client`'s per-command timeout (an
+ * AbortSignal each) cost more of this process's CPU than the rest of a round trip.
  */
 export const BATCH_TIMEOUT_MS = 1500;
 
