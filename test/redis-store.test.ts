@@ -16,6 +16,7 @@ import { Outbox, type OutboxWorker } from '../nodes/account/outbox';
 import {
   AlertClaims,
   batched,
+  checkStore,
   keyPrefix,
   STORE_SCRIPTS,
   RedisOutboxLog,
@@ -477,6 +478,32 @@ describe('a store that never connects is loud (redis-server)', function () {
       assert.ok(!states.join().includes('a-wrong-one'));
     } finally {
       admin.destroy();
+    }
+  });
+
+  it('a server that echoes the password in its answer to AUTH: the password is in no state and no Test connection answer', async () => {
+    const server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.on('data', (data) => {
+        const password = /AUTH\r\n\$\d+\r\n([^\r]*)/.exec(data.toString())?.[1];
+        if (password) socket.write(`-ERR invalid password '${password}'\r\n`);
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `redis://127.0.0.1:${(server.address() as { port: number }).port}`;
+    const states: string[] = [];
+    const store = redisStore({ url, password: 'hunter2-secret', applicationId: 'echo-test' }, localStore(undefined), {
+      onState: (state, detail) => states.push(`${state}: ${detail}`),
+    });
+    try {
+      await until('the store told unreachable', () => states.length > 0, 10_000);
+      assert.match(states[0] as string, /^unreachable: authentication refused: /);
+      const checked = (await checkStore(url, 'hunter2-secret', 2000)) ?? '';
+      assert.match(checked, /^authentication refused: /);
+      assert.ok(![...states, checked].join('\n').includes('hunter2-secret'), [...states, checked].join('\n'));
+    } finally {
+      await store.close();
+      server.close();
     }
   });
 

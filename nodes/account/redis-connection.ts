@@ -128,7 +128,7 @@ export class RedisConnection {
       try {
         for (const reply of reader.read(chunk)) {
           const waiter = this.#waiting.shift();
-          if (reply instanceof ReplyError) waiter?.reject(reply);
+          if (reply instanceof ReplyError) waiter?.reject(this.#redacted(reply));
           else waiter?.resolve(reply);
         }
         if (!this.#waiting.size) this.#idle?.();
@@ -162,6 +162,12 @@ export class RedisConnection {
     this.#ready = true;
     this.#retries = 0;
     this.events.ready();
+  }
+
+  /** A server's error without the password (a hostile or odd one may echo it: the error is told in states and logs). */
+  #redacted(error: ReplyError): ReplyError {
+    const { password } = this.#settings;
+    return password && error.message.includes(password) ? new ReplyError(error.message.replaceAll(password, '***')) : error;
   }
 
   #send(args: readonly string[]): Promise<Reply> {
