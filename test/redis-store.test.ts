@@ -543,6 +543,31 @@ describe('a store that never connects is loud (redis-server)', function () {
   });
 });
 
+describe("the store connection's close (a fake server)", function () {
+  this.timeout(10_000);
+
+  it('closed twice while a command waits: both closes end once the connection goes, and the command fails', async () => {
+    // Answers the handshake's PING, nothing else.
+    const server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.on('data', (data) => /PING/.test(data.toString()) && socket.write('+PONG\r\n'));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const connection = await connected(`redis://127.0.0.1:${(server.address() as { port: number }).port}`);
+      const command = connection.command(['GET', 'k']).then(
+        () => 'answered',
+        (error: Error) => error.message,
+      );
+      const closes = [connection.close(), connection.close()].map((close) => close.then(() => 'closed'));
+      connection.destroy();
+      assert.deepEqual(await Promise.all([command, ...closes]), ['The store connection was closed', 'closed', 'closed']);
+    } finally {
+      server.close();
+    }
+  });
+});
+
 describe("a hostile store's huge reply is not read (a fake server)", function () {
   this.timeout(60_000);
 

@@ -64,6 +64,7 @@ export class RedisConnection {
   readonly #waiting = new Fifo<Waiter>();
   /** Told when nothing waits for an answer any more (a graceful close). */
   #idle: (() => void) | undefined;
+  #closing: Promise<void> | undefined;
 
   constructor(
     settings: ConnectionSettings,
@@ -96,7 +97,12 @@ export class RedisConnection {
   }
 
   /** Stops, once what was sent is answered (the caller bounds the wait: a hung server never answers). */
-  async close(): Promise<void> {
+  close(): Promise<void> {
+    // One close for all who ask: a second would take the first's turn to be told, and leave it waiting forever.
+    return (this.#closing ??= this.#close());
+  }
+
+  async #close(): Promise<void> {
     this.#closed = true;
     clearTimeout(this.#retry);
     if (this.#waiting.size) await new Promise<void>((resolve) => (this.#idle = resolve));
