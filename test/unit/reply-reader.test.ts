@@ -70,6 +70,25 @@ describe("the store connection's reply reader", () => {
     assert.equal(read(':1\r\n'.repeat(1000), [64], 64).length, 1000);
   });
 
+  it('a line cut across many chunks is joined once, when its end comes (not once per chunk: its bytes squared)', () => {
+    const concat = Buffer.concat;
+    let joined = 0;
+    Buffer.concat = (list: readonly Uint8Array[], length?: number) => {
+      const buffer = concat(list, length);
+      joined += buffer.length;
+      return buffer;
+    };
+    try {
+      const line = `+${'a'.repeat(1024 * 1024)}\r\n`;
+      assert.deepEqual(read(line, [1024], 64 * 1024 * 1024), ['a'.repeat(1024 * 1024)]);
+      assert.ok(joined <= 2 * line.length, `${Math.round(joined / 1024 / 1024)} MB joined for a line of 1 MB`);
+      // Its end cut between two chunks, "\r" and "\n".
+      assert.deepEqual(read('+ab\r\n:1\r\n', [4, 1, 4]), ['ab', 1]);
+    } finally {
+      Buffer.concat = concat;
+    }
+  });
+
   it('what is not RESP is refused', () => {
     assert.throws(() => read('this is not RESP\r\n'), /not RESP/);
     assert.throws(() => read('$abc\r\n'), /not RESP/);
