@@ -62,12 +62,12 @@ describe("the store connection's reply reader", () => {
 
   it('a reply past the cap is refused, in one chunk or spread over many; one just under it is read', () => {
     const big = (n: number) => `$${n}\r\n${'y'.repeat(n)}\r\n`;
-    assert.throws(() => read(big(2000), [5000], 1024), /a reply of more than/);
-    assert.throws(() => read(big(2000), [100], 1024), /a reply of more than/);
+    assert.throws(() => read(big(20_000), [50_000], 16_384), /a reply of more than/);
+    assert.throws(() => read(big(20_000), [1000], 16_384), /a reply of more than/);
     assert.throws(() => read(`*100\r\n${':1\r\n'.repeat(100)}`, [50], 256), /a reply of more than/, 'counted across the items of an array');
-    assert.deepEqual(read(big(1000), [100], 1024), ['y'.repeat(1000)]);
+    assert.deepEqual(read(big(10_000), [1000], 16_384), ['y'.repeat(10_000)]);
     // The cap is per reply: many small ones in a row are read.
-    assert.equal(read(':1\r\n'.repeat(1000), [64], 64).length, 1000);
+    assert.equal(read(':1\r\n'.repeat(1000), [64], 512).length, 1000);
   });
 
   it('a line cut across many chunks is joined once, when its end comes (not once per chunk: its bytes squared)', () => {
@@ -87,6 +87,18 @@ describe("the store connection's reply reader", () => {
     } finally {
       Buffer.concat = concat;
     }
+  });
+
+  it('the cap counts what a reply costs in memory, not only its bytes: many small items, deep arrays, a trickle of tiny chunks', () => {
+    const MB = 1024 * 1024;
+    // 1 MB on the wire each; as JavaScript values, 11 MB (empty arrays) and 21 MB (nested ones) were held.
+    assert.throws(() => read(`*262144\r\n${'*0\r\n'.repeat(262144)}`, [64 * 1024], 4 * MB), /a reply of more than/, 'empty arrays');
+    assert.throws(() => read(`${'*1\r\n'.repeat(262144)}:1\r\n`, [64 * 1024], 4 * MB), /a reply of more than/, 'arrays in arrays');
+    // 64 kB in chunks of one byte: each chunk held costs about 200 bytes beside its own.
+    assert.throws(() => read(`$65536\r\n${'z'.repeat(65536)}\r\n`, [1], 4 * MB), /a reply of more than/, 'tiny chunks');
+    // What the store gets is read: an adoption of 1,000 entries of 4 kB, in chunks of a TCP segment.
+    const entries = Array.from({ length: 2000 }, () => `$4096\r\n${'e'.repeat(4096)}\r\n`).join('');
+    assert.equal((read(`*2000\r\n${entries}`, [1460], 64 * MB)[0] as string[]).length, 2000);
   });
 
   it('what is not RESP is refused', () => {
