@@ -543,8 +543,28 @@ describe('a store that never connects is loud (redis-server)', function () {
   });
 });
 
-describe("the store connection's close (a fake server)", function () {
+describe('the store connection against a fake server', function () {
   this.timeout(10_000);
+
+  it('a server that trickles a byte now and then, never a whole answer: connecting still times out (Test connection answers)', async () => {
+    const timers = new Set<NodeJS.Timeout>();
+    const server = createServer((socket) => {
+      socket.on('error', () => undefined);
+      socket.write('$1000000\r\n');
+      const timer = setInterval(() => socket.write('a'), 100);
+      timers.add(timer);
+      socket.on('close', () => clearInterval(timer));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `redis://127.0.0.1:${(server.address() as { port: number }).port}`;
+      const answer = await Promise.race([checkStore(url, undefined, 500), new Promise((r) => setTimeout(r, 3000, 'no answer after 3 s'))]);
+      assert.match(String(answer), /^no answer: timeout/);
+    } finally {
+      for (const timer of timers) clearInterval(timer);
+      server.close();
+    }
+  });
 
   it('closed twice while a command waits: both closes end once the connection goes, and the command fails', async () => {
     // Answers the handshake's PING, nothing else.

@@ -61,6 +61,8 @@ export class RedisConnection {
   #closed = false;
   #retries = 0;
   #retry: NodeJS.Timeout | undefined;
+  /** Ends a try that is not ready within `connectTimeoutMs`. */
+  #connecting: NodeJS.Timeout | undefined;
   readonly #waiting = new Fifo<Waiter>();
   /** Told when nothing waits for an answer any more (a graceful close). */
   #idle: (() => void) | undefined;
@@ -126,9 +128,12 @@ export class RedisConnection {
     this.#socket = socket;
     socket.setNoDelay(true);
     socket.setKeepAlive(true);
-    socket.setTimeout(this.#settings.connectTimeoutMs, () =>
-      socket.destroy(new Error(`timeout: the store did not answer within ${this.#settings.connectTimeoutMs / 1000} s of connecting`)),
+    // A timer, not the socket's idle timeout: a server that sends a byte now and then would put that off forever.
+    this.#connecting = setTimeout(
+      () => socket.destroy(new Error(`timeout: the store did not answer within ${this.#settings.connectTimeoutMs / 1000} s of connecting`)),
+      this.#settings.connectTimeoutMs,
     );
+    this.#connecting.unref();
     const reader = new ReplyReader(this.#settings.maxReplyBytes);
     socket.on('data', (chunk: Buffer) => {
       try {
@@ -164,7 +169,7 @@ export class RedisConnection {
       return;
     }
     if (socket !== this.#socket) return;
-    socket.setTimeout(0);
+    clearTimeout(this.#connecting);
     this.#ready = true;
     this.#retries = 0;
     this.events.ready();
@@ -190,6 +195,7 @@ export class RedisConnection {
     if (socket !== this.#socket) return;
     this.#socket = undefined;
     this.#ready = false;
+    clearTimeout(this.#connecting);
     socket.destroy();
     for (let waiter = this.#waiting.shift(); waiter; waiter = this.#waiting.shift()) waiter.reject(error);
     this.#idle?.();
