@@ -248,8 +248,7 @@ export class ReplyReader {
   read(chunk: Buffer): (Reply | ReplyError)[] {
     this.#chunks.push(chunk);
     this.#pending += chunk.length;
-    if (this.#held + this.#pending + this.#chunks.length * CHUNK_COST > this.maxBytes)
-      throw new Error(`The store sent a reply of more than ${this.maxBytes / 1024 / 1024} MB: not read (a hostile or broken server)`);
+    if (this.#held + this.#pending + this.#chunks.length * CHUNK_COST > this.maxBytes) throw this.#tooBig();
     if (this.#pending < this.#need) return [];
     // A line cut across chunks is joined and looked through once its end comes, not once per chunk
     // (a hostile line of 64 MB in 64 kB chunks cost 17 s of CPU, its bytes squared).
@@ -288,6 +287,10 @@ export class ReplyReader {
     return replies;
   }
 
+  #tooBig(): Error {
+    return new Error(`The store sent a reply of more than ${this.maxBytes / 1024 / 1024} MB: not read (a hostile or broken server)`);
+  }
+
   /** One item at `at`: a value or an array's start, and where the next begins; undefined when its bytes have not all come. */
   #item(buffer: Buffer, at: number): { value: Reply | ReplyError | OpenArrayMark; next: number } | undefined {
     const end = buffer.indexOf('\r\n', at);
@@ -308,6 +311,8 @@ export class ReplyReader {
         // $
         const length = integer(line);
         if (length < 0) return { value: null, next: end + 2 };
+        // Refused now, not after waiting for bytes a hostile server may never send.
+        if (length > this.maxBytes) throw this.#tooBig();
         const stop = end + 2 + length;
         if (buffer.length < stop + 2) {
           this.#need = stop + 2 - at;
@@ -315,8 +320,12 @@ export class ReplyReader {
         }
         return { value: buffer.toString('utf8', end + 2, stop), next: stop + 2 };
       }
-      case 0x2a: // *
-        return { value: new OpenArrayMark(integer(line)), next: end + 2 };
+      case 0x2a: {
+        // *
+        const length = integer(line);
+        if (length * ITEM_COST > this.maxBytes) throw this.#tooBig();
+        return { value: new OpenArrayMark(length), next: end + 2 };
+      }
       default:
         throw new Error('The store answered something that is not RESP');
     }

@@ -101,6 +101,14 @@ describe("the store connection's reply reader", () => {
     assert.equal((read(`*2000\r\n${entries}`, [1460], 64 * MB)[0] as string[]).length, 2000);
   });
 
+  it('a length past the cap is refused when it is read, not after waiting for bytes that may never come', () => {
+    const reader = new ReplyReader(1024 * 1024);
+    assert.throws(() => reader.read(Buffer.from('$99999999999\r\n')), /a reply of more than/);
+    assert.throws(() => new ReplyReader(1024 * 1024).read(Buffer.from('*2000000000\r\n')), /a reply of more than/);
+    assert.throws(() => new ReplyReader(1024 * 1024).read(Buffer.from('*2\r\n:1\r\n$2000000\r\n')), /a reply of more than/, 'in an array');
+    assert.deepEqual(new ReplyReader(1024 * 1024).read(Buffer.from('$1000000\r\nabc')), [], 'one under the cap waits for its bytes');
+  });
+
   it('what is not RESP is refused', () => {
     assert.throws(() => read('this is not RESP\r\n'), /not RESP/);
     assert.throws(() => read('$abc\r\n'), /not RESP/);
