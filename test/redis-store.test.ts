@@ -532,6 +532,27 @@ describe('a store that never connects is loud (redis-server)', function () {
     }
   });
 
+  it('a listener of the connection that throws does not escape the socket (it would take Node-RED down); the tries go on', async () => {
+    let told = 0;
+    const connection = new RedisConnection(
+      { url: `redis://127.0.0.1:${await freePort()}`, reconnect: () => 10 },
+      {
+        ready: () => undefined,
+        failed: () => {
+          told++;
+          throw new Error('a listener that throws');
+        },
+      },
+    );
+    connection.connect();
+    try {
+      // Without the guard, the first throw is an uncaught exception: mocha fails the test with it.
+      await until('three failed tries told', () => told >= 3, 10_000);
+    } finally {
+      connection.destroy();
+    }
+  });
+
   it('nothing listening: one line, "nothing listening"', async () => {
     // Nothing to count tries at: the client's next tries come within the 2.5 s, and add no line.
     const waited = Date.now() + 2500;

@@ -172,7 +172,16 @@ export class RedisConnection {
     clearTimeout(this.#connecting);
     this.#ready = true;
     this.#retries = 0;
-    this.events.ready();
+    this.#tell(() => this.events.ready());
+  }
+
+  /** Tells the store; a listener that throws must not escape a socket's handler, where it would take Node-RED down. */
+  #tell(told: () => void): void {
+    try {
+      told();
+    } catch {
+      // The listener's own failure; the connection goes on.
+    }
   }
 
   /** A server's error without the password (a hostile or odd one may echo it: the error is told in states and logs). */
@@ -200,7 +209,7 @@ export class RedisConnection {
     for (let waiter = this.#waiting.shift(); waiter; waiter = this.#waiting.shift()) waiter.reject(error);
     this.#idle?.();
     if (this.#closed) return;
-    this.events.failed(error);
+    this.#tell(() => this.events.failed(error));
     const { reconnect } = this.#settings;
     if (reconnect === false) {
       this.#closed = true;
@@ -306,10 +315,10 @@ export class ReplyReader {
       case 0x2d: // -
         return { value: new ReplyError(line), next: end + 2 };
       case 0x3a: // :
-        return { value: Number(line), next: end + 2 };
+        return { value: integer(line), next: end + 2 };
       case 0x24: {
         // $
-        const length = integer(line);
+        const length = lengthOf(line);
         if (length < 0) return { value: null, next: end + 2 };
         // Refused now, not after waiting for bytes a hostile server may never send.
         if (length > this.maxBytes) throw this.#tooBig();
@@ -322,7 +331,7 @@ export class ReplyReader {
       }
       case 0x2a: {
         // *
-        const length = integer(line);
+        const length = lengthOf(line);
         if (length * ITEM_COST > this.maxBytes) throw this.#tooBig();
         return { value: new OpenArrayMark(length), next: end + 2 };
       }
@@ -341,8 +350,15 @@ function endsLine(before: Buffer | undefined, chunk: Buffer): boolean {
   return chunk.includes('\r\n') || (before?.at(-1) === 0x0d && chunk[0] === 0x0a);
 }
 
+/** A bulk string's or an array's length: -1 is nil, no other negative is RESP. */
+function lengthOf(text: string): number {
+  const length = integer(text);
+  if (length < -1) throw new Error('The store answered something that is not RESP');
+  return length;
+}
+
+/** A RESP integer: digits, with a minus sign perhaps ("1e3", " 5" or "" are not one). */
 function integer(text: string): number {
-  const value = Number(text);
-  if (!Number.isInteger(value)) throw new Error('The store answered something that is not RESP');
-  return value;
+  if (!/^-?\d{1,18}$/.test(text)) throw new Error('The store answered something that is not RESP');
+  return Number(text);
 }

@@ -113,5 +113,6 @@ describe("the store connection's reply reader", () => {
     assert.throws(() => read('this is not RESP\r\n'), /not RESP/);
     assert.throws(() => read('$abc\r\n'), /not RESP/);
     assert.throws(() => read('*1.5\r\n'), /not RESP/);
+    for (const odd of [':abc\r\n', ':1e3\r\n', '$-5\r\n', '$ 5\r\n', '$\r\n', '*-7\r\n']) assert.throws(() => read(odd), /not RESP/, JSON.stringify(odd));
   });
 });
