@@ -89,7 +89,7 @@ describe('outbox journal and policies (unit)', function () {
     assert.deepEqual(seen, []);
   });
 
-  it("the earlier version's file (header 1, no done lines) is carried over; damaged lines are skipped with a warning; done lines end their entry", () => {
+  it('a header line is the header, not an entry; damaged lines are skipped with a warning; done lines end their entry', () => {
     mkdirSync(join(dir, 'bulkgate-outbox'));
     writeFileSync(
       path,
@@ -107,6 +107,34 @@ describe('outbox journal and policies (unit)', function () {
     assert.equal(outbox.waiting, 1, 'b waits; a was done');
     assert.equal(seen.length, 1);
     assert.match(seen[0] as string, /^outbox-bad-lines .*"bad":2,"kept":1/);
+  });
+
+  it('a line without a field an entry holds, or with one of the wrong type, is damaged: skipped and counted, never sent', () => {
+    mkdirSync(join(dir, 'bulkgate-outbox'));
+    const whole = { id: 'whole', ...newEntry(1) } as Record<string, unknown>;
+    const damaged: Record<string, unknown>[] = [];
+    for (const field of ['id', 'node', 'body', 'since', 'order', 'attempts', 'reason']) {
+      const { [field]: _left, ...without } = whole;
+      damaged.push(field === 'id' ? without : { ...without, id: `no-${field}` }, {
+        ...whole,
+        id: `wrong-${field}`,
+        [field]: field === 'body' ? null : field === 'id' ? 7 : true,
+      });
+    }
+    damaged.push({ ...whole, id: 'wrong-deadline', deadline: 'soon' });
+    writeFileSync(
+      path,
+      [
+        '{"bulkgateOutbox":2}',
+        JSON.stringify(whole),
+        JSON.stringify({ ...whole, id: 'with-deadline', deadline: 1 }),
+        ...damaged.map((d) => JSON.stringify(d)),
+      ].join('\n') + '\n',
+    );
+    const { warn, seen } = warnings();
+    const outbox = new Outbox(new OutboxJournal(path), warn);
+    assert.equal(outbox.waiting, 2, 'the whole entry and the one with a deadline');
+    assert.deepEqual(seen, [`outbox-bad-lines ${JSON.stringify({ path, bad: damaged.length, kept: 2 })}`]);
   });
 
   it('a drain with a stand-in sender: results handed on in the order the msgs came; a transient failure stops it and keeps the rest in order', async () => {
