@@ -8,7 +8,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createServer } from 'node:net';
+import { createServer, type Server, type Socket } from 'node:net';
 import { createClient, type RedisClientType } from '@redis/client';
 import { GatewayError } from '../gateway';
 import { Circuit } from '../nodes/account/circuit';
@@ -75,6 +75,25 @@ async function connected(url: string, password?: string): Promise<RedisConnectio
     connection.connect();
   });
   return connection as RedisConnection;
+}
+
+/** A fake store: `serve` gets each connection (its errors ignored); the URL it listens at. */
+async function fakeServer(serve: (socket: Socket) => void): Promise<{ url: string; server: Server }> {
+  const server = createServer((socket) => {
+    socket.on('error', () => undefined);
+    serve(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { url: `redis://127.0.0.1:${(server.address() as { port: number }).port}`, server };
+}
+
+/** A copy's store at `url`, and the states it told. */
+function storeAt(url: string, applicationId: string, password?: string) {
+  const states: string[] = [];
+  const store = redisStore({ url, password, applicationId }, localStore(undefined), {
+    onState: (state, detail) => states.push(`${state}: ${detail}`),
+  });
+  return { store, states };
 }
 
 /** Waits until no key of the store matches `pattern` (a claim or a window that lapsed: Redis's clock, not the test's). */
@@ -433,10 +452,7 @@ describe('the shared store with an ACL user (redis-server)', function () {
   after(() => redis.stop());
 
   it('a user name in storeUrl and the password in the credential: the copy authenticates as that user', async () => {
-    const states: string[] = [];
-    const store = redisStore({ url: `redis://alice@127.0.0.1:${redis.port}`, password: 'alice-s3cret', applicationId: 'acl-test' }, localStore(undefined), {
-      onState: (state, detail) => states.push(`${state}: ${detail}`),
-    });
+    const { store, states } = storeAt(`redis://alice@127.0.0.1:${redis.port}`, 'acl-test', 'alice-s3cret');
     try {
       await until('a state', () => states.length > 0).catch(() => undefined);
       assert.deepEqual(states, [`connected: redis://alice@127.0.0.1:${redis.port}`]);
@@ -457,10 +473,7 @@ describe('a store that never connects is loud (redis-server)', function () {
 
   /** The states a store told while `tried` came true (the client trying again meanwhile), then closed. */
   async function statesOf(url: string, password: string | undefined, tried: () => Promise<boolean>): Promise<string[]> {
-    const states: string[] = [];
-    const store = redisStore({ url, password, applicationId: 'loud-test' }, localStore(undefined), {
-      onState: (state, detail) => states.push(`${state}: ${detail}`),
-    });
+    const { store, states } = storeAt(url, 'loud-test', password);
     await until('the client to try again', tried, 15_000);
     await store.close();
     return states;
@@ -482,19 +495,13 @@ describe('a store that never connects is loud (redis-server)', function () {
   });
 
   it('a server that echoes the password in its answer to AUTH: the password is in no state and no Test connection answer', async () => {
-    const server = createServer((socket) => {
-      socket.on('error', () => undefined);
+    const { url, server } = await fakeServer((socket) =>
       socket.on('data', (data) => {
         const password = /AUTH\r\n\$\d+\r\n([^\r]*)/.exec(data.toString())?.[1];
         if (password) socket.write(`-ERR invalid password '${password}'\r\n`);
-      });
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const url = `redis://127.0.0.1:${(server.address() as { port: number }).port}`;
-    const states: string[] = [];
-    const store = redisStore({ url, password: 'hunter2-secret', applicationId: 'echo-test' }, localStore(undefined), {
-      onState: (state, detail) => states.push(`${state}: ${detail}`),
-    });
+      }),
+    );
+    const { store, states } = storeAt(url, 'echo-test', 'hunter2-secret');
     try {
       await until('the store told unreachable', () => states.length > 0, 10_000);
       assert.match(states[0] as string, /^unreachable: authentication refused: /);
@@ -508,16 +515,8 @@ describe('a store that never connects is loud (redis-server)', function () {
   });
 
   it('a server that answers garbage: told once, unreachable; the copy decides alone meanwhile (its claims and its window), nothing thrown', async () => {
-    const server = createServer((socket) => {
-      socket.on('error', () => undefined);
-      socket.on('data', () => socket.write('this is not RESP\r\n'));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    const states: string[] = [];
-    const store = redisStore({ url: `redis://127.0.0.1:${port}`, applicationId: 'garbage-test' }, localStore(undefined), {
-      onState: (state, detail) => states.push(`${state}: ${detail}`),
-    });
+    const { url, server } = await fakeServer((socket) => socket.on('data', () => socket.write('this is not RESP\r\n')));
+    const { store, states } = storeAt(url, 'garbage-test');
     try {
       await until('the store told unreachable', () => states.length > 0, 10_000);
       assert.equal(await store.claims.claim('t', 'an alert', undefined).then((d) => d.ours), true, 'this copy decides alone');
@@ -569,16 +568,13 @@ describe('the store connection against a fake server', function () {
 
   it('a server that trickles a byte now and then, never a whole answer: connecting still times out (Test connection answers)', async () => {
     const timers = new Set<NodeJS.Timeout>();
-    const server = createServer((socket) => {
-      socket.on('error', () => undefined);
+    const { url, server } = await fakeServer((socket) => {
       socket.write('$1000000\r\n');
       const timer = setInterval(() => socket.write('a'), 100);
       timers.add(timer);
       socket.on('close', () => clearInterval(timer));
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     try {
-      const url = `redis://127.0.0.1:${(server.address() as { port: number }).port}`;
       const answer = await Promise.race([checkStore(url, undefined, 500), new Promise((r) => setTimeout(r, 3000, 'no answer after 3 s'))]);
       assert.match(String(answer), /^no answer: timeout/);
     } finally {
@@ -589,13 +585,9 @@ describe('the store connection against a fake server', function () {
 
   it('closed twice while a command waits: both closes end once the connection goes, and the command fails', async () => {
     // Answers the handshake's PING, nothing else.
-    const server = createServer((socket) => {
-      socket.on('error', () => undefined);
-      socket.on('data', (data) => /PING/.test(data.toString()) && socket.write('+PONG\r\n'));
-    });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const { url, server } = await fakeServer((socket) => socket.on('data', (data) => /PING/.test(data.toString()) && socket.write('+PONG\r\n')));
     try {
-      const connection = await connected(`redis://127.0.0.1:${(server.address() as { port: number }).port}`);
+      const connection = await connected(url);
       const command = connection.command(['GET', 'k']).then(
         () => 'answered',
         (error: Error) => error.message,
@@ -620,8 +612,7 @@ describe("a hostile store's huge reply is not read (a fake server)", function ()
     const chunk = Buffer.alloc(64 * 1024, 0x61);
     // Answers the handshake (+PONG to a PING, +OK to the rest); the first script gets a 1 GB bulk
     // string, written as fast as the client reads it, up to `limit` (a client that reads it all).
-    const server = createServer((socket) => {
-      socket.on('error', () => undefined);
+    const { url, server } = await fakeServer((socket) => {
       socket.on('close', () => (dropped = true));
       const pump = () => {
         while (!dropped && written < limit) {
@@ -640,12 +631,7 @@ describe("a hostile store's huge reply is not read (a fake server)", function ()
         for (const command of text.split(/(?=\*\d+\r\n)/)) socket.write(/\bPING\b/i.test(command) ? '+PONG\r\n' : '+OK\r\n');
       });
     });
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    const { port } = server.address() as { port: number };
-    const states: string[] = [];
-    const store = redisStore({ url: `redis://127.0.0.1:${port}`, applicationId: 'huge-reply' }, localStore(undefined), {
-      onState: (state, detail) => states.push(`${state}: ${detail}`),
-    });
+    const { store, states } = storeAt(url, 'huge-reply');
     try {
       await until('the store connected', () => states.length > 0, 10_000);
       assert.deepEqual(await store.claims.claim('t', 'an alert', undefined), { ours: true }, 'this copy decides alone');
