@@ -1,5 +1,5 @@
 /**
- * The store's batches against the client's own pipelining, without Node-RED: what a happy send
+ * The store's batches against pipelining, without Node-RED: what a happy send
  * asks the store (the claim of the alert, the rate window, tracking's record, one after another),
  * 16 sends at a time, through the store's batch (the calls made while one batch is at the server
  * go as one command) and through one command per call (written together in a turn of the event
@@ -7,7 +7,7 @@
  * CPU per send.
  */
 import { AlertClaims, keyPrefix, RedisWindow, SharedTracking, STORE_SCRIPTS, type RedisLike } from '../nodes/account/redis-store';
-import { RedisConnection } from '../nodes/account/redis-connection';
+import { CONNECT_TIMEOUT_MS, RedisConnection } from '../nodes/account/redis-connection';
 import { ScriptBatch } from '../nodes/account/script-batch';
 import { startRedis } from '../test/support/redis';
 import { closedLoop, inRounds, median, PLAN, round, serverProcesses, setRatio, describeRatio } from './harness';
@@ -35,7 +35,10 @@ export async function storeBatching() {
   serverProcesses.push(child);
   const connect = () =>
     new Promise<RedisConnection>((resolve, reject) => {
-      const connection: RedisConnection = new RedisConnection({ url: redis.url, reconnect: false }, { ready: () => resolve(connection), failed: reject });
+      const connection: RedisConnection = new RedisConnection(
+        { url: redis.url, password: undefined, reconnect: false, connectTimeoutMs: CONNECT_TIMEOUT_MS },
+        { ready: () => resolve(connection), failed: reject },
+      );
       connection.connect();
     });
   const clients = [await connect(), await connect()];

@@ -26,7 +26,7 @@ import {
   storeUrlProblem,
   type RedisLike,
 } from '../nodes/account/redis-store';
-import { RedisConnection } from '../nodes/account/redis-connection';
+import { CONNECT_TIMEOUT_MS, RedisConnection } from '../nodes/account/redis-connection';
 import { localStore } from '../nodes/account/store';
 import { ScriptBatch } from '../nodes/account/script-batch';
 import { freePort } from './support/node-red-process';
@@ -71,7 +71,7 @@ function useRedis(): {
 async function connected(url: string, password?: string): Promise<RedisConnection> {
   let connection: RedisConnection | undefined;
   await new Promise<void>((ready, failed) => {
-    connection = new RedisConnection({ url, password, reconnect: false }, { ready, failed });
+    connection = new RedisConnection({ url, password, reconnect: false, connectTimeoutMs: CONNECT_TIMEOUT_MS }, { ready, failed });
     connection.connect();
   });
   return connection as RedisConnection;
@@ -114,6 +114,10 @@ describe('the shared store (redis-server)', function () {
     assert.match(storeUrlProblem('http://127.0.0.1:6379') ?? '', /must start with redis:\/\//);
     assert.match(storeUrlProblem('') ?? '', /storeUrl is required/);
     assert.match(storeUrlProblem('not a url') ?? '', /not a URL/);
+    assert.equal(storeUrlProblem('redis://alice@127.0.0.1:6379/'), undefined);
+    assert.match(storeUrlProblem('redis://%E0@127.0.0.1') ?? '', /user name is not a well-formed escaped name/);
+    assert.match(storeUrlProblem('redis://127.0.0.1/abc') ?? '', /database's number/);
+    assert.match(storeUrlProblem('redis://127.0.0.1/1/') ?? '', /database's number/);
     // An unparseable URL is never echoed: it may hold a password.
     assert.doesNotMatch(storeUrlProblem('redis://:s3cret@[bad') ?? '', /s3cret/);
   });
@@ -534,7 +538,7 @@ describe('a store that never connects is loud (redis-server)', function () {
   it('a listener of the connection that throws does not escape the socket (it would take Node-RED down); the tries go on', async () => {
     let told = 0;
     const connection = new RedisConnection(
-      { url: `redis://127.0.0.1:${await freePort()}`, reconnect: () => 10 },
+      { url: `redis://127.0.0.1:${await freePort()}`, password: undefined, reconnect: () => 10, connectTimeoutMs: CONNECT_TIMEOUT_MS },
       {
         ready: () => undefined,
         failed: () => {
@@ -579,6 +583,42 @@ describe('the store connection against a fake server', function () {
       assert.match(String(await checkStore(url, undefined, 500)), /^no answer: timeout/);
     } finally {
       for (const timer of timers) clearInterval(timer);
+      server.close();
+    }
+  });
+
+  it('a connection dropped at each command after a good handshake: the pause between tries grows (connecting does not start it anew; an answer does)', async () => {
+    const { url, server } = await fakeServer((socket) =>
+      socket.on('data', (data) => (/PING/.test(data.toString()) ? socket.write('+PONG\r\n') : socket.destroy())),
+    );
+    const asked: number[] = [];
+    const connection: RedisConnection = new RedisConnection(
+      {
+        url,
+        password: undefined,
+        reconnect: (retries) => {
+          asked.push(retries);
+          return 20;
+        },
+        connectTimeoutMs: CONNECT_TIMEOUT_MS,
+      },
+      { ready: () => void connection.command(['GET', 'k']).catch(() => undefined), failed: () => undefined },
+    );
+    connection.connect();
+    try {
+      await until('four tries', () => asked.length >= 4, 10_000);
+      assert.deepEqual(asked.slice(0, 4), [0, 1, 2, 3]);
+    } finally {
+      connection.destroy();
+      server.close();
+    }
+  });
+
+  it('an answer nothing asked for drops the connection (every later answer would go to the wrong caller)', async () => {
+    const { url, server } = await fakeServer((socket) => socket.on('data', () => socket.write('+PONG\r\n+EXTRA\r\n')));
+    try {
+      assert.equal(await checkStore(url, undefined, 2000), 'no connection: The store answered what was not asked');
+    } finally {
       server.close();
     }
   });
@@ -683,7 +723,7 @@ describe('a store over TLS: rediss:// trusts the CA Node.js is given, and no oth
         let script = null;
         if (!failure) {
           let connection;
-          await new Promise((ready, failed) => (connection = new RedisConnection({ url: process.argv[1], reconnect: false }, { ready, failed })).connect());
+          await new Promise((ready, failed) => (connection = new RedisConnection({ url: process.argv[1], password: undefined, reconnect: false, connectTimeoutMs: 5000 }, { ready, failed })).connect());
           script = await connection.eval("return redis.call('INCR', KEYS[1])", { keys: ['tls-count'], arguments: [] });
           connection.destroy();
         }

@@ -1,6 +1,6 @@
 /**
  * The store's connection to Redis or Valkey: RESP2 over TCP or TLS, the commands written as they
- * come and answered in order. The store needs five commands (AUTH, SELECT, PING, EVAL/EVALSHA,
+ * come and answered in order. The store needs six commands (AUTH, SELECT, PING, EVAL, EVALSHA,
  * CONFIG GET), and one thing no client library offers a hook for: a cap on what a reply may hold
  * in memory. A hostile or broken server streaming a 1 GB reply took Node-RED to 2.2 GB and stalled
  * its other routes for seconds with `@redis/client`; here the connection is dropped once a reply
@@ -15,33 +15,34 @@ import { connect as tlsConnect } from 'node:tls';
 import { Fifo } from '../../gateway/fifo';
 
 /**
- * The most a reply may hold. The store's biggest reply is an adoption of waiting entries, which
- * its script stops at 4 MB (lua/adopt.lua); a batch holds at most 64 calls.
+ * The most a reply may hold in memory. The store's biggest reply is an adoption of waiting
+ * entries, which its script ends once they pass 4 MB (lua/adopt.lua); a batch holds at most 64 calls.
  */
-export const MAX_REPLY_BYTES = 64 * 1024 * 1024;
+const MAX_REPLY_BYTES = 64 * 1024 * 1024;
+
+/** How long connecting and the handshake may take (Test connection's wait too). */
+export const CONNECT_TIMEOUT_MS = 5000;
 
 /** What the store's scripts answer: RESP2's strings, integers, nil and arrays of them. */
-export type Reply = string | number | null | Reply[];
+type Reply = string | number | null | Reply[];
 
 /** An error the server answered (`-ERR …`, `-NOSCRIPT …`, `-WRONGPASS …`). */
 export class ReplyError extends Error {}
 
-export interface ConnectionSettings {
-  /** `redis://[user@]host[:port][/db]` or `rediss://…` for TLS (checked by store-url.ts). */
+interface ConnectionSettings {
+  /** `redis://[user@]host[:port][/db]` or `rediss://…` for TLS (as store-url.ts lets through). */
   url: string;
-  password?: string;
+  password: string | undefined;
   /** The ms before the next try after try `retries` failed; false: no next try. */
   reconnect: false | ((retries: number) => number);
-  /** How long connecting and the handshake may take. */
-  connectTimeoutMs?: number;
-  maxReplyBytes?: number;
+  connectTimeoutMs: number;
 }
 
 /**
  * What a connection tells (callbacks, not an EventEmitter: an 'error' event nobody listened to
  * would be thrown out of a socket's handler, and take Node-RED down).
  */
-export interface ConnectionEvents {
+interface ConnectionEvents {
   /** It can take commands (connected, authenticated, answering). */
   ready(): void;
   /** A try failed, or the connection was lost; the next try is set unless `reconnect` is false. */
@@ -55,7 +56,7 @@ interface Waiter {
 
 /** A connection that connects again after it is lost. */
 export class RedisConnection {
-  readonly #settings: Required<Omit<ConnectionSettings, 'password'>> & { password?: string };
+  readonly #settings: ConnectionSettings;
   #socket: Socket | undefined;
   #ready = false;
   #closed = false;
@@ -72,7 +73,7 @@ export class RedisConnection {
     settings: ConnectionSettings,
     private readonly events: ConnectionEvents,
   ) {
-    this.#settings = { connectTimeoutMs: 5000, maxReplyBytes: MAX_REPLY_BYTES, ...settings };
+    this.#settings = settings;
   }
 
   get isReady(): boolean {
@@ -84,7 +85,7 @@ export class RedisConnection {
     this.#open();
   }
 
-  /** A command, answered in turn; fails at once while the connection is not ready. */
+  /** A command, answered in turn; fails at once while the connection is not ready (or is closing). */
   command(args: readonly string[]): Promise<Reply> {
     if (!this.#ready) return Promise.reject(new Error('The store is not connected'));
     return this.#send(args);
@@ -106,6 +107,7 @@ export class RedisConnection {
 
   async #close(): Promise<void> {
     this.#closed = true;
+    this.#ready = false;
     clearTimeout(this.#retry);
     if (this.#waiting.size) await new Promise<void>((resolve) => (this.#idle = resolve));
     this.destroy();
@@ -134,13 +136,19 @@ export class RedisConnection {
       this.#settings.connectTimeoutMs,
     );
     this.#connecting.unref();
-    const reader = new ReplyReader(this.#settings.maxReplyBytes);
+    const reader = new ReplyReader(MAX_REPLY_BYTES);
     socket.on('data', (chunk: Buffer) => {
       try {
         for (const reply of reader.read(chunk)) {
           const waiter = this.#waiting.shift();
-          if (reply instanceof ReplyError) waiter?.reject(this.#redacted(reply));
-          else waiter?.resolve(reply);
+          // An answer nothing asked for: every later answer would go to the wrong caller.
+          if (!waiter) throw new Error('The store answered what was not asked');
+          if (reply instanceof ReplyError) waiter.reject(this.#redacted(reply));
+          else {
+            waiter.resolve(reply);
+            // Answering, not only connected: the next loss starts the pause between tries anew.
+            if (this.#ready) this.#retries = 0;
+          }
         }
         if (!this.#waiting.size) this.#idle?.();
       } catch (error) {
@@ -154,9 +162,9 @@ export class RedisConnection {
 
   /** AUTH (as the URL's user, when it names one), SELECT the URL's database, and a PING: a server that answers it speaks RESP. */
   async #handshake(socket: Socket, url: URL): Promise<void> {
-    const user = decodeURIComponent(url.username);
-    const db = Number(url.pathname.slice(1) || 0);
     try {
+      const user = decodeURIComponent(url.username);
+      const db = Number(url.pathname.slice(1) || 0);
       const steps: Promise<Reply>[] = [];
       if (this.#settings.password !== undefined || user)
         steps.push(this.#send(user ? ['AUTH', user, this.#settings.password ?? ''] : ['AUTH', this.#settings.password ?? '']));
@@ -171,7 +179,6 @@ export class RedisConnection {
     if (socket !== this.#socket) return;
     clearTimeout(this.#connecting);
     this.#ready = true;
-    this.#retries = 0;
     this.#tell(() => this.events.ready());
   }
 
@@ -221,10 +228,11 @@ export class RedisConnection {
 }
 
 /**
- * What an item of an array costs in memory beside its bytes, as a JavaScript value (an empty array
- * about 45 bytes, an array in an array about 85 with its place on the reader's stack), and what a
- * chunk waiting to be read costs beside its bytes (about 200): counted against the cap, so a reply
- * of tiny items, or one sent a byte at a time, is bounded by what it holds, not by its bytes.
+ * What an item of an array costs in memory beside its bytes, as a JavaScript value, and what a
+ * chunk waiting to be read costs beside its bytes, rounded up from what was measured (an empty
+ * array about 45 bytes, an array in an array about 85 with its place on the reader's stack; a
+ * chunk about 200): counted against the cap, so a reply of tiny items, or one sent a byte at a
+ * time, is bounded by what it holds, not by its bytes.
  */
 const ITEM_COST = 80;
 const CHUNK_COST = 256;
@@ -246,7 +254,7 @@ export class ReplyReader {
   #pending = 0;
   /** Bytes needed before the next item can be whole. */
   #need = 0;
-  /** Bytes of the reply read so far into open arrays. */
+  /** What the reply read so far into open arrays holds: its bytes and each item's cost. */
   #held = 0;
   /** The next item stopped in its line (no "\r\n" yet): nothing more can be read before a chunk brings one. */
   #inLine = false;
@@ -327,6 +335,7 @@ export class ReplyReader {
           this.#need = stop + 2 - at;
           return undefined;
         }
+        if (buffer[stop] !== 0x0d || buffer[stop + 1] !== 0x0a) throw new Error('The store answered something that is not RESP');
         return { value: buffer.toString('utf8', end + 2, stop), next: stop + 2 };
       }
       case 0x2a: {
@@ -341,6 +350,7 @@ export class ReplyReader {
   }
 }
 
+/** An array's header as read: its length (0 an empty array, -1 nil); its items come after it. */
 class OpenArrayMark {
   constructor(readonly length: number) {}
 }
@@ -359,6 +369,6 @@ function lengthOf(text: string): number {
 
 /** A RESP integer: digits, with a minus sign perhaps ("1e3", " 5" or "" are not one). */
 function integer(text: string): number {
-  if (!/^-?\d{1,18}$/.test(text)) throw new Error('The store answered something that is not RESP');
+  if (!/^-?\d{1,19}$/.test(text)) throw new Error('The store answered something that is not RESP');
   return Number(text);
 }

@@ -3,8 +3,8 @@
  * the keys, the shared rate window, the cross-copy claim of an alert, delivery tracking and the
  * outbox.
  *
- * The connection is the package's own (redis-connection.ts: five commands, and a cap on a
- * reply's size).
+ * The connection is the package's own (redis-connection.ts: six commands, and a cap on what a
+ * reply may hold).
  * Every decision that two copies could race on is one Lua script, so it is atomic on the server,
  * and times come from the server's clock (`TIME`), so copies with skewed clocks agree.
  */
@@ -17,7 +17,7 @@ import { isEntry, type JournalEntry } from './outbox-journal';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './store';
-import { RedisConnection } from './redis-connection';
+import { CONNECT_TIMEOUT_MS, RedisConnection } from './redis-connection';
 import { BATCH_TIMEOUT_MS, ScriptBatch, type ScriptClient } from './script-batch';
 import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, type SharedRecord } from './tracking';
@@ -201,7 +201,7 @@ async function warnOfEviction(connection: RedisConnection, events: StoreEvents):
 }
 
 /** The store at `url` answers (Test connection): undefined, or why not, as {@link storeFailure} tells it. */
-export async function checkStore(url: string, password: string | undefined, timeoutMs = 5000): Promise<string | undefined> {
+export async function checkStore(url: string, password: string | undefined, timeoutMs = CONNECT_TIMEOUT_MS): Promise<string | undefined> {
   let connection: RedisConnection | undefined;
   try {
     await new Promise<void>((ready, failed) => {
@@ -229,7 +229,12 @@ export function redisStore(
   /** Why the store could not be reached, as last told (once per reason, not per try). */
   let told: string | undefined;
   const connection = new RedisConnection(
-    { url: settings.url, password: settings.password || undefined, reconnect: (retries) => Math.min(200 * (retries + 1), 5000) },
+    {
+      url: settings.url,
+      password: settings.password || undefined,
+      reconnect: (retries) => Math.min(200 * (retries + 1), 5000),
+      connectTimeoutMs: CONNECT_TIMEOUT_MS,
+    },
     {
       failed: (error) => {
         if (closed) return;
@@ -429,7 +434,8 @@ export class RedisOutboxLog implements SharedOutboxLog {
     const [zset, hash] = this.#keys();
     const flat = (await this.client().eval(ADOPT, {
       keys: [zset as string, hash as string],
-      // At most 1,000 entries and 4 MB of them in one answer (at least one entry): far below the cap on a reply.
+      // At most 1,000 entries in one answer, and none more once their lines pass 4 MB (a line of any
+      // size goes when it is the first): far below the cap on a reply.
       arguments: [this.copyId, String(this.claimMs), '1000', `${this.prefix}outbox:claim:`, String(4 * 1024 * 1024)],
     })) as string[];
     const found: { entry: JournalEntry; line: string }[] = [];

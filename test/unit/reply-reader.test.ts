@@ -113,6 +113,8 @@ describe("the store connection's reply reader", () => {
     assert.throws(() => read('this is not RESP\r\n'), /not RESP/);
     assert.throws(() => read('$abc\r\n'), /not RESP/);
     assert.throws(() => read('*1.5\r\n'), /not RESP/);
+    assert.throws(() => read('$3\r\nfooXY:1\r\n'), /not RESP/, 'a bulk string longer than it said');
+    assert.deepEqual(read(':9223372036854775807\r\n:-42\r\n'), [Number('9223372036854775807'), -42], 'any 64-bit integer');
     for (const odd of [':abc\r\n', ':1e3\r\n', '$-5\r\n', '$ 5\r\n', '$\r\n', '*-7\r\n']) assert.throws(() => read(odd), /not RESP/, JSON.stringify(odd));
   });
 });

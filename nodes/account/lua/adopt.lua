@@ -1,5 +1,5 @@
 -- Up to ARGV[3] entries whose claim lapsed, claimed for ARGV[1]: id, line pairs, oldest first;
--- no more once their lines pass ARGV[5] bytes (the first always goes).
+-- none more once their lines reach ARGV[5] bytes (so a line of any size goes when it is the first).
 local ids = redis.call('ZRANGE', KEYS[1], 0, -1)
 local out = {}
 local n, bytes = 0, 0
