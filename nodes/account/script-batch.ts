@@ -1,13 +1,13 @@
 /**
- * The store's Lua scripts, run in batches. Each call to Redis costs the client and the server far
- * more than the script it runs (about 25 µs of this process's CPU per command on a small machine),
+ * The store's Lua scripts, run in batches. Each call to Redis costs this process and the server far
+ * more than the script it runs (a socket write and a read per command, each waking the other side),
  * and a send makes three (the claim of the alert, the window, the record for tracking). So the
  * calls made while one batch is at the server go together in the next, as one EVALSHA of a script
  * that holds every script of the store as a function and runs the calls in turn, each in its own
  * `pcall`: a failing call fails only its own promise. Alone, a call goes in the next turn of the
  * event loop (no timer). Kept over pipelining (each call its own command, written together) for
- * the CPU: a happy send's three calls at 16 sends at a time cost this process 32 µs per send
- * against 55, at the same sends/s (`npm run bench -- --redis`, 27 sets).
+ * the CPU: a happy send's three calls at 16 sends at a time cost this process 32 to 48 µs per send
+ * against 55 to 80, at about the same sends/s (`npm run bench -- --redis`, four runs of 27 sets).
  *
  * A batch runs as one script, so it is as atomic as each of its calls was, and more: a script may
  * leave work for the batch's end (`B.atEnd`), done once however many calls ask for it (the bound of
@@ -81,7 +81,7 @@ export class ScriptBatch {
     private readonly timeoutMs = BATCH_TIMEOUT_MS,
     /** Told when the store stops answering in time (true) and when it answers again (false). */
     private readonly onHung: (hung: boolean) => void = () => undefined,
-    /** Calls per batch at most (1: each call its own command, as the client's own pipelining sends them). */
+    /** Calls per batch at most (1: each call its own command, as pipelining sends them). */
     private readonly maxCalls = MAX_CALLS,
   ) {
     for (const [name, body] of Object.entries(scripts)) this.#byText.set(body, name);
