@@ -614,6 +614,15 @@ describe('the store connection against a fake server', function () {
     }
   });
 
+  it("a user name that does not decode (past storeUrl's check, as a caller of the connection may): a failed try, not an unhandled rejection", async () => {
+    const { url, server } = await fakeServer((socket) => socket.on('data', () => socket.write('+PONG\r\n')));
+    try {
+      assert.match((await checkStore(url.replace('redis://', 'redis://%E0@'), undefined, 2000)) ?? '', /URI malformed/);
+    } finally {
+      server.close();
+    }
+  });
+
   it('an answer nothing asked for drops the connection (every later answer would go to the wrong caller)', async () => {
     const { url, server } = await fakeServer((socket) => socket.on('data', () => socket.write('+PONG\r\n+EXTRA\r\n')));
     try {
