@@ -7,7 +7,7 @@
  * CPU per send.
  */
 import { AlertClaims, keyPrefix, RedisWindow, SharedTracking, STORE_SCRIPTS, type RedisLike } from '../nodes/account/redis-store';
-import { CONNECT_TIMEOUT_MS, RedisConnection } from '../nodes/account/redis-connection';
+import { openConnection } from '../nodes/account/redis-connection';
 import { ScriptBatch } from '../nodes/account/script-batch';
 import { startRedis } from '../test/support/redis';
 import { closedLoop, inRounds, median, PLAN, round, serverProcesses, setRatio, describeRatio } from './harness';
@@ -33,17 +33,8 @@ export async function storeBatching() {
   const redis = await startRedis();
   const child = { pid: redis.pid() } as never;
   serverProcesses.push(child);
-  const connect = () =>
-    new Promise<RedisConnection>((resolve, reject) => {
-      const connection: RedisConnection = new RedisConnection(
-        { url: redis.url, password: undefined, reconnect: false, connectTimeoutMs: CONNECT_TIMEOUT_MS },
-        { ready: () => resolve(connection), failed: reject },
-      );
-      connection.connect();
-    });
-  const clients = [await connect(), await connect()];
+  const [a, b] = [await openConnection(redis.url, undefined), await openConnection(redis.url, undefined)];
   try {
-    const [a, b] = clients as [RedisConnection, RedisConnection];
     const senders: Record<string, (i: number, done: () => void) => void> = {
       batches: happySends(new ScriptBatch(a, STORE_SCRIPTS), 'batches'),
       pipelining: happySends(new ScriptBatch(b, STORE_SCRIPTS, Number.POSITIVE_INFINITY, undefined, undefined, 1), 'pipelining'),
@@ -58,7 +49,7 @@ export async function storeBatching() {
     );
     return { batches: of('batches', 'msgsPerSec'), pipelining: of('pipelining', 'msgsPerSec'), ratio };
   } finally {
-    for (const c of clients) c.destroy();
+    for (const c of [a, b]) c.destroy();
     serverProcesses.splice(serverProcesses.indexOf(child), 1);
     await redis.stop();
   }

@@ -26,7 +26,7 @@ import {
   storeUrlProblem,
   type RedisLike,
 } from '../nodes/account/redis-store';
-import { CONNECT_TIMEOUT_MS, RedisConnection } from '../nodes/account/redis-connection';
+import { CONNECT_TIMEOUT_MS, openConnection, RedisConnection } from '../nodes/account/redis-connection';
 import { localStore } from '../nodes/account/store';
 import { ScriptBatch } from '../nodes/account/script-batch';
 import { freePort } from './support/node-red-process';
@@ -60,21 +60,11 @@ function useRedis(): {
   };
   /** The package's own connection, as a copy of Node-RED holds it (`raw` is another client, for what the test itself asks). */
   const connection = async () => {
-    const made = await connected((redis as TestRedis).url);
+    const made = await openConnection((redis as TestRedis).url, undefined);
     clients.push({ close: async () => made.destroy() });
     return made;
   };
   return { copy: async () => batched(await connection()), connection, raw, server: () => redis as TestRedis };
-}
-
-/** The package's connection to `url`, once it is ready. */
-async function connected(url: string, password?: string): Promise<RedisConnection> {
-  let connection: RedisConnection | undefined;
-  await new Promise<void>((ready, failed) => {
-    connection = new RedisConnection({ url, password, reconnect: false, connectTimeoutMs: CONNECT_TIMEOUT_MS }, { ready, failed });
-    connection.connect();
-  });
-  return connection as RedisConnection;
 }
 
 /** A fake store: `serve` gets each connection (its errors ignored); the URL it listens at. */
@@ -636,7 +626,7 @@ describe('the store connection against a fake server', function () {
     // Answers the handshake's PING, nothing else.
     const { url, server } = await fakeServer((socket) => socket.on('data', (data) => /PING/.test(data.toString()) && socket.write('+PONG\r\n')));
     try {
-      const connection = await connected(url);
+      const connection = await openConnection(url, undefined);
       const command = connection.command(['GET', 'k']).then(
         () => 'answered',
         (error: Error) => error.message,
@@ -726,13 +716,12 @@ describe('a store over TLS: rediss:// trusts the CA Node.js is given, and no oth
   function fromProcess(url: string, trusted: boolean): { failure: string | null; script: unknown } {
     const code = `
       const { checkStore } = require(${JSON.stringify(require.resolve('../nodes/account/redis-store'))});
-      const { RedisConnection } = require(${JSON.stringify(require.resolve('../nodes/account/redis-connection'))});
+      const { openConnection } = require(${JSON.stringify(require.resolve('../nodes/account/redis-connection'))});
       (async () => {
         const failure = (await checkStore(process.argv[1], undefined)) ?? null;
         let script = null;
         if (!failure) {
-          let connection;
-          await new Promise((ready, failed) => (connection = new RedisConnection({ url: process.argv[1], password: undefined, reconnect: false, connectTimeoutMs: 5000 }, { ready, failed })).connect());
+          const connection = await openConnection(process.argv[1], undefined);
           script = await connection.eval("return redis.call('INCR', KEYS[1])", { keys: ['tls-count'], arguments: [] });
           connection.destroy();
         }

@@ -228,6 +228,20 @@ export class RedisConnection {
 }
 
 /**
+ * A connection at `url` once it is ready, tried once (no next try); rejects with why not. What
+ * Test connection asks, and what the tests and the benchmark open.
+ */
+export function openConnection(url: string, password: string | undefined, connectTimeoutMs = CONNECT_TIMEOUT_MS): Promise<RedisConnection> {
+  return new Promise((resolve, reject) => {
+    const connection: RedisConnection = new RedisConnection(
+      { url, password, reconnect: false, connectTimeoutMs },
+      { ready: () => resolve(connection), failed: reject },
+    );
+    connection.connect();
+  });
+}
+
+/**
  * What an item of an array costs in memory beside its bytes, as a JavaScript value, and what a
  * chunk waiting to be read costs beside its bytes, rounded up from what was measured (an empty
  * array about 45 bytes, an array in an array about 85 with its place on the reader's stack; a

@@ -17,7 +17,7 @@ import { isEntry, type JournalEntry } from './outbox-journal';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './store';
-import { CONNECT_TIMEOUT_MS, RedisConnection } from './redis-connection';
+import { CONNECT_TIMEOUT_MS, openConnection, RedisConnection } from './redis-connection';
 import { BATCH_TIMEOUT_MS, ScriptBatch, type ScriptClient } from './script-batch';
 import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, type SharedRecord } from './tracking';
@@ -202,17 +202,11 @@ async function warnOfEviction(connection: RedisConnection, events: StoreEvents):
 
 /** The store at `url` answers (Test connection): undefined, or why not, as {@link storeFailure} tells it. */
 export async function checkStore(url: string, password: string | undefined, timeoutMs = CONNECT_TIMEOUT_MS): Promise<string | undefined> {
-  let connection: RedisConnection | undefined;
   try {
-    await new Promise<void>((ready, failed) => {
-      connection = new RedisConnection({ url, password: password || undefined, reconnect: false, connectTimeoutMs: timeoutMs }, { ready, failed });
-      connection.connect();
-    });
+    (await openConnection(url, password || undefined, timeoutMs)).destroy();
     return undefined;
   } catch (error) {
     return storeFailure(error as Error);
-  } finally {
-    connection?.destroy();
   }
 }
 
