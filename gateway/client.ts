@@ -1,9 +1,4 @@
-/**
- * The gateway client: the operations (send, credit, the other endpoints), each prepared and
- * checked, sent through the transport (transport.ts), its answer read the way the vendor's SDK
- * does, and retried as the retry policy (retry-policy.ts) allows.
- * No Node-RED import: usable on its own.
- */
+/** The gateway client (no Node-RED import): each operation prepared, sent, its answer read, retried as the retry policy allows. */
 import { AbortGroup, onStop, settledWithin, type StopSignal } from './abort';
 import { withdrawnError } from './withdrawn';
 import { baseUrlProblem } from './base-url';
@@ -13,7 +8,7 @@ import { GatewayError, invalidRequest } from './errors';
 import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type EndpointName, type HttpMethod, type Operation } from './operations';
 import { INVALID_NUMBER_CODE, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
 import { prepareInfo, prepareSend, type SendFields } from './request';
-import { prepareResend } from './resend';
+import { prepareResend, storableBody } from './resend';
 import { backoffDelay, badResponse, classifyAnswer, closedError, mayRetry, transportFailure, type Answer, type Failure } from './retry-policy';
 import { DEFAULT_CONNECTIONS, readAnswer, Transport, type ProxySettings } from './transport';
 
@@ -27,13 +22,8 @@ export interface GatewayClientOptions extends AccountIdentity {
   retryDelay?: number;
   /** Longest wait between attempts in ms (also caps a Retry-After). */
   retryMaxDelay?: number;
-  /** Connections the pool may open at once. */
   connections?: number;
-  /**
-   * How to reach the gateway: through this HTTP proxy (Node-RED's `http proxy` node), or, when
-   * not given, as the `HTTP_PROXY` / `HTTPS_PROXY` / `NO_PROXY` environment variables say
-   * (either case), like Node-RED's own `http request` node.
-   */
+  /** An HTTP proxy (Node-RED's `http proxy` node); without it, `HTTP(S)_PROXY` / `NO_PROXY` as Node-RED's `http request` reads them. */
   proxy?: ProxySettings;
 }
 
@@ -97,14 +87,11 @@ export interface SendPolicy {
   giveUp?: GiveUp;
   /** Extra attempts after the first, instead of the client's (a caller that keeps failed requests itself makes none). */
   retries?: number;
-  /**
-   * Once it fires, the request is withdrawn wherever it waits (for a connection, or a retry's
-   * backoff) and fails with `withdrawnError()`: it never reached the gateway, or its failure stands.
-   */
+  /** Withdraws the request wherever it waits (a connection, a backoff): `withdrawnError()`, or its failure stands. */
   withdraw?: StopSignal;
 }
 
-/** Observes each attempt (for status, tests and the benchmark). */
+/** Observes each attempt. */
 export interface AttemptEvent {
   attempt: number;
   error?: GatewayError;
@@ -121,7 +108,7 @@ export class GatewayClient {
   #retryDelay: number;
   #retryMaxDelay: number;
   /** Stopped by close(): the retry sleeps wake, no new attempt starts. */
-  #closing = new AbortGroup();
+  readonly #closing = new AbortGroup();
   #inFlight = new Set<Promise<Answer>>();
 
   constructor(options: GatewayClientOptions) {
@@ -221,13 +208,7 @@ export class GatewayClient {
     return data as BalanceRecord;
   }
 
-  /**
-   * One call to the gateway's other endpoints (one-time passwords, number check, blacklist,
-   * address book; gateway/endpoints.ts): the body checked against its schema, sent with the
-   * retry policy (a write is repeated only when the gateway certainly did not take it), and the
-   * answer's `data` returned as the gateway gave it. A wrong OTP code is `{verified: false}`,
-   * not an error.
-   */
+  /** One call to the other endpoints (endpoints.ts): the answer's `data` as given (a wrong OTP code is `{verified: false}`, no error). */
   async call(
     name: EndpointName,
     fields: Record<string, unknown>,
@@ -243,79 +224,53 @@ export class GatewayClient {
   execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void, policy?: SendPolicy): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
     if (policy?.withdraw?.aborted) return Promise.reject(withdrawnError());
-    const task = this.#try(prepared, signal, onAttempt, 1, policy);
+    const task = this.#try({ prepared, signal, onAttempt, policy }, 1);
     const forget = () => this.#inFlight.delete(task);
     this.#inFlight.add(task);
     task.then(forget, forget);
     return task;
   }
 
-  /**
-   * Attempt number `attempt`: its answer handed on when it is a success, else weighed by the
-   * retry policy. The caller's signal goes to the request; closing the client destroys the pool,
-   * which ends its requests too. So no combined signal per request.
-   */
-  #try(
-    prepared: PreparedRequest,
-    signal: StopSignal | undefined,
-    onAttempt: ((e: AttemptEvent) => void) | undefined,
-    attempt: number,
-    policy: SendPolicy | undefined,
-  ): Promise<Answer> {
-    return this.#transport.send(prepared, signal, policy?.withdraw).then(
+  /** Attempt number `attempt`. No combined signal per request: closing the client destroys the pool, which ends its requests. */
+  #try(job: Job, attempt: number): Promise<Answer> {
+    const { prepared, signal } = job;
+    return this.#transport.send(prepared, signal, job.policy?.withdraw).then(
       (raw) => {
         const answer = readAnswer(raw, this.#identity.applicationToken);
         const refused = classifyAnswer(prepared, answer);
-        if (refused) return this.#retry(prepared, signal, onAttempt, attempt, refused, policy);
-        onAttempt?.({ attempt });
+        if (refused) return this.#retry(job, attempt, refused);
+        job.onAttempt?.({ attempt });
         return answer;
       },
       (error: unknown) =>
         this.#retry(
-          prepared,
-          signal,
-          onAttempt,
+          job,
           attempt,
           transportFailure(error, { stopped: this.#stopped(signal), closing: this.#closing.aborted, baseUrl: this.baseUrl, timeout: this.timeout }),
-          policy,
         ),
     );
   }
 
   /** After attempt `attempt` failed: the next one after the backoff, when the policy allows one; else the failure. */
-  async #retry(
-    prepared: PreparedRequest,
-    signal: StopSignal | undefined,
-    onAttempt: ((e: AttemptEvent) => void) | undefined,
-    attempt: number,
-    failure: Failure,
-    policy: SendPolicy | undefined,
-  ): Promise<Answer> {
+  async #retry(job: Job, attempt: number, failure: Failure): Promise<Answer> {
+    const { prepared, signal, onAttempt, policy } = job;
     const { error, reached } = failure;
     const withdraw = policy?.withdraw;
     const again = mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) && !this.#stopped(signal) && !withdraw?.aborted;
-    if (!again) {
-      error.mayHaveReached = reached;
-      onAttempt?.({ attempt, error });
-      throw error;
-    }
+    /** The error the request ends with, marked whether it may have reached the gateway. */
+    const ending = (end: GatewayError, observed: boolean): GatewayError => {
+      end.mayHaveReached = reached;
+      if (observed) onAttempt?.({ attempt, error: end });
+      return end;
+    };
+    if (!again) throw ending(error, true);
     const wait = backoffDelay(attempt, failure.retryAfter, { retryDelay: this.#retryDelay, retryMaxDelay: this.#retryMaxDelay });
     const giveUp = policy?.giveUp;
-    if (giveUp && Date.now() + wait >= giveUp.at) {
-      const expired = giveUp.error();
-      expired.mayHaveReached = reached;
-      onAttempt?.({ attempt, error: expired });
-      throw expired;
-    }
+    if (giveUp && Date.now() + wait >= giveUp.at) throw ending(giveUp.error(), true);
     onAttempt?.({ attempt, error, retryIn: wait });
-    const stops = [this.#closing, ...(signal ? [signal] : []), ...(withdraw ? [withdraw] : [])];
-    await sleep(wait, stops);
-    if (this.#stopped(signal) || withdraw?.aborted) {
-      const stop = this.#closing.aborted ? closedError() : error;
-      stop.mayHaveReached = reached;
-      throw stop;
-    }
-    return this.#try(prepared, signal, onAttempt, attempt + 1, policy);
+    await sleep(wait, [this.#closing, signal, withdraw]);
+    if (this.#stopped(signal) || withdraw?.aborted) throw ending(this.#closing.aborted ? closedError() : error, false);
+    return this.#try(job, attempt + 1);
   }
 
   #stopped(signal: StopSignal | undefined): boolean {
@@ -325,17 +280,14 @@ export class GatewayClient {
   #numberOf(prepared: PreparedRequest): string | undefined {
     if (!prepared.payload) return undefined;
     try {
-      const body = prepared.contentType === 'application/json' ? JSON.parse(prepared.payload) : Object.fromEntries(new URLSearchParams(prepared.payload));
-      return typeof body.number === 'string' ? body.number : undefined;
+      const { number } = storableBody(prepared);
+      return typeof number === 'string' ? number : undefined;
     } catch {
       return undefined;
     }
   }
 
-  /**
-   * Stops the client: no new request starts; requests in flight may finish within `grace` ms
-   * (the timeout by default), then are aborted; then the pool's sockets are closed.
-   */
+  /** Stops the client: no new request starts; those in flight get `grace` ms, then are aborted; then the sockets close. */
   async close(grace = this.timeout): Promise<void> {
     await settledWithin(this.#inFlight, grace);
     this.#closing.abort();
@@ -344,10 +296,15 @@ export class GatewayClient {
   }
 }
 
-/**
- * The gateway's answer with the recipients the checks rejected put back at their places among
- * the numbers, and counted as errors: one answer per recipient given, whoever refused it.
- */
+/** One request on its way through the attempts. */
+interface Job {
+  prepared: PreparedRequest;
+  signal: StopSignal | undefined;
+  onAttempt: ((e: AttemptEvent) => void) | undefined;
+  policy: SendPolicy | undefined;
+}
+
+/** The answer with the recipients the checks rejected at their places, counted as errors: one record per recipient given. */
 function withRejected(result: PromotionalResult, prepared: PreparedRequest): PromotionalResult {
   if (!prepared.rejected.length) return result;
   const response = [...result.response];
@@ -357,9 +314,9 @@ function withRejected(result: PromotionalResult, prepared: PreparedRequest): Pro
 }
 
 /** Waits `ms`, or less when one of the signals aborts. */
-function sleep(ms: number, signals: StopSignal[]): Promise<void> {
+function sleep(ms: number, signals: (StopSignal | undefined)[]): Promise<void> {
   return new Promise((resolve) => {
-    if (signals.some((s) => s.aborted)) return resolve();
+    if (signals.some((s) => s?.aborted)) return resolve();
     const done = () => {
       clearTimeout(timer);
       for (const stop of stops) stop();

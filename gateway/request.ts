@@ -1,8 +1,4 @@
-/**
- * Turns the fields of a send request (the reference's own names, as a node or `msg.payload` gives
- * them) into the wire body of one operation and version: normalised, checked and serialised.
- * Nothing here talks to the network; a request that fails a check never leaves this module.
- */
+/** A send request's fields (the reference's names) into one operation's wire body: normalised, checked, serialised. */
 import { CHANNELS } from './channels';
 import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
 import { credentialsBody, impossibleNumber, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
@@ -62,24 +58,27 @@ function parseIds(field: string, value: unknown): unknown {
   return list.map((id) => (typeof id === 'string' && /^\d+$/.test(id.trim()) ? Number(id.trim()) : id));
 }
 
-function parseSender(value: unknown): unknown {
-  if (isAbsent(value)) return undefined;
-  return typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+/** A digit string as an integer (an id). */
+const digitsAsNumber = (value: unknown): unknown => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
+
+/** The sender as the wire takes it: the editor's profile-id choice resolved, a profile id as an integer, a value as a string. */
+function wireSender(senderId: unknown, value: unknown): { id: unknown; value: unknown } {
+  const sender = resolveSender(senderId, value);
+  return {
+    id: isAbsent(sender.senderId) ? undefined : digitsAsNumber(sender.senderId),
+    value: typeof sender.value === 'number' ? String(sender.value) : sender.value,
+  };
 }
 
-/** Like an ordinary property copy, but only own data keys, so `__proto__` in a msg is just a key. */
-function ownEntries(obj: Record<string, unknown>): [string, unknown][] {
-  return Object.keys(obj).map((k) => [k, obj[k]]);
+/** Sets `key`, or deletes it when `value` is undefined (an existing key keeps its place in the JSON). */
+function setOrDelete(obj: Record<string, unknown>, key: string, value: unknown): void {
+  if (value === undefined) delete obj[key];
+  else obj[key] = value;
 }
 
 interface Recipients {
-  /** Wire value of `number`. */
   wire: unknown;
-  /** Texts that recipients carry themselves, with their field names. */
-  texts: { field: string; text: string }[];
-  /** Entries that carry no own text (need the top-level or channel text). */
-  withoutText: number;
-  count: number;
+  /** Per recipient number, its own text and variables. */
   entries: { variables?: Record<string, unknown>; text?: string }[];
   rejected: RejectedRecipient[];
 }
@@ -88,10 +87,8 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
   if (isAbsent(value)) return undefined;
   const list: unknown[] = typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value];
   const wire: unknown[] = [];
-  const texts: Recipients['texts'] = [];
   const entries: Recipients['entries'] = [];
   const rejected: RejectedRecipient[] = [];
-  let withoutText = 0;
   // A recipient whose number cannot be one is answered here; the others still go.
   const impossible = (given: string | number) => {
     if (isPhoneNumber(given)) return false;
@@ -103,7 +100,6 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
       if (isAbsent(item) || impossible(item)) return;
       wire.push(normalizeNumber(item));
       entries.push({});
-      withoutText++;
       return;
     }
     if (!isPlainObject(item)) throw invalidRequest(`number[${i}] must be a phone number or an object {number, text, variables}`);
@@ -112,7 +108,8 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
     if (typeof item.number !== 'string' && typeof item.number !== 'number') throw invalidRequest(`number[${i}].number must be a phone number`);
     if (impossible(item.number)) return;
     const entry: Record<string, unknown> = {};
-    for (const [key, v] of ownEntries(item)) {
+    // Own keys only, so `__proto__` in a msg is just a key.
+    for (const [key, v] of Object.entries(item)) {
       if (key === 'number') entry.number = normalizeNumber(item.number);
       else if (key === 'text') {
         const t = parseText(`number[${i}].text`, v);
@@ -124,14 +121,11 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
     if (simple && (entry.text !== undefined || entry.variables !== undefined)) {
       throw invalidRequest(`number[${i}] carries text or variables, which only the advanced API takes`);
     }
-    const index = wire.length;
-    if (typeof entry.text === 'string') texts.push({ field: `number[${index}].text`, text: entry.text });
-    else withoutText++;
     wire.push(simple ? entry.number : entry);
     entries.push({ text: entry.text as string | undefined, variables: isPlainObject(entry.variables) ? entry.variables : undefined });
   });
   if (wire.length === 0 && rejected.length === 0) return undefined;
-  return { wire: simple ? wire.join(';') : wire, texts, withoutText, count: wire.length, entries, rejected };
+  return { wire: simple ? wire.join(';') : wire, entries, rejected };
 }
 
 /** The one number of a transactional message, as given (a string or a number). */
@@ -146,13 +140,18 @@ function transactionalNumber(value: unknown): string | number | undefined {
   return only;
 }
 
-function cascade(value: unknown): Record<string, Record<string, unknown>> | undefined {
+type Body = Record<string, unknown>;
+type Channel = Record<string, Record<string, unknown>>;
+
+const isChannel = (name: unknown): name is string => (CHANNELS as readonly unknown[]).includes(name);
+
+function cascade(value: unknown): Channel | undefined {
   if (isAbsent(value)) return undefined;
+  const out: Channel = {};
   // The editor stores the cascade as an ordered list [{type, ...}]; the wire takes an ordered object.
   if (Array.isArray(value)) {
-    const out: Record<string, Record<string, unknown>> = {};
     value.forEach((item, i) => {
-      if (!isPlainObject(item) || typeof item.type !== 'string' || !(CHANNELS as readonly string[]).includes(item.type)) {
+      if (!isPlainObject(item) || !isChannel(item.type)) {
         throw invalidRequest(`channel[${i}] must be a ${CHANNELS.join(', ')} channel`);
       }
       if (item.type in out) throw invalidRequest(`channel lists ${item.type} twice`);
@@ -162,35 +161,28 @@ function cascade(value: unknown): Record<string, Record<string, unknown>> | unde
     return out;
   }
   if (!isPlainObject(value)) throw invalidRequest(`channel must be an object holding ${CHANNELS.join(', ')} channels`);
-  const out: Record<string, Record<string, unknown>> = {};
-  for (const [name, settings] of ownEntries(value)) {
+  for (const [name, settings] of Object.entries(value)) {
     // Checked before use as a key: "__proto__" must never reach an assignment.
-    if (!(CHANNELS as readonly string[]).includes(name)) throw invalidRequest(`channel.${name} is not a channel (${CHANNELS.join(', ')})`);
+    if (!isChannel(name)) throw invalidRequest(`channel.${name} is not a channel (${CHANNELS.join(', ')})`);
     if (!isPlainObject(settings)) throw invalidRequest(`channel.${name} must be an object`);
     out[name] = { ...settings };
   }
   return out;
 }
 
-function cleanChannel(channel: Record<string, Record<string, unknown>>): void {
-  for (const [name, settings] of ownEntries(channel) as [string, Record<string, unknown>][]) {
-    for (const [key, v] of ownEntries(settings)) if (isAbsent(v)) delete settings[key];
+function cleanChannel(channel: Channel): void {
+  for (const [name, settings] of Object.entries(channel)) {
+    for (const [key, v] of Object.entries(settings)) if (isAbsent(v)) delete settings[key];
     if (typeof settings.text === 'number') settings.text = String(settings.text);
-    if (typeof settings.expiration === 'string' && /^\d+$/.test(settings.expiration)) settings.expiration = Number(settings.expiration);
-    if (name === 'viber') {
-      if (isPlainObject(settings.button)) {
-        const button = { ...settings.button };
-        if (isAbsent(button.caption) && isAbsent(button.url)) delete settings.button;
-        else settings.button = button;
-      }
+    if (typeof settings.expiration === 'string') settings.expiration = digitsAsNumber(settings.expiration);
+    if (name === 'viber' && isPlainObject(settings.button)) {
+      if (isAbsent(settings.button.caption) && isAbsent(settings.button.url)) delete settings.button;
+      else settings.button = { ...settings.button };
     }
     if (name === 'sms') {
-      const sender = resolveSender(settings.sender_id, settings.sender_id_value);
-      settings.sender_id = parseSender(sender.senderId);
-      settings.sender_id_value = sender.value;
-      if (settings.sender_id_value === undefined) delete settings.sender_id_value;
-      if (settings.sender_id === undefined) delete settings.sender_id;
-      if (typeof settings.sender_id_value === 'number') settings.sender_id_value = String(settings.sender_id_value);
+      const sender = wireSender(settings.sender_id, settings.sender_id_value);
+      setOrDelete(settings, 'sender_id', sender.id);
+      setOrDelete(settings, 'sender_id_value', sender.value);
       if ('unicode' in settings) {
         const mode = parseUnicode('channel.sms.unicode', settings.unicode);
         if (mode === 'auto') delete settings.unicode;
@@ -201,7 +193,7 @@ function cleanChannel(channel: Record<string, Record<string, unknown>>): void {
 }
 
 /** A cascade as the editor or a msg gives it (an ordered list or object), as the wire's ordered object. */
-export function wireCascade(value: unknown): Record<string, Record<string, unknown>> | undefined {
+export function wireCascade(value: unknown): Channel | undefined {
   const channel = cascade(value);
   if (channel) cleanChannel(channel);
   return channel;
@@ -221,23 +213,15 @@ interface Shape {
   promotional: boolean;
 }
 
-type Body = Record<string, unknown>;
-type Channel = Record<string, Record<string, unknown>>;
-
-/**
- * Builds, checks and serialises a send request. Throws a GatewayError `invalid_request`. Each
- * step below decides one thing: the cascade, the recipients, the SMS settings, the delivery
- * options, whether a text is there, and finally the lengths and the schema.
- */
+/** Builds, checks and serialises a send request (or throws `invalid_request`), one decision per step. */
 export function prepareSend(operation: Operation, fields: SendFields, account: AccountIdentity): PreparedRequest {
-  const problem = operationProblem(operation);
-  if (problem) throw invalidRequest(problem);
+  checkOperation(operation);
   if (operation.kind === 'info') throw invalidRequest('info is not a send operation');
   const { api, version } = bodyShape(operation);
   const shape: Shape = { v2: version === '2.0', simple: api === 'simple', promotional: operation.kind === 'promotional' };
 
   const f: SendFields = {};
-  for (const key of SEND_FIELDS) if (Object.prototype.hasOwnProperty.call(fields, key) && !isAbsent(fields[key])) f[key] = fields[key];
+  for (const key of SEND_FIELDS) if (Object.hasOwn(fields, key) && !isAbsent(fields[key])) f[key] = fields[key];
 
   let channel = channelOf(shape, f);
   const text = parseText('text', f.text);
@@ -251,7 +235,9 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   const channelSmsText = parseText('channel.sms.text', channel?.sms?.text);
   if (channelSmsText !== undefined) smsTexts.push({ field: 'channel.sms.text', text: channelSmsText });
   if (text !== undefined) smsTexts.push({ field: 'text', text });
-  if (recipients) smsTexts.push(...recipients.texts);
+  recipients?.entries.forEach((e, i) => {
+    if (e.text !== undefined) smsTexts.push({ field: `number[${i}].text`, text: e.text });
+  });
   const unicodeMode = parseUnicode(shape.v2 ? 'channel.sms.unicode' : 'unicode', shape.v2 ? channel?.sms?.unicode : f.unicode);
   const unicode = resolveUnicode(
     unicodeMode,
@@ -278,7 +264,7 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   const pastSchedule = scheduled !== undefined && scheduled < Date.now() - 60_000 ? new Date(scheduled).toISOString() : undefined;
   // A group or an admin list entry counts once: the gateway alone knows how many it reaches.
   const listed = (Array.isArray(body.groups) ? body.groups.length : 0) + (Array.isArray(body.admins) ? body.admins.length : 0);
-  const numbers = recipients?.count ?? (body.number !== undefined || body.admin !== undefined ? 1 : 0);
+  const numbers = recipients?.entries.length ?? (body.number !== undefined || body.admin !== undefined ? 1 : 0);
   return {
     operation,
     method: 'POST',
@@ -320,7 +306,7 @@ function addRecipients(
 ): { recipients?: Recipients; rejected: RejectedRecipient[]; transactionalVariables?: Record<string, unknown> } {
   if (shape.promotional) {
     const recipients = promotionalRecipients(f.number, shape.simple);
-    if (recipients?.count) body.number = recipients.wire;
+    if (recipients?.entries.length) body.number = recipients.wire;
     if (shape.simple) {
       for (const key of ['groups', 'admins'] as const) if (f[key] !== undefined) throw invalidRequest(`${key} exists in the advanced API only`);
     } else {
@@ -336,7 +322,7 @@ function addRecipients(
   let rejected: RejectedRecipient[] = [];
   if (number !== undefined && !isPhoneNumber(number)) rejected = [impossibleNumber(0, number)];
   else if (number !== undefined) body.number = normalizeNumber(number);
-  if (f.admin !== undefined) body.admin = typeof f.admin === 'string' && /^\d+$/.test(f.admin) ? Number(f.admin) : f.admin;
+  if (f.admin !== undefined) body.admin = digitsAsNumber(f.admin);
   if (f.variables !== undefined && shape.simple) throw invalidRequest('variables exist in the advanced API only');
   return { rejected, transactionalVariables: isPlainObject(f.variables) ? f.variables : undefined };
 }
@@ -354,10 +340,9 @@ function addSmsSettings(shape: Shape, f: SendFields, body: Body, channel: Channe
   }
   if (unicode) body.unicode = true;
   if (f.flash !== undefined && parseBoolean('flash', f.flash)) body.flash = true;
-  const sender = resolveSender(f.sender_id, f.sender_id_value);
-  const senderId = parseSender(sender.senderId);
-  if (senderId !== undefined) body.sender_id = senderId;
-  if (sender.value !== undefined) body.sender_id_value = typeof sender.value === 'number' ? String(sender.value) : sender.value;
+  const sender = wireSender(f.sender_id, f.sender_id_value);
+  if (sender.id !== undefined) body.sender_id = sender.id;
+  if (sender.value !== undefined) body.sender_id_value = sender.value;
   return channel;
 }
 
@@ -380,7 +365,7 @@ function requireText(shape: Shape, text: string | undefined, channel: Channel | 
   const channelTexts = channel ? Object.values(channel).every((c) => !isAbsent(c.text)) : false;
   if (text !== undefined || channelTexts) return;
   if (!shape.promotional) throw invalidRequest(shape.v2 ? 'text is required (or a text in every channel)' : 'text is required', { key: 'no-text' });
-  const needsTop = shape.simple || body.groups !== undefined || body.admins !== undefined || (recipients?.withoutText ?? 0) > 0;
+  const needsTop = shape.simple || body.groups !== undefined || body.admins !== undefined || recipients?.entries.some((e) => e.text === undefined);
   if (needsTop) throw invalidRequest('text is required when number holds plain numbers or groups or admins are used', { key: 'no-text' });
 }
 
@@ -406,7 +391,7 @@ function checkLength(field: string, text: string, unicode: boolean): void {
 
 function findMissingVariables(
   text: string | undefined,
-  channel: Record<string, Record<string, unknown>> | undefined,
+  channel: Channel | undefined,
   recipients: Recipients | undefined,
   transactionalVariables: Record<string, unknown> | undefined,
 ): string[] {
@@ -415,26 +400,16 @@ function findMissingVariables(
   // The usual alert: one number, a text without placeholders; nothing to look for.
   if (!recipients && sharedNames.length === 0) return [];
   const missing = new Set<string>();
-  if (!recipients) {
-    for (const name of sharedNames) if (!hasVariable(transactionalVariables, name)) missing.add(name);
-    return [...missing];
-  }
-  for (const entry of recipients.entries) {
+  for (const entry of recipients?.entries ?? [{ variables: transactionalVariables }]) {
     const names = entry.text !== undefined ? placeholders(entry.text) : sharedNames;
-    for (const name of names) if (!hasVariable(entry.variables, name)) missing.add(name);
+    // Own keys only: an inherited `constructor` or `toString` is no variable.
+    for (const name of names) if (!(entry.variables && Object.hasOwn(entry.variables, name))) missing.add(name);
   }
   return [...missing];
 }
 
-/** Whether `variables` gives `name` itself (an inherited `constructor` or `toString` is no variable). */
-function hasVariable(variables: Record<string, unknown> | undefined, name: string): boolean {
-  return variables !== undefined && Object.prototype.hasOwnProperty.call(variables, name);
-}
-
-/** Builds and checks an info (balance) request. */
 export function prepareInfo(operation: Operation, account: AccountIdentity): PreparedRequest {
-  const problem = operationProblem(operation);
-  if (problem) throw invalidRequest(problem);
+  checkOperation(operation);
   // The credit's body takes no application_product.
   const body = credentialsBody(account, false);
   const invalid = validateBody(schemaKey('info', operation.api, operation.version), body);
@@ -454,6 +429,11 @@ export function prepareInfo(operation: Operation, account: AccountIdentity): Pre
   };
 }
 
+function checkOperation(operation: Operation): void {
+  const problem = operationProblem(operation);
+  if (problem) throw invalidRequest(problem);
+}
+
 export function serialise(operation: Operation, body: Record<string, unknown>): { payload?: string; contentType?: string; query?: string } {
   if (operation.encoding === 'json') return { payload: JSON.stringify(body), contentType: 'application/json' };
   const form = new URLSearchParams();
@@ -466,7 +446,7 @@ export function serialise(operation: Operation, body: Record<string, unknown>): 
 }
 
 /** The refusal of a text that is too long: the sentence, and `text too long (2000/612)` for the status. */
-export function textTooLong(field: string, measure: Pick<TextMeasure, 'characters'> & { limit?: number }): GatewayError {
+function textTooLong(field: string, measure: Pick<TextMeasure, 'characters'> & { limit?: number }): GatewayError {
   return invalidRequest(textLimitMessage(field, measure), {
     key: 'text-too-long',
     params: { characters: measure.characters, limit: measure.limit ?? TEXT_LIMIT_GSM7 },
