@@ -128,7 +128,7 @@ export class GatewayClient {
       applicationProduct: options.applicationProduct,
       defaultCountry: options.defaultCountry,
     };
-    this.#transport = new Transport({ url, timeout: this.timeout, connections: options.connections ?? DEFAULT_CONNECTIONS, proxy: options.proxy });
+    this.#transport = new Transport(url, this.timeout, options.connections ?? DEFAULT_CONNECTIONS, options.proxy);
   }
 
   /** Checks and serialises a send request without sending it (throws `invalid_request`). */

@@ -1,8 +1,4 @@
-/**
- * The client's transport: the dispatcher (one keep-alive pool to the gateway, or a proxy agent),
- * the requests on the wire (at most one per connection; the rest wait here, not in undici's queue),
- * and each answer read into one string. It knows nothing of retries or operations.
- */
+/** The client's transport (no retries, no operations): the pool or proxy agent, the requests on the wire, each answer read into one string. */
 import type { Dispatcher, Pool } from 'undici';
 import { onStop, type StopSignal } from './abort';
 import { Fifo } from './fifo';
@@ -40,39 +36,29 @@ export function bypassesProxy(host: string, noProxy: string[] | undefined): bool
 
 const PROXY_VARIABLES = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy'];
 
+type Headers = Record<string, string | string[] | undefined>;
+
 /** An answer as it came off the wire. */
-export interface RawAnswer {
+interface RawAnswer {
   status: number;
   text: string;
-  headers: Record<string, string | string[] | undefined>;
-}
-
-export interface TransportOptions {
-  /** The gateway's base URL (checked by the caller). */
-  url: URL;
-  /** Milliseconds for the wire: connect, answer headers, answer body. */
-  timeout: number;
-  connections: number;
-  proxy?: ProxySettings;
+  headers: Headers;
 }
 
 export class Transport {
   readonly #pool: Dispatcher;
   readonly #origin: string;
   readonly #basePath: string;
-  /**
-   * Requests on the wire, and those waiting for a connection (in this client, not in undici's
-   * queue: a request waiting there when it is withdrawn would cost a connection to leave).
-   */
+  /** Requests on the wire and those waiting for a connection: not in undici's queue, where a withdrawn one would cost a connection to leave. */
   readonly #wire: WireQueue;
 
-  constructor(options: TransportOptions) {
-    const { url, timeout } = options;
+  /** `url` checked by the caller; `timeout` in ms covers connect, answer headers and answer body. */
+  constructor(url: URL, timeout: number, connections: number, proxy: ProxySettings | undefined) {
     this.#origin = url.origin;
     this.#basePath = url.pathname.replace(/\/+$/, '');
-    this.#wire = new WireQueue(options.connections);
+    this.#wire = new WireQueue(connections);
     const poolOptions = {
-      connections: this.#wire.connections,
+      connections,
       pipelining: 1,
       keepAliveTimeout: 10_000,
       headersTimeout: timeout,
@@ -80,41 +66,24 @@ export class Transport {
       connect: { timeout },
       maxResponseSize: MAX_RESPONSE_BYTES,
     };
-    this.#pool = dispatcherFor(url, options.proxy, poolOptions);
+    this.#pool = dispatcherFor(url, proxy, poolOptions);
   }
 
-  /**
-   * One attempt: the request on the wire when a connection is free, its answer read. Unless its
-   * signal stopped (it fails as aborted) or it was withdrawn (it never reached the gateway).
-   */
+  /** One attempt, on the wire once a connection is free; fails as aborted when its signal stopped, withdrawn when withdrawn. */
   send(prepared: PreparedRequest, signal: StopSignal | undefined, withdraw: StopSignal | undefined): Promise<RawAnswer> {
     // A new object per request: a proxy agent adds the Host header to it.
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
     return new Promise<RawAnswer>((resolve, reject) => {
-      // The timeout covers the wire (connect, answer headers, answer body: the pool's own
-      // timeouts), not the wait for a free connection, so a burst behind one slow answer is not
-      // failed for it. undici's dispatch, not its request(): the answer is read into one string
-      // without a stream per request (streams and signals were most of the client's cost in a
-      // burst, in the benchmark's profile).
-      const wire = this.#wire;
+      // The pool's timeouts cover the wire, not the wait for a connection: a burst behind one slow
+      // answer is not failed for it. dispatch, not request(): no stream per request (streams and
+      // signals were most of the client's cost in a burst, in the benchmark's profile).
       const start = () =>
         this.#pool.dispatch(
           { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
-          new AnswerReader(
-            signal,
-            withdraw,
-            (status, text, headers) => {
-              wire.release();
-              resolve({ status, text, headers });
-            },
-            (error) => {
-              wire.release();
-              reject(error);
-            },
-          ),
+          new AnswerReader(signal, withdraw, this.#wire, resolve, reject),
         );
-      wire.enter({ start, reject, signal, withdraw });
+      this.#wire.enter({ start, reject, signal, withdraw });
     });
   }
 
@@ -125,10 +94,9 @@ export class Transport {
 }
 
 /**
- * An answer as the retry policy reads it: the JSON body (undefined when it is not JSON), redacted.
- * Every string of an answer is redacted before anything reads it: an error body always (it is
- * small, and a JSON escape could hide the token from a text search), a success when its text
- * holds the token.
+ * An answer as the retry policy reads it: the JSON body (undefined when it is not JSON), redacted
+ * before anything reads it: an error body always (a JSON escape could hide the token from a text
+ * search), a success when its text holds the token.
  */
 export function readAnswer(raw: RawAnswer, token: string): Answer {
   let body: unknown;
@@ -141,14 +109,9 @@ export function readAnswer(raw: RawAnswer, token: string): Answer {
   return { status: raw.status, body, retryAfter: parseRetryAfter(raw.headers['retry-after']) };
 }
 
-/**
- * The dispatcher for the gateway: a proxy agent when a proxy is set (and the gateway's host is
- * not on its no-proxy list), one that follows the environment's proxy variables when those are
- * set, else a plain pool. The proxy's credentials go in its Proxy-Authorization header only.
- */
-function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: Pool.Options & { connections: number }): Dispatcher {
-  // Loaded with the first client, not with the package: a Node-RED that has the package
-  // installed but no account deployed does not pay undici's load time and memory (the benchmark's unused-install cost).
+/** A proxy agent (its credentials in Proxy-Authorization only), one following the environment's proxy variables, or a plain pool. */
+function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: Pool.Options): Dispatcher {
+  // Loaded with the first client: an install with no account deployed does not pay undici's load (the benchmark's unused-install cost).
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { EnvHttpProxyAgent, Pool, ProxyAgent } = require('undici') as typeof import('undici');
   if (proxy?.url) {
@@ -161,32 +124,33 @@ function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: 
 }
 
 /**
- * Reads one answer for undici's dispatch: status, headers and the body as one string. The
- * caller's signal is listened to only while the request is on the wire.
+ * Reads one answer for undici's dispatch into one string, listening to the caller's signal only
+ * while on the wire, and frees its place on the wire when done.
  * Buys the bursts: undici's request() in its place read 0.64x of the floor (1 x 10,000) against 0.88x.
  */
 class AnswerReader implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] = [];
   #status = 0;
-  #headers: Record<string, string | string[] | undefined> = {};
+  #headers: Headers = {};
   #stopListening: (() => void) | undefined;
 
   constructor(
     private readonly signal: StopSignal | undefined,
-    /** Once it fired, the request is not written: its caller withdrew it while it waited for a connection. */
+    /** Once it fired, the request is not written: withdrawn while it waited for a connection. */
     private readonly withdraw: StopSignal | undefined,
-    private readonly answered: (status: number, text: string, headers: Record<string, string | string[] | undefined>) => void,
-    private readonly failed: (error: unknown) => void,
+    private readonly wire: WireQueue,
+    private readonly resolve: (answer: RawAnswer) => void,
+    private readonly reject: (error: unknown) => void,
   ) {}
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
     this.#stopListening?.();
-    if (this.signal?.aborted) return controller.abort(aborted());
-    if (this.withdraw?.aborted) return controller.abort(withdrawnAbort());
+    const stop = stopReason(this.signal, this.withdraw);
+    if (stop) return controller.abort(stop);
     this.#stopListening = onStop(this.signal, () => controller.abort(aborted()));
   }
 
-  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Record<string, string | string[] | undefined>): void {
+  onResponseStart(_controller: Dispatcher.DispatchController, statusCode: number, headers: Headers): void {
     // A 1xx answer comes before the real one: only the last counts.
     this.#status = statusCode;
     this.#headers = headers;
@@ -202,16 +166,22 @@ class AnswerReader implements Dispatcher.DispatchHandler {
     const chunks = this.#chunks;
     const text = chunks.length === 1 ? (chunks[0] as Buffer).toString('utf8') : Buffer.concat(chunks).toString('utf8');
     try {
-      this.answered(this.#status, text, this.#headers);
+      this.wire.release();
+      this.resolve({ status: this.#status, text, headers: this.#headers });
     } catch (error) {
       // Reading the answer must not throw into undici: the request fails instead.
-      this.failed(error);
+      this.#fail(error);
     }
   }
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.#stopListening?.();
-    this.failed(error);
+    this.#fail(error);
+  }
+
+  #fail(error: unknown): void {
+    this.wire.release();
+    this.reject(error);
   }
 }
 
@@ -231,7 +201,7 @@ class WireQueue {
   #active = 0;
   readonly #waiting = new Fifo<WireWaiter>();
 
-  constructor(readonly connections: number) {}
+  constructor(private readonly connections: number) {}
 
   enter(waiter: WireWaiter): void {
     if (this.#active < this.connections && this.#waiting.size === 0) {
@@ -244,8 +214,8 @@ class WireQueue {
     this.#active--;
     while (this.#active < this.connections && this.#waiting.size > 0) {
       const waiter = this.#waiting.shift() as WireWaiter;
-      if (waiter.signal?.aborted) waiter.reject(aborted());
-      else if (waiter.withdraw?.aborted) waiter.reject(withdrawnAbort());
+      const stop = stopReason(waiter.signal, waiter.withdraw);
+      if (stop) waiter.reject(stop);
       else {
         this.#active++;
         waiter.start();
@@ -254,9 +224,11 @@ class WireQueue {
   }
 }
 
-/** What a request not yet on the wire ends with when it was withdrawn: read back as `withdrawnError()`. */
-function withdrawnAbort(): Error {
-  return Object.assign(new Error('withdrawn'), { code: WITHDRAWN_CODE });
+/** Why a request not yet on the wire does not go: its signal stopped, or it was withdrawn (read back as `withdrawnError()`). */
+function stopReason(signal: StopSignal | undefined, withdraw: StopSignal | undefined): Error | undefined {
+  if (signal?.aborted) return aborted();
+  if (withdraw?.aborted) return Object.assign(new Error('withdrawn'), { code: WITHDRAWN_CODE });
+  return undefined;
 }
 
 /** The error a request stopped by its signal ends with (undici's own code for it). */
