@@ -1,4 +1,4 @@
-/** The gateway client (no Node-RED import): each operation prepared, sent, its answer read, retried as the retry policy allows. */
+/** The gateway client (no Node-RED import): each operation prepared, sent, read, and retried as the policy allows. */
 import { AbortGroup, onStop, settledWithin, type StopSignal } from './abort';
 import { withdrawnError } from './withdrawn';
 import { baseUrlProblem } from './base-url';
@@ -23,7 +23,7 @@ export interface GatewayClientOptions extends AccountIdentity {
   /** Longest wait between attempts in ms (also caps a Retry-After). */
   retryMaxDelay?: number;
   connections?: number;
-  /** An HTTP proxy (Node-RED's `http proxy` node); without it, `HTTP(S)_PROXY` / `NO_PROXY` as Node-RED's `http request` reads them. */
+  /** Node-RED's `http proxy` node; without it, `HTTP(S)_PROXY` and `NO_PROXY` as core `http request` reads them. */
   proxy?: ProxySettings;
 }
 
@@ -87,7 +87,7 @@ export interface SendPolicy {
   giveUp?: GiveUp;
   /** Extra attempts after the first, instead of the client's (a caller that keeps failed requests itself makes none). */
   retries?: number;
-  /** Withdraws the request wherever it waits (a connection, a backoff): `withdrawnError()`, or its failure stands. */
+  /** Withdraws the request wherever it waits (a connection, a backoff): it ends with `withdrawnError()`. */
   withdraw?: StopSignal;
 }
 
@@ -208,7 +208,7 @@ export class GatewayClient {
     return data as BalanceRecord;
   }
 
-  /** One call to the other endpoints (endpoints.ts): the answer's `data` as given (a wrong OTP code is `{verified: false}`, no error). */
+  /** One call to the other endpoints: the answer's `data` (a wrong OTP code is `{verified: false}`, no error). */
   async call(
     name: EndpointName,
     fields: Record<string, unknown>,
@@ -231,7 +231,7 @@ export class GatewayClient {
     return task;
   }
 
-  /** Attempt number `attempt`. No combined signal per request: closing the client destroys the pool, which ends its requests. */
+  /** Attempt number `attempt`. No combined signal per request: closing destroys the pool, ending its requests. */
   #try(job: Job, attempt: number): Promise<Answer> {
     const { prepared, signal } = job;
     return this.#transport.send(prepared, signal, job.policy?.withdraw).then(
@@ -287,7 +287,7 @@ export class GatewayClient {
     }
   }
 
-  /** Stops the client: no new request starts; those in flight get `grace` ms, then are aborted; then the sockets close. */
+  /** No new request starts; those in flight get `grace` ms, then are aborted; then the sockets close. */
   async close(grace = this.timeout): Promise<void> {
     await settledWithin(this.#inFlight, grace);
     this.#closing.abort();
@@ -304,7 +304,7 @@ interface Job {
   policy: SendPolicy | undefined;
 }
 
-/** The answer with the recipients the checks rejected at their places, counted as errors: one record per recipient given. */
+/** The answer with the recipients the checks rejected at their places, as errors: a record per recipient. */
 function withRejected(result: PromotionalResult, prepared: PreparedRequest): PromotionalResult {
   if (!prepared.rejected.length) return result;
   const response = [...result.response];

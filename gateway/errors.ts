@@ -1,7 +1,4 @@
-/**
- * The one error type of the client. `code` is the error type (the gateway's own where it gave
- * one, else the client's), so that Node-RED hands it to a Catch node as `msg.error.code`.
- */
+/** The one error type of the client, and the sentences and status words of each type. */
 
 /** One wording for a wrong id or token, wherever it shows: what happened and what to do. */
 export const WRONG_CREDENTIALS =
@@ -38,10 +35,7 @@ const GATEWAY_SENTENCES: Record<string, string> = {
 /** Gateway types that a repeat of the same request cannot fix. */
 const NEVER_RETRY = new Set(['unknown_identity', 'authentication_failed', 'low_credit', 'banned', 'invalid_request']);
 
-/**
- * What a node's status says of an error, in a few words: a catalog key (`brief.<key>`) and its
- * parameters. The sentence stays in the error; the status names the problem.
- */
+/** A node's status for an error: a catalog key (`brief.<key>`) and its parameters. */
 export interface ErrorBrief {
   key: string;
   params?: Record<string, string | number>;
@@ -63,12 +57,8 @@ export class GatewayError extends Error {
   readonly status: number | undefined;
   readonly detail: string | null;
   readonly retryable: boolean;
-  /** The status's few words; `briefOf` derives them where the error was made without. */
   readonly brief: ErrorBrief;
-  /**
-   * Whether the request may have reached the gateway before it failed (set by the client on the
-   * error a send ends with): sending it again could send it twice unless duplicates are checked.
-   */
+  /** Set by the client: the request may have reached the gateway (so a resend could send it twice). */
   mayHaveReached: boolean | undefined;
 
   constructor(init: GatewayErrorInit) {
@@ -139,10 +129,8 @@ export function briefOf(type: string, message: string): ErrorBrief {
 }
 
 /**
- * A cause a person can read in the debug sidebar and the log, as one line: its message and code
- * (`connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)`), and nothing else the low-level error held
- * (no request options, no body). Node-RED prints a cause with `cause + ""`, which makes
- * `[object Object]` of undici's errors.
+ * A cause as one line: its message and code (`connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)`),
+ * no request options or body. Node-RED prints `cause + ""`: `[object Object]` for undici's errors.
  */
 function readableCause(cause: unknown): string {
   if (typeof cause !== 'object' || cause === null) return String(cause);
@@ -161,10 +149,7 @@ export function typeSentence(type: string): string {
   return GATEWAY_SENTENCES[type] ?? 'The gateway refused the request';
 }
 
-/**
- * Builds the error for an answer whose body carried `error` (both versions' shapes). The body's
- * strings must have been redacted already (see `redactAnswer`).
- */
+/** The error for an answer whose body carried `error` (both versions), its strings redacted. */
 export function gatewayAnswerError(status: number, body: { type?: unknown; error?: unknown; code?: unknown; detail?: unknown }): GatewayError {
   // 2.0: type is the identifier and error the description; 1.0: error is the identifier.
   const type =
@@ -192,10 +177,7 @@ export function redact(text: string, secret: string | undefined): string {
   return text.split(secret).join('***');
 }
 
-/**
- * Removes a secret from every string of a parsed answer, keys included, however deep: whatever
- * a gateway (or a proxy in between) echoes reaches no msg, error, status or log.
- */
+/** Removes a secret from every string of a parsed answer, keys included, however deep. */
 export function redactAnswer<T>(value: T, secret: string | undefined): T {
   if (!secret) return value;
   if (typeof value === 'string') return redact(value, secret) as T;

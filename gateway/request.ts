@@ -1,4 +1,4 @@
-/** A send request's fields (the reference's names) into one operation's wire body: normalised, checked, serialised. */
+/** A send request's fields (the reference's names) into an operation's wire body, normalised and checked. */
 import { CHANNELS } from './channels';
 import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
 import { credentialsBody, impossibleNumber, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
@@ -61,7 +61,7 @@ function parseIds(field: string, value: unknown): unknown {
 /** A digit string as an integer (an id). */
 const digitsAsNumber = (value: unknown): unknown => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 
-/** The sender as the wire takes it: the editor's profile-id choice resolved, a profile id as an integer, a value as a string. */
+/** The sender as the wire takes it: the profile-id choice resolved, an id an integer, a value a string. */
 function wireSender(senderId: unknown, value: unknown): { id: unknown; value: unknown } {
   const sender = resolveSender(senderId, value);
   return {

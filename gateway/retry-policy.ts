@@ -1,7 +1,6 @@
 /**
  * The retry policy, as pure functions: what an answer or a transport error stands for (a success,
- * or a failure that may or may not have reached the gateway), whether another attempt is safe, how
- * long to wait before it, and what a Retry-After header asks for. The client (client.ts) runs it.
+ * or a failure that may have reached the gateway), whether another attempt is safe, how long to wait.
  */
 import { GatewayError, gatewayAnswerError } from './errors';
 import { WITHDRAWN_CODE, withdrawnError } from './withdrawn';
@@ -21,19 +20,17 @@ export interface Failure {
   retryAfter?: number;
 }
 
-export interface BackoffSettings {
-  /** First delay, ms; it doubles with each attempt. */
-  retryDelay: number;
-  /** The longest wait, ms (it also caps a Retry-After). */
-  retryMaxDelay: number;
-}
-
 /**
- * The wait before the attempt after attempt number `attempt` (1 for the first): what the
- * gateway's Retry-After asked for (capped), else exponential backoff with "equal jitter": at least
- * half the ceiling, so attempts spread out but never hammer. `random` is Math.random's range.
+ * The wait after attempt number `attempt` (1 for the first): the gateway's Retry-After (capped),
+ * else exponential backoff from `retryDelay` with "equal jitter": at least half the ceiling, so
+ * attempts spread out but never hammer. `random` is Math.random's range.
  */
-export function backoffDelay(attempt: number, retryAfter: number | undefined, settings: BackoffSettings, random: number = Math.random()): number {
+export function backoffDelay(
+  attempt: number,
+  retryAfter: number | undefined,
+  settings: { retryDelay: number; retryMaxDelay: number },
+  random: number = Math.random(),
+): number {
   if (retryAfter !== undefined) return Math.min(retryAfter, settings.retryMaxDelay);
   const ceiling = Math.min(settings.retryMaxDelay, settings.retryDelay * 2 ** (attempt - 1));
   return Math.round(ceiling / 2 + random * (ceiling / 2));
@@ -79,60 +76,34 @@ export function classifyAnswer(prepared: Pick<PreparedRequest, 'operation'>, ans
   return { error: badResponse(status, body === undefined ? 'a body that is not JSON' : 'JSON without data or error'), reached, retryAfter: answer.retryAfter };
 }
 
-/** What the transport's error stands for, with what the client knows around it. */
-export interface TransportContext {
-  /** The caller's signal stopped the request. */
-  stopped: boolean;
-  /** The client is closing. */
-  closing: boolean;
-  baseUrl: string;
-  timeout: number;
-}
-
-/** The failure a transport error stands for: what it is called, and whether the gateway may have got the request. */
-export function transportFailure(error: unknown, context: TransportContext): Failure {
+/**
+ * The failure a transport error stands for, and whether the gateway may have got the request.
+ * `stopped`: the caller's signal stopped it; `closing`: the client is closing.
+ */
+export function transportFailure(error: unknown, context: { stopped: boolean; closing: boolean; baseUrl: string; timeout: number }): Failure {
   if (error instanceof GatewayError) return { error, reached: true };
   const code = (error as { code?: string })?.code ?? '';
   const name = (error as { name?: string })?.name ?? '';
+  const failure = (type: string, message: string, reached: boolean): Failure => ({
+    error: new GatewayError({ type, retryable: true, message, cause: error }),
+    reached,
+  });
   if (code === WITHDRAWN_CODE) return { error: withdrawnError(), reached: false };
   if (context.closing || code === 'UND_ERR_DESTROYED') return { error: closedError(), reached: true };
   if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
-    return {
-      error: new GatewayError({
-        type: 'timeout',
-        retryable: true,
-        message: `No answer from the gateway at ${context.baseUrl} within ${context.timeout} ms`,
-        cause: error,
-      }),
-      // A connect timeout means nothing was sent.
-      reached: code !== 'UND_ERR_CONNECT_TIMEOUT',
-    };
+    // A connect timeout means nothing was sent.
+    const message = `No answer from the gateway at ${context.baseUrl} within ${context.timeout} ms`;
+    return failure('timeout', message, code !== 'UND_ERR_CONNECT_TIMEOUT');
   }
   if (context.stopped) return { error: closedError(), reached: true };
   // A proxy that would not open the tunnel: nothing reached the gateway.
   const proxyRefusal = code === 'UND_ERR_ABORTED' ? /^Proxy response \((\d+)\)/.exec((error as Error).message ?? '') : null;
-  if (proxyRefusal) {
-    return {
-      error: new GatewayError({
-        type: 'network',
-        retryable: true,
-        message: `The proxy would not connect to the gateway at ${context.baseUrl} (HTTP ${proxyRefusal[1]} from the proxy)`,
-        cause: error,
-      }),
-      reached: false,
-    };
-  }
+  if (proxyRefusal)
+    return failure('network', `The proxy would not connect to the gateway at ${context.baseUrl} (HTTP ${proxyRefusal[1]} from the proxy)`, false);
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return { error: badResponse(200, 'an answer larger than 64 MB'), reached: true };
   const notSent = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code);
-  return {
-    error: new GatewayError({
-      type: 'network',
-      retryable: true,
-      message: `Could not reach the gateway at ${context.baseUrl}${code ? ` (${code})` : ''}${notSent ? '' : '; the connection broke before an answer'}`,
-      cause: error,
-    }),
-    reached: !notSent,
-  };
+  const broke = notSent ? '' : '; the connection broke before an answer';
+  return failure('network', `Could not reach the gateway at ${context.baseUrl}${code ? ` (${code})` : ''}${broke}`, !notSent);
 }
 
 /** An answer that is not the documented JSON; worth another attempt when the status says the gateway was busy. */

@@ -1,4 +1,4 @@
-/** The client's transport (no retries, no operations): the pool or proxy agent, the requests on the wire, each answer read into one string. */
+/** The client's transport (no retries, no operations): the pool or proxy agent, the wire, the answers read. */
 import type { Dispatcher, Pool } from 'undici';
 import { onStop, type StopSignal } from './abort';
 import { Fifo } from './fifo';
@@ -49,7 +49,7 @@ export class Transport {
   readonly #pool: Dispatcher;
   readonly #origin: string;
   readonly #basePath: string;
-  /** Requests on the wire and those waiting for a connection: not in undici's queue, where a withdrawn one would cost a connection to leave. */
+  /** Requests waiting for a connection wait here: in undici's queue a withdrawn one costs a connection. */
   readonly #wire: WireQueue;
 
   /** `url` checked by the caller; `timeout` in ms covers connect, answer headers and answer body. */
@@ -69,7 +69,7 @@ export class Transport {
     this.#pool = dispatcherFor(url, proxy, poolOptions);
   }
 
-  /** One attempt, on the wire once a connection is free; fails as aborted when its signal stopped, withdrawn when withdrawn. */
+  /** One attempt, on the wire once a connection is free (or aborted, or withdrawn, before). */
   send(prepared: PreparedRequest, signal: StopSignal | undefined, withdraw: StopSignal | undefined): Promise<RawAnswer> {
     // A new object per request: a proxy agent adds the Host header to it.
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
@@ -109,9 +109,9 @@ export function readAnswer(raw: RawAnswer, token: string): Answer {
   return { status: raw.status, body, retryAfter: parseRetryAfter(raw.headers['retry-after']) };
 }
 
-/** A proxy agent (its credentials in Proxy-Authorization only), one following the environment's proxy variables, or a plain pool. */
+/** A proxy agent (its credentials in Proxy-Authorization only), one reading the environment, or a pool. */
 function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: Pool.Options): Dispatcher {
-  // Loaded with the first client: an install with no account deployed does not pay undici's load (the benchmark's unused-install cost).
+  // Loaded with the first client, not the package: the benchmark's unused-install cost.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { EnvHttpProxyAgent, Pool, ProxyAgent } = require('undici') as typeof import('undici');
   if (proxy?.url) {
@@ -224,7 +224,7 @@ class WireQueue {
   }
 }
 
-/** Why a request not yet on the wire does not go: its signal stopped, or it was withdrawn (read back as `withdrawnError()`). */
+/** Why a request not yet on the wire does not go: its signal stopped, or it was withdrawn. */
 function stopReason(signal: StopSignal | undefined, withdraw: StopSignal | undefined): Error | undefined {
   if (signal?.aborted) return aborted();
   if (withdraw?.aborted) return Object.assign(new Error('withdrawn'), { code: WITHDRAWN_CODE });
