@@ -1,7 +1,4 @@
-/**
- * The operations of the reference: which class, API family, version, method and body encoding
- * exist, and the path each one is posted to. One place decides what exists.
- */
+/** The operations of the reference (class, API family, version, method, encoding) and their paths: what exists. */
 export type SendKind = 'promotional' | 'transactional';
 export type OperationKind = SendKind | 'info';
 export type ApiFamily = 'advanced' | 'simple';
@@ -27,12 +24,9 @@ export const VERSIONS: Record<OperationKind, Record<ApiFamily, readonly ApiVersi
   info: { advanced: ['1.0'], simple: ['1.0'] },
 };
 
-/** Methods and encodings per class and family. The advanced API takes JSON only. */
-export const ENCODINGS: Record<OperationKind, Record<ApiFamily, readonly `${HttpMethod} ${BodyEncoding}`[]>> = {
-  promotional: { advanced: ['POST json'], simple: ['POST json', 'POST form'] },
-  transactional: { advanced: ['POST json'], simple: ['POST json', 'POST form'] },
-  info: { advanced: ['POST json'], simple: ['GET query', 'POST json', 'POST form'] },
-};
+/** Methods and encodings per family (the credit's simple API adds a GET). The advanced API takes JSON only. */
+const SEND_ENCODINGS: Record<ApiFamily, readonly string[]> = { advanced: ['POST json'], simple: ['POST json', 'POST form'] };
+const INFO_ENCODINGS: Record<ApiFamily, readonly string[]> = { advanced: ['POST json'], simple: ['GET query', 'POST json', 'POST form'] };
 
 /**
  * The send operation asked for: the advanced API unless simple, the version given or else the
@@ -57,7 +51,8 @@ export function operationProblem(op: Operation): string | undefined {
     return `version ${op.version} does not exist for the ${op.api} ${op.kind} API (it offers ${versions.join(', ')})`;
   }
   // The 2.0 simple transactional path takes the advanced 2.0 body, so JSON only.
-  const allowed = op.kind === 'transactional' && op.api === 'simple' && op.version === '2.0' ? ['POST json'] : ENCODINGS[op.kind][op.api];
+  const allowed =
+    op.kind === 'transactional' && op.api === 'simple' && op.version === '2.0' ? ['POST json'] : (op.kind === 'info' ? INFO_ENCODINGS : SEND_ENCODINGS)[op.api];
   if (!allowed.includes(`${op.method} ${op.encoding}`)) {
     return `${op.method} with a ${op.encoding} body is not offered by the ${op.api} ${op.kind} API (it takes ${allowed.join(', ')})`;
   }
@@ -70,11 +65,7 @@ export function bodyShape(op: Operation): { api: ApiFamily; version: ApiVersion 
   return { api: op.api, version: op.version };
 }
 
-/**
- * The gateway's endpoints besides sending and the credit (the vendor's API pages for each): one-time
- * passwords, the number check, the blacklist and the address book; where each is posted and
- * whether it only reads. The bodies' schemas are in schemas.ts.
- */
+/** The other endpoints (the vendor's API pages: one-time passwords, number check, blacklist, address book). */
 export interface Endpoint {
   path: string;
   /**
@@ -106,7 +97,6 @@ export const ENDPOINTS = {
 
 export type EndpointName = keyof typeof ENDPOINTS;
 
-/** What a prepared endpoint call is, beside the send operations. */
 export interface EndpointOperation {
   kind: 'endpoint';
   name: EndpointName;

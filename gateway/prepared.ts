@@ -1,8 +1,4 @@
-/**
- * A request as the client sends it, prepared and checked (request.ts for sends and the credit,
- * endpoints.ts for the other endpoints, resend.ts for the outbox), and the one place that writes
- * the account's credentials into a body.
- */
+/** A request as the client sends it, prepared and checked, and the one place that writes the credentials into a body. */
 import type { EndpointOperation, Operation } from './operations';
 
 export interface AccountIdentity {
@@ -14,7 +10,6 @@ export interface AccountIdentity {
 }
 
 export interface PreparedRequest {
-  /** A send or info operation, or one of the other endpoints (gateway/endpoints.ts). */
   operation: Operation | EndpointOperation;
   method: 'GET' | 'POST';
   /** Path relative to the base URL, with the query for a GET. */
@@ -28,10 +23,7 @@ export interface PreparedRequest {
   duplicatesChecked: boolean;
   /** `<name>` placeholders that some recipient has no variable for. */
   missingVariables: string[];
-  /**
-   * Recipients the checks found impossible (`12ab`, too short, too long): answered here as the
-   * gateway answers an invalid number, at their place among the numbers given.
-   */
+  /** Recipients the checks found impossible (`12ab`, too short, too long): answered here as the gateway would. */
   rejected: RejectedRecipient[];
   /** No recipient is left to send to: no request is made, the rejected ones are the answer. */
   nothingToSend: boolean;
@@ -53,10 +45,7 @@ export function impossibleNumber(at: number, given: string | number): RejectedRe
   return { at, record: { status: 'error', code: INVALID_NUMBER_CODE, type: 'invalid_phone_number', error: 'Invalid phone number', number: String(given) } };
 }
 
-/**
- * The credentials part of a body: the application's id and token (and product, where the request
- * takes one). Written here only; a field of these names from a msg is refused by each request's checks.
- */
+/** The credentials part of a body (a field of these names from a msg is refused by each request's checks). */
 export function credentialsBody(account: AccountIdentity, withProduct = true): Record<string, unknown> {
   const body: Record<string, unknown> = { application_id: account.applicationId, application_token: account.applicationToken };
   if (withProduct && account.applicationProduct) body.application_product = account.applicationProduct;
@@ -66,10 +55,7 @@ export function credentialsBody(account: AccountIdentity, withProduct = true): R
 /** The keys `credentialsBody` writes. */
 export const CREDENTIAL_KEYS = ['application_id', 'application_token', 'application_product'] as const;
 
-/**
- * An object as a msg or a JSON answer carries one: not null, an array, a Date or bytes (a Buffer).
- * The client and the nodes use this one; the simulator keeps its own (it is the test oracle).
- */
+/** An object as a msg or a JSON answer carries one: not null, an array, a Date or bytes (a Buffer). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date) && !(value instanceof Uint8Array);
 }

@@ -11,10 +11,10 @@ export function normalizeNumber(raw: string | number): string {
 /** A number as the gateway takes it, once normalized: 3 to 20 digits (the schemas' one rule). */
 export const PHONE_DIGITS = '^[0-9]{3,20}$';
 
-/** Whether a number as a user writes it (`+420 777 123 456`) is one the gateway can take. */
-/** Built once (no `g` flag, so `test` keeps no state between numbers). */
+/** No `g` flag, so `test` keeps no state between numbers. */
 const PHONE = new RegExp(PHONE_DIGITS);
 
+/** Whether a number as a user writes it (`+420 777 123 456`) is one the gateway can take. */
 export function isPhoneNumber(raw: string | number): boolean {
   return PHONE.test(normalizeNumber(raw));
 }
@@ -27,11 +27,6 @@ export function splitNumbers(text: string): string[] {
     .filter((n) => n !== '');
 }
 
-/**
- * A schedule as the reference shows it: a unix timestamp (as a string) or an ISO 8601 date-time.
- * Takes a Date, milliseconds or seconds since the epoch (a number or a string of digits), or an
- * ISO 8601 string (kept as written, so its offset stays). Returns undefined when it is none.
- */
 /** The last instant a JavaScript Date can hold (the year 275760). */
 const LAST_DATE_MS = 8.64e15;
 
@@ -43,6 +38,10 @@ export function scheduleMs(schedule: unknown): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
+/**
+ * A schedule as the reference shows it (unix seconds as a string, or ISO 8601 kept as written, so
+ * its offset stays) from a Date, seconds or milliseconds, or ISO 8601; undefined when it is none.
+ */
 export function normalizeSchedule(value: unknown): string | undefined {
   if (value instanceof Date) {
     const ms = value.getTime();

@@ -1,7 +1,6 @@
 /**
- * The JSON schema of every wire body, per operation and version: the one place that says which
- * field each body takes and of what shape. Plain data, so the editor reads it too (which fields
- * to show); `validate.ts` compiles it with ajv for the runtime.
+ * The JSON schema of every wire body, per operation and version: plain data, so the editor reads
+ * it too (which fields to show); the build compiles it with ajv (validate.ts).
  * A `rule` annotation is the sentence a failure reports after the field's name.
  */
 import { SENDER_TYPES, SENDER_VALUE_KIND } from './senders';
@@ -14,6 +13,7 @@ type Schema = Record<string, unknown>;
 const PHONE_RULE = 'must be a phone number: 3 to 20 digits once spaces, dashes, dots, brackets and a leading + or 00 are removed';
 const phone: Schema = { type: 'string', pattern: PHONE_DIGITS, rule: PHONE_RULE };
 const text: Schema = { type: 'string', minLength: 1, rule: 'must be a non-empty string' };
+const aString: Schema = { type: 'string', rule: 'must be a string' };
 const variables: Schema = {
   type: 'object',
   additionalProperties: { type: ['string', 'number'], rule: 'must be a string or a number' },
@@ -28,6 +28,7 @@ const ids: Schema = {
 const country: Schema = { type: 'string', pattern: '^[A-Za-z]{2}$', rule: 'must be a two-letter ISO 3166-1 country code such as CZ or GB' };
 const schedule: Schema = { type: 'string', minLength: 1, rule: 'must be a unix timestamp or an ISO 8601 date-time' };
 const flag: Schema = { type: 'boolean', rule: 'must be true or false' };
+const onOff: Schema = { enum: ['on', 'off'], rule: 'must be on or off' };
 /** A number of seconds: a channel's expiration (then the next channel is tried), an OTP's validity. */
 const seconds: Schema = { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' };
 const credentials: Schema = {
@@ -35,6 +36,17 @@ const credentials: Schema = {
   application_token: { type: 'string', minLength: 1, rule: 'is required (set it in the account)' },
   application_product: { type: 'string' },
 };
+
+/** Adds the credentials to a body's fields and to its required ones. */
+function body(properties: Schema, required: string[] = [], extra: Schema = {}): Schema {
+  return {
+    type: 'object',
+    additionalProperties: false,
+    required: ['application_id', 'application_token', ...required],
+    properties: { ...credentials, ...properties },
+    ...extra,
+  };
+}
 
 function sender(version: ApiVersion): Schema {
   return {
@@ -140,7 +152,7 @@ function channel(kind: OperationKind): Schema {
         additionalProperties: false,
         properties: {
           text,
-          sender: { type: 'string', rule: 'must be a string' },
+          sender: aString,
           expiration: seconds,
           button,
         },
@@ -168,20 +180,13 @@ const recipientEntry: Schema = {
   rule: 'must be a phone number or an object {number, text, variables}',
 };
 
-function body(properties: Schema, extra: Schema = {}): Schema {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    required: ['application_id', 'application_token'],
-    properties: { ...credentials, ...properties },
-    ...extra,
-  };
-}
-
 const oneRecipientSource: Schema = {
   anyOf: [{ required: ['number'] }, { required: ['groups'] }, { required: ['admins'] }],
   rule: 'one of number, groups, admins is required',
 };
+
+/** The SMS settings at top level in version 1.0. */
+const sms1 = { unicode: flag, flash: flag, ...sender('1.0') };
 
 /** What both advanced promotional versions take, before and after their SMS settings (in this order). */
 const promotionalRecipients = {
@@ -200,11 +205,10 @@ export const SCHEMAS: Record<string, Schema> = {
   'promotional advanced 1.0': body(
     {
       ...promotionalRecipients,
-      unicode: flag,
-      flash: flag,
-      ...sender('1.0'),
+      ...sms1,
       ...promotionalDelivery,
     },
+    [],
     { allOf: [oneRecipientSource, senderValueRequired('1.0')] },
   ),
   'promotional advanced 2.0': body(
@@ -213,19 +217,19 @@ export const SCHEMAS: Record<string, Schema> = {
       channel: channel('promotional'),
       ...promotionalDelivery,
     },
+    [],
     { allOf: [oneRecipientSource] },
   ),
   'promotional simple 1.0': body(
     {
       number: { type: 'string', pattern: '^[0-9]{3,20}(;[0-9]{3,20})*$', rule: 'must be phone numbers separated by ;' },
       text,
-      unicode: flag,
-      flash: flag,
-      ...sender('1.0'),
+      ...sms1,
       country,
       schedule,
     },
-    { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired('1.0')] },
+    ['number', 'text'],
+    { allOf: [senderValueRequired('1.0')] },
   ),
   'transactional advanced 1.0': body(
     {
@@ -233,17 +237,13 @@ export const SCHEMAS: Record<string, Schema> = {
       admin: { type: 'integer', minimum: 0, rule: 'must be an integer administrator id' },
       text,
       variables,
-      unicode: flag,
-      flash: flag,
-      ...sender('1.0'),
+      ...sms1,
       country,
       schedule,
-      duplicates_check: { enum: ['on', 'off'], rule: 'must be on or off' },
+      duplicates_check: onOff,
     },
-    {
-      required: ['application_id', 'application_token', 'text'],
-      allOf: [{ anyOf: [{ required: ['number'] }, { required: ['admin'] }], rule: 'number or admin is required' }, senderValueRequired('1.0')],
-    },
+    ['text'],
+    { allOf: [{ anyOf: [{ required: ['number'] }, { required: ['admin'] }], rule: 'number or admin is required' }, senderValueRequired('1.0')] },
   ),
   'transactional advanced 2.0': body(
     {
@@ -253,20 +253,19 @@ export const SCHEMAS: Record<string, Schema> = {
       channel: channel('transactional'),
       country,
       schedule,
-      duplicates_check: { enum: ['on', 'off'], rule: 'must be on or off' },
+      duplicates_check: onOff,
     },
-    { required: ['application_id', 'application_token', 'number'] },
+    ['number'],
   ),
   'transactional simple 1.0': body(
     {
       number: phone,
       text,
-      unicode: flag,
-      flash: flag,
-      ...sender('1.0'),
+      ...sms1,
       country,
     },
-    { required: ['application_id', 'application_token', 'number', 'text'], allOf: [senderValueRequired('1.0')] },
+    ['number', 'text'],
+    { allOf: [senderValueRequired('1.0')] },
   ),
   'info advanced 1.0': body({}),
   'info simple 1.0': body({}),
@@ -303,7 +302,6 @@ const otpChannel: Schema = {
     sms: { type: 'object', additionalProperties: false, properties: sender('2.0'), ...senderValueRequired('2.0') },
   },
 };
-const contactText: Schema = { type: 'string', rule: 'must be a string' };
 /** The address book's contact, in the pages' field names. */
 const contact: Schema = {
   type: 'object',
@@ -334,13 +332,12 @@ const contact: Schema = {
         'company_vat',
         'note',
         ...Array.from({ length: 10 }, (_, i) => `custom_field_${i}`),
-      ].map((name) => [name, contactText]),
+      ].map((name) => [name, aString]),
     ),
   },
 };
-const contactGroups = { groups: ids, group_name: { type: 'string', minLength: 1, rule: 'must be a non-empty string' } };
-const byPhoneNumber = (extra: Schema = {}) =>
-  body({ phone_number: phone, ...extra }, { required: ['application_id', 'application_token', 'phone_number', ...Object.keys(extra)] });
+const contactGroups = { groups: ids, group_name: text };
+const byPhoneNumber = (extra: Schema = {}) => body({ phone_number: phone, ...extra }, ['phone_number', ...Object.keys(extra)]);
 
 export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
   'otp send': body(
@@ -362,13 +359,10 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
       expiration: seconds,
       channel: otpChannel,
     },
-    { required: ['application_id', 'application_token', 'number', 'request_quota_identification'] },
+    ['number', 'request_quota_identification'],
   ),
-  'otp resend': body({ id: otpId }, { required: ['application_id', 'application_token', 'id'] }),
-  'otp verify': body(
-    { id: otpId, code: { type: 'string', minLength: 1, rule: 'must be the code the person typed (a non-empty string)' } },
-    { required: ['application_id', 'application_token', 'id', 'code'] },
-  ),
+  'otp resend': body({ id: otpId }, ['id']),
+  'otp verify': body({ id: otpId, code: { type: 'string', minLength: 1, rule: 'must be the code the person typed (a non-empty string)' } }, ['id', 'code']),
   'number-check': body(
     {
       numbers: {
@@ -383,33 +377,29 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
         rule: 'must be a list of phone numbers',
       },
     },
-    { required: ['application_id', 'application_token', 'numbers'] },
+    ['numbers'],
   ),
-  'black-list check': body(
-    { numbers: phones, wallet, route: { enum: ['promotional', 'transactional'], rule: 'must be promotional or transactional' } },
-    { required: ['application_id', 'application_token', 'numbers'] },
-  ),
+  'black-list check': body({ numbers: phones, wallet, route: { enum: ['promotional', 'transactional'], rule: 'must be promotional or transactional' } }, [
+    'numbers',
+  ]),
   'black-list add': body(
     {
       numbers: phones,
       wallet,
       type: { enum: ['black-list', 'opt-out'], rule: 'must be black-list or opt-out' },
-      source_id: { type: 'string', minLength: 1, rule: 'must be a non-empty string' },
-      reason: { type: 'string', rule: 'must be a string' },
+      source_id: text,
+      reason: aString,
     },
-    { required: ['application_id', 'application_token', 'numbers'] },
+    ['numbers'],
   ),
-  'black-list remove': body(
-    { number: phone, source_id: { type: 'string', minLength: 1, rule: 'must be a non-empty string' }, wallet },
-    { oneOf: [{ required: ['number'] }, { required: ['source_id'] }], rule: 'give number or source_id, not both' },
-  ),
+  'black-list remove': body({ number: phone, source_id: text, wallet }, [], {
+    oneOf: [{ required: ['number'] }, { required: ['source_id'] }],
+    rule: 'give number or source_id, not both',
+  }),
   'address-book get': byPhoneNumber(),
-  'address-book add': body({ ...contactGroups, data: contact }, { required: ['application_id', 'application_token', 'data'] }),
+  'address-book add': body({ ...contactGroups, data: contact }, ['data']),
   'address-book edit': byPhoneNumber({ data: contact }),
-  'address-book import': body(
-    { ...contactGroups, data: { type: 'array', minItems: 1, items: contact, rule: 'must be a list of contacts' } },
-    { required: ['application_id', 'application_token', 'data'] },
-  ),
+  'address-book import': body({ ...contactGroups, data: { type: 'array', minItems: 1, items: contact, rule: 'must be a list of contacts' } }, ['data']),
   'address-book remove': byPhoneNumber(),
   'address-book consent-show': byPhoneNumber(),
   'address-book consent-add': byPhoneNumber(),

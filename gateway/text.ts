@@ -1,24 +1,18 @@
 /**
- * How the gateway counts a text: the one module that the runtime and the editor share (the
- * simulator counts with a library of its own, so that the two can disagree).
- *
- * The limits are the reference's: 612 characters, or 268 with Unicode on. In GSM-7 a character
- * of the extension table (€ [ ] { } | ^ ~ \ and form feed) takes an escape plus the character,
- * so it counts twice. In Unicode (UCS-2) a character outside the Basic Multilingual Plane (most
- * emoji) takes two code units and counts twice as well.
- *
- * Counting is one pass over the text's code units against a fixed table. (A segment library that
- * splits the text into graphemes first was slower than linear: 32,000 combining marks blocked the
- * event loop for 23 s, and even 612 characters took 17-97 ms.)
+ * How the gateway counts a text, for the runtime and the editor (the simulator counts with a
+ * library of its own, so that the two can disagree). The reference's limits: 612 characters, 268
+ * with Unicode. An extension character (€ [ ] { } | ^ ~ \ and form feed) counts twice in GSM-7, an
+ * astral one (most emoji) twice in UCS-2.
+ * One pass over the code units against a fixed table: a grapheme library was slower than linear
+ * (32,000 combining marks blocked the event loop for 23 s, and 612 characters took 17-97 ms).
  */
 export const TEXT_LIMIT_GSM7 = 612;
 export const TEXT_LIMIT_UNICODE = 268;
 /** Fraction of the limit above which the editor warns that the text is getting long. */
 export const TEXT_WARNING_RATIO = 0.9;
 /**
- * Longest text, in UTF-16 code units, that is counted at all. No text over it can fit: a GSM-7
- * character is at least one code unit, so 612 characters are at most 612 units; twice that leaves
- * room for a text that the gateway would replace in part. Longer ones are refused uncounted.
+ * Longest text, in UTF-16 code units, that is counted at all; longer ones are refused uncounted.
+ * 612 characters are at most 612 units; twice that leaves room for characters the gateway replaces.
  */
 export const TEXT_COUNT_BOUND = 2 * TEXT_LIMIT_GSM7;
 
@@ -30,7 +24,6 @@ export interface TextMeasure {
   encoding: 'GSM-7' | 'UCS-2';
   /** SMS parts the text is split into on the network. */
   parts: number;
-  /** The limit that applies with this encoding. */
   limit: number;
   /** Characters of the text that are not in the GSM 03.38 alphabet or its extension table (each once). */
   nonGsm: string[];
@@ -45,7 +38,7 @@ const SEPTETS = new Uint8Array(0x10000);
 for (const c of GSM7_BASIC) SEPTETS[c.charCodeAt(0)] = 1;
 for (const c of GSM7_EXTENSION) SEPTETS[c.charCodeAt(0)] = 2;
 
-/** Whether the text is over the bound past which no text is counted (see TEXT_COUNT_BOUND). */
+/** Whether the text is past TEXT_COUNT_BOUND. */
 export function beyondCountBound(text: string): boolean {
   return text.length > TEXT_COUNT_BOUND;
 }
