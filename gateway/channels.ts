@@ -1,19 +1,12 @@
-/**
- * The channels a 2.0 cascade may hold, in the reference's names and in the order the editor offers
- * them (shared with the editor). SMS is the last resort: it always delivers.
- */
+/** The channels a 2.0 cascade may hold, in the order the editor offers them (SMS last: it always delivers). */
 export const CHANNELS = ['viber', 'whatsapp', 'rcs', 'sms'] as const;
-export type ChannelName = (typeof CHANNELS)[number];
 /** A one-time password's cascade: Viber, then SMS (its page offers no other). */
 export const OTP_CHANNELS = ['viber', 'sms'] as const;
 /** The reference's default Viber expiration, in seconds: after it the next channel is tried. */
 export const VIBER_EXPIRATION_DEFAULT = 120;
 /** WhatsApp's and RCS's default expiration (their pages), in seconds. */
 export const CHAT_EXPIRATION_DEFAULT = 3600;
-/**
- * The longest text of a WhatsApp and of an RCS text message, in characters: the platforms' own
- * limits (WhatsApp's text message body, RCS Business Messaging's text), which the gateway passes on.
- */
+/** The longest WhatsApp and RCS text message, in characters: the platforms' limits, which the gateway passes on. */
 export const CHAT_TEXT_LIMITS = { whatsapp: 4096, rcs: 3072 } as const;
 /** The content kinds a channel takes: exactly one per channel (their pages). */
 export const CHAT_CONTENTS = { whatsapp: ['message', 'template', 'file', 'otp', 'location'], rcs: ['message', 'file', 'card', 'carousel'] } as const;

@@ -1,16 +1,10 @@
-/**
- * The gateway's endpoints besides sending and the credit (the vendor's API pages for each): one-time
- * passwords, the number check, the blacklist and the address book. One table says which exist,
- * where each is posted and whether it only reads; the bodies' schemas are in schemas.ts.
- */
+/** The other endpoints' bodies (one-time passwords, number check, blacklist, address book), built and checked. */
 import { invalidRequest } from './errors';
 import { ENDPOINTS, type Endpoint, type EndpointName } from './operations';
-import { CREDENTIAL_KEYS, credentialsBody, isPlainObject, type AccountIdentity, type PreparedRequest } from './prepared';
+import { CREDENTIAL_KEYS, credentialsBody, isAbsent, isPlainObject, type AccountIdentity, type PreparedRequest } from './prepared';
 import { wireCascade } from './request';
 import { normalizeNumber } from './recipients';
 import { validateBody } from './validate';
-
-const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
 
 /** A number as a user writes it, as the gateway takes it (left as it is when it is no number). */
 const asNumber = (v: unknown): unknown => (typeof v === 'string' || typeof v === 'number' ? normalizeNumber(v) : v);
@@ -25,7 +19,7 @@ const INTEGER_FIELDS = ['code_length', 'request_quota_number', 'trials_available
  * (`+420 777 123 456` as `420777123456`) wherever a field holds one, digits as integers where
  * the schema asks for one, an OTP code as a string (a keypad's `1234` is a number in a msg).
  */
-export function endpointFields(name: EndpointName, given: Record<string, unknown>): Record<string, unknown> {
+function endpointFields(name: EndpointName, given: Record<string, unknown>): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const key of Object.keys(given)) if (!isAbsent(given[key])) fields[key] = given[key];
   for (const key of ['number', 'phone_number']) if (key in fields) fields[key] = asNumber(fields[key]);

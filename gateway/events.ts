@@ -1,7 +1,6 @@
 /**
- * Delivery reports and incoming messages the gateway calls a webhook with (not in the API
- * reference; from the gateway's own webhook documentation): one report as GET query parameters,
- * or, with "Bulk DLRs" on, a POST with a JSON array of reports.
+ * Delivery reports and incoming messages a webhook gets (the gateway's webhook documentation, not
+ * the API reference): one report as GET query parameters, or ("Bulk DLRs") a POST of a JSON array.
  */
 export const EVENT_STATUS: Readonly<Record<number, string>> = {
   1: 'delivered',
@@ -14,8 +13,10 @@ export const EVENT_STATUS: Readonly<Record<number, string>> = {
 /** The status code of an incoming SMS or an answer. */
 export const INCOMING = 10;
 
-export interface GatewayEvent {
-  status: number;
+/** What a flow gets: the report, its status as a word, and the original code beside it. */
+export interface EventPayload {
+  status: string;
+  statusCode: number;
   smsID?: string;
   to?: string;
   from?: string;
@@ -24,12 +25,6 @@ export interface GatewayEvent {
   channel?: string;
   date?: string;
   [key: string]: unknown;
-}
-
-/** What a flow gets: the report, its status as a word, and the original code beside it. */
-export interface EventPayload extends Omit<GatewayEvent, 'status'> {
-  status: string;
-  statusCode: number;
 }
 
 /** Reads one report (the fields as the gateway sends them); undefined when it is not one. */
@@ -41,5 +36,5 @@ export function readEvent(raw: unknown): EventPayload | undefined {
   const event: Record<string, unknown> = {};
   // Own keys only, copied as data: a report cannot reach a prototype.
   for (const key of Object.keys(fields)) if (key !== '__proto__' && key !== 'constructor' && key !== 'prototype') event[key] = fields[key];
-  return { ...(event as GatewayEvent), status: EVENT_STATUS[code] ?? 'unknown', statusCode: code };
+  return { ...event, status: EVENT_STATUS[code] ?? 'unknown', statusCode: code };
 }

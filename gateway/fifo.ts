@@ -1,14 +1,8 @@
 /**
- * The package's one first-in, first-out queue, oldest first: the requests waiting for a
- * connection (transport.ts), the msgs waiting for an account's rate limit, the webhook calls
- * waiting for room (report-gate.ts), and what an account remembers (the recent sms_ids, the
- * tracked sends, an events node's report timeouts).
- *
- * Not a Map used as a queue: V8 keeps a deleted Map entry's slot until the table rehashes, so
- * forgetting the oldest by iterating a Map from its start walks thousands of deleted slots on
- * every send once 10,000 are held. Not `Array.shift` either (it moves every item). An array with
- * a head: each slot is emptied as the head passes it, so what was forgotten is not kept alive
- * here, and the array is cut down once most of it is spent.
+ * The package's one first-in, first-out queue. Not a Map: V8 keeps a deleted entry's slot until
+ * the table rehashes, so taking the oldest walks thousands of deleted slots once 10,000 are held.
+ * Not `Array.shift` (it moves every item). An array with a head: each slot emptied as the head
+ * passes it (nothing forgotten kept alive), the array cut down once most of it is spent.
  */
 export class Fifo<T> {
   #items: (T | undefined)[] = [];
@@ -27,7 +21,6 @@ export class Fifo<T> {
     return this.#items[this.#head];
   }
 
-  /** Takes the oldest out. */
   shift(): T | undefined {
     if (this.#head >= this.#items.length) return undefined;
     const item = this.#items[this.#head];

@@ -1,7 +1,4 @@
-/**
- * The gateway client, usable without Node-RED: what the package's nodes (and a program of its own)
- * take from it. Each module's other exports are its own business.
- */
+/** The gateway client, usable without Node-RED: what the nodes (and a program of its own) take from it. */
 
 // The client and how it is set up.
 export { GatewayClient } from './client';

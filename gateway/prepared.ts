@@ -55,6 +55,9 @@ export function credentialsBody(account: AccountIdentity, withProduct = true): R
 /** The keys `credentialsBody` writes. */
 export const CREDENTIAL_KEYS = ['application_id', 'application_token', 'application_product'] as const;
 
+/** A field left empty: no value. */
+export const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
+
 /** An object as a msg or a JSON answer carries one: not null, an array, a Date or bytes (a Buffer). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date) && !(value instanceof Uint8Array);

@@ -1,7 +1,7 @@
 /** A send request's fields (the reference's names) into an operation's wire body, normalised and checked. */
 import { CHANNELS } from './channels';
 import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
-import { credentialsBody, impossibleNumber, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
+import { credentialsBody, impossibleNumber, isAbsent, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
 import { invalidRequest, type GatewayError } from './errors';
 import { isPhoneNumber, normalizeNumber, normalizeSchedule, scheduleMs, splitNumbers } from './recipients';
 import { schemaKey } from './schemas';
@@ -28,8 +28,6 @@ export const SEND_FIELDS = [
 ] as const;
 export type SendField = (typeof SEND_FIELDS)[number];
 export type SendFields = Partial<Record<SendField, unknown>>;
-
-const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
 
 function parseBoolean(field: string, value: unknown): boolean {
   if (value === true || value === 1 || value === 'true' || value === 'yes' || value === '1' || value === 'on') return true;

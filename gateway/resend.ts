@@ -1,9 +1,4 @@
-/**
- * Sending a request again later (the nodes' outbox): what of a prepared request may be
- * kept (its wire body without the credentials), and that body made ready to send again with the
- * account's credentials and duplicates_check, so a copy that reached the gateway before is dropped
- * there.
- */
+/** Sending a request again later (the outbox): its body kept without credentials, then sent with duplicates_check. */
 import { bodyShape, operationPath, type Operation } from './operations';
 import { CREDENTIAL_KEYS, credentialsBody, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
 import { serialise } from './request';
@@ -33,8 +28,8 @@ export function storableBody(prepared: PreparedRequest): Record<string, unknown>
 }
 
 /**
- * A kept body ready to send again: the account's credentials put back, duplicates_check on where
- * the body takes it (`on`; for a promotional one `same_text` unless it asked for `same_number`).
+ * A kept body ready to send again: duplicates_check on where the body takes it (`on`; promotional:
+ * `same_text` unless it asked for `same_number`, so a copy that reached the gateway is dropped there).
  * It was checked before its first attempt, so it is not checked again.
  */
 export function prepareResend(
@@ -43,7 +38,8 @@ export function prepareResend(
   account: AccountIdentity,
 ): PreparedRequest {
   const body = Object.assign(credentialsBody(account), kept.body);
-  if (checksDuplicates(operation)) {
+  const duplicatesChecked = checksDuplicates(operation);
+  if (duplicatesChecked) {
     if (operation.kind === 'transactional') body.duplicates_check = 'on';
     else if (body.duplicates_check !== 'same_number') body.duplicates_check = 'same_text';
   }
@@ -53,7 +49,7 @@ export function prepareResend(
     path: operationPath(operation),
     ...serialise(operation, body),
     messages: kept.messages,
-    duplicatesChecked: checksDuplicates(operation),
+    duplicatesChecked,
     missingVariables: [],
     rejected: kept.rejected,
     nothingToSend: false,

@@ -37,15 +37,14 @@ const credentials: Schema = {
   application_product: { type: 'string' },
 };
 
-/** Adds the credentials to a body's fields and to its required ones. */
+/** An object of these fields and no others. */
+function objectOf(properties: Schema, required: string[] = [], extra: Schema = {}): Schema {
+  return { type: 'object', ...(required.length ? { required } : {}), additionalProperties: false, properties, ...extra };
+}
+
+/** A wire body: the credentials added to its fields and to its required ones. */
 function body(properties: Schema, required: string[] = [], extra: Schema = {}): Schema {
-  return {
-    type: 'object',
-    additionalProperties: false,
-    required: ['application_id', 'application_token', ...required],
-    properties: { ...credentials, ...properties },
-    ...extra,
-  };
+  return objectOf({ ...credentials, ...properties }, ['application_id', 'application_token', ...required], extra);
 }
 
 function sender(version: ApiVersion): Schema {
@@ -54,7 +53,7 @@ function sender(version: ApiVersion): Schema {
       anyOf: [{ enum: SENDER_TYPES[version] }, { type: 'integer', minimum: 0 }],
       rule: `must be one of ${SENDER_TYPES[version].join(', ')} or a sender profile id (integer) in version ${version}`,
     },
-    sender_id_value: { type: 'string', minLength: 1, rule: 'must be a non-empty string' },
+    sender_id_value: text,
   };
 }
 
@@ -76,55 +75,30 @@ function chatText(name: 'whatsapp' | 'rcs'): Schema {
 /** A WhatsApp or RCS channel: its registered sender, an expiration, and exactly one content kind. */
 function chat(name: 'whatsapp' | 'rcs', contents: Record<string, Schema>): Schema {
   const kinds = CHAT_CONTENTS[name];
-  return {
-    type: 'object',
-    required: ['sender'],
-    additionalProperties: false,
-    properties: {
-      sender: { type: 'string', minLength: 1, rule: `must be the name of a registered ${name === 'rcs' ? 'RCS' : 'WhatsApp'} sender` },
-      expiration: seconds,
-      ...contents,
-    },
+  const sender = { type: 'string', minLength: 1, rule: `must be the name of a registered ${name === 'rcs' ? 'RCS' : 'WhatsApp'} sender` };
+  return objectOf({ sender, expiration: seconds, ...contents }, ['sender'], {
     oneOf: kinds.map((kind) => ({ required: [kind] })),
     rule: `must hold exactly one of ${kinds.join(', ')}`,
-  };
+  });
 }
 
 function channel(kind: OperationKind): Schema {
-  const button: Schema = {
-    type: 'object',
-    required: ['caption', 'url'],
-    additionalProperties: false,
-    properties: { caption: text, url: text },
-    rule: 'must be an object with caption and url',
-  };
-  return {
-    type: 'object',
-    minProperties: 1,
-    additionalProperties: false,
-    rule: 'must hold viber, whatsapp, rcs and/or sms, in the order they are tried',
-    properties: {
+  const button = objectOf({ caption: text, url: text }, ['caption', 'url'], { rule: 'must be an object with caption and url' });
+  return objectOf(
+    {
       whatsapp: chat('whatsapp', {
-        message: {
-          type: 'object',
-          required: ['text'],
-          additionalProperties: false,
-          properties: { text: chatText('whatsapp'), preview_url: flag },
-          rule: 'must be an object {text, preview_url}',
-        },
-        template: {
-          type: 'object',
-          required: ['template'],
-          additionalProperties: false,
-          properties: {
+        message: objectOf({ text: chatText('whatsapp'), preview_url: flag }, ['text'], { rule: 'must be an object {text, preview_url}' }),
+        template: objectOf(
+          {
             template: { type: 'string', minLength: 1, rule: 'must be the name of an approved template' },
             language: { type: 'string', minLength: 2, rule: 'must be a language code such as en' },
             header: { type: 'object', rule: "must be the template header's object (type and its value)" },
             body: { type: ['array', 'object'], rule: "must be the template body's parameters" },
             buttons: { type: 'array', items: { type: 'object' }, rule: "must be a list of the template buttons' objects" },
           },
-          rule: 'must be an object {template, language, header, body, buttons}',
-        },
+          ['template'],
+          { rule: 'must be an object {template, language, header, body, buttons}' },
+        ),
         file: { type: 'object', rule: 'must be a file object' },
         otp: {
           type: 'object',
@@ -135,48 +109,25 @@ function channel(kind: OperationKind): Schema {
         location: { type: 'object', rule: 'must be a location object' },
       }),
       rcs: chat('rcs', {
-        message: {
-          type: 'object',
-          required: ['text'],
-          additionalProperties: false,
-          properties: { text: chatText('rcs'), suggestions: { type: 'array', items: { type: 'object' }, rule: 'must be a list of suggestion objects' } },
-          rule: 'must be an object {text, suggestions}',
-        },
+        message: objectOf(
+          { text: chatText('rcs'), suggestions: { type: 'array', items: { type: 'object' }, rule: 'must be a list of suggestion objects' } },
+          ['text'],
+          { rule: 'must be an object {text, suggestions}' },
+        ),
         file: { type: 'object', required: ['url'], rule: 'must be an object {url, force_refresh, suggestions}' },
         card: { type: 'object', rule: 'must be a card object' },
         carousel: { type: 'object', rule: 'must be a carousel object' },
       }),
-      viber: {
-        type: 'object',
-        required: kind === 'promotional' ? ['sender', 'button'] : ['sender'],
-        additionalProperties: false,
-        properties: {
-          text,
-          sender: aString,
-          expiration: seconds,
-          button,
-        },
-      },
-      sms: {
-        type: 'object',
-        additionalProperties: false,
-        properties: { text, ...sender('2.0'), unicode: flag },
-        ...senderValueRequired('2.0'),
-      },
+      viber: objectOf({ text, sender: aString, expiration: seconds, button }, kind === 'promotional' ? ['sender', 'button'] : ['sender']),
+      sms: objectOf({ text, ...sender('2.0'), unicode: flag }, [], senderValueRequired('2.0')),
     },
-  };
+    [],
+    { minProperties: 1, rule: 'must hold viber, whatsapp, rcs and/or sms, in the order they are tried' },
+  );
 }
 
 const recipientEntry: Schema = {
-  anyOf: [
-    phone,
-    {
-      type: 'object',
-      required: ['number'],
-      additionalProperties: false,
-      properties: { number: phone, text, variables },
-    },
-  ],
+  anyOf: [phone, objectOf({ number: phone, text, variables }, ['number'])],
   rule: 'must be a phone number or an object {number, text, variables}',
 };
 
@@ -284,31 +235,17 @@ const limit = (what: string, minimum: number): Schema => ({
   minimum,
   rule: `must be a whole number of ${what}, at least ${minimum} (empty: no limit)`,
 });
-const otpChannel: Schema = {
-  type: 'object',
-  minProperties: 1,
-  additionalProperties: false,
-  rule: 'must hold viber and/or sms, in the order they are tried',
-  properties: {
-    viber: {
-      type: 'object',
-      required: ['sender'],
-      additionalProperties: false,
-      properties: {
-        sender: { type: 'string', minLength: 1, rule: 'must be the name of a registered Viber sender' },
-        expiration: seconds,
-      },
-    },
-    sms: { type: 'object', additionalProperties: false, properties: sender('2.0'), ...senderValueRequired('2.0') },
+const otpChannel = objectOf(
+  {
+    viber: objectOf({ sender: { type: 'string', minLength: 1, rule: 'must be the name of a registered Viber sender' }, expiration: seconds }, ['sender']),
+    sms: objectOf(sender('2.0'), [], senderValueRequired('2.0')),
   },
-};
+  [],
+  { minProperties: 1, rule: 'must hold viber and/or sms, in the order they are tried' },
+);
 /** The address book's contact, in the pages' field names. */
-const contact: Schema = {
-  type: 'object',
-  additionalProperties: false,
-  minProperties: 1,
-  rule: 'must be an object of contact fields (phone_mobile, first_name, last_name, email, ...)',
-  properties: {
+const contact = objectOf(
+  {
     type: { enum: ['person', 'company'], rule: 'must be person or company' },
     phone_mobile: phone,
     phone: { ...phone, rule: `(the secondary number) ${PHONE_RULE}` },
@@ -335,7 +272,9 @@ const contact: Schema = {
       ].map((name) => [name, aString]),
     ),
   },
-};
+  [],
+  { minProperties: 1, rule: 'must be an object of contact fields (phone_mobile, first_name, last_name, email, ...)' },
+);
 const contactGroups = { groups: ids, group_name: text };
 const byPhoneNumber = (extra: Schema = {}) => body({ phone_number: phone, ...extra }, ['phone_number', ...Object.keys(extra)]);
 
@@ -368,12 +307,7 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
       numbers: {
         type: 'array',
         minItems: 1,
-        items: {
-          type: 'object',
-          required: ['phone_number'],
-          additionalProperties: false,
-          properties: { phone_number: phone, country },
-        },
+        items: objectOf({ phone_number: phone, country }, ['phone_number']),
         rule: 'must be a list of phone numbers',
       },
     },

@@ -1,8 +1,6 @@
 /**
- * A request withdrawn before it reached the wire: its caller's withdraw signal fired while it waited
- * for a connection, a retry or a rate limit. It never reached the gateway, so it may be sent again
- * as it is; what to do with it is the caller's decision (an account keeps it in its outbox while
- * it finds the gateway unreachable).
+ * A request withdrawn by its caller while it waited (a connection, a retry, a rate limit): it never
+ * reached the gateway, so the caller may send it again as it is (an account keeps it in its outbox).
  */
 import { GatewayError } from './errors';
 
