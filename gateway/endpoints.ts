@@ -1,6 +1,6 @@
 /** The other endpoints' bodies (one-time passwords, number check, blacklist, address book), built and checked. */
 import { invalidRequest } from './errors';
-import { ENDPOINTS, type Endpoint, type EndpointName } from './operations';
+import { ENDPOINTS, type EndpointName } from './operations';
 import { CREDENTIAL_KEYS, credentialsBody, isAbsent, isPlainObject, type AccountIdentity, type PreparedRequest } from './prepared';
 import { wireCascade } from './request';
 import { normalizeNumber } from './recipients';
@@ -50,13 +50,12 @@ function endpointFields(name: EndpointName, given: Record<string, unknown>): Rec
 
 /** Builds and checks one endpoint call: the body, validated against its schema, as JSON. */
 export function prepareEndpoint(name: EndpointName, given: Record<string, unknown>, account: AccountIdentity): PreparedRequest {
-  const endpoint: Endpoint | undefined = ENDPOINTS[name];
+  const endpoint: { path: string; read: boolean } | undefined = ENDPOINTS[name];
   if (!endpoint) throw invalidRequest(`there is no ${String(name)} endpoint`);
   const fields = endpointFields(name, given);
   // Only the account gives the credentials: a field of that name from a msg is refused by the schema.
-  for (const key of CREDENTIAL_KEYS) {
-    if (key in fields) throw invalidRequest(`${key} is not a field of the ${name} request (it comes from the account)`);
-  }
+  const credential = CREDENTIAL_KEYS.find((key) => key in fields);
+  if (credential) throw invalidRequest(`${credential} is not a field of the ${name} request (it comes from the account)`);
   // The account's default country, where a call takes one and gives none (as for sends).
   if (account.defaultCountry && name === 'otp send' && fields.country === undefined) fields.country = account.defaultCountry;
   if (account.defaultCountry && name === 'number-check' && Array.isArray(fields.numbers)) {

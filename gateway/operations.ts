@@ -65,16 +65,11 @@ export function bodyShape(op: Operation): { api: ApiFamily; version: ApiVersion 
   return { api: op.api, version: op.version };
 }
 
-/** The other endpoints (the vendor's API pages: one-time passwords, number check, blacklist, address book). */
-export interface Endpoint {
-  path: string;
-  /**
-   * Whether the call only reads: a read is repeated after a timeout or a broken connection, a
-   * write only when the gateway certainly did not take it (429, 503, refused), as for sends.
-   */
-  read: boolean;
-}
-
+/**
+ * The other endpoints (the vendor's API pages: one-time passwords, number check, blacklist, address
+ * book). A read is repeated after a timeout or a broken connection, a write only when the gateway
+ * certainly did not take it (429, 503, refused), as for sends.
+ */
 export const ENDPOINTS = {
   'otp send': { path: '/api/1.0/otp/send', read: false },
   'otp resend': { path: '/api/1.0/otp/resend', read: false },
@@ -93,7 +88,7 @@ export const ENDPOINTS = {
   'address-book consent-show': { path: '/api/1.0/address-book/agreement/show', read: true },
   'address-book consent-add': { path: '/api/1.0/address-book/agreement/add', read: false },
   'address-book consent-remove': { path: '/api/1.0/address-book/agreement/remove', read: false },
-} as const satisfies Record<string, Endpoint>;
+} as const satisfies Record<string, { path: string; read: boolean }>;
 
 export type EndpointName = keyof typeof ENDPOINTS;
 

@@ -53,8 +53,7 @@ export function needsUnicode(text: string): boolean {
 export function resolveUnicode(mode: UnicodeMode | boolean | undefined, texts: Iterable<string>): boolean {
   if (mode === true || mode === 'on') return true;
   if (mode === false || mode === 'off') return false;
-  for (const text of texts) if (needsUnicode(text)) return true;
-  return false;
+  return [...texts].some(needsUnicode);
 }
 
 /**
