@@ -103,10 +103,9 @@ export class GatewayClient {
   readonly baseUrl: string;
   readonly timeout: number;
   readonly retries: number;
-  #identity: AccountIdentity;
+  readonly #identity: AccountIdentity;
   readonly #transport: Transport;
-  #retryDelay: number;
-  #retryMaxDelay: number;
+  readonly #backoff: { retryDelay: number; retryMaxDelay: number };
   /** Stopped by close(): the retry sleeps wake, no new attempt starts. */
   readonly #closing = new AbortGroup();
   #inFlight = new Set<Promise<Answer>>();
@@ -119,15 +118,10 @@ export class GatewayClient {
     this.baseUrl = url.origin + url.pathname.replace(/\/+$/, '');
     this.timeout = options.timeout && options.timeout > 0 ? options.timeout : DEFAULT_TIMEOUT;
     this.retries = Math.max(0, Math.floor(options.retries ?? DEFAULT_RETRIES));
-    this.#retryDelay = options.retryDelay ?? 500;
-    this.#retryMaxDelay = options.retryMaxDelay ?? 30_000;
+    this.#backoff = { retryDelay: options.retryDelay ?? 500, retryMaxDelay: options.retryMaxDelay ?? 30_000 };
     // The token lives in a private field only: it is not enumerable and never leaves a request body.
-    this.#identity = {
-      applicationId: options.applicationId,
-      applicationToken: options.applicationToken,
-      applicationProduct: options.applicationProduct,
-      defaultCountry: options.defaultCountry,
-    };
+    const { applicationId, applicationToken, applicationProduct, defaultCountry } = options;
+    this.#identity = { applicationId, applicationToken, applicationProduct, defaultCountry };
     this.#transport = new Transport(url, this.timeout, options.connections ?? DEFAULT_CONNECTIONS, options.proxy);
   }
 
@@ -264,7 +258,7 @@ export class GatewayClient {
       return end;
     };
     if (!again) throw ending(error, true);
-    const wait = backoffDelay(attempt, failure.retryAfter, { retryDelay: this.#retryDelay, retryMaxDelay: this.#retryMaxDelay });
+    const wait = backoffDelay(attempt, failure.retryAfter, this.#backoff);
     const giveUp = policy?.giveUp;
     if (giveUp && Date.now() + wait >= giveUp.at) throw ending(giveUp.error(), true);
     onAttempt?.({ attempt, error, retryIn: wait });

@@ -173,8 +173,7 @@ export function gatewayAnswerError(status: number, body: { type?: unknown; error
 
 /** Removes a secret from a text that may have come from elsewhere (an echoing gateway, say). */
 export function redact(text: string, secret: string | undefined): string {
-  if (!secret || !text.includes(secret)) return text;
-  return text.split(secret).join('***');
+  return secret ? text.replaceAll(secret, '***') : text;
 }
 
 /** Removes a secret from every string of a parsed answer, keys included, however deep. */
