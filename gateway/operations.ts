@@ -15,7 +15,7 @@ export interface Operation {
   encoding: BodyEncoding;
 }
 
-export const API_FAMILIES: readonly ApiFamily[] = ['advanced', 'simple'];
+const API_FAMILIES: readonly ApiFamily[] = ['advanced', 'simple'];
 
 /** Versions each class offers per API family (simple promotional has no 2.0). */
 export const VERSIONS: Record<OperationKind, Record<ApiFamily, readonly ApiVersion[]>> = {

@@ -5,8 +5,6 @@
 import { ENDPOINT_SCHEMAS, SCHEMAS } from './schemas';
 import { SENDER_VALUE_KIND } from './senders';
 
-type Schema = Record<string, unknown>;
-
 /** What ajv reports of a failure (the fields this module reads). */
 interface ValidationError {
   keyword: string;
@@ -73,7 +71,7 @@ function ruleOf(key: string, schemaPath: string): unknown {
     if (schema === null || typeof schema !== 'object') return undefined;
     schema = (schema as Record<string, unknown>)[segment];
   }
-  return (schema as Schema | undefined)?.rule;
+  return (schema as { rule?: unknown } | undefined)?.rule;
 }
 
 function describeError(key: string, errors: ValidationError[]): string {
@@ -84,11 +82,8 @@ function describeError(key: string, errors: ValidationError[]): string {
   const params = error.params;
   switch (error.keyword) {
     case 'required': {
-      const field = fieldName(error.instancePath, String(params.missingProperty));
-      if (params.missingProperty === 'sender_id_value') {
-        return `${field} is required when sender_id is ${Object.keys(SENDER_VALUE_KIND).join(', ')}`;
-      }
-      return `${field} is required`;
+      const when = params.missingProperty === 'sender_id_value' ? ` when sender_id is ${Object.keys(SENDER_VALUE_KIND).join(', ')}` : '';
+      return `${fieldName(error.instancePath, String(params.missingProperty))} is required${when}`;
     }
     case 'additionalProperties':
       return `${fieldName(error.instancePath, String(params.additionalProperty))} is not a field of the ${key} request`;
