@@ -371,15 +371,10 @@ function requireText(shape: Shape, text: string | undefined, channel: Channel | 
 const PLACEHOLDER_NUMBER = '000';
 
 function duplicatesCheck(promotional: boolean, value: unknown): unknown {
-  if (value === undefined) return undefined;
-  if (promotional) {
-    // null, none and off all mean "no duplicates are removed", which is the default: send nothing.
-    if (value === false || value === 'none' || value === 'off' || value === 'null') return undefined;
-    return value;
-  }
-  if (value === true) return 'on';
-  if (value === false || value === 'off') return undefined;
-  return value;
+  // Promotional: null, none and off all mean "no duplicates are removed", which is the default: send nothing.
+  const none: unknown[] = promotional ? [false, 'none', 'off', 'null'] : [false, 'off'];
+  if (none.includes(value)) return undefined;
+  return value === true && !promotional ? 'on' : value;
 }
 
 function checkLength(field: string, text: string, unicode: boolean): void {
