@@ -19,12 +19,9 @@ const variables: Schema = {
   additionalProperties: { type: ['string', 'number'], rule: 'must be a string or a number' },
   rule: 'must be an object of names to strings or numbers',
 };
-const ids: Schema = {
-  type: 'array',
-  minItems: 1,
-  items: { type: 'integer', minimum: 0, rule: 'must be an integer id' },
-  rule: 'must be a list of integer ids',
-};
+/** A list of at least one item. */
+const listOf = (items: Schema, rule: string): Schema => ({ type: 'array', minItems: 1, items, rule });
+const ids = listOf({ type: 'integer', minimum: 0, rule: 'must be an integer id' }, 'must be a list of integer ids');
 const country: Schema = { type: 'string', pattern: '^[A-Za-z]{2}$', rule: 'must be a two-letter ISO 3166-1 country code such as CZ or GB' };
 const schedule: Schema = { type: 'string', minLength: 1, rule: 'must be a unix timestamp or an ISO 8601 date-time' };
 const flag: Schema = { type: 'boolean', rule: 'must be true or false' };
@@ -141,7 +138,7 @@ const sms1 = { unicode: flag, flash: flag, ...sender('1.0') };
 
 /** What both advanced promotional versions take, before and after their SMS settings (in this order). */
 const promotionalRecipients = {
-  number: { type: 'array', minItems: 1, items: recipientEntry, rule: 'must be a list of recipients' },
+  number: listOf(recipientEntry, 'must be a list of recipients'),
   groups: ids,
   admins: ids,
   text,
@@ -222,13 +219,9 @@ export const SCHEMAS: Record<string, Schema> = {
   'info simple 1.0': body({}),
 };
 
-/**
- * The gateway's other endpoints (the vendor's API pages): one-time
- * passwords, the SDK's number check, the blacklist and the address book. Keyed by endpoint name
- * (gateway/endpoints.ts), as the send bodies are keyed by operation.
- */
+/** The other endpoints' bodies (the vendor's API pages), keyed by endpoint name as the send bodies are by operation. */
 const wallet: Schema = { type: 'string', minLength: 1, rule: 'must be a wallet id such as bg1234567891234567' };
-const phones: Schema = { type: 'array', minItems: 1, items: phone, rule: 'must be a list of phone numbers' };
+const phones = listOf(phone, 'must be a list of phone numbers');
 const otpId: Schema = { type: 'string', minLength: 1, rule: 'must be the id the OTP send answered (msg.otpId)' };
 const limit = (what: string, minimum: number): Schema => ({
   type: ['integer', 'null'],
@@ -304,12 +297,7 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
   'otp verify': body({ id: otpId, code: { type: 'string', minLength: 1, rule: 'must be the code the person typed (a non-empty string)' } }, ['id', 'code']),
   'number-check': body(
     {
-      numbers: {
-        type: 'array',
-        minItems: 1,
-        items: objectOf({ phone_number: phone, country }, ['phone_number']),
-        rule: 'must be a list of phone numbers',
-      },
+      numbers: listOf(objectOf({ phone_number: phone, country }, ['phone_number']), 'must be a list of phone numbers'),
     },
     ['numbers'],
   ),
@@ -333,7 +321,7 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
   'address-book get': byPhoneNumber(),
   'address-book add': body({ ...contactGroups, data: contact }, ['data']),
   'address-book edit': byPhoneNumber({ data: contact }),
-  'address-book import': body({ ...contactGroups, data: { type: 'array', minItems: 1, items: contact, rule: 'must be a list of contacts' } }, ['data']),
+  'address-book import': body({ ...contactGroups, data: listOf(contact, 'must be a list of contacts') }, ['data']),
   'address-book remove': byPhoneNumber(),
   'address-book consent-show': byPhoneNumber(),
   'address-book consent-add': byPhoneNumber(),
