@@ -6,7 +6,7 @@ import { invalidRequest, type GatewayError } from './errors';
 import { isPhoneNumber, normalizeNumber, normalizeSchedule, scheduleMs, splitNumbers } from './recipients';
 import { schemaKey } from './schemas';
 import { validateBody } from './validate';
-import { resolveSender } from './senders';
+import { PROFILE_ID_CHOICE } from './senders';
 import { beyondCountBound, measureText, needsUnicode, resolveUnicode, textLimitMessage, TEXT_LIMIT_GSM7, type TextMeasure, type UnicodeMode } from './text';
 
 /** The request fields a node or `msg.payload` may set, in the reference's names and order. */
@@ -61,11 +61,13 @@ const digitsAsNumber = (value: unknown): unknown => (typeof value === 'string' &
 
 /** The sender as the wire takes it: the profile-id choice resolved, an id an integer, a value a string. */
 function wireSender(senderId: unknown, value: unknown): { id: unknown; value: unknown } {
-  const sender = resolveSender(senderId, value);
-  return {
-    id: isAbsent(sender.senderId) ? undefined : digitsAsNumber(sender.senderId),
-    value: typeof sender.value === 'number' ? String(sender.value) : sender.value,
-  };
+  let id = senderId;
+  // The editor's profile-id choice: the id typed in the value field is the wire's sender_id itself.
+  if (senderId === PROFILE_ID_CHOICE) {
+    id = (typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value) ?? senderId;
+    value = undefined;
+  }
+  return { id: isAbsent(id) ? undefined : digitsAsNumber(id), value: typeof value === 'number' ? String(value) : value };
 }
 
 /** Sets `key`, or deletes it when `value` is undefined (an existing key keeps its place in the JSON). */

@@ -20,12 +20,3 @@ export const SENDER_VALUE_KIND: Readonly<Record<string, 'verified_number' | 'tex
  * typed in the value field, and the wire carries it as `sender_id` itself.
  */
 export const PROFILE_ID_CHOICE = 'profile_id';
-
-/** Resolves the editor's profile-id choice into the wire's `sender_id` integer. */
-export function resolveSender(senderId: unknown, value: unknown): { senderId: unknown; value: unknown } {
-  if (senderId === PROFILE_ID_CHOICE) {
-    const id = typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value;
-    return { senderId: id ?? senderId, value: undefined };
-  }
-  return { senderId, value };
-}
