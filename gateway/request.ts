@@ -49,7 +49,7 @@ function parseText(field: string, value: unknown): string | undefined {
   return text;
 }
 
-function parseIds(field: string, value: unknown): unknown {
+function parseIds(value: unknown): unknown {
   if (isAbsent(value)) return undefined;
   const list = typeof value === 'string' ? value.split(/[;,\s]+/).filter(Boolean) : Array.isArray(value) ? value : [value];
   if (list.length === 0) return undefined;
@@ -307,13 +307,10 @@ function addRecipients(
   if (shape.promotional) {
     const recipients = promotionalRecipients(f.number, shape.simple);
     if (recipients?.entries.length) body.number = recipients.wire;
-    if (shape.simple) {
-      for (const key of ['groups', 'admins'] as const) if (f[key] !== undefined) throw invalidRequest(`${key} exists in the advanced API only`);
-    } else {
-      const groups = parseIds('groups', f.groups);
-      const admins = parseIds('admins', f.admins);
-      if (groups !== undefined) body.groups = groups;
-      if (admins !== undefined) body.admins = admins;
+    for (const key of ['groups', 'admins'] as const) {
+      if (shape.simple && f[key] !== undefined) throw invalidRequest(`${key} exists in the advanced API only`);
+      const ids = parseIds(f[key]);
+      if (ids !== undefined) body[key] = ids;
     }
     if (f.variables !== undefined) throw invalidRequest('variables belong to each recipient in a promotional message: number[i].variables');
     return { recipients, rejected: recipients?.rejected ?? [] };
