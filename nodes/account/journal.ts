@@ -1,22 +1,15 @@
 /**
- * An append-only file of JSON lines: the outbox's journal (outbox-journal.ts) and the tracking
- * file (tracking-file.ts). Everything appended in one turn of the event loop goes to disk with one
- * write (a group commit), so a backlog of thousands costs a few writes, not one per line; a durable
- * journal flushes each commit before its promise resolves (the outbox's promise rests on it; the
- * tracking file may lose a report that races a crash). When most lines are spent, its owner
- * rewrites it with the live ones (`compact`).
+ * An append-only file of JSON lines. What is appended in one turn of the event loop goes to disk
+ * with one write (a group commit); a durable journal flushes each commit before its promise resolves.
  *
- * True at its tail: every write ends with a newline, so a last line without one was written in
- * part (power lost, the process killed, the disk full mid-write). It is cut back before anything is
- * appended, as Redis's `redis-check-aof --fix` and Kafka's log recovery do: appended onto, the next
- * line would be read as one damaged line with it and lost. A commit that fails is cut back to where
- * it began, for the same reason.
+ * Every write ends with a newline, so a last line without one was written in part (power lost, the
+ * process killed, the disk full). It is cut back before anything is appended, as Redis's
+ * `redis-check-aof --fix` does: appended onto, the next line would be read as one damaged line with
+ * it and lost. A commit that fails is cut back to where it began, for the same reason.
  *
- * Owner only (the file 0600, its folder 0700), and the file itself is never opened through a
- * symbolic link: one planted at its path would receive what is written. With a lock, one writer
- * per file: a lock file beside it names the process holding it, taken with the first line and given
- * back by `release`, so a second Node-RED on the same user directory never rewrites what the first
- * keeps.
+ * Owner only (0600, its folder 0700), never opened through a symbolic link (one planted at its path
+ * would receive what is written). With a lock, one writer per file: a lock file beside it names the
+ * process holding it, so a second Node-RED on the same user directory never rewrites what the first keeps.
  */
 import {
   closeSync,
@@ -37,15 +30,14 @@ import { hostname } from 'node:os';
 import { dirname } from 'node:path';
 import { StringDecoder } from 'node:string_decoder';
 
-/** `O_NOFOLLOW` where the platform has it (not on Windows, where a plain user cannot make a symbolic link). */
+/** Not on Windows, where a plain user cannot make a symbolic link. */
 const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
-/** Bytes read at once: a file of any size is loaded, and a torn line of any length found, in steps of this. */
+/** A file of any size is loaded, and a torn line of any length found, in steps of this. */
 const CHUNK = 1024 * 1024;
 
 export interface JournalOptions {
-  /** Each commit flushed to disk before its promise resolves. */
   durable: boolean;
-  /** The file's first line (its format), written into a new file and each rewrite. */
+  /** The file's first line, written into a new file and each rewrite. */
   header?: string;
   /** One writer per file, holding its lock; the error a write fails with while another process holds it. */
   lockedError?: (path: string) => Error;
@@ -61,11 +53,10 @@ export class Journal {
   #again: string[] = [];
   #waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   #scheduled = false;
-  /** The write running now: the next commit or rewrite starts after it. */
+  /** The next commit or rewrite starts after this one. */
   #chain: Promise<unknown> = Promise.resolve();
-  /** The rewrite asked for and not done yet: one at a time. */
+  /** One rewrite at a time. */
   #compaction: Promise<number> | undefined;
-  /** Who hears of a torn tail cut back, in bytes. */
   torn: (bytes: number) => void = () => undefined;
 
   constructor(
@@ -79,15 +70,11 @@ export class Journal {
     return this.#locked;
   }
 
-  /** Whether an earlier run left a file here. */
   exists(): boolean {
     return existsSync(this.path);
   }
 
-  /**
-   * Appends a line; resolves once it is written (and flushed, when durable), rejects when it is
-   * not, and nothing of it stays. `again`: when its commit fails, it goes with the next one.
-   */
+  /** Rejects when it is not written, and nothing of it stays. `again`: when its commit fails, it goes with the next one. */
   append(line: string, again = false): Promise<void> {
     (again ? this.#again : this.#pending).push(line);
     return new Promise((resolve, reject) => {
@@ -98,7 +85,7 @@ export class Journal {
     });
   }
 
-  /** Queues the commit of what was appended (a commit scheduled earlier then finds nothing to do). */
+  /** A commit scheduled earlier then finds nothing to do. */
   #flush(): void {
     this.#scheduled = false;
     this.#chain = this.#chain.then(() => this.#commit());
@@ -125,7 +112,6 @@ export class Journal {
       // refused here goes to Catch, and must not be found and sent after a restart.
       if (file) await file.truncate(start).catch(() => undefined);
       this.#again = again.concat(this.#again);
-      // The next commit opens the file again.
       await this.#close();
       for (const waiter of waiters) waiter.reject(error);
     }
@@ -154,7 +140,6 @@ export class Journal {
     await file?.close().catch(() => undefined);
   }
 
-  /** Cuts a last line without its newline off the file, and says so. */
   #cutTornTail(torn: (bytes: number) => void): void {
     let fd: number;
     try {
@@ -189,10 +174,7 @@ export class Journal {
     }
   }
 
-  /**
-   * Hands each line of the file that is not blank to `take`, oldest first, once a torn tail is cut
-   * back; nothing when there is no file. Reads in steps, never the whole file as one string.
-   */
+  /** Hands each line that is not blank to `take`, oldest first; never the whole file as one string. */
   read(take: (line: string) => void, torn = this.torn): void {
     if (!this.exists()) return;
     this.#cutTornTail(torn);
@@ -211,10 +193,7 @@ export class Journal {
     }
   }
 
-  /**
-   * Takes the file's lock, if no other living process holds it; returns whether it is held.
-   * A lock left by a process that is gone (a crash, a power cut) is taken over.
-   */
+  /** Returns whether it is held. A lock left by a process that is gone (a crash, a power cut) is taken over. */
   lock(): boolean {
     if (this.#locked) return true;
     const me = JSON.stringify({ pid: process.pid, host: hostname() });
@@ -257,9 +236,8 @@ export class Journal {
 
   /**
    * Rewrites the file with these lines only, once what is appended now is written; resolves with
-   * how many. A temporary file created exclusively (a planted file or symlink of that name makes it
-   * fail, never followed), flushed, renamed over the journal, the directory flushed. One at a time:
-   * asked again meanwhile, the rewrite queued answers.
+   * how many. The temporary file is created exclusively (a planted file or symlink of that name
+   * makes it fail, never followed). Asked again meanwhile, the rewrite queued answers.
    */
   compact(lines: () => string[]): Promise<number> {
     if (this.#compaction) return this.#compaction;
@@ -297,7 +275,7 @@ export class Journal {
     return lines.length;
   }
 
-  /** Closes the file once what was appended is written; the next append opens it again. */
+  /** Once what was appended is written; the next append opens it again. */
   close(): Promise<void> {
     this.#flush();
     const run = this.#chain.then(() => this.#close());
@@ -305,10 +283,7 @@ export class Journal {
     return run;
   }
 
-  /**
-   * Nothing waits: the file and its lock are removed, once what is appended now is written, unless
-   * a line was appended since.
-   */
+  /** Nothing waits: the file and its lock are removed once what is appended now is written, unless a line was appended since. */
   release(): Promise<void> {
     const run = this.#chain.then(async () => {
       if (!this.#locked || this.#waiters.length) return;
@@ -316,11 +291,7 @@ export class Journal {
       this.#again = [];
       await this.#close();
       await unlink(this.path).catch(() => undefined);
-      try {
-        unlinkSync(this.#lockPath);
-      } catch {
-        // Already gone.
-      }
+      await unlink(this.#lockPath).catch(() => undefined);
       this.#locked = false;
     });
     this.#chain = run.catch(() => undefined);

@@ -10,7 +10,6 @@ export interface ShortCause {
   params?: Record<string, string | number>;
 }
 
-/** Transport error codes, by the few words they mean to a user. */
 const CODES: Record<string, string> = {
   ECONNREFUSED: 'refused',
   ENOTFOUND: 'not-found',
@@ -36,7 +35,6 @@ export function shortCause(error: unknown): ShortCause {
   return { key: (code && CODES[code]) || 'network' };
 }
 
-/** Whether two causes say the same. */
 export function sameCause(a: ShortCause, b: ShortCause): boolean {
   return a.key === b.key && a.params?.status === b.params?.status;
 }

@@ -1,20 +1,18 @@
 /**
- * The outbox's file: a durable, locked journal (journal.ts). A kept message is appended as its
- * entry; a message that left is appended as `{"done": id}`, and a `done` line that could not be
- * written goes with the next commit. When most lines are spent, the file is rewritten with the
- * live entries only; when nothing waits, it is removed with its lock.
+ * The outbox's file: a durable, locked journal. A kept message is appended as its entry; one that
+ * left as `{"done": id}`. When most lines are spent, it is rewritten with the live entries only;
+ * when nothing waits, it is removed with its lock.
  */
 import { GatewayError } from '../../gateway';
 import { Journal } from './journal';
 
-/** What each line of the file holds, besides the header and `done` lines. */
 export interface JournalEntry {
   id: string;
   node: string;
   since: number;
 }
 
-/** A line that holds a whole entry as this outbox writes it (a damaged or hand-edited one does not). */
+/** Whether a line holds a whole entry as this outbox writes it (a damaged or hand-edited one does not). */
 export function isEntry(value: Record<string, unknown>): value is Record<string, unknown> & JournalEntry {
   return (
     typeof value.id === 'string' &&
@@ -36,9 +34,9 @@ const COMPACT_AFTER = 2000;
 
 export class OutboxJournal extends Journal {
   readonly kind = 'file';
+  readonly where = this.path;
   /** Lines in the file that no longer stand for a waiting message. */
   spent = 0;
-  /** Who hears of a torn tail cut back (the outbox's account node). */
   warn: Warn = () => undefined;
 
   constructor(path: string) {
@@ -46,28 +44,17 @@ export class OutboxJournal extends Journal {
     this.torn = (bytes) => this.warn('outbox-torn-tail', { path, bytes });
   }
 
-  get where(): string {
-    return this.path;
-  }
-
-  /** Appends a kept entry's line; resolves once it is on disk, rejects when it is not (and nothing of it stays there). */
   keep(line: string): Promise<void> {
     return this.append(line);
   }
 
-  /**
-   * Appends the line that ends an entry; its own line and this one are spent from now on. Rejects
-   * when that commit failed: the line is then written with the next commit.
-   */
+  /** Its own line and this one are spent from now on. When it fails, the line goes with the next commit. */
   done(id: string): Promise<void> {
     this.spent += 2;
     return this.append(JSON.stringify({ done: id }), true);
   }
 
-  /**
-   * Reads the entries the file holds, oldest first as written, without the ones a `done` line
-   * ended; damaged lines are counted and skipped. Never passes entries as call arguments.
-   */
+  /** The entries no `done` line ended, oldest first; damaged lines are counted and skipped. */
   load(warn: Warn): Map<string, { entry: JournalEntry; line: string }> {
     const live = new Map<string, { entry: JournalEntry; line: string }>();
     let bad = 0;
@@ -95,7 +82,6 @@ export class OutboxJournal extends Journal {
     return live;
   }
 
-  /** Whether the file is mostly spent lines: time to rewrite it with the live ones. */
   wantsCompaction(live: number): boolean {
     return this.spent > COMPACT_AFTER && this.spent > live;
   }
@@ -112,7 +98,6 @@ export class OutboxJournal extends Journal {
   }
 }
 
-/** The error a msg ends with when another Node-RED process holds this outbox file. */
 export function lockedError(path: string): GatewayError {
   return new GatewayError({
     type: 'outbox_locked',

@@ -1,23 +1,11 @@
 /**
- * The account's outbox: a message the gateway could not be reached for, or that was still
- * waiting or on the wire when its node closed, is kept here instead of failing, and sent again
- * until it is taken, or its time (the account's `outboxMinutes`, or its node's `giveUpAfter`)
- * has passed.
- *
- * Kept in a journal per account in Node-RED's user directory (outbox-journal.ts),
- * before the msg's `done`. An entry holds what is needed to send it again and to route its
- * result: the wire body without the credentials, the msg's serialisable properties, the node's
- * id, when it was first tried and how often. In memory an entry is its order, its routing and its
- * line of the file; the rest is read from the line when it is sent (a kept message is not held in
- * several copies).
- *
- * Sending again: while the account's circuit is open (the gateway found unreachable) one message
- * at a time probes it, at most MAX_PROBE_DELAY apart; every round starts with such a probe (the
- * oldest message), then the rest follow oldest first, several in flight, until one fails for a
- * reason a later round may get past. Results come out of the ports in the order the msgs came.
- *
- * The outbox outlives a redeploy of its account (one per file, kept by this module); the account
- * node that is running sends it.
+ * The account's outbox: a message the gateway could not be reached for, or that was still waiting
+ * or on the wire when its node closed, is kept (in its log, before the msg's `done`) and sent again
+ * until it is taken or its time has passed. In memory an entry is its order, its routing and its
+ * line; the rest is read from the line when it is sent (a kept message is not held in several
+ * copies). Every round starts with a probe (the oldest message), at most MAX_PROBE_DELAY apart;
+ * when it gets through the rest follow, several in flight. Results come out in the order the msgs
+ * came. It outlives a redeploy of its account (one per log); the running account node sends it.
  */
 import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
@@ -30,7 +18,6 @@ import type { Msg } from '../plumbing/msg';
 export type { Warn } from './outbox-journal';
 
 export interface OutboxEntry {
-  /** Unique within the outbox. */
   id: string;
   /** The send node that took the msg. */
   node: string;
@@ -43,20 +30,19 @@ export interface OutboxEntry {
   messages: number;
   /** The msg's serialisable properties. */
   msg: Record<string, unknown>;
-  /** First attempt (when its node took the msg), ms since the epoch. */
+  /** When its node took the msg, ms since the epoch. */
   since: number;
   /** Which msg came first among those taken in the same millisecond (the taking process's count). */
   order: number;
   attempts: number;
   /** The last failure's sentence. */
   reason: string;
-  /** When this message gives up (its node's `giveUpAfter`), ms since the epoch; the account's time applies too. */
+  /** Its node's `giveUpAfter` as ms since the epoch; the account's time applies too. */
   deadline?: number;
-  /** The copy of Node-RED that claimed it to send it (a shared store; a file has one writer). */
+  /** The copy of Node-RED that claimed it (a shared store; a file has one writer). */
   owner?: string;
 }
 
-/** What a node hands the outbox to keep: the entry without the id the outbox gives it. */
 export type NewEntry = Omit<OutboxEntry, 'id'>;
 
 export type SendResult = TransactionalResult | PromotionalResult;
@@ -64,53 +50,45 @@ export type Outcome = { result: SendResult } | { error: GatewayError };
 
 /** What the running account node does for its outbox. */
 export interface OutboxWorker {
-  /**
-   * Sends a kept message again, through the rate limit, without the account's retries; a probe
-   * goes out whatever the circuit says. Throws a GatewayError.
-   */
+  /** Sends a kept message again, without the account's retries; a probe goes out whatever the circuit says. */
   send(entry: OutboxEntry, probe: boolean): Promise<SendResult>;
   /** Hands a message that left the outbox to its node: out of its ports, or to Catch. */
   settle(entry: OutboxEntry, msg: Msg, outcome: Outcome): void;
   /** Whether an error is one a later attempt may get past (the gateway unreachable, busy, closing). */
   transient(error: unknown, entry: OutboxEntry): boolean;
-  /** The error a message ends with when its time has passed. */
   expired(entry: OutboxEntry): GatewayError;
   /** Minutes a message is kept; 0: none is. */
   minutes: number;
   /** First wait between rounds, ms (it doubles up to MAX_PROBE_DELAY). */
   firstDelay: number;
-  /** The most messages kept (`outboxSize`). */
+  /** `outboxSize`. */
   size: number;
   /** The account's name, for the sentence an `outbox_full` error says. */
   account: string;
   /** Messages sent at once after a probe got through. */
   concurrency: number;
-  /** The account's circuit: opened by the first failure kept and by a failed probe, closed by one that got through. */
+  /** Opened by the first failure kept and by a failed probe, closed by one that got through. */
   circuit: Circuit;
 }
 
 /**
- * What makes an entry's id unique: this process (a tag of its own, as a pid comes back after a
- * restart) and a count over every outbox it holds (two outboxes of one file in one process, a
- * test's, must not give the same id twice).
+ * An id is unique by this process's tag (a pid comes back after a restart) and a count over every
+ * outbox it holds (two outboxes of one file in one process must not give the same id twice).
  */
 const PROCESS_TAG = randomBytes(4).toString('hex');
 let nextId = 0;
 
-/** The longest wait between two probes of an unreachable gateway. */
 export const MAX_PROBE_DELAY = 15_000;
 export const DEFAULT_OUTBOX_SIZE = 10_000;
 
 /**
- * Where an entry is: `waiting` (it may be attempted), `wire` (an attempt is on the wire, or its
- * answer is not yet handed on), `ended` (its msg went to a port or Catch). The only moves are
+ * `wire`: an attempt is on the wire, or its answer is not yet handed on. The only moves are
  * waiting -> wire, wire -> waiting (a failure a later round may get past), and waiting or wire ->
  * ended; nothing comes back from `ended`. So no round attempts a message on the wire or one that
  * ended, however its list is tidied meanwhile.
  */
 type KeptState = 'waiting' | 'wire' | 'ended';
 
-/** An entry as the outbox holds it in memory. */
 interface Kept {
   id: string;
   node: string;
@@ -119,12 +97,11 @@ interface Kept {
   deadline: number | undefined;
   attempts: number;
   reason: string;
-  /** Its line of the journal (the whole entry as JSON, as first kept). */
+  /** The whole entry as JSON, as first kept. */
   line: string;
   state: KeptState;
 }
 
-/** One resend's end, before it is settled. */
 type Attempted = { kept: Kept; entry: OutboxEntry; outcome: Outcome } | { kept: Kept; transient: unknown };
 
 export class Outbox {
@@ -150,7 +127,7 @@ export class Outbox {
   #running: Promise<void> | undefined;
   /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
   #settling: Promise<void> = Promise.resolve();
-  /** Rounds in a row that ended on a failure, and when the last one did. */
+  /** Rounds in a row that ended on a failure. */
   #rounds = 0;
 
   #warn: Warn;
@@ -159,12 +136,11 @@ export class Outbox {
   /** An outbox kept in `log`, or in memory only when there is none. */
   constructor(log: OutboxLog | undefined, warn: Warn) {
     this.#warn = warn;
-    if (!log) return;
     this.#journal = log;
-    this.warn = warn;
+    if (log?.kind === 'file') log.warn = warn;
     // A file left by an earlier run is sent, unless another living Node-RED holds it: then it is
     // that one's to send. (A shared log's entries come by adoption, once the account runs.)
-    if (log.kind !== 'file' || !log.exists()) return;
+    if (log?.kind !== 'file' || !log.exists()) return;
     try {
       if (log.lock()) this.#adopt();
       else warn('outbox-locked', { path: log.where });
@@ -173,12 +149,10 @@ export class Outbox {
     }
   }
 
-  /** Reads what the journal holds into the outbox (the lock just taken); gives the lock back when nothing waits. */
+  /** Reads the journal (the lock just taken); gives the lock back when nothing waits. */
   #adopt(): void {
     const journal = this.#journal as OutboxFile;
-    for (const { entry, line } of journal.load(this.warn).values()) {
-      this.#insert(keptOf(entry as unknown as OutboxEntry, line));
-    }
+    for (const { entry, line } of journal.load(this.warn).values()) this.#insert(keptOf(entry as unknown as OutboxEntry, line));
     if (this.#live === 0) void journal.release();
     else this.#changed();
   }
@@ -197,7 +171,6 @@ export class Outbox {
     return this.#live;
   }
 
-  /** How many of one node's msgs wait now. */
   waitingFor(node: string): number {
     return this.#byNode.get(node) ?? 0;
   }
@@ -217,9 +190,8 @@ export class Outbox {
   }
 
   /**
-   * Keeps a message (`failure`: why it failed on the wire, when it was tried); resolves once it
-   * is on disk. The worker tries it soon. Refused (a GatewayError for Catch) when the outbox is
-   * full, another Node-RED holds its file, or it cannot be written (`outbox_unavailable`, with the cause).
+   * Keeps a message (`failure`: why it failed on the wire); resolves once it is on disk. Refused
+   * (a GatewayError) when the outbox is full, another Node-RED holds its file, or it cannot be written.
    */
   async keep(entry: NewEntry, msg: Msg, failure?: unknown): Promise<void> {
     // The first failure the outbox keeps marks the gateway unreachable, at once: what waits for a
@@ -264,7 +236,6 @@ export class Outbox {
     if (this.#worker && giveUpAt(kept, this.#worker) < this.#expiryAt) this.#armExpiry(giveUpAt(kept, this.#worker));
   }
 
-  /** The running account sends the outbox from now on. */
   attach(worker: OutboxWorker): void {
     this.#worker = worker;
     this.#rounds = 0;
@@ -287,8 +258,7 @@ export class Outbox {
     const journal = this.#journal;
     if (journal?.kind !== 'shared' || !this.#worker) return;
     try {
-      const live = new Map<string, Kept>();
-      this.#each((kept) => live.set(kept.id, kept));
+      const live = new Map(this.#kept().map((kept) => [kept.id, kept]));
       const lost = await journal.renew([...live.keys()]);
       // Not one that ended meanwhile: its done was sent after this renew, or it is skipped here.
       const back = lost.map((id) => live.get(id)).filter((kept): kept is Kept => kept !== undefined && kept.state !== 'ended');
@@ -325,27 +295,21 @@ export class Outbox {
     await this.#settling;
   }
 
-  /** Closes the journal's file (a test's outbox; a runtime's lives as long as its process). */
+  /** A test's outbox; a runtime's lives as long as its process. */
   close(): Promise<void> {
     return this.#journal?.kind === 'file' ? this.#journal.close() : Promise.resolve();
   }
 
-  /** Empties the outbox; each message ends with `error` (Catch). Returns how many there were. */
+  /** Each waiting message ends with `error` (Catch). Returns how many there were. */
   async empty(error: (entry: OutboxEntry) => GatewayError): Promise<number> {
-    const ended: Kept[] = [];
-    this.#each((kept) => {
-      if (kept.state === 'waiting') ended.push(kept);
-    });
+    const ended = this.#kept().filter((kept) => kept.state === 'waiting');
     await Promise.all(ended.map((kept) => this.#end(kept, (entry) => ({ error: error(entry) }))));
     return ended.length;
   }
 
-  /** Calls `visit` for every waiting entry, oldest first. */
-  #each(visit: (kept: Kept) => void): void {
-    for (let i = this.#head; i < this.#list.length; i++) {
-      const kept = this.#list[i] as Kept;
-      if (kept.state !== 'ended') visit(kept);
-    }
+  /** The entries that did not end, oldest first. */
+  #kept(): Kept[] {
+    return this.#list.slice(this.#head).filter((kept) => kept.state !== 'ended');
   }
 
   /** Puts an entry at its place: after every msg that came before it (concurrent sends fail in any order). */
@@ -359,7 +323,7 @@ export class Outbox {
     this.#byNode.set(kept.node, (this.#byNode.get(kept.node) ?? 0) + 1);
   }
 
-  /** Takes an entry out of the waiting ones for good (its `done` line is the caller's). */
+  /** Takes an entry out for good (its `done` line is the caller's). */
   #drop(kept: Kept): void {
     if (kept.state === 'ended') return;
     kept.state = 'ended';
@@ -378,7 +342,7 @@ export class Outbox {
     }
   }
 
-  /** The whole entry, read from its line, with what changed since it was written. */
+  /** The whole entry, read from its line, with what changed since. */
   #entryOf(kept: Kept): OutboxEntry {
     const entry = JSON.parse(kept.line) as OutboxEntry;
     entry.rejected ??= [];
@@ -388,17 +352,10 @@ export class Outbox {
     return entry;
   }
 
-  #msgOf(kept: Kept, entry: OutboxEntry): Msg {
-    return this.#msgs.get(kept.id) ?? (entry.msg as Msg);
-  }
-
-  /**
-   * Ends an entry: its `done` line appended, then (in the order the msgs came, once that line is
-   * on disk) its msg handed to its node. Resolves when it was handed on.
-   */
+  /** Ends an entry: its `done` line appended, then (in the order the msgs came, once that line is on disk) its msg handed on. */
   #end(kept: Kept, outcome: (entry: OutboxEntry) => Outcome, read?: OutboxEntry): Promise<void> {
     const entry = read ?? this.#entryOf(kept);
-    const msg = this.#msgOf(kept, entry);
+    const msg = this.#msgs.get(kept.id) ?? (entry.msg as Msg);
     this.#drop(kept);
     // Nothing waits any more (the last one gave up, ran out of time or was emptied): the circuit
     // closes, so the next msg tries the gateway itself (and opens it again if it is still away)
@@ -408,21 +365,21 @@ export class Outbox {
       this.#worker.circuit.reset();
     }
     this.#changed();
-    const journal = this.#journal;
-    let written: Promise<void> = Promise.resolve();
-    if (journal) {
-      written = journal.done(kept.id).then(
+    const written =
+      this.#journal?.done(kept.id).then(
         () => this.#tidy(),
         // The message went (or failed) all the same; it may be sent again after a restart, with
         // duplicates_check, so the gateway drops the copy.
         () => undefined,
-      );
-    }
+      ) ?? Promise.resolve();
     const settled = this.#settling
       .then(() => written)
       .then(() => {
-        const worker = this.#worker;
-        if (worker) settle(worker, entry, msg, outcome(entry));
+        try {
+          this.#worker?.settle(entry, msg, outcome(entry));
+        } catch {
+          // The node's failure path already reports; an outbox round never stops for it.
+        }
       });
     this.#settling = settled;
     return settled;
@@ -435,11 +392,7 @@ export class Outbox {
     if (this.#live === 0) void journal.release();
     else if (journal.wantsCompaction(this.#live)) {
       journal
-        .compact(() => {
-          const lines: string[] = [];
-          this.#each((kept) => lines.push(kept.line));
-          return lines;
-        })
+        .compact(() => this.#kept().map((kept) => kept.line))
         .catch((error: unknown) => this.warn('outbox-unreadable', { path: journal.where, reason: (error as Error).message }));
     }
   }
@@ -448,7 +401,7 @@ export class Outbox {
     for (const listener of this.#listeners) listener();
   }
 
-  /** The wait before the next probe: the first delay, doubled for each round in a row that failed, at most MAX_PROBE_DELAY. */
+  /** The first delay, doubled for each round in a row that failed, at most MAX_PROBE_DELAY. */
   #probeDelay(worker: OutboxWorker): number {
     return Math.min(MAX_PROBE_DELAY, worker.firstDelay * 2 ** Math.min(this.#rounds, 30));
   }
@@ -464,17 +417,10 @@ export class Outbox {
       this.#timer = undefined;
       this.#running = this.#round().finally(() => {
         this.#running = undefined;
-        this.#reschedule();
+        if (this.#worker) this.#schedule(this.#probeDelay(this.#worker));
         this.#armExpiry();
       });
     }, ms);
-  }
-
-  /** After a round: the next one with backoff, sooner when a message's time runs out first. */
-  #reschedule(): void {
-    const worker = this.#worker;
-    if (!worker || this.#live === 0) return;
-    this.#schedule(this.#probeDelay(worker));
   }
 
   /**
@@ -483,9 +429,8 @@ export class Outbox {
    */
   #armExpiry(sooner?: number): void {
     const worker = this.#worker;
-    let first = Infinity;
-    if (sooner !== undefined) first = sooner;
-    else if (worker) this.#each((kept) => void (first = Math.min(first, giveUpAt(kept, worker))));
+    let first = sooner ?? Infinity;
+    if (sooner === undefined && worker) for (const kept of this.#kept()) first = Math.min(first, giveUpAt(kept, worker));
     if (first === this.#expiryAt) return;
     clearTimeout(this.#expiryTimer);
     this.#expiryTimer = undefined;
@@ -531,7 +476,7 @@ export class Outbox {
     }
   }
 
-  /** After a probe got through: the rest, oldest first, `concurrency` at a time. Resolves whether one failed. */
+  /** After a probe got through: the rest, `concurrency` at a time. Resolves whether one failed. */
   async #drain(worker: OutboxWorker): Promise<boolean> {
     const inFlight: Promise<Attempted>[] = [];
     let failed = false;
@@ -581,44 +526,30 @@ export class Outbox {
     }
   }
 
-  /** Ends every message whose time has passed. */
   #expire(worker: OutboxWorker): void {
     const now = Date.now();
-    const due: Kept[] = [];
-    this.#each((kept) => {
-      if (kept.state === 'waiting' && now >= giveUpAt(kept, worker)) due.push(kept);
-    });
+    const due = this.#kept().filter((kept) => kept.state === 'waiting' && now >= giveUpAt(kept, worker));
     for (const kept of due) void this.#end(kept, () => ({ error: worker.expired(this.#entryOf(kept)) }));
   }
 }
 
-/** What the outbox holds in memory of an entry (a line read back was checked by its log). */
+/** A line read back was checked by its log. */
 function keptOf(entry: OutboxEntry, line: string): Kept {
   const { id, node, since, order, deadline, attempts, reason } = entry;
   return { id, node, since, order, deadline, attempts, reason, line, state: 'waiting' };
 }
 
-/** When a message gives up: its node's deadline, or the account's outbox time, whichever is first. */
+/** Its node's deadline, or the account's outbox time, whichever is first. */
 function giveUpAt(kept: Kept, worker: OutboxWorker): number {
   const account = kept.since + worker.minutes * 60_000;
   return kept.deadline === undefined ? account : Math.min(account, kept.deadline);
 }
 
-/** Whether `a` was taken before `b`. */
 function before(a: Kept, b: Kept): boolean {
   return a.since < b.since || (a.since === b.since && a.order < b.order);
 }
 
-/** Hands a message on; whatever its node does with it, the round goes on. */
-function settle(worker: OutboxWorker, entry: OutboxEntry, msg: Msg, outcome: Outcome): void {
-  try {
-    worker.settle(entry, msg, outcome);
-  } catch {
-    // The node's failure path already reports; an outbox round never stops for it.
-  }
-}
-
-/** The error a msg ends with when its entry could not be written (a full disk, a permission): it cannot wait. */
+/** A full disk, a permission: the msg cannot wait. */
 export function unavailableError(where: string, cause: unknown): GatewayError {
   return new GatewayError({
     type: 'outbox_unavailable',
@@ -628,7 +559,6 @@ export function unavailableError(where: string, cause: unknown): GatewayError {
   });
 }
 
-/** The error a msg ends with when the outbox already holds `size` messages. */
 export function fullError(size: number, account?: string): GatewayError {
   return new GatewayError({
     type: 'outbox_full',
@@ -637,11 +567,7 @@ export function fullError(size: number, account?: string): GatewayError {
   });
 }
 
-/**
- * The outbox of an account, kept in its store's log, or in memory when the store has none (no
- * user directory: with a warning when the first message is kept). One per log (or account id, in
- * memory) in this process: it outlives redeploys.
- */
+/** One per log (or account id, in memory) in this process: it outlives redeploys. */
 export function outboxFor(store: AccountStore, accountId: string, warn: Warn): Outbox {
   const log = store.outboxLog(accountId);
   const outbox = keptOnce('outbox', log ?? `memory:${accountId}`, () => new Outbox(log, warn));
@@ -649,10 +575,7 @@ export function outboxFor(store: AccountStore, accountId: string, warn: Warn): O
   return outbox;
 }
 
-/**
- * The properties of a msg an outbox file can hold: JSON, without an http in node's req and res
- * (they cannot outlive the process), functions, or a second visit to the same object.
- */
+/** JSON, without an http in node's req and res (they cannot outlive the process), functions, or a second visit to an object. */
 export function storableMsg(msg: Msg): Record<string, unknown> {
   const seen = new WeakSet<object>();
   return JSON.parse(
@@ -669,12 +592,9 @@ export function storableMsg(msg: Msg): Record<string, unknown> {
 }
 
 /**
- * Whether a failed send goes to the outbox: the gateway could not be reached, was busy (429,
- * 5xx) or did not answer, after the account's retries, or the node closed while the msg waited
- * or was on the wire. Sent again only where a duplicate cannot be sent: the body takes
- * duplicates_check, or the request never reached the gateway. Never an error a repeat cannot fix
- * (authentication, a failed check, low_credit, banned: those are not retryable), nor the
- * account's own rate limit refusing a msg because its queue is full.
+ * Whether a failed send goes to the outbox: a retryable failure, sent again only where a duplicate
+ * cannot be sent (the body takes duplicates_check, or the request never reached the gateway); never
+ * the account's own rate limit refusing a msg because its queue is full.
  */
 export function deferrable(error: unknown, operation: Operation): boolean {
   if (!(error instanceof GatewayError) || !error.retryable) return false;
@@ -682,7 +602,6 @@ export function deferrable(error: unknown, operation: Operation): boolean {
   return resendable(operation, error.mayHaveReached);
 }
 
-/** The error a message ends with when its time in the outbox has passed: its node's give-up time, or the account's outbox time. */
 export function expiredError(entry: OutboxEntry, minutes: number): GatewayError {
   const tries = `${entry.attempts} attempt${entry.attempts === 1 ? '' : 's'}`;
   if (entry.deadline !== undefined && entry.deadline < entry.since + minutes * 60_000) {
@@ -695,7 +614,7 @@ export function expiredError(entry: OutboxEntry, minutes: number): GatewayError 
   });
 }
 
-/** The error a msg ends with when its node's give-up time (`giveUpAfter`, seconds) passed while it waited. */
+/** `seconds`: its node's `giveUpAfter`. */
 export function giveUpError(seconds: number, why: string): GatewayError {
   return new GatewayError({
     type: 'expired',

@@ -10,12 +10,12 @@ const WINDOW_MS = 5 * 60_000;
 const LIMIT = 10_000;
 
 export class RecentSends {
-  /** sms_id -> when it came back. */
+  /** When each came back. */
   readonly #seen = new Map<string, number>();
-  /** The same sms_ids oldest first: the oldest are forgotten from here (see Fifo for why not from the Map). */
+  /** The oldest are forgotten from here (see Fifo for why not from the Map). */
   readonly #order = new Fifo<string>();
 
-  /** Whether `smsId` came back within the window before; remembers it either way. */
+  /** Remembers it either way. */
   seenBefore(smsId: string, now = Date.now()): boolean {
     for (let id = this.#order.peek(); id !== undefined; id = this.#order.peek()) {
       if ((this.#seen.get(id) as number) > now - WINDOW_MS && this.#seen.size <= LIMIT) break;

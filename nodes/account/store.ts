@@ -1,14 +1,7 @@
 /**
- * The account's state boundary: what an account remembers across messages, and where it keeps it.
- *
- * - the outbox's entries (an {@link OutboxLog}: the lines of the messages kept, and which ended),
- * - the sends it tracks for delivery reports (a {@link DeliveryTracker}),
- * - its rate-limit window (a {@link RateWindow}: the messages sent in the last window).
- *
- * One implementation today, {@link localStore}: this Node-RED process, with the outbox in a file in
- * the user directory (in memory where there is none). A store shared by several copies of
- * Node-RED is a second implementation of this interface; the account, the outbox's rounds, the
- * rate limiter's queue and the events node stay as they are.
+ * The account's state boundary: what an account remembers across messages (the outbox's entries,
+ * the sends it tracks, its rate-limit window), and where: this process ({@link localStore}) or a
+ * store the copies of Node-RED share (redis-store.ts); nothing above it knows which.
  */
 import { join } from 'node:path';
 import { OutboxJournal, type JournalEntry, type Warn } from './outbox-journal';
@@ -16,79 +9,63 @@ import { keptOnce } from './registry';
 import { DeliveryTracker } from './tracking';
 import { TrackingFile, trackingPath } from './tracking-file';
 
-/** Where an account keeps what it remembers. */
 export interface AccountStore {
-  /** How the editor and the logs name it. */
   readonly kind: 'file' | 'redis';
-  /** The log of the account's outbox; undefined: the outbox lives in memory only. */
+  /** Undefined: the outbox lives in memory only. */
   outboxLog(accountId: string): OutboxLog | undefined;
-  /** The sends the account's nodes tracked for the events node. */
   tracker(accountId: string): DeliveryTracker;
-  /** The account's rate-limit window: at most `limit` messages in any `windowMs`. */
+  /** At most `limit` messages in any `windowMs`. */
   rateWindow(accountId: string, limit: number, windowMs: number): RateWindow;
 }
 
-/**
- * The outbox's entries as a log: each kept message a line (its entry as JSON), each one that
- * left a `done`. A file this process holds, or a store the copies of Node-RED share.
- */
+/** Each kept message a line (its entry as JSON), each one that left a `done`. */
 export type OutboxLog = OutboxFile | SharedOutboxLog;
 
 interface OutboxLogBase {
-  /** Where it is, for warnings (a file's path). */
+  /** For warnings (a file's path). */
   readonly where: string;
-  /** Keeps an entry's line; resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
+  /** Resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
   keep(line: string, size: number): Promise<void>;
-  /** Ends an entry; resolves once that is durable. */
   done(id: string): Promise<void>;
 }
 
 /** A file one process holds at a time; the others leave its entries alone. */
 export interface OutboxFile extends OutboxLogBase {
   readonly kind: 'file';
-  /** Whether this process holds it. */
   readonly locked: boolean;
-  /** Who hears of a torn tail cut back (the outbox's account node). */
+  /** Who hears of a torn tail cut back. */
   warn: Warn;
-  /** Takes it, unless a living writer holds it (one that is gone is taken over); returns whether it is held. */
+  /** One that is gone is taken over; returns whether it is held. */
   lock(): boolean;
-  /** Whether an earlier run left entries in it. */
   exists(): boolean;
-  /** The entries that did not end, oldest first, each with its line; damaged lines skipped with a warning. */
   load(warn: Warn): Map<string, { entry: JournalEntry; line: string }>;
-  /** Whether it holds mostly ended entries, beside `live` waiting ones. */
   wantsCompaction(live: number): boolean;
-  /** Rewrites it with these lines only. */
   compact(lines: () => string[]): Promise<unknown>;
   /** Nothing waits: removes it and gives it up. */
   release(): Promise<void>;
-  /** Closes what it has open (the next `keep` opens it again). */
   close(): Promise<void>;
 }
 
-/** A log several copies share: each entry claimed by one copy at a time, renewed while it holds it. */
+/** Each entry claimed by one copy at a time, renewed while it holds it. */
 export interface SharedOutboxLog extends OutboxLogBase {
   readonly kind: 'shared';
-  /** How often to renew this copy's claims and look for entries to adopt, ms. */
   readonly adoptEveryMs: number;
-  /** The entries another copy kept whose claim has lapsed (that copy is gone), now claimed by this one; `known` tells which ids this copy already holds. */
+  /** The entries whose claim has lapsed (their copy is gone), now claimed by this one; `known`: ids this copy already holds. */
   adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]>;
-  /** This copy still holds these entries (their claims are renewed); answers those the store lost. */
+  /** Renews these claims; answers those the store lost. */
   renew(ids: string[]): Promise<string[]>;
 }
 
-/** What a window answered for a run of sends: how many of them passed (from the first), and the ms until the next may. */
+/** How many sends of a run passed (from the first), and the ms until the oldest message leaves the window (0 when all passed). */
 export interface Reservation {
   passed: number;
-  /** 0 when every send of the run passed; else how many ms until the oldest message leaves the window. */
   wait: number;
 }
 
 /**
- * The account's sliding window. `reserveInOrder` takes the sends waiting, in order (each a number
- * of messages), and counts as sent now as many as fit, from the first, stopping at the first that
- * does not (strict order: a smaller send behind it never overtakes it): one question for a whole
- * run (a shared store's: one round trip, however many wait).
+ * `reserveInOrder` counts as sent now as many sends (each a number of messages) as fit, from the
+ * first, stopping at the first that does not (a smaller send behind it never overtakes it): one
+ * question for a whole run (a shared store's: one round trip).
  */
 export interface RateWindow {
   reserveInOrder(sends: readonly number[], now: number): Promise<Reservation>;
@@ -96,7 +73,7 @@ export interface RateWindow {
   refund(messages: number): Promise<void>;
 }
 
-/** The window in this process: the send times of the messages in it, oldest first. */
+/** The send times of the messages in the window, oldest first. */
 export class MemoryWindow implements RateWindow {
   readonly #sent: number[] = [];
 
@@ -114,7 +91,7 @@ export class MemoryWindow implements RateWindow {
     return 0;
   }
 
-  /** Counts what fits when asked; the answer comes as a promise, as a shared window's does. */
+  /** The answer comes as a promise, as a shared window's does. */
   async reserveInOrder(sends: readonly number[], now: number): Promise<Reservation> {
     for (let passed = 0; passed < sends.length; passed++) {
       const wait = this.reserve(sends[passed] as number, now);
@@ -128,11 +105,7 @@ export class MemoryWindow implements RateWindow {
   }
 }
 
-/**
- * This Node-RED process's store: the outbox in `<userDir>/bulkgate-outbox/<account id>.jsonl`,
- * tracked sends in `<userDir>/bulkgate-tracking/<account id>.jsonl` (each in memory only when
- * Node-RED has no user directory), the window in memory.
- */
+/** Each in memory only when Node-RED has no user directory. */
 export function localStore(userDir: string | undefined, warn: (text: string) => void = () => undefined): AccountStore {
   return {
     kind: 'file',

@@ -1,25 +1,14 @@
 /**
- * Delivery tracking kept in the user directory, so that a restart or an update does not forget
- * what was sent: `<userDir>/bulkgate-tracking/<account id>.jsonl`, one line per event:
- *
- * - `{"s": <Tracked without its flags>}`: a send the gateway accepted;
- * - `{"f": "<sms_id>"}`: its final report came (no `no_report` for it any more);
- * - `{"l": "<sms_id>"}`: output 3 fired for it (it does not fire again after a restart);
- * - after a rewrite, a send with its marks on one line: `{"s": {...}, "f": true, "l": true}`.
- *
- * Written only while an events node tracks the account (the tracker writes nothing otherwise), as
- * a journal (journal.ts) that is not flushed at each commit (a report that races a crash is the
- * worst that can be lost), and rewritten with the remembered sends alone when most lines are spent.
- * Loading skips damaged lines; the tracker applies its bounds (10,000, 24 h) to what it loads.
+ * Delivery tracking kept in the user directory across a restart, one line per event: `{"s": record}`
+ * a send the gateway accepted, `{"f": sms_id}` its final report came, `{"l": sms_id}` output 3
+ * fired for it; after a rewrite, a send with its marks on one line: `{"s": {...}, "f": true, "l": true}`.
+ * Not flushed at each commit: a report that races a crash is the worst that can be lost.
  */
 import { join } from 'node:path';
 import { Journal } from './journal';
 import type { Tracked, TrackedRecord, TrackingLog } from './tracking';
 
-/**
- * A line beyond this keeps the send without the msg's topic and payload (a report after a restart
- * still finds it, without `msg.sent.payload`): the file stays within about 2 x 10,000 lines of 2 KB.
- */
+/** A line beyond this keeps the send without the msg's topic and payload: the file stays within about 2 x 10,000 lines of 2 KB. */
 export const MAX_LINE = 2048;
 
 export function trackingPath(userDir: string, accountId: string): string {
@@ -27,7 +16,6 @@ export function trackingPath(userDir: string, accountId: string): string {
 }
 
 export class TrackingFile extends Journal implements TrackingLog {
-  /** Lines in the file: a rewrite is due when most are spent. */
   #lines = 0;
   #warned = false;
 

@@ -1,27 +1,44 @@
 /**
- * Delivery tracking: what an account's send nodes had accepted, by `sms_id`, so that
- * the events node can put the original msg beside its delivery report (`msg.sent`), say when a
- * final report did not come in time (output 3, `no_report`), and tell which alert a reply
- * answers (`msg.inReplyTo`).
- *
- * Bounded in number and age (the last 10,000 messages, 24 hours): the oldest is forgotten first.
- * It lives as long as the Node-RED process, per account id, so a redeploy of the send nodes, the
- * events node or the account itself keeps it; with a {@link TrackingLog} (the user directory's
- * file) it outlives a restart too. It remembers only while an events node with that account runs:
- * a user without one pays nothing, and nothing is written.
+ * Delivery tracking: what an account's send nodes had accepted, by `sms_id`, so that the events
+ * node can put the original msg beside its delivery report (`msg.sent`), say when a final report
+ * did not come in time (output 3), and tell which alert a reply answers (`msg.inReplyTo`). Bounded
+ * (the last 10,000 messages, 24 hours), per account id in this process; with a log it outlives a
+ * restart. It remembers only while an events node with that account runs: a user without one pays
+ * nothing, and nothing is written.
  */
 import { Fifo } from '../../gateway/fifo';
 
-/** A tracked send as the copies share it. */
-export interface SharedRecord {
+/** What `msg.sent` carries: the original msg's topic and payload, and the node that sent it. */
+export interface SentRef {
+  topic: unknown;
+  payload: unknown;
+  node: string;
+}
+
+/** A tracked send as a log writes it and the copies share it. */
+export interface TrackedRecord {
   smsId: string;
+  /** The recipient's digits (no `+`, no spaces): how a reply's `from` is matched. */
   number: string;
   sent: SentRef;
+  /** When the gateway accepted it, ms since the epoch. */
   acceptedAt: number;
+  /** What the report timeout counts from: the schedule of a scheduled message, else acceptedAt. */
   countsFrom: number;
 }
 
-/** Tracking shared by several copies of Node-RED (redis-store.ts's SharedTracking). */
+export type SharedRecord = TrackedRecord;
+
+export interface Tracked extends TrackedRecord {
+  /** A final report (delivered or not delivered) came. */
+  final: boolean;
+  /** Older than the bounds: nothing fires for it any more. */
+  forgotten: boolean;
+  /** Output 3 fired for it: an events node that starts later (a redeploy, a restart) does not fire it again. */
+  late?: boolean;
+}
+
+/** redis-store.ts's SharedTracking. */
 export interface SharedTrackingLike {
   record(record: SharedRecord): Promise<unknown>;
   lookup(smsId: string): Promise<SharedRecord | undefined>;
@@ -31,67 +48,20 @@ export interface SharedTrackingLike {
   overdue(timeoutMs: number, graceMs: number): Promise<SharedRecord[]>;
 }
 
-/** Where an account's tracked sends are kept beside this process's memory. */
-export type TrackingBacking =
-  /** Nowhere else (Node-RED has no user directory). */
-  | { kind: 'memory' }
-  /** A file in the user directory: matching survives a restart. */
-  | { kind: 'file'; log: TrackingLog }
-  /** The store the copies share: a report reaching any copy is matched. */
-  | { kind: 'shared'; shared: SharedTrackingLike };
+/** Beside this process's memory: nowhere (no user directory), a file, or the store the copies share. */
+export type TrackingBacking = { kind: 'memory' } | { kind: 'file'; log: TrackingLog } | { kind: 'shared'; shared: SharedTrackingLike };
 
-/**
- * How often a copy looks for the overdue sends of a copy that stopped, and how long after their
- * timeout: a quarter of the timeout, between 1 s and 30 s; the sending copy's own watch fires
- * first when it runs.
- */
-export function sweepEvery(timeoutMs: number): number {
-  return Math.min(30_000, Math.max(1000, Math.floor(timeoutMs / 4)));
-}
-
-/** What `msg.sent` carries: the original msg's topic and payload, and the node that sent it. */
-export interface SentRef {
-  topic: unknown;
-  payload: unknown;
-  node: string;
-}
-
-export interface Tracked {
-  smsId: string;
-  /** The recipient's digits (no `+`, no spaces): how a reply's `from` is matched. */
-  number: string;
-  sent: SentRef;
-  /** When the gateway accepted it, ms since the epoch. */
-  acceptedAt: number;
-  /** What the report timeout counts from: the schedule of a scheduled message, else acceptedAt. */
-  countsFrom: number;
-  /** A final report (delivered or not delivered) came. */
-  final: boolean;
-  /** Forgotten (older than the bounds): nothing fires for it any more. */
-  forgotten: boolean;
-  /** Output 3 fired for it: an events node that starts later (a redeploy, a restart) does not fire it again. */
-  late?: boolean;
-}
-
-/** A tracked send as a log writes it: without its flags (final and late are marks of their own; forgotten is memory's). */
-export type TrackedRecord = Omit<Tracked, 'final' | 'forgotten' | 'late'>;
-
-/**
- * Where a tracker keeps its sends across restarts (tracking-file.ts's TrackingFile). Declared by
- * the tracker, which says what it needs of a log: the file imports the tracker's types, not the
- * other way round.
- */
+/** tracking-file.ts's TrackingFile (declared here: the file imports the tracker's types, not the other way round). */
 export interface TrackingLog {
   /** The sends remembered, oldest first, with their final and late marks. */
   load(): { records: TrackedRecord[]; final: Set<string>; late: Set<string> };
   sent(record: TrackedRecord): void;
   final(smsId: string): void;
   late(smsId: string): void;
-  /** Rewrites the file with the remembered sends (and their marks) when most of its lines are spent. */
   compactIfSpent(remembered: number, live: () => Tracked[]): void;
 }
 
-/** Final statuses: after one of these, no report is awaited. Buffered and seen are not final. */
+/** Buffered and seen are not final. */
 export const FINAL_STATUSES: ReadonlySet<string> = new Set(['delivered', 'not_delivered']);
 
 export const TRACK_LIMIT = 10_000;
@@ -106,9 +76,8 @@ export function numberKey(value: unknown): string {
 }
 
 /**
- * One events node's report timeout: tracked messages in the order their time runs out. Most
- * count from their acceptance, so they arrive in order and a queue keeps them; a scheduled one
- * goes to a short list sorted by its schedule.
+ * One events node's report timeout. Most count from their acceptance, so they arrive in order and
+ * a queue keeps them; a scheduled one goes to a short list sorted by its schedule.
  */
 class ReportWatch {
   readonly #queue = new Fifo<Tracked>();
@@ -177,11 +146,6 @@ class ReportWatch {
   }
 }
 
-export interface TrackerLimits {
-  count: number;
-  ageMs: number;
-}
-
 export class DeliveryTracker {
   #bySmsId = new Map<string, Tracked>();
   /** The same sends oldest first (a replaced or forgotten one stays until passed): the bounds forget from here. */
@@ -193,22 +157,19 @@ export class DeliveryTracker {
   #sweeps = new Map<object, NodeJS.Timeout>();
   #listeners = new Set<object>();
   #loaded = false;
-
-  /** The file that keeps the sends across a restart (the file store with a user directory). */
   private readonly log: TrackingLog | undefined;
-  /** The store the copies of Node-RED share. */
   private readonly shared: SharedTrackingLike | undefined;
 
   constructor(
     backing: TrackingBacking,
-    private readonly limits: TrackerLimits = { count: TRACK_LIMIT, ageMs: TRACK_HOURS * 3600 * 1000 },
+    private readonly limits: { count: number; ageMs: number } = { count: TRACK_LIMIT, ageMs: TRACK_HOURS * 3600 * 1000 },
     private readonly now: () => number = Date.now,
   ) {
     this.log = backing.kind === 'file' ? backing.log : undefined;
     this.shared = backing.kind === 'shared' ? backing.shared : undefined;
   }
 
-  /** Whether an events node listens: only then are sends remembered. */
+  /** Only then are sends remembered. */
   get listening(): boolean {
     return this.#listeners.size > 0;
   }
@@ -218,9 +179,8 @@ export class DeliveryTracker {
   }
 
   /**
-   * An events node starts listening; with a timeout, `onNoReport` is called for each remembered
-   * message whose final report has not come `timeoutMs` after it counts from (the ones sent
-   * before it started, across a redeploy or a restart, too), once per message.
+   * With a timeout, `onNoReport` is called once for each remembered message whose final report has
+   * not come `timeoutMs` after it counts from (the ones sent before it started, too).
    */
   listen(owner: object, timeoutMs: number, onNoReport: (tracked: Tracked) => void): void {
     this.#load();
@@ -252,7 +212,6 @@ export class DeliveryTracker {
     if (shared) this.#sweep(owner, shared, timeoutMs, fire);
   }
 
-  /** Stops an events node's watch for reports and its sweep for other copies' overdue sends. */
   #stopWatching(owner: object): void {
     clearInterval(this.#sweeps.get(owner));
     this.#sweeps.delete(owner);
@@ -262,7 +221,8 @@ export class DeliveryTracker {
 
   /** Output 3 for the sends of a copy that stopped: claimed in the shared store, so once in all. */
   #sweep(owner: object, shared: SharedTrackingLike, timeoutMs: number, fire: (tracked: Tracked) => void): void {
-    const every = sweepEvery(timeoutMs);
+    // Every quarter of the timeout (1 s to 30 s), that long after it: the sending copy's own watch fires first when it runs.
+    const every = Math.min(30_000, Math.max(1000, Math.floor(timeoutMs / 4)));
     let busy = false;
     const timer = setInterval(() => {
       if (busy) return;
@@ -290,20 +250,20 @@ export class DeliveryTracker {
     this.#sweeps.set(owner, timer);
   }
 
-  /** What the log kept from an earlier run, within the bounds. */
   #load(): void {
     if (this.#loaded || !this.log) return;
     this.#loaded = true;
     const { records, final, late } = this.log.load();
-    for (const record of records) {
-      const tracked: Tracked = { ...record, final: final.has(record.smsId), forgotten: false, late: late.has(record.smsId) };
-      const before = this.#bySmsId.get(record.smsId);
-      if (before) this.#forget(before);
-      this.#bySmsId.set(record.smsId, tracked);
-      this.#byAge.push(tracked);
-      if (tracked.number) this.#byNumber.set(tracked.number, tracked);
-    }
+    for (const record of records) this.#remember({ ...record, final: final.has(record.smsId), forgotten: false, late: late.has(record.smsId) });
     this.#trim();
+  }
+
+  #remember(tracked: Tracked): void {
+    const before = this.#bySmsId.get(tracked.smsId);
+    if (before) this.#forget(before);
+    this.#bySmsId.set(tracked.smsId, tracked);
+    this.#byAge.push(tracked);
+    if (tracked.number) this.#byNumber.set(tracked.number, tracked);
   }
 
   unlisten(owner: object): void {
@@ -315,31 +275,18 @@ export class DeliveryTracker {
   track(smsId: string, number: unknown, sent: SentRef, scheduledAt?: number): void {
     if (!this.listening || !smsId) return;
     const acceptedAt = this.now();
-    const tracked: Tracked = {
-      smsId,
-      number: numberKey(number),
-      sent,
-      acceptedAt,
-      countsFrom: scheduledAt !== undefined && scheduledAt > acceptedAt ? scheduledAt : acceptedAt,
-      final: false,
-      forgotten: false,
-    };
-    const before = this.#bySmsId.get(smsId);
-    if (before) this.#forget(before);
-    this.#bySmsId.set(smsId, tracked);
-    this.#byAge.push(tracked);
-    if (tracked.number) this.#byNumber.set(tracked.number, tracked);
+    const countsFrom = scheduledAt !== undefined && scheduledAt > acceptedAt ? scheduledAt : acceptedAt;
+    const record: TrackedRecord = { smsId, number: numberKey(number), sent, acceptedAt, countsFrom };
+    const tracked: Tracked = { ...record, final: false, forgotten: false };
+    this.#remember(tracked);
     for (const watch of this.#watches.values()) watch.add(tracked);
-    this.log?.sent({ smsId, number: tracked.number, sent, acceptedAt, countsFrom: tracked.countsFrom });
-    this.shared?.record({ smsId, number: tracked.number, sent, acceptedAt, countsFrom: tracked.countsFrom }).catch(() => undefined);
+    this.log?.sent(record);
+    this.shared?.record(record).catch(() => undefined);
     this.#trim();
     this.log?.compactIfSpent(this.#bySmsId.size, () => [...this.#bySmsId.values()]);
   }
 
-  /**
-   * The tracked message a report is about (its final status noted at once), or undefined; with a
-   * shared store, one another copy sent is looked up there.
-   */
+  /** The tracked message a report is about (its final status noted at once); with a shared store, one another copy sent too. */
   async report(smsId: unknown, status: string): Promise<Tracked | undefined> {
     this.#trim();
     const tracked = typeof smsId === 'string' ? this.#bySmsId.get(smsId) : undefined;
@@ -364,7 +311,7 @@ export class DeliveryTracker {
     return record ? { ...record, final: false, forgotten: false } : undefined;
   }
 
-  /** Forgets the oldest beyond the bounds (insertion order is acceptance order). */
+  /** Insertion order is acceptance order. */
   #trim(): void {
     const oldest = this.now() - this.limits.ageMs;
     let forgot = false;
