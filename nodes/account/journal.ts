@@ -1,15 +1,11 @@
 /**
- * An append-only file of JSON lines. What is appended in one turn of the event loop goes to disk
- * with one write (a group commit); a durable journal flushes each commit before its promise resolves.
- *
- * Every write ends with a newline, so a last line without one was written in part (power lost, the
- * process killed, the disk full). It is cut back before anything is appended, as Redis's
- * `redis-check-aof --fix` does: appended onto, the next line would be read as one damaged line with
- * it and lost. A commit that fails is cut back to where it began, for the same reason.
- *
- * Owner only (0600, its folder 0700), never opened through a symbolic link (one planted at its path
- * would receive what is written). With a lock, one writer per file: a lock file beside it names the
- * process holding it, so a second Node-RED on the same user directory never rewrites what the first keeps.
+ * An append-only file of JSON lines; what is appended in one turn of the event loop goes to disk
+ * with one write. Every write ends with a newline, so a last line without one was written in part
+ * (power lost, the process killed, the disk full): it is cut back before anything is appended, as
+ * `redis-check-aof --fix` does, or the next line would be read as one damaged line with it and lost.
+ * Owner only, never opened through a symbolic link (one planted at its path would receive what is
+ * written). With a lock, one writer per file: a second Node-RED on the same user directory never
+ * rewrites what the first keeps.
  */
 import {
   closeSync,
@@ -74,7 +70,7 @@ export class Journal {
     return existsSync(this.path);
   }
 
-  /** Rejects when it is not written, and nothing of it stays. `again`: when its commit fails, it goes with the next one. */
+  /** Rejects when it is not written (and nothing of it stays); `again`: then it goes with the next commit. */
   append(line: string, again = false): Promise<void> {
     (again ? this.#again : this.#pending).push(line);
     return new Promise((resolve, reject) => {

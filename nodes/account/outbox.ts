@@ -48,7 +48,6 @@ export type NewEntry = Omit<OutboxEntry, 'id'>;
 export type SendResult = TransactionalResult | PromotionalResult;
 export type Outcome = { result: SendResult } | { error: GatewayError };
 
-/** What the running account node does for its outbox. */
 export interface OutboxWorker {
   /** Sends a kept message again, without the account's retries; a probe goes out whatever the circuit says. */
   send(entry: OutboxEntry, probe: boolean): Promise<SendResult>;
@@ -61,11 +60,9 @@ export interface OutboxWorker {
   minutes: number;
   /** First wait between rounds, ms (it doubles up to MAX_PROBE_DELAY). */
   firstDelay: number;
-  /** `outboxSize`. */
   size: number;
   /** The account's name, for the sentence an `outbox_full` error says. */
   account: string;
-  /** Messages sent at once after a probe got through. */
   concurrency: number;
   /** Opened by the first failure kept and by a failed probe, closed by one that got through. */
   circuit: Circuit;
@@ -89,14 +86,7 @@ export const DEFAULT_OUTBOX_SIZE = 10_000;
  */
 type KeptState = 'waiting' | 'wire' | 'ended';
 
-interface Kept {
-  id: string;
-  node: string;
-  since: number;
-  order: number;
-  deadline: number | undefined;
-  attempts: number;
-  reason: string;
+interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'deadline' | 'attempts' | 'reason'> {
   /** The whole entry as JSON, as first kept. */
   line: string;
   state: KeptState;
@@ -127,13 +117,11 @@ export class Outbox {
   #running: Promise<void> | undefined;
   /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
   #settling: Promise<void> = Promise.resolve();
-  /** Rounds in a row that ended on a failure. */
   #rounds = 0;
 
   #warn: Warn;
   #warnedMemoryOnly = false;
 
-  /** An outbox kept in `log`, or in memory only when there is none. */
   constructor(log: OutboxLog | undefined, warn: Warn) {
     this.#warn = warn;
     this.#journal = log;
@@ -189,10 +177,7 @@ export class Outbox {
     return () => this.#listeners.delete(listener);
   }
 
-  /**
-   * Keeps a message (`failure`: why it failed on the wire); resolves once it is on disk. Refused
-   * (a GatewayError) when the outbox is full, another Node-RED holds its file, or it cannot be written.
-   */
+  /** Resolves once it is on disk; refused (a GatewayError) when full, held by another Node-RED, or not written. */
   async keep(entry: NewEntry, msg: Msg, failure?: unknown): Promise<void> {
     // The first failure the outbox keeps marks the gateway unreachable, at once: what waits for a
     // connection, a retry or the rate limit is withdrawn (and kept) instead of trying it too.
@@ -250,9 +235,8 @@ export class Outbox {
   }
 
   /**
-   * A shared log: renews this copy's claims, writes back what the store lost of them (a flush, a
-   * restart without persistence, an eviction: this copy still holds them), and takes the entries
-   * a copy that is gone left.
+   * Renews this copy's claims, writes back what the store lost of them (a flush, a restart without
+   * persistence, an eviction: this copy still holds them), and takes what a copy that is gone left.
    */
   async #adoptShared(): Promise<void> {
     const journal = this.#journal;
@@ -307,7 +291,6 @@ export class Outbox {
     return ended.length;
   }
 
-  /** The entries that did not end, oldest first. */
   #kept(): Kept[] {
     return this.#list.slice(this.#head).filter((kept) => kept.state !== 'ended');
   }
@@ -342,7 +325,6 @@ export class Outbox {
     }
   }
 
-  /** The whole entry, read from its line, with what changed since. */
   #entryOf(kept: Kept): OutboxEntry {
     const entry = JSON.parse(kept.line) as OutboxEntry;
     entry.rejected ??= [];
@@ -423,10 +405,7 @@ export class Outbox {
     }, ms);
   }
 
-  /**
-   * A timer of its own for the first message whose time runs out (its node's give-up time or the
-   * account's outbox time), apart from the rounds: it ends on time, and no probe goes early for it.
-   */
+  /** A timer of its own for the first message whose time runs out: it ends on time, and no probe goes early for it. */
   #armExpiry(sooner?: number): void {
     const worker = this.#worker;
     let first = sooner ?? Infinity;
@@ -448,11 +427,7 @@ export class Outbox {
     );
   }
 
-  /**
-   * One round: every message whose time has passed ends; the oldest probes the gateway; when it
-   * got through, the rest follow oldest first, several in flight, until one fails for a reason a
-   * later round may get past (the circuit opens, and what waits stays in order).
-   */
+  /** The oldest probes the gateway; when it got through, the rest follow until one fails for a reason a later round may get past. */
   async #round(): Promise<void> {
     const worker = this.#worker;
     if (!worker) return;
@@ -494,7 +469,6 @@ export class Outbox {
     }
   }
 
-  /** The next waiting message this round has not sent. */
   #next(): Kept | undefined {
     const list = this.#list;
     if (this.#cursor < this.#head) this.#cursor = this.#head;
@@ -505,10 +479,7 @@ export class Outbox {
     return undefined;
   }
 
-  /**
-   * Sends one message again. It stays on the wire until its end is handed on (#end), or, after a
-   * failure a later round may get past, waits again where it was.
-   */
+  /** It stays on the wire until its end is handed on (#end), or, after a failure a later round may get past, waits again. */
   async #attempt(worker: OutboxWorker, kept: Kept, probe: boolean): Promise<Attempted> {
     if (kept.state !== 'waiting') throw new Error(`outbox: an entry ${kept.state} was attempted`);
     kept.state = 'wire';
@@ -539,7 +510,6 @@ function keptOf(entry: OutboxEntry, line: string): Kept {
   return { id, node, since, order, deadline, attempts, reason, line, state: 'waiting' };
 }
 
-/** Its node's deadline, or the account's outbox time, whichever is first. */
 function giveUpAt(kept: Kept, worker: OutboxWorker): number {
   const account = kept.since + worker.minutes * 60_000;
   return kept.deadline === undefined ? account : Math.min(account, kept.deadline);
@@ -580,8 +550,7 @@ export function storableMsg(msg: Msg): Record<string, unknown> {
   const seen = new WeakSet<object>();
   return JSON.parse(
     JSON.stringify(msg, function (this: unknown, key: string, value: unknown) {
-      if (this === msg && (key === 'req' || key === 'res')) return undefined;
-      if (typeof value === 'function') return undefined;
+      if ((this === msg && (key === 'req' || key === 'res')) || typeof value === 'function') return undefined;
       if (typeof value === 'object' && value !== null) {
         if (seen.has(value)) return undefined;
         seen.add(value);

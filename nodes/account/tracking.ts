@@ -38,7 +38,6 @@ export interface Tracked extends TrackedRecord {
   late?: boolean;
 }
 
-/** redis-store.ts's SharedTracking. */
 export interface SharedTrackingLike {
   record(record: SharedRecord): Promise<unknown>;
   lookup(smsId: string): Promise<SharedRecord | undefined>;
@@ -106,12 +105,9 @@ class ReportWatch {
     if (this.#scheduled.some((t) => t.forgotten)) this.#scheduled = this.#scheduled.filter((t) => !t.forgotten);
   }
 
+  /** The watch is dropped after: nothing else to undo. */
   stop(): void {
     clearTimeout(this.#timer);
-    this.#timer = undefined;
-    this.#timerAt = Infinity;
-    this.#queue.clear();
-    this.#scheduled = [];
   }
 
   #due(tracked: Tracked): number {
