@@ -140,7 +140,7 @@ export class Outbox {
   /** Reads the journal (the lock just taken); gives the lock back when nothing waits. */
   #adopt(): void {
     const journal = this.#journal as OutboxFile;
-    for (const { entry, line } of journal.load(this.warn).values()) this.#insert(keptOf(entry as unknown as OutboxEntry, line));
+    for (const { entry, line } of journal.load(this.warn).values()) this.#insert(entry as unknown as OutboxEntry, line);
     if (this.#live === 0) void journal.release();
     else this.#changed();
   }
@@ -202,8 +202,7 @@ export class Outbox {
     }
     const id = `${entry.since.toString(36)}-${PROCESS_TAG}-${(nextId++).toString(36)}`;
     const line = JSON.stringify({ id, ...entry });
-    const kept = keptOf({ id, ...entry }, line);
-    this.#insert(kept);
+    const kept = this.#insert({ id, ...entry }, line);
     if (msg.req !== undefined || msg.res !== undefined) this.#msgs.set(id, msg);
     this.#changed();
     try {
@@ -253,13 +252,11 @@ export class Outbox {
         await Promise.all(back.map((kept) => journal.keep(kept.line, size).catch(() => undefined)));
       }
       const found = await journal.adoptable((id) => live.has(id));
-      for (const { entry, line } of found) this.#insert(keptOf(entry as unknown as OutboxEntry, line));
+      for (const { entry, line } of found) this.#insert(entry as unknown as OutboxEntry, line);
       if (found.length) {
         this.#changed();
-        if (this.#worker) {
-          this.#schedule(0);
-          this.#armExpiry();
-        }
+        this.#schedule(0);
+        this.#armExpiry();
       }
     } catch {
       // The store does not answer: the next look may.
@@ -295,8 +292,9 @@ export class Outbox {
     return this.#list.slice(this.#head).filter((kept) => kept.state !== 'ended');
   }
 
-  /** Puts an entry at its place: after every msg that came before it (concurrent sends fail in any order). */
-  #insert(kept: Kept): void {
+  /** After every msg that came before it (concurrent sends fail in any order); a line read back was checked by its log. */
+  #insert({ id, node, since, order, deadline, attempts, reason }: OutboxEntry, line: string): Kept {
+    const kept: Kept = { id, node, since, order, deadline, attempts, reason, line, state: 'waiting' };
     const list = this.#list;
     let at = list.length;
     while (at > this.#head && before(kept, list[at - 1] as Kept)) at--;
@@ -304,6 +302,7 @@ export class Outbox {
     if (at < this.#cursor) this.#cursor = at;
     this.#live++;
     this.#byNode.set(kept.node, (this.#byNode.get(kept.node) ?? 0) + 1);
+    return kept;
   }
 
   /** Takes an entry out for good (its `done` line is the caller's). */
@@ -502,12 +501,6 @@ export class Outbox {
     const due = this.#kept().filter((kept) => kept.state === 'waiting' && now >= giveUpAt(kept, worker));
     for (const kept of due) void this.#end(kept, () => ({ error: worker.expired(this.#entryOf(kept)) }));
   }
-}
-
-/** A line read back was checked by its log. */
-function keptOf(entry: OutboxEntry, line: string): Kept {
-  const { id, node, since, order, deadline, attempts, reason } = entry;
-  return { id, node, since, order, deadline, attempts, reason, line, state: 'waiting' };
 }
 
 function giveUpAt(kept: Kept, worker: OutboxWorker): number {
