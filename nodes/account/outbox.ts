@@ -1,11 +1,8 @@
 /**
- * The account's outbox: a message the gateway could not be reached for, or that was still waiting
- * or on the wire when its node closed, is kept (in its log, before the msg's `done`) and sent again
- * until it is taken or its time has passed. In memory an entry is its order, its routing and its
- * line; the rest is read from the line when it is sent (a kept message is not held in several
- * copies). Every round starts with a probe (the oldest message), at most MAX_PROBE_DELAY apart;
- * when it gets through the rest follow, several in flight. Results come out in the order the msgs
- * came. It outlives a redeploy of its account (one per log); the running account node sends it.
+ * The account's outbox: a message the gateway could not be reached for (or still waiting when its
+ * node closed) is kept in its log before the msg's `done`, and sent again until it is taken or its
+ * time has passed; results come out in the order the msgs came. In memory an entry is its order,
+ * its routing and its line (a kept message is not held in several copies).
  */
 import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
@@ -68,22 +65,17 @@ export interface OutboxWorker {
   circuit: Circuit;
 }
 
-/**
- * An id is unique by this process's tag (a pid comes back after a restart) and a count over every
- * outbox it holds (two outboxes of one file in one process must not give the same id twice).
- */
+// An id is unique by this process's tag (a pid comes back after a restart) and a count over every
+// outbox it holds (two outboxes of one file in one process must not give the same id twice).
 const PROCESS_TAG = randomBytes(4).toString('hex');
 let nextId = 0;
 
 export const MAX_PROBE_DELAY = 15_000;
 export const DEFAULT_OUTBOX_SIZE = 10_000;
 
-/**
- * `wire`: an attempt is on the wire, or its answer is not yet handed on. The only moves are
- * waiting -> wire, wire -> waiting (a failure a later round may get past), and waiting or wire ->
- * ended; nothing comes back from `ended`. So no round attempts a message on the wire or one that
- * ended, however its list is tidied meanwhile.
- */
+// `wire`: on the wire, or its answer not yet handed on. The only moves: waiting -> wire -> waiting
+// (a failure a later round may get past), waiting or wire -> ended. So no round attempts a message
+// on the wire or one that ended, however its list is tidied meanwhile.
 type KeptState = 'waiting' | 'wire' | 'ended';
 
 interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'deadline' | 'attempts' | 'reason'> {
@@ -338,9 +330,8 @@ export class Outbox {
     const entry = read ?? this.#entryOf(kept);
     const msg = this.#msgs.get(kept.id) ?? (entry.msg as Msg);
     this.#drop(kept);
-    // Nothing waits any more (the last one gave up, ran out of time or was emptied): the circuit
-    // closes, so the next msg tries the gateway itself (and opens it again if it is still away)
-    // instead of waiting for a probe that nothing would schedule.
+    // Nothing waits any more: the circuit closes, so the next msg tries the gateway itself instead
+    // of waiting for a probe that nothing would schedule.
     if (this.#live === 0 && this.#worker) {
       this.#rounds = 0;
       this.#worker.circuit.reset();
@@ -554,9 +545,8 @@ export function storableMsg(msg: Msg): Record<string, unknown> {
 }
 
 /**
- * Whether a failed send goes to the outbox: a retryable failure, sent again only where a duplicate
- * cannot be sent (the body takes duplicates_check, or the request never reached the gateway); never
- * the account's own rate limit refusing a msg because its queue is full.
+ * A retryable failure, sent again only where a duplicate cannot be sent (the body takes
+ * duplicates_check, or it never reached the gateway); never the account's own rate limit's full queue.
  */
 export function deferrable(error: unknown, operation: Operation): boolean {
   if (!(error instanceof GatewayError) || !error.retryable) return false;
