@@ -262,7 +262,6 @@ export class Outbox {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     clearInterval(this.#adoptTimer);
-    this.#adoptTimer = undefined;
     this.#armExpiry();
     await this.#running;
     await this.#settling;

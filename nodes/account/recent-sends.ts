@@ -22,11 +22,9 @@ export class RecentSends {
       this.#seen.delete(id);
       this.#order.shift();
     }
-    const seen = this.#seen.has(smsId);
-    if (!seen) {
-      this.#seen.set(smsId, now);
-      this.#order.push(smsId);
-    }
-    return seen;
+    if (this.#seen.has(smsId)) return true;
+    this.#seen.set(smsId, now);
+    this.#order.push(smsId);
+    return false;
   }
 }

@@ -174,10 +174,7 @@ export class DeliveryTracker {
     return this.#bySmsId.size;
   }
 
-  /**
-   * With a timeout, `onNoReport` is called once for each remembered message whose final report has
-   * not come `timeoutMs` after it counts from (the ones sent before it started, too).
-   */
+  /** `onNoReport` once for each message (the ones sent before it started too) without a final report `timeoutMs` after it counts from. */
   listen(owner: object, timeoutMs: number, onNoReport: (tracked: Tracked) => void): void {
     this.#load();
     this.#listeners.add(owner);
