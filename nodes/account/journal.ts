@@ -230,11 +230,7 @@ export class Journal {
     }
   }
 
-  /**
-   * Rewrites the file with these lines only, once what is appended now is written; resolves with
-   * how many. The temporary file is created exclusively (a planted file or symlink of that name
-   * makes it fail, never followed). Asked again meanwhile, the rewrite queued answers.
-   */
+  /** Once what is appended now is written; resolves with how many. Asked again meanwhile, the rewrite queued answers. */
   compact(lines: () => string[]): Promise<number> {
     if (this.#compaction) return this.#compaction;
     this.#flush();
@@ -247,6 +243,7 @@ export class Journal {
   async #rewrite(lines: string[]): Promise<number> {
     if (this.options.lockedError && !this.#locked) return 0;
     const temporary = `${this.path}.${process.pid}.${Date.now().toString(36)}.tmp`;
+    // Created exclusively: a planted file or symlink of that name makes it fail, never followed.
     const file = await open(temporary, 'wx', 0o600);
     try {
       if (this.options.header) await file.write(this.options.header + '\n');

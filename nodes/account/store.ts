@@ -63,9 +63,8 @@ export interface Reservation {
 }
 
 /**
- * `reserveInOrder` counts as sent now as many sends (each a number of messages) as fit, from the
- * first, stopping at the first that does not (a smaller send behind it never overtakes it): one
- * question for a whole run (a shared store's: one round trip).
+ * `reserveInOrder` counts as sent now as many sends (each a number of messages) as fit, stopping at
+ * the first that does not (a smaller one behind it never overtakes it): one question for a whole run.
  */
 export interface RateWindow {
   reserveInOrder(sends: readonly number[], now: number): Promise<Reservation>;
