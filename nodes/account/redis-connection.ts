@@ -1,36 +1,25 @@
 /**
- * The store's connection to Redis or Valkey: RESP2 over TCP or TLS, the commands written as they
- * come and answered in order. The store needs six commands (AUTH, SELECT, PING, EVAL, EVALSHA,
- * CONFIG GET), and one thing no client library offers a hook for: a cap on what a reply may hold
- * in memory. A hostile or broken server streaming a 1 GB reply took Node-RED to 2.2 GB and stalled
- * its other routes for seconds with `@redis/client`; here the connection is dropped once a reply
- * passes {@link MAX_REPLY_BYTES}.
- *
- * No offline queue: a command fails at once while the connection is not ready, and the store
- * falls back to this copy's memory. No timeout per command: each batch of the store's scripts has
- * one timer (script-batch.ts).
+ * The store's own RESP2 connection (TCP or TLS): six commands (AUTH, SELECT, PING, EVAL, EVALSHA,
+ * CONFIG GET) and what no client library offers a hook for, a cap on what a reply may hold: a
+ * hostile server streaming a 1 GB reply took Node-RED to 2.2 GB with `@redis/client`. No offline
+ * queue (the store falls back to this copy's memory), no timeout per command (script-batch.ts).
  */
 import { connect as tcp, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Fifo } from '../../gateway/fifo';
 
-/**
- * The most a reply may hold in memory. The store's biggest reply is an adoption of waiting
- * entries, which its script ends once they pass 4 MB (lua/adopt.lua); a batch holds at most 64 calls.
- */
+/** The store's biggest reply is an adoption, ended once past 4 MB (lua/adopt.lua); a batch holds at most 64 calls. */
 const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /** How long connecting and the handshake may take (Test connection's wait too). */
 export const CONNECT_TIMEOUT_MS = 5000;
 
-/** What the store's scripts answer: RESP2's strings, integers, nil and arrays of them. */
 type Reply = string | number | null | Reply[];
 
-/** An error the server answered (`-ERR …`, `-NOSCRIPT …`, `-WRONGPASS …`). */
 export class ReplyError extends Error {}
 
 interface ConnectionSettings {
-  /** `redis://[user@]host[:port][/db]` or `rediss://…` for TLS (as store-url.ts lets through). */
+  /** As store-url.ts lets through. */
   url: string;
   password: string | undefined;
   /** The ms before the next try after try `retries` failed; false: no next try. */
@@ -38,20 +27,11 @@ interface ConnectionSettings {
   connectTimeoutMs: number;
 }
 
-/**
- * What a connection tells (callbacks, not an EventEmitter: an 'error' event nobody listened to
- * would be thrown out of a socket's handler, and take Node-RED down).
- */
+/** Callbacks, not an EventEmitter: an 'error' event nobody listened to would take Node-RED down. */
 interface ConnectionEvents {
-  /** It can take commands (connected, authenticated, answering). */
   ready(): void;
   /** A try failed, or the connection was lost; the next try is set unless `reconnect` is false. */
   failed(error: Error): void;
-}
-
-interface Waiter {
-  resolve(reply: Reply): void;
-  reject(error: Error): void;
 }
 
 /** A connection that connects again after it is lost. */
@@ -62,9 +42,8 @@ export class RedisConnection {
   #closed = false;
   #retries = 0;
   #retry: NodeJS.Timeout | undefined;
-  /** Ends a try that is not ready within `connectTimeoutMs`. */
   #connecting: NodeJS.Timeout | undefined;
-  readonly #waiting = new Fifo<Waiter>();
+  readonly #waiting = new Fifo<{ resolve(reply: Reply): void; reject(error: Error): void }>();
   /** Told when nothing waits for an answer any more (a graceful close). */
   #idle: (() => void) | undefined;
   #closing: Promise<void> | undefined;
@@ -80,12 +59,7 @@ export class RedisConnection {
     return this.#ready;
   }
 
-  /** Starts connecting; later tries follow on their own, each told to the events. */
-  connect(): void {
-    this.#open();
-  }
-
-  /** A command, answered in turn; fails at once while the connection is not ready (or is closing). */
+  /** Fails at once while the connection is not ready (or is closing). */
   command(args: readonly string[]): Promise<Reply> {
     if (!this.#ready) return Promise.reject(new Error('The store is not connected'));
     return this.#send(args);
@@ -113,14 +87,14 @@ export class RedisConnection {
     this.destroy();
   }
 
-  /** Stops now: what waits for an answer fails. */
   destroy(): void {
     this.#closed = true;
     clearTimeout(this.#retry);
     if (this.#socket) this.#lost(this.#socket, new Error('The store connection was closed'));
   }
 
-  #open(): void {
+  /** Starts connecting; later tries follow on their own, each told to the events. */
+  connect(): void {
     if (this.#closed || this.#socket) return;
     const url = new URL(this.#settings.url);
     const host = url.hostname.replace(/^\[|\]$/g, '');
@@ -160,7 +134,7 @@ export class RedisConnection {
     socket.once(tls ? 'secureConnect' : 'connect', () => void this.#handshake(socket, url));
   }
 
-  /** AUTH (as the URL's user, when it names one), SELECT the URL's database, and a PING: a server that answers it speaks RESP. */
+  /** AUTH, SELECT and a PING: a server that answers it speaks RESP. */
   async #handshake(socket: Socket, url: URL): Promise<void> {
     try {
       const user = decodeURIComponent(url.username);
@@ -182,7 +156,7 @@ export class RedisConnection {
     this.#tell(() => this.events.ready());
   }
 
-  /** Tells the store; a listener that throws must not escape a socket's handler, where it would take Node-RED down. */
+  /** A listener that throws must not escape a socket's handler, where it would take Node-RED down. */
   #tell(told: () => void): void {
     try {
       told();
@@ -191,7 +165,7 @@ export class RedisConnection {
     }
   }
 
-  /** A server's error without the password (a hostile or odd one may echo it: the error is told in states and logs). */
+  /** A hostile or odd server may echo the password: the error is told in states and logs. */
   #redacted(error: ReplyError): ReplyError {
     const { password } = this.#settings;
     return password && error.message.includes(password) ? new ReplyError(error.message.replaceAll(password, '***')) : error;
@@ -206,7 +180,6 @@ export class RedisConnection {
     return new Promise((resolve, reject) => this.#waiting.push({ resolve, reject }));
   }
 
-  /** The socket failed or closed: what waits fails with `error`, which is told; the next try is set. */
   #lost(socket: Socket, error: Error): void {
     if (socket !== this.#socket) return;
     this.#socket = undefined;
@@ -222,15 +195,12 @@ export class RedisConnection {
       this.#closed = true;
       return;
     }
-    this.#retry = setTimeout(() => this.#open(), reconnect(this.#retries++));
+    this.#retry = setTimeout(() => this.connect(), reconnect(this.#retries++));
     this.#retry.unref();
   }
 }
 
-/**
- * A connection at `url` once it is ready, tried once (no next try); rejects with why not. What
- * Test connection asks, and what the tests and the benchmark open.
- */
+/** A connection at `url` once it is ready, tried once; rejects with why not (Test connection). */
 export function openConnection(url: string, password: string | undefined, connectTimeoutMs = CONNECT_TIMEOUT_MS): Promise<RedisConnection> {
   return new Promise((resolve, reject) => {
     const connection: RedisConnection = new RedisConnection(
@@ -242,26 +212,17 @@ export function openConnection(url: string, password: string | undefined, connec
 }
 
 /**
- * What an item of an array costs in memory beside its bytes, as a JavaScript value, and what a
- * chunk waiting to be read costs beside its bytes, rounded up from what was measured (an empty
- * array about 45 bytes, an array in an array about 85 with its place on the reader's stack; a
- * chunk about 200): counted against the cap, so a reply of tiny items, or one sent a byte at a
- * time, is bounded by what it holds, not by its bytes.
+ * What an array's item and a waiting chunk cost in memory beside their bytes, rounded up from what
+ * was measured (an array in an array about 85 bytes, a chunk about 200): counted against the cap,
+ * so a reply of tiny items, or one sent a byte at a time, is bounded by what it holds.
  */
 const ITEM_COST = 80;
 const CHUNK_COST = 256;
 
-/** The start of an array whose items are still to come. */
-interface OpenArray {
-  items: Reply[];
-  left: number;
-}
-
 /**
  * RESP2's replies from a stream of chunks, each item read once: a reply cut across chunks waits
- * only for the rest of the item it stopped in (a bulk string for its declared length), so a big
- * reply costs its bytes, not its bytes times its chunks. Throws once a reply holds more than
- * `maxBytes`, or on what is not RESP.
+ * only for the rest of the item it stopped in, so it costs its bytes, not its bytes times its
+ * chunks. Throws once a reply holds more than `maxBytes`, or on what is not RESP.
  */
 export class ReplyReader {
   #chunks: Buffer[] = [];
@@ -270,9 +231,10 @@ export class ReplyReader {
   #need = 0;
   /** What the reply read so far into open arrays holds: its bytes and each item's cost. */
   #held = 0;
-  /** The next item stopped in its line (no "\r\n" yet): nothing more can be read before a chunk brings one. */
+  /** The next item stopped in its line: nothing more can be read before a chunk brings a "\r\n". */
   #inLine = false;
-  readonly #open: OpenArray[] = [];
+  /** The arrays whose items are still to come. */
+  readonly #open: { items: Reply[]; left: number }[] = [];
 
   constructor(private readonly maxBytes: number) {}
 
@@ -292,14 +254,11 @@ export class ReplyReader {
       if (!item) break;
       if (this.#open.length) this.#held += item.next - at + ITEM_COST;
       at = item.next;
-      let value = item.value;
-      if (value instanceof OpenArrayMark) {
-        if (value.length > 0) {
-          this.#open.push({ items: [], left: value.length });
-          continue;
-        }
-        value = value.length < 0 ? null : [];
+      if (item.opens) {
+        this.#open.push({ items: [], left: item.opens });
+        continue;
       }
+      let value = item.value;
       // An item ends its array, which may end the one it is in.
       for (let top = this.#open.at(-1); top; top = this.#open.at(-1)) {
         top.items.push(value as Reply);
@@ -322,8 +281,8 @@ export class ReplyReader {
     return new Error(`The store sent a reply of more than ${this.maxBytes / 1024 / 1024} MB: not read (a hostile or broken server)`);
   }
 
-  /** One item at `at`: a value or an array's start, and where the next begins; undefined when its bytes have not all come. */
-  #item(buffer: Buffer, at: number): { value: Reply | ReplyError | OpenArrayMark; next: number } | undefined {
+  /** One item at `at` (or an array's start: `opens` items follow), where the next begins; undefined when its bytes have not all come. */
+  #item(buffer: Buffer, at: number): { value: Reply | ReplyError; opens?: number; next: number } | undefined {
     const end = buffer.indexOf('\r\n', at);
     this.#inLine = end < 0;
     if (end < 0) {
@@ -356,7 +315,7 @@ export class ReplyReader {
         // *
         const length = lengthOf(line);
         if (length * ITEM_COST > this.maxBytes) throw this.#tooBig();
-        return { value: new OpenArrayMark(length), next: end + 2 };
+        return { value: length < 0 ? null : [], opens: Math.max(length, 0), next: end + 2 };
       }
       default:
         throw new Error('The store answered something that is not RESP');
@@ -364,12 +323,7 @@ export class ReplyReader {
   }
 }
 
-/** An array's header as read: its length (0 an empty array, -1 nil); its items come after it. */
-class OpenArrayMark {
-  constructor(readonly length: number) {}
-}
-
-/** Whether `chunk` ends a line: it holds a "\r\n", or ends one that `before` (the chunk before it) began. */
+/** Whether `chunk` holds a "\r\n", or ends one that `before` began. */
 function endsLine(before: Buffer | undefined, chunk: Buffer): boolean {
   return chunk.includes('\r\n') || (before?.at(-1) === 0x0d && chunk[0] === 0x0a);
 }
@@ -381,7 +335,7 @@ function lengthOf(text: string): number {
   return length;
 }
 
-/** A RESP integer: digits, with a minus sign perhaps ("1e3", " 5" or "" are not one). */
+/** Digits, with a minus sign perhaps ("1e3", " 5" or "" are not one). */
 function integer(text: string): number {
   if (!/^-?\d{1,19}$/.test(text)) throw new Error('The store answered something that is not RESP');
   return Number(text);
