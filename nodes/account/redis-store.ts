@@ -1,12 +1,7 @@
 /**
- * The account's state in Redis or Valkey, shared by several copies of Node-RED: the connection,
- * the keys, the shared rate window, the cross-copy claim of an alert, delivery tracking and the
- * outbox.
- *
- * The connection is the package's own (redis-connection.ts: six commands, and a cap on what a
- * reply may hold).
- * Every decision that two copies could race on is one Lua script, so it is atomic on the server,
- * and times come from the server's clock (`TIME`), so copies with skewed clocks agree.
+ * The account's state in Redis or Valkey, shared by several copies of Node-RED. Every decision
+ * that two copies could race on is one Lua script, so it is atomic on the server, and times come
+ * from the server's clock (`TIME`), so copies with skewed clocks agree.
  */
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
@@ -37,29 +32,30 @@ export function keyPrefix(applicationId: string): string {
 /** A random id for this process: which copy holds a claim. */
 export const COPY_ID = randomBytes(9).toString('base64url');
 
-/** A script of the store, shipped beside this module: lua/<name>.lua (each says what it does). */
 function lua(name: string): string {
   return readFileSync(join(__dirname, 'lua', `${name}.lua`), 'utf8');
 }
 
-const RESERVE = lua('reserve');
-const REFUND = lua('refund');
-const CLAIM = lua('claim');
-const COLLECT_HELD = lua('collect-held');
-const RECORD = lua('record');
-const OVERDUE = lua('overdue');
-const GET = lua('get');
-const MARK_FINAL = lua('mark-final');
-const CLAIM_LATE = lua('claim-late');
-const KEEP = lua('keep');
-const DONE = lua('done');
-const ADOPT = lua('adopt');
-const RENEW = lua('renew');
+/** Every script of the store, by name (lua/<name>.lua, each says what it does): what a batch runs (script-batch.ts). */
+export const STORE_SCRIPTS = {
+  reserve: lua('reserve'),
+  refund: lua('refund'),
+  claim: lua('claim'),
+  collectHeld: lua('collect-held'),
+  record: lua('record'),
+  overdue: lua('overdue'),
+  get: lua('get'),
+  markFinal: lua('mark-final'),
+  claimLate: lua('claim-late'),
+  keep: lua('keep'),
+  done: lua('done'),
+  adopt: lua('adopt'),
+  renew: lua('renew'),
+};
 
 /**
- * A reservation's name in the window: this copy's id and a count kept by the process (every
- * window of every account in it), so two never collide; random bytes per reservation cost a
- * system call each (1 % of a busy benchmark's samples).
+ * A reservation's name in the window: this copy's id and a count kept by the process, so two never
+ * collide; random bytes per reservation cost a system call each (1 % of a busy benchmark's samples).
  */
 let reservations = 0;
 
@@ -73,7 +69,7 @@ export class RedisWindow implements RateWindow {
 
   async reserveInOrder(sends: readonly number[]): Promise<Reservation> {
     const id = `${COPY_ID}.${++reservations}`;
-    const [passed, wait] = (await this.redis.eval(RESERVE, {
+    const [passed, wait] = (await this.redis.eval(STORE_SCRIPTS.reserve, {
       keys: [this.key],
       arguments: [String(this.windowMs), String(this.limit), id, ...sends.map(String)],
     })) as [number, number];
@@ -86,7 +82,7 @@ export class RedisWindow implements RateWindow {
   }
 
   async refund(messages: number): Promise<void> {
-    await this.redis.eval(REFUND, { keys: [this.key], arguments: [String(messages)] });
+    await this.redis.eval(STORE_SCRIPTS.refund, { keys: [this.key], arguments: [String(messages)] });
   }
 }
 
@@ -131,7 +127,7 @@ export class AlertClaims {
   /** The claim and, when the node's storm guard is on, its shared count: one call. */
   async decide(nodeId: string, body: string, storm?: StormLimit): Promise<AlertDecision> {
     const stormArgs = storm && storm.limit > 0 ? [String(storm.limit), String(storm.windowMs)] : [];
-    const [ours, admitted, window, endsInMs] = (await this.redis.eval(CLAIM, {
+    const [ours, admitted, window, endsInMs] = (await this.redis.eval(STORE_SCRIPTS.claim, {
       keys: [this.key(nodeId, body), this.#stormKey(nodeId)],
       arguments: [this.copyId, String(this.windowMs), ...stormArgs],
     })) as [number, number?, string?, number?];
@@ -142,7 +138,7 @@ export class AlertClaims {
 
   /** How many every copy held in a node's storm window; the first copy to ask gets it, the others 0. */
   async collectHeld(nodeId: string, window: string): Promise<number> {
-    return Number(await this.redis.eval(COLLECT_HELD, { keys: [`${this.#stormKey(nodeId)}:held:${window}`], arguments: [] }));
+    return Number(await this.redis.eval(STORE_SCRIPTS.collectHeld, { keys: [`${this.#stormKey(nodeId)}:held:${window}`], arguments: [] }));
   }
 }
 
@@ -154,20 +150,15 @@ export interface AlertClaimer {
   collectHeld(nodeId: string, window: string): Promise<number>;
 }
 
-/** How the Redis store tells the account about its connection. */
 export interface StoreEvents {
   /**
-   * `connected`, `unreachable` (never connected yet: why, told again only when the reason
-   * changes), `lost` (falling back to this copy's memory) or `back`, with a sentence for the log;
-   * `eviction` when the server may evict keys (its `maxmemory-policy`, the detail, is not `noeviction`).
+   * With a sentence for the log: `unreachable` (never connected yet) is told again only when the
+   * reason changes; `lost` falls back to this copy's memory; `eviction`'s detail is the `maxmemory-policy`.
    */
   onState(state: StoreState, detail: string): void;
 }
 
-/**
- * A window that is the shared one while Redis answers, and this copy's own while it does not
- * (the issue's rule: each copy keeps the rate limit in its own memory meanwhile).
- */
+/** The shared window while Redis answers; this copy's own while it does not (the issue's rule). */
 class FallbackWindow implements RateWindow {
   constructor(
     private readonly shared: RedisWindow,
@@ -187,9 +178,8 @@ class FallbackWindow implements RateWindow {
 }
 
 /**
- * A server that may evict keys under memory pressure could drop a waiting message or a claim:
- * told once, when the copy first connects (a user or a managed service may not allow CONFIG: then
- * nothing is known, and nothing is said).
+ * A server that may evict keys could drop a waiting message or a claim: told once, when the copy
+ * first connects (a managed service may not allow CONFIG: then nothing is said).
  */
 async function warnOfEviction(connection: RedisConnection, events: StoreEvents): Promise<void> {
   try {
@@ -222,6 +212,11 @@ export function redisStore(
   let closed = false;
   /** Why the store could not be reached, as last told (once per reason, not per try). */
   let told: string | undefined;
+  const tell = (state: StoreState, detail: string) => {
+    up = state === 'connected' || state === 'back';
+    told = up ? undefined : detail;
+    events.onState(state, detail);
+  };
   const connection = new RedisConnection(
     {
       url: settings.url,
@@ -231,22 +226,12 @@ export function redisStore(
     },
     {
       failed: (error) => {
-        if (closed) return;
         const reason = storeFailure(error);
-        if (up) {
-          up = false;
-          told = reason;
-          events.onState('lost', reason);
-        } else if (reason !== told) {
-          told = reason;
-          events.onState(everUp ? 'lost' : 'unreachable', reason);
-        }
+        if (!closed && (up || reason !== told)) tell(up || everUp ? 'lost' : 'unreachable', reason);
       },
       ready: () => {
         if (closed) return;
-        up = true;
-        told = undefined;
-        events.onState(everUp ? 'back' : 'connected', settings.url);
+        tell(everUp ? 'back' : 'connected', settings.url);
         if (!everUp) void warnOfEviction(connection, events);
         everUp = true;
       },
@@ -256,15 +241,8 @@ export function redisStore(
   // A store that keeps the connection but stops answering counts as lost after one batch's time:
   // this copy's memory serves meanwhile, and the first answer brings the store back.
   const redis = batched(connection, (hung) => {
-    if (hung && up) {
-      up = false;
-      told = `${STORE_CAUSES['no-answer']}: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`;
-      events.onState('lost', told);
-    } else if (!hung && !up && connection.isReady) {
-      up = true;
-      told = undefined;
-      events.onState('back', settings.url);
-    }
+    if (hung && up) tell('lost', `${STORE_CAUSES['no-answer']}: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`);
+    else if (!hung && !up && connection.isReady) tell('back', settings.url);
   });
   const prefix = keyPrefix(settings.applicationId);
   const claims = new AlertClaims(redis, prefix, COPY_ID);
@@ -309,9 +287,8 @@ export class SharedTracking {
 
   /** Records an accepted send where every copy finds it. */
   record(record: SharedRecord): Promise<unknown> {
-    // The keys are built on the server from the prefix and the record's fields, given beside its
-    // JSON so the server need not decode it.
-    return this.client().eval(RECORD, {
+    // The keys are built on the server from the fields given beside the JSON (not decoded there).
+    return this.client().eval(STORE_SCRIPTS.record, {
       keys: [],
       arguments: [
         this.prefix,
@@ -327,18 +304,18 @@ export class SharedTracking {
   }
 
   async lookup(smsId: string): Promise<SharedRecord | undefined> {
-    const text = (await this.client().eval(GET, { keys: [this.#sent(smsId)], arguments: [] })) as string | null;
+    const text = (await this.client().eval(STORE_SCRIPTS.get, { keys: [this.#sent(smsId)], arguments: [] })) as string | null;
     return text ? (JSON.parse(text) as SharedRecord) : undefined;
   }
 
   async lastTo(number: string): Promise<SharedRecord | undefined> {
-    const smsId = (await this.client().eval(GET, { keys: [`${this.prefix}to:${number}`], arguments: [] })) as string | null;
+    const smsId = (await this.client().eval(STORE_SCRIPTS.get, { keys: [`${this.prefix}to:${number}`], arguments: [] })) as string | null;
     return smsId ? this.lookup(smsId) : undefined;
   }
 
   /** A final report came (at any copy): no copy fires output 3 for it. */
   markFinal(smsId: string): Promise<unknown> {
-    return this.client().eval(MARK_FINAL, {
+    return this.client().eval(STORE_SCRIPTS.markFinal, {
       keys: [`${this.prefix}final:${smsId}`, `${this.prefix}waiting`],
       arguments: [String(this.ageMs), smsId],
     });
@@ -346,7 +323,7 @@ export class SharedTracking {
 
   /** Whether output 3 fires here: no final report came at any copy, and no other copy fired it. */
   async claimLate(smsId: string): Promise<boolean> {
-    const answer = await this.client().eval(CLAIM_LATE, {
+    const answer = await this.client().eval(STORE_SCRIPTS.claimLate, {
       keys: [`${this.prefix}final:${smsId}`, `${this.prefix}late:${smsId}`, `${this.prefix}waiting`],
       arguments: [String(this.ageMs), smsId],
     });
@@ -356,12 +333,12 @@ export class SharedTracking {
   /**
    * Sends of any copy whose report timeout (`timeoutMs`) ran out more than `graceMs` ago without a
    * final report or an output 3 anywhere, with output 3 claimed for this copy: what a copy that
-   * stopped left unwatched. At most `max` at a time.
+   * stopped left unwatched. At most 100 at a time.
    */
-  async overdue(timeoutMs: number, graceMs: number, max = 100): Promise<SharedRecord[]> {
-    const answer = (await this.client().eval(OVERDUE, {
+  async overdue(timeoutMs: number, graceMs: number): Promise<SharedRecord[]> {
+    const answer = (await this.client().eval(STORE_SCRIPTS.overdue, {
       keys: [`${this.prefix}waiting`],
-      arguments: [String(timeoutMs + graceMs), String(this.ageMs), String(max), `${this.prefix}final:`, `${this.prefix}late:`, `${this.prefix}sent:`],
+      arguments: [String(timeoutMs + graceMs), String(this.ageMs), '100', `${this.prefix}final:`, `${this.prefix}late:`, `${this.prefix}sent:`],
     })) as string[];
     return answer.map((text) => JSON.parse(text) as SharedRecord);
   }
@@ -372,10 +349,9 @@ export class RedisOutboxLog implements SharedOutboxLog {
   readonly where = 'the shared store';
   readonly adoptEveryMs: number;
   /**
-   * Ids the store may hold though this copy is done with them: a keep that failed (its msg went to
-   * Catch, but a store that did not answer in time may still run it) or a done that failed. Each
-   * is ended there at the next look once the store answers, before its claim lapses and another
-   * copy would send it.
+   * Ids the store may hold though this copy is done with them: a keep that failed (a store that did
+   * not answer in time may still run it) or a done that failed. Each is ended there at the next
+   * look, before its claim lapses and another copy would send it.
    */
   readonly #unsettled = new Set<string>();
 
@@ -398,7 +374,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
     const entry = JSON.parse(line) as { id: string; since: number };
     let full: unknown;
     try {
-      full = await this.client().eval(KEEP, {
+      full = await this.client().eval(STORE_SCRIPTS.keep, {
         keys: this.#keys(entry.id),
         arguments: [String(entry.since), entry.id, line, this.copyId, String(this.claimMs), String(size)],
       });
@@ -416,7 +392,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
 
   async done(id: string): Promise<void> {
     try {
-      await this.client().eval(DONE, { keys: this.#keys(id), arguments: [id] });
+      await this.client().eval(STORE_SCRIPTS.done, { keys: this.#keys(id), arguments: [id] });
       this.#unsettled.delete(id);
     } catch (error) {
       this.#unsettled.add(id);
@@ -426,7 +402,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
 
   async adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]> {
     const [zset, hash] = this.#keys();
-    const flat = (await this.client().eval(ADOPT, {
+    const flat = (await this.client().eval(STORE_SCRIPTS.adopt, {
       keys: [zset as string, hash as string],
       // At most 1,000 entries in one answer, and none more once their lines pass 4 MB (a line of any
       // size goes when it is the first): far below the cap on a reply.
@@ -450,30 +426,13 @@ export class RedisOutboxLog implements SharedOutboxLog {
     for (const id of ids) this.#unsettled.delete(id);
     await Promise.all([...this.#unsettled].map((id) => this.done(id)));
     if (!ids.length) return [];
-    const lost = await this.client().eval(RENEW, {
+    const lost = await this.client().eval(STORE_SCRIPTS.renew, {
       keys: [`${this.prefix}outbox:entries`],
       arguments: [String(this.claimMs), `${this.prefix}outbox:claim:`, this.copyId, ...ids],
     });
     return Array.isArray(lost) ? lost.map(String) : [];
   }
 }
-
-/** Every script of the store, by name: what a batch runs (script-batch.ts). */
-export const STORE_SCRIPTS = {
-  reserve: RESERVE,
-  refund: REFUND,
-  claim: CLAIM,
-  collectHeld: COLLECT_HELD,
-  record: RECORD,
-  overdue: OVERDUE,
-  get: GET,
-  markFinal: MARK_FINAL,
-  claimLate: CLAIM_LATE,
-  keep: KEEP,
-  done: DONE,
-  adopt: ADOPT,
-  renew: RENEW,
-};
 
 /** A client whose calls of the store's scripts go in batches. */
 export function batched(client: ScriptClient, onHung?: (hung: boolean) => void): RedisLike {
