@@ -1,24 +1,16 @@
 /**
- * The store's Lua scripts, run in batches. Each call to Redis costs this process and the server far
- * more than the script it runs (a socket write and a read per command, each waking the other side),
- * and a send makes three (the claim of the alert, the window, the record for tracking). So the
- * calls made while one batch is at the server go together in the next, as one EVALSHA of a script
- * that holds every script of the store as a function and runs the calls in turn, each in its own
- * `pcall`: a failing call fails only its own promise. Alone, a call goes in the next turn of the
- * event loop (no timer). Kept over pipelining (each call its own command, written together) for
- * the CPU: a happy send's three calls at 16 sends at a time cost this process 32 to 48 µs per send
- * against 55 to 80, at about the same sends/s (`npm run bench -- --redis`, four runs of 27 sets).
- *
- * A batch runs as one script, so it is as atomic as each of its calls was, and more: a script may
- * leave work for the batch's end (`B.atEnd`), done once however many calls ask for it (the bound of
- * tracking's records is cut once per batch, not once per record). It is bounded (`MAX_CALLS`), so
- * a backlog never holds the server for long.
+ * The store's Lua scripts, run in batches: a command costs both sides far more than its script, and
+ * a send makes three (claim, window, record). The calls made while one batch is at the server go
+ * together in the next, as one EVALSHA of a script holding every script of the store as a function,
+ * each call in its own `pcall` (a failing call fails only its own promise). Kept over pipelining
+ * for the CPU: 32 to 48 µs per send against 55 to 80 at 16 sends at a time, at about the same
+ * sends/s (`npm run bench -- --redis`, four runs of 27 sets). A script may leave work for the
+ * batch's end (`B.atEnd`), done once however many calls ask for it.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-/** The connection's surface a batch needs (redis-connection.ts). */
 export interface ScriptClient {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
   evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
@@ -32,22 +24,16 @@ interface Call {
   reject(error: Error): void;
 }
 
-/** Calls per batch at most: a backlog goes in several, one after another. */
-export const MAX_CALLS = 64;
-
 /**
- * How long a batch may take at the server before its calls fail (the callers fall back to this
- * copy's memory). A store on loopback or a LAN answers a batch in milliseconds, a busy one in
- * tens; 1.5 s is far past any healthy answer and keeps what a hung store costs an alert near a
- * second. One timer per batch, none per command: `@redis/client`'s per-command timeout (an
- * AbortSignal each) cost more of this process's CPU than the rest of a round trip.
+ * How long a batch may take before its calls fail (the callers fall back to this copy's memory):
+ * far past any healthy answer (milliseconds, tens when busy), and keeps what a hung store costs an
+ * alert near a second. One timer per batch: a timeout per command cost more CPU than a round trip.
  */
 export const BATCH_TIMEOUT_MS = 1500;
 
 /**
- * The runner: every script of the store as a function of `(KEYS, ARGV, B)`, then lua/batch.lua,
- * which runs the calls of ARGV[1] in turn. The calls go as one JSON argument, not dozens: the
- * client's cost is per argument written; the server's JSON decoder is native.
+ * Every script as a function of `(KEYS, ARGV, B)`, then lua/batch.lua. The calls go as one JSON
+ * argument, not dozens: the client's cost is per argument written; the server's decoder is native.
  */
 function runner(scripts: Record<string, string>): string {
   const functions = Object.entries(scripts)
@@ -72,17 +58,13 @@ export class ScriptBatch {
   constructor(
     private readonly client: ScriptClient,
     scripts: Record<string, string>,
-    /**
-     * Batches at the server at once. One: the calls made meanwhile wait for its answer and go
-     * together (measured at 16 sends at a time: 0.22 round trips per send, against 0.5 with four
-     * at once and 3 without batches).
-     */
+    /** Batches at the server at once; one: 0.22 round trips per send at 16 at a time, against 0.5 with four and 3 without batches. */
     private readonly maxInFlight = 1,
     private readonly timeoutMs = BATCH_TIMEOUT_MS,
     /** Told when the store stops answering in time (true) and when it answers again (false). */
     private readonly onHung: (hung: boolean) => void = () => undefined,
-    /** Calls per batch at most (1: each call its own command, as pipelining sends them). */
-    private readonly maxCalls = MAX_CALLS,
+    /** Calls per batch at most, so a backlog never holds the server long (1: pipelining, the benchmark's comparison). */
+    private readonly maxCalls = 64,
   ) {
     for (const [name, body] of Object.entries(scripts)) this.#byText.set(body, name);
     this.#runner = runner(scripts);
@@ -127,7 +109,6 @@ export class ScriptBatch {
         if (ok === 1) call.resolve(value);
         else call.reject(new Error(String(value)));
       });
-      this.#setHung(false);
     } catch (error) {
       for (const call of calls) call.reject(error as Error);
       if (error instanceof LateError) {
@@ -157,7 +138,7 @@ export class ScriptBatch {
     const late = new Promise<never>((_, reject) => {
       timer = setTimeout(() => reject(new LateError(`the store did not answer within ${this.timeoutMs / 1000} s`)), this.timeoutMs);
     });
-    // An answer after the time is dropped (its calls have failed already), but says the store answers again.
+    // Any answer, in time or after it (its calls have failed already), says the store answers again.
     answer.then(
       () => this.#setHung(false),
       () => undefined,
