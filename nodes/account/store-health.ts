@@ -1,8 +1,4 @@
-/**
- * Whether a shared store can be reached, in words: why not (a log line's reason, and the short
- * cause a status shows), and what a store tells of itself. The account keeps this beside its
- * state without knowing which store it runs on.
- */
+/** Whether a shared store can be reached, in words: a log line's reason, and the short cause a status shows. */
 
 /** What a shared store tells of itself; told by a Redis store's events. */
 export type StoreState = 'connected' | 'unreachable' | 'lost' | 'back' | 'eviction';
@@ -20,23 +16,21 @@ export type StoreCause = keyof typeof STORE_CAUSES;
 
 /** The cause a reason told by {@link storeFailure} starts with. */
 export function storeCause(reason: string): StoreCause {
-  const found = (Object.keys(STORE_CAUSES) as StoreCause[]).find((key) => reason.startsWith(`${STORE_CAUSES[key]}:`));
-  return found ?? 'network';
+  return (Object.keys(STORE_CAUSES) as StoreCause[]).find((key) => reason.startsWith(`${STORE_CAUSES[key]}:`)) ?? 'network';
 }
+
+/** What a client's error says, by the cause it names (the first that matches; else `network`). */
+const CAUSE_PATTERNS: [RegExp, StoreCause][] = [
+  [/WRONGPASS|NOAUTH|NOPERM|invalid password|AUTH/i, 'auth'],
+  [/certificate|CERT_|self[- ]signed|altnames|TLS/i, 'certificate'],
+  [/ECONNREFUSED/, 'refused'],
+  [/timeout|ETIMEDOUT/i, 'no-answer'],
+  [/ENOTFOUND|EAI_AGAIN/, 'not-found'],
+];
 
 /** Why a store cannot be reached, in words a user acts on, with the client's own message. */
 export function storeFailure(error: Error): string {
   const text = `${error.message ?? ''} ${(error as { code?: string }).code ?? ''}`;
-  const cause: StoreCause = /WRONGPASS|NOAUTH|NOPERM|invalid password|AUTH/i.test(text)
-    ? 'auth'
-    : /certificate|CERT_|self[- ]signed|altnames|TLS/i.test(text)
-      ? 'certificate'
-      : /ECONNREFUSED/.test(text)
-        ? 'refused'
-        : /timeout|ETIMEDOUT/i.test(text)
-          ? 'no-answer'
-          : /ENOTFOUND|EAI_AGAIN/.test(text)
-            ? 'not-found'
-            : 'network';
+  const cause = CAUSE_PATTERNS.find(([pattern]) => pattern.test(text))?.[1] ?? 'network';
   return `${STORE_CAUSES[cause]}: ${error.message}`;
 }

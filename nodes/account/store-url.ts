@@ -1,8 +1,4 @@
-/**
- * The account's `storeUrl`, checked where the runtime reads it and in the editor (this module is
- * bundled into the editor code: no Node.js imports).
- */
-/** Why a store URL cannot be used; undefined when it can. */
+/** Why the account's `storeUrl` cannot be used, at runtime and in the editor (bundled into it: no Node.js imports). */
 export function storeUrlProblem(value: unknown): string | undefined {
   if (typeof value !== 'string' || !value.trim()) return 'storeUrl is required for a Redis store (redis://host:6379 or rediss://host:6380)';
   let url: URL;
