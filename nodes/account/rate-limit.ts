@@ -1,7 +1,6 @@
 /**
- * The account's rate limit: at most `limit` messages in any `window` ms (a sliding window, kept
- * by the account's store), with a bounded FIFO queue for what has to wait. Shared by every node
- * that uses the account.
+ * The account's rate limit, shared by its nodes: at most `limit` messages in any `window` ms (a
+ * sliding window, kept by the account's store), with a bounded FIFO queue for what has to wait.
  */
 import { GatewayError, withdrawnError, onStop, type GiveUp, type StopSignal } from '../../gateway';
 import { Fifo } from '../../gateway/fifo';
@@ -69,15 +68,10 @@ export class RateLimiter {
     if (behind && this.#refused >= this.queueSize) return Promise.reject(this.#full());
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { messages, resolve, reject };
-      const leave = (error: GatewayError) => {
-        waiter.unlisten?.();
-        this.#take(waiter);
-        reject(error);
-      };
-      const stopListening = onStop(signal, () => leave(closed('the request was cancelled')));
-      const stopWithdrawing = onStop(withdraw, () => leave(withdrawnError()));
+      const stopListening = onStop(signal, () => this.#refuse(waiter, closed('the request was cancelled')));
+      const stopWithdrawing = onStop(withdraw, () => this.#refuse(waiter, withdrawnError()));
       // Its node's give-up time passes while it waits here: it ends then, not when its turn comes.
-      const timer = giveUp ? setTimeout(() => leave(giveUp.error()), Math.max(0, giveUp.at - Date.now())) : undefined;
+      const timer = giveUp ? setTimeout(() => this.#refuse(waiter, giveUp.error()), Math.max(0, giveUp.at - Date.now())) : undefined;
       waiter.unlisten = () => {
         stopListening();
         stopWithdrawing();
@@ -90,10 +84,7 @@ export class RateLimiter {
     });
   }
 
-  /**
-   * Gives back what a send took that did not reach the gateway and will be sent again (from the
-   * outbox): a probe of an unreachable gateway does not use up the account's limit.
-   */
+  /** Gives back what a send took that will be sent again (from the outbox): a probe does not use up the limit. */
   refund(messages: number): void {
     if (!this.enabled || messages <= 0) return;
     this.window.refund(messages).then(
@@ -134,6 +125,13 @@ export class RateLimiter {
     return true;
   }
 
+  /** Takes a waiter that is still in the queue out, and rejects it. */
+  #refuse(waiter: Waiter, error: GatewayError): void {
+    if (!this.#take(waiter)) return;
+    waiter.unlisten?.();
+    waiter.reject(error);
+  }
+
   /** The count of waiters held by the limit changes: the account's nodes hear of it. */
   #count(by: number): void {
     if (by === 0) return;
@@ -159,11 +157,7 @@ export class RateLimiter {
       );
     } catch (error) {
       // The window could not answer (its store is unreachable): the head is refused, the rest asked again.
-      const head = run[0] as Waiter;
-      if (this.#take(head)) {
-        head.unlisten?.();
-        head.reject(error instanceof GatewayError ? error : closed(`the rate limit could not be checked (${(error as Error).message})`));
-      }
+      this.#refuse(run[0] as Waiter, error instanceof GatewayError ? error : closed(`the rate limit could not be checked (${(error as Error).message})`));
     }
     this.#asking = undefined;
     if (reservation) this.#settle(run, reservation);
@@ -178,16 +172,18 @@ export class RateLimiter {
     // The head waits for the window: so does every msg behind it, and beyond `queueSize` it is refused.
     for (const waiter of [...this.#queue]) {
       if (waiter.refused) continue;
-      if (this.#refused >= this.queueSize) {
-        this.#take(waiter);
-        waiter.unlisten?.();
-        waiter.reject(this.#full());
-        continue;
+      if (this.#refused >= this.queueSize) this.#refuse(waiter, this.#full());
+      else {
+        waiter.refused = true;
+        this.#count(1);
       }
-      waiter.refused = true;
-      this.#count(1);
     }
-    this.#wait(wait);
+    // One timer: a new wait replaces the one armed.
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = undefined;
+      void this.#pump();
+    }, wait);
   }
 
   /** Lets `waiter` go; one that left the queue while the window was asked gives back what it reserved. */
@@ -198,15 +194,6 @@ export class RateLimiter {
     }
     waiter.unlisten?.();
     waiter.resolve();
-  }
-
-  /** The queue waits `ms` for the window (one timer: a new wait replaces the one armed). */
-  #wait(ms: number): void {
-    clearTimeout(this.#timer);
-    this.#timer = setTimeout(() => {
-      this.#timer = undefined;
-      void this.#pump();
-    }, ms);
   }
 }
 

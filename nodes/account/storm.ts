@@ -1,29 +1,21 @@
 /**
  * Alert-storm protection for the transactional node: after `limit` messages in a window of
- * `windowMs`, the window's further messages are held back (not sent; each ends without error)
- * and when the window ends one notice says how many were held. A window opens with the first
- * message after the previous one ended.
- *
- * With a shared store, several copies of Node-RED count in one window: the store answers whether
- * a message may go ({@link SharedStormAnswer}), and when that window ends the first copy that held
- * one collects every copy's count and sends the one notice.
+ * `windowMs` (opened by the first message after the last one ended), the window's further messages
+ * are held back (each ends without error), and when it ends one notice says how many. With a shared
+ * store the copies count in one window, and the first copy that held one sends the one notice.
  */
 import { numberSetting } from '../plumbing/settings';
 
-/**
- * A node's storm guard from its settings as the flow file keeps them: `stormLimit` alerts (0 or
- * missing: off) per `stormWindow` seconds (default 60).
- */
+/** A node's storm guard from its settings: `stormLimit` alerts (0 or missing: off) per `stormWindow` seconds. */
 export function stormGuardOf<T>(settings: { stormLimit?: unknown; stormWindow?: unknown }, onWindowEnd: (last: T, held: number) => void): StormGuard<T> {
   return new StormGuard<T>(numberSetting(settings.stormLimit, 0), numberSetting(settings.stormWindow, 60) * 1000, onWindowEnd);
 }
 
-/** What a shared store answered for one alert: whether it may go, in which window of all the copies, ending when. */
+/** What a shared store answered for one alert; `endsInMs` counted on the store's clock. */
 export interface SharedStormAnswer {
   admitted: boolean;
   /** The window's id, the same at every copy. */
   window: string;
-  /** Ms until that window ends (counted on the store's clock). */
   endsInMs: number;
 }
 
@@ -73,10 +65,8 @@ export class StormGuard<T> {
   }
 
   /**
-   * A message the shared store counted: it goes when admitted; when not, it is remembered for the
-   * notice. When the window ends, `collect` takes the count every copy held in it (one copy gets
-   * it, the others 0), and a count above 0 is the notice; when the store does not answer, this
-   * copy's own count is.
+   * A message the shared store counted. When the window ends, `collect` takes the count every copy
+   * held in it (one copy gets it, the others 0); when the store does not answer, this copy's own count.
    */
   admitShared(item: T, answer: SharedStormAnswer, collect: (window: string) => Promise<number>): boolean {
     if (answer.admitted) return true;
