@@ -1,14 +1,8 @@
 /**
- * The account at runtime: one BulkGate application, built in one place from the account node's
- * settings. It holds one gateway client (one connection pool), the rate limit shared by every node
- * that uses it, the circuit that holds sends while the gateway is unreachable, the outbox (and
- * sends it again), the delivery tracker and the recent sms_ids. What it remembers across messages
- * lives in its store (store.ts). No Node-RED import: the account node only builds and closes it.
- *
- * It decides each send's fate (`submit`): behind the waiting ones in the outbox, or through the
- * rate limit to the wire; a failure the outbox can keep is kept (the outbox then marks the gateway
- * unreachable, probes it, hands each message back to its node, or gives it up); any other ends the
- * msg. The send nodes read, prepare, submit and route what comes back.
+ * The account at runtime: one BulkGate application with its gateway client (one connection pool),
+ * the rate limit shared by its nodes, the circuit, the outbox, the delivery tracker and the recent
+ * sms_ids; what it remembers across messages lives in its store (store.ts). No Node-RED import:
+ * the account node only builds and closes it. The send nodes prepare, `submit` and route.
  */
 import {
   AbortGroup,
@@ -26,6 +20,7 @@ import {
   type Operation,
   type PreparedRequest,
   type ProxySettings,
+  type SendPolicy,
   type StopSignal,
 } from '../../gateway';
 import type { Msg } from '../plumbing/msg';
@@ -53,7 +48,6 @@ import type { AccountStore } from './store';
 import { storeUrlProblem } from './store-url';
 import type { DeliveryTracker } from './tracking';
 
-/** The account node's settings as the flow file holds them. */
 export interface AccountConfig {
   name?: string;
   baseUrl?: string;
@@ -68,7 +62,6 @@ export interface AccountConfig {
   /** The id of a core `http proxy` config node; none: the environment's proxy variables. */
   proxy?: string;
   outboxMinutes?: number | string;
-  /** The most messages the outbox keeps (default 10000). */
   outboxSize?: number | string;
   /** Not in the panel: the first wait between rounds of the outbox, ms (tests use a short one). */
   outboxDelay?: number | string;
@@ -86,27 +79,22 @@ export interface AccountCredentials {
   storePassword?: string;
 }
 
-/** What the account needs from the Node-RED around it. */
 export interface AccountSurroundings {
   store: AccountStore;
   /** With a shared store: which copy of Node-RED sends an alert several copies raised at once (none with this process's own store). */
   claims: AlertClaimer | undefined;
   /** The proxy to use: undefined for the environment's, null when the one chosen is missing. */
   proxy(): ProxySettings | undefined | null;
-  /** Says something to the user (the account node's warnings, by catalog key). */
   warn: Warn;
 }
 
-/** What a send node does with its message that left the outbox: out of its ports, or to Catch. */
 export type DeferredHandler = (msg: Msg, entry: OutboxEntry, outcome: Outcome) => void;
 
-/** A send a node hands its account: the prepared request, and where and when it came from. */
 export interface Submission {
   node: string;
   operation: Operation;
   prepared: PreparedRequest;
   msg: Msg;
-  /** When its node took the msg, ms since the epoch. */
   since: number;
   /** Its place among the msgs every send node took (the outbox keeps that order). */
   order: number;
@@ -116,11 +104,9 @@ export interface Submission {
   queueStop: StopSignal;
   /** Stops it on the wire (its node closed, and the timeout passed). */
   wireStop: StopSignal;
-  /** Called when it goes to the gateway (the node's "sending" status). */
   onWire: () => void;
 }
 
-/** What became of a submitted send: the gateway's answer, or kept in the outbox (handed back later). */
 export type Submitted = { result: SendResult } | { kept: true };
 const KEPT: Submitted = { kept: true };
 
@@ -135,15 +121,12 @@ export class Account {
   readonly limiter: RateLimiter;
   /** Open while the gateway is found unreachable: sends given it go to the outbox, not the wire. */
   readonly circuit = new Circuit();
-  /** Messages kept until the gateway takes them. */
   readonly outbox: Outbox;
   /** Minutes a message is kept in the outbox; 0: none is (a failed send goes to Catch at once). */
   readonly outboxMinutes: number;
-  /** What the account's nodes sent, for the events node's delivery tracking. */
   readonly tracker: DeliveryTracker;
   /** The sms_ids the account's nodes got back lately: an answer with one of them again is a duplicate the gateway dropped. */
   readonly recent = new RecentSends();
-  /** With a shared store: which copy of Node-RED sends an alert several copies raised at once. */
   readonly claims: AlertClaimer | undefined;
 
   readonly #label: string;
@@ -154,12 +137,10 @@ export class Account {
   readonly #problem: string | undefined;
   #client: GatewayClient | undefined;
   readonly #listeners = new Set<() => void>();
-  /** The send nodes a message leaving the outbox is handed back to, by node id. */
   readonly #deferredTargets = new Map<string, DeferredHandler>();
   readonly #resendStop = new AbortGroup();
   readonly #worker: OutboxWorker;
   readonly #unwatchOutbox: () => void;
-  /** When the outage this account told of started (undefined: none). */
   #outageSince: number | undefined;
 
   constructor(id: string, config: AccountConfig, credentials: AccountCredentials, surroundings: AccountSurroundings) {
@@ -197,10 +178,7 @@ export class Account {
     this.outbox.attach(this.#worker);
   }
 
-  /**
-   * One log line when an outage starts (the gateway marked unreachable: its cause and address),
-   * one when its cause changes, one when it ends (a request got through, or nothing waits).
-   */
+  /** One log line when an outage starts, one when its cause changes, one when it ends. */
   #tellOutage(): void {
     const cause = this.circuit.cause;
     const url = this.deployed.baseUrl;
@@ -215,7 +193,6 @@ export class Account {
 
   readonly #changed = (): void => this.#listeners.forEach((l) => l());
 
-  /** The shared store told of a change: its nodes' statuses and the panel say whether it can be reached. */
   storeState(state: StoreState, reason: string): void {
     if (state === 'unreachable' || state === 'lost') this.storeTrouble = { reason, since: this.storeTrouble?.since ?? Date.now() };
     else if (state === 'connected' || state === 'back') this.storeTrouble = undefined;
@@ -231,11 +208,10 @@ export class Account {
   }
 
   /**
-   * Decides a send's fate. While messages wait in the outbox, or the gateway was just found
-   * unreachable, it goes behind them without trying the gateway (order is kept per account);
-   * else through the rate limit to the wire. A failure the outbox can keep is kept (without the
-   * client's retries: the outbox is the retry); any other rejects, for Catch. A chain of promises,
-   * not an async function: a burst holds thousands in flight, and an async frame per msg is not free.
+   * While messages wait in the outbox, or the gateway was just found unreachable, a send goes behind
+   * them (order is kept per account); else through the rate limit to the wire. A failure the outbox
+   * can keep is kept; any other rejects, for Catch. A chain of promises, not an async function: a
+   * burst holds thousands in flight, and an async frame per msg is not free.
    */
   submit(s: Submission): Promise<Submitted> {
     const outbox = this.outboxMinutes > 0 ? this.outbox : undefined;
@@ -273,32 +249,27 @@ export class Account {
     const giveUp = this.#giveUp(s, 'the gateway could not be reached before the next retry was due');
     // With an outbox, no retries: the outbox is the retry, and holds what waits while the gateway is away.
     const policy = withdraw || giveUp ? { withdraw, giveUp, retries: withdraw ? 0 : undefined } : undefined;
-    return s.operation.kind === 'promotional'
-      ? client.sendPromotional(s.prepared, s.wireStop, undefined, policy)
-      : client.sendTransactional(s.prepared, s.wireStop, undefined, policy);
+    return send(client, s.operation, s.prepared, s.wireStop, policy);
   }
 
-  /** When a submitted send gives up, wherever it waits, and the error it ends with then. */
+  /** When a submitted send gives up, wherever it waits. */
   #giveUp(s: Submission, where: string): GiveUp | undefined {
     const ms = s.giveUpMs;
     return ms > 0 ? { at: s.since + ms, error: () => giveUpError(ms / 1000, where) } : undefined;
   }
 
-  /** Why a send withdrawn by the open circuit waits: what the gateway last failed with. */
   #withdrawnReason(): string {
     return `the gateway could not be reached a moment ago: ${this.circuit.cause?.reason ?? 'no answer'}`;
   }
 
-  /** Keeps a send in the outbox (`failure`: why it failed on the wire); resolves once it is on disk, rejects (for Catch) when it cannot be kept. */
   #keep(s: Submission, attempts: number, reason: string, failure?: unknown): Promise<void> {
-    const prepared = s.prepared;
     return this.outbox.keep(
       {
         node: s.node,
         operation: s.operation,
-        body: storableBody(prepared),
-        rejected: prepared.rejected,
-        messages: prepared.messages,
+        body: storableBody(s.prepared),
+        rejected: s.prepared.rejected,
+        messages: s.prepared.messages,
         msg: storableMsg(s.msg),
         since: s.since,
         order: s.order,
@@ -318,13 +289,12 @@ export class Account {
     return token ? body.split(token).join('') : body;
   }
 
-  /** Nodes that use this account, to show "queued N" and "N waiting" on each; returns the function that stops it. */
+  /** Nodes that use this account, to show "queued N" and "N waiting". */
   watch(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  /** A send node takes back its messages that leave the outbox; returns the function that stops it. */
   onDeferred(node: string, handler: DeferredHandler): () => void {
     this.#deferredTargets.set(node, handler);
     return () => {
@@ -332,7 +302,7 @@ export class Account {
     };
   }
 
-  /** Empties the outbox (the editor's button): each message goes to Catch. Resolves with how many. */
+  /** The editor's button: each message goes to Catch. Resolves with how many. */
   emptyOutbox(): Promise<number> {
     return this.outbox.empty(
       () =>
@@ -344,7 +314,6 @@ export class Account {
     );
   }
 
-  /** The account closes (redeploy or shutdown): waiting sends refused, the outbox's round ended, the connections closed. */
   async close(): Promise<void> {
     this.limiter.close('the account was closed (redeploy or shutdown)');
     this.#resendStop.abort();
@@ -383,7 +352,6 @@ export class Account {
     }
   }
 
-  /** How the outbox sends its messages again while this account runs. */
   #outboxWorker(): OutboxWorker {
     const warn = this.#surroundings.warn;
     return {
@@ -407,22 +375,23 @@ export class Account {
     };
   }
 
-  /** One message of the outbox sent again; a probe goes out while the circuit is open, the others wait for it. */
+  /** A probe goes out while the circuit is open, the others wait for it. */
   async #resend(entry: OutboxEntry, probe: boolean) {
     const client = this.gateway();
     const prepared = client.prepareResend(entry.operation, entry);
     const withdraw = probe ? undefined : this.circuit.signal;
     if (this.limiter.enabled) await this.limiter.acquire(prepared.messages, this.#resendStop, withdraw);
     // No retries inside a round: the outbox is the retry.
-    const policy = { retries: 0, withdraw };
-    const sending =
-      entry.operation.kind === 'promotional'
-        ? client.sendPromotional(prepared, this.#resendStop, undefined, policy)
-        : client.sendTransactional(prepared, this.#resendStop, undefined, policy);
-    return sending.catch((error: unknown) => {
+    return send(client, entry.operation, prepared, this.#resendStop, { retries: 0, withdraw }).catch((error: unknown) => {
       // It will be sent again: a failed attempt does not use up the account's rate limit.
       if (deferrable(error, entry.operation)) this.limiter.refund(prepared.messages);
       throw error;
     });
   }
+}
+
+function send(client: GatewayClient, operation: Operation, prepared: PreparedRequest, stop: StopSignal, policy?: SendPolicy): Promise<SendResult> {
+  return operation.kind === 'promotional'
+    ? client.sendPromotional(prepared, stop, undefined, policy)
+    : client.sendTransactional(prepared, stop, undefined, policy);
 }
