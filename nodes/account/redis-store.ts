@@ -88,13 +88,11 @@ export class RedisWindow implements RateWindow {
 
 export const COPY_WINDOW_MS = 10_000;
 
-/** A node's storm guard, as the shared count needs it. */
 export interface StormLimit {
   limit: number;
   windowMs: number;
 }
 
-/** Whether this copy sends an alert (`ours`) and, with the storm guard on, what the shared window said. */
 export interface AlertDecision {
   ours: boolean;
   /** Undefined when the storm guard is off, or the store could not count (this copy's own guard decides). */
@@ -105,8 +103,7 @@ export class AlertClaims {
   constructor(
     private readonly redis: RedisLike,
     private readonly prefix: string,
-    /** This copy of Node-RED (a random id per process). */
-    readonly copyId: string,
+    private readonly copyId: string,
     readonly windowMs = COPY_WINDOW_MS,
   ) {}
 
@@ -136,13 +133,12 @@ export class AlertClaims {
     return { ours: true, storm: { admitted: Number(admitted) === 1, window: String(window), endsInMs: Number(endsInMs) } };
   }
 
-  /** How many every copy held in a node's storm window; the first copy to ask gets it, the others 0. */
   async collectHeld(nodeId: string, window: string): Promise<number> {
     return Number(await this.redis.eval(STORE_SCRIPTS.collectHeld, { keys: [`${this.#stormKey(nodeId)}:held:${window}`], arguments: [] }));
   }
 }
 
-/** What the account's nodes ask of a shared store beyond the state boundary: the claim of an alert, the shared storm window. */
+/** What the account's nodes ask of a shared store beyond the state boundary. */
 export interface AlertClaimer {
   /** Whether this copy sends it (false: another copy of Node-RED does; the msg ends as a copy), and what the shared storm window says. */
   claim(nodeId: string, body: string, storm?: StormLimit): Promise<AlertDecision>;
@@ -156,25 +152,6 @@ export interface StoreEvents {
    * reason changes; `lost` falls back to this copy's memory; `eviction`'s detail is the `maxmemory-policy`.
    */
   onState(state: StoreState, detail: string): void;
-}
-
-/** The shared window while Redis answers; this copy's own while it does not (the issue's rule). */
-class FallbackWindow implements RateWindow {
-  constructor(
-    private readonly shared: RedisWindow,
-    private readonly own: RateWindow,
-    private readonly up: () => boolean,
-  ) {}
-
-  reserveInOrder(sends: readonly number[], now: number): Promise<Reservation> {
-    if (!this.up()) return this.own.reserveInOrder(sends, now);
-    return this.shared.reserveInOrder(sends).catch(() => this.own.reserveInOrder(sends, now));
-  }
-
-  refund(messages: number): Promise<void> {
-    if (!this.up()) return this.own.refund(messages);
-    return this.shared.refund(messages).catch(() => this.own.refund(messages));
-  }
 }
 
 /**
@@ -254,8 +231,15 @@ export function redisStore(
     kind: 'redis',
     outboxLog: () => keptOnce('shared-outbox-log', prefix, () => new RedisOutboxLog(running, prefix, COPY_ID, settings.claimMs)),
     tracker: () => keptOnce('shared-tracker', prefix, () => new DeliveryTracker({ kind: 'shared', shared: new SharedTracking(running, prefix) })),
-    rateWindow: (accountId, limit, windowMs) =>
-      new FallbackWindow(new RedisWindow(redis, `${prefix}window`, limit, windowMs), local.rateWindow(accountId, limit, windowMs), () => up),
+    // The shared window while Redis answers; this copy's own while it does not (the issue's rule).
+    rateWindow: (accountId, limit, windowMs) => {
+      const shared = new RedisWindow(redis, `${prefix}window`, limit, windowMs);
+      const own = local.rateWindow(accountId, limit, windowMs);
+      return {
+        reserveInOrder: (sends, now) => (up ? shared.reserveInOrder(sends).catch(() => own.reserveInOrder(sends, now)) : own.reserveInOrder(sends, now)),
+        refund: (messages) => (up ? shared.refund(messages).catch(() => own.refund(messages)) : own.refund(messages)),
+      };
+    },
     claims: {
       // While Redis does not answer, this copy decides alone (its own storm guard applies).
       claim: (nodeId, body, storm) => (up ? claims.decide(nodeId, body, storm).catch(() => ({ ours: true })) : Promise.resolve({ ours: true })),
@@ -281,11 +265,6 @@ export class SharedTracking {
     readonly ageMs = 24 * 3600 * 1000,
   ) {}
 
-  #sent(smsId: string): string {
-    return `${this.prefix}sent:${smsId}`;
-  }
-
-  /** Records an accepted send where every copy finds it. */
   record(record: SharedRecord): Promise<unknown> {
     // The keys are built on the server from the fields given beside the JSON (not decoded there).
     return this.client().eval(STORE_SCRIPTS.record, {
@@ -304,7 +283,7 @@ export class SharedTracking {
   }
 
   async lookup(smsId: string): Promise<SharedRecord | undefined> {
-    const text = (await this.client().eval(STORE_SCRIPTS.get, { keys: [this.#sent(smsId)], arguments: [] })) as string | null;
+    const text = (await this.client().eval(STORE_SCRIPTS.get, { keys: [`${this.prefix}sent:${smsId}`], arguments: [] })) as string | null;
     return text ? (JSON.parse(text) as SharedRecord) : undefined;
   }
 
@@ -330,11 +309,7 @@ export class SharedTracking {
     return Number(answer) === 1;
   }
 
-  /**
-   * Sends of any copy whose report timeout (`timeoutMs`) ran out more than `graceMs` ago without a
-   * final report or an output 3 anywhere, with output 3 claimed for this copy: what a copy that
-   * stopped left unwatched. At most 100 at a time.
-   */
+  /** What a copy that stopped left unwatched, at most 100 at a time, with output 3 claimed for this copy. */
   async overdue(timeoutMs: number, graceMs: number): Promise<SharedRecord[]> {
     const answer = (await this.client().eval(STORE_SCRIPTS.overdue, {
       keys: [`${this.prefix}waiting`],
@@ -349,9 +324,8 @@ export class RedisOutboxLog implements SharedOutboxLog {
   readonly where = 'the shared store';
   readonly adoptEveryMs: number;
   /**
-   * Ids the store may hold though this copy is done with them: a keep that failed (a store that did
-   * not answer in time may still run it) or a done that failed. Each is ended there at the next
-   * look, before its claim lapses and another copy would send it.
+   * Ids the store may hold though this copy is done with them (a failed keep may still run there, or
+   * a done failed): each is ended at the next look, before its claim lapses and another copy sends it.
    */
   readonly #unsettled = new Set<string>();
 
@@ -401,9 +375,8 @@ export class RedisOutboxLog implements SharedOutboxLog {
   }
 
   async adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]> {
-    const [zset, hash] = this.#keys();
     const flat = (await this.client().eval(STORE_SCRIPTS.adopt, {
-      keys: [zset as string, hash as string],
+      keys: this.#keys().slice(0, 2),
       // At most 1,000 entries in one answer, and none more once their lines pass 4 MB (a line of any
       // size goes when it is the first): far below the cap on a reply.
       arguments: [this.copyId, String(this.claimMs), '1000', `${this.prefix}outbox:claim:`, String(4 * 1024 * 1024)],
@@ -434,7 +407,6 @@ export class RedisOutboxLog implements SharedOutboxLog {
   }
 }
 
-/** A client whose calls of the store's scripts go in batches. */
 export function batched(client: ScriptClient, onHung?: (hung: boolean) => void): RedisLike {
   return new ScriptBatch(client, STORE_SCRIPTS, 1, BATCH_TIMEOUT_MS, onHung);
 }
