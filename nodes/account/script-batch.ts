@@ -31,17 +31,6 @@ interface Call {
  */
 export const BATCH_TIMEOUT_MS = 1500;
 
-/**
- * Every script as a function of `(KEYS, ARGV, B)`, then lua/batch.lua. The calls go as one JSON
- * argument, not dozens: the client's cost is per argument written; the server's decoder is native.
- */
-function runner(scripts: Record<string, string>): string {
-  const functions = Object.entries(scripts)
-    .map(([name, body]) => `S[${JSON.stringify(name)}] = function(KEYS, ARGV, B)\n${body}\nend`)
-    .join('\n');
-  return `local S = {}\n${functions}\n${readFileSync(join(__dirname, 'lua', 'batch.lua'), 'utf8')}`;
-}
-
 export class ScriptBatch {
   readonly #byText = new Map<string, string>();
   readonly #runner: string;
@@ -67,7 +56,10 @@ export class ScriptBatch {
     private readonly maxCalls = 64,
   ) {
     for (const [name, body] of Object.entries(scripts)) this.#byText.set(body, name);
-    this.#runner = runner(scripts);
+    // Every script as a function of `(KEYS, ARGV, B)`, then lua/batch.lua. The calls go as one JSON
+    // argument, not dozens: the client's cost is per argument written; the server's decoder is native.
+    const functions = Object.entries(scripts).map(([name, body]) => `S[${JSON.stringify(name)}] = function(KEYS, ARGV, B)\n${body}\nend`);
+    this.#runner = `local S = {}\n${functions.join('\n')}\n${readFileSync(join(__dirname, 'lua', 'batch.lua'), 'utf8')}`;
     this.#sha = createHash('sha1').update(this.#runner).digest('hex');
   }
 
