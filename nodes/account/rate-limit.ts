@@ -10,7 +10,6 @@ interface Waiter {
   messages: number;
   resolve: () => void;
   reject: (error: GatewayError) => void;
-  /** Stops listening to the caller's signal. */
   unlisten?: () => void;
   /** The window had no room for it once: it waits for the limit (counted in `queued`, bounded by `queueSize`). */
   refused?: boolean;
@@ -45,11 +44,7 @@ export class RateLimiter {
     return this.#refused;
   }
 
-  /**
-   * Resolves when `messages` may be sent now; rejects `rate_limited` when `queueSize` wait for the
-   * limit already. With a `withdraw` (the account's circuit), a msg that waits when it fires leaves
-   * the queue, withdrawn.
-   */
+  /** Rejects `rate_limited` when `queueSize` wait already; `withdraw` (the account's circuit) withdraws what waits. */
   acquire(messages: number, signal?: StopSignal, withdraw?: StopSignal, giveUp?: GiveUp): Promise<void> {
     if (this.#closed) return Promise.reject(closed(this.#closed));
     if (!this.enabled) return Promise.resolve();
@@ -98,7 +93,6 @@ export class RateLimiter {
     );
   }
 
-  /** Refuses everything waiting (with the reason) and anything asked later. */
   close(reason: string): void {
     this.#closed = reason;
     clearTimeout(this.#timer);
@@ -118,32 +112,27 @@ export class RateLimiter {
     });
   }
 
-  /** Takes a waiter out of the queue; false when it had left already. */
+  /** False when it had left already. */
   #take(waiter: Waiter): boolean {
     if (!this.#queue.remove(waiter)) return false;
     if (waiter.refused) this.#count(-1);
     return true;
   }
 
-  /** Takes a waiter that is still in the queue out, and rejects it. */
   #refuse(waiter: Waiter, error: GatewayError): void {
     if (!this.#take(waiter)) return;
     waiter.unlisten?.();
     waiter.reject(error);
   }
 
-  /** The count of waiters held by the limit changes: the account's nodes hear of it. */
+  /** The account's nodes hear of it (their status). */
   #count(by: number): void {
     if (by === 0) return;
     this.#refused += by;
     this.onChange();
   }
 
-  /**
-   * Asks the window for the queue, from the head, at most MAX_RUN at once, one question at a
-   * time: strict FIFO (the head waits even if a smaller request behind it would fit). What comes
-   * while the window is asked goes in the next question.
-   */
+  /** One question at a time, from the head: strict FIFO (the head waits even if a smaller request behind it would fit). */
   async #pump(): Promise<void> {
     if (this.#timer || this.#asking || this.#closed || !this.#queue.size) return;
     const run: Waiter[] = [];
@@ -165,7 +154,7 @@ export class RateLimiter {
     void this.#pump();
   }
 
-  /** The window's answer for `run`: those that passed go now; the rest wait as long as the window says (beyond `queueSize`, refused). */
+  /** Those that passed go now; the rest wait as long as the window says. */
   #settle(run: Waiter[], { passed, wait }: Reservation): void {
     for (let i = 0; i < passed; i++) this.#pass(run[i] as Waiter);
     if (passed === run.length || wait <= 0) return;
@@ -186,7 +175,7 @@ export class RateLimiter {
     }, wait);
   }
 
-  /** Lets `waiter` go; one that left the queue while the window was asked gives back what it reserved. */
+  /** One that left the queue while the window was asked gives back what it reserved. */
   #pass(waiter: Waiter): void {
     if (!this.#take(waiter)) {
       void this.window.refund(waiter.messages);

@@ -40,14 +40,11 @@ export class StormGuard<T> {
     return this.limit > 0 && this.windowMs > 0;
   }
 
-  /** How many this copy holds back in the windows open now (the status says so). */
+  /** What this copy holds back in the windows open now (the status says so). */
   get held(): number {
-    let held = this.#held;
-    for (const window of this.#shared.values()) held += window.held;
-    return held;
+    return [...this.#shared.values()].reduce((sum, window) => sum + window.held, this.#held);
   }
 
-  /** Whether this message may go; when not, it is counted and remembered for the notice. */
   admit(item: T): boolean {
     if (!this.enabled) return true;
     if (!this.#timer) {

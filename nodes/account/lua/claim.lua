@@ -1,12 +1,9 @@
--- One alert raised by several copies at once (the same node, the same request body, within the
--- window) goes out once: the first copy to claim it sends it; another copy's claim answers
--- "copy" ({0}). A repeat from the copy that holds the claim is not affected.
---
--- With the node's storm guard on (ARGV[3] a limit above 0, ARGV[4] its window, ms), the alert the
--- copy sends is counted in the node's window shared by the copies (KEYS[2], a hash: `n` counted,
--- `w` the window's id), opened by the first alert after the last window ended: {1, 1 admitted or
--- 0 held, window id, ms until it ends}. A held one counts in the window's held key, which outlives
--- the window by a minute so that a copy can collect it for the notice.
+-- One alert raised by several copies at once (the same node and body, within the window) goes out
+-- once: the first copy to claim it sends it; another copy's claim answers "copy" ({0}).
+-- With the node's storm guard on (ARGV[3] a limit above 0, ARGV[4] its window, ms), the alert is
+-- counted in the node's window shared by the copies (KEYS[2]: `n` counted, `w` the window's id):
+-- {1, 1 admitted or 0 held, window id, ms until it ends}. A held one counts in the window's held
+-- key, which outlives the window by a minute so that a copy can collect it for the notice.
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', tonumber(ARGV[2])) and redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
 local limit = tonumber(ARGV[3] or '0')
 if limit <= 0 then return {1} end

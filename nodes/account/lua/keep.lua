@@ -1,7 +1,6 @@
--- The outbox shared by the copies: each entry's line in a hash, the ids in a sorted set by the
--- time their msg came (order per account), and a claim per entry held by the copy that sends it.
--- A copy renews its claims while it runs; when it is gone they lapse, and another copy adopts the
--- entries (sent again with duplicates_check, as every resend). The count is bounded like the file's.
+-- The shared outbox: each entry's line in a hash, the ids in a sorted set by the time their msg came,
+-- and a claim per entry held by the copy that sends it, renewed while it runs: once it lapses,
+-- another copy adopts the entry (sent again with duplicates_check). Bounded like the file's.
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then return 1 end
 redis.call('ZADD', KEYS[1], tonumber(ARGV[1]), ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])
