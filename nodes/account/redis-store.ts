@@ -86,13 +86,6 @@ export class RedisWindow implements RateWindow {
   }
 }
 
-export const COPY_WINDOW_MS = 10_000;
-
-export interface StormLimit {
-  limit: number;
-  windowMs: number;
-}
-
 export interface AlertDecision {
   ours: boolean;
   /** Undefined when the storm guard is off, or the store could not count (this copy's own guard decides). */
@@ -104,13 +97,8 @@ export class AlertClaims {
     private readonly redis: RedisLike,
     private readonly prefix: string,
     private readonly copyId: string,
-    readonly windowMs = COPY_WINDOW_MS,
+    readonly windowMs = 10_000,
   ) {}
-
-  /** The key of an alert: the node and a hash of its request body without the credentials. */
-  key(nodeId: string, body: string): string {
-    return `${this.prefix}claim:${createHash('sha256').update(nodeId).update('\0').update(body).digest('hex').slice(0, 32)}`;
-  }
 
   #stormKey(nodeId: string): string {
     return `${this.prefix}storm:${nodeId}`;
@@ -122,10 +110,12 @@ export class AlertClaims {
   }
 
   /** The claim and, when the node's storm guard is on, its shared count: one call. */
-  async decide(nodeId: string, body: string, storm?: StormLimit): Promise<AlertDecision> {
+  async decide(nodeId: string, body: string, storm?: { limit: number; windowMs: number }): Promise<AlertDecision> {
+    // The key of an alert: the node and a hash of its request body without the credentials.
+    const claim = `${this.prefix}claim:${createHash('sha256').update(nodeId).update('\0').update(body).digest('hex').slice(0, 32)}`;
     const stormArgs = storm && storm.limit > 0 ? [String(storm.limit), String(storm.windowMs)] : [];
     const [ours, admitted, window, endsInMs] = (await this.redis.eval(STORE_SCRIPTS.claim, {
-      keys: [this.key(nodeId, body), this.#stormKey(nodeId)],
+      keys: [claim, this.#stormKey(nodeId)],
       arguments: [this.copyId, String(this.windowMs), ...stormArgs],
     })) as [number, number?, string?, number?];
     if (Number(ours) !== 1) return { ours: false };
@@ -141,7 +131,7 @@ export class AlertClaims {
 /** What the account's nodes ask of a shared store beyond the state boundary. */
 export interface AlertClaimer {
   /** Whether this copy sends it (false: another copy of Node-RED does; the msg ends as a copy), and what the shared storm window says. */
-  claim(nodeId: string, body: string, storm?: StormLimit): Promise<AlertDecision>;
+  claim(nodeId: string, body: string, storm?: { limit: number; windowMs: number }): Promise<AlertDecision>;
   /** The count every copy held in a storm window, for the notice (one copy gets it, the others 0). */
   collectHeld(nodeId: string, window: string): Promise<number>;
 }
