@@ -1,14 +1,15 @@
 /**
  * The store's own RESP2 connection (TCP or TLS): six commands (AUTH, SELECT, PING, EVAL, EVALSHA,
  * CONFIG GET) and what no client library offers a hook for, a cap on what a reply may hold: a
- * hostile server streaming a 1 GB reply took Node-RED to 2.2 GB with `@redis/client`. No offline
- * queue (the store falls back to this copy's memory), no timeout per command (script-batch.ts).
+ * hostile server streaming a 1 GB reply took Node-RED to 2.2 GB, its other routes stalled for
+ * seconds, with `@redis/client`. No offline queue (the store falls back to this copy's memory), no
+ * timeout per command (script-batch.ts).
  */
 import { connect as tcp, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Fifo } from '../../gateway/fifo';
 
-/** The store's biggest reply is an adoption, ended once past 4 MB (lua/adopt.lua); a batch holds at most 64 calls. */
+/** The most a reply may hold: the biggest is an adoption, ended once past 4 MB (lua/adopt.lua); a batch holds at most 64 calls. */
 const MAX_REPLY_BYTES = 64 * 1024 * 1024;
 
 /** How long connecting and the handshake may take (Test connection's wait too). */
@@ -107,8 +108,7 @@ export class RedisConnection {
     this.#connecting = setTimeout(
       () => socket.destroy(new Error(`timeout: the store did not answer within ${this.#settings.connectTimeoutMs / 1000} s of connecting`)),
       this.#settings.connectTimeoutMs,
-    );
-    this.#connecting.unref();
+    ).unref();
     const reader = new ReplyReader(MAX_REPLY_BYTES);
     socket.on('data', (chunk: Buffer) => {
       try {
@@ -190,12 +190,8 @@ export class RedisConnection {
     if (this.#closed) return;
     this.#tell(() => this.events.failed(error));
     const { reconnect } = this.#settings;
-    if (reconnect === false) {
-      this.#closed = true;
-      return;
-    }
-    this.#retry = setTimeout(() => this.connect(), reconnect(this.#retries++));
-    this.#retry.unref();
+    if (reconnect === false) this.#closed = true;
+    else this.#retry = setTimeout(() => this.connect(), reconnect(this.#retries++)).unref();
   }
 }
 
@@ -212,8 +208,9 @@ export function openConnection(url: string, password: string | undefined, connec
 
 /**
  * What an array's item and a waiting chunk cost in memory beside their bytes, rounded up from what
- * was measured (an array in an array about 85 bytes, a chunk about 200): counted against the cap,
- * so a reply of tiny items, or one sent a byte at a time, is bounded by what it holds.
+ * was measured (an empty array about 45 bytes, one in an array about 85 with its place on the
+ * reader's stack; a chunk about 200): counted against the cap, so a reply of tiny items, or one
+ * sent a byte at a time, is bounded by what it holds.
  */
 const ITEM_COST = 80;
 const CHUNK_COST = 256;
