@@ -151,14 +151,9 @@ export class Account {
     const baseUrl = (config.baseUrl || DEFAULT_BASE_URL).trim();
     const storeUrl = config.store === 'redis' ? (config.storeUrl ?? '').trim() : '';
     this.deployed = { baseUrl, timeout: numberSetting(config.timeout, DEFAULT_TIMEOUT, 1), storeUrl };
+    const missing = (['application_id', 'application_token'] as const).find((key) => !credentials[key]);
     this.#problem =
-      baseUrlProblem(baseUrl) ??
-      (!credentials.application_id
-        ? 'the account has no application_id'
-        : !credentials.application_token
-          ? 'the account has no application_token'
-          : undefined) ??
-      (config.store === 'redis' ? storeUrlProblem(config.storeUrl) : undefined);
+      baseUrlProblem(baseUrl) ?? (missing && `the account has no ${missing}`) ?? (config.store === 'redis' ? storeUrlProblem(config.storeUrl) : undefined);
     this.claims = surroundings.claims;
 
     const changed = this.#changed;
