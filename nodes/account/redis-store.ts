@@ -248,7 +248,6 @@ export function redisStore(
 
 export class SharedTracking {
   constructor(
-    /** The client of the account now running (a redeploy builds a new one; the tracking outlives it). */
     private readonly client: () => RedisLike,
     private readonly prefix: string,
     readonly limit = 10_000,
