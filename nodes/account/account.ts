@@ -198,8 +198,7 @@ export class Account {
   /** The account's client; throws `invalid_request` naming what is missing in the account. */
   gateway(): GatewayClient {
     if (this.#problem) throw invalidRequest(`${this.#problem}; open the BulkGate account "${this.#label}" and set it`, { key: 'account-incomplete' });
-    this.#client ??= this.#build();
-    return this.#client;
+    return (this.#client ??= this.#build());
   }
 
   /**
