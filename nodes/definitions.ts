@@ -1,11 +1,8 @@
 /**
- * One typed definition per node: its settings (defaults, which are TypedInputs and with what
- * types, which are required or checked), credentials, ports and panel. The build writes each
- * node's `RED.nodes.registerType` block from it (scripts/build.mjs); the runtime and the panels
- * read their defaults and TypedInput types from it. Adding a setting: here, the panel's form, the
- * catalogs. Pure data (no Node-RED import): the editor bundle includes it.
+ * One typed definition per node: the build writes each node's `registerType` block from it, the
+ * runtime and the panels read defaults and TypedInput types from it. Adding a setting: here, the
+ * panel's form, the catalogs. Pure data (no Node-RED import): the editor bundle includes it.
  */
-
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../gateway/defaults';
 import { CREDENTIALS, type CredentialFields } from './credentials';
 
@@ -34,20 +31,21 @@ export interface NodeDefinition {
   label: 'send' | 'plain';
   /** The BulkGateEditor functions that prepare and save the panel. */
   panel: { prepare: string; save?: string };
-  /**
-   * Sections of locales/<lang>/shared.json the build copies into this node's own catalog
-   * (statuses, their few words, warnings, the send panels' texts): each node reads its own.
-   */
+  /** Sections of locales/<lang>/shared.json the build copies into this node's own catalog. */
   shared?: readonly SharedSection[];
   /** The other endpoints' nodes: the handler endpoint-kinds.ts exports for this type. */
   endpoint?: EndpointKind;
 }
 
-/** The handlers of nodes/behaviours/endpoint-kinds.ts, one per node type of the other endpoints. */
 export type EndpointKind = 'otp' | 'numberCheck' | 'blacklist' | 'contacts';
 
 export type SharedSection = 'status' | 'brief' | 'warnings' | 'send' | 'storm';
 
+/** The settings a node that sends through an account starts with. */
+const NAMED: Record<string, SettingDefinition> = {
+  name: { value: '' },
+  account: { value: '', configType: 'bulkgate-account', required: true },
+};
 /** Where a recipient, a schedule... may come from: the TypedInput types per setting. */
 const FROM_MSG = ['msg', 'flow', 'global', 'env', 'str', 'json', 'jsonata'] as const;
 const IDS = ['str', 'json', 'msg', 'flow', 'global', 'env', 'jsonata'] as const;
@@ -64,8 +62,7 @@ function sendSettings(kind: 'promotional' | 'transactional'): Record<string, Set
           variables: { value: 'variables', typed: { types: ['msg', 'json', 'flow', 'global', 'jsonata'], type: 'msg' } },
         };
   return {
-    name: { value: '' },
-    account: { value: '', configType: 'bulkgate-account', required: true },
+    ...NAMED,
     api: { value: 'advanced' },
     version: { value: '2.0' },
     encoding: { value: 'json' },
@@ -92,13 +89,22 @@ function sendSettings(kind: 'promotional' | 'transactional'): Record<string, Set
   };
 }
 
-/** The settings every node of the other endpoints starts with. */
-const ENDPOINT_BASE: Record<string, SettingDefinition> = {
-  name: { value: '' },
-  account: { value: '', configType: 'bulkgate-account', required: true },
-};
 const NUMBERS = ['msg', 'str', 'json', 'flow', 'global', 'env', 'jsonata'] as const;
 const TEXTS = ['str', 'msg', 'flow', 'global', 'env', 'jsonata'] as const;
+
+function sendNode(kind: 'promotional' | 'transactional', outputs: number): NodeDefinition {
+  return {
+    type: `bulkgate-${kind}`,
+    category: 'BulkGate',
+    inputs: 1,
+    outputs,
+    settings: sendSettings(kind),
+    label: 'send',
+    panel: { prepare: 'sendPanel', save: 'sendPanelSave' },
+    // Storm protection is the transactional node's.
+    shared: ['status', 'brief', 'warnings', 'send', ...(kind === 'transactional' ? (['storm'] as const) : [])],
+  };
+}
 
 function endpointNode(type: string, endpoint: EndpointKind, outputs: number, settings: Record<string, SettingDefinition>): NodeDefinition {
   return {
@@ -107,7 +113,7 @@ function endpointNode(type: string, endpoint: EndpointKind, outputs: number, set
     category: 'BulkGate',
     inputs: 1,
     outputs,
-    settings: { ...ENDPOINT_BASE, ...settings },
+    settings: { ...NAMED, ...settings },
     label: 'plain',
     panel: { prepare: 'endpointPanel', save: 'endpointPanelSave' },
     shared: ['status', 'brief', 'warnings'],
@@ -143,34 +149,15 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     label: 'plain',
     panel: { prepare: 'accountPanel' },
   },
-  'bulkgate-promotional': {
-    type: 'bulkgate-promotional',
-    category: 'BulkGate',
-    inputs: 1,
-    outputs: 3,
-    settings: sendSettings('promotional'),
-    label: 'send',
-    panel: { prepare: 'sendPanel', save: 'sendPanelSave' },
-    shared: ['status', 'brief', 'warnings', 'send'],
-  },
-  'bulkgate-transactional': {
-    type: 'bulkgate-transactional',
-    category: 'BulkGate',
-    inputs: 1,
-    outputs: 2,
-    settings: sendSettings('transactional'),
-    label: 'send',
-    panel: { prepare: 'sendPanel', save: 'sendPanelSave' },
-    shared: ['status', 'brief', 'warnings', 'send', 'storm'],
-  },
+  'bulkgate-promotional': sendNode('promotional', 3),
+  'bulkgate-transactional': sendNode('transactional', 2),
   'bulkgate-balance': {
     type: 'bulkgate-balance',
     category: 'BulkGate',
     inputs: 1,
     outputs: 2,
     settings: {
-      name: { value: '' },
-      account: { value: '', configType: 'bulkgate-account', required: true },
+      ...NAMED,
       api: { value: 'advanced' },
       method: { value: 'POST' },
       threshold: { value: '', validate: 'number' },
@@ -239,11 +226,9 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
 };
 
 /**
- * The package's one node set (package.json `node-red.nodes`): every type registers from
- * dist/nodes/bulkgate.js, with one HTML file and one catalog and help file per language, which the
- * build joins from each node's own sources. Node-RED's start does its work (reading the HTML, the
- * help and the catalogs of every language) per set: one set pays it once (the benchmark's start probe: about 7 ms of
- * CPU per set on the benchmark machine).
+ * The package's one node set (package.json `node-red.nodes`), joined by the build from each node's
+ * sources. Node-RED's start does its work per set: one set pays it once (the benchmark's start
+ * probe: about 7 ms of CPU per set).
  */
 export const NODE_SET = 'bulkgate';
 
@@ -254,11 +239,8 @@ export function settingDefaults(type: string): Record<string, unknown> {
 
 /** The TypedInput settings of a node: the types offered and the default (type and value). */
 export function typedSettings(type: string): Record<string, { types: readonly string[]; type: string; value: string }> {
-  const out: Record<string, { types: readonly string[]; type: string; value: string }> = {};
-  for (const [name, setting] of Object.entries(DEFINITIONS[type]?.settings ?? {})) {
-    if (setting.typed) out[name] = { ...setting.typed, value: String(setting.value ?? '') };
-  }
-  return out;
+  const typed = Object.entries(DEFINITIONS[type]?.settings ?? {}).filter(([, setting]) => setting.typed);
+  return Object.fromEntries(typed.map(([name, setting]) => [name, { ...setting.typed!, value: String(setting.value ?? '') }]));
 }
 
 /** The JavaScript of a node's `RED.nodes.registerType` call, written into its HTML at build time. */
