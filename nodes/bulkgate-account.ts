@@ -1,8 +1,4 @@
-/**
- * `bulkgate-account`: one BulkGate application (its credentials, client and rate limit). The
- * editor's test-connection endpoint is registered at once; the node's code loads when the first
- * account starts.
- */
+/** `bulkgate-account`: the editor's admin endpoints register at once; the node's code loads when the first account starts. */
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 import { registerAdminEndpoints } from './behaviours/admin';

@@ -1,14 +1,9 @@
-/**
- * `bulkgate-otp`, `bulkgate-number-check`, `bulkgate-blacklist`, `bulkgate-contacts`: the gateway's
- * other endpoints: one source for the four (HTML, catalog and help), joined by the build into the
- * package's node set (nodes/bulkgate.ts). Their code loads when the first of them starts.
- */
+/** `bulkgate-otp`, `-number-check`, `-blacklist`, `-contacts`: the gateway's other endpoints. Their code loads when the first of them starts. */
 import type { NodeAPI } from 'node-red';
 import { DEFINITIONS } from './definitions';
 import { registerLazily } from './plumbing/lazy';
 
 const register = (RED: NodeAPI): void => {
-  // Each type's handler, as its definition names it.
   for (const { type, endpoint: kind } of Object.values(DEFINITIONS)) {
     if (!kind) continue;
     registerLazily(RED, type, () => {

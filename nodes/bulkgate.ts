@@ -1,8 +1,6 @@
 /**
- * The package's one node set (NODE_SET in nodes/definitions.ts): registers every type, each from
- * its own module. Node-RED does its per-set start work once for all nine (the benchmark's start probe); each type's
- * code still loads only when the first node of that type starts. Those modules export default
- * (not `export =`), so the build joins them without CommonJS wrappers to run at every start.
+ * The package's one node set (NODE_SET): registers every type, each from its own module. Those
+ * export default (not `export =`), so the build joins them without CommonJS wrappers to run at start.
  */
 import type { NodeAPI } from 'node-red';
 import account from './bulkgate-account';

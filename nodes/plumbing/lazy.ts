@@ -1,8 +1,6 @@
 /**
- * Registers a node type whose code is loaded when the first node of that type starts. A
- * Node-RED with the package installed loads only the small entry files at start; the gateway
- * client, undici, the validators and the node's own code come with the first node that needs
- * them (measured by the benchmark: the package cost every Node-RED 100 ms and 10 MB whether it was used or not).
+ * Registers a node type whose code loads when the first node of that type starts (the benchmark:
+ * loaded at start, the package cost every Node-RED 100 ms and 10 MB whether it was used or not).
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { CREDENTIALS } from '../credentials';

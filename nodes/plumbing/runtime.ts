@@ -15,9 +15,8 @@ export interface TypedSetting {
 const ASYNC_TYPES = new Set(['flow', 'global', 'jsonata']);
 
 /**
- * Evaluates a TypedInput against the msg: at once for msg, str, num, json, env and the like
- * (most settings, and the fast path), through a Promise wrapped once here for the types that
- * answer through the callback. An empty setting is "not set". A failure names the field.
+ * Evaluates a TypedInput against the msg: at once for most types (the fast path), through a
+ * Promise for those that answer through the callback. Empty is "not set"; a failure names the field.
  */
 export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, setting: TypedSetting): unknown {
   const type = setting.type || 'str';
@@ -39,10 +38,7 @@ export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, sett
   });
 }
 
-/**
- * A node's own texts: its section of the node set's catalog (built from locales/<lang>/<source>.json,
- * with the shared sections its definition names). The `RED` a node module gets translates within that module's namespace.
- */
+/** A node's own texts: its section of the node set's catalog (the `RED` a node module gets translates within its namespace). */
 export interface NodeCatalog {
   RED: NodeAPI;
   type: string;
@@ -56,35 +52,30 @@ export function catalogText(catalog: NodeCatalog, key: string, params?: Record<s
   return catalog.RED._(`${catalog.type}.${key}`, params);
 }
 
-/**
- * A status text. Worded only when its status is shown (StatusThrottle: at most every 200 ms), so
- * i18next is asked then, not once per msg; a count picks the language's plural form.
- */
+/** A status text, worded only when shown (StatusThrottle), so i18next is asked then, not once per msg. */
 export function statusText(catalog: NodeCatalog, key: string, params?: Record<string, string | number>): string {
   return catalogText(catalog, `status.${key}`, params);
 }
 
 type NodeStatus = Parameters<Node['status']>[0];
 
+/** Status shown at most this often (ms), always ending on the latest. */
+const STATUS_INTERVAL = 200;
+
 /**
- * Shows a node's status at most every `interval` ms, always ending on the latest: a flow
- * sending thousands of msgs a second gets a readable status and spends nothing on the rest (not
- * even the text: a status is described by a function, called only when it is shown).
+ * Shows a node's status at most every STATUS_INTERVAL: a flow sending thousands of msgs a second
+ * spends nothing on the rest (not even the text: `describe` is called only when it is shown).
  */
 export class StatusThrottle {
   #last = 0;
   #pending: (() => NodeStatus) | undefined;
   #timer: NodeJS.Timeout | undefined;
 
-  constructor(
-    private readonly node: Node,
-    private readonly interval = 200,
-  ) {}
+  constructor(private readonly node: Node) {}
 
-  /** Shows the status `describe` returns; it is called only when the status is shown. */
   show(describe: () => NodeStatus): void {
     const now = Date.now();
-    if (!this.#timer && now - this.#last >= this.interval) {
+    if (!this.#timer && now - this.#last >= STATUS_INTERVAL) {
       this.#last = now;
       this.node.status(describe());
       return;
@@ -97,7 +88,7 @@ export class StatusThrottle {
         if (this.#pending) this.node.status(this.#pending());
         this.#pending = undefined;
       },
-      Math.max(0, this.interval - (now - this.#last)),
+      Math.max(0, STATUS_INTERVAL - (now - this.#last)),
     );
   }
 
@@ -107,39 +98,30 @@ export class StatusThrottle {
   }
 }
 
-export function toGatewayError(error: unknown): GatewayError {
-  if (error instanceof GatewayError) return error;
-  const message = error instanceof Error ? error.message : String(error);
-  return new GatewayError({ type: 'invalid_request', message: `The request could not be built: ${message}` });
-}
-
 /** A node whose account setting is empty (or names a deleted account). */
 export const NO_ACCOUNT = () =>
   invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
 
-/** The status's few words for an error: `no account`, `invalid number`, `text too long (2000/612)`. */
-export function briefText(catalog: NodeCatalog, error: GatewayError): string {
-  const text = catalogText(catalog, `brief.${error.brief.key}`, error.brief.params);
-  return text.includes('brief.') ? error.code.replace(/_/g, ' ') : text;
-}
-
 /**
- * The one error path of every node: the msg gets `msg.bulkgate`, the status turns red and names
- * the problem in a few words, and `done(err)` hands the error, whose message is the whole
- * sentence, to Catch nodes (its `code` is the type).
+ * The one error path of every node: the msg gets `msg.bulkgate`, the status names the problem in
+ * a few words (`invalid number`, `text too long (2000/612)`), and `done(err)` hands the whole
+ * sentence to Catch nodes (its `code` is the type).
  */
 export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
-  const e = toGatewayError(error);
+  const message = error instanceof Error ? error.message : String(error);
+  const e = error instanceof GatewayError ? error : new GatewayError({ type: 'invalid_request', message: `The request could not be built: ${message}` });
   msg.bulkgate = e.toJSON();
-  status.show(() => ({ fill: 'red', shape: 'ring', text: briefText(catalog, e) }));
+  status.show(() => {
+    const text = catalogText(catalog, `brief.${e.brief.key}`, e.brief.params);
+    return { fill: 'red', shape: 'ring', text: text.includes('brief.') ? e.code.replace(/_/g, ' ') : text };
+  });
   done(reported(e));
 }
 
 /**
- * What `done` gets for an error: the sentence as a String object that carries `code` and
- * `cause`. Node-RED builds a Catch node's `msg.error` from its toString(), `code` and `cause`
- * just as from an Error; but the debug sidebar shows an Error as a collapsed object with the
- * sentence cut off, and a string as the sentence itself, on the first line.
+ * What `done` gets for an error: the sentence as a String object with `code` and `cause`, from
+ * which Node-RED builds a Catch node's `msg.error` as from an Error; but the debug sidebar shows
+ * it as the whole sentence, not as a collapsed object with the sentence cut off.
  */
 export function reported(error: GatewayError): Error {
   const sentence = Object.assign(new String(error.message), { code: error.code, message: error.message }) as unknown as Error;
@@ -147,11 +129,7 @@ export function reported(error: GatewayError): Error {
   return sentence;
 }
 
-/**
- * The input and close handlers of a node that answers each msg with one request: a failure of
- * `handle` takes the one error path (and that path never throws out of the handler); closing
- * stops the requests in flight and the status timer.
- */
+/** The input and close handlers of a node that answers each msg with one request; closing stops the requests in flight. */
 export function answerInputs(
   node: Node,
   catalog: NodeCatalog,
@@ -184,10 +162,7 @@ export function sequenceParts(msg: Msg, id: string | undefined, index: number, c
 /** Items worked on in one turn of the event loop when a node goes through a long list. */
 const LIST_STEP = 5000;
 
-/**
- * `items.map(fn)`, in steps of LIST_STEP a turn of the event loop apart when the list is longer
- * (a list of 100,000 numbers does not hold up every other flow); at once when it is short.
- */
+/** `items.map(fn)`, in steps of LIST_STEP a turn of the event loop apart when longer (100,000 numbers do not hold up every other flow). */
 export async function mapInSteps<T, R>(items: readonly T[], fn: (item: T, index: number) => R): Promise<R[]> {
   if (items.length <= LIST_STEP) return items.map(fn);
   const out = new Array<R>(items.length);
@@ -204,12 +179,10 @@ export const EMIT_BATCH = 500;
 
 /**
  * Sends a node's outputs: at once when they are few; else in batches of EMIT_BATCH msgs (each
- * port's msgs in order, a port's single msg with the last batch), a turn of the event loop apart,
- * so a list of 100,000 numbers does not hold up every other flow. Resolves after the last batch.
+ * port's msgs in order), a turn of the event loop apart. Resolves after the last batch.
  */
 export function sendInBatches(send: Send, outputs: (Msg | Msg[] | null)[]): Promise<void> {
-  let total = 0;
-  for (const out of outputs) total += Array.isArray(out) ? out.length : out ? 1 : 0;
+  const total = outputs.reduce((sum, out) => sum + (Array.isArray(out) ? out.length : out ? 1 : 0), 0);
   if (total <= EMIT_BATCH) {
     send(outputs);
     return Promise.resolve();

@@ -9,20 +9,13 @@ export function numberSetting(value: unknown, fallback: number, min = 0): number
   return Number.isFinite(n) && n >= min ? n : fallback;
 }
 
-/** What the core `http proxy` config node holds. */
-export interface HttpProxyNode {
-  url?: string;
-  noproxy?: string[];
-  credentials?: { username?: string; password?: string };
-}
-
 /**
  * The proxy settings of a core `http proxy` node, by its id: undefined for no id (the client
  * then follows the environment's proxy variables), null when no such node is deployed.
  */
 export function proxySettings(RED: NodeAPI, id: string | undefined): ProxySettings | undefined | null {
   if (!id) return undefined;
-  const proxy = RED.nodes.getNode(id) as unknown as HttpProxyNode | null;
+  const proxy = RED.nodes.getNode(id) as { url?: string; noproxy?: string[]; credentials?: { username?: string; password?: string } } | null;
   if (!proxy) return null;
   if (!proxy.url) return undefined;
   return { url: proxy.url, noProxy: proxy.noproxy, username: proxy.credentials?.username, password: proxy.credentials?.password };
