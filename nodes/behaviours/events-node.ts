@@ -1,12 +1,9 @@
 /**
- * The `bulkgate-events` node: delivery reports and incoming messages. Serves a path on Node-RED's HTTP
- * node server for the gateway's webhook (GET, one report; POST, a JSON array of reports),
- * answers at once, then emits one msg per report: output 1 delivery reports, output 2 incoming
- * messages. The URL must carry the node's secret token.
- *
- * A webhook caller is a stranger until the secret matches, and even then its body is bounded:
- * bytes (whether Node-RED's own parser read it or this node does), reports per call, and every
- * report is checked before any is emitted, in batches that give the event loop back.
+ * The `bulkgate-events` node: serves the gateway's webhook (GET, one report; POST, a JSON array)
+ * on Node-RED's HTTP node server, answers at once, then emits one msg per report: output 1
+ * delivery reports, output 2 incoming messages. A caller is a stranger until the URL's secret
+ * token matches, and even then its body is bounded (bytes, reports per call, depth), every report
+ * is checked before any is emitted, and they are emitted in batches that give the event loop back.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -26,7 +23,7 @@ interface EventsConfig {
   account?: string;
   /** Seconds to wait for a tracked message's final report before output 3; 0: off. */
   reportTimeout?: number | string;
-  /** Not in the panel: reports that may wait to be emitted, and ms a call waits for room (tests use small ones). */
+  /** Not in the panel (tests use small ones): MAX_PENDING and MAX_WAIT_MS. */
   pendingLimit?: number | string;
   busyWaitMs?: number | string;
 }
@@ -37,25 +34,15 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_REPORTS_PER_CALL = 10_000;
 /** Deeper reports are refused with 400: a report is a flat record, and cloning a deep one would overflow the stack. */
 const MAX_DEPTH = 32;
-/**
- * Reports taken but not yet emitted, at most (per node): beyond, a webhook request waits, its
- * body not read, until there is room; after MAX_WAIT_MS it is answered 503.
- */
+/** Reports taken but not yet emitted, at most (per node): beyond, a call waits unread for room; after MAX_WAIT_MS, 503. */
 const MAX_PENDING = 20_000;
 const MAX_WAIT_MS = 30_000;
 const DEFAULT_EVENTS_PATH = '/bulkgate/events';
 
 type Request = IncomingMessage & { query?: Record<string, unknown>; body?: unknown; _body?: boolean; url: string };
-type Response = ServerResponse;
-type Handler = (req: Request, res: Response, next?: () => void) => void;
-interface RouteLayer {
-  route?: { path: string; stack: { handle: unknown }[] };
-}
-interface Router {
-  stack: RouteLayer[];
-}
+type Router = { stack: { route?: { stack: { handle: unknown }[] } }[] };
 
-/** A refusal: the HTTP status and the short text it is answered with. */
+/** A refusal: the HTTP status and the short text it is answered with; `warn`: the node warns of a bad body. */
 class Refusal {
   constructor(
     readonly status: number,
@@ -71,7 +58,7 @@ function sameSecret(given: unknown, secret: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-function answer(res: Response, code: number, text: string): void {
+function answer(res: ServerResponse, code: number, text: string): void {
   if (res.headersSent) return;
   res.statusCode = code;
   res.setHeader('content-type', 'text/plain; charset=utf-8');
@@ -80,28 +67,25 @@ function answer(res: Response, code: number, text: string): void {
   res.end(text);
 }
 
-/** Whether a parser before this route (Node-RED's own, or the admin app's) has read the body. */
-function parsedBefore(req: Request): boolean {
-  return req._body === true || req.readableEnded;
-}
+const tooLarge = () => new Refusal(413, 'Body too large');
 
 /**
- * The body, read with a byte cap: the value a parser before this route already made of it (never
- * its consumed stream, and not parsed twice), or the text of the stream.
+ * The body, read with a byte cap: the value a parser before this route (Node-RED's own, or the
+ * admin app's) already made of it (never its consumed stream, and not parsed twice), or the text of the stream.
  */
-function readBody(req: Request): Promise<{ text: string } | { parsed: unknown }> {
+async function readBody(req: Request): Promise<{ text: string } | { parsed: unknown }> {
   const declared = Number(req.headers['content-length']);
-  if (declared > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
-  if (parsedBefore(req)) {
+  if (declared > MAX_BODY_BYTES) throw tooLarge();
+  if (req._body === true || req.readableEnded) {
     const body = req.body;
     if (typeof body === 'string' || Buffer.isBuffer(body)) {
       const text = body.toString('utf8');
-      if (Buffer.byteLength(text) > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
-      return Promise.resolve({ text });
+      if (Buffer.byteLength(text) > MAX_BODY_BYTES) throw tooLarge();
+      return { text };
     }
     // Without a content-length (chunked), the parsed body's own size is what is capped.
-    if (!(declared >= 0) && Buffer.byteLength(JSON.stringify(body ?? null)) > MAX_BODY_BYTES) return Promise.reject(new Refusal(413, 'Body too large'));
-    return Promise.resolve({ parsed: body ?? null });
+    if (!(declared >= 0) && Buffer.byteLength(JSON.stringify(body ?? null)) > MAX_BODY_BYTES) throw tooLarge();
+    return { parsed: body ?? null };
   }
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -112,7 +96,7 @@ function readBody(req: Request): Promise<{ text: string } | { parsed: unknown }>
         // Stop keeping it; the rest is drained and dropped, the answer goes out at once.
         req.off('data', onData);
         req.resume();
-        reject(new Refusal(413, 'Body too large'));
+        reject(tooLarge());
         return;
       }
       chunks.push(chunk);
@@ -144,24 +128,20 @@ async function reportsOf(req: Request, query: Record<string, unknown>): Promise<
   }
   const list = raw as unknown[];
   if (list.length === 0) throw new Refusal(400, 'No reports', true);
-  if (deeperThan(list, MAX_DEPTH)) throw new Refusal(400, `Nested deeper than ${MAX_DEPTH} levels`, true);
+  if (deeperThan(list)) throw new Refusal(400, `Nested deeper than ${MAX_DEPTH} levels`, true);
   if (list.length > MAX_REPORTS_PER_CALL) throw new Refusal(413, `More than ${MAX_REPORTS_PER_CALL} reports`);
-  const events: EventPayload[] = [];
-  for (const item of list) {
-    const event = readEvent(item);
-    if (!event) throw new Refusal(400, 'Not a report', true);
-    events.push(event);
-  }
-  return events;
+  const events = list.map((item) => readEvent(item));
+  if (events.some((event) => !event)) throw new Refusal(400, 'Not a report', true);
+  return events as EventPayload[];
 }
 
-/** Whether a value nests arrays or objects deeper than `limit` levels (walked without recursion). */
-function deeperThan(value: unknown, limit: number): boolean {
+/** Whether a value nests arrays or objects deeper than MAX_DEPTH levels (walked without recursion). */
+function deeperThan(value: unknown): boolean {
   const stack: [unknown, number][] = [[value, 0]];
   while (stack.length) {
     const [item, depth] = stack.pop() as [unknown, number];
     if (typeof item !== 'object' || item === null) continue;
-    if (depth >= limit) return true;
+    if (depth >= MAX_DEPTH) return true;
     for (const child of Array.isArray(item) ? item : Object.values(item)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
   }
   return false;
@@ -169,12 +149,6 @@ function deeperThan(value: unknown, limit: number): boolean {
 
 /** Paths served per HTTP node app, and by which events node: to warn about a second one. */
 const servedPaths = new WeakMap<object, Map<string, string>>();
-
-function routerOf(app: unknown): Router | undefined {
-  // Express 4 keeps it as `_router`, Express 5 as `router`.
-  const a = app as { _router?: Router; router?: Router };
-  return a._router ?? a.router;
-}
 
 /** The events node's constructor (loaded when the first events node starts). */
 export function eventsNode(RED: NodeAPI) {
@@ -216,7 +190,8 @@ class EventsEndpoint {
     config: EventsConfig,
     private readonly texts: NodeCatalog,
   ) {
-    this.#path = normalisePath(config.path);
+    const path = (config.path || DEFAULT_EVENTS_PATH).trim();
+    this.#path = path.startsWith('/') ? path : `/${path}`;
     this.#secret = node.credentials?.secret ?? '';
     const account = accountOf(RED, config.account);
     this.#tracker = config.account
@@ -252,19 +227,20 @@ class EventsEndpoint {
     this.#tracker?.unlisten(this.node);
     this.#gate.open();
     if (this.#paths?.get(this.#path) === this.node.id) this.#paths.delete(this.#path);
-    // Remove this node's own routes only: a user's http-in node on the same path stays.
-    const router = routerOf(this.RED.httpNode);
+    // Remove this node's own routes only: a user's http-in node on the same path stays. Express 4 keeps them as `_router`, 5 as `router`.
+    const app = this.RED.httpNode as unknown as { _router?: Router; router?: Router };
+    const router = app._router ?? app.router;
     if (router) router.stack = router.stack.filter((layer) => !layer.route?.stack.some((l) => l.handle === this.#handler));
   }
 
-  readonly #handler: Handler = (req, res) => {
+  readonly #handler = (req: Request, res: ServerResponse): void => {
     const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<string, unknown>;
     if (!sameSecret(query.token, this.#secret)) return answer(res, 403, 'Forbidden');
     this.#take(req, res, query).catch(() => undefined);
   };
 
   /** One call: room for its reports, read and checked, matched, answered; then emitted. */
-  async #take(req: Request, res: Response, query: Record<string, unknown>): Promise<void> {
+  async #take(req: Request, res: ServerResponse, query: Record<string, unknown>): Promise<void> {
     const gate = this.#gate;
     let events: EventPayload[];
     try {
@@ -310,21 +286,29 @@ class EventsEndpoint {
     else if (!this.#closed) this.node.status({ fill: 'green', shape: 'dot', text: catalogText(this.texts, 'status.events', { count: this.#received }) });
   }
 
+  /** Sends one msg; a flow that throws (a clone that cannot be made, say) fails that msg, never the process. */
   #emitOne({ event, tracked, last }: Matched): void {
     this.#received++;
+    let out: (Record<string, unknown> | null)[] = [];
     try {
       const msg: Record<string, unknown> = { payload: event, smsId: event.smsID, topic: event.status, _msgid: this.RED.util.generateId() };
       if (event.statusCode === INCOMING) {
         if (last) msg.inReplyTo = { sent: this.#sentOf(last), sms_id: last.smsId };
-        return this.#sendSafely([null, msg, null]);
+        out = [null, msg, null];
+      } else {
+        if (tracked) {
+          msg.sent = this.#sentOf(tracked);
+          msg.topic = (msg.sent as Tracked['sent']).topic;
+        }
+        out = [msg, null, null];
       }
-      if (tracked) {
-        msg.sent = this.#sentOf(tracked);
-        msg.topic = (msg.sent as Tracked['sent']).topic;
-      }
-      this.#sendSafely([msg, null, null]);
+      this.node.send(out as never);
     } catch (error) {
-      this.node.error(error as Error);
+      try {
+        this.node.error(error as Error, out.find((m) => m) as never);
+      } catch {
+        // Reporting must not throw either.
+      }
     }
   }
 
@@ -349,22 +333,4 @@ class EventsEndpoint {
   #sentOf(tracked: Tracked): Tracked['sent'] {
     return this.RED.util.cloneMessage(tracked.sent as never) as Tracked['sent'];
   }
-
-  /** Sends one msg; a flow that throws (a clone that cannot be made, say) fails that msg, never the process. */
-  #sendSafely(out: (Record<string, unknown> | null)[]): void {
-    try {
-      this.node.send(out as never);
-    } catch (error) {
-      try {
-        this.node.error(error as Error, out.find((m) => m) as never);
-      } catch {
-        // Reporting must not throw either.
-      }
-    }
-  }
-}
-
-function normalisePath(path: string | undefined): string {
-  const p = (path || DEFAULT_EVENTS_PATH).trim();
-  return p.startsWith('/') ? p : `/${p}`;
 }

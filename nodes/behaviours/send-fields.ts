@@ -24,27 +24,11 @@ import {
 import { settingDefaults, typedSettings } from '../definitions';
 import { evaluate, type Msg, type TypedSetting } from '../plumbing/runtime';
 
-/** Send node settings as the flow file stores them. */
-export interface SendConfig {
-  name?: string;
-  account?: string;
-  api?: string;
-  version?: string;
-  encoding?: string;
-  text?: string;
-  channel?: unknown;
-  unicode?: string;
-  flash?: boolean | string;
-  sender_id?: string;
-  duplicates_check?: string;
-  /** Transactional storm protection: messages per window (0 = off) and the window in seconds. */
-  stormLimit?: number | string;
-  stormWindow?: number | string;
-  [key: string]: unknown;
-}
+/** Send node settings as the flow file stores them (nodes/definitions.ts names them). */
+export type SendConfig = Record<string, unknown>;
 
 /** The refusal of a number in msg.payload where the text is expected. */
-export const TIMESTAMP_AS_TEXT =
+const TIMESTAMP_AS_TEXT =
   "text is empty in the node, so msg.payload is the text, and it is a number (an inject node's timestamp?): write the text in the node, or send msg.payload as a string";
 
 const channelHasText = (channel: unknown) => Array.isArray(channel) && channel.some((c) => isPlainObject(c) && typeof c.text === 'string' && c.text !== '');
@@ -60,10 +44,7 @@ export function nodeOperation(kind: 'promotional' | 'transactional', config: Sen
   return sendOperation(kind, { api, version, encoding: api === 'simple' && config.encoding === 'form' ? 'form' : undefined });
 }
 
-/**
- * What a node's settings contribute to every msg, worked out once when the node starts: the
- * TypedInputs and listed settings its API and version take, its cascade and its text template.
- */
+/** What a node's settings contribute to every msg, worked out once when the node starts. */
 export interface FieldPlan {
   typed: [SendField, TypedSetting][];
   plain: [SendField, unknown][];
@@ -118,20 +99,10 @@ export function noRecipient(plan: FieldPlan, fields: SendFields, msg: Msg): Gate
 }
 
 /** Where a TypedInput reads from, as a user reads it in the panel. */
-function describeSetting(setting: TypedSetting): string {
-  const value = String(setting.value ?? '');
-  switch (setting.type || 'str') {
-    case 'msg':
-    case 'flow':
-    case 'global':
-      return `${setting.type}.${value}`;
-    case 'env':
-      return `the environment variable ${value}`;
-    case 'jsonata':
-      return 'its JSONata expression';
-    default:
-      return 'a fixed value that is empty';
-  }
+function describeSetting({ type, value }: TypedSetting): string {
+  if (type === 'msg' || type === 'flow' || type === 'global') return `${type}.${String(value ?? '')}`;
+  if (type === 'env') return `the environment variable ${String(value ?? '')}`;
+  return type === 'jsonata' ? 'its JSONata expression' : 'a fixed value that is empty';
 }
 
 /** The default cascade: SMS alone, with none of its settings changed. */
@@ -148,26 +119,19 @@ function isDefaultCascade(channel: unknown[]): boolean {
 export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, onIgnored?: (field: string) => void): SendFields | Promise<SendFields> {
   const fields: SendFields = {};
   const waiting: Promise<void>[] = [];
-  /**
-   * Settings of the panel that gave a value for this msg: a payload key does not replace them.
-   * Kept only when there is an object payload to fill from (not for a text payload, the usual case).
-   */
+  // Settings of the panel that gave a value for this msg, which a payload key does not replace:
+  // kept only when there is an object payload to fill from (not for a text payload, the usual case).
   const fromPanel = isPlainObject(msg.payload) ? new Set<SendField>(plan.set) : undefined;
 
+  const take = (field: SendField, value: unknown) => {
+    if (value === undefined) return;
+    fields[field] = value;
+    fromPanel?.add(field);
+  };
   for (const [field, setting] of plan.typed) {
     const value = evaluate(RED, node, msg, field, setting);
-    if (value instanceof Promise) {
-      waiting.push(
-        value.then((v) => {
-          if (v === undefined) return;
-          fields[field] = v;
-          fromPanel?.add(field);
-        }),
-      );
-    } else if (value !== undefined) {
-      fields[field] = value;
-      fromPanel?.add(field);
-    }
+    if (value instanceof Promise) waiting.push(value.then((v) => take(field, v)));
+    else take(field, value);
   }
   for (const [field, value] of plan.plain) fields[field] = value;
   if (plan.channel) {
@@ -213,7 +177,7 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, 
  */
 let mustache: typeof import('mustache') | undefined;
 
-export function renderText(node: Node, template: string, msg: Msg): string {
+function renderText(node: Node, template: string, msg: Msg): string {
   if (!template.includes('{{')) return template;
   const context = node.context();
   const store = (scope: 'flow' | 'global') =>
