@@ -1,7 +1,6 @@
 /**
- * The last step of a send node's pipeline: an answer routed to the ports (accepted, rejected,
- * and for a promotional send its summary), what was accepted tracked for the events node, duplicates
- * the gateway dropped marked, and the node's totals in its status.
+ * The last step of a send node's pipeline: an answer routed to the ports, what was accepted
+ * tracked for the events node, duplicates the gateway dropped marked, the totals in the status.
  */
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import { briefOf, scheduleMs, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
@@ -33,7 +32,7 @@ export class SendTotals {
   }
 
   show(): void {
-    // Worded only when the throttle shows it (at most every 200 ms), with the totals of then.
+    // Worded only when the throttle shows it, with the totals of then.
     this.status.show(this.#describe);
   }
 
@@ -63,9 +62,8 @@ export class SendRouter {
   ) {}
 
   /**
-   * Routes a result to the ports; a promotional one with many recipients resolves once its last
-   * batch is sent. `body`: the wire body (without credentials), read only when delivery tracking
-   * needs it. `resend`: the result of a send from the outbox.
+   * Routes a result to the ports (a promotional one resolves once its last batch is sent). `body`:
+   * the wire body, read only when tracking needs it; `resend`: the result of a send from the outbox.
    */
   route(
     msg: Msg,
