@@ -1,16 +1,12 @@
-/**
- * The `bulkgate-account` node: holds the credentials (in Node-RED's credential store) and the
- * account built from its settings (nodes/account/account.ts), which it closes on redeploy.
- */
+/** The `bulkgate-account` node: the credentials and the account built from its settings, closed on redeploy. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { Account, type AccountConfig, type AccountCredentials } from '../account/account';
 import { redisStore } from '../account/redis-store';
-import { localStore, type AccountStore } from '../account/store';
+import { localStore } from '../account/store';
 import { storeUrlProblem } from '../account/store-url';
 import { catalogText, nodeCatalog } from '../plumbing/runtime';
 import { numberSetting, proxySettings } from '../plumbing/settings';
 
-/** A deployed account node: the account it runs. */
 export interface AccountNode extends Node {
   account: Account;
 }
@@ -23,7 +19,7 @@ export function accountNode(RED: NodeAPI) {
     const node = this;
     const credentials = node.credentials ?? {};
     const local = localStore((RED.settings as { userDir?: string }).userDir, (text) => RED.log.warn(`bulkgate: ${text}`));
-    const shared = sharedStore(config, credentials, local);
+    const shared = sharedStore();
     node.account = new Account(node.id, config, credentials, {
       store: shared ?? local,
       claims: shared?.claims,
@@ -31,7 +27,7 @@ export function accountNode(RED: NodeAPI) {
       warn: (key, params) => node.warn(catalogText(texts, `warnings.${key}`, params)),
     });
     /** A Redis store when the account sets one it can use (else the account says what is wrong, on the first msg). */
-    function sharedStore(config: AccountConfig, credentials: AccountCredentials, local: AccountStore) {
+    function sharedStore() {
       if (config.store !== 'redis' || storeUrlProblem(config.storeUrl) || !credentials.application_id) return undefined;
       try {
         // Not in the panel: how long an outbox claim lasts unless renewed (a copy gone this long leaves its messages to the others).

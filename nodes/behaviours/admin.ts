@@ -14,11 +14,9 @@ import type { AccountCredentials } from '../account/account';
 import { numberSetting, proxySettings } from '../plumbing/settings';
 import { accountOf } from './deployed-account';
 
-/** The gateway's code: loaded with the first test, not with the package. */
+// The gateway's code loads with the first test, the store's with the first test of a Redis store.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const gateway = () => require('../../gateway') as typeof import('../../gateway');
-
-/** The store's code: loaded with the first test of a Redis store. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const sharedStore = () => require('../account/redis-store') as typeof import('../account/redis-store');
 
@@ -33,7 +31,7 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
   // The outbox of a deployed account: how many wait, and emptying it (each message goes to Catch).
   RED.httpAdmin.get('/bulkgate/outbox/:id', RED.auth.needsPermission('bulkgate-account.read'), (req: Request, res: Response) => {
     const account = accountOf(RED, String(req.params.id));
-    // The last failure and since when, while the gateway is marked unreachable (the client's own sentence).
+    // While the gateway is marked unreachable: the last failure (the client's own sentence) and since when.
     const cause = account?.circuit.cause;
     res.json({
       waiting: account?.outbox?.waiting ?? 0,
@@ -70,19 +68,11 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
   });
 }
 
-interface TestRequest {
-  id?: unknown;
-  baseUrl?: unknown;
-  timeout?: unknown;
-  application_id?: unknown;
-  application_token?: unknown;
-  /** The account's http proxy node, as the panel has it chosen (a deployed one is used). */
-  proxy?: unknown;
-  /** `redis`: the store at `storeUrl` is tested too, with `storePassword` (typed, or the stored one). */
-  store?: unknown;
-  storeUrl?: unknown;
-  storePassword?: unknown;
-}
+/**
+ * The panel's fields: id, baseUrl, timeout, application_id, application_token, proxy (the http
+ * proxy node chosen), store (`redis`: the store at storeUrl is tested too), storeUrl, storePassword.
+ */
+type TestRequest = Record<string, unknown>;
 
 /** The store's part of a test: whether it answered, or why not. */
 type StoreAnswer = { ok: true } | { ok: false; message: string };
@@ -165,14 +155,7 @@ async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer
 function testSentence(error: unknown): string {
   const { GatewayError, typeSentence } = gateway();
   if (!(error instanceof GatewayError)) return 'The test failed';
-  switch (error.code) {
-    case 'invalid_request':
-      return error.message; // the client's own check (a base URL that is not https, say)
-    case 'timeout':
-    case 'network':
-      // The client's own sentence (the address and the cause: ECONNREFUSED, a timeout), never the remote body.
-      return error.message;
-    default:
-      return `${typeSentence(error.code)} (${error.code}${error.status ? `, HTTP ${error.status}` : ''})`;
-  }
+  // The client's own sentence: its own check (a base URL that is not https), or the address and the cause (ECONNREFUSED, a timeout).
+  if (['invalid_request', 'timeout', 'network'].includes(error.code)) return error.message;
+  return `${typeSentence(error.code)} (${error.code}${error.status ? `, HTTP ${error.status}` : ''})`;
 }

@@ -1,7 +1,7 @@
 /** The `bulkgate-balance` node: reads the credit; port 2 fires when it is below the threshold. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, invalidRequest, type ApiFamily, type HttpMethod } from '../../gateway';
-import { answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type Send } from '../plumbing/runtime';
+import { answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText } from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
 
 interface BalanceConfig {
@@ -24,7 +24,7 @@ export function balanceNode(RED: NodeAPI) {
     const stop = new AbortGroup();
     const status = new StatusThrottle(node);
 
-    async function handle(msg: Msg, send: Send, done: Done): Promise<void> {
+    answerInputs(node, texts, status, stop, async (msg, send, done) => {
       if (!account) throw NO_ACCOUNT();
       if (threshold !== undefined && !Number.isFinite(threshold)) {
         throw invalidRequest(`threshold must be a number, got "${String(config.threshold)}"`);
@@ -40,9 +40,7 @@ export function balanceNode(RED: NodeAPI) {
       }));
       send([msg, low ? RED.util.cloneMessage(msg) : null]);
       done();
-    }
-
-    answerInputs(node, texts, status, stop, handle);
+    });
   }
   return BulkgateBalance;
 }

@@ -1,8 +1,6 @@
 /**
- * The account a node reaches through its `account` setting: the one a deployed `bulkgate-account`
- * node runs (account-node.ts builds it). Apart from account-node.ts because the admin endpoints
- * (admin.ts), bundled into what Node-RED loads at start, look a deployed account up too: this
- * module names the account by its type alone, so it loads none of the account's code.
+ * Apart from account-node.ts because the admin endpoints, bundled into what Node-RED loads at
+ * start, look a deployed account up too: this module loads none of the account's code.
  */
 import type { NodeAPI } from 'node-red';
 import type { Account } from '../account/account';

@@ -17,18 +17,6 @@ function actionOf<T extends string>(ctx: EndpointContext, actions: readonly T[])
 /** A setting read from the msg whose value is an object (msg.payload by default) is not that field. */
 const scalar = (v: unknown): unknown => (isPlainObject(v) ? undefined : v);
 
-/** The OTP's security settings: only the panel sets them, never a msg (a caller could loosen them). */
-const OTP_LOCKED = [
-  'code_type',
-  'code_length',
-  'expiration',
-  'request_quota_number',
-  'request_quota_identification',
-  'trials_available_resend',
-  'trials_available_verification',
-  'daily_limit',
-] as const;
-
 const OTP_SEND_SETTINGS = [
   'language',
   'code_type',
@@ -38,7 +26,9 @@ const OTP_SEND_SETTINGS = [
   'trials_available_resend',
   'trials_available_verification',
   'daily_limit',
-] as const;
+];
+/** The OTP's security settings: only the panel sets them, never a msg (a caller could loosen them). */
+const OTP_LOCKED = [...OTP_SEND_SETTINGS.filter((key) => key !== 'language'), 'request_quota_identification'];
 
 export const otp: EndpointHandler = async (ctx) => {
   const action = actionOf(ctx, ['send', 'resend', 'verify'] as const);
@@ -75,36 +65,42 @@ export const otp: EndpointHandler = async (ctx) => {
   return { outputs: right ? [msg, null] : [null, msg], status: right ? { key: 'otp-right' } : { key: 'otp-wrong', fill: 'yellow' } };
 };
 
+/** One msg per record, on port 1 where `first` holds, else port 2; the status counts both, yellow when port `yellow` has any. */
+async function split<T>(ctx: EndpointContext, records: T[], first: (record: T) => boolean, key: string, yellow: 0 | 1): Promise<EndpointOutcome> {
+  const ports: [Msg[], Msg[]] = [[], []];
+  (await ctx.parts(records)).forEach((out, index) => ports[first(records[index] as T) ? 0 : 1].push(out));
+  const [one, two] = ports;
+  return {
+    outputs: [one.length ? one : null, two.length ? two : null],
+    status: { key, fill: ports[yellow].length ? 'yellow' : 'green', params: { sent: one.length, rejected: two.length } },
+  };
+}
+
+/** The numbers a call takes: the payload's own, else the panel's; one at least. */
+function requiredNumbers(own: Record<string, unknown>, panel: unknown): string[] {
+  const numbers = own.numbers !== undefined ? numbersOf(own.numbers, 'numbers') : numbersOf(panel);
+  if (numbers.length === 0) throw invalidRequest('number is required: one or more phone numbers, in msg.payload by default', { key: 'no-recipient' });
+  return numbers;
+}
+
 /** The answer for a number the node's own checks find impossible, shaped as the gateway's own. */
 const impossible = (given: string) => ({ phone_number: given, valid: false, country: null, call_prefix: null, network_code: null, network_name: '' });
 
 export const numberCheck: EndpointHandler = async (ctx) => {
   const panel = await ctx.read('number');
   const own = ctx.overrides('number-check', { numbers: scalar(panel) });
-  const given = own.numbers !== undefined ? numbersOf(own.numbers, 'numbers') : numbersOf(panel);
-  if (given.length === 0) throw invalidRequest('number is required: one or more phone numbers, in msg.payload by default', { key: 'no-recipient' });
+  const given = requiredNumbers(own, panel);
   const country = await ctx.read('country');
   const checked = await mapInSteps(given, (n) => isPhoneNumber(n));
   const possible = given.filter((_, i) => checked[i]);
-  const answer =
-    possible.length > 0
-      ? ((await ctx.call('number-check', { numbers: possible.map((n) => (country ? { phone_number: n, country } : { phone_number: n })) })) as Record<
-          string,
-          unknown
-        >)
-      : {};
+  const numbers = possible.map((n) => (country ? { phone_number: n, country } : { phone_number: n }));
+  const answer = (possible.length > 0 ? await ctx.call('number-check', { numbers }) : {}) as Record<string, unknown>;
   const records = await mapInSteps(given, (number, i) => {
     // The gateway keys its answer by the number as sent (normalised).
     const record = checked[i] ? (answer[normalizeNumber(number)] ?? answer[number]) : undefined;
     return isPlainObject(record) ? record : impossible(number);
   });
-  const valid: Msg[] = [];
-  const invalid: Msg[] = [];
-  (await ctx.parts(records)).forEach((out, index) => (records[index]?.valid === true ? valid : invalid).push(out));
-  return {
-    outputs: [valid.length ? valid : null, invalid.length ? invalid : null],
-    status: { key: 'checked', fill: invalid.length ? 'yellow' : 'green', params: { sent: valid.length, rejected: invalid.length } },
-  };
+  return split(ctx, records, (record) => record.valid === true, 'checked', 1);
 };
 
 export const blacklist: EndpointHandler = async (ctx) => {
@@ -130,8 +126,7 @@ export const blacklist: EndpointHandler = async (ctx) => {
     reason,
     source_id: config.source_id,
   });
-  const numbers = own.numbers !== undefined ? numbersOf(own.numbers, 'numbers') : numbersOf(panelNumbers);
-  if (numbers.length === 0) throw invalidRequest('number is required: one or more phone numbers, in msg.payload by default', { key: 'no-recipient' });
+  const numbers = requiredNumbers(own, panelNumbers);
   if (action === 'add') {
     const fields = { wallet: config.wallet, type: config.listType, reason, source_id: config.source_id, ...own, numbers };
     msg.payload = await ctx.call('black-list add', takenBy('black-list add', fields));
@@ -143,22 +138,15 @@ export const blacklist: EndpointHandler = async (ctx) => {
     const number = normalizeNumber(given);
     return { number, listed: answer[number] === true || answer[given] === true };
   });
-  const listed: Msg[] = [];
-  const clear: Msg[] = [];
-  (await ctx.parts(records)).forEach((out, index) => (records[index]?.listed ? listed : clear).push(out));
-  return {
-    outputs: [listed.length ? listed : null, clear.length ? clear : null],
-    status: { key: 'listed', fill: listed.length ? 'yellow' : 'green', params: { sent: listed.length, rejected: clear.length } },
-  };
+  return split(ctx, records, (record) => record.listed, 'listed', 0);
 };
 
 const CONTACT_ACTIONS = ['get', 'add', 'edit', 'import', 'remove', 'consent-show', 'consent-add', 'consent-remove'] as const;
-type ContactAction = (typeof CONTACT_ACTIONS)[number];
 /** The request fields beside a contact's own, which an object msg.payload may carry too. */
 const CALL_FIELDS = new Set(['phone_number', 'data', 'groups', 'group_name']);
 
 export const contacts: EndpointHandler = async (ctx) => {
-  const action: ContactAction = actionOf(ctx, CONTACT_ACTIONS);
+  const action = actionOf(ctx, CONTACT_ACTIONS);
   const name = `address-book ${action}` as EndpointName;
   const { msg, config } = ctx;
   const given = await ctx.read('phone_number');

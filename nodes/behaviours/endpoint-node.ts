@@ -1,8 +1,7 @@
 /**
- * The nodes of the gateway's other endpoints: `bulkgate-otp`, `bulkgate-number-check`,
- * `bulkgate-blacklist`, `bulkgate-contacts`. Each is a thin adapter: its settings and the msg make
- * the call's fields (an object `msg.payload` in the API's own names wins, as for the send nodes),
- * the client checks and sends it, and the answer is routed to the node's ports.
+ * The nodes of the gateway's other endpoints, each a thin adapter: its settings and the msg make
+ * the call's fields (an object `msg.payload` in the API's names fills what the panel leaves empty),
+ * the client checks and sends it, the answer is routed to the node's ports (endpoint-kinds.ts).
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, bodyFields, invalidRequest, isPlainObject, splitNumbers, type EndpointName } from '../../gateway';
@@ -18,14 +17,11 @@ import {
   sequenceParts,
   StatusThrottle,
   statusText,
-  type Done,
   type Msg,
-  type NodeCatalog,
-  type Send,
 } from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
 
-export type EndpointConfig = NodeDef & Record<string, unknown>;
+type EndpointConfig = NodeDef & Record<string, unknown>;
 
 /** What a node's kind does with one msg: the calls it makes and where the answers go. */
 export interface EndpointContext {
@@ -35,9 +31,8 @@ export interface EndpointContext {
   /** A TypedInput setting of the node, read against the msg (undefined when empty). */
   read(field: string): Promise<unknown>;
   /**
-   * The keys of an object msg.payload that the endpoint's body takes, in the API's names, that
-   * fill what the panel leaves empty: a key `panel` gives a value for, or one of `locked` (the
-   * OTP's security settings), is ignored, and the node warns once that it was.
+   * The keys of an object msg.payload the endpoint's body takes that fill what the panel leaves
+   * empty: a key `panel` gives a value for, or one of `locked`, is ignored (the node warns once).
    */
   overrides(name: EndpointName, panel?: Record<string, unknown>, locked?: readonly string[]): Record<string, unknown>;
   call(name: EndpointName, fields: Record<string, unknown>): Promise<unknown>;
@@ -47,7 +42,6 @@ export interface EndpointContext {
 
 export interface EndpointOutcome {
   outputs: (Msg | Msg[] | null)[];
-  /** The status key (in the node's catalog) and its figures. */
   status: { key: string; fill?: 'green' | 'yellow'; params?: Record<string, number> };
 }
 
@@ -81,7 +75,7 @@ export function oneNumber(value: unknown, field: string): string | undefined {
 
 /** The constructor of one kind of endpoint node (loaded when the first node of its type starts). */
 export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler) {
-  const texts: NodeCatalog = nodeCatalog(RED, type);
+  const texts = nodeCatalog(RED, type);
   const defaults = typedSettings(type);
   function BulkgateEndpointNode(this: Node, config: EndpointConfig) {
     RED.nodes.createNode(this, config);
@@ -92,7 +86,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
     /** Payload keys this node has warned about ignoring (once each). */
     const warned = new Set<string>();
 
-    async function input(msg: Msg, send: Send, done: Done): Promise<void> {
+    answerInputs(node, texts, status, stop, async (msg, send, done) => {
       if (!account) throw NO_ACCOUNT();
       const client = account.gateway();
       status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'calling') }));
@@ -101,8 +95,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
         config,
         msg,
         read: async (field) => {
-          const fallback = defaults[field];
-          const setting = config[field] === undefined ? fallback : { value: config[field], type: config[`${field}Type`] as string | undefined };
+          const setting = config[field] === undefined ? defaults[field] : { value: config[field], type: config[`${field}Type`] as string | undefined };
           return setting ? evaluate(RED, node, msg, field, setting) : undefined;
         },
         overrides: (name, panel = {}, locked = []) => {
@@ -131,9 +124,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
       status.show(() => ({ fill: outcome.status.fill ?? 'green', shape: 'dot', text: statusText(texts, outcome.status.key, outcome.status.params) }));
       await sendInBatches(send, outcome.outputs);
       done();
-    }
-
-    answerInputs(node, texts, status, stop, input);
+    });
   }
   return BulkgateEndpointNode;
 }
@@ -141,7 +132,5 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
 /** Keeps the fields a body takes: a node's setting the chosen action does not use stays out. */
 export function takenBy(name: EndpointName, fields: Record<string, unknown>): Record<string, unknown> {
   const taken = new Set(bodyFields(name));
-  const out: Record<string, unknown> = {};
-  for (const key of Object.keys(fields)) if (taken.has(key) && fields[key] !== undefined && fields[key] !== '') out[key] = fields[key];
-  return out;
+  return Object.fromEntries(Object.entries(fields).filter(([key, value]) => taken.has(key) && value !== undefined && value !== ''));
 }

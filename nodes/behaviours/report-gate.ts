@@ -1,7 +1,6 @@
 /**
- * The events node's bound on reports taken but not yet emitted. A webhook call waits at the gate,
- * its body not yet read, while `limit` reports wait to be emitted; it goes in when there is room,
- * oldest first, or is refused after `waitMs` (the caller answers 503 and counts it: the vendor's
+ * The events node's bound on reports taken but not yet emitted: a webhook call waits, unread, while
+ * `limit` reports wait; it goes in oldest first, or is refused after `waitMs` (503: the vendor's
  * pages do not say that the gateway sends a refused report again, so refusing is the last resort).
  */
 import { Fifo } from '../../gateway/fifo';
@@ -11,7 +10,6 @@ export class ReportGate {
   readonly #waiting = new Fifo<{ enter: () => void; timer: NodeJS.Timeout }>();
   /** Calls let in whose reports are not read yet: a waiting call goes in only when their count is known. */
   #reading = 0;
-  /** Calls refused so far. */
   refused = 0;
 
   constructor(
