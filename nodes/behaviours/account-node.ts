@@ -11,7 +11,6 @@ export interface AccountNode extends Node {
   account: Account;
 }
 
-/** The account node's constructor (loaded when the first account starts). */
 export function accountNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-account');
   function BulkgateAccount(this: AccountNode & { credentials: AccountCredentials }, config: NodeDef & AccountConfig) {

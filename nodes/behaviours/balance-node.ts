@@ -11,7 +11,6 @@ interface BalanceConfig {
   threshold?: number | string;
 }
 
-/** The balance node's constructor (loaded when the first balance node starts). */
 export function balanceNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-balance');
   function BulkgateBalance(this: Node, config: NodeDef & BalanceConfig) {

@@ -73,7 +73,6 @@ export function oneNumber(value: unknown, field: string): string | undefined {
   return numbers[0];
 }
 
-/** The constructor of one kind of endpoint node (loaded when the first node of its type starts). */
 export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler) {
   const texts = nodeCatalog(RED, type);
   const defaults = typedSettings(type);

@@ -21,7 +21,6 @@ interface EventsConfig {
   name?: string;
   /** A `bulkgate-account`: reports and replies are matched to what its nodes sent. */
   account?: string;
-  /** Seconds to wait for a tracked message's final report before output 3; 0: off. */
   reportTimeout?: number | string;
   /** Not in the panel (tests use small ones): MAX_PENDING and MAX_WAIT_MS. */
   pendingLimit?: number | string;
@@ -150,7 +149,6 @@ function deeperThan(value: unknown): boolean {
 /** Paths served per HTTP node app, and by which events node: to warn about a second one. */
 const servedPaths = new WeakMap<object, Map<string, string>>();
 
-/** The events node's constructor (loaded when the first events node starts). */
 export function eventsNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-events');
   function BulkgateEvents(this: EventsNode, config: NodeDef & EventsConfig) {
@@ -167,11 +165,6 @@ type EventsNode = Node & { credentials?: { secret?: string } };
 /** What a report was matched to when it came: a tracked send ends its wait for output 3 then, not when it is emitted. */
 type Matched = { event: EventPayload; tracked?: Tracked; last?: Tracked };
 
-/**
- * One events node: its webhook (the secret checked, the body read within bounds, reports matched
- * to the account's tracked sends and emitted in batches, at most so many waiting), and output 3
- * for tracked sends whose final report did not come in time.
- */
 class EventsEndpoint {
   readonly #path: string;
   readonly #secret: string;
@@ -239,7 +232,6 @@ class EventsEndpoint {
     this.#take(req, res, query).catch(() => undefined);
   };
 
-  /** One call: room for its reports, read and checked, matched, answered; then emitted. */
   async #take(req: Request, res: ServerResponse, query: Record<string, unknown>): Promise<void> {
     const gate = this.#gate;
     let events: EventPayload[];

@@ -24,7 +24,6 @@ type Taken = { since: number; order: number };
 /** Counts the msgs the send nodes take, so the outbox keeps them in the order they came. */
 let taken = 0;
 
-/** The constructor of a promotional or transactional node (loaded when the first one starts). */
 export function sendNode(RED: NodeAPI, kind: Kind) {
   const texts = nodeCatalog(RED, `bulkgate-${kind}`);
   function BulkgateSend(this: Node, config: NodeDef & SendConfig) {
@@ -170,7 +169,7 @@ class SendPipeline {
     done();
   }
 
-  /** Hands the request to the account, which sends it or keeps it; routes its answer to the ports. */
+  /** The account sends the request or keeps it (outbox); its answer is routed to the ports. */
   #onward(account: Account, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> {
     return account
       .submit({

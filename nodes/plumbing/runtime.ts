@@ -187,20 +187,20 @@ export function sendInBatches(send: Send, outputs: (Msg | Msg[] | null)[]): Prom
     send(outputs);
     return Promise.resolve();
   }
-  const offsets = outputs.map(() => 0);
+  // Each batch is the next EMIT_BATCH msgs of the ports' lists, taken one port after the other.
+  let sent = 0;
   return new Promise((resolve, reject) => {
     const step = () => {
       try {
-        let room = EMIT_BATCH;
-        const batch: (Msg | Msg[] | null)[] = outputs.map((out, port) => {
-          if (!Array.isArray(out) || room === 0) return null;
-          const from = offsets[port] as number;
-          const slice = out.slice(from, from + room);
-          offsets[port] = from + slice.length;
-          room -= slice.length;
+        let start = 0;
+        const batch: (Msg | Msg[] | null)[] = outputs.map((out) => {
+          if (!Array.isArray(out)) return null;
+          const slice = out.slice(Math.max(0, sent - start), Math.max(0, sent + EMIT_BATCH - start));
+          start += out.length;
           return slice.length ? slice : null;
         });
-        const left = outputs.some((out, port) => Array.isArray(out) && (offsets[port] as number) < out.length);
+        sent += EMIT_BATCH;
+        const left = sent < start;
         // Single msgs (a summary) go with the last batch: after the msgs they sum up.
         if (!left) outputs.forEach((out, port) => (batch[port] = Array.isArray(out) ? (batch[port] ?? null) : out));
         if (batch.some((b) => b)) send(batch);
