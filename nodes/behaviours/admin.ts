@@ -42,25 +42,16 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
     });
   });
   RED.httpAdmin.post('/bulkgate/outbox/:id/empty', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
-    if (!req.is('application/json')) {
-      res.status(415).json({ ok: false, message: 'This endpoint takes application/json only' });
-      return;
-    }
+    if (!req.is('application/json')) return res.status(415).json({ ok: false, message: 'This endpoint takes application/json only' });
     const account = accountOf(RED, String(req.params.id));
-    if (!account) {
-      res.status(404).json({ ok: false, message: 'No deployed BulkGate account has this id' });
-      return;
-    }
+    if (!account) return res.status(404).json({ ok: false, message: 'No deployed BulkGate account has this id' });
     void account.emptyOutbox().then(
       (emptied) => res.json({ ok: true, emptied }),
       () => res.status(500).json({ ok: false, message: 'The outbox could not be emptied' }),
     );
   });
   RED.httpAdmin.post('/bulkgate/test-connection', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
-    if (!req.is('application/json')) {
-      res.status(415).json({ ok: false, type: 'invalid_request', message: 'This endpoint takes application/json only' });
-      return;
-    }
+    if (!req.is('application/json')) return res.status(415).json({ ok: false, type: 'invalid_request', message: 'This endpoint takes application/json only' });
     void testConnection(RED, (req.body ?? {}) as TestRequest).then(
       (answer) => res.json(answer),
       () => res.status(500).json({ ok: false, type: 'unknown', message: 'The test could not run' }),
@@ -80,6 +71,7 @@ type TestAnswer = ({ ok: true; credit: number; currency: string } | { ok: false;
 
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 const sameUrl = (a: string, b: string): boolean => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
+const refused = (message: string): TestAnswer => ({ ok: false, type: 'invalid_request', message });
 
 async function testConnection(RED: NodeAPI, input: TestRequest): Promise<TestAnswer> {
   const [gatewayAnswer, store] = await Promise.all([testGateway(RED, input), text(input.store) === 'redis' ? testStore(RED, input) : undefined]);
@@ -123,11 +115,9 @@ async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer
     const id = text(input.id);
     const deployed = accountOf(RED, id);
     const stored = (id ? RED.nodes.getCredentials(id) : undefined) as AccountCredentials | undefined;
-    if (!deployed?.deployed || !stored?.application_token) {
-      return { ok: false, type: 'invalid_request', message: 'Type the application token: no deployed account holds one for this test' };
-    }
+    if (!deployed?.deployed || !stored?.application_token) return refused('Type the application token: no deployed account holds one for this test');
     if (baseUrl !== undefined && !sameUrl(baseUrl, deployed.deployed.baseUrl)) {
-      return { ok: false, type: 'invalid_request', message: 'Type the application token again to test another base URL than the deployed one' };
+      return refused('Type the application token again to test another base URL than the deployed one');
     }
     baseUrl = deployed.deployed.baseUrl;
     timeout = deployed.deployed.timeout;
@@ -137,7 +127,7 @@ async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer
   // "_ADD_" is the picker's "add new" entry: no proxy chosen.
   const proxyId = text(input.proxy);
   const proxy = proxySettings(RED, proxyId && proxyId !== '_ADD_' ? proxyId : undefined);
-  if (proxy === null) return { ok: false, type: 'invalid_request', message: 'Deploy the http proxy node first: the test goes through a deployed one' };
+  if (proxy === null) return refused('Deploy the http proxy node first: the test goes through a deployed one');
   const { GatewayClient, GatewayError } = gateway();
   let client: GatewayClient | undefined;
   try {
