@@ -261,10 +261,8 @@ export function registerTypeSource(def: NodeDefinition): string {
     defaults.push(`      ${name}: { ${parts.join(', ')} }`);
     if (s.typed) defaults.push(`      ${name}Type: { value: ${js(s.typed.type)} }`);
   }
-  const label =
-    def.label === 'send'
-      ? `function () { return this.name || this._('${def.type}.paletteLabel') + ' ' + (this.api === 'simple' ? 'simple ' : '') + (this.version || '2.0'); }`
-      : `function () { return this.name || this._('${def.type}.paletteLabel'); }`;
+  const version = def.label === 'send' ? ` + ' ' + (this.api === 'simple' ? 'simple ' : '') + (this.version || '2.0')` : '';
+  const label = `function () { return this.name || this._('${def.type}.paletteLabel')${version}; }`;
   const lines = [
     `    category: ${js(def.category)}`,
     ...(def.category === 'config' ? [] : [`    color: '#8FD3CB'`]),

@@ -47,10 +47,7 @@ export interface EndpointOutcome {
 
 export type EndpointHandler = (ctx: EndpointContext) => Promise<EndpointOutcome>;
 
-/**
- * Numbers as a user gives them, like the send nodes' recipients: a string (several separated by
- * `;` or `,`), a number, an array of those or of `{number}` / `{phone_number}` entries.
- */
+/** Numbers as a user gives them: a string (separated by `;` or `,`), a number, an array of those or of `{number}` / `{phone_number}`. */
 export function numbersOf(value: unknown, field = 'number'): string[] {
   if (value === undefined || value === null || value === '') return [];
   if (typeof value === 'number' && Number.isFinite(value)) return [String(value)];

@@ -1,8 +1,7 @@
 /**
- * Assembles the request fields of one message: the node's settings (TypedInputs evaluated against
- * the msg), the text template rendered with mustache, then the keys of an object `msg.payload`
- * in the reference's own field names, which fill what the panel leaves empty or at its default:
- * what the user set in the panel wins, as in Node-RED's core nodes.
+ * Assembles the request fields of one message: the node's settings, the text template, then the
+ * keys of an object `msg.payload` in the reference's names, which fill what the panel leaves empty
+ * or at its default: what the user set in the panel wins, as in Node-RED's core nodes.
  */
 import type { Node, NodeAPI } from 'node-red';
 import {
@@ -85,9 +84,8 @@ export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
 }
 
 /**
- * The refusal of a msg with no recipient at all, pointing where the node looked (`msg.number` by
- * default) and where the msg seems to hold a number instead (msg.payload, or msg.topic as some
- * other SMS nodes take it). Undefined when the fields name a recipient.
+ * The refusal of a msg with no recipient, pointing where the node looked and where the msg seems
+ * to hold a number instead (msg.payload, or msg.topic as some other SMS nodes take it).
  */
 export function noRecipient(plan: FieldPlan, fields: SendFields, msg: Msg): GatewayError | undefined {
   if (fields.number !== undefined || fields.groups !== undefined || fields.admins !== undefined || fields.admin !== undefined) return undefined;
@@ -171,9 +169,8 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, 
 }
 
 /**
- * Renders the node's text against the msg like the core template node: `{{payload.x}}`,
- * `{{flow.x}}`, `{{global.x}}`. No HTML escaping (an SMS is not HTML); `<name>` placeholders
- * are not mustache and reach the gateway untouched.
+ * Renders the node's text against the msg like the core template node (`{{flow.x}}` too), without
+ * HTML escaping (an SMS is not HTML); `<name>` placeholders reach the gateway untouched.
  */
 let mustache: typeof import('mustache') | undefined;
 

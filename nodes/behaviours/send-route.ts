@@ -9,13 +9,12 @@ import { storeCause } from '../account/store-health';
 import { numberKey } from '../account/tracking';
 import { catalogText, sendInBatches, sequenceParts, statusText, type Msg, type NodeCatalog, type Send, type StatusThrottle } from '../plumbing/runtime';
 
-/** The node's totals since it started, shown in its status. */
 export class SendTotals {
   sent = 0;
   rejected = 0;
   /** Msgs the gateway dropped as duplicates of an earlier one (duplicates_check). */
   duplicates = 0;
-  /** Why the last recipient was rejected, in the status's few words (`invalid number`). */
+  /** Why the last recipient was rejected (`invalid number`). */
   lastReason = '';
 
   constructor(
