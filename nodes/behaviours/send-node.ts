@@ -81,13 +81,7 @@ class SendPipeline {
 
   /** A msg comes in: it ends once, on a port, in the outbox, held back, or at Catch; nothing throws out of here. */
   input(msg: Msg, send: Send, done: Done): void {
-    const failed = (error: unknown) => {
-      try {
-        fail(this.texts, this.#status, msg, error, done);
-      } catch {
-        // The failure path must never throw out of a handler.
-      }
-    };
+    const failed = (error: unknown) => fail(this.texts, this.#status, msg, error, done);
     let task: Promise<void> | undefined;
     try {
       task = this.#read(msg, send, done);

@@ -52,6 +52,9 @@ export class SendTotals {
   };
 }
 
+/** The wire body of a send (without credentials), read only when delivery tracking needs it. */
+type WireBody = () => Record<string, unknown>;
+
 export class SendRouter {
   constructor(
     private readonly RED: NodeAPI,
@@ -60,23 +63,14 @@ export class SendRouter {
     readonly totals: SendTotals,
   ) {}
 
-  /**
-   * Routes a result to the ports (a promotional one resolves once its last batch is sent). `body`:
-   * the wire body, read only when tracking needs it; `resend`: the result of a send from the outbox.
-   */
-  route(
-    msg: Msg,
-    result: PromotionalResult | TransactionalResult,
-    send: Send,
-    body: () => Record<string, unknown>,
-    resend: boolean,
-  ): Promise<void> | undefined {
+  /** Routes a result to the ports (a promotional one resolves once its last batch is sent); `resend`: a send from the outbox. */
+  route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> | undefined {
     if ('response' in result) return this.#promotional(msg, result, send, body, resend);
     this.transactional(msg, result, send, body, resend);
     return undefined;
   }
 
-  transactional(msg: Msg, result: TransactionalResult, send: Send, body: () => Record<string, unknown>, resend: boolean): void {
+  transactional(msg: Msg, result: TransactionalResult, send: Send, body: WireBody, resend: boolean): void {
     const duplicate = result.rejected ? undefined : this.#duplicateOf(result.record, resend);
     const record = duplicate ? { ...result.record, duplicate } : result.record;
     if (duplicate) msg.bulkgate = { ...(msg.bulkgate as object | undefined), duplicate };
@@ -100,7 +94,7 @@ export class SendRouter {
     totals.show();
   }
 
-  #promotional(msg: Msg, result: PromotionalResult, send: Send, body: () => Record<string, unknown>, resend: boolean): Promise<void> {
+  #promotional(msg: Msg, result: PromotionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> {
     const records = result.response;
     this.#trackPromotional(msg, records, body);
     const accepted: Msg[] = [];
@@ -129,7 +123,7 @@ export class SendRouter {
   }
 
   /** msg.sent.payload of each recipient: its entry of the request, as the node sent it. */
-  #trackPromotional(msg: Msg, records: SendRecord[], body: () => Record<string, unknown>): void {
+  #trackPromotional(msg: Msg, records: SendRecord[], body: WireBody): void {
     const tracker = this.account?.tracker;
     if (!tracker?.listening) return;
     const wire = body();
@@ -137,8 +131,8 @@ export class SendRouter {
     const at = scheduleMs(wire.schedule);
     for (const record of records) {
       if (record.status === 'error' || typeof record.sms_id !== 'string') continue;
-      const key = numberKey(record.number);
-      tracker.track(record.sms_id, record.number, { topic: msg.topic, payload: entries.get(key) ?? { number: record.number }, node: this.node.id }, at);
+      const payload = entries.get(numberKey(record.number)) ?? { number: record.number };
+      tracker.track(record.sms_id, record.number, { topic: msg.topic, payload, node: this.node.id }, at);
     }
   }
 

@@ -103,30 +103,27 @@ export const NO_ACCOUNT = () =>
   invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
 
 /**
- * The one error path of every node: the msg gets `msg.bulkgate`, the status names the problem in
- * a few words (`invalid number`, `text too long (2000/612)`), and `done(err)` hands the whole
- * sentence to Catch nodes (its `code` is the type).
+ * The one error path of every node, which never throws out of a handler: the msg gets
+ * `msg.bulkgate`, the status names the problem in a few words (`invalid number`, `text too long
+ * (2000/612)`), and `done` hands the sentence to Catch nodes as a String object with `code` (the
+ * type) and `cause`: Node-RED builds `msg.error` from it as from an Error, but the debug sidebar
+ * shows it whole, not as a collapsed object with the sentence cut off.
  */
 export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
-  const message = error instanceof Error ? error.message : String(error);
-  const e = error instanceof GatewayError ? error : new GatewayError({ type: 'invalid_request', message: `The request could not be built: ${message}` });
-  msg.bulkgate = e.toJSON();
-  status.show(() => {
-    const text = catalogText(catalog, `brief.${e.brief.key}`, e.brief.params);
-    return { fill: 'red', shape: 'ring', text: text.includes('brief.') ? e.code.replace(/_/g, ' ') : text };
-  });
-  done(reported(e));
-}
-
-/**
- * What `done` gets for an error: the sentence as a String object with `code` and `cause`, from
- * which Node-RED builds a Catch node's `msg.error` as from an Error; but the debug sidebar shows
- * it as the whole sentence, not as a collapsed object with the sentence cut off.
- */
-export function reported(error: GatewayError): Error {
-  const sentence = Object.assign(new String(error.message), { code: error.code, message: error.message }) as unknown as Error;
-  if (error.cause !== undefined) Object.assign(sentence, { cause: String(error.cause) });
-  return sentence;
+  try {
+    const message = error instanceof Error ? error.message : String(error);
+    const e = error instanceof GatewayError ? error : new GatewayError({ type: 'invalid_request', message: `The request could not be built: ${message}` });
+    msg.bulkgate = e.toJSON();
+    status.show(() => {
+      const text = catalogText(catalog, `brief.${e.brief.key}`, e.brief.params);
+      return { fill: 'red', shape: 'ring', text: text.includes('brief.') ? e.code.replace(/_/g, ' ') : text };
+    });
+    const sentence = Object.assign(new String(e.message), { code: e.code, message: e.message }) as unknown as Error;
+    if (e.cause !== undefined) Object.assign(sentence, { cause: String(e.cause) });
+    done(sentence);
+  } catch {
+    // The failure path must never throw out of a handler.
+  }
 }
 
 /** The input and close handlers of a node that answers each msg with one request; closing stops the requests in flight. */
@@ -138,13 +135,7 @@ export function answerInputs(
   handle: (msg: Msg, send: Send, done: Done) => Promise<void>,
 ): void {
   node.on('input', (msg: object, send: Send, done: Done) => {
-    handle(msg as Msg, send, done).catch((error: unknown) => {
-      try {
-        fail(catalog, status, msg as Msg, error, done);
-      } catch {
-        // The failure path must never throw out of a handler.
-      }
-    });
+    handle(msg as Msg, send, done).catch((error: unknown) => fail(catalog, status, msg as Msg, error, done));
   });
   node.on('close', () => {
     stop.abort();
