@@ -101,7 +101,6 @@ function sendNode(kind: 'promotional' | 'transactional', outputs: number): NodeD
     settings: sendSettings(kind),
     label: 'send',
     panel: { prepare: 'sendPanel', save: 'sendPanelSave' },
-    // Storm protection is the transactional node's.
     shared: ['status', 'brief', 'warnings', 'send', ...(kind === 'transactional' ? (['storm'] as const) : [])],
   };
 }

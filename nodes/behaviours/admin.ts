@@ -79,9 +79,8 @@ async function testConnection(RED: NodeAPI, input: TestRequest): Promise<TestAns
 }
 
 /**
- * The store answers: with the password typed, or the stored one, and that only with the deployed
- * account's own store URL (as the token is used only with its base URL: a cross-site form could
- * otherwise send the password to any server).
+ * The store answers: with the password typed, or the stored one only with the deployed account's
+ * own store URL (as for the token: a cross-site form could otherwise send it to any server).
  */
 async function testStore(RED: NodeAPI, input: TestRequest): Promise<StoreAnswer> {
   const { checkStore, storeUrlProblem } = sharedStore();
