@@ -308,17 +308,8 @@ class EventsEndpoint {
   #noReport(tracked: Tracked, timeoutMs: number): void {
     if (this.#closed) return;
     const sent = this.#sentOf(tracked);
-    this.node.send([
-      null,
-      null,
-      {
-        payload: { status: 'no_report', smsID: tracked.smsId, to: tracked.number, seconds: timeoutMs / 1000 },
-        smsId: tracked.smsId,
-        topic: sent.topic,
-        sent,
-        _msgid: this.RED.util.generateId(),
-      },
-    ] as never);
+    const payload = { status: 'no_report', smsID: tracked.smsId, to: tracked.number, seconds: timeoutMs / 1000 };
+    this.node.send([null, null, { payload, smsId: tracked.smsId, topic: sent.topic, sent, _msgid: this.RED.util.generateId() }] as never);
   }
 
   /** What a flow gets of a tracked message: a copy, so a flow that changes it changes no other msg. */

@@ -86,8 +86,7 @@ class SendPipeline {
     try {
       task = this.#read(msg, send, done);
     } catch (error) {
-      failed(error);
-      return;
+      return failed(error);
     }
     if (!task) return;
     const tracked = task.catch(failed);
