@@ -25,9 +25,7 @@ export function balanceNode(RED: NodeAPI) {
 
     answerInputs(node, texts, status, stop, async (msg, send, done) => {
       if (!account) throw NO_ACCOUNT();
-      if (threshold !== undefined && !Number.isFinite(threshold)) {
-        throw invalidRequest(`threshold must be a number, got "${String(config.threshold)}"`);
-      }
+      if (threshold !== undefined && !Number.isFinite(threshold)) throw invalidRequest(`threshold must be a number, got "${String(config.threshold)}"`);
       status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'reading') }));
       const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop });
       msg.payload = balance;

@@ -106,12 +106,8 @@ function describeSetting({ type, value }: TypedSetting): string {
 /** The default cascade: SMS alone, with none of its settings changed. */
 function isDefaultCascade(channel: unknown[]): boolean {
   const only = channel[0];
-  return (
-    channel.length === 1 &&
-    isPlainObject(only) &&
-    only.type === 'sms' &&
-    Object.entries(only).every(([key, value]) => key === 'type' || value === undefined || value === null || value === '' || value === false || value === 'auto')
-  );
+  if (channel.length !== 1 || !isPlainObject(only) || only.type !== 'sms') return false;
+  return Object.entries(only).every(([key, value]) => key === 'type' || ([undefined, null, '', false, 'auto'] as unknown[]).includes(value));
 }
 
 export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, onIgnored?: (field: string) => void): SendFields | Promise<SendFields> {
