@@ -173,14 +173,10 @@ let mustache: typeof import('mustache') | undefined;
 function renderText(node: Node, template: string, msg: Msg): string {
   if (!template.includes('{{')) return template;
   const context = node.context();
-  const store = (scope: 'flow' | 'global') =>
-    new Proxy(
-      {},
-      {
-        get: (_target, key) => (typeof key === 'string' ? context[scope].get(key) : undefined),
-        has: (_target, key) => typeof key === 'string' && context[scope].get(key) !== undefined,
-      },
-    );
+  const store = (scope: 'flow' | 'global') => {
+    const get = (key: string | symbol) => (typeof key === 'string' ? context[scope].get(key) : undefined);
+    return new Proxy({}, { get: (_target, key) => get(key), has: (_target, key) => get(key) !== undefined });
+  };
   const view = { ...msg, flow: store('flow'), global: store('global') };
   // Loaded with the first template, not with the package.
   // eslint-disable-next-line @typescript-eslint/no-require-imports

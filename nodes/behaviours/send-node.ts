@@ -227,12 +227,9 @@ class SendPipeline {
     try {
       const account = this.#account;
       if (!account) return;
-      const lastText = typeof fields.text === 'string' ? fields.text : '';
-      const text = catalogText(this.texts, 'storm.notice', {
-        count: held,
-        seconds: this.#storm.windowMs / 1000,
-        text: lastText.length > 120 ? `${lastText.slice(0, 117)}...` : lastText,
-      });
+      const whole = typeof fields.text === 'string' ? fields.text : '';
+      const lastText = whole.length > 120 ? `${whole.slice(0, 117)}...` : whole;
+      const text = catalogText(this.texts, 'storm.notice', { count: held, seconds: this.#storm.windowMs / 1000, text: lastText });
       // Channel texts would win over the notice: the cascade keeps its settings, not its texts.
       const channel = Array.isArray(fields.channel) ? fields.channel.map((c) => ({ ...(c as object), text: undefined })) : fields.channel;
       const client = account.gateway();
