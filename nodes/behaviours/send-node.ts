@@ -100,8 +100,7 @@ class SendPipeline {
     this.#status.close();
     this.#storm.close();
     this.#queueStop.abort();
-    const account = this.#account;
-    void settledWithin(this.#inFlight, account ? safeTimeout(account) : 0)
+    void settledWithin(this.#inFlight, safeTimeout(this.#account))
       .then(() => {
         this.#wireStop.abort();
         return Promise.all(this.#inFlight);
@@ -270,9 +269,9 @@ class SendPipeline {
   }
 }
 
-function safeTimeout(account: Account): number {
+function safeTimeout(account: Account | null): number {
   try {
-    return account.gateway().timeout;
+    return account?.gateway().timeout ?? 0;
   } catch {
     return 0;
   }

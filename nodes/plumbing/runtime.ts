@@ -81,16 +81,15 @@ export class StatusThrottle {
       return;
     }
     this.#pending = describe;
-    this.#timer ??= setTimeout(
-      () => {
-        this.#timer = undefined;
-        this.#last = Date.now();
-        if (this.#pending) this.node.status(this.#pending());
-        this.#pending = undefined;
-      },
-      Math.max(0, STATUS_INTERVAL - (now - this.#last)),
-    );
+    this.#timer ??= setTimeout(this.#flush, Math.max(0, STATUS_INTERVAL - (now - this.#last)));
   }
+
+  readonly #flush = () => {
+    this.#timer = undefined;
+    this.#last = Date.now();
+    if (this.#pending) this.node.status(this.#pending());
+    this.#pending = undefined;
+  };
 
   close(): void {
     clearTimeout(this.#timer);
