@@ -10,37 +10,23 @@ import { endpointPanel, endpointPanelSave } from './endpoint-panel';
 import { eventsPanel } from './events-panel';
 import { sendPanel, sendPanelSave, validChannel, validNumber, validSenderValue, validText } from './send-panel';
 import { t } from './i18n';
-import { addStyles, markPanel } from './style';
+import { markPanel } from './style';
 
-type Kind = 'promotional' | 'transactional';
+/** A panel that first marks its form (the one holding `field`) as the package's, for its styles. */
+const marked =
+  <A extends unknown[]>(field: string, prepare: (...args: A) => void) =>
+  (...args: A) => {
+    markPanel(field);
+    prepare(...args);
+  };
 
 window.BulkGateEditor = {
-  accountPanel: (node: { id: string }) => {
-    addStyles();
-    markPanel('node-config-input-name');
-    accountPanel(node);
-  },
-  sendPanel: (node: Record<string, unknown>, kind: Kind) => {
-    addStyles();
-    markPanel('node-input-name');
-    sendPanel(node, kind);
-  },
+  accountPanel: marked('node-config-input-name', accountPanel),
+  sendPanel: marked('node-input-name', sendPanel),
   sendPanelSave,
-  balancePanel: () => {
-    addStyles();
-    markPanel('node-input-name');
-    balancePanel();
-  },
-  eventsPanel: () => {
-    addStyles();
-    markPanel('node-input-name');
-    eventsPanel();
-  },
-  endpointPanel: (node: { type: string }) => {
-    addStyles();
-    markPanel('node-input-name');
-    endpointPanel(node);
-  },
+  balancePanel: marked('node-input-name', balancePanel),
+  eventsPanel: marked('node-input-name', eventsPanel),
+  endpointPanel: marked('node-input-name', endpointPanel),
   endpointPanelSave,
   // Every check takes (node, kind, value), as the definitions' generated validators call it.
   validText,

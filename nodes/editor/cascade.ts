@@ -40,22 +40,7 @@ const OTP_CHANNEL_KEYS: Record<string, (keyof ChannelSetting)[]> = {
 };
 
 /** A setting of a channel that is wrong, by the class of its input in the panel. */
-type ChannelField =
-  | 'bulkgate-channel-type'
-  | 'bulkgate-channel-text'
-  | 'bulkgate-viber-sender'
-  | 'bulkgate-viber-expiration'
-  | 'bulkgate-viber-caption'
-  | 'bulkgate-viber-url'
-  | 'bulkgate-sms-sender'
-  | 'bulkgate-sms-sender-value'
-  | 'bulkgate-chat-sender'
-  | 'bulkgate-chat-expiration'
-  | 'bulkgate-chat-text'
-  | 'bulkgate-chat-template'
-  | 'bulkgate-chat-suggestions'
-  | 'bulkgate-chat-header'
-  | 'bulkgate-chat-buttons';
+type ChannelField = `bulkgate-${string}`;
 
 /** The channels a cascade of this kind may list. */
 const channelsFor = (kind: Kind): readonly string[] => (kind === 'otp' ? OTP_CHANNELS : CHANNELS);
@@ -105,6 +90,12 @@ export function channelProblems(kind: Kind, channels: ChannelSetting[]): Channel
   });
 }
 
+/** A saved cascade the gateway takes; none saved (an imported or older flow): the runtime sends a plain SMS. */
+export function validCascade(kind: Kind, value: unknown): boolean {
+  if (value === undefined || value === null || value === '') return true;
+  return Array.isArray(value) && channelProblems(kind, value as ChannelSetting[]).every((wrong) => wrong.length === 0);
+}
+
 /** The list's rows (each item's content element), in order. */
 const rowsOf = (list: HTMLElement): HTMLElement[] => ($(list).editableList('items').toArray() as unknown[]).map((r) => $(r)[0] as HTMLElement);
 
@@ -138,12 +129,29 @@ function input(value: string | number | undefined, attrs: Record<string, string>
   return el;
 }
 
-export function setupCascade(list: HTMLElement, kind: Kind, channels: ChannelSetting[], onChange: () => void): void {
+function textarea(className: string, value: string, placeholder?: string): HTMLTextAreaElement {
+  const area = document.createElement('textarea');
+  area.rows = 2;
+  area.className = className;
+  area.value = value;
+  if (placeholder) area.placeholder = placeholder;
+  return area;
+}
+
+/** A value in the API's own JSON (RCS suggestions, a WhatsApp template's header and buttons), as a textarea shows it. */
+const jsonText = (value: unknown): string => (value === undefined ? '' : JSON.stringify(value));
+
+/**
+ * The cascade editor in `list`, from the node's saved channels (an SMS when none); `fallback`
+ * says what happens when no listed channel delivers.
+ */
+export function setupCascade(list: HTMLElement, kind: Kind, saved: unknown, fallback: HTMLElement | null, onChange?: () => void): void {
   let loading = true;
   const changed = () => {
     if (loading) return;
     markProblems(list, kind);
-    onChange();
+    if (fallback) fallback.textContent = fallbackText(readCascade(list));
+    onChange?.();
   };
   $(list).editableList({
     addButton: t('send.cascade.add'),
@@ -168,6 +176,7 @@ export function setupCascade(list: HTMLElement, kind: Kind, channels: ChannelSet
     removeItem: () => changed(),
     sortItems: () => changed(),
   });
+  const channels = Array.isArray(saved) && saved.length ? (saved as ChannelSetting[]) : [{ type: 'sms' }];
   for (const channel of channels) $(list).editableList('addItem', { ...channel });
   loading = false;
   changed();
@@ -196,11 +205,7 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
     for (const key of Object.keys(data) as (keyof ChannelSetting)[]) if (!keys.includes(key)) delete data[key];
     body.textContent = '';
     if (data.type === 'whatsapp' || data.type === 'rcs') return renderChat(body, data, onChange);
-    const text = document.createElement('textarea');
-    text.rows = 2;
-    text.className = 'bulkgate-channel-text';
-    text.value = data.text ?? '';
-    text.placeholder = t('send.cascade.textPlaceholder');
+    const text = textarea('bulkgate-channel-text', data.text ?? '', t('send.cascade.textPlaceholder'));
     const counter = document.createElement('div');
     const count = () => {
       data.text = text.value;
@@ -219,20 +224,29 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
   draw();
 }
 
-/** A Viber channel's fields: its sender, expiration and (not for an OTP) its button. */
-function renderViber(body: HTMLElement, kind: Kind, data: ChannelSetting, onChange: () => void): void {
-  const sender = input(data.sender, { class: 'bulkgate-viber-sender', placeholder: t('send.cascade.senderPlaceholder') });
-  const expiration = input(data.expiration ?? VIBER_EXPIRATION_DEFAULT, { class: 'bulkgate-viber-expiration', type: 'number', min: '1' });
-  const caption = input(data.button?.caption, { class: 'bulkgate-viber-caption', placeholder: 'OK' });
-  const url = input(data.button?.url, { class: 'bulkgate-viber-url', placeholder: 'https://' });
+/** The sender and expiration of a Viber, WhatsApp or RCS channel, appended to `body`; `sync` copies them into `data`. */
+function senderFields(body: HTMLElement, prefix: 'viber' | 'chat', data: ChannelSetting, expirationDefault: number) {
+  const sender = input(data.sender, { class: `bulkgate-${prefix}-sender`, placeholder: t('send.cascade.senderPlaceholder') });
+  const expiration = input(data.expiration ?? expirationDefault, { class: `bulkgate-${prefix}-expiration`, type: 'number', min: '1' });
+  body.append(field(t('send.cascade.sender'), sender), field(t('send.cascade.expiration'), expiration));
   const sync = () => {
     data.sender = sender.value;
     data.expiration = expiration.value === '' ? undefined : Number(expiration.value);
+  };
+  return { inputs: [sender, expiration], sync };
+}
+
+/** A Viber channel's fields: its sender, expiration and (not for an OTP) its button. */
+function renderViber(body: HTMLElement, kind: Kind, data: ChannelSetting, onChange: () => void): void {
+  const common = senderFields(body, 'viber', data, VIBER_EXPIRATION_DEFAULT);
+  const caption = input(data.button?.caption, { class: 'bulkgate-viber-caption', placeholder: 'OK' });
+  const url = input(data.button?.url, { class: 'bulkgate-viber-url', placeholder: 'https://' });
+  const sync = () => {
+    common.sync();
     if (kind !== 'otp') data.button = caption.value || url.value ? { caption: caption.value, url: url.value } : undefined;
     onChange();
   };
-  for (const el of [sender, expiration, caption, url]) el.addEventListener('input', sync);
-  body.append(field(t('send.cascade.sender'), sender), field(t('send.cascade.expiration'), expiration));
+  for (const el of [...common.inputs, caption, url]) el.addEventListener('input', sync);
   if (kind !== 'otp') {
     body.append(field(kind === 'promotional' ? t('send.cascade.buttonRequired') : t('send.cascade.button'), caption), field(t('send.cascade.url'), url));
   }
@@ -280,32 +294,23 @@ function renderSms(body: HTMLElement, kind: Kind, data: ChannelSetting, count: (
 function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => void): void {
   const name = data.type as 'whatsapp' | 'rcs';
   const limit = CHAT_TEXT_LIMITS[name];
-  const sender = input(data.sender, { class: 'bulkgate-chat-sender', placeholder: t('send.cascade.senderPlaceholder') });
-  const expiration = input(data.expiration ?? CHAT_EXPIRATION_DEFAULT, { class: 'bulkgate-chat-expiration', type: 'number', min: '1' });
-  body.append(field(t('send.cascade.sender'), sender), field(t('send.cascade.expiration'), expiration));
+  const common = senderFields(body, 'chat', data, CHAT_EXPIRATION_DEFAULT);
   const content = document.createElement('select');
   content.className = 'bulkgate-chat-content';
   content.add(new Option(t('send.cascade.message'), 'message'));
   if (name === 'whatsapp') content.add(new Option(t('send.cascade.template'), 'template'));
   content.value = name === 'whatsapp' && data.template ? 'template' : 'message';
-  const text = document.createElement('textarea');
-  text.rows = 2;
-  text.className = 'bulkgate-chat-text';
-  text.value = data.message?.text ?? '';
+  const text = textarea('bulkgate-chat-text', data.message?.text ?? '');
   const counter = document.createElement('div');
   const preview = input(undefined, { class: 'bulkgate-chat-preview', type: 'checkbox' });
   preview.checked = data.message?.preview_url === true;
-  const suggestions = jsonArea('bulkgate-chat-suggestions', '[{"type": "reply", ...}]', data.message?.suggestions);
-  const header = jsonArea('bulkgate-chat-header', '{"type": "text", "text": ...}', data.template?.header);
-  const buttons = jsonArea('bulkgate-chat-buttons', '[{...}]', data.template?.buttons);
+  const suggestions = textarea('bulkgate-chat-suggestions', jsonText(data.message?.suggestions), '[{"type": "reply", ...}]');
+  const header = textarea('bulkgate-chat-header', jsonText(data.template?.header), '{"type": "text", "text": ...}');
+  const buttons = textarea('bulkgate-chat-buttons', jsonText(data.template?.buttons), '[{...}]');
   const template = input(data.template?.template, { class: 'bulkgate-chat-template' });
   const language = input(data.template?.language, { class: 'bulkgate-chat-language', placeholder: 'en' });
-  const parameters = document.createElement('textarea');
-  parameters.rows = 2;
-  parameters.className = 'bulkgate-chat-parameters';
-  parameters.placeholder = t('send.cascade.parametersPlaceholder');
   const bodyParameters = Array.isArray(data.template?.body) ? (data.template?.body as { text?: unknown }[]) : [];
-  parameters.value = bodyParameters.map((p) => String(p?.text ?? '')).join('\n');
+  const parameters = textarea('bulkgate-chat-parameters', bodyParameters.map((p) => String(p?.text ?? '')).join('\n'), t('send.cascade.parametersPlaceholder'));
   const messageRows = [field(t('send.cascade.text'), text), counter];
   if (name === 'whatsapp') messageRows.push(field(t('send.cascade.preview'), preview));
   else messageRows.push(field(t('send.cascade.suggestions'), suggestions));
@@ -319,8 +324,7 @@ function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => voi
   if (name === 'whatsapp') body.append(field(t('send.cascade.content'), content));
   body.append(...messageRows, ...templateRows);
   const sync = () => {
-    data.sender = sender.value;
-    data.expiration = expiration.value === '' ? undefined : Number(expiration.value);
+    common.sync();
     const useTemplate = content.value === 'template';
     for (const row of messageRows) row.style.display = useTemplate ? 'none' : '';
     for (const row of templateRows) row.style.display = useTemplate ? '' : 'none';
@@ -348,19 +352,9 @@ function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => voi
     }
     onChange();
   };
-  for (const el of [sender, expiration, text, suggestions, template, language, header, parameters, buttons]) el.addEventListener('input', sync);
+  for (const el of [...common.inputs, text, suggestions, template, language, header, parameters, buttons]) el.addEventListener('input', sync);
   for (const el of [content, preview]) el.addEventListener('change', sync);
   sync();
-}
-
-/** A textarea for a value in the API's own JSON (RCS suggestions, a WhatsApp template's header and buttons). */
-function jsonArea(className: string, placeholder: string, value: unknown): HTMLTextAreaElement {
-  const area = document.createElement('textarea');
-  area.rows = 2;
-  area.className = className;
-  area.placeholder = placeholder;
-  area.value = value === undefined ? '' : JSON.stringify(value);
-  return area;
 }
 
 /** The JSON a textarea holds; undefined when empty, the text itself when it is not JSON (the check marks it). */
@@ -375,19 +369,15 @@ function readJson(area: HTMLTextAreaElement): unknown {
 
 /** The channels as the list holds them now, in order. */
 export function readCascade(list: HTMLElement): ChannelSetting[] {
-  const items: ChannelSetting[] = [];
-  $(list)
-    .editableList('items')
-    .each((_i: number, row: unknown) => {
-      const data = { ...($(row).data('data') as ChannelSetting) };
-      for (const key of Object.keys(data) as (keyof ChannelSetting)[]) if (data[key] === '' || data[key] === undefined) delete data[key];
-      items.push(data);
-    });
-  return items;
+  return rowsOf(list).map((row) => {
+    const data = { ...($(row).data('data') as ChannelSetting) };
+    for (const key of Object.keys(data) as (keyof ChannelSetting)[]) if (data[key] === '' || data[key] === undefined) delete data[key];
+    return data;
+  });
 }
 
 /** The line under the list: what happens when no listed channel delivers. */
-export function fallbackText(channels: ChannelSetting[]): string {
+function fallbackText(channels: ChannelSetting[]): string {
   const last = channels[channels.length - 1];
   if (!last) return t('send.cascade.empty');
   const smsAt = channels.findIndex((c) => c.type === 'sms');

@@ -3,7 +3,7 @@
  * TypedInputs (from the node definitions), the rows each action uses (`data-actions` in the
  * form), and for the one-time password the channel cascade, the send nodes' own editor.
  */
-import { channelProblems, fallbackText, readCascade, setupCascade, type ChannelSetting } from './cascade';
+import { readCascade, setupCascade, type ChannelSetting } from './cascade';
 import { prepareFields } from './panel-fields';
 
 interface EndpointNodeDef {
@@ -19,12 +19,7 @@ export function endpointPanel(node: EndpointNodeDef): void {
   prepareFields(node, node.type);
   const action = byId<HTMLSelectElement>('node-input-action');
   const list = byId('bulkgate-channels');
-  const fallback = byId('bulkgate-fallback');
-  if (list) {
-    setupCascade(list, 'otp', Array.isArray(node.channel) && node.channel.length ? node.channel : [{ type: 'sms' }], () => {
-      if (fallback) fallback.textContent = fallbackText(readCascade(list));
-    });
-  }
+  if (list) setupCascade(list, 'otp', node.channel, byId('bulkgate-fallback'));
   const refresh = () => {
     const chosen = action?.value ?? '';
     $('[data-actions]').each((_i: number, row: HTMLElement) => {
@@ -38,11 +33,4 @@ export function endpointPanel(node: EndpointNodeDef): void {
 export function endpointPanelSave(node: EndpointNodeDef): void {
   const list = byId('bulkgate-channels');
   if (list) node.channel = readCascade(list);
-}
-
-/** An OTP cascade the gateway takes: Viber with a sender, SMS with its sender value, SMS last. */
-export function validOtpChannel(node: EndpointNodeDef, value: unknown): boolean {
-  if (node.action !== undefined && node.action !== 'send') return true;
-  if (value === undefined || value === null || value === '') return true;
-  return Array.isArray(value) && channelProblems('otp', value as ChannelSetting[]).every((wrong) => wrong.length === 0);
 }

@@ -8,8 +8,7 @@ import { isPhoneNumber, splitNumbers } from '../../gateway/recipients';
 import { bodyFields, schemaKey } from '../../gateway/schemas';
 import { PROFILE_ID_CHOICE } from '../../gateway/senders';
 import type { UnicodeMode } from '../../gateway/text';
-import { channelProblems, fallbackText, readCascade, setupCascade, type ChannelSetting } from './cascade';
-import { validOtpChannel } from './endpoint-panel';
+import { readCascade, setupCascade, validCascade, type ChannelSetting } from './cascade';
 import { prepareFields } from './panel-fields';
 import { describeText, renderCounter, textFits } from './counter';
 import { t } from './i18n';
@@ -34,7 +33,7 @@ const DUPLICATES: Record<Kind, string[]> = {
 };
 
 /** The fields a body of this class, API and version takes at top level. */
-export function fieldsFor(kind: Kind, api: ApiFamily, version: ApiVersion): Set<string> {
+function fieldsFor(kind: Kind, api: ApiFamily, version: ApiVersion): Set<string> {
   const shape = bodyShape({ kind, api, version, method: 'POST', encoding: 'json' });
   return new Set(bodyFields(schemaKey(kind, shape.api, shape.version)));
 }
@@ -62,7 +61,6 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
   const unicode = byId<HTMLSelectElement>('node-input-unicode');
   const counter = byId('bulkgate-counter');
   const list = byId('bulkgate-channels');
-  const fallback = byId('bulkgate-fallback');
 
   $('[data-only]').each((_i: number, row: HTMLElement) => $(row).toggle(row.getAttribute('data-only') === kind));
   for (const value of DUPLICATES[kind]) duplicates.add(new Option(t(`send.duplicates.${value || 'none'}`), value));
@@ -83,10 +81,6 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
       $('#node-input-sender_id_value').parent().find('input').attr('placeholder', labels.placeholder);
     }
   };
-  const refreshCascade = () => {
-    fallback.textContent = fallbackText(readCascade(list));
-    refreshCounter();
-  };
   const refresh = () => {
     const family = api.value as ApiFamily;
     const offered = VERSIONS[kind][family];
@@ -103,12 +97,10 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
     const chosen = sender.value || String(node.sender_id ?? '');
     fillSenderSelect(sender, keep === '1.0' ? '1.0' : '2.0', chosen);
     refreshSender();
-    refreshCascade();
+    refreshCounter();
   };
 
-  setupCascade(list, kind, Array.isArray(node.channel) && node.channel.length ? node.channel : [{ type: 'sms' }], () => {
-    if (fallback) refreshCascade();
-  });
+  setupCascade(list, kind, node.channel, byId('bulkgate-fallback'), refreshCounter);
   api.addEventListener('change', refresh);
   version.addEventListener('change', refresh);
   sender.addEventListener('change', refreshSender);
@@ -166,11 +158,12 @@ export function validSenderValue(node: SendNodeDef, _kind: Kind, value: string):
   return Boolean(value);
 }
 
-/** A 2.0 cascade the gateway takes: viber with a sender (and a button in promotional), sms with its sender value, texts within the limit. */
+/**
+ * A 2.0 cascade the gateway takes: viber with a sender (and a button in promotional), sms with its
+ * sender value, texts within the limit; a one-time password's only when it sends one.
+ */
 export function validChannel(node: SendNodeDef, kind: Kind | 'otp', value: unknown): boolean {
-  if (kind === 'otp') return validOtpChannel(node as { type: string }, value);
+  if (kind === 'otp') return (node.action !== undefined && node.action !== 'send') || validCascade('otp', value);
   if (node.version === '1.0' || (kind === 'promotional' && node.api === 'simple')) return true;
-  // No cascade saved (an imported or older flow): the runtime sends a plain SMS.
-  if (value === undefined || value === null || value === '') return true;
-  return Array.isArray(value) && channelProblems(kind, value as ChannelSetting[]).every((wrong) => wrong.length === 0);
+  return validCascade(kind, value);
 }

@@ -24,15 +24,13 @@ const CSS = `
 .node-input-channel-row .red-ui-editableList-item-content { padding-left: 8px; }
 `;
 
-/** Marks the panel's form (the one holding `field`) as the package's, for the styles above. */
+/** Adds the styles above (once) and marks the panel's form (the one holding `field`) as the package's. */
 export function markPanel(field: string): void {
+  if (!document.getElementById('bulkgate-styles')) {
+    const style = document.createElement('style');
+    style.id = 'bulkgate-styles';
+    style.textContent = CSS;
+    document.head.append(style);
+  }
   document.getElementById(field)?.closest('form')?.classList.add('bulkgate-panel');
-}
-
-export function addStyles(): void {
-  if (document.getElementById('bulkgate-styles')) return;
-  const style = document.createElement('style');
-  style.id = 'bulkgate-styles';
-  style.textContent = CSS;
-  document.head.append(style);
 }
