@@ -18,21 +18,6 @@ export interface SimulatorAccountInit {
   reportDelay?: Record<string, number>;
 }
 
-export interface SimulatorAccount {
-  id: string;
-  token: string;
-  credit: number;
-  initialCredit: number;
-  currency: string;
-  viber: Set<string>;
-  whatsapp: Set<string>;
-  rcs: Set<string>;
-  country: string;
-  unreachable: Set<string>;
-  silent: Set<string>;
-  reportDelay: Map<string, number>;
-}
-
 export const DEMO_ACCOUNT: Required<SimulatorAccountInit> = {
   id: '10000',
   token: 'demo-simulator-token',
@@ -46,11 +31,7 @@ export const DEMO_ACCOUNT: Required<SimulatorAccountInit> = {
   reportDelay: {},
 };
 
-export interface Contact {
-  number: string;
-  first_name: string;
-  last_name: string;
-}
+type Contact = { number: string; first_name: string; last_name: string };
 
 /** Address-book groups and administrators every simulated account has. */
 export const ADDRESS_BOOK: { groups: Record<number, Contact[]>; admins: Record<number, Contact> } = {
@@ -67,13 +48,13 @@ export const ADDRESS_BOOK: { groups: Record<number, Contact[]>; admins: Record<n
   },
 };
 
-export function createAccount(init: SimulatorAccountInit): SimulatorAccount {
-  const credit = init.credit ?? 100;
+export type SimulatorAccount = ReturnType<typeof createAccount>;
+
+export function createAccount(init: SimulatorAccountInit) {
   return {
     id: init.id,
     token: init.token,
-    credit,
-    initialCredit: credit,
+    credit: init.credit ?? 100,
     currency: 'credits',
     viber: new Set(init.viber ?? []),
     whatsapp: new Set(init.whatsapp ?? []),

@@ -81,6 +81,13 @@ function bounded<K, V>(map: Map<K, V>, key: K, value: V): void {
   if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value as K);
 }
 
+/** An account's own map (its blacklist, its address book), made when first needed. */
+function ofAccount<V>(maps: Map<string, Map<string, V>>, account: SimulatorAccount): Map<string, V> {
+  let map = maps.get(account.id);
+  if (!map) maps.set(account.id, (map = new Map()));
+  return map;
+}
+
 function limitOf(value: unknown): number | null {
   if (value === undefined || value === null || value === '') return null;
   const n = Number(value);
@@ -108,30 +115,17 @@ export class SimulatedEndpoints {
   }
 
   answer(name: EndpointName, account: SimulatorAccount, body: Record<string, unknown>): unknown {
-    switch (name) {
-      case 'otp send':
-        return this.#otpSend(account, body);
-      case 'otp resend':
-        return this.#otpResend(account, body);
-      case 'otp verify':
-        return this.#otpVerify(account, body);
-      case 'number-check':
-        return this.#numberCheck(account, body);
-      case 'black-list check':
-        return this.#blacklistCheck(account, body);
-      case 'black-list add':
-        return this.#blacklistAdd(account, body);
-      case 'black-list remove':
-        return this.#blacklistRemove(account, body);
-      default:
-        return this.#addressBook(name, account, body);
-    }
-  }
-
-  /** Whether a number is on the account's blacklist for a route (opt-outs block promotional only). */
-  listed(account: string, number: string, route: 'promotional' | 'transactional' = 'promotional'): boolean {
-    const entry = this.blacklists.get(account)?.get(number);
-    return Boolean(entry && (route === 'promotional' || entry.type === 'black-list'));
+    const answers: Partial<Record<EndpointName, (account: SimulatorAccount, body: Record<string, unknown>) => unknown>> = {
+      'otp send': this.#otpSend,
+      'otp resend': this.#otpResend,
+      'otp verify': this.#otpVerify,
+      'number-check': this.#numberCheck,
+      'black-list check': this.#blacklistCheck,
+      'black-list add': this.#blacklistAdd,
+      'black-list remove': this.#blacklistRemove,
+    };
+    const answer = answers[name];
+    return answer ? answer.call(this, account, body) : this.#addressBook(name, account, body);
   }
 
   #otpSend(account: SimulatorAccount, body: Record<string, unknown>): unknown {
@@ -238,12 +232,6 @@ export class SimulatedEndpoints {
     return wallet;
   }
 
-  #list(account: SimulatorAccount): Map<string, ListedNumber> {
-    let list = this.blacklists.get(account.id);
-    if (!list) this.blacklists.set(account.id, (list = new Map()));
-    return list;
-  }
-
   #blacklistCheck(account: SimulatorAccount, body: Record<string, unknown>): unknown {
     this.#wallet(account, body);
     if (!Array.isArray(body.numbers)) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
@@ -251,7 +239,9 @@ export class SimulatedEndpoints {
     const out: Record<string, boolean> = {};
     for (const given of body.numbers) {
       const number = completeNumber(String(given), account.country);
-      out[String(given)] = number !== undefined && this.listed(account.id, number, route);
+      const entry = number === undefined ? undefined : this.blacklists.get(account.id)?.get(number);
+      // Opt-outs block promotional messages only.
+      out[String(given)] = Boolean(entry && (route === 'promotional' || entry.type === 'black-list'));
     }
     return out;
   }
@@ -261,7 +251,7 @@ export class SimulatedEndpoints {
     if (!Array.isArray(body.numbers)) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
     const numbers = body.numbers.map((n) => completeNumber(String(n), account.country)).filter((n): n is string => n !== undefined);
     if (numbers.length === 0) throw new ApiError(400, 'no_valid_numbers', 'No valid numbers');
-    const list = this.#list(account);
+    const list = ofAccount(this.blacklists, account);
     const fresh = numbers.filter((n) => !list.has(n));
     if (fresh.length === 0) throw new ApiError(400, 'number_already_exists', 'Number already exists');
     const type = body.type === 'opt-out' ? 'opt-out' : 'black-list';
@@ -278,7 +268,7 @@ export class SimulatedEndpoints {
     const hasSource = body.source_id !== undefined && body.source_id !== '';
     if (hasNumber && hasSource) throw new ApiError(400, 'use_number_or_source_id_not_both', 'Use number or source id not both');
     if (!hasNumber && !hasSource) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
-    const list = this.#list(account);
+    const list = ofAccount(this.blacklists, account);
     if (hasNumber) {
       const number = completeNumber(String(body.number), account.country);
       if (!number) throw new ApiError(400, 'no_valid_numbers', 'No valid numbers');
@@ -289,14 +279,8 @@ export class SimulatedEndpoints {
     return { message: 'Black list contacts have been removed' };
   }
 
-  #book(account: SimulatorAccount): Map<string, { contact: ContactRecord; agreement: string | null }> {
-    let book = this.contacts.get(account.id);
-    if (!book) this.contacts.set(account.id, (book = new Map()));
-    return book;
-  }
-
   #addressBook(name: EndpointName, account: SimulatorAccount, body: Record<string, unknown>): unknown {
-    const book = this.#book(account);
+    const book = ofAccount(this.contacts, account);
     const key = (raw: unknown, type = 'invalid_phone_number') => {
       const number = completeNumber(String(raw ?? ''), account.country);
       if (!number) throw new ApiError(400, type, type === 'invalid_phone_mobile' ? 'Invalid phone mobile' : 'Invalid phone number');

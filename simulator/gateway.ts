@@ -14,7 +14,7 @@ export type Channel = 'sms' | 'viber' | 'whatsapp' | 'rcs';
 /** Prices per SMS part and per Viber, WhatsApp or RCS message, in the account's credits. */
 export const PRICES = { sms: 0.05, viber: 0.03, whatsapp: 0.04, rcs: 0.02 };
 /** Transactional `duplicates_check: on` window (the reference); promotional uses the same. */
-export const DUPLICATE_WINDOW_MS = 5 * 60 * 1000;
+const DUPLICATE_WINDOW_MS = 5 * 60 * 1000;
 
 export interface OutboxMessage {
   sms_id: string;
@@ -35,7 +35,7 @@ export interface OutboxMessage {
   created: string;
 }
 
-export interface SendRecord {
+interface SendRecord {
   status: 'accepted' | 'scheduled' | 'error';
   sms_id?: string;
   price?: number;
@@ -67,11 +67,6 @@ export const round = (n: number) => Math.round(n * 10_000) / 10_000;
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asBoolean = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true' || v === 'yes';
 
-export interface GatewayState {
-  outbox: OutboxMessage[];
-  nextId: number;
-}
-
 interface Recipient {
   number: string;
   text?: string;
@@ -98,7 +93,7 @@ function substitute(text: string, variables: Record<string, unknown>): string {
 }
 
 /** Strict mode: refuse shapes the reference does not allow, so a wrong client is caught. */
-export function strictCheck(version: Version, body: Record<string, unknown>): void {
+function strictCheck(version: Version, body: Record<string, unknown>): void {
   if (version === '2.0') {
     for (const key of ['sender_id', 'sender_id_value', 'unicode', 'flash']) {
       if (key in body) throw invalidParameter(`${key} is not a top-level field in version 2.0`);
@@ -115,7 +110,7 @@ export function strictCheck(version: Version, body: Record<string, unknown>): vo
 }
 
 export class SimulatedGateway {
-  readonly state: GatewayState = { outbox: [], nextId: 1 };
+  readonly state = { outbox: [] as OutboxMessage[], nextId: 1 };
   /** Told of each message when it goes out (at once, or when its schedule comes): for delivery reports. */
   onSent: (message: OutboxMessage) => void = () => undefined;
   constructor(private readonly strict: boolean) {}
@@ -165,10 +160,7 @@ export class SimulatedGateway {
     if (this.strict) strictCheck(version, body);
     const recipients: Recipient[] = [];
     if (simple) {
-      for (const n of String(body.number ?? '')
-        .split(';')
-        .filter(Boolean))
-        recipients.push({ number: n, variables: {} });
+      for (const number of String(body.number ?? '').split(';')) if (number) recipients.push({ number, variables: {} });
     } else {
       if (body.number !== undefined && !Array.isArray(body.number)) throw invalidParameter('number must be an array');
       for (const entry of (body.number as unknown[] | undefined) ?? []) {
@@ -192,7 +184,7 @@ export class SimulatedGateway {
       }
     }
     if (recipients.length === 0) throw new ApiError(400, 'no_recipients', 'No recipients');
-    const planned = recipients.map((r) => this.#plan(account, version, 'promotional', body, r));
+    const planned = recipients.map((r) => this.#plan(account, version, body, r));
     const records = this.#commit(account, 'promotional', endpoint, body, planned, (body.duplicates_check as string | undefined) ?? null);
     const counters = { sent: 0, accepted: 0, scheduled: 0, error: 0 };
     let price = 0;
@@ -218,14 +210,14 @@ export class SimulatedGateway {
     if (version === '2.0' && body.country !== undefined && !(typeof body.country === 'string' && isSupportedCountry(body.country.toUpperCase()))) {
       throw invalidParameter('country must be an ISO 3166-1 alpha-2 code');
     }
-    const plan = this.#plan(account, version, 'transactional', body, recipient);
+    const plan = this.#plan(account, version, body, recipient);
     if (plan.invalid && version === '2.0') throw new ApiError(400, 'invalid_phone_number', 'Invalid phone number');
     const check = body.duplicates_check === 'on' ? 'same_text' : null;
     const [record] = this.#commit(account, 'transactional', endpoint, body, [plan], check);
     return record as unknown as Record<string, unknown>;
   }
 
-  #plan(account: SimulatorAccount, version: Version, kind: 'promotional' | 'transactional', body: Record<string, unknown>, recipient: Recipient): Plan {
+  #plan(account: SimulatorAccount, version: Version, body: Record<string, unknown>, recipient: Recipient): Plan {
     const country = typeof body.country === 'string' && body.country ? body.country : account.country;
     const number = completeNumber(recipient.number, country);
     if (!number) return { invalid: true, number: recipient.number };
@@ -258,7 +250,7 @@ export class SimulatedGateway {
     }
     const parts = delivery.channel === 'sms' ? Math.max(1, measure.parts) : 1;
     const price = delivery.channel === 'sms' ? round(parts * PRICES.sms) : PRICES[delivery.channel];
-    return { invalid: false, number, delivery, parts, price, kind };
+    return { invalid: false, number, delivery, parts, price };
   }
 
   #sms(version: Version, body: Record<string, unknown>, settings: Record<string, unknown>, recipient: Recipient, topText?: string): Delivery {
@@ -341,7 +333,7 @@ interface Delivery {
   unicode: boolean;
 }
 
-type Plan = { invalid: true; number: string } | { invalid: false; number: string; delivery: Delivery; parts: number; price: number; kind: string };
+type Plan = { invalid: true; number: string } | { invalid: false; number: string; delivery: Delivery; parts: number; price: number };
 
 /** How the outbox page names an SMS sender: its type, and its value when it has one (`gText:Shop`). */
 export function smsSender(settings: Record<string, unknown>): string {

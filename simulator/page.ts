@@ -5,7 +5,7 @@
  * watch an alert wait in the account's outbox and arrive afterwards. Plain HTML, CSS and a little
  * script; readable on a phone.
  */
-const PAGE = `<!doctype html>
+export const OUTBOX_PAGE = `<!doctype html>
 <html lang="en">
 <head>
 <meta charset="utf-8">
@@ -120,7 +120,3 @@ const PAGE = `<!doctype html>
 </script>
 </body>
 </html>`;
-
-export function outboxPage(): string {
-  return PAGE;
-}

@@ -1,20 +1,16 @@
 /**
  * The simulator's HTTP server: it checks who is asking (Host and Origin), then hands the request
- * to the outbox page (`/`), the control endpoints (`/simulator/...`, simulator/control.ts) or the
- * gateway's API (simulator/api.ts). The state they share is simulator/state.ts; the fault
- * injector, the webhook dispatcher and the request log are modules of their own.
+ * to the outbox page (`/`), the control endpoints (`/simulator/...`) or the gateway's API.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { isLoopbackHost } from '../gateway/base-url';
-import type { SimulatorAccount, SimulatorAccountInit } from './accounts';
+import type { SimulatorAccountInit } from './accounts';
 import { serveApi } from './api';
 import { serveControl } from './control';
 import type { Fault } from './faults';
-import type { SimulatedGateway } from './gateway';
 import { json } from './http';
-import { outboxPage } from './page';
-import type { ReceivedRequest } from './request-log';
+import { OUTBOX_PAGE } from './page';
 import { SimulatorState } from './state';
 
 export type { Fault } from './faults';
@@ -33,77 +29,14 @@ export interface SimulatorOptions {
   logMaxBytes?: number;
 }
 
-export interface Simulator {
-  url: string;
-  server: Server;
-  gateway: SimulatedGateway;
-  accounts: Map<string, SimulatorAccount>;
-  requests: ReceivedRequest[];
-  /** Sets latency and a fault for the next requests (what POST /simulator/faults does). */
-  setFault(fault: Fault & { latency?: number; jitter?: number }): void;
-  close(): Promise<void>;
-}
-
 /** A host as it stands in a URL (an IPv6 address in brackets). */
 function urlName(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
 }
 
-/**
- * Which requests this simulator serves: the Host must be this server, an Origin this page's own,
- * so a page from another site (DNS rebinding, a cross-site fetch) reaches neither the log, which
- * holds tokens, nor the controls.
- */
-function hostGuard(host: string) {
-  // A wildcard bind answers on every address of the machine: the user chose that, with a warning.
-  const wildcard = host === '0.0.0.0' || host === '::';
-  let allowedHosts = new Set<string>();
-  return {
-    /** Host names this server answers to, once it listens: its own address, and loopback names for a loopback bind. */
-    listening(port: number): void {
-      const names = isLoopbackHost(host) ? [urlName(host), 'localhost', '127.0.0.1', '[::1]'] : [urlName(host)];
-      allowedHosts = new Set(names.map((n) => `${n.toLowerCase()}:${port}`));
-    },
-    trusted(req: IncomingMessage): boolean {
-      const hostHeader = (req.headers.host ?? '').toLowerCase();
-      if (!wildcard && !allowedHosts.has(hostHeader)) return false;
-      const origin = req.headers.origin;
-      if (origin === undefined) return true;
-      try {
-        return new URL(origin).host.toLowerCase() === hostHeader;
-      } catch {
-        return false;
-      }
-    },
-  };
-}
+export type Simulator = Awaited<ReturnType<typeof startSimulator>>;
 
-/** An `offline` fault in refuse mode: nothing listens, every connection is closed, for a while. */
-function offlineSwitch(server: Server, sockets: Set<Socket>, listenAgain: () => void) {
-  let timer: NodeJS.Timeout | undefined;
-  return {
-    refuse(seconds: number): void {
-      clearTimeout(timer);
-      // After the control request that asked for it has its answer.
-      setTimeout(() => {
-        if (server.listening) server.close();
-        for (const socket of sockets) socket.destroy();
-      }, 50);
-      timer = setTimeout(
-        () => {
-          timer = undefined;
-          if (!server.listening) listenAgain();
-        },
-        50 + seconds * 1000,
-      );
-    },
-    stop(): void {
-      clearTimeout(timer);
-    },
-  };
-}
-
-export async function startSimulator(options: SimulatorOptions = {}): Promise<Simulator> {
+export async function startSimulator(options: SimulatorOptions = {}) {
   const state = new SimulatorState(options);
   const sockets = new Set<Socket>();
   // Scheduled messages become sent when their time comes; the outbox page hears of it.
@@ -123,21 +56,51 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
     socket.on('close', () => sockets.delete(socket));
   });
   server.keepAliveTimeout = 30_000;
-  const offline = offlineSwitch(server, sockets, () => server.listen(actualPort, host));
-  state.faults.onRefuse = offline.refuse;
+  // An `offline` fault in refuse mode: nothing listens, every connection is closed, for a while.
+  let offlineTimer: NodeJS.Timeout | undefined;
+  state.faults.onRefuse = (seconds) => {
+    clearTimeout(offlineTimer);
+    // After the control request that asked for it has its answer.
+    setTimeout(() => {
+      if (server.listening) server.close();
+      for (const socket of sockets) socket.destroy();
+    }, 50);
+    offlineTimer = setTimeout(
+      () => {
+        offlineTimer = undefined;
+        if (!server.listening) server.listen(actualPort, host);
+      },
+      50 + seconds * 1000,
+    );
+  };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // A page from another site (DNS rebinding, a cross-site fetch) must not reach the log, which
-    // holds tokens, nor the controls: the Host must be this server, an Origin this page's own.
-    if (!guard.trusted(req)) return json(res, 403, { error: 'Host or Origin is not this simulator' });
+    if (!trusted(req)) return json(res, 403, { error: 'Host or Origin is not this simulator' });
     const url = new URL(req.url ?? '/', 'http://simulator');
     if (url.pathname === '/' && req.method === 'GET') {
       res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(outboxPage());
+      res.end(OUTBOX_PAGE);
       return;
     }
     if (url.pathname.startsWith('/simulator/')) return serveControl(state, req, res, url.pathname);
     return serveApi(state, req, res, url);
+  }
+
+  /**
+   * A page from another site (DNS rebinding, a cross-site fetch) must reach neither the log, which
+   * holds tokens, nor the controls: the Host must be this server, an Origin this page's own.
+   */
+  function trusted(req: IncomingMessage): boolean {
+    const hostHeader = (req.headers.host ?? '').toLowerCase();
+    // A wildcard bind answers on every address of the machine: the user chose that, with a warning.
+    if (host !== '0.0.0.0' && host !== '::' && !allowedHosts.has(hostHeader)) return false;
+    const origin = req.headers.origin;
+    if (origin === undefined) return true;
+    try {
+      return new URL(origin).host.toLowerCase() === hostHeader;
+    } catch {
+      return false;
+    }
   }
 
   const port = options.port ?? 0;
@@ -147,7 +110,6 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
       `bulkgate-simulator: listening on ${host}, not loopback: other machines can reach it, its request log (tokens included) and its controls. It is a developer tool; use --host 127.0.0.1 unless you need this.`,
     );
   }
-  const guard = hostGuard(host);
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
     server.listen(port, host, () => {
@@ -157,18 +119,21 @@ export async function startSimulator(options: SimulatorOptions = {}): Promise<Si
   });
   const address = server.address();
   const actualPort = typeof address === 'object' && address ? address.port : port;
-  guard.listening(actualPort);
+  // The host names this server answers to: its own address, and loopback names for a loopback bind.
+  const names = isLoopbackHost(host) ? [urlName(host), 'localhost', '127.0.0.1', '[::1]'] : [urlName(host)];
+  const allowedHosts = new Set(names.map((n) => `${n.toLowerCase()}:${actualPort}`));
   return {
     url: `http://${urlName(host)}:${actualPort}`,
     server,
     gateway: state.gateway,
     accounts: state.accounts,
     requests: state.log.requests,
-    setFault: (fault) => state.faults.set(fault),
+    /** Sets latency and a fault for the next requests (what POST /simulator/faults does). */
+    setFault: (fault: Fault & { latency?: number; jitter?: number }) => state.faults.set(fault),
     close: () =>
       new Promise<void>((resolve) => {
         clearInterval(releaseTimer);
-        offline.stop();
+        clearTimeout(offlineTimer);
         state.close();
         for (const socket of sockets) socket.destroy();
         if (server.listening) server.close(() => resolve());
