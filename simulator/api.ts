@@ -6,9 +6,8 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { EndpointName } from '../gateway/operations';
 import { SimulatedEndpoints } from './endpoints';
 import { ApiError, type Version } from './gateway';
-import { json, mediaType, parseParameters, readBody } from './http';
-import type { ReceivedRequest } from './request-log';
-import type { SimulatorState } from './state';
+import { json, mediaType, parseParameters, readBody, reply } from './http';
+import type { ReceivedRequest, SimulatorState } from './state';
 
 const API_PATH = /^\/api\/([^/]+)\/([^/]+)\/([^/?]+)$/;
 
@@ -18,7 +17,7 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   const at = new Date().toISOString();
   if (fault?.drop === 'before') {
     // Closed before the request body is read: the gateway never saw the message.
-    state.log.add({ method: req.method ?? 'GET', path, contentType: undefined, body: {}, raw: '', at, fault: 'drop before' });
+    state.logRequest({ method: req.method ?? 'GET', path, contentType: undefined, body: {}, raw: '', at, fault: 'drop before' });
     req.socket.destroy();
     return;
   }
@@ -28,27 +27,21 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   const body = parseParameters(req.method ?? 'GET', contentType, raw, url.searchParams);
   const record: ReceivedRequest = { method: req.method ?? 'GET', path, contentType, body: body ?? {}, raw, at };
   if (fault) record.fault = JSON.stringify(fault);
-  state.log.add(record);
+  state.logRequest(record);
   const delay = state.faults.delay();
   if (delay > 0) await new Promise((r) => setTimeout(r, delay));
 
   if (fault?.status) {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
-    res.writeHead(fault.status, headers);
-    res.end(JSON.stringify({ type: 'unknown', code: fault.status, error: `Simulated HTTP ${fault.status}`, detail: null }));
-    return;
+    return reply(res, fault.status, JSON.stringify({ type: 'unknown', code: fault.status, error: `Simulated HTTP ${fault.status}`, detail: null }), headers);
   }
   if (fault?.echo) {
     // A gateway (or a proxy) that echoes what it was sent: the client must redact all of it.
     const token = String(body?.application_token ?? '');
     return json(res, 400, { type: token, code: token, error: `Echo of ${token}`, detail: `detail ${token}`, [token]: { nested: token } });
   }
-  if (fault?.body === 'html') {
-    res.writeHead(502, { 'content-type': 'text/html' });
-    res.end('<html><body><h1>502 Bad Gateway</h1></body></html>');
-    return;
-  }
+  if (fault?.body === 'html') return reply(res, 502, '<html><body><h1>502 Bad Gateway</h1></body></html>', { 'content-type': 'text/html' });
 
   const match = API_PATH.exec(path);
   const endpoint = SimulatedEndpoints.byPath(path);
@@ -72,15 +65,9 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   }
   if (fault?.body === 'truncated') {
     const text = JSON.stringify(answer);
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end(text.slice(0, Math.floor(text.length / 2)));
-    return;
+    return reply(res, status, text.slice(0, Math.floor(text.length / 2)));
   }
-  if (fault?.body === 'empty') {
-    res.writeHead(status, { 'content-type': 'application/json' });
-    res.end();
-    return;
-  }
+  if (fault?.body === 'empty') return reply(res, status);
   json(res, status, answer);
 }
 

@@ -30,9 +30,9 @@ export async function serveControl(state: SimulatorState, req: IncomingMessage, 
     case 'GET /simulator/outbox':
       return json(res, 200, state.outbox());
     case 'GET /simulator/requests':
-      return json(res, 200, state.log.requests);
+      return json(res, 200, state.requests);
     case 'DELETE /simulator/requests':
-      state.log.clear();
+      state.clearLog();
       return json(res, 200, { ok: true });
     case 'POST /simulator/reset':
       state.reset();

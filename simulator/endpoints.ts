@@ -1,8 +1,7 @@
 /**
- * The gateway's other endpoints as the simulator serves them (the vendor's pages; the number check
- * as the vendor's SDK reads it): one-time passwords whose code shows in the outbox page and can be
- * verified, a blacklist that answers what was added, an address book that gives back what was
- * stored. State per account, bounded, cleared by a reset.
+ * The gateway's other endpoints as the simulator serves them (the number check as the vendor's SDK
+ * reads it): one-time passwords whose code shows in the outbox page, a blacklist, an address book.
+ * State per account, bounded, cleared by a reset.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
@@ -109,7 +108,6 @@ export class SimulatedEndpoints {
     this.contacts.clear();
   }
 
-  /** The endpoint a path names, if it is one of these. */
   static byPath(path: string): EndpointName | undefined {
     return (Object.keys(ENDPOINTS) as EndpointName[]).find((name) => ENDPOINTS[name].path === path);
   }
@@ -354,7 +352,5 @@ export class SimulatedEndpoints {
 
 function makeCode(type: 'int' | 'string' | 'combined', length: number): string {
   const alphabet = type === 'int' ? '0123456789' : type === 'string' ? 'ABCDEFGHJKLMNPQRSTUVWXYZ' : 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
-  let code = '';
-  for (let i = 0; i < length; i++) code += alphabet[randomInt(alphabet.length)];
-  return code;
+  return Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');
 }

@@ -57,7 +57,6 @@ export class FaultInjector {
     this.#fault = { count: 0 };
   }
 
-  /** How long the request now arriving waits before it is processed and answered. */
   delay(): number {
     return this.latency + (this.jitter > 0 ? Math.random() * this.jitter : 0);
   }

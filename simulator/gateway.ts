@@ -28,7 +28,6 @@ export interface OutboxMessage {
   unicode: boolean;
   parts: number;
   price: number;
-  /** `sent` once delivered; `scheduled` until its time comes. */
   status: 'sent' | 'scheduled';
   /** ISO time it is due (scheduled messages). */
   scheduled?: string;
@@ -187,11 +186,8 @@ export class SimulatedGateway {
     const planned = recipients.map((r) => this.#plan(account, version, body, r));
     const records = this.#commit(account, 'promotional', endpoint, body, planned, (body.duplicates_check as string | undefined) ?? null);
     const counters = { sent: 0, accepted: 0, scheduled: 0, error: 0 };
-    let price = 0;
-    for (const r of records) {
-      counters[r.status]++;
-      price += r.price ?? 0;
-    }
+    for (const r of records) counters[r.status]++;
+    const price = records.reduce((sum, r) => sum + (r.price ?? 0), 0);
     return { total: { price: round(price), status: counters }, response: records };
   }
 

@@ -10,6 +10,12 @@ export function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(text);
 }
 
+/** An answer as a fault shapes it: no content-length, the body as given (none for an empty one). */
+export function reply(res: ServerResponse, status: number, body?: string, headers: Record<string, string> = { 'content-type': 'application/json' }): void {
+  res.writeHead(status, headers);
+  res.end(body);
+}
+
 /** The media type of a request, without parameters. */
 export const mediaType = (req: IncomingMessage): string | undefined => req.headers['content-type']?.split(';')[0]?.trim();
 

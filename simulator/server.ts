@@ -5,29 +5,15 @@
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Socket } from 'node:net';
 import { isLoopbackHost } from '../gateway/base-url';
-import type { SimulatorAccountInit } from './accounts';
 import { serveApi } from './api';
 import { serveControl } from './control';
 import type { Fault } from './faults';
 import { json } from './http';
 import { OUTBOX_PAGE } from './page';
-import { SimulatorState } from './state';
+import { SimulatorState, type SimulatorOptions } from './state';
 
 export type { Fault } from './faults';
-export type { ReceivedRequest } from './request-log';
-
-export interface SimulatorOptions {
-  port?: number;
-  host?: string;
-  /** Where delivery reports and incoming messages go (the gateway's "Webhook" setting). */
-  webhook?: string;
-  accounts?: SimulatorAccountInit[];
-  /** Refuse bodies the reference does not allow (2.0 top-level sender fields, unknown senders, long texts). */
-  strict?: boolean;
-  /** Bounds of the request log (the newest are kept): entries, and bytes of their bodies. */
-  logMaxRequests?: number;
-  logMaxBytes?: number;
-}
+export type { ReceivedRequest } from './state';
 
 /** A host as it stands in a URL (an IPv6 address in brackets). */
 function urlName(host: string): string {
@@ -127,7 +113,7 @@ export async function startSimulator(options: SimulatorOptions = {}) {
     server,
     gateway: state.gateway,
     accounts: state.accounts,
-    requests: state.log.requests,
+    requests: state.requests,
     /** Sets latency and a fault for the next requests (what POST /simulator/faults does). */
     setFault: (fault: Fault & { latency?: number; jitter?: number }) => state.faults.set(fault),
     close: () =>

@@ -4,15 +4,41 @@ import { createAccount, DEMO_ACCOUNT, type SimulatorAccount, type SimulatorAccou
 import { FaultInjector } from './faults';
 import { SimulatedEndpoints } from './endpoints';
 import { SimulatedGateway } from './gateway';
-import { RequestLog } from './request-log';
 import { WebhookDispatcher } from './webhook';
+
+export interface SimulatorOptions {
+  port?: number;
+  host?: string;
+  /** Where delivery reports and incoming messages go (the gateway's "Webhook" setting). */
+  webhook?: string;
+  accounts?: SimulatorAccountInit[];
+  /** Refuse bodies the reference does not allow (2.0 top-level sender fields, unknown senders, long texts). */
+  strict?: boolean;
+  /** Bounds of the request log (the newest are kept): entries, and bytes of their bodies. */
+  logMaxRequests?: number;
+  logMaxBytes?: number;
+}
+
+export interface ReceivedRequest {
+  method: string;
+  path: string;
+  contentType: string | undefined;
+  /** The parameters as received (JSON body, form body or query); a form's yes/no read as booleans. */
+  body: Record<string, unknown>;
+  raw: string;
+  at: string;
+  fault?: string;
+}
 
 export class SimulatorState {
   readonly gateway: SimulatedGateway;
   /** One-time passwords, number check, blacklist and address book. */
   readonly endpoints: SimulatedEndpoints;
   readonly accounts = new Map<string, SimulatorAccount>();
-  readonly log: RequestLog;
+  /** What the simulator received, newest last: tests and GET /simulator/requests read it. */
+  readonly requests: ReceivedRequest[] = [];
+  #requestBytes = 0;
+  readonly #logMax: { requests: number; bytes: number };
   readonly faults = new FaultInjector();
   readonly webhook: WebhookDispatcher;
   /** Outbox pages listening for changes (server-sent events). */
@@ -22,10 +48,10 @@ export class SimulatorState {
   /** The accounts a reset returns to: the demo's, the options', and those added since. */
   readonly #initial: SimulatorAccountInit[];
 
-  constructor(options: { strict?: boolean; accounts?: SimulatorAccountInit[]; webhook?: string; logMaxRequests?: number; logMaxBytes?: number }) {
+  constructor(options: SimulatorOptions) {
     this.gateway = new SimulatedGateway(options.strict ?? true);
     this.endpoints = new SimulatedEndpoints(this.gateway);
-    this.log = new RequestLog(options.logMaxRequests, options.logMaxBytes);
+    this.#logMax = { requests: options.logMaxRequests ?? 10_000, bytes: options.logMaxBytes ?? 64 * 1024 * 1024 };
     this.webhook = new WebhookDispatcher(options.webhook);
     this.#initial = [DEMO_ACCOUNT, ...(options.accounts ?? [])];
     this.#resetAccounts();
@@ -41,9 +67,23 @@ export class SimulatorState {
     this.gateway.reset();
     this.endpoints.reset();
     this.#resetAccounts();
-    this.log.clear();
+    this.clearLog();
     this.faults.clear();
     this.notify();
+  }
+
+  /** Logs a request; the oldest go past the bounds, so memory stays bounded. */
+  logRequest(record: ReceivedRequest): void {
+    this.requests.push(record);
+    this.#requestBytes += record.raw.length;
+    while (this.requests.length > this.#logMax.requests || (this.#requestBytes > this.#logMax.bytes && this.requests.length > 1)) {
+      this.#requestBytes -= (this.requests.shift() as ReceivedRequest).raw.length;
+    }
+  }
+
+  clearLog(): void {
+    this.requests.length = 0;
+    this.#requestBytes = 0;
   }
 
   /** Tells the outbox pages that something changed. */
