@@ -13,7 +13,8 @@ export function accountPanel(node: AccountNodeDef): void {
   const button = document.getElementById('bulkgate-test-connection') as HTMLButtonElement;
   const result = document.getElementById('bulkgate-test-result') as HTMLElement;
   const storeResult = document.getElementById('bulkgate-test-store') as HTMLElement;
-  const value = (id: string) => (document.getElementById(`node-config-input-${id}`) as HTMLInputElement).value;
+  const fields = (...ids: string[]) =>
+    Object.fromEntries(ids.map((id) => [id, (document.getElementById(`node-config-input-${id}`) as HTMLInputElement).value]));
   showOutbox(node.id);
   // The Redis store's URL and password show only when that store is chosen.
   const store = document.getElementById('node-config-input-store') as HTMLSelectElement;
@@ -32,17 +33,12 @@ export function accountPanel(node: AccountNodeDef): void {
       url: 'bulkgate/test-connection',
       type: 'POST',
       contentType: 'application/json',
+      // With the Redis store the test asks the store too (a stored password only with the deployed URL).
       data: JSON.stringify({
         id: node.id,
-        baseUrl: value('baseUrl'),
-        timeout: value('timeout'),
-        application_id: value('application_id'),
-        application_token: value('application_token'),
-        proxy: value('proxy'),
-        // With the Redis store the test asks the store too (a stored password only with the deployed URL).
+        ...fields('baseUrl', 'timeout', 'application_id', 'application_token', 'proxy'),
         store: store.value,
-        storeUrl: value('storeUrl'),
-        storePassword: value('storePassword'),
+        ...fields('storeUrl', 'storePassword'),
       }),
     })
       .done((answer: { ok: boolean; credit?: number; currency?: string; message?: string; store?: { ok: boolean; message?: string } }) => {

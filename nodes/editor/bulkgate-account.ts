@@ -1,7 +1,4 @@
-/**
- * The editor code of the package, bundled into bulkgate-account.html (the config node every other
- * node needs, so it is always loaded). The node definitions call `window.BulkGateEditor`.
- */
+/** The editor code, bundled into the account's HTML (every node needs an account, so it is always loaded). */
 import { baseUrlProblem } from '../../gateway/base-url';
 import { storeUrlProblem } from '../account/store-url';
 import { accountPanel } from './account-panel';

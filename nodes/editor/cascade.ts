@@ -1,7 +1,4 @@
-/**
- * The channel cascade editor (2.0): an ordered, drag-sortable list of viber and sms channels,
- * stored on the node as `channel: [{type, ...}]` and sent as the ordered `channel` object.
- */
+/** The channel cascade editor (2.0): a drag-sortable list, stored as `channel: [{type, ...}]`, sent as the ordered `channel` object. */
 import { CHANNELS, CHAT_EXPIRATION_DEFAULT, CHAT_TEXT_LIMITS, OTP_CHANNELS, VIBER_EXPIRATION_DEFAULT } from '../../gateway/channels';
 import { PROFILE_ID_CHOICE, SENDER_TYPES } from '../../gateway/senders';
 import { describeText, renderCounter, textFits } from './counter';
@@ -42,7 +39,6 @@ const OTP_CHANNEL_KEYS: Record<string, (keyof ChannelSetting)[]> = {
 /** A setting of a channel that is wrong, by the class of its input in the panel. */
 type ChannelField = `bulkgate-${string}`;
 
-/** The channels a cascade of this kind may list. */
 const channelsFor = (kind: Kind): readonly string[] => (kind === 'otp' ? OTP_CHANNELS : CHANNELS);
 
 /** A WhatsApp or RCS text's length as the platforms count it (characters, not UTF-16 units). */
@@ -141,10 +137,7 @@ function textarea(className: string, value: string, placeholder?: string): HTMLT
 /** A value in the API's own JSON (RCS suggestions, a WhatsApp template's header and buttons), as a textarea shows it. */
 const jsonText = (value: unknown): string => (value === undefined ? '' : JSON.stringify(value));
 
-/**
- * The cascade editor in `list`, from the node's saved channels (an SMS when none); `fallback`
- * says what happens when no listed channel delivers.
- */
+/** The cascade editor in `list`, from the node's saved channels (an SMS when none), and the line under it. */
 export function setupCascade(list: HTMLElement, kind: Kind, saved: unknown, fallback: HTMLElement | null, onChange?: () => void): void {
   let loading = true;
   const changed = () => {
@@ -285,11 +278,8 @@ function renderSms(body: HTMLElement, kind: Kind, data: ChannelSetting, count: (
 }
 
 /**
- * A WhatsApp or RCS channel: the registered sender, the expiration, and its content. WhatsApp: a
- * text message (with a link preview or not) or an approved template with its body parameters,
- * one per line, and its header and buttons in the API's JSON; RCS: a text message with optional
- * suggestions (a JSON list in the API's names).
- * Other content kinds (files, locations, cards, carousels) come from msg.payload.
+ * A WhatsApp or RCS channel: a text message or (WhatsApp) an approved template, its body parameters
+ * one per line; JSON in the API's names for the rest. Other content kinds come from msg.payload.
  */
 function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => void): void {
   const name = data.type as 'whatsapp' | 'rcs';
@@ -367,7 +357,6 @@ function readJson(area: HTMLTextAreaElement): unknown {
   }
 }
 
-/** The channels as the list holds them now, in order. */
 export function readCascade(list: HTMLElement): ChannelSetting[] {
   return rowsOf(list).map((row) => {
     const data = { ...($(row).data('data') as ChannelSetting) };

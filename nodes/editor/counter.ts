@@ -7,7 +7,6 @@ export interface CounterState {
   text: string;
 }
 
-/** What the counter line says for a text and a unicode setting. */
 export function describeText(text: string, mode: UnicodeMode): CounterState {
   if (!text) return { level: 'empty', text: t('send.counter.empty') };
   const unicode = resolveUnicode(mode, [text]);
@@ -25,11 +24,7 @@ export function describeText(text: string, mode: UnicodeMode): CounterState {
 }
 
 /** Whether a text fits its limit (the panel refuses to leave a node that does not). */
-export function textFits(text: string | undefined, mode: UnicodeMode): boolean {
-  if (!text) return true;
-  const m = measureText(text, resolveUnicode(mode, [text]));
-  return m.characters <= m.limit;
-}
+export const textFits = (text: string | undefined, mode: UnicodeMode): boolean => describeText(text ?? '', mode).level !== 'error';
 
 export function renderCounter(element: HTMLElement, state: CounterState): void {
   element.textContent = state.text;

@@ -1,8 +1,4 @@
-/**
- * The panels of the one-time password, number check, blacklist and contacts nodes: their
- * TypedInputs (from the node definitions), the rows each action uses (`data-actions` in the
- * form), and for the one-time password the channel cascade, the send nodes' own editor.
- */
+/** The other endpoints' panels: the rows each action uses (`data-actions` in the form), and the one-time password's cascade. */
 import { readCascade, setupCascade, type ChannelSetting } from './cascade';
 import { prepareFields } from './panel-fields';
 

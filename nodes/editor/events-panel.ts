@@ -1,7 +1,6 @@
 /**
- * The events panel: a generated secret (a password credential: once deployed, the editor never
- * gets it back), and the full webhook URL to paste into the portal, shown while the secret is
- * known here: when it was just generated or typed.
+ * The events panel: a generated secret (a password credential: once deployed, the editor never gets
+ * it back), and the webhook URL to paste into the portal, shown while the secret is known here.
  */
 import { t } from './i18n';
 

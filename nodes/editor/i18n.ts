@@ -1,8 +1,6 @@
 /**
- * Texts for what the panels build in code, from the package's own node catalogs. A key lives in
- * the catalog of the node whose panel shows it (the send form's in both send nodes', `test.*` in
- * the account's, `url-hidden` in the events node's), so the first catalog that has it answers:
- * a panel opened over another one (an account edited from a send node) still finds its texts.
+ * Texts for what the panels build in code. A key lives in the catalog of the node whose panel shows
+ * it, so the first catalog that has it answers: a panel opened over another one still finds its texts.
  */
 import { DEFINITIONS, NODE_SET } from '../definitions';
 

@@ -1,10 +1,8 @@
-/** What every panel of the package does first with its node's settings. */
 import { typedSettings } from '../definitions';
 
 /**
- * Settings missing from an imported or older flow: the panel shows the defaults the runtime uses
- * for them (advanced 2.0, msg.number, msg.payload...), not empty fields marked red. Then each
- * TypedInput of the node's definition gets its types.
+ * What every panel does first: settings missing from an imported flow show the defaults the runtime
+ * uses, not empty fields marked red; then each TypedInput of the node's definition gets its types.
  */
 export function prepareFields(node: Record<string, unknown>, type: string): void {
   const defaults = (node as { _def?: { defaults?: Record<string, { value?: unknown }> } })._def?.defaults ?? {};

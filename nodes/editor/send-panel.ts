@@ -1,7 +1,6 @@
 /**
- * The promotional and transactional panels: API and version pickers that show only the fields
- * that API and version take (read from the request schemas the runtime validates with), the
- * sender picker, the cascade editor and the live counter.
+ * The promotional and transactional panels: API and version pickers that show only the fields they
+ * take (from the request schemas the runtime validates with), the senders, the cascade, the counter.
  */
 import { bodyShape, VERSIONS, type ApiFamily, type ApiVersion } from '../../gateway/operations';
 import { isPhoneNumber, splitNumbers } from '../../gateway/recipients';
@@ -31,17 +30,6 @@ const DUPLICATES: Record<Kind, string[]> = {
   promotional: ['', 'same_text', 'same_number'],
   transactional: ['', 'on'],
 };
-
-/** The fields a body of this class, API and version takes at top level. */
-function fieldsFor(kind: Kind, api: ApiFamily, version: ApiVersion): Set<string> {
-  const shape = bodyShape({ kind, api, version, method: 'POST', encoding: 'json' });
-  return new Set(bodyFields(schemaKey(kind, shape.api, shape.version)));
-}
-
-function selectedVersion(kind: Kind, api: ApiFamily, wanted: string | undefined): ApiVersion {
-  const offered = VERSIONS[kind][api];
-  return (offered.find((v) => v === wanted) ?? offered[0]) as ApiVersion;
-}
 
 function smsUnicode(channels: ChannelSetting[] | undefined): UnicodeMode {
   const sms = (channels ?? []).find((c) => c.type === 'sms');
@@ -84,11 +72,14 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
   const refresh = () => {
     const family = api.value as ApiFamily;
     const offered = VERSIONS[kind][family];
-    const keep = selectedVersion(kind, family, version.value || node.version);
+    const wanted = version.value || node.version;
+    const keep = (offered.find((v) => v === wanted) ?? offered[0]) as ApiVersion;
     version.textContent = '';
     for (const v of offered) version.add(new Option(v, v));
     version.value = keep;
-    const fields = fieldsFor(kind, family, keep);
+    // The fields a body of this class, API and version takes at top level.
+    const shape = bodyShape({ kind, api: family, version: keep, method: 'POST', encoding: 'json' });
+    const fields = new Set(bodyFields(schemaKey(kind, shape.api, shape.version)));
     $('[data-field]').each((_i: number, row: HTMLElement) => {
       const name = row.getAttribute('data-field') as string;
       if (name !== 'sender_id_value') $(row).toggle(name === 'text' || fields.has(name));
@@ -133,10 +124,8 @@ export function validText(node: SendNodeDef, _kind: Kind, value: string): boolea
 }
 
 /**
- * A recipient typed into the panel (a fixed string) must be a number the gateway can take: one
- * for a transactional node, one or more separated by ; or , for a promotional one. While the
- * panel is open its type picker is read (the node's own setting changes only on Done). The
- * sentence shows as the field's tooltip.
+ * A recipient typed into the panel must be a number the gateway can take (some kinds take one). While
+ * the panel is open its type picker is read (the node's own setting changes only on Done).
  */
 export function validNumber(node: SendNodeDef, kind: Kind | 'otp' | 'contacts' | 'number-check' | 'blacklist', value: string): true | string {
   const picker = document.getElementById('node-input-numberType') as HTMLInputElement | null;

@@ -3,15 +3,6 @@ import { PROFILE_ID_CHOICE, SENDER_TYPES, SENDER_VALUE_KIND } from '../../gatewa
 import type { ApiVersion } from '../../gateway/operations';
 import { t } from './i18n';
 
-export function senderChoices(version: ApiVersion): { value: string; label: string }[] {
-  return [
-    { value: '', label: t('send.sender.default') },
-    // A colon, not a spaced dash: a one-time password's narrow sender field shows "gPush: Mobile Connect Push" whole.
-    ...SENDER_TYPES[version].map((type) => ({ value: type, label: `${type}: ${t(`send.sender.${type}`)}` })),
-    { value: PROFILE_ID_CHOICE, label: t('send.sender.profile_id') },
-  ];
-}
-
 /** The label key of the value field for a sender type, or undefined when the type takes no value. */
 export function senderValueKind(senderId: string): string | undefined {
   if (senderId === PROFILE_ID_CHOICE) return 'profile_id';
@@ -20,13 +11,14 @@ export function senderValueKind(senderId: string): string | undefined {
 
 export function fillSenderSelect(select: HTMLSelectElement, version: ApiVersion, value: string): void {
   select.textContent = '';
-  const choices = senderChoices(version);
-  for (const choice of choices) select.add(new Option(choice.label, choice.value));
+  select.add(new Option(t('send.sender.default'), ''));
+  // A colon, not a spaced dash: a one-time password's narrow sender field shows "gPush: Mobile Connect Push" whole.
+  for (const type of SENDER_TYPES[version]) select.add(new Option(`${type}: ${t(`send.sender.${type}`)}`, type));
+  select.add(new Option(t('send.sender.profile_id'), PROFILE_ID_CHOICE));
   // A type of the other version (after switching version) falls back to the default.
-  select.value = choices.some((c) => c.value === value) ? value : '';
+  select.value = [...select.options].some((o) => o.value === value) ? value : '';
 }
 
-/** Label and placeholder of the value field for a type. */
 export function senderValueText(senderId: string): { label: string; placeholder: string } | undefined {
   const kind = senderValueKind(senderId);
   if (!kind) return undefined;
