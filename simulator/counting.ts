@@ -11,25 +11,14 @@ export const LIMIT_UNICODE = 268;
 /** Texts longer than this (UTF-16 units) are not counted: the answer is "too long" regardless. */
 const UNCOUNTED_ABOVE = 4 * LIMIT_GSM7;
 
-export interface SimulatedCount {
-  characters: number;
-  parts: number;
-  unicode: boolean;
-  limit: number;
-}
-
 const gsmCache = new Map<string, boolean>();
 function isGsm(codePoint: string): boolean {
-  let gsm = gsmCache.get(codePoint);
-  if (gsm === undefined) {
-    gsm = new SegmentedMessage(codePoint, 'auto').encodingName === 'GSM-7';
-    gsmCache.set(codePoint, gsm);
-  }
-  return gsm;
+  if (!gsmCache.has(codePoint)) gsmCache.set(codePoint, new SegmentedMessage(codePoint, 'auto').encodingName === 'GSM-7');
+  return gsmCache.get(codePoint) as boolean;
 }
 
 /** Counts a text as sent with `unicode` on, off, or (Viber) decided by the text itself. */
-export function countText(text: string, unicode: boolean | 'auto'): SimulatedCount {
+export function countText(text: string, unicode: boolean | 'auto') {
   if (text.length > UNCOUNTED_ABOVE)
     return { characters: text.length, parts: Math.ceil(text.length / 67), unicode: unicode === true, limit: unicode === true ? LIMIT_UNICODE : LIMIT_GSM7 };
   const auto = new SegmentedMessage(text, 'auto');

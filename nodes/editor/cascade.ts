@@ -97,9 +97,8 @@ const rowsOf = (list: HTMLElement): HTMLElement[] => ($(list).editableList('item
 
 /** Marks each wrong input the way Node-RED's own panels do (`input-error`). */
 function markProblems(list: HTMLElement, kind: Kind): void {
-  const rows = rowsOf(list);
   const problems = channelProblems(kind, readCascade(list));
-  rows.forEach((row, i) => {
+  rowsOf(list).forEach((row, i) => {
     const wrong = new Set(problems[i] ?? []);
     for (const el of row.querySelectorAll<HTMLElement>('input, select, textarea')) {
       const name = [...el.classList].find((c) => c.startsWith('bulkgate-'));
@@ -151,8 +150,8 @@ export function setupCascade(list: HTMLElement, kind: Kind, saved: unknown, fall
     sortable: true,
     removable: true,
     height: 'auto',
-    addItem: (row: HTMLElement[] | JQueryLike, _index: number, data: ChannelSetting) => {
-      const container = (row as JQueryLike)[0] ?? (row as unknown as HTMLElement);
+    addItem: (row: unknown, _index: number, data: ChannelSetting) => {
+      const container = $(row)[0] as HTMLElement;
       const added = !loading && !data.type;
       // "+ channel": a channel SMS does not already cover, placed above SMS (nothing after SMS is tried).
       if (added) data.type = channelsFor(kind).find((name) => name !== 'sms' && !readCascade(list).some((c) => c.type === name)) ?? 'sms';
@@ -173,10 +172,6 @@ export function setupCascade(list: HTMLElement, kind: Kind, saved: unknown, fall
   for (const channel of channels) $(list).editableList('addItem', { ...channel });
   loading = false;
   changed();
-}
-
-interface JQueryLike {
-  [index: number]: HTMLElement;
 }
 
 function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting, onChange: () => void): void {
