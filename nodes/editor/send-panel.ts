@@ -54,13 +54,12 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
   for (const value of DUPLICATES[kind]) duplicates.add(new Option(t(`send.duplicates.${value || 'none'}`), value));
   duplicates.value = DUPLICATES[kind].includes(String(node.duplicates_check ?? '')) ? String(node.duplicates_check ?? '') : '';
 
-  const currentVersion = (): ApiVersion => version.value as ApiVersion;
   const refreshCounter = () => {
-    const mode = currentVersion() === '1.0' ? (unicode.value as UnicodeMode) : smsUnicode(readCascade(list));
+    const mode = version.value === '1.0' ? (unicode.value as UnicodeMode) : smsUnicode(readCascade(list));
     renderCounter(counter, describeText(text.value, mode));
   };
   const refreshSender = () => {
-    const labels = currentVersion() === '1.0' ? senderValueText(sender.value) : undefined;
+    const labels = version.value === '1.0' ? senderValueText(sender.value) : undefined;
     $('[data-field="sender_id_value"]').toggle(Boolean(labels));
     if (labels) {
       byId('bulkgate-sender-value-label').textContent = labels.label;
@@ -85,8 +84,7 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
       if (name !== 'sender_id_value') $(row).toggle(name === 'text' || fields.has(name));
     });
     $('.bulkgate-encoding').toggle(family === 'simple' && !(kind === 'transactional' && keep === '2.0'));
-    const chosen = sender.value || String(node.sender_id ?? '');
-    fillSenderSelect(sender, keep === '1.0' ? '1.0' : '2.0', chosen);
+    fillSenderSelect(sender, keep, sender.value || String(node.sender_id ?? ''));
     refreshSender();
     refreshCounter();
   };
@@ -98,18 +96,14 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
   text.addEventListener('input', refreshCounter);
   unicode.addEventListener('change', refreshCounter);
   refresh();
-  explainNumber(node, kind);
-}
-
-/** Says under the recipients field why it is marked (the rule it breaks, in the editor's language), not only in a tooltip. */
-function explainNumber(node: SendNodeDef, kind: Kind): void {
-  const input = $('#node-input-number');
-  const why = $('<div class="form-tips bulkgate-number-invalid" style="display:none"></div>').insertAfter(input.closest('.form-row'));
+  // Under the recipients field, why it is marked (the rule it breaks, in the editor's language), not only in a tooltip.
+  const number = $('#node-input-number');
+  const why = $('<div class="form-tips bulkgate-number-invalid" style="display:none"></div>').insertAfter(number.closest('.form-row'));
   const explain = () => {
-    const answer = validNumber(node, kind, String(input.typedInput('value') ?? ''));
+    const answer = validNumber(node, kind, String(number.typedInput('value') ?? ''));
     why.text(answer === true ? '' : answer).toggle(answer !== true);
   };
-  input.on('change', explain);
+  number.on('change', explain);
   explain();
 }
 
