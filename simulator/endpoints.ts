@@ -7,7 +7,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
 import { ENDPOINTS, type EndpointName } from '../gateway/operations';
 import type { SimulatorAccount } from './accounts';
-import { ApiError, completeNumber, PRICES, round, smsSender, type OutboxMessage, type SimulatedGateway } from './gateway';
+import { ApiError, completeNumber, isObject, PRICES, round, smsSender, type OutboxMessage, type SimulatedGateway } from './gateway';
 
 /** Entries kept per account and kind (OTPs, blacklist, contacts): the oldest go first. */
 const MAX_ENTRIES = 10_000;
@@ -25,13 +25,10 @@ interface Otp {
   resendsLeft: number | null;
 }
 
+/** What the blacklist's answers read of an entry (the reason and date given are not answered back). */
 interface ListedNumber {
-  number: string;
   type: 'black-list' | 'opt-out';
-  wallet: string;
   source_id: string;
-  reason: string;
-  date: string;
 }
 
 type ContactRecord = Record<string, string | null>;
@@ -69,7 +66,6 @@ const OTP_TEXTS: Record<string, string> = {
   de: 'Ihr Bestätigungscode lautet {code}',
 };
 
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const invalidInput = () => new ApiError(400, 'invalid_input_parameters', 'Invalid input parameters');
 const numberNotFound = () => new ApiError(400, 'number_not_found', 'Number not found');
 
@@ -224,10 +220,8 @@ export class SimulatedEndpoints {
     return out;
   }
 
-  #wallet(account: SimulatorAccount, body: Record<string, unknown>): string {
-    const wallet = `sim-wallet-${account.id}`;
-    if (body.wallet !== undefined && body.wallet !== wallet) throw new ApiError(400, 'invalid_wallet', 'Invalid wallet');
-    return wallet;
+  #wallet(account: SimulatorAccount, body: Record<string, unknown>): void {
+    if (body.wallet !== undefined && body.wallet !== `sim-wallet-${account.id}`) throw new ApiError(400, 'invalid_wallet', 'Invalid wallet');
   }
 
   #blacklistCheck(account: SimulatorAccount, body: Record<string, unknown>): unknown {
@@ -245,7 +239,7 @@ export class SimulatedEndpoints {
   }
 
   #blacklistAdd(account: SimulatorAccount, body: Record<string, unknown>): unknown {
-    const wallet = this.#wallet(account, body);
+    this.#wallet(account, body);
     if (!Array.isArray(body.numbers)) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
     const numbers = body.numbers.map((n) => completeNumber(String(n), account.country)).filter((n): n is string => n !== undefined);
     if (numbers.length === 0) throw new ApiError(400, 'no_valid_numbers', 'No valid numbers');
@@ -253,10 +247,7 @@ export class SimulatedEndpoints {
     const fresh = numbers.filter((n) => !list.has(n));
     if (fresh.length === 0) throw new ApiError(400, 'number_already_exists', 'Number already exists');
     const type = body.type === 'opt-out' ? 'opt-out' : 'black-list';
-    const date = new Date().toISOString().replace('Z', '+00:00');
-    for (const number of fresh) {
-      bounded(list, number, { number, type, wallet, source_id: String(body.source_id ?? ''), reason: String(body.reason ?? ''), date });
-    }
+    for (const number of fresh) bounded(list, number, { type, source_id: String(body.source_id ?? '') });
     return { message: 'contacts have been blacklisted' };
   }
 

@@ -63,7 +63,7 @@ export class ApiError extends Error {
 const invalidParameter = (message: string) => new ApiError(400, 'invalid_parameter', message);
 /** Credits and prices to four decimals, as the gateway answers them. */
 export const round = (n: number) => Math.round(n * 10_000) / 10_000;
-const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
 const asBoolean = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true' || v === 'yes';
 
 interface Recipient {

@@ -8,9 +8,7 @@ import { t } from './i18n';
 const STORED = '__PWRD__';
 
 function randomSecret(): string {
-  const bytes = new Uint8Array(24);
-  crypto.getRandomValues(bytes);
-  return Array.from(bytes, (b) => b.toString(16).padStart(2, '0')).join('');
+  return Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('');
 }
 
 export function eventsPanel(): void {
