@@ -1,9 +1,7 @@
 /**
- * The outbox page: what the simulator "delivered", as message bubbles grouped by recipient, with
- * channel, sender, parts, price and status, the accounts' credit, refreshed live (server-sent
- * events). A button takes the gateway offline for a minute (every API request answered 503), to
- * watch an alert wait in the account's outbox and arrive afterwards. Plain HTML, CSS and a little
- * script; readable on a phone.
+ * The outbox page: what the simulator "delivered", grouped by recipient, and the accounts' credit,
+ * refreshed live (server-sent events). A button takes the gateway offline for a minute (HTTP 503),
+ * to watch an alert wait in the account's outbox and arrive afterwards. Readable on a phone.
  */
 export const OUTBOX_PAGE = `<!doctype html>
 <html lang="en">

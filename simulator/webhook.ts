@@ -15,13 +15,12 @@ export class WebhookDispatcher {
   constructor(public url = '') {}
 
   send(events: Record<string, unknown>[]): void {
-    const url = this.url;
-    if (!url) return;
+    if (!this.url) return;
     const sent = this.bulk
-      ? fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(events) })
+      ? fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(events) })
       : Promise.all(
           events.map((e) => {
-            const single = new URL(url);
+            const single = new URL(this.url);
             for (const [k, v] of Object.entries(e)) single.searchParams.set(k, String(v));
             return fetch(single);
           }),

@@ -4,7 +4,6 @@ import { prepareFields } from './panel-fields';
 
 interface EndpointNodeDef {
   type: string;
-  action?: string;
   channel?: ChannelSetting[];
   [key: string]: unknown;
 }

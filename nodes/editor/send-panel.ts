@@ -16,12 +16,6 @@ import { fillSenderSelect, senderValueKind, senderValueText } from './senders';
 type Kind = 'promotional' | 'transactional';
 
 interface SendNodeDef {
-  api?: string;
-  version?: string;
-  unicode?: string;
-  sender_id?: string;
-  sender_id_value?: string;
-  sender_id_valueType?: string;
   channel?: ChannelSetting[];
   [key: string]: unknown;
 }

@@ -4,10 +4,7 @@ import type { ApiVersion } from '../../gateway/operations';
 import { t } from './i18n';
 
 /** The label key of the value field for a sender type, or undefined when the type takes no value. */
-export function senderValueKind(senderId: string): string | undefined {
-  if (senderId === PROFILE_ID_CHOICE) return 'profile_id';
-  return SENDER_VALUE_KIND[senderId];
-}
+export const senderValueKind = (senderId: string): string | undefined => (senderId === PROFILE_ID_CHOICE ? 'profile_id' : SENDER_VALUE_KIND[senderId]);
 
 export function fillSenderSelect(select: HTMLSelectElement, version: ApiVersion, value: string): void {
   select.textContent = '';
