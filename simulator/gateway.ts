@@ -223,12 +223,9 @@ export class SimulatedGateway {
     let delivery: Delivery | undefined;
     for (const [name, settings] of Object.entries(channels)) {
       if (!isObject(settings)) continue;
-      if (name === 'viber' && account.viber.has(number)) {
-        delivery = { channel: 'viber', text: String(settings.text ?? recipient.text ?? topText ?? ''), sender: String(settings.sender ?? ''), unicode: false };
-        break;
-      }
-      if ((name === 'whatsapp' || name === 'rcs') && account[name].has(number)) {
-        delivery = { channel: name, text: chatText(settings), sender: String(settings.sender ?? ''), unicode: false };
+      if ((name === 'viber' || name === 'whatsapp' || name === 'rcs') && account[name].has(number)) {
+        const text = name === 'viber' ? String(settings.text ?? recipient.text ?? topText ?? '') : chatText(settings);
+        delivery = { channel: name, text, sender: String(settings.sender ?? ''), unicode: false };
         break;
       }
       if (name === 'sms') {
