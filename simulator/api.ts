@@ -7,7 +7,7 @@ import type { EndpointName } from '../gateway/operations';
 import { SimulatedEndpoints } from './endpoints';
 import { ApiError, type Version } from './gateway';
 import { json, mediaType, parseParameters, readBody, reply } from './http';
-import type { ReceivedRequest, SimulatorState } from './state';
+import type { SimulatorState } from './state';
 
 const API_PATH = /^\/api\/([^/]+)\/([^/]+)\/([^/?]+)$/;
 
@@ -25,9 +25,7 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   if (raw === undefined) return json(res, 413, { type: 'invalid_parameter', code: 413, error: 'Request body too large', detail: null });
   const contentType = mediaType(req);
   const body = parseParameters(req.method ?? 'GET', contentType, raw, url.searchParams);
-  const record: ReceivedRequest = { method: req.method ?? 'GET', path, contentType, body: body ?? {}, raw, at };
-  if (fault) record.fault = JSON.stringify(fault);
-  state.logRequest(record);
+  state.logRequest({ method: req.method ?? 'GET', path, contentType, body: body ?? {}, raw, at, ...(fault && { fault: JSON.stringify(fault) }) });
   const delay = state.faults.delay();
   if (delay > 0) await new Promise((r) => setTimeout(r, delay));
 

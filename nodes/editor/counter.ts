@@ -2,12 +2,7 @@
 import { measureText, resolveUnicode, TEXT_WARNING_RATIO, type UnicodeMode } from '../../gateway/text';
 import { t } from './i18n';
 
-export interface CounterState {
-  level: 'empty' | 'ok' | 'warning' | 'error';
-  text: string;
-}
-
-export function describeText(text: string, mode: UnicodeMode): CounterState {
+export function describeText(text: string, mode: UnicodeMode): { level: 'empty' | 'ok' | 'warning' | 'error'; text: string } {
   if (!text) return { level: 'empty', text: t('send.counter.empty') };
   const unicode = resolveUnicode(mode, [text]);
   const m = measureText(text, unicode);
@@ -26,7 +21,7 @@ export function describeText(text: string, mode: UnicodeMode): CounterState {
 /** Whether a text fits its limit (the panel refuses to leave a node that does not). */
 export const textFits = (text: string | undefined, mode: UnicodeMode): boolean => describeText(text ?? '', mode).level !== 'error';
 
-export function renderCounter(element: HTMLElement, state: CounterState): void {
+export function renderCounter(element: HTMLElement, state: ReturnType<typeof describeText>): void {
   element.textContent = state.text;
   element.className = `bulkgate-counter bulkgate-counter-${state.level}`;
 }
