@@ -176,7 +176,10 @@ export function redact(text: string, secret: string | undefined): string {
   return secret ? text.replaceAll(secret, '***') : text;
 }
 
-/** Removes a secret from every string of a parsed answer, keys included, however deep. */
+/**
+ * Removes a secret from every string of a parsed answer, keys included, however deep: whatever
+ * a gateway (or a proxy in between) echoes reaches no msg, error, status or log.
+ */
 export function redactAnswer<T>(value: T, secret: string | undefined): T {
   if (!secret) return value;
   if (typeof value === 'string') return redact(value, secret) as T;

@@ -51,8 +51,8 @@ export function operationProblem(op: Operation): string | undefined {
     return `version ${op.version} does not exist for the ${op.api} ${op.kind} API (it offers ${versions.join(', ')})`;
   }
   // The 2.0 simple transactional path takes the advanced 2.0 body, so JSON only.
-  const allowed =
-    op.kind === 'transactional' && op.api === 'simple' && op.version === '2.0' ? ['POST json'] : (op.kind === 'info' ? INFO_ENCODINGS : SEND_ENCODINGS)[op.api];
+  const table = op.kind === 'info' ? INFO_ENCODINGS : SEND_ENCODINGS;
+  const allowed = op.kind === 'transactional' && op.api === 'simple' && op.version === '2.0' ? ['POST json'] : table[op.api];
   if (!allowed.includes(`${op.method} ${op.encoding}`)) {
     return `${op.method} with a ${op.encoding} body is not offered by the ${op.api} ${op.kind} API (it takes ${allowed.join(', ')})`;
   }

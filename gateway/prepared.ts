@@ -58,7 +58,10 @@ export const CREDENTIAL_KEYS = ['application_id', 'application_token', 'applicat
 /** A field left empty: no value. */
 export const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
 
-/** An object as a msg or a JSON answer carries one: not null, an array, a Date or bytes (a Buffer). */
+/**
+ * An object as a msg or a JSON answer carries one: not null, an array, a Date or bytes (a Buffer).
+ * The client and the nodes use this one; the simulator keeps its own (it is the test oracle).
+ */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date) && !(value instanceof Uint8Array);
 }

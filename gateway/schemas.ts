@@ -13,7 +13,7 @@ type Schema = Record<string, unknown>;
 const PHONE_RULE = 'must be a phone number: 3 to 20 digits once spaces, dashes, dots, brackets and a leading + or 00 are removed';
 const phone: Schema = { type: 'string', pattern: PHONE_DIGITS, rule: PHONE_RULE };
 const text: Schema = { type: 'string', minLength: 1, rule: 'must be a non-empty string' };
-const aString: Schema = { type: 'string', rule: 'must be a string' };
+const anyString: Schema = { type: 'string', rule: 'must be a string' };
 const variables: Schema = {
   type: 'object',
   additionalProperties: { type: ['string', 'number'], rule: 'must be a string or a number' },
@@ -115,7 +115,7 @@ function channel(kind: OperationKind): Schema {
         card: { type: 'object', rule: 'must be a card object' },
         carousel: { type: 'object', rule: 'must be a carousel object' },
       }),
-      viber: objectOf({ text, sender: aString, expiration: seconds, button }, kind === 'promotional' ? ['sender', 'button'] : ['sender']),
+      viber: objectOf({ text, sender: anyString, expiration: seconds, button }, kind === 'promotional' ? ['sender', 'button'] : ['sender']),
       sms: objectOf({ text, ...sender('2.0'), unicode: flag }, [], senderValueRequired('2.0')),
     },
     [],
@@ -134,7 +134,7 @@ const oneRecipientSource: Schema = {
 };
 
 /** The SMS settings at top level in version 1.0. */
-const sms1 = { unicode: flag, flash: flag, ...sender('1.0') };
+const smsSettingsV1 = { unicode: flag, flash: flag, ...sender('1.0') };
 
 /** What both advanced promotional versions take, before and after their SMS settings (in this order). */
 const promotionalRecipients = {
@@ -153,7 +153,7 @@ export const SCHEMAS: Record<string, Schema> = {
   'promotional advanced 1.0': body(
     {
       ...promotionalRecipients,
-      ...sms1,
+      ...smsSettingsV1,
       ...promotionalDelivery,
     },
     [],
@@ -172,7 +172,7 @@ export const SCHEMAS: Record<string, Schema> = {
     {
       number: { type: 'string', pattern: '^[0-9]{3,20}(;[0-9]{3,20})*$', rule: 'must be phone numbers separated by ;' },
       text,
-      ...sms1,
+      ...smsSettingsV1,
       country,
       schedule,
     },
@@ -185,7 +185,7 @@ export const SCHEMAS: Record<string, Schema> = {
       admin: { type: 'integer', minimum: 0, rule: 'must be an integer administrator id' },
       text,
       variables,
-      ...sms1,
+      ...smsSettingsV1,
       country,
       schedule,
       duplicates_check: onOff,
@@ -209,7 +209,7 @@ export const SCHEMAS: Record<string, Schema> = {
     {
       number: phone,
       text,
-      ...sms1,
+      ...smsSettingsV1,
       country,
     },
     ['number', 'text'],
@@ -262,7 +262,7 @@ const contact = objectOf(
         'company_vat',
         'note',
         ...Array.from({ length: 10 }, (_, i) => `custom_field_${i}`),
-      ].map((name) => [name, aString]),
+      ].map((name) => [name, anyString]),
     ),
   },
   [],
@@ -310,7 +310,7 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
       wallet,
       type: { enum: ['black-list', 'opt-out'], rule: 'must be black-list or opt-out' },
       source_id: text,
-      reason: aString,
+      reason: anyString,
     },
     ['numbers'],
   ),

@@ -42,7 +42,7 @@ export type EndpointKind = 'otp' | 'numberCheck' | 'blacklist' | 'contacts';
 export type SharedSection = 'status' | 'brief' | 'warnings' | 'send' | 'storm';
 
 /** The settings a node that sends through an account starts with. */
-const NAMED: Record<string, SettingDefinition> = {
+const NAME_AND_ACCOUNT: Record<string, SettingDefinition> = {
   name: { value: '' },
   account: { value: '', configType: 'bulkgate-account', required: true },
 };
@@ -62,7 +62,7 @@ function sendSettings(kind: 'promotional' | 'transactional'): Record<string, Set
           variables: { value: 'variables', typed: { types: ['msg', 'json', 'flow', 'global', 'jsonata'], type: 'msg' } },
         };
   return {
-    ...NAMED,
+    ...NAME_AND_ACCOUNT,
     api: { value: 'advanced' },
     version: { value: '2.0' },
     encoding: { value: 'json' },
@@ -112,7 +112,7 @@ function endpointNode(type: string, endpoint: EndpointKind, outputs: number, set
     category: 'BulkGate',
     inputs: 1,
     outputs,
-    settings: { ...NAMED, ...settings },
+    settings: { ...NAME_AND_ACCOUNT, ...settings },
     label: 'plain',
     panel: { prepare: 'endpointPanel', save: 'endpointPanelSave' },
     shared: ['status', 'brief', 'warnings'],
@@ -156,7 +156,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     inputs: 1,
     outputs: 2,
     settings: {
-      ...NAMED,
+      ...NAME_AND_ACCOUNT,
       api: { value: 'advanced' },
       method: { value: 'POST' },
       threshold: { value: '', validate: 'number' },

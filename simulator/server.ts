@@ -76,6 +76,8 @@ export async function startSimulator(options: SimulatorOptions = {}) {
    * A page from another site (DNS rebinding, a cross-site fetch) must reach neither the log, which
    * holds tokens, nor the controls: the Host must be this server, an Origin this page's own.
    */
+  // Empty until the server listens (its port is known then): a request before that is refused.
+  let allowedHosts = new Set<string>();
   function trusted(req: IncomingMessage): boolean {
     const hostHeader = (req.headers.host ?? '').toLowerCase();
     // A wildcard bind answers on every address of the machine: the user chose that, with a warning.
@@ -107,7 +109,7 @@ export async function startSimulator(options: SimulatorOptions = {}) {
   const actualPort = typeof address === 'object' && address ? address.port : port;
   // The host names this server answers to: its own address, and loopback names for a loopback bind.
   const names = isLoopbackHost(host) ? [urlName(host), 'localhost', '127.0.0.1', '[::1]'] : [urlName(host)];
-  const allowedHosts = new Set(names.map((n) => `${n.toLowerCase()}:${actualPort}`));
+  allowedHosts = new Set(names.map((n) => `${n.toLowerCase()}:${actualPort}`));
   return {
     url: `http://${urlName(host)}:${actualPort}`,
     server,

@@ -153,7 +153,9 @@ export class Account {
     this.deployed = { baseUrl, timeout: numberSetting(config.timeout, DEFAULT_TIMEOUT, 1), storeUrl };
     const missing = (['application_id', 'application_token'] as const).find((key) => !credentials[key]);
     this.#problem =
-      baseUrlProblem(baseUrl) ?? (missing && `the account has no ${missing}`) ?? (config.store === 'redis' ? storeUrlProblem(config.storeUrl) : undefined);
+      baseUrlProblem(baseUrl) ??
+      (missing ? `the account has no ${missing}` : undefined) ??
+      (config.store === 'redis' ? storeUrlProblem(config.storeUrl) : undefined);
     this.claims = surroundings.claims;
 
     const changed = this.#changed;

@@ -284,7 +284,12 @@ export class Journal {
       this.#again = [];
       await this.#close();
       await unlink(this.path).catch(() => undefined);
-      await unlink(this.#lockPath).catch(() => undefined);
+      // In the same step as `#locked = false`: no moment holds the lock without its file.
+      try {
+        unlinkSync(this.#lockPath);
+      } catch {
+        // Already gone.
+      }
       this.#locked = false;
     });
     this.#chain = run.catch(() => undefined);

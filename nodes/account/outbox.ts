@@ -398,7 +398,9 @@ export class Outbox {
   #armExpiry(sooner?: number): void {
     const worker = this.#worker;
     let first = sooner ?? Infinity;
-    if (sooner === undefined && worker) for (const kept of this.#kept()) first = Math.min(first, giveUpAt(kept, worker));
+    if (sooner === undefined && worker) {
+      for (const kept of this.#kept()) first = Math.min(first, giveUpAt(kept, worker));
+    }
     if (first === this.#expiryAt) return;
     clearTimeout(this.#expiryTimer);
     this.#expiryTimer = undefined;

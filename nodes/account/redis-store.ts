@@ -221,7 +221,7 @@ export function redisStore(
     kind: 'redis',
     outboxLog: () => keptOnce('shared-outbox-log', prefix, () => new RedisOutboxLog(running, prefix, COPY_ID, settings.claimMs)),
     tracker: () => keptOnce('shared-tracker', prefix, () => new DeliveryTracker({ kind: 'shared', shared: new SharedTracking(running, prefix) })),
-    // The shared window while Redis answers; this copy's own while it does not (the issue's rule).
+    // The shared window while Redis answers; this copy's own while it does not: a store that does not answer never stops a send.
     rateWindow: (accountId, limit, windowMs) => {
       const shared = new RedisWindow(redis, `${prefix}window`, limit, windowMs);
       const own = local.rateWindow(accountId, limit, windowMs);

@@ -4,8 +4,9 @@
  * together in the next, as one EVALSHA of a script holding every script of the store as a function,
  * each call in its own `pcall` (a failing call fails only its own promise). Kept over pipelining
  * for the CPU: 32 to 48 µs per send against 55 to 80 at 16 sends at a time, at about the same
- * sends/s (`npm run bench -- --redis`, four runs of 27 sets). A script may leave work for the
- * batch's end (`B.atEnd`), done once however many calls ask for it.
+ * sends/s (`npm run bench -- --redis`, four runs of 27 sets). A batch runs as one script, so it is
+ * as atomic as each of its calls was; a script may leave work for the batch's end (`B.atEnd`),
+ * done once however many calls ask for it.
  */
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';

@@ -27,8 +27,17 @@ const OTP_SEND_SETTINGS = [
   'trials_available_verification',
   'daily_limit',
 ];
-/** The OTP's security settings: only the panel sets them, never a msg (a caller could loosen them). */
-const OTP_LOCKED = [...OTP_SEND_SETTINGS.filter((key) => key !== 'language'), 'request_quota_identification'];
+/** The OTP's security settings: only the panel sets them, never a msg (a caller could loosen them). Its own list, so a setting that stops being copied from the panel stays locked. */
+const OTP_LOCKED = [
+  'code_type',
+  'code_length',
+  'expiration',
+  'request_quota_number',
+  'request_quota_identification',
+  'trials_available_resend',
+  'trials_available_verification',
+  'daily_limit',
+] as const;
 
 export const otp: EndpointHandler = async (ctx) => {
   const action = actionOf(ctx, ['send', 'resend', 'verify'] as const);
@@ -65,14 +74,14 @@ export const otp: EndpointHandler = async (ctx) => {
   return { outputs: right ? [msg, null] : [null, msg], status: right ? { key: 'otp-right' } : { key: 'otp-wrong', fill: 'yellow' } };
 };
 
-/** One msg per record, on port 1 where `first` holds, else port 2; the status counts both, yellow when port `yellow` has any. */
-async function split<T>(ctx: EndpointContext, records: T[], first: (record: T) => boolean, key: string, yellow: 0 | 1): Promise<EndpointOutcome> {
+/** One msg per record, on port 1 where `first` holds, else port 2; the status counts both, yellow when `warnOn` has any. */
+async function split<T>(ctx: EndpointContext, records: T[], first: (record: T) => boolean, key: string, warnOn: 'port 1' | 'port 2'): Promise<EndpointOutcome> {
   const ports: [Msg[], Msg[]] = [[], []];
   (await ctx.parts(records)).forEach((out, index) => ports[first(records[index] as T) ? 0 : 1].push(out));
   const [one, two] = ports;
   return {
     outputs: [one.length ? one : null, two.length ? two : null],
-    status: { key, fill: ports[yellow].length ? 'yellow' : 'green', params: { sent: one.length, rejected: two.length } },
+    status: { key, fill: ports[warnOn === 'port 1' ? 0 : 1].length ? 'yellow' : 'green', params: { sent: one.length, rejected: two.length } },
   };
 }
 
@@ -100,7 +109,7 @@ export const numberCheck: EndpointHandler = async (ctx) => {
     const record = checked[i] ? (answer[normalizeNumber(number)] ?? answer[number]) : undefined;
     return isPlainObject(record) ? record : impossible(number);
   });
-  return split(ctx, records, (record) => record.valid === true, 'checked', 1);
+  return split(ctx, records, (record) => record.valid === true, 'checked', 'port 2');
 };
 
 export const blacklist: EndpointHandler = async (ctx) => {
@@ -138,7 +147,7 @@ export const blacklist: EndpointHandler = async (ctx) => {
     const number = normalizeNumber(given);
     return { number, listed: answer[number] === true || answer[given] === true };
   });
-  return split(ctx, records, (record) => record.listed, 'listed', 0);
+  return split(ctx, records, (record) => record.listed, 'listed', 'port 1');
 };
 
 const CONTACT_ACTIONS = ['get', 'add', 'edit', 'import', 'remove', 'consent-show', 'consent-add', 'consent-remove'] as const;

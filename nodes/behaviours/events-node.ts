@@ -129,9 +129,14 @@ async function reportsOf(req: Request, query: Record<string, unknown>): Promise<
   if (list.length === 0) throw new Refusal(400, 'No reports', true);
   if (deeperThan(list)) throw new Refusal(400, `Nested deeper than ${MAX_DEPTH} levels`, true);
   if (list.length > MAX_REPORTS_PER_CALL) throw new Refusal(413, `More than ${MAX_REPORTS_PER_CALL} reports`);
-  const events = list.map((item) => readEvent(item));
-  if (events.some((event) => !event)) throw new Refusal(400, 'Not a report', true);
-  return events as EventPayload[];
+  const events: EventPayload[] = [];
+  for (const item of list) {
+    const event = readEvent(item);
+    // Refused at the first bad one: no more of the body is read.
+    if (!event) throw new Refusal(400, 'Not a report', true);
+    events.push(event);
+  }
+  return events;
 }
 
 /** Whether a value nests arrays or objects deeper than MAX_DEPTH levels (walked without recursion). */

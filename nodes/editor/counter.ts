@@ -19,7 +19,12 @@ export function describeText(text: string, mode: UnicodeMode): { level: 'empty' 
 }
 
 /** Whether a text fits its limit (the panel refuses to leave a node that does not). */
-export const textFits = (text: string | undefined, mode: UnicodeMode): boolean => describeText(text ?? '', mode).level !== 'error';
+export function textFits(text: string | undefined, mode: UnicodeMode): boolean {
+  // Measured only: it runs at each keystroke and each node's validation, where no sentence is shown.
+  if (!text) return true;
+  const m = measureText(text, resolveUnicode(mode, [text]));
+  return m.characters <= m.limit;
+}
 
 export function renderCounter(element: HTMLElement, state: ReturnType<typeof describeText>): void {
   element.textContent = state.text;

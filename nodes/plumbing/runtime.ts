@@ -52,7 +52,7 @@ export function catalogText(catalog: NodeCatalog, key: string, params?: Record<s
   return catalog.RED._(`${catalog.type}.${key}`, params);
 }
 
-/** A status text, worded only when shown (StatusThrottle), so i18next is asked then, not once per msg. */
+/** A status text, worded only when shown (StatusThrottle), so i18next is asked then, not once per msg; a count picks the language's plural form. */
 export function statusText(catalog: NodeCatalog, key: string, params?: Record<string, string | number>): string {
   return catalogText(catalog, `status.${key}`, params);
 }

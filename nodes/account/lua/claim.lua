@@ -1,5 +1,6 @@
 -- One alert raised by several copies at once (the same node and body, within the window) goes out
--- once: the first copy to claim it sends it; another copy's claim answers "copy" ({0}).
+-- once: the first copy to claim it sends it; another copy's claim answers "copy" ({0}). A repeat
+-- from the copy that holds the claim is not affected (the GET below).
 -- With the node's storm guard on (ARGV[3] a limit above 0, ARGV[4] its window, ms), the alert is
 -- counted in the node's window shared by the copies (KEYS[2]: `n` counted, `w` the window's id):
 -- {1, 1 admitted or 0 held, window id, ms until it ends}. A held one counts in the window's held

@@ -1,6 +1,7 @@
 -- The sends of a copy that stopped, still waiting for a final report ARGV[1] ms after their time
 -- (the server's clock), at most ARGV[3]: each leaves the waiting set, and output 3 is claimed for
--- it here unless a final report came or a copy claimed it already.
+-- it here unless a final report came or a copy claimed it already. What the sending copy's own
+-- watch fires is never here: it leaves the set then.
 local now = B.now()
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {}
