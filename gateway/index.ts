@@ -27,7 +27,7 @@ export { briefOf, GatewayError, invalidRequest, typeSentence } from './errors';
 
 // The operations and their requests.
 export { bodyShape, sendOperation, VERSIONS, type ApiFamily, type ApiVersion, type EndpointName, type HttpMethod, type Operation } from './operations';
-export { isPlainObject, type PreparedRequest, type RejectedRecipient } from './prepared';
+export { isAbsent, isPlainObject, type PreparedRequest, type RejectedRecipient } from './prepared';
 export { SEND_FIELDS, type SendField, type SendFields } from './request';
 export { resendable, storableBody } from './resend';
 export { bodyFields, schemaKey } from './schemas';

@@ -1,4 +1,5 @@
 /** Recipient numbers and schedules as a user gives them, turned into what the gateway takes. */
+import { isAbsent } from './prepared';
 
 /** Removes spaces, dashes, dots, brackets (and slashes) and a leading + or 00. */
 export function normalizeNumber(raw: string | number): string {
@@ -32,7 +33,7 @@ const LAST_DATE_MS = 8.64e15;
 
 /** A wire schedule (unix seconds or ISO 8601) in ms since the epoch; undefined when there is none. */
 export function scheduleMs(schedule: unknown): number | undefined {
-  if (schedule === undefined || schedule === null || schedule === '') return undefined;
+  if (isAbsent(schedule)) return undefined;
   const text = String(schedule);
   const ms = /^\d+$/.test(text) ? Number(text) * 1000 : Date.parse(text);
   return Number.isFinite(ms) ? ms : undefined;

@@ -4,7 +4,7 @@
  * the client checks and sends it, the answer is routed to the node's ports (endpoint-kinds.ts).
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, bodyFields, invalidRequest, isPlainObject, splitNumbers, type EndpointName } from '../../gateway';
+import { AbortGroup, bodyFields, invalidRequest, isAbsent, isPlainObject, splitNumbers, type EndpointName } from '../../gateway';
 import { typedSettings } from '../definitions';
 import {
   answerInputs,
@@ -49,7 +49,7 @@ export type EndpointHandler = (ctx: EndpointContext) => Promise<EndpointOutcome>
 
 /** Numbers as a user gives them: a string (separated by `;` or `,`), a number, an array of those or of `{number}` / `{phone_number}`. */
 export function numbersOf(value: unknown, field = 'number'): string[] {
-  if (value === undefined || value === null || value === '') return [];
+  if (isAbsent(value)) return [];
   if (typeof value === 'number' && Number.isFinite(value)) return [String(value)];
   if (typeof value === 'string') return splitNumbers(value);
   if (Array.isArray(value)) {

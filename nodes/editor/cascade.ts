@@ -1,4 +1,5 @@
 /** The channel cascade editor (2.0): a drag-sortable list, stored as `channel: [{type, ...}]`, sent as the ordered `channel` object. */
+import { isAbsent } from '../../gateway/prepared';
 import { CHANNELS, CHAT_EXPIRATION_DEFAULT, CHAT_TEXT_LIMITS, OTP_CHANNELS, VIBER_EXPIRATION_DEFAULT } from '../../gateway/channels';
 import { PROFILE_ID_CHOICE, SENDER_TYPES } from '../../gateway/senders';
 import { describeText, renderCounter, textFits } from './counter';
@@ -88,7 +89,7 @@ export function channelProblems(kind: Kind, channels: ChannelSetting[]): Channel
 
 /** A saved cascade the gateway takes; none saved (an imported or older flow): the runtime sends a plain SMS. */
 export function validCascade(kind: Kind, value: unknown): boolean {
-  if (value === undefined || value === null || value === '') return true;
+  if (isAbsent(value)) return true;
   return Array.isArray(value) && channelProblems(kind, value as ChannelSetting[]).every((wrong) => wrong.length === 0);
 }
 
