@@ -1,6 +1,6 @@
 /** Bursts (every msg handed over at once) and promotional campaigns of 10,000 and 100,000 recipients. */
 import { performance } from 'node:perf_hooks';
-import { GatewayClient } from '../gateway';
+import { GatewayClient, sendOperation } from '../gateway';
 import { FlowNode, ID, ONLY, PLAN, QUICK, TOKEN, describeRatio, gc, inRounds, median, round, runtime, setRatio } from './harness';
 
 /**
@@ -122,7 +122,7 @@ export async function promotional(fixedUrl: string) {
     const build: number[] = [];
     for (let r = 0; r < PLAN.runs; r++) {
       const t = performance.now();
-      client.prepare('promotional', fields);
+      client.prepareOperation(sendOperation('promotional'), fields);
       build.push(performance.now() - t);
     }
     await runtime.deploy([

@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
 import { SegmentedMessage } from 'sms-segments-calculator';
-import { GatewayClient, measureText } from '../gateway';
+import { GatewayClient, measureText, sendOperation } from '../gateway';
 import { ID, PLAN, QUICK, ROOT, TOKEN, closedLoop, gc, median, round, runtime } from './harness';
 import { nodeRedSender, throughputFlow } from './closed-loop';
 import { MB, probe } from './install-cost';
@@ -46,7 +46,7 @@ export function counting() {
   const huge = '\u0301'.repeat(100_000);
   const refusedMs = time(() => {
     try {
-      client.prepare('transactional', { number: '420777123456', text: huge });
+      client.prepareOperation(sendOperation('transactional'), { number: '420777123456', text: huge });
     } catch {
       // refused: the text is over the limit
     }

@@ -1,4 +1,4 @@
-/** The gateway client (no Node-RED import): each operation prepared, sent, read, and retried as the policy allows. */
+/** The gateway client (no Node-RED import): each operation prepared, sent, read and retried. */
 import { AbortGroup, onStop, settledWithin, type StopSignal } from './abort';
 import { withdrawnError } from './withdrawn';
 import { baseUrlProblem } from './base-url';
@@ -30,7 +30,7 @@ export interface GatewayClientOptions extends AccountIdentity {
 export interface SendOptions {
   api?: ApiFamily;
   version?: ApiVersion;
-  /** Body encoding for the simple API (`json` or `form`). */
+  /** Body encoding for the simple API. */
   encoding?: 'json' | 'form';
   signal?: StopSignal;
 }
@@ -81,22 +81,13 @@ export interface GiveUp {
   error: () => GatewayError;
 }
 
-/** How one request is sent, where it differs from the account's policy. */
+/** How one request is sent, where it differs from the client's settings. */
 export interface SendPolicy {
   /** No retry starts after this; the msg ends with its error instead. */
   giveUp?: GiveUp;
-  /** Extra attempts after the first, instead of the client's (a caller that keeps failed requests itself makes none). */
   retries?: number;
   /** Withdraws the request wherever it waits (a connection, a backoff): it ends with `withdrawnError()`. */
   withdraw?: StopSignal;
-}
-
-/** Observes each attempt. */
-export interface AttemptEvent {
-  attempt: number;
-  error?: GatewayError;
-  /** Milliseconds before the next attempt, when there is one. */
-  retryIn?: number;
 }
 
 export class GatewayClient {
@@ -126,11 +117,6 @@ export class GatewayClient {
   }
 
   /** Checks and serialises a send request without sending it (throws `invalid_request`). */
-  prepare(kind: 'promotional' | 'transactional', fields: SendFields, options: SendOptions = {}): PreparedRequest {
-    return this.prepareOperation(sendOperation(kind, options), fields);
-  }
-
-  /** The same, for an operation already decided (a node's settings). */
   prepareOperation(operation: Operation, fields: SendFields): PreparedRequest {
     return prepareSend(operation, fields, this.#identity);
   }
@@ -140,21 +126,21 @@ export class GatewayClient {
     return prepareResend(operation, kept, this.#identity);
   }
 
-  async promotional(fields: SendFields, options: SendOptions = {}, onAttempt?: (e: AttemptEvent) => void): Promise<PromotionalResult> {
-    return this.sendPromotional(this.prepare('promotional', fields, options), options.signal, onAttempt);
+  async promotional(fields: SendFields, options: SendOptions = {}): Promise<PromotionalResult> {
+    return this.sendPromotional(this.prepareOperation(sendOperation('promotional', options), fields), options.signal);
   }
 
-  async transactional(fields: SendFields, options: SendOptions = {}, onAttempt?: (e: AttemptEvent) => void): Promise<TransactionalResult> {
-    return this.sendTransactional(this.prepare('transactional', fields, options), options.signal, onAttempt);
+  async transactional(fields: SendFields, options: SendOptions = {}): Promise<TransactionalResult> {
+    return this.sendTransactional(this.prepareOperation(sendOperation('transactional', options), fields), options.signal);
   }
 
-  // The sends are promise chains, not async functions: an async function keeps a frame of all its
-  // locals per request in flight, and a burst holds 10,000 of them.
-  sendPromotional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void, policy?: SendPolicy): Promise<PromotionalResult> {
+  // Promise chains, not async functions: an async function keeps a frame of its locals per request
+  // in flight, and a burst holds 10,000 of them. `_onAttempt`: the account still passes undefined.
+  sendPromotional(prepared: PreparedRequest, signal?: StopSignal, _onAttempt?: undefined, policy?: SendPolicy): Promise<PromotionalResult> {
     if (prepared.nothingToSend) {
       return Promise.resolve(withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared));
     }
-    return this.execute(prepared, signal, onAttempt, policy).then((answer) => {
+    return this.execute(prepared, signal, policy).then((answer) => {
       const data = (answer.body as { data?: unknown }).data;
       if (!isPlainObject(data) || !isPlainObject(data.total) || !Array.isArray(data.response))
         throw badResponse(answer.status, 'a promotional result without total and response');
@@ -162,19 +148,18 @@ export class GatewayClient {
     });
   }
 
-  sendTransactional(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void, policy?: SendPolicy): Promise<TransactionalResult> {
+  sendTransactional(prepared: PreparedRequest, signal?: StopSignal, _onAttempt?: undefined, policy?: SendPolicy): Promise<TransactionalResult> {
     const rejected = prepared.rejected[0];
     // An impossible number is answered as the gateway answers an invalid one: a rejected recipient.
     if (prepared.nothingToSend && rejected) return Promise.resolve({ rejected: true, record: { ...rejected.record } });
-    return this.execute(prepared, signal, onAttempt, policy).then((answer) => this.#transactionalResult(prepared, answer));
+    return this.execute(prepared, signal, policy).then((answer) => this.#transactionalResult(prepared, answer));
   }
 
   #transactionalResult(prepared: PreparedRequest, answer: Answer): TransactionalResult {
     const body = answer.body as Record<string, unknown>;
     if (isPlainObject(body.error) || typeof body.error === 'string') {
-      // Only the 2.0 invalid_phone_number answer reaches here: a rejected recipient, not an error.
-      // Its code is the one a per-recipient record gives an invalid number (9), wherever it was
-      // found: by the gateway here (whose body's code is the HTTP status, 400), or by the checks.
+      // Only the 2.0 invalid_phone_number answer reaches here: a rejected recipient, not an error,
+      // with a per-recipient record's code (9), not the body's (the HTTP status, 400).
       return {
         rejected: true,
         record: {
@@ -191,34 +176,29 @@ export class GatewayClient {
     return { record: data as SendRecord, rejected: data.status === 'error' };
   }
 
-  async info(options: InfoOptions = {}, onAttempt?: (e: AttemptEvent) => void): Promise<BalanceRecord> {
+  async info(options: InfoOptions = {}): Promise<BalanceRecord> {
     const api = options.api ?? 'advanced';
     const method = options.method ?? (api === 'simple' ? 'GET' : 'POST');
     const encoding = options.encoding ?? (method === 'GET' ? 'query' : 'json');
     const prepared = prepareInfo({ kind: 'info', api, version: '1.0', method, encoding }, this.#identity);
-    const answer = await this.execute(prepared, options.signal, onAttempt);
+    const answer = await this.execute(prepared, options.signal);
     const data = (answer.body as { data?: unknown }).data;
     if (!isPlainObject(data) || typeof data.credit !== 'number') throw badResponse(answer.status, 'a balance without credit');
     return data as BalanceRecord;
   }
 
   /** One call to the other endpoints: the answer's `data` (a wrong OTP code is `{verified: false}`, no error). */
-  async call(
-    name: EndpointName,
-    fields: Record<string, unknown>,
-    options: { signal?: StopSignal } = {},
-    onAttempt?: (e: AttemptEvent) => void,
-  ): Promise<unknown> {
+  async call(name: EndpointName, fields: Record<string, unknown>, options: { signal?: StopSignal } = {}): Promise<unknown> {
     const prepared = prepareEndpoint(name, fields, this.#identity);
-    const answer = await this.execute(prepared, options.signal, onAttempt);
+    const answer = await this.execute(prepared, options.signal);
     return (answer.body as { data: unknown }).data;
   }
 
   /** Sends a prepared request with the retry policy. Resolves with a `data` answer. */
-  execute(prepared: PreparedRequest, signal?: StopSignal, onAttempt?: (e: AttemptEvent) => void, policy?: SendPolicy): Promise<Answer> {
+  execute(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
     if (policy?.withdraw?.aborted) return Promise.reject(withdrawnError());
-    const task = this.#try({ prepared, signal, onAttempt, policy }, 1);
+    const task = this.#try({ prepared, signal, policy }, 1);
     const forget = () => this.#inFlight.delete(task);
     this.#inFlight.add(task);
     task.then(forget, forget);
@@ -233,7 +213,6 @@ export class GatewayClient {
         const answer = readAnswer(raw, this.#identity.applicationToken);
         const refused = classifyAnswer(prepared, answer);
         if (refused) return this.#retry(job, attempt, refused);
-        job.onAttempt?.({ attempt });
         return answer;
       },
       (error: unknown) =>
@@ -247,23 +226,18 @@ export class GatewayClient {
 
   /** After attempt `attempt` failed: the next one after the backoff, when the policy allows one; else the failure. */
   async #retry(job: Job, attempt: number, failure: Failure): Promise<Answer> {
-    const { prepared, signal, onAttempt, policy } = job;
+    const { prepared, signal, policy } = job;
     const { error, reached } = failure;
     const withdraw = policy?.withdraw;
     const again = mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) && !this.#stopped(signal) && !withdraw?.aborted;
     /** The error the request ends with, marked whether it may have reached the gateway. */
-    const ending = (end: GatewayError, observed: boolean): GatewayError => {
-      end.mayHaveReached = reached;
-      if (observed) onAttempt?.({ attempt, error: end });
-      return end;
-    };
-    if (!again) throw ending(error, true);
+    const ending = (end: GatewayError): GatewayError => Object.assign(end, { mayHaveReached: reached });
+    if (!again) throw ending(error);
     const wait = backoffDelay(attempt, failure.retryAfter, this.#backoff);
     const giveUp = policy?.giveUp;
-    if (giveUp && Date.now() + wait >= giveUp.at) throw ending(giveUp.error(), true);
-    onAttempt?.({ attempt, error, retryIn: wait });
+    if (giveUp && Date.now() + wait >= giveUp.at) throw ending(giveUp.error());
     await sleep(wait, [this.#closing, signal, withdraw]);
-    if (this.#stopped(signal) || withdraw?.aborted) throw ending(this.#closing.aborted ? closedError() : error, false);
+    if (this.#stopped(signal) || withdraw?.aborted) throw ending(this.#closing.aborted ? closedError() : error);
     return this.#try(job, attempt + 1);
   }
 
@@ -294,7 +268,6 @@ export class GatewayClient {
 interface Job {
   prepared: PreparedRequest;
   signal: StopSignal | undefined;
-  onAttempt: ((e: AttemptEvent) => void) | undefined;
   policy: SendPolicy | undefined;
 }
 

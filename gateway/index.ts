@@ -3,7 +3,6 @@
 // The client and how it is set up.
 export { GatewayClient } from './client';
 export type {
-  AttemptEvent,
   BalanceRecord,
   GatewayClientOptions,
   GiveUp,

@@ -5,11 +5,16 @@
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import express from 'express';
-import { GatewayClient, GatewayError, measureText, TEXT_COUNT_BOUND } from '../gateway';
+import { GatewayClient, GatewayError, measureText, sendOperation, TEXT_COUNT_BOUND, type SendFields } from '../gateway';
 import { startSimulator } from '../simulator/server';
 import { collect, describe as text, helper, httpNode, load, logs, seen, unload, type FlowNode, type TestNode } from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 import { until } from './support/wait';
+
+/** A send request checked and serialised as the nodes prepare one: the operation decided, then the fields. */
+function prepare(client: GatewayClient, kind: 'promotional' | 'transactional', fields: SendFields, options?: Parameters<typeof sendOperation>[1]) {
+  return client.prepareOperation(sendOperation(kind, options), fields);
+}
 
 const SECRET = 'webhook-secret-hardening';
 const COMBINING = '\u0301';
@@ -63,12 +68,12 @@ describe('hardening', function () {
         ];
         for (const [field, fields] of cases) {
           assert.throws(
-            () => client.prepare('transactional', fields),
+            () => prepare(client, 'transactional', fields),
             (e: GatewayError) => e.code === 'invalid_request' && e.message === `${field} is ${body.length} characters; the limit is 612 (268 with Unicode)`,
           );
         }
         assert.throws(
-          () => client.prepare('promotional', { number: [{ number: '420777111222', text: body }] }),
+          () => prepare(client, 'promotional', { number: [{ number: '420777111222', text: body }] }),
           (e: GatewayError) => e.message.startsWith(`number[0].text is ${body.length} characters`),
         );
         void client.close();
@@ -79,11 +84,11 @@ describe('hardening', function () {
       const client = new GatewayClient({ baseUrl: sim.url, applicationId: ACCOUNT_ID, applicationToken: TOKEN });
       // Counted: refused by the limit with the counted figure (an extension character counts twice).
       assert.throws(
-        () => client.prepare('transactional', { number: '420777111222', text: '€'.repeat(TEXT_COUNT_BOUND) }),
+        () => prepare(client, 'transactional', { number: '420777111222', text: '€'.repeat(TEXT_COUNT_BOUND) }),
         (e: GatewayError) => e.message === `text is ${2 * TEXT_COUNT_BOUND} characters; the limit is 612 (268 with Unicode)`,
       );
       assert.throws(
-        () => client.prepare('transactional', { number: '420777111222', text: 'a'.repeat(TEXT_COUNT_BOUND + 1) }),
+        () => prepare(client, 'transactional', { number: '420777111222', text: 'a'.repeat(TEXT_COUNT_BOUND + 1) }),
         (e: GatewayError) => e.message === `text is ${TEXT_COUNT_BOUND + 1} characters; the limit is 612 (268 with Unicode)`,
       );
       void client.close();
