@@ -1,12 +1,11 @@
 /** Which base URLs the client accepts: https, or plain http to this machine (the simulator). */
 
-/** Whether the host is this machine, where plain http is acceptable (the simulator). */
 export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.replace(/^\[|\]$/g, '');
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host) || host.endsWith('.localhost');
 }
 
-/** Checks a base URL: https, or http to a loopback host only. Returns the problem or undefined. */
+/** The problem with a base URL, or undefined. */
 export function baseUrlProblem(baseUrl: string): string | undefined {
   let url: URL;
   try {

@@ -35,13 +35,6 @@ export interface SendOptions {
   signal?: StopSignal;
 }
 
-export interface InfoOptions {
-  api?: ApiFamily;
-  method?: HttpMethod;
-  encoding?: BodyEncoding;
-  signal?: StopSignal;
-}
-
 /** A per-recipient record: success (`status`, `sms_id`, `price`, `credit`, `number`) or error. */
 export interface SendRecord {
   status: string;
@@ -176,7 +169,7 @@ export class GatewayClient {
     return { record: data as SendRecord, rejected: data.status === 'error' };
   }
 
-  async info(options: InfoOptions = {}): Promise<BalanceRecord> {
+  async info(options: { api?: ApiFamily; method?: HttpMethod; encoding?: BodyEncoding; signal?: StopSignal } = {}): Promise<BalanceRecord> {
     const api = options.api ?? 'advanced';
     const method = options.method ?? (api === 'simple' ? 'GET' : 'POST');
     const encoding = options.encoding ?? (method === 'GET' ? 'query' : 'json');
@@ -194,7 +187,7 @@ export class GatewayClient {
     return (answer.body as { data: unknown }).data;
   }
 
-  /** Sends a prepared request with the retry policy. Resolves with a `data` answer. */
+  /** Sends a prepared request with the retry policy; resolves with a `data` answer. */
   execute(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
     if (policy?.withdraw?.aborted) return Promise.reject(withdrawnError());
@@ -224,13 +217,12 @@ export class GatewayClient {
     );
   }
 
-  /** After attempt `attempt` failed: the next one after the backoff, when the policy allows one; else the failure. */
+  /** After attempt `attempt` failed: the next one after the backoff when the policy allows, else the failure. */
   async #retry(job: Job, attempt: number, failure: Failure): Promise<Answer> {
     const { prepared, signal, policy } = job;
     const { error, reached } = failure;
     const withdraw = policy?.withdraw;
     const again = mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) && !this.#stopped(signal) && !withdraw?.aborted;
-    /** The error the request ends with, marked whether it may have reached the gateway. */
     const ending = (end: GatewayError): GatewayError => Object.assign(end, { mayHaveReached: reached });
     if (!again) throw ending(error);
     const wait = backoffDelay(attempt, failure.retryAfter, this.#backoff);
@@ -264,7 +256,6 @@ export class GatewayClient {
   }
 }
 
-/** One request on its way through the attempts. */
 interface Job {
   prepared: PreparedRequest;
   signal: StopSignal | undefined;

@@ -1,4 +1,4 @@
-/** The other endpoints' bodies (one-time passwords, number check, blacklist, address book), built and checked. */
+/** The other endpoints' bodies (one-time passwords, number check, blacklist, address book). */
 import { invalidRequest } from './errors';
 import { ENDPOINTS, type EndpointName } from './operations';
 import { CREDENTIAL_KEYS, credentialsBody, isAbsent, isPlainObject, type AccountIdentity, type PreparedRequest } from './prepared';
@@ -6,19 +6,13 @@ import { wireCascade } from './request';
 import { normalizeNumber } from './recipients';
 import { validateBody } from './validate';
 
-/** A number as a user writes it, as the gateway takes it (left as it is when it is no number). */
 const asNumber = (v: unknown): unknown => (typeof v === 'string' || typeof v === 'number' ? normalizeNumber(v) : v);
 
-/** Digits given as a string in a panel or a msg (`"6"`), as the integer the schema asks for. */
 const asInteger = (v: unknown): unknown => (typeof v === 'string' && /^\s*\d+\s*$/.test(v) ? Number(v) : v);
 
 const INTEGER_FIELDS = ['code_length', 'request_quota_number', 'trials_available_resend', 'trials_available_verification', 'daily_limit', 'expiration'];
 
-/**
- * The wire body's fields from what a user gives: empty values left out, numbers normalised
- * (`+420 777 123 456` as `420777123456`) wherever a field holds one, digits as integers where
- * the schema asks for one, an OTP code as a string (a keypad's `1234` is a number in a msg).
- */
+/** The wire body's fields: empty ones left out, numbers normalised, an OTP code a string (a keypad's `1234`). */
 function endpointFields(name: EndpointName, given: Record<string, unknown>): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const key of Object.keys(given)) if (!isAbsent(given[key])) fields[key] = given[key];
@@ -35,7 +29,6 @@ function endpointFields(name: EndpointName, given: Record<string, unknown>): Rec
   if (name.startsWith('address-book')) fields.data = Array.isArray(fields.data) ? fields.data.map(contact) : contact(fields.data);
   if (fields.data === undefined) delete fields.data;
   if (name === 'otp send' && 'channel' in fields) {
-    // The same cascade as the send nodes' (an ordered list from the editor), SMS settings cleaned.
     const channel = wireCascade(fields.channel);
     if (channel) fields.channel = channel;
     else delete fields.channel;
@@ -48,15 +41,15 @@ function endpointFields(name: EndpointName, given: Record<string, unknown>): Rec
   return fields;
 }
 
-/** Builds and checks one endpoint call: the body, validated against its schema, as JSON. */
+/** Builds and checks one endpoint call. */
 export function prepareEndpoint(name: EndpointName, given: Record<string, unknown>, account: AccountIdentity): PreparedRequest {
   const endpoint: { path: string; read: boolean } | undefined = ENDPOINTS[name];
   if (!endpoint) throw invalidRequest(`there is no ${String(name)} endpoint`);
   const fields = endpointFields(name, given);
-  // Only the account gives the credentials: a field of that name from a msg is refused by the schema.
+  // Only the account gives the credentials.
   const credential = CREDENTIAL_KEYS.find((key) => key in fields);
   if (credential) throw invalidRequest(`${credential} is not a field of the ${name} request (it comes from the account)`);
-  // The account's default country, where a call takes one and gives none (as for sends).
+  // The account's default country, where a call takes one and gives none.
   if (account.defaultCountry && name === 'otp send' && fields.country === undefined) fields.country = account.defaultCountry;
   if (account.defaultCountry && name === 'number-check' && Array.isArray(fields.numbers)) {
     fields.numbers = fields.numbers.map((n) => (isPlainObject(n) && n.country === undefined ? { ...n, country: account.defaultCountry } : n));

@@ -1,6 +1,6 @@
 /** The one error type of the client, and the sentences and status words of each type. */
 
-/** One wording for a wrong id or token, wherever it shows: what happened and what to do. */
+/** One wording for a wrong id or token, wherever it shows. */
 export const WRONG_CREDENTIALS =
   'The gateway does not accept this application id and token: check them in the BulkGate account node (they come from the API application in the BulkGate portal)';
 
@@ -19,7 +19,6 @@ const GATEWAY_SENTENCES: Record<string, string> = {
   unknown_action: 'The gateway does not know this endpoint',
   unsupported_api_version: 'The gateway does not support this API version',
   invalid_phone_number: 'Invalid phone number',
-  // The other endpoints' types (one-time passwords, blacklist, address book).
   invalid_id_provided: 'The gateway knows no one-time password by this id (it has expired, or msg.otpId is not the id the send answered)',
   invalid_input_parameters: 'The gateway did not accept the fields of this request',
   invalid_wallet: "The wallet is not one of this account's wallets",
@@ -36,12 +35,12 @@ const GATEWAY_SENTENCES: Record<string, string> = {
 const NEVER_RETRY = new Set(['unknown_identity', 'authentication_failed', 'low_credit', 'banned', 'invalid_request']);
 
 /** A node's status for an error: a catalog key (`brief.<key>`) and its parameters. */
-export interface ErrorBrief {
+interface ErrorBrief {
   key: string;
   params?: Record<string, string | number>;
 }
 
-export interface GatewayErrorInit {
+interface GatewayErrorInit {
   type: string;
   message: string;
   brief?: ErrorBrief;
@@ -58,7 +57,7 @@ export class GatewayError extends Error {
   readonly detail: string | null;
   readonly retryable: boolean;
   readonly brief: ErrorBrief;
-  /** Set by the client: the request may have reached the gateway (so a resend could send it twice). */
+  /** The request may have reached the gateway (so a resend could send it twice). */
   mayHaveReached: boolean | undefined;
 
   constructor(init: GatewayErrorInit) {
@@ -111,9 +110,8 @@ const TYPE_BRIEFS: Record<string, string> = {
 };
 
 /**
- * The few words for an error made without its own: a type that says enough, else the field a
- * failed check names first (checks start with the field: `number[2].number must be ...` is the
- * number), else the type itself.
+ * The few words for an error made without its own: the type's, else the field a failed check
+ * starts with (`number[2].number must be ...` is the number), else the type itself.
  */
 export function briefOf(type: string, message: string): ErrorBrief {
   const own = TYPE_BRIEFS[type];
@@ -141,10 +139,10 @@ function readableCause(cause: unknown): string {
   return theCode && !text.includes(theCode) ? `${text} (${theCode})` : text;
 }
 
-/** An error type as the gateway may name one: a short identifier, nothing else (no echoed text). */
+/** An error type as the gateway may name one: a short identifier (no echoed text). */
 const TYPE_SHAPE = /^[a-z][a-z0-9_]{0,63}$/i;
 
-/** The sentence for an error type, in the client's own words (no text of the remote body). */
+/** The sentence for an error type, in the client's own words. */
 export function typeSentence(type: string): string {
   return GATEWAY_SENTENCES[type] ?? 'The gateway refused the request';
 }
@@ -171,15 +169,11 @@ export function gatewayAnswerError(status: number, body: { type?: unknown; error
   });
 }
 
-/** Removes a secret from a text that may have come from elsewhere (an echoing gateway, say). */
 export function redact(text: string, secret: string | undefined): string {
   return secret ? text.replaceAll(secret, '***') : text;
 }
 
-/**
- * Removes a secret from every string of a parsed answer, keys included, however deep: whatever
- * a gateway (or a proxy in between) echoes reaches no msg, error, status or log.
- */
+/** Removes a secret from every string of a parsed answer, keys included: an echo reaches no msg or log. */
 export function redactAnswer<T>(value: T, secret: string | undefined): T {
   if (!secret) return value;
   if (typeof value === 'string') return redact(value, secret) as T;

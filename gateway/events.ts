@@ -1,8 +1,5 @@
-/**
- * Delivery reports and incoming messages a webhook gets (the gateway's webhook documentation, not
- * the API reference): one report as GET query parameters, or ("Bulk DLRs") a POST of a JSON array.
- */
-export const EVENT_STATUS: Readonly<Record<number, string>> = {
+/** Delivery reports and incoming messages a webhook gets (the gateway's webhook documentation). */
+const EVENT_STATUS: Readonly<Record<number, string>> = {
   1: 'delivered',
   2: 'buffered',
   3: 'not_delivered',
@@ -13,7 +10,7 @@ export const EVENT_STATUS: Readonly<Record<number, string>> = {
 /** The status code of an incoming SMS or an answer. */
 export const INCOMING = 10;
 
-/** What a flow gets: the report, its status as a word, and the original code beside it. */
+/** The report, its status as a word, and the original code beside it. */
 export interface EventPayload {
   status: string;
   statusCode: number;
@@ -27,7 +24,7 @@ export interface EventPayload {
   [key: string]: unknown;
 }
 
-/** Reads one report (the fields as the gateway sends them); undefined when it is not one. */
+/** One report; undefined when it is not one. */
 export function readEvent(raw: unknown): EventPayload | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const fields = raw as Record<string, unknown>;

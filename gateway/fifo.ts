@@ -1,8 +1,7 @@
 /**
  * The package's one first-in, first-out queue. Not a Map: V8 keeps a deleted entry's slot until
- * the table rehashes, so taking the oldest walks thousands of deleted slots once 10,000 are held.
- * Not `Array.shift` (it moves every item). An array with a head: each slot emptied as the head
- * passes it (nothing forgotten kept alive), the array cut down once most of it is spent.
+ * it rehashes, so taking the oldest of 10,000 walks thousands. Not `Array.shift`: it moves every
+ * item. Each slot is emptied as the head passes it: nothing forgotten is kept alive.
  */
 export class Fifo<T> {
   #items: (T | undefined)[] = [];
@@ -16,7 +15,6 @@ export class Fifo<T> {
     this.#items.push(item);
   }
 
-  /** The oldest, left in place. */
   peek(): T | undefined {
     return this.#items[this.#head];
   }
@@ -32,7 +30,7 @@ export class Fifo<T> {
     return item;
   }
 
-  /** Takes `item` out wherever it is (one that gave up its turn); false when it is not here. */
+  /** Takes `item` out wherever it is; false when it is not here. */
   remove(item: T): boolean {
     if (this.size && this.peek() === item) return this.shift() === item;
     const i = this.#items.indexOf(item, this.#head);
@@ -40,7 +38,6 @@ export class Fifo<T> {
     return i >= 0;
   }
 
-  /** Oldest first. */
   *[Symbol.iterator](): Iterator<T> {
     for (let i = this.#head; i < this.#items.length; i++) yield this.#items[i] as T;
   }

@@ -2,17 +2,7 @@
 
 // The client and how it is set up.
 export { GatewayClient } from './client';
-export type {
-  BalanceRecord,
-  GatewayClientOptions,
-  GiveUp,
-  InfoOptions,
-  PromotionalResult,
-  SendOptions,
-  SendPolicy,
-  SendRecord,
-  TransactionalResult,
-} from './client';
+export type { BalanceRecord, GatewayClientOptions, GiveUp, PromotionalResult, SendPolicy, SendRecord, TransactionalResult } from './client';
 export { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 export { baseUrlProblem } from './base-url';
 export { bypassesProxy, DEFAULT_CONNECTIONS, type ProxySettings } from './transport';

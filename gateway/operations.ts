@@ -1,6 +1,5 @@
-/** The operations of the reference (class, API family, version, method, encoding) and their paths: what exists. */
-export type SendKind = 'promotional' | 'transactional';
-export type OperationKind = SendKind | 'info';
+/** The operations of the reference (class, API family, version, method, encoding) and their paths. */
+export type OperationKind = 'promotional' | 'transactional' | 'info';
 export type ApiFamily = 'advanced' | 'simple';
 export type ApiVersion = '1.0' | '2.0';
 export type HttpMethod = 'GET' | 'POST';
@@ -28,12 +27,11 @@ export const VERSIONS: Record<OperationKind, Record<ApiFamily, readonly ApiVersi
 const SEND_ENCODINGS: Record<ApiFamily, readonly string[]> = { advanced: ['POST json'], simple: ['POST json', 'POST form'] };
 const INFO_ENCODINGS: Record<ApiFamily, readonly string[]> = { advanced: ['POST json'], simple: ['GET query', 'POST json', 'POST form'] };
 
-/**
- * The send operation asked for: the advanced API unless simple, the version given or else the
- * first one that family offers (2.0, and 1.0 for simple promotional), POST, JSON unless form.
- * The one place these defaults are decided, for the client and the nodes alike.
- */
-export function sendOperation(kind: SendKind, choice: { api?: ApiFamily; version?: ApiVersion; encoding?: 'json' | 'form' } = {}): Operation {
+/** The send operation asked for, with the defaults (advanced, the family's first version, JSON). */
+export function sendOperation(
+  kind: 'promotional' | 'transactional',
+  choice: { api?: ApiFamily; version?: ApiVersion; encoding?: 'json' | 'form' } = {},
+): Operation {
   const api = choice.api ?? 'advanced';
   const version = choice.version ?? VERSIONS[kind][api]?.[0] ?? '2.0';
   return { kind, api, version, method: 'POST', encoding: choice.encoding ?? 'json' };
@@ -43,14 +41,14 @@ export function operationPath(op: Pick<Operation, 'kind' | 'api' | 'version'>): 
   return `/api/${op.version}/${op.api}/${op.kind}`;
 }
 
-/** Returns why the operation does not exist, or undefined when it does. */
+/** Why the operation does not exist, or undefined. */
 export function operationProblem(op: Operation): string | undefined {
   const versions = VERSIONS[op.kind]?.[op.api];
   if (!versions) return `api must be one of ${API_FAMILIES.join(', ')}`;
   if (!versions.includes(op.version)) {
     return `version ${op.version} does not exist for the ${op.api} ${op.kind} API (it offers ${versions.join(', ')})`;
   }
-  // The 2.0 simple transactional path takes the advanced 2.0 body, so JSON only.
+  // The 2.0 simple transactional path takes the advanced 2.0 body: JSON only.
   const table = op.kind === 'info' ? INFO_ENCODINGS : SEND_ENCODINGS;
   const allowed = op.kind === 'transactional' && op.api === 'simple' && op.version === '2.0' ? ['POST json'] : table[op.api];
   if (!allowed.includes(`${op.method} ${op.encoding}`)) {
@@ -66,9 +64,8 @@ export function bodyShape(op: Operation): { api: ApiFamily; version: ApiVersion 
 }
 
 /**
- * The other endpoints (the vendor's API pages: one-time passwords, number check, blacklist, address
- * book). A read is repeated after a timeout or a broken connection, a write only when the gateway
- * certainly did not take it (429, 503, refused), as for sends.
+ * The other endpoints (the vendor's API pages). A read is repeated after a timeout or a broken
+ * connection, a write only when the gateway certainly did not take it (429, 503, refused).
  */
 export const ENDPOINTS = {
   'otp send': { path: '/api/1.0/otp/send', read: false },

@@ -15,12 +15,11 @@ export const PHONE_DIGITS = '^[0-9]{3,20}$';
 /** No `g` flag, so `test` keeps no state between numbers. */
 const PHONE = new RegExp(PHONE_DIGITS);
 
-/** Whether a number as a user writes it (`+420 777 123 456`) is one the gateway can take. */
 export function isPhoneNumber(raw: string | number): boolean {
   return PHONE.test(normalizeNumber(raw));
 }
 
-/** Splits a recipient string: several numbers separated by `;` or `,`. */
+/** Numbers separated by `;` or `,`. */
 export function splitNumbers(text: string): string[] {
   return text
     .split(/[;,]/)
@@ -28,10 +27,10 @@ export function splitNumbers(text: string): string[] {
     .filter((n) => n !== '');
 }
 
-/** The last instant a JavaScript Date can hold (the year 275760). */
+/** The last instant a Date can hold (the year 275760). */
 const LAST_DATE_MS = 8.64e15;
 
-/** A wire schedule (unix seconds or ISO 8601) in ms since the epoch; undefined when there is none. */
+/** A wire schedule (unix seconds or ISO 8601) in ms since the epoch. */
 export function scheduleMs(schedule: unknown): number | undefined {
   if (isAbsent(schedule)) return undefined;
   const text = String(schedule);
@@ -39,10 +38,7 @@ export function scheduleMs(schedule: unknown): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/**
- * A schedule as the reference shows it (unix seconds as a string, or ISO 8601 kept as written, so
- * its offset stays) from a Date, seconds or milliseconds, or ISO 8601; undefined when it is none.
- */
+/** A schedule as the reference shows it: unix seconds as a string, or ISO 8601 as written (its offset kept). */
 export function normalizeSchedule(value: unknown): string | undefined {
   if (value instanceof Date) {
     const ms = value.getTime();

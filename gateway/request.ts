@@ -56,13 +56,11 @@ function parseIds(value: unknown): unknown {
   return list.map((id) => (typeof id === 'string' && /^\d+$/.test(id.trim()) ? Number(id.trim()) : id));
 }
 
-/** A digit string as an integer (an id). */
 const digitsAsNumber = (value: unknown): unknown => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
 
-/** The sender as the wire takes it: the profile-id choice resolved, an id an integer, a value a string. */
+/** The sender as the wire takes it: the editor's profile-id choice resolved, an id an integer. */
 function wireSender(senderId: unknown, value: unknown): { id: unknown; value: unknown } {
   let id = senderId;
-  // The editor's profile-id choice: the id typed in the value field is the wire's sender_id itself.
   if (senderId === PROFILE_ID_CHOICE) {
     id = (typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value) ?? senderId;
     value = undefined;
@@ -70,7 +68,7 @@ function wireSender(senderId: unknown, value: unknown): { id: unknown; value: un
   return { id: isAbsent(id) ? undefined : digitsAsNumber(id), value: typeof value === 'number' ? String(value) : value };
 }
 
-/** Sets `key`, or deletes it when `value` is undefined (an existing key keeps its place in the JSON). */
+/** Sets `key`, or deletes it when `value` is undefined (an existing key keeps its place). */
 function setOrDelete(obj: Record<string, unknown>, key: string, value: unknown): void {
   if (value === undefined) delete obj[key];
   else obj[key] = value;
@@ -78,7 +76,6 @@ function setOrDelete(obj: Record<string, unknown>, key: string, value: unknown):
 
 interface Recipients {
   wire: unknown;
-  /** Per recipient number, its own text and variables. */
   entries: { variables?: Record<string, unknown>; text?: string }[];
   rejected: RejectedRecipient[];
 }
@@ -128,7 +125,7 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
   return { wire: simple ? wire.join(';') : wire, entries, rejected };
 }
 
-/** The one number of a transactional message, as given (a string or a number). */
+/** The one number of a transactional message, as given. */
 function transactionalNumber(value: unknown): string | number | undefined {
   if (isAbsent(value)) return undefined;
   let list: unknown[] = typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value];
@@ -206,14 +203,13 @@ function placeholders(text: string | undefined): string[] {
   return [...text.matchAll(PLACEHOLDER)].map((m) => m[1] as string);
 }
 
-/** What the operation's body shape decides, read once. */
 interface Shape {
   v2: boolean;
   simple: boolean;
   promotional: boolean;
 }
 
-/** Builds, checks and serialises a send request (or throws `invalid_request`), one decision per step. */
+/** Builds, checks and serialises a send request (or throws `invalid_request`). */
 export function prepareSend(operation: Operation, fields: SendFields, account: AccountIdentity): PreparedRequest {
   checkOperation(operation);
   if (operation.kind === 'info') throw invalidRequest('info is not a send operation');
@@ -251,8 +247,7 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   const viberText = parseText('channel.viber.text', channel?.viber?.text);
   if (viberText !== undefined) checkLength('channel.viber.text', viberText, needsUnicode(viberText));
 
-  // With every number rejected and no group or admin, nothing is sent; the rest of the request
-  // is still checked, as it would go with one recipient left, so a request error still shows.
+  // With every number rejected and no group or admin, nothing is sent, but the rest is still checked.
   const nothingToSend = rejected.length > 0 && body.number === undefined && body.groups === undefined && body.admins === undefined && body.admin === undefined;
   const placeholder = shape.simple || !shape.promotional ? PLACEHOLDER_NUMBER : [PLACEHOLDER_NUMBER];
   const invalid = validateBody(schemaKey(operation.kind, api, version), nothingToSend ? { ...body, number: placeholder } : body);
@@ -279,7 +274,7 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   };
 }
 
-/** The 2.0 cascade, with the SMS settings that 1.0 kept at top level moved into channel.sms. */
+/** The 2.0 cascade, with 1.0's top-level SMS settings moved into channel.sms. */
 function channelOf(shape: Shape, f: SendFields): Channel | undefined {
   if (!shape.v2) {
     if (f.channel !== undefined) throw invalidRequest('channel exists in version 2.0 only');
@@ -298,7 +293,7 @@ function channelOf(shape: Shape, f: SendFields): Channel | undefined {
   return channel;
 }
 
-/** Who the message goes to: numbers (the impossible ones set aside), groups, admins, variables. */
+/** Numbers (the impossible ones set aside), groups, admins, variables. */
 function addRecipients(
   shape: Shape,
   f: SendFields,
@@ -324,7 +319,7 @@ function addRecipients(
   return { rejected, transactionalVariables: isPlainObject(f.variables) ? f.variables : undefined };
 }
 
-/** Unicode, flash and the sender: in channel.sms for 2.0, at top level for 1.0. Returns the cascade as sent. */
+/** Unicode, flash and the sender: in channel.sms for 2.0, at top level for 1.0. */
 function addSmsSettings(shape: Shape, f: SendFields, body: Body, channel: Channel | undefined, unicode: boolean): Channel | undefined {
   if (shape.v2) {
     if (unicode && channel?.sms?.unicode === undefined) {
@@ -343,7 +338,7 @@ function addSmsSettings(shape: Shape, f: SendFields, body: Body, channel: Channe
   return channel;
 }
 
-/** When and how it goes: the country numbers are completed with, the schedule, the duplicates check. */
+/** The country, the schedule, the duplicates check. */
 function addDelivery(shape: Shape, f: SendFields, body: Body, account: AccountIdentity): void {
   const country = f.country ?? (account.defaultCountry || undefined);
   if (country !== undefined) body.country = typeof country === 'string' ? country.trim() : country;
@@ -357,7 +352,7 @@ function addDelivery(shape: Shape, f: SendFields, body: Body, account: AccountId
   if (duplicates !== undefined) body.duplicates_check = duplicates;
 }
 
-/** A text is required where nothing else (every channel's own, every recipient's own) supplies one. */
+/** A text is required where no channel's or recipient's own text supplies one. */
 function requireText(shape: Shape, text: string | undefined, channel: Channel | undefined, body: Body, recipients: Recipients | undefined): void {
   const channelTexts = channel ? Object.values(channel).every((c) => !isAbsent(c.text)) : false;
   if (text !== undefined || channelTexts) return;
@@ -370,7 +365,7 @@ function requireText(shape: Shape, text: string | undefined, channel: Channel | 
 const PLACEHOLDER_NUMBER = '000';
 
 function duplicatesCheck(promotional: boolean, value: unknown): unknown {
-  // Promotional: null, none and off all mean "no duplicates are removed", which is the default: send nothing.
+  // Promotional: null, none and off all mean the default (no duplicates removed): send nothing.
   const none: unknown[] = promotional ? [false, 'none', 'off', 'null'] : [false, 'off'];
   if (none.includes(value)) return undefined;
   return value === true && !promotional ? 'on' : value;
@@ -437,7 +432,7 @@ export function serialise(operation: Operation, body: Record<string, unknown>): 
   return { payload: form.toString(), contentType: 'application/x-www-form-urlencoded' };
 }
 
-/** The refusal of a text that is too long: the sentence, and `text too long (2000/612)` for the status. */
+/** The refusal of a text that is too long, with the status's parameters. */
 function textTooLong(field: string, measure: Pick<TextMeasure, 'characters'> & { limit?: number }): GatewayError {
   return invalidRequest(textLimitMessage(field, measure), {
     key: 'text-too-long',

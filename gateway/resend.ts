@@ -1,4 +1,4 @@
-/** Sending a request again later (the outbox): its body kept without credentials, then sent with duplicates_check. */
+/** Sending a request again later (the outbox): kept without credentials, sent with duplicates_check. */
 import { bodyShape, operationPath, type Operation } from './operations';
 import { CREDENTIAL_KEYS, credentialsBody, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
 import { serialise } from './request';
@@ -10,15 +10,12 @@ export function checksDuplicates(operation: Operation): boolean {
   return bodyFields(schemaKey(operation.kind, shape.api, shape.version)).includes('duplicates_check');
 }
 
-/**
- * Whether a send that failed may be sent again later without risking a duplicate: its body can
- * carry duplicates_check (the resend turns it on), or the failed attempt never reached the gateway.
- */
+/** Whether a failed send may be sent again without risking a duplicate. */
 export function resendable(operation: Operation, mayHaveReached: boolean | undefined): boolean {
   return checksDuplicates(operation) || mayHaveReached === false;
 }
 
-/** The wire body of a prepared request without the credentials: what may be written to a file. */
+/** The wire body without the credentials: what may be written to a file. */
 export function storableBody(prepared: PreparedRequest): Record<string, unknown> {
   const payload = prepared.payload ?? '';
   const body: Record<string, unknown> =
@@ -28,9 +25,8 @@ export function storableBody(prepared: PreparedRequest): Record<string, unknown>
 }
 
 /**
- * A kept body ready to send again: duplicates_check on where the body takes it (`on`; promotional:
- * `same_text` unless it asked for `same_number`, so a copy that reached the gateway is dropped there).
- * It was checked before its first attempt, so it is not checked again.
+ * A kept body ready to send again (checked before its first attempt, not again), with duplicates_check
+ * on where the body takes it: a copy that reached the gateway is dropped there.
  */
 export function prepareResend(
   operation: Operation,

@@ -1,29 +1,25 @@
-/**
- * The retry policy, as pure functions: what an answer or a transport error stands for (a success,
- * or a failure that may have reached the gateway), whether another attempt is safe, how long to wait.
- */
+/** The retry policy, as pure functions: what an answer or error stands for, whether and when to try again. */
 import { GatewayError, gatewayAnswerError } from './errors';
 import { WITHDRAWN_CODE, withdrawnError } from './withdrawn';
 import { isPlainObject, type PreparedRequest } from './prepared';
 
-/** An answer as the policy reads it: the JSON body (undefined when it is not JSON), redacted. */
+/** The JSON body (undefined when it is not JSON), redacted. */
 export interface Answer {
   status: number;
   body: unknown;
   retryAfter?: number;
 }
 
-/** A failed attempt: the error, whether the gateway may have taken the request, how long it asked to wait. */
 export interface Failure {
   error: GatewayError;
+  /** The gateway may have taken the request. */
   reached: boolean;
   retryAfter?: number;
 }
 
 /**
- * The wait after attempt number `attempt` (1 for the first): the gateway's Retry-After (capped),
- * else exponential backoff from `retryDelay` with "equal jitter": at least half the ceiling, so
- * attempts spread out but never hammer. `random` is Math.random's range.
+ * The wait after attempt `attempt` (1 for the first): the gateway's Retry-After (capped), else
+ * exponential backoff with "equal jitter": at least half the ceiling, so attempts never hammer.
  */
 export function backoffDelay(
   attempt: number,
@@ -36,7 +32,7 @@ export function backoffDelay(
   return Math.round(ceiling / 2 + random * (ceiling / 2));
 }
 
-/** A Retry-After header in ms: seconds, or an HTTP date (from now); undefined when absent or unreadable. */
+/** A Retry-After header (seconds, or an HTTP date) in ms; undefined when absent or unreadable. */
 export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (!raw) return undefined;
@@ -45,16 +41,12 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   return Number.isNaN(date) ? undefined : Math.max(0, date - now);
 }
 
-/**
- * Whether another attempt is allowed after attempt number `attempt` failed: the error is one to
- * retry, `retries` extra attempts are not used up, and a request that may have reached the
- * gateway is repeated only when the gateway drops duplicates of it.
- */
+/** A request that may have reached the gateway is repeated only when the gateway drops duplicates. */
 export function mayRetry(failure: Failure, attempt: number, retries: number, duplicatesChecked: boolean): boolean {
   return failure.error.retryable && (!failure.reached || duplicatesChecked) && attempt <= retries;
 }
 
-/** The failure an answer stands for, or undefined when it is a success to hand on. */
+/** The failure an answer stands for, or undefined for a success. */
 export function classifyAnswer(prepared: Pick<PreparedRequest, 'operation'>, answer: Answer): Failure | undefined {
   const { status, body } = answer;
   // 429 and 503 say the gateway did not take the request; other 5xx may come after it did.
@@ -76,10 +68,7 @@ export function classifyAnswer(prepared: Pick<PreparedRequest, 'operation'>, ans
   return { error: badResponse(status, body === undefined ? 'a body that is not JSON' : 'JSON without data or error'), reached, retryAfter: answer.retryAfter };
 }
 
-/**
- * The failure a transport error stands for, and whether the gateway may have got the request.
- * `stopped`: the caller's signal stopped it; `closing`: the client is closing.
- */
+/** The failure a transport error stands for. `stopped`: the caller's signal stopped it. */
 export function transportFailure(error: unknown, context: { stopped: boolean; closing: boolean; baseUrl: string; timeout: number }): Failure {
   if (error instanceof GatewayError) return { error, reached: true };
   const code = (error as { code?: string })?.code ?? '';
@@ -106,7 +95,7 @@ export function transportFailure(error: unknown, context: { stopped: boolean; cl
   return failure('network', `Could not reach the gateway at ${context.baseUrl}${code ? ` (${code})` : ''}${broke}`, !notSent);
 }
 
-/** An answer that is not the documented JSON; worth another attempt when the status says the gateway was busy. */
+/** An answer that is not the documented JSON; retryable when the status says the gateway was busy. */
 export function badResponse(status: number, what: string): GatewayError {
   return new GatewayError({
     type: 'bad_response',

@@ -1,7 +1,6 @@
 /**
- * The JSON schema of every wire body, per operation and version: plain data, so the editor reads
- * it too (which fields to show); the build compiles it with ajv (validate.ts).
- * A `rule` annotation is the sentence a failure reports after the field's name.
+ * The JSON schema of every wire body: plain data, so the editor reads it too. A `rule` is the
+ * sentence a failure reports after the field's name.
  */
 import { SENDER_TYPES, SENDER_VALUE_KIND } from './senders';
 import type { ApiFamily, ApiVersion, OperationKind } from './operations';
@@ -19,14 +18,12 @@ const variables: Schema = {
   additionalProperties: { type: ['string', 'number'], rule: 'must be a string or a number' },
   rule: 'must be an object of names to strings or numbers',
 };
-/** A list of at least one item. */
 const listOf = (items: Schema, rule: string): Schema => ({ type: 'array', minItems: 1, items, rule });
 const ids = listOf({ type: 'integer', minimum: 0, rule: 'must be an integer id' }, 'must be a list of integer ids');
 const country: Schema = { type: 'string', pattern: '^[A-Za-z]{2}$', rule: 'must be a two-letter ISO 3166-1 country code such as CZ or GB' };
 const schedule: Schema = { type: 'string', minLength: 1, rule: 'must be a unix timestamp or an ISO 8601 date-time' };
 const flag: Schema = { type: 'boolean', rule: 'must be true or false' };
 const onOff: Schema = { enum: ['on', 'off'], rule: 'must be on or off' };
-/** A number of seconds: a channel's expiration (then the next channel is tried), an OTP's validity. */
 const seconds: Schema = { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' };
 const credentials: Schema = {
   application_id: { type: 'string', minLength: 1, rule: 'is required (set it in the account)' },
@@ -34,12 +31,10 @@ const credentials: Schema = {
   application_product: { type: 'string' },
 };
 
-/** An object of these fields and no others. */
 function objectOf(properties: Schema, required: string[] = [], extra: Schema = {}): Schema {
   return { type: 'object', ...(required.length ? { required } : {}), additionalProperties: false, properties, ...extra };
 }
 
-/** A wire body: the credentials added to its fields and to its required ones. */
 function body(properties: Schema, required: string[] = [], extra: Schema = {}): Schema {
   return objectOf({ ...credentials, ...properties }, ['application_id', 'application_token', ...required], extra);
 }
@@ -54,7 +49,6 @@ function sender(version: ApiVersion): Schema {
   };
 }
 
-/** sender_id_value is required for the types that name a value. */
 function senderValueRequired(version: ApiVersion): Schema {
   const types = SENDER_TYPES[version].filter((type) => type in SENDER_VALUE_KIND);
   return {
@@ -63,13 +57,11 @@ function senderValueRequired(version: ApiVersion): Schema {
   };
 }
 
-/** A WhatsApp or RCS message's text: not empty, within the platform's limit. */
 function chatText(name: 'whatsapp' | 'rcs'): Schema {
   const limit = CHAT_TEXT_LIMITS[name];
   return { type: 'string', minLength: 1, maxLength: limit, rule: `must be a text of 1 to ${limit} characters` };
 }
 
-/** A WhatsApp or RCS channel: its registered sender, an expiration, and exactly one content kind. */
 function chat(name: 'whatsapp' | 'rcs', contents: Record<string, Schema>): Schema {
   const kinds = CHAT_CONTENTS[name];
   const sender = { type: 'string', minLength: 1, rule: `must be the name of a registered ${name === 'rcs' ? 'RCS' : 'WhatsApp'} sender` };
@@ -133,10 +125,9 @@ const oneRecipientSource: Schema = {
   rule: 'one of number, groups, admins is required',
 };
 
-/** The SMS settings at top level in version 1.0. */
 const smsSettingsV1 = { unicode: flag, flash: flag, ...sender('1.0') };
 
-/** What both advanced promotional versions take, before and after their SMS settings (in this order). */
+/** What both advanced promotional versions take, before and after their SMS settings. */
 const promotionalRecipients = {
   number: listOf(recipientEntry, 'must be a list of recipients'),
   groups: ids,
@@ -219,7 +210,7 @@ export const SCHEMAS: Record<string, Schema> = {
   'info simple 1.0': body({}),
 };
 
-/** The other endpoints' bodies (the vendor's API pages), keyed by endpoint name as the send bodies are by operation. */
+/** The other endpoints' bodies (the vendor's API pages), keyed by endpoint name. */
 const wallet: Schema = { type: 'string', minLength: 1, rule: 'must be a wallet id such as bg1234567891234567' };
 const phones = listOf(phone, 'must be a list of phone numbers');
 const otpId: Schema = { type: 'string', minLength: 1, rule: 'must be the id the OTP send answered (msg.otpId)' };
@@ -236,7 +227,6 @@ const otpChannel = objectOf(
   [],
   { minProperties: 1, rule: 'must hold viber and/or sms, in the order they are tried' },
 );
-/** The address book's contact, in the pages' field names. */
 const contact = objectOf(
   {
     type: { enum: ['person', 'company'], rule: 'must be person or company' },
@@ -329,7 +319,7 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
 };
 Object.assign(SCHEMAS, ENDPOINT_SCHEMAS);
 
-/** The request fields (not credentials) a body of this operation and version takes at top level. */
+/** The request fields (not credentials) a body takes at top level. */
 export function bodyFields(key: string): string[] {
   const properties = (SCHEMAS[key]?.properties ?? {}) as Record<string, unknown>;
   return Object.keys(properties).filter((name) => !(name in credentials));

@@ -15,8 +15,5 @@ export const SENDER_VALUE_KIND: Readonly<Record<string, 'verified_number' | 'tex
   gPush: 'key',
 };
 
-/**
- * The editor's choice for "a sender profile id given as an integer" (both versions): the id is
- * typed in the value field, and the wire carries it as `sender_id` itself.
- */
+/** The editor's choice "a sender profile id": typed in the value field, sent as `sender_id` itself. */
 export const PROFILE_ID_CHOICE = 'profile_id';

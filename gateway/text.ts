@@ -1,31 +1,25 @@
 /**
- * How the gateway counts a text, for the runtime and the editor (the simulator counts with a
- * library of its own, so that the two can disagree). The reference's limits: 612 characters, 268
- * with Unicode. An extension character (€ [ ] { } | ^ ~ \ and form feed) counts twice in GSM-7, an
- * astral one (most emoji) twice in UCS-2.
- * One pass over the code units against a fixed table: a grapheme library was slower than linear
+ * How the gateway counts a text, for the runtime and the editor (the simulator uses a library, so
+ * the two can disagree). One pass against a fixed table: a grapheme library was slower than linear
  * (32,000 combining marks blocked the event loop for 23 s, and 612 characters took 17-97 ms).
  */
 export const TEXT_LIMIT_GSM7 = 612;
 export const TEXT_LIMIT_UNICODE = 268;
 /** Fraction of the limit above which the editor warns that the text is getting long. */
 export const TEXT_WARNING_RATIO = 0.9;
-/**
- * Longest text, in UTF-16 code units, that is counted at all; longer ones are refused uncounted.
- * 612 characters are at most 612 units; twice that leaves room for characters the gateway replaces.
- */
+/** Longest text, in UTF-16 code units, that is counted at all (twice the limit: room for replacements). */
 export const TEXT_COUNT_BOUND = 2 * TEXT_LIMIT_GSM7;
 
 export type UnicodeMode = 'auto' | 'on' | 'off';
 
 export interface TextMeasure {
-  /** Characters as the gateway counts them against the limit. */
+  /** As the gateway counts them against the limit. */
   characters: number;
   encoding: 'GSM-7' | 'UCS-2';
-  /** SMS parts the text is split into on the network. */
+  /** SMS parts on the network. */
   parts: number;
   limit: number;
-  /** Characters of the text that are not in the GSM 03.38 alphabet or its extension table (each once). */
+  /** Characters outside GSM 03.38 and its extension table (each once). */
   nonGsm: string[];
 }
 
@@ -38,18 +32,16 @@ const SEPTETS = new Uint8Array(0x10000);
 for (const c of GSM7_BASIC) SEPTETS[c.charCodeAt(0)] = 1;
 for (const c of GSM7_EXTENSION) SEPTETS[c.charCodeAt(0)] = 2;
 
-/** Whether the text is past TEXT_COUNT_BOUND. */
 export function beyondCountBound(text: string): boolean {
   return text.length > TEXT_COUNT_BOUND;
 }
 
-/** Whether the text needs Unicode, i.e. holds a character outside GSM 03.38 and its extension. */
 export function needsUnicode(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (SEPTETS[text.charCodeAt(i)] === 0) return true;
   return false;
 }
 
-/** Resolves a unicode setting (`auto`, `on`, `off`, or a boolean) against the texts it covers. */
+/** Resolves a unicode setting against the texts it covers. */
 export function resolveUnicode(mode: UnicodeMode | boolean | undefined, texts: Iterable<string>): boolean {
   if (mode === true || mode === 'on') return true;
   if (mode === false || mode === 'off') return false;
@@ -57,9 +49,8 @@ export function resolveUnicode(mode: UnicodeMode | boolean | undefined, texts: I
 }
 
 /**
- * Measures a text as it would be sent, in one pass. With `unicode` false a text that holds
- * non-GSM characters is still counted as GSM-7 (the gateway replaces each character it cannot
- * encode with one), so such a character counts once, a surrogate pair included.
+ * Measures a text as it would be sent. Without `unicode` a non-GSM character counts once, a
+ * surrogate pair included: the gateway replaces each with one GSM-7 character.
  */
 export function measureText(text: string, unicode: boolean): TextMeasure {
   // Single-part capacity, then per-part capacity once a header takes room (3GPP TS 23.040).
@@ -98,7 +89,6 @@ export function measureText(text: string, unicode: boolean): TextMeasure {
   };
 }
 
-/** The sentence a failed length check reports, naming the field. */
 export function textLimitMessage(field: string, measure: Pick<TextMeasure, 'characters'>): string {
   return `${field} is ${measure.characters} characters; the limit is ${TEXT_LIMIT_GSM7} (${TEXT_LIMIT_UNICODE} with Unicode)`;
 }

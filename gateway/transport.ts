@@ -1,4 +1,4 @@
-/** The client's transport (no retries, no operations): the pool or proxy agent, the wire, the answers read. */
+/** The client's transport (no retries, no operations): the pool or proxy agent, the wire, the answers. */
 import type { Dispatcher, Pool } from 'undici';
 import { onStop, type StopSignal } from './abort';
 import { Fifo } from './fifo';
@@ -8,7 +8,6 @@ import { isPlainObject, type PreparedRequest } from './prepared';
 import { parseRetryAfter, type Answer } from './retry-policy';
 
 const USER_AGENT = 'node-red-contrib-bulkgate';
-/** Connections a client's pool opens at once: as many requests are on the wire. */
 export const DEFAULT_CONNECTIONS = 32;
 /** Larger answers than this are not the documented JSON (100,000 records are about 10 MB). */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -21,7 +20,6 @@ export interface ProxySettings {
   password?: string;
 }
 
-/** Whether a host is one the proxy's no-proxy list sends directly. */
 export function bypassesProxy(host: string, noProxy: string[] | undefined): boolean {
   const name = host.toLowerCase().replace(/^\[|\]$/g, '');
   return (noProxy ?? []).some((raw) => {
@@ -38,7 +36,6 @@ const PROXY_VARIABLES = ['HTTP_PROXY', 'http_proxy', 'HTTPS_PROXY', 'https_proxy
 
 type Headers = Record<string, string | string[] | undefined>;
 
-/** An answer as it came off the wire. */
 interface RawAnswer {
   status: number;
   text: string;
@@ -52,12 +49,11 @@ export class Transport {
   /** Requests waiting for a connection wait here: in undici's queue a withdrawn one costs a connection. */
   readonly #wire: WireQueue;
 
-  /** `url` checked by the caller; `timeout` in ms covers connect, answer headers and answer body. */
   constructor(url: URL, timeout: number, connections: number, proxy: ProxySettings | undefined) {
     this.#origin = url.origin;
     this.#basePath = url.pathname.replace(/\/+$/, '');
     this.#wire = new WireQueue(connections);
-    const poolOptions = {
+    this.#pool = dispatcherFor(url, proxy, {
       connections,
       pipelining: 1,
       keepAliveTimeout: 10_000,
@@ -65,19 +61,17 @@ export class Transport {
       bodyTimeout: timeout,
       connect: { timeout },
       maxResponseSize: MAX_RESPONSE_BYTES,
-    };
-    this.#pool = dispatcherFor(url, proxy, poolOptions);
+    });
   }
 
-  /** One attempt, on the wire once a connection is free (or aborted, or withdrawn, before). */
+  /** One attempt, on the wire once a connection is free (unless stopped or withdrawn before). */
   send(prepared: PreparedRequest, signal: StopSignal | undefined, withdraw: StopSignal | undefined): Promise<RawAnswer> {
     // A new object per request: a proxy agent adds the Host header to it.
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
     return new Promise<RawAnswer>((resolve, reject) => {
-      // The pool's timeouts cover the wire, not the wait for a connection: a burst behind one slow
-      // answer is not failed for it. dispatch, not request(): no stream per request (streams and
-      // signals were most of the client's cost in a burst, in the benchmark's profile).
+      // The pool's timeouts cover the wire, not the wait for a connection. dispatch, not request():
+      // streams and signals were most of the client's cost in a burst (the benchmark's profile).
       const start = () =>
         this.#pool.dispatch(
           { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
@@ -87,16 +81,15 @@ export class Transport {
     });
   }
 
-  /** Closes the pool's sockets (what is on the wire ends with UND_ERR_DESTROYED). */
+  /** What is on the wire ends with UND_ERR_DESTROYED. */
   destroy(): Promise<void> {
     return this.#pool.destroy().catch(() => undefined);
   }
 }
 
 /**
- * An answer as the retry policy reads it: the JSON body (undefined when it is not JSON), redacted
- * before anything reads it: an error body always (a JSON escape could hide the token from a text
- * search), a success when its text holds the token.
+ * The JSON body, redacted before anything reads it: an error body always (a JSON escape could hide
+ * the token from a text search), a success when its text holds the token.
  */
 export function readAnswer(raw: RawAnswer, token: string): Answer {
   let body: unknown;
@@ -124,9 +117,8 @@ function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: 
 }
 
 /**
- * Reads one answer for undici's dispatch into one string, listening to the caller's signal only
- * while on the wire, and frees its place on the wire when done.
- * Buys the bursts: undici's request() in its place read 0.64x of the floor (1 x 10,000) against 0.88x.
+ * One answer read into one string, the caller's signal heard only while on the wire. Buys the
+ * bursts: undici's request() in its place read 0.64x of the floor (1 x 10,000) against 0.88x.
  */
 class AnswerReader implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] = [];
@@ -136,7 +128,6 @@ class AnswerReader implements Dispatcher.DispatchHandler {
 
   constructor(
     private readonly signal: StopSignal | undefined,
-    /** Once it fired, the request is not written: withdrawn while it waited for a connection. */
     private readonly withdraw: StopSignal | undefined,
     private readonly wire: WireQueue,
     private readonly resolve: (answer: RawAnswer) => void,
@@ -193,9 +184,8 @@ interface WireWaiter {
 }
 
 /**
- * At most `connections` requests handed to undici at once; the rest wait here, oldest first. A
- * waiter whose signal stopped or that was withdrawn while it waited leaves without a connection.
- * Buys the 1 x 10,000 burst: undici's pool queue in its place read 0.95x and 0.92x of the floor against 0.98x and 1.00x.
+ * At most `connections` requests handed to undici at once; the rest wait here, oldest first. Buys
+ * the 1 x 10,000 burst: undici's pool queue in its place read 0.95x and 0.92x of the floor, not 0.98x and 1.00x.
  */
 class WireQueue {
   #active = 0;
@@ -224,14 +214,13 @@ class WireQueue {
   }
 }
 
-/** Why a request not yet on the wire does not go: its signal stopped, or it was withdrawn. */
 function stopReason(signal: StopSignal | undefined, withdraw: StopSignal | undefined): Error | undefined {
   if (signal?.aborted) return aborted();
   if (withdraw?.aborted) return Object.assign(new Error('withdrawn'), { code: WITHDRAWN_CODE });
   return undefined;
 }
 
-/** The error a request stopped by its signal ends with (undici's own code for it). */
+/** undici's own error for a request stopped by its signal. */
 function aborted(): Error {
   return Object.assign(new Error('Request aborted'), { name: 'AbortError', code: 'UND_ERR_ABORTED' });
 }

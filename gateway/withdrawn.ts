@@ -1,7 +1,4 @@
-/**
- * A request withdrawn by its caller while it waited (a connection, a retry, a rate limit): it never
- * reached the gateway, so the caller may send it again as it is (an account keeps it in its outbox).
- */
+/** A request withdrawn while it waited: it never reached the gateway, so it may be sent again as it is. */
 import { GatewayError } from './errors';
 
 export function withdrawnError(): GatewayError {
@@ -17,10 +14,9 @@ export function withdrawnError(): GatewayError {
 
 const withdrawn = new WeakSet<Error>();
 
-/** Whether an error is one a request ended with because it was withdrawn (it was never tried). */
 export function isWithdrawn(error: unknown): boolean {
   return error instanceof Error && withdrawn.has(error);
 }
 
-/** What undici is aborted with for a withdrawn request (recognised by its code). */
+/** What undici is aborted with for a withdrawn request. */
 export const WITHDRAWN_CODE = 'BULKGATE_WITHDRAWN';
