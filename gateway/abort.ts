@@ -55,7 +55,7 @@ function unlink(link: Link): void {
 
 export type StopSignal = AbortSignal | AbortGroup;
 
-/** Listens for `signal` to abort; returns the function that stops listening. */
+/** Returns the function that stops listening. */
 export function onStop(signal: StopSignal | undefined, listener: () => void): () => void {
   if (!signal) return () => undefined;
   if (signal instanceof AbortGroup) return signal.onAbort(listener);

@@ -5,7 +5,6 @@ export function isLoopbackHost(hostname: string): boolean {
   return host === 'localhost' || host === '::1' || /^127(\.\d{1,3}){3}$/.test(host) || host.endsWith('.localhost');
 }
 
-/** The problem with a base URL, or undefined. */
 export function baseUrlProblem(baseUrl: string): string | undefined {
   let url: URL;
   try {

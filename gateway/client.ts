@@ -133,7 +133,7 @@ export class GatewayClient {
     if (prepared.nothingToSend) {
       return Promise.resolve(withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared));
     }
-    return this.execute(prepared, signal, policy).then((answer) => {
+    return this.#execute(prepared, signal, policy).then((answer) => {
       const data = (answer.body as { data?: unknown }).data;
       if (!isPlainObject(data) || !isPlainObject(data.total) || !Array.isArray(data.response))
         throw badResponse(answer.status, 'a promotional result without total and response');
@@ -145,7 +145,7 @@ export class GatewayClient {
     const rejected = prepared.rejected[0];
     // An impossible number is answered as the gateway answers an invalid one: a rejected recipient.
     if (prepared.nothingToSend && rejected) return Promise.resolve({ rejected: true, record: { ...rejected.record } });
-    return this.execute(prepared, signal, policy).then((answer) => this.#transactionalResult(prepared, answer));
+    return this.#execute(prepared, signal, policy).then((answer) => this.#transactionalResult(prepared, answer));
   }
 
   #transactionalResult(prepared: PreparedRequest, answer: Answer): TransactionalResult {
@@ -174,7 +174,7 @@ export class GatewayClient {
     const method = options.method ?? (api === 'simple' ? 'GET' : 'POST');
     const encoding = options.encoding ?? (method === 'GET' ? 'query' : 'json');
     const prepared = prepareInfo({ kind: 'info', api, version: '1.0', method, encoding }, this.#identity);
-    const answer = await this.execute(prepared, options.signal);
+    const answer = await this.#execute(prepared, options.signal);
     const data = (answer.body as { data?: unknown }).data;
     if (!isPlainObject(data) || typeof data.credit !== 'number') throw badResponse(answer.status, 'a balance without credit');
     return data as BalanceRecord;
@@ -183,12 +183,12 @@ export class GatewayClient {
   /** One call to the other endpoints: the answer's `data` (a wrong OTP code is `{verified: false}`, no error). */
   async call(name: EndpointName, fields: Record<string, unknown>, options: { signal?: StopSignal } = {}): Promise<unknown> {
     const prepared = prepareEndpoint(name, fields, this.#identity);
-    const answer = await this.execute(prepared, options.signal);
+    const answer = await this.#execute(prepared, options.signal);
     return (answer.body as { data: unknown }).data;
   }
 
-  /** Sends a prepared request with the retry policy; resolves with a `data` answer. */
-  execute(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<Answer> {
+  /** Resolves with a `data` answer. */
+  #execute(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
     if (policy?.withdraw?.aborted) return Promise.reject(withdrawnError());
     const task = this.#try({ prepared, signal, policy }, 1);
@@ -205,8 +205,7 @@ export class GatewayClient {
       (raw) => {
         const answer = readAnswer(raw, this.#identity.applicationToken);
         const refused = classifyAnswer(prepared, answer);
-        if (refused) return this.#retry(job, attempt, refused);
-        return answer;
+        return refused ? this.#retry(job, attempt, refused) : answer;
       },
       (error: unknown) =>
         this.#retry(
@@ -271,7 +270,6 @@ function withRejected(result: PromotionalResult, prepared: PreparedRequest): Pro
   return { total: { ...result.total, status }, response };
 }
 
-/** Waits `ms`, or less when one of the signals aborts. */
 function sleep(ms: number, signals: (StopSignal | undefined)[]): Promise<void> {
   return new Promise((resolve) => {
     if (signals.some((s) => s?.aborted)) return resolve();

@@ -2,5 +2,4 @@
 export const DEFAULT_BASE_URL = 'https://portal.bulkgate.com';
 /** Milliseconds for one HTTP request. */
 export const DEFAULT_TIMEOUT = 15_000;
-/** Extra attempts after the first. */
 export const DEFAULT_RETRIES = 3;

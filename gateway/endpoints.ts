@@ -41,7 +41,6 @@ function endpointFields(name: EndpointName, given: Record<string, unknown>): Rec
   return fields;
 }
 
-/** Builds and checks one endpoint call. */
 export function prepareEndpoint(name: EndpointName, given: Record<string, unknown>, account: AccountIdentity): PreparedRequest {
   const endpoint: { path: string; read: boolean } | undefined = ENDPOINTS[name];
   if (!endpoint) throw invalidRequest(`there is no ${String(name)} endpoint`);

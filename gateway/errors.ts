@@ -142,7 +142,6 @@ function readableCause(cause: unknown): string {
 /** An error type as the gateway may name one: a short identifier (no echoed text). */
 const TYPE_SHAPE = /^[a-z][a-z0-9_]{0,63}$/i;
 
-/** The sentence for an error type, in the client's own words. */
 export function typeSentence(type: string): string {
   return GATEWAY_SENTENCES[type] ?? 'The gateway refused the request';
 }
@@ -169,18 +168,14 @@ export function gatewayAnswerError(status: number, body: { type?: unknown; error
   });
 }
 
-export function redact(text: string, secret: string | undefined): string {
-  return secret ? text.replaceAll(secret, '***') : text;
-}
-
 /** Removes a secret from every string of a parsed answer, keys included: an echo reaches no msg or log. */
 export function redactAnswer<T>(value: T, secret: string | undefined): T {
   if (!secret) return value;
-  if (typeof value === 'string') return redact(value, secret) as T;
+  if (typeof value === 'string') return value.replaceAll(secret, '***') as T;
   if (Array.isArray(value)) return value.map((v) => redactAnswer(v, secret)) as T;
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) out[redact(key, secret)] = redactAnswer((value as Record<string, unknown>)[key], secret);
+    for (const key of Object.keys(value)) out[key.replaceAll(secret, '***')] = redactAnswer((value as Record<string, unknown>)[key], secret);
     return out as T;
   }
   return value;

@@ -7,7 +7,6 @@ const EVENT_STATUS: Readonly<Record<number, string>> = {
   13: 'seen',
 };
 
-/** The status code of an incoming SMS or an answer. */
 export const INCOMING = 10;
 
 /** The report, its status as a word, and the original code beside it. */
@@ -24,7 +23,7 @@ export interface EventPayload {
   [key: string]: unknown;
 }
 
-/** One report; undefined when it is not one. */
+/** One report, or undefined. */
 export function readEvent(raw: unknown): EventPayload | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const fields = raw as Record<string, unknown>;

@@ -1,32 +1,23 @@
 /** The gateway client, usable without Node-RED: what the nodes (and a program of its own) take from it. */
 
-// The client and how it is set up.
 export { GatewayClient } from './client';
 export type { BalanceRecord, GatewayClientOptions, GiveUp, PromotionalResult, SendPolicy, SendRecord, TransactionalResult } from './client';
 export { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 export { baseUrlProblem } from './base-url';
 export { bypassesProxy, DEFAULT_CONNECTIONS, type ProxySettings } from './transport';
 
-// Stopping requests, and holding them while the gateway is unreachable.
 export { AbortGroup, onStop, settledWithin, type StopSignal } from './abort';
 export { withdrawnError, isWithdrawn } from './withdrawn';
 
-// Errors as the nodes report them.
 export { briefOf, GatewayError, invalidRequest, typeSentence } from './errors';
 
-// The operations and their requests.
 export { bodyShape, sendOperation, VERSIONS, type ApiFamily, type ApiVersion, type EndpointName, type HttpMethod, type Operation } from './operations';
 export { isAbsent, isPlainObject, type PreparedRequest, type RejectedRecipient } from './prepared';
 export { SEND_FIELDS, type SendField, type SendFields } from './request';
 export { resendable, storableBody } from './resend';
 export { bodyFields, schemaKey } from './schemas';
 
-// Recipients and texts, as the editor and the nodes check them.
 export { isPhoneNumber, normalizeNumber, scheduleMs, splitNumbers } from './recipients';
 export { measureText, needsUnicode, TEXT_COUNT_BOUND } from './text';
 
-// Delivery reports and replies the gateway posts.
 export { INCOMING, readEvent, type EventPayload } from './events';
-
-// The retry policy's arithmetic.
-export { backoffDelay, parseRetryAfter } from './retry-policy';

@@ -41,7 +41,6 @@ export function operationPath(op: Pick<Operation, 'kind' | 'api' | 'version'>): 
   return `/api/${op.version}/${op.api}/${op.kind}`;
 }
 
-/** Why the operation does not exist, or undefined. */
 export function operationProblem(op: Operation): string | undefined {
   const versions = VERSIONS[op.kind]?.[op.api];
   if (!versions) return `api must be one of ${API_FAMILIES.join(', ')}`;

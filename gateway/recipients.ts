@@ -19,7 +19,6 @@ export function isPhoneNumber(raw: string | number): boolean {
   return PHONE.test(normalizeNumber(raw));
 }
 
-/** Numbers separated by `;` or `,`. */
 export function splitNumbers(text: string): string[] {
   return text
     .split(/[;,]/)

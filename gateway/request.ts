@@ -125,7 +125,6 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
   return { wire: simple ? wire.join(';') : wire, entries, rejected };
 }
 
-/** The one number of a transactional message, as given. */
 function transactionalNumber(value: unknown): string | number | undefined {
   if (isAbsent(value)) return undefined;
   let list: unknown[] = typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value];
@@ -293,7 +292,6 @@ function channelOf(shape: Shape, f: SendFields): Channel | undefined {
   return channel;
 }
 
-/** Numbers (the impossible ones set aside), groups, admins, variables. */
 function addRecipients(
   shape: Shape,
   f: SendFields,

@@ -46,7 +46,6 @@ export function mayRetry(failure: Failure, attempt: number, retries: number, dup
   return failure.error.retryable && (!failure.reached || duplicatesChecked) && attempt <= retries;
 }
 
-/** The failure an answer stands for, or undefined for a success. */
 export function classifyAnswer(prepared: Pick<PreparedRequest, 'operation'>, answer: Answer): Failure | undefined {
   const { status, body } = answer;
   // 429 and 503 say the gateway did not take the request; other 5xx may come after it did.
@@ -58,14 +57,11 @@ export function classifyAnswer(prepared: Pick<PreparedRequest, 'operation'>, ans
     return { error: gatewayAnswerError(status, body), reached, retryAfter: answer.retryAfter };
   }
   if (isPlainObject(body) && body.data !== undefined && status < 400) return undefined;
-  if (status === 429) {
-    return {
-      error: new GatewayError({ type: 'rate_limited', status, retryable: true, message: 'The gateway asked to slow down (HTTP 429)' }),
-      reached,
-      retryAfter: answer.retryAfter,
-    };
-  }
-  return { error: badResponse(status, body === undefined ? 'a body that is not JSON' : 'JSON without data or error'), reached, retryAfter: answer.retryAfter };
+  const error =
+    status === 429
+      ? new GatewayError({ type: 'rate_limited', status, retryable: true, message: 'The gateway asked to slow down (HTTP 429)' })
+      : badResponse(status, body === undefined ? 'a body that is not JSON' : 'JSON without data or error');
+  return { error, reached, retryAfter: answer.retryAfter };
 }
 
 /** The failure a transport error stands for. `stopped`: the caller's signal stopped it. */

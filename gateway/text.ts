@@ -41,7 +41,6 @@ export function needsUnicode(text: string): boolean {
   return false;
 }
 
-/** Resolves a unicode setting against the texts it covers. */
 export function resolveUnicode(mode: UnicodeMode | boolean | undefined, texts: Iterable<string>): boolean {
   if (mode === true || mode === 'on') return true;
   if (mode === false || mode === 'off') return false;

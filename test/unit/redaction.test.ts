@@ -4,16 +4,16 @@
  * error answer always, a success answer when its text holds the token, escaped or not.
  */
 import assert from 'node:assert/strict';
-import { redact, redactAnswer } from '../../gateway/errors';
+import { redactAnswer } from '../../gateway/errors';
 import { readAnswer } from '../../gateway/transport';
 
 const TOKEN = 'tok-3f9a-secret';
 
 describe('redaction (unit)', () => {
   it('a string holding the token several times: every occurrence', () => {
-    assert.equal(redact(`${TOKEN} and ${TOKEN}${TOKEN}`, TOKEN), '*** and ******');
-    assert.equal(redact('nothing here', TOKEN), 'nothing here');
-    assert.equal(redact(TOKEN, ''), TOKEN, 'no token set: nothing to hide');
+    assert.equal(redactAnswer(`${TOKEN} and ${TOKEN}${TOKEN}`, TOKEN), '*** and ******');
+    assert.equal(redactAnswer('nothing here', TOKEN), 'nothing here');
+    assert.equal(redactAnswer(TOKEN, ''), TOKEN, 'no token set: nothing to hide');
   });
 
   it('an answer: strings, keys and arrays at any depth', () => {

@@ -5,7 +5,8 @@
  * error bodies), and when another attempt is safe.
  */
 import assert from 'node:assert/strict';
-import { backoffDelay, GatewayError, parseRetryAfter } from '../../gateway';
+import { GatewayError } from '../../gateway';
+import { backoffDelay, parseRetryAfter } from '../../gateway/retry-policy';
 import { WITHDRAWN_CODE } from '../../gateway/withdrawn';
 import { badResponse, classifyAnswer, closedError, mayRetry, transportFailure } from '../../gateway/retry-policy';
 
