@@ -1,9 +1,6 @@
-/**
- * Stopping many waits at once, in a ring of links: O(1) to join and leave. An AbortSignal checks
- * for duplicate listeners on each add (O(n²), 8 % of a 10,000 burst's CPU); an AbortController per
- * request costs undici a quarter of its throughput (0.90x to 0.93x of the floor against 0.98x to
- * 1.00x); a Set kept its listeners' requests alive (1.6 MB promoted per scavenge against 0.13 MB).
- */
+// Stopping many waits at once, in a ring of links: O(1) to join and leave. An AbortSignal checks
+// for duplicate listeners on each add (O(n²), 8 % of a 10,000 burst's CPU); AbortControllers cost
+// 0.90x-0.93x of the floor against 0.98x-1.00x; a Set kept 1.6 MB alive per scavenge, links 0.13 MB.
 import { setTimeout as delay } from 'node:timers/promises';
 
 export class AbortGroup {

@@ -127,8 +127,8 @@ export class GatewayClient {
     return this.sendTransactional(this.prepareOperation(sendOperation('transactional', options), fields), options.signal);
   }
 
-  // Promise chains, not async functions: an async function keeps a frame of its locals per request
-  // in flight, and a burst holds 10,000 of them. `_onAttempt`: the account still passes undefined.
+  // Not async: each would keep a frame of its locals per request in flight (10,000 in a burst).
+  // `_onAttempt`: the account still passes undefined.
   sendPromotional(prepared: PreparedRequest, signal?: StopSignal, _onAttempt?: undefined, policy?: SendPolicy): Promise<PromotionalResult> {
     if (prepared.nothingToSend) {
       return Promise.resolve(withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared));
@@ -151,8 +151,7 @@ export class GatewayClient {
   #transactionalResult(prepared: PreparedRequest, answer: Answer): TransactionalResult {
     const body = answer.body as Record<string, unknown>;
     if (isPlainObject(body.error) || typeof body.error === 'string') {
-      // Only the 2.0 invalid_phone_number answer reaches here: a rejected recipient, not an error,
-      // with a per-recipient record's code (9), not the body's (the HTTP status, 400).
+      // Only 2.0's invalid_phone_number reaches here: a rejected recipient, code 9 (not 400).
       return {
         rejected: true,
         record: {
@@ -216,7 +215,7 @@ export class GatewayClient {
     );
   }
 
-  /** After attempt `attempt` failed: the next one after the backoff when the policy allows, else the failure. */
+  /** After attempt `attempt` failed: the next after the backoff when the policy allows, else the failure. */
   async #retry(job: Job, attempt: number, failure: Failure): Promise<Answer> {
     const { prepared, signal, policy } = job;
     const { error, reached } = failure;

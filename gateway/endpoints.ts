@@ -12,7 +12,7 @@ const asInteger = (v: unknown): unknown => (typeof v === 'string' && /^\s*\d+\s*
 
 const INTEGER_FIELDS = ['code_length', 'request_quota_number', 'trials_available_resend', 'trials_available_verification', 'daily_limit', 'expiration'];
 
-/** The wire body's fields: empty ones left out, numbers normalised, an OTP code a string (a keypad's `1234`). */
+/** The wire fields: empty ones dropped, numbers normalised, an OTP code a string (a keypad's `1234`). */
 function endpointFields(name: EndpointName, given: Record<string, unknown>): Record<string, unknown> {
   const fields: Record<string, unknown> = {};
   for (const key of Object.keys(given)) if (!isAbsent(given[key])) fields[key] = given[key];

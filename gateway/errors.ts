@@ -109,10 +109,7 @@ const TYPE_BRIEFS: Record<string, string> = {
   no_recipients: 'no-recipient',
 };
 
-/**
- * The few words for an error made without its own: the type's, else the field a failed check
- * starts with (`number[2].number must be ...` is the number), else the type itself.
- */
+/** A status for an error without one: the type's, else the field a check names first, else the type. */
 export function briefOf(type: string, message: string): ErrorBrief {
   const own = TYPE_BRIEFS[type];
   if (own) return { key: own };
@@ -126,10 +123,7 @@ export function briefOf(type: string, message: string): ErrorBrief {
   return { key: 'gateway-error', params: { type } };
 }
 
-/**
- * A cause as one line: its message and code (`connect ECONNREFUSED 127.0.0.1:1 (ECONNREFUSED)`),
- * no request options or body. Node-RED prints `cause + ""`: `[object Object]` for undici's errors.
- */
+/** Message and code on one line: Node-RED prints `cause + ""`, `[object Object]` for undici's errors. */
 function readableCause(cause: unknown): string {
   if (typeof cause !== 'object' || cause === null) return String(cause);
   const { message, code } = cause as { message?: unknown; code?: unknown };
@@ -168,7 +162,7 @@ export function gatewayAnswerError(status: number, body: { type?: unknown; error
   });
 }
 
-/** Removes a secret from every string of a parsed answer, keys included: an echo reaches no msg or log. */
+/** Removes a secret from every string of an answer, keys included: an echo reaches no msg or log. */
 export function redactAnswer<T>(value: T, secret: string | undefined): T {
   if (!secret) return value;
   if (typeof value === 'string') return value.replaceAll(secret, '***') as T;

@@ -1,8 +1,5 @@
-/**
- * The package's one first-in, first-out queue. Not a Map: V8 keeps a deleted entry's slot until
- * it rehashes, so taking the oldest of 10,000 walks thousands. Not `Array.shift`: it moves every
- * item. Each slot is emptied as the head passes it: nothing forgotten is kept alive.
- */
+// The package's one FIFO queue. Not a Map: V8 keeps deleted slots until it rehashes, so taking the
+// oldest of 10,000 walks thousands. Not `Array.shift`: it moves every item. A passed slot is emptied.
 export class Fifo<T> {
   #items: (T | undefined)[] = [];
   #head = 0;

@@ -62,10 +62,7 @@ export function bodyShape(op: Operation): { api: ApiFamily; version: ApiVersion 
   return { api: op.api, version: op.version };
 }
 
-/**
- * The other endpoints (the vendor's API pages). A read is repeated after a timeout or a broken
- * connection, a write only when the gateway certainly did not take it (429, 503, refused).
- */
+/** The vendor's other endpoints. A write is repeated only when the gateway surely did not take it. */
 export const ENDPOINTS = {
   'otp send': { path: '/api/1.0/otp/send', read: false },
   'otp resend': { path: '/api/1.0/otp/resend', read: false },

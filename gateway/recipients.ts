@@ -37,7 +37,7 @@ export function scheduleMs(schedule: unknown): number | undefined {
   return Number.isFinite(ms) ? ms : undefined;
 }
 
-/** A schedule as the reference shows it: unix seconds as a string, or ISO 8601 as written (its offset kept). */
+/** A schedule as the reference shows it: unix seconds, or ISO 8601 as written (its offset kept). */
 export function normalizeSchedule(value: unknown): string | undefined {
   if (value instanceof Date) {
     const ms = value.getTime();

@@ -7,7 +7,7 @@ import { isPhoneNumber, normalizeNumber, normalizeSchedule, scheduleMs, splitNum
 import { schemaKey } from './schemas';
 import { validateBody } from './validate';
 import { PROFILE_ID_CHOICE } from './senders';
-import { beyondCountBound, measureText, needsUnicode, resolveUnicode, textLimitMessage, TEXT_LIMIT_GSM7, type TextMeasure, type UnicodeMode } from './text';
+import { measureText, needsUnicode, resolveUnicode, TEXT_COUNT_BOUND, TEXT_LIMIT_GSM7, TEXT_LIMIT_UNICODE, type UnicodeMode } from './text';
 
 /** The request fields a node or `msg.payload` may set, in the reference's names and order. */
 export const SEND_FIELDS = [
@@ -45,7 +45,7 @@ function parseText(field: string, value: unknown): string | undefined {
   const text = typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
   if (text === undefined) throw invalidRequest(`${field} must be a string`);
   // Refused before anything counts it: no text that cannot fit costs more than this comparison.
-  if (beyondCountBound(text)) throw textTooLong(field, { characters: text.length });
+  if (text.length > TEXT_COUNT_BOUND) throw textTooLong(field, { characters: text.length });
   return text;
 }
 
@@ -431,8 +431,8 @@ export function serialise(operation: Operation, body: Record<string, unknown>): 
 }
 
 /** The refusal of a text that is too long, with the status's parameters. */
-function textTooLong(field: string, measure: Pick<TextMeasure, 'characters'> & { limit?: number }): GatewayError {
-  return invalidRequest(textLimitMessage(field, measure), {
+function textTooLong(field: string, measure: { characters: number; limit?: number }): GatewayError {
+  return invalidRequest(`${field} is ${measure.characters} characters; the limit is ${TEXT_LIMIT_GSM7} (${TEXT_LIMIT_UNICODE} with Unicode)`, {
     key: 'text-too-long',
     params: { characters: measure.characters, limit: measure.limit ?? TEXT_LIMIT_GSM7 },
   });

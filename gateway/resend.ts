@@ -24,10 +24,7 @@ export function storableBody(prepared: PreparedRequest): Record<string, unknown>
   return body;
 }
 
-/**
- * A kept body ready to send again (checked before its first attempt, not again), with duplicates_check
- * on where the body takes it: a copy that reached the gateway is dropped there.
- */
+/** A kept body, checked once already, with duplicates_check on: a copy that arrived is dropped. */
 export function prepareResend(
   operation: Operation,
   kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number },

@@ -1,4 +1,4 @@
-/** The retry policy, as pure functions: what an answer or error stands for, whether and when to try again. */
+/** The retry policy: what an answer or error stands for, whether and when to try again. */
 import { GatewayError, gatewayAnswerError } from './errors';
 import { WITHDRAWN_CODE, withdrawnError } from './withdrawn';
 import { isPlainObject, type PreparedRequest } from './prepared';
@@ -17,10 +17,7 @@ export interface Failure {
   retryAfter?: number;
 }
 
-/**
- * The wait after attempt `attempt` (1 for the first): the gateway's Retry-After (capped), else
- * exponential backoff with "equal jitter": at least half the ceiling, so attempts never hammer.
- */
+/** Retry-After (capped), else exponential backoff with "equal jitter": at least half the ceiling. */
 export function backoffDelay(
   attempt: number,
   retryAfter: number | undefined,

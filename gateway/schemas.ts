@@ -1,7 +1,4 @@
-/**
- * The JSON schema of every wire body: plain data, so the editor reads it too. A `rule` is the
- * sentence a failure reports after the field's name.
- */
+/** The JSON schema of every wire body (the editor reads it too); a `rule` is a failure's sentence. */
 import { SENDER_TYPES, SENDER_VALUE_KIND } from './senders';
 import type { ApiFamily, ApiVersion, OperationKind } from './operations';
 import { PHONE_DIGITS } from './recipients';

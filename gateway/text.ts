@@ -1,13 +1,10 @@
-/**
- * How the gateway counts a text, for the runtime and the editor (the simulator uses a library, so
- * the two can disagree). One pass against a fixed table: a grapheme library was slower than linear
- * (32,000 combining marks blocked the event loop for 23 s, and 612 characters took 17-97 ms).
- */
+// How the gateway counts a text (the simulator uses a library, so the two can disagree). One pass
+// against a table: a grapheme library was slower than linear (32,000 combining marks blocked 23 s).
 export const TEXT_LIMIT_GSM7 = 612;
 export const TEXT_LIMIT_UNICODE = 268;
 /** Fraction of the limit above which the editor warns that the text is getting long. */
 export const TEXT_WARNING_RATIO = 0.9;
-/** Longest text, in UTF-16 code units, that is counted at all (twice the limit: room for replacements). */
+/** Longest text, in UTF-16 units, that is counted at all (twice the limit: room for replacements). */
 export const TEXT_COUNT_BOUND = 2 * TEXT_LIMIT_GSM7;
 
 export type UnicodeMode = 'auto' | 'on' | 'off';
@@ -32,10 +29,6 @@ const SEPTETS = new Uint8Array(0x10000);
 for (const c of GSM7_BASIC) SEPTETS[c.charCodeAt(0)] = 1;
 for (const c of GSM7_EXTENSION) SEPTETS[c.charCodeAt(0)] = 2;
 
-export function beyondCountBound(text: string): boolean {
-  return text.length > TEXT_COUNT_BOUND;
-}
-
 export function needsUnicode(text: string): boolean {
   for (let i = 0; i < text.length; i++) if (SEPTETS[text.charCodeAt(i)] === 0) return true;
   return false;
@@ -47,10 +40,7 @@ export function resolveUnicode(mode: UnicodeMode | boolean | undefined, texts: I
   return [...texts].some(needsUnicode);
 }
 
-/**
- * Measures a text as it would be sent. Without `unicode` a non-GSM character counts once, a
- * surrogate pair included: the gateway replaces each with one GSM-7 character.
- */
+/** Without `unicode` a non-GSM character (a surrogate pair too) counts once: the gateway replaces it. */
 export function measureText(text: string, unicode: boolean): TextMeasure {
   // Single-part capacity, then per-part capacity once a header takes room (3GPP TS 23.040).
   const single = unicode ? 70 : 160;
@@ -86,8 +76,4 @@ export function measureText(text: string, unicode: boolean): TextMeasure {
     limit: unicode ? TEXT_LIMIT_UNICODE : TEXT_LIMIT_GSM7,
     nonGsm: nonGsm ? [...nonGsm] : [],
   };
-}
-
-export function textLimitMessage(field: string, measure: Pick<TextMeasure, 'characters'>): string {
-  return `${field} is ${measure.characters} characters; the limit is ${TEXT_LIMIT_GSM7} (${TEXT_LIMIT_UNICODE} with Unicode)`;
 }

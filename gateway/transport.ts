@@ -70,8 +70,7 @@ export class Transport {
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
     return new Promise<RawAnswer>((resolve, reject) => {
-      // The pool's timeouts cover the wire, not the wait for a connection. dispatch, not request():
-      // streams and signals were most of the client's cost in a burst (the benchmark's profile).
+      // The pool's timeouts cover the wire, not the wait. dispatch: streams and signals cost most.
       const start = () =>
         this.#pool.dispatch(
           { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
@@ -87,10 +86,7 @@ export class Transport {
   }
 }
 
-/**
- * The JSON body, redacted before anything reads it: an error body always (a JSON escape could hide
- * the token from a text search), a success when its text holds the token.
- */
+/** Redacted: an error body always (a JSON escape could hide the token), a success holding it. */
 export function readAnswer(raw: RawAnswer, token: string): Answer {
   let body: unknown;
   try {
@@ -116,10 +112,7 @@ function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: 
   return new Pool(url.origin, poolOptions);
 }
 
-/**
- * One answer read into one string, the caller's signal heard only while on the wire. Buys the
- * bursts: undici's request() in its place read 0.64x of the floor (1 x 10,000) against 0.88x.
- */
+/** One answer into one string: undici's request() in its place read 0.64x of the floor, not 0.88x. */
 class AnswerReader implements Dispatcher.DispatchHandler {
   #chunks: Buffer[] = [];
   #status = 0;
@@ -183,10 +176,7 @@ interface WireWaiter {
   withdraw: StopSignal | undefined;
 }
 
-/**
- * At most `connections` requests handed to undici at once; the rest wait here, oldest first. Buys
- * the 1 x 10,000 burst: undici's pool queue in its place read 0.95x and 0.92x of the floor, not 0.98x and 1.00x.
- */
+/** At most `connections` requests in undici: its pool queue instead read 0.92x-0.95x, not 0.98x-1.00x. */
 class WireQueue {
   #active = 0;
   readonly #waiting = new Fifo<WireWaiter>();

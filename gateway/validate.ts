@@ -24,8 +24,7 @@ const byKey = new Map<string, Validator | undefined>();
 
 function validatorFor(key: string): Validator | undefined {
   if (byKey.has(key)) return byKey.get(key);
-  // Loaded with the first request of their kind, not with the package. Literal paths: the
-  // build's lazy-require step rewrites only those.
+  // Loaded with the first request of their kind. Literal paths: the build's lazy step rewrites those.
   const loaded = (
     key in ENDPOINT_SCHEMAS
       ? // eslint-disable-next-line @typescript-eslint/no-require-imports
@@ -55,7 +54,7 @@ function fieldName(instancePath: string, property?: string): string {
   return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
 }
 
-/** The `rule` of the schema holding the failed keyword (#/properties/number/pattern: #/properties/number). */
+/** The `rule` of the schema that holds the failed keyword, found by the error's schema path. */
 function ruleOf(key: string, schemaPath: string): unknown {
   const segments = schemaPath
     .replace(/^#\/?/, '')

@@ -1,4 +1,4 @@
-/** A request withdrawn while it waited: it never reached the gateway, so it may be sent again as it is. */
+/** A request withdrawn while it waited: it never reached the gateway, so it may be sent again. */
 import { GatewayError } from './errors';
 
 export function withdrawnError(): GatewayError {

@@ -5,16 +5,13 @@
  * a too long text is refused with.
  */
 import assert from 'node:assert/strict';
-import {
-  TEXT_COUNT_BOUND,
-  TEXT_LIMIT_GSM7,
-  TEXT_LIMIT_UNICODE,
-  beyondCountBound,
-  measureText,
-  needsUnicode,
-  resolveUnicode,
-  textLimitMessage,
-} from '../../gateway/text';
+import { sendOperation } from '../../gateway/operations';
+import { prepareSend, type SendFields } from '../../gateway/request';
+import { TEXT_COUNT_BOUND, TEXT_LIMIT_GSM7, TEXT_LIMIT_UNICODE, measureText, needsUnicode, resolveUnicode } from '../../gateway/text';
+
+/** A transactional send prepared as the client prepares one. */
+const prepare = (fields: SendFields) =>
+  prepareSend(sendOperation('transactional'), { number: '420777111222', ...fields }, { applicationId: '1', applicationToken: 't' });
 
 /** GSM 03.38's basic alphabet and its extension table, as the standard lists them: the expectation. */
 const BASIC = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
@@ -23,9 +20,10 @@ const EXTENSION = '\f^{}\\[~]|€';
 describe('text counting (unit)', () => {
   it("the limits are the reference's: 612 characters, 268 with Unicode; nothing over twice 612 code units is counted", () => {
     assert.deepEqual([TEXT_LIMIT_GSM7, TEXT_LIMIT_UNICODE, TEXT_COUNT_BOUND], [612, 268, 1224]);
-    assert.equal(beyondCountBound('a'.repeat(1224)), false);
-    assert.equal(beyondCountBound('a'.repeat(1225)), true);
-    assert.equal(beyondCountBound(''), false);
+    // At the bound a text is counted (a € twice); past it, it is refused by its length alone.
+    assert.throws(() => prepare({ text: '€'.repeat(1224) }), /^text is 2448 characters;/);
+    assert.throws(() => prepare({ text: 'a'.repeat(1225) }), /^text is 1225 characters;/);
+    assert.throws(() => prepare({ text: '' }), /^text is required/, 'an empty text is no length error');
   });
 
   it('every character of the basic alphabet counts once, every one of the extension table twice (once in UCS-2); none needs Unicode', () => {
@@ -89,6 +87,8 @@ describe('text counting (unit)', () => {
   });
 
   it('a text over the limit is refused with a sentence that names the field, its count and both limits', () => {
-    assert.equal(textLimitMessage('channel.sms.text', { characters: 700 }), 'channel.sms.text is 700 characters; the limit is 612 (268 with Unicode)');
+    assert.throws(() => prepare({ channel: { sms: { text: 'a'.repeat(700) } } }), {
+      message: 'channel.sms.text is 700 characters; the limit is 612 (268 with Unicode)',
+    });
   });
 });
