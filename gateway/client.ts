@@ -190,7 +190,7 @@ export class GatewayClient {
   #execute(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
     if (policy?.withdraw?.aborted) return Promise.reject(withdrawnError());
-    const task = this.#try({ prepared, signal, policy }, 1);
+    const task = this.#try(prepared, signal, policy, 1);
     const forget = () => this.#inFlight.delete(task);
     this.#inFlight.add(task);
     task.then(forget, forget);
@@ -198,26 +198,22 @@ export class GatewayClient {
   }
 
   /** Attempt number `attempt`. No combined signal per request: closing destroys the pool, ending its requests. */
-  #try(job: Job, attempt: number): Promise<Answer> {
-    const { prepared, signal } = job;
-    return this.#transport.send(prepared, signal, job.policy?.withdraw).then(
+  #try(prepared: PreparedRequest, signal: StopSignal | undefined, policy: SendPolicy | undefined, attempt: number): Promise<Answer> {
+    return this.#transport.send(prepared, signal, policy?.withdraw).then(
       (raw) => {
         const answer = readAnswer(raw, this.#identity.applicationToken);
         const refused = classifyAnswer(prepared, answer);
-        return refused ? this.#retry(job, attempt, refused) : answer;
+        return refused ? this.#retry(prepared, signal, policy, attempt, refused) : answer;
       },
-      (error: unknown) =>
-        this.#retry(
-          job,
-          attempt,
-          transportFailure(error, { stopped: this.#stopped(signal), closing: this.#closing.aborted, baseUrl: this.baseUrl, timeout: this.timeout }),
-        ),
+      (error: unknown) => {
+        const context = { stopped: this.#stopped(signal), closing: this.#closing.aborted, baseUrl: this.baseUrl, timeout: this.timeout };
+        return this.#retry(prepared, signal, policy, attempt, transportFailure(error, context));
+      },
     );
   }
 
   /** After attempt `attempt` failed: the next after the backoff when the policy allows, else the failure. */
-  async #retry(job: Job, attempt: number, failure: Failure): Promise<Answer> {
-    const { prepared, signal, policy } = job;
+  async #retry(prepared: PreparedRequest, signal: StopSignal | undefined, policy: SendPolicy | undefined, attempt: number, failure: Failure): Promise<Answer> {
     const { error, reached } = failure;
     const withdraw = policy?.withdraw;
     const again = mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) && !this.#stopped(signal) && !withdraw?.aborted;
@@ -228,7 +224,7 @@ export class GatewayClient {
     if (giveUp && Date.now() + wait >= giveUp.at) throw ending(giveUp.error());
     await sleep(wait, [this.#closing, signal, withdraw]);
     if (this.#stopped(signal) || withdraw?.aborted) throw ending(this.#closing.aborted ? closedError() : error);
-    return this.#try(job, attempt + 1);
+    return this.#try(prepared, signal, policy, attempt + 1);
   }
 
   #stopped(signal: StopSignal | undefined): boolean {
@@ -252,12 +248,6 @@ export class GatewayClient {
     await Promise.allSettled(this.#inFlight);
     await this.#transport.destroy();
   }
-}
-
-interface Job {
-  prepared: PreparedRequest;
-  signal: StopSignal | undefined;
-  policy: SendPolicy | undefined;
 }
 
 /** The answer with the recipients the checks rejected at their places, as errors: a record per recipient. */

@@ -40,16 +40,6 @@ interface ErrorBrief {
   params?: Record<string, string | number>;
 }
 
-interface GatewayErrorInit {
-  type: string;
-  message: string;
-  brief?: ErrorBrief;
-  status?: number;
-  detail?: string | null;
-  retryable?: boolean;
-  cause?: unknown;
-}
-
 export class GatewayError extends Error {
   /** The error type; Node-RED copies an Error's `code` into the Catch node's `msg.error.code`. */
   readonly code: string;
@@ -60,7 +50,7 @@ export class GatewayError extends Error {
   /** The request may have reached the gateway (so a resend could send it twice). */
   mayHaveReached: boolean | undefined;
 
-  constructor(init: GatewayErrorInit) {
+  constructor(init: { type: string; message: string; brief?: ErrorBrief; status?: number; detail?: string | null; retryable?: boolean; cause?: unknown }) {
     super(init.message, init.cause === undefined ? undefined : { cause: readableCause(init.cause) });
     this.name = 'GatewayError';
     this.code = init.type;
@@ -143,12 +133,9 @@ export function typeSentence(type: string): string {
 /** The error for an answer whose body carried `error` (both versions), its strings redacted. */
 export function gatewayAnswerError(status: number, body: { type?: unknown; error?: unknown; code?: unknown; detail?: unknown }): GatewayError {
   // 2.0: type is the identifier and error the description; 1.0: error is the identifier.
-  const type =
-    typeof body.type === 'string' && TYPE_SHAPE.test(body.type)
-      ? body.type
-      : typeof body.error === 'string' && /^[a-z_]+$/.test(body.error)
-        ? body.error
-        : 'unknown';
+  let type = 'unknown';
+  if (typeof body.type === 'string' && TYPE_SHAPE.test(body.type)) type = body.type;
+  else if (typeof body.error === 'string' && /^[a-z_]+$/.test(body.error)) type = body.error;
   const described = typeof body.error === 'string' && body.error !== type ? body.error : undefined;
   const sentence = GATEWAY_SENTENCES[type] ?? (described ? `The gateway refused the request: ${described}` : 'The gateway refused the request');
   const detail = typeof body.detail === 'string' ? body.detail : null;
