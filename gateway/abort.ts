@@ -52,7 +52,6 @@ function unlink(link: Link): void {
 
 export type StopSignal = AbortSignal | AbortGroup;
 
-/** Returns the function that stops listening. */
 export function onStop(signal: StopSignal | undefined, listener: () => void): () => void {
   if (!signal) return () => undefined;
   if (signal instanceof AbortGroup) return signal.onAbort(listener);

@@ -5,7 +5,7 @@ import { baseUrlProblem } from './base-url';
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 import { prepareEndpoint } from './endpoints';
 import { GatewayError, invalidRequest } from './errors';
-import { sendOperation, type ApiFamily, type ApiVersion, type BodyEncoding, type EndpointName, type HttpMethod, type Operation } from './operations';
+import { sendOperation, type ApiFamily, type BodyEncoding, type EndpointName, type HttpMethod, type Operation } from './operations';
 import { INVALID_NUMBER_CODE, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
 import { prepareInfo, prepareSend, type SendFields } from './request';
 import { prepareResend, storableBody } from './resend';
@@ -27,15 +27,9 @@ export interface GatewayClientOptions extends AccountIdentity {
   proxy?: ProxySettings;
 }
 
-export interface SendOptions {
-  api?: ApiFamily;
-  version?: ApiVersion;
-  /** Body encoding for the simple API. */
-  encoding?: 'json' | 'form';
-  signal?: StopSignal;
-}
+/** The operation's choices (sendOperation's) and a signal. */
+export type SendOptions = NonNullable<Parameters<typeof sendOperation>[1]> & { signal?: StopSignal };
 
-/** A per-recipient record: success (`status`, `sms_id`, `price`, `credit`, `number`) or error. */
 export interface SendRecord {
   status: string;
   sms_id?: string;
@@ -186,7 +180,6 @@ export class GatewayClient {
     return (answer.body as { data: unknown }).data;
   }
 
-  /** Resolves with a `data` answer. */
   #execute(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
     if (policy?.withdraw?.aborted) return Promise.reject(withdrawnError());
@@ -212,7 +205,6 @@ export class GatewayClient {
     );
   }
 
-  /** After attempt `attempt` failed: the next after the backoff when the policy allows, else the failure. */
   async #retry(prepared: PreparedRequest, signal: StopSignal | undefined, policy: SendPolicy | undefined, attempt: number, failure: Failure): Promise<Answer> {
     const { error, reached } = failure;
     const withdraw = policy?.withdraw;

@@ -48,7 +48,6 @@ export function prepareEndpoint(name: EndpointName, given: Record<string, unknow
   // Only the account gives the credentials.
   const credential = CREDENTIAL_KEYS.find((key) => key in fields);
   if (credential) throw invalidRequest(`${credential} is not a field of the ${name} request (it comes from the account)`);
-  // The account's default country, where a call takes one and gives none.
   if (account.defaultCountry && name === 'otp send' && fields.country === undefined) fields.country = account.defaultCountry;
   if (account.defaultCountry && name === 'number-check' && Array.isArray(fields.numbers)) {
     fields.numbers = fields.numbers.map((n) => (isPlainObject(n) && n.country === undefined ? { ...n, country: account.defaultCountry } : n));

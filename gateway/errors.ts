@@ -1,6 +1,5 @@
 /** The one error type of the client, and the sentences and status words of each type. */
 
-/** One wording for a wrong id or token, wherever it shows. */
 export const WRONG_CREDENTIALS =
   'The gateway does not accept this application id and token: check them in the BulkGate account node (they come from the API application in the BulkGate portal)';
 

@@ -9,7 +9,6 @@ const EVENT_STATUS: Readonly<Record<number, string>> = {
 
 export const INCOMING = 10;
 
-/** The report, its status as a word, and the original code beside it. */
 export interface EventPayload {
   status: string;
   statusCode: number;
@@ -23,7 +22,6 @@ export interface EventPayload {
   [key: string]: unknown;
 }
 
-/** One report, or undefined. */
 export function readEvent(raw: unknown): EventPayload | undefined {
   if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
   const fields = raw as Record<string, unknown>;

@@ -27,7 +27,6 @@ export class Fifo<T> {
     return item;
   }
 
-  /** Takes `item` out wherever it is; false when it is not here. */
   remove(item: T): boolean {
     if (this.size && this.peek() === item) return this.shift() === item;
     const i = this.#items.indexOf(item, this.#head);

@@ -56,7 +56,6 @@ export function operationProblem(op: Operation): string | undefined {
   return undefined;
 }
 
-/** The body shape an operation takes: the 2.0 simple transactional path takes the advanced 2.0 body. */
 export function bodyShape(op: Operation): { api: ApiFamily; version: ApiVersion } {
   if (op.kind === 'transactional' && op.version === '2.0') return { api: 'advanced', version: '2.0' };
   return { api: op.api, version: op.version };
@@ -84,10 +83,3 @@ export const ENDPOINTS = {
 } as const satisfies Record<string, { path: string; read: boolean }>;
 
 export type EndpointName = keyof typeof ENDPOINTS;
-
-export interface EndpointOperation {
-  kind: 'endpoint';
-  name: EndpointName;
-  method: 'POST';
-  encoding: 'json';
-}

@@ -1,5 +1,5 @@
 /** A request as the client sends it, prepared and checked; the one place that writes the credentials. */
-import type { EndpointOperation, Operation } from './operations';
+import type { EndpointName, Operation } from './operations';
 
 export interface AccountIdentity {
   applicationId: string;
@@ -10,7 +10,7 @@ export interface AccountIdentity {
 }
 
 export interface PreparedRequest {
-  operation: Operation | EndpointOperation;
+  operation: Operation | { kind: 'endpoint'; name: EndpointName; method: 'POST'; encoding: 'json' };
   method: 'GET' | 'POST';
   /** Relative to the base URL, with the query for a GET. */
   path: string;
@@ -31,7 +31,6 @@ export interface PreparedRequest {
   pastSchedule?: string;
 }
 
-/** The code a per-recipient record gives an invalid phone number. */
 export const INVALID_NUMBER_CODE = 9;
 
 export interface RejectedRecipient {

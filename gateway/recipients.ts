@@ -26,7 +26,6 @@ export function splitNumbers(text: string): string[] {
     .filter((n) => n !== '');
 }
 
-/** The last instant a Date can hold (the year 275760). */
 const LAST_DATE_MS = 8.64e15;
 
 /** A wire schedule (unix seconds or ISO 8601) in ms since the epoch. */

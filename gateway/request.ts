@@ -208,7 +208,6 @@ interface Shape {
   promotional: boolean;
 }
 
-/** Builds, checks and serialises a send request (or throws `invalid_request`). */
 export function prepareSend(operation: Operation, fields: SendFields, account: AccountIdentity): PreparedRequest {
   checkOperation(operation);
   if (operation.kind === 'info') throw invalidRequest('info is not a send operation');
@@ -336,7 +335,6 @@ function addSmsSettings(shape: Shape, f: SendFields, body: Body, channel: Channe
   return channel;
 }
 
-/** The country, the schedule, the duplicates check. */
 function addDelivery(shape: Shape, f: SendFields, body: Body, account: AccountIdentity): void {
   const country = f.country ?? (account.defaultCountry || undefined);
   if (country !== undefined) body.country = typeof country === 'string' ? country.trim() : country;
@@ -430,7 +428,6 @@ export function serialise(operation: Operation, body: Record<string, unknown>): 
   return { payload: form.toString(), contentType: 'application/x-www-form-urlencoded' };
 }
 
-/** The refusal of a text that is too long, with the status's parameters. */
 function textTooLong(field: string, measure: { characters: number; limit?: number }): GatewayError {
   return invalidRequest(`${field} is ${measure.characters} characters; the limit is ${TEXT_LIMIT_GSM7} (${TEXT_LIMIT_UNICODE} with Unicode)`, {
     key: 'text-too-long',

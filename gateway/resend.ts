@@ -10,7 +10,6 @@ export function checksDuplicates(operation: Operation): boolean {
   return bodyFields(schemaKey(operation.kind, shape.api, shape.version)).includes('duplicates_check');
 }
 
-/** Whether a failed send may be sent again without risking a duplicate. */
 export function resendable(operation: Operation, mayHaveReached: boolean | undefined): boolean {
   return checksDuplicates(operation) || mayHaveReached === false;
 }

@@ -10,10 +10,8 @@ export const TEXT_COUNT_BOUND = 2 * TEXT_LIMIT_GSM7;
 export type UnicodeMode = 'auto' | 'on' | 'off';
 
 export interface TextMeasure {
-  /** As the gateway counts them against the limit. */
   characters: number;
   encoding: 'GSM-7' | 'UCS-2';
-  /** SMS parts on the network. */
   parts: number;
   limit: number;
   /** Characters outside GSM 03.38 and its extension table (each once). */

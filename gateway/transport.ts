@@ -64,7 +64,6 @@ export class Transport {
     });
   }
 
-  /** One attempt, on the wire once a connection is free (unless stopped or withdrawn before). */
   send(prepared: PreparedRequest, signal: StopSignal | undefined, withdraw: StopSignal | undefined): Promise<RawAnswer> {
     // A new object per request: a proxy agent adds the Host header to it.
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
@@ -80,7 +79,6 @@ export class Transport {
     });
   }
 
-  /** What is on the wire ends with UND_ERR_DESTROYED. */
   destroy(): Promise<void> {
     return this.#pool.destroy().catch(() => undefined);
   }
@@ -210,7 +208,6 @@ function stopReason(signal: StopSignal | undefined, withdraw: StopSignal | undef
   return undefined;
 }
 
-/** undici's own error for a request stopped by its signal. */
 function aborted(): Error {
   return Object.assign(new Error('Request aborted'), { name: 'AbortError', code: 'UND_ERR_ABORTED' });
 }

@@ -2,17 +2,9 @@
 import { ENDPOINT_SCHEMAS, SCHEMAS } from './schemas';
 import { SENDER_VALUE_KIND } from './senders';
 
-interface ValidationError {
-  keyword: string;
-  instancePath: string;
-  schemaPath: string;
-  params: Record<string, unknown>;
-  message?: string;
-}
-
 interface Validator {
   (body: unknown): boolean;
-  errors?: ValidationError[] | null;
+  errors?: { keyword: string; instancePath: string; schemaPath: string; params: Record<string, unknown>; message?: string }[] | null;
 }
 
 export function validatorName(key: string): string {
@@ -69,7 +61,7 @@ function ruleOf(key: string, schemaPath: string): unknown {
   return (schema as { rule?: unknown } | undefined)?.rule;
 }
 
-function describeError(key: string, errors: ValidationError[]): string {
+function describeError(key: string, errors: NonNullable<Validator['errors']>): string {
   // An anyOf (or oneOf) failure is reported after its branches' errors; it carries the useful sentence.
   const error = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf') ?? errors[0];
   if (!error) return 'the request is not valid';
