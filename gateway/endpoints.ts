@@ -2,7 +2,7 @@
 import { invalidRequest } from './errors';
 import { ENDPOINTS, type EndpointName } from './operations';
 import { CREDENTIAL_KEYS, credentialsBody, isAbsent, isPlainObject, type AccountIdentity, type PreparedRequest } from './prepared';
-import { wireCascade } from './request';
+import { setOrDelete, wireCascade } from './request';
 import { normalizeNumber } from './recipients';
 import { validateBody } from './validate';
 
@@ -28,11 +28,7 @@ function endpointFields(name: EndpointName, given: Record<string, unknown>): Rec
   };
   if (name.startsWith('address-book')) fields.data = Array.isArray(fields.data) ? fields.data.map(contact) : contact(fields.data);
   if (fields.data === undefined) delete fields.data;
-  if (name === 'otp send' && 'channel' in fields) {
-    const channel = wireCascade(fields.channel);
-    if (channel) fields.channel = channel;
-    else delete fields.channel;
-  }
+  if (name === 'otp send' && 'channel' in fields) setOrDelete(fields, 'channel', wireCascade(fields.channel));
   if (name === 'otp verify' && typeof fields.code === 'number' && Number.isFinite(fields.code)) fields.code = String(fields.code);
   for (const key of INTEGER_FIELDS) if (key in fields) fields[key] = asInteger(fields[key]);
   if (typeof fields.groups === 'string') fields.groups = fields.groups.split(/[;,\s]+/).filter(Boolean);

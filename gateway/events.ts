@@ -1,4 +1,6 @@
 /** Delivery reports and incoming messages a webhook gets (the gateway's webhook documentation). */
+import { isPlainObject } from './prepared';
+
 const EVENT_STATUS: Readonly<Record<number, string>> = {
   1: 'delivered',
   2: 'buffered',
@@ -23,12 +25,11 @@ export interface EventPayload {
 }
 
 export function readEvent(raw: unknown): EventPayload | undefined {
-  if (typeof raw !== 'object' || raw === null || Array.isArray(raw)) return undefined;
-  const fields = raw as Record<string, unknown>;
-  const code = Number(fields.status);
+  if (!isPlainObject(raw)) return undefined;
+  const code = Number(raw.status);
   if (!Number.isInteger(code)) return undefined;
   const event: Record<string, unknown> = {};
   // Own keys only, copied as data: a report cannot reach a prototype.
-  for (const key of Object.keys(fields)) if (key !== '__proto__' && key !== 'constructor' && key !== 'prototype') event[key] = fields[key];
+  for (const key of Object.keys(raw)) if (key !== '__proto__' && key !== 'constructor' && key !== 'prototype') event[key] = raw[key];
   return { ...event, status: EVENT_STATUS[code] ?? 'unknown', statusCode: code };
 }

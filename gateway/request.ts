@@ -69,7 +69,7 @@ function wireSender(senderId: unknown, value: unknown): { id: unknown; value: un
 }
 
 /** Sets `key`, or deletes it when `value` is undefined (an existing key keeps its place). */
-function setOrDelete(obj: Record<string, unknown>, key: string, value: unknown): void {
+export function setOrDelete(obj: Record<string, unknown>, key: string, value: unknown): void {
   if (value === undefined) delete obj[key];
   else obj[key] = value;
 }
@@ -108,12 +108,9 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
     // Own keys only, so `__proto__` in a msg is just a key.
     for (const [key, v] of Object.entries(item)) {
       if (key === 'number') entry.number = normalizeNumber(item.number);
-      else if (key === 'text') {
-        const t = parseText(`number[${i}].text`, v);
-        if (t !== undefined) entry.text = t;
-      } else if (key === 'variables') {
-        if (!isAbsent(v)) entry.variables = v;
-      } else throw invalidRequest(`number[${i}].${key} is not a field of a recipient entry (number, text, variables)`);
+      else if (key === 'text') setOrDelete(entry, 'text', parseText(`number[${i}].text`, v));
+      else if (key === 'variables') setOrDelete(entry, 'variables', isAbsent(v) ? undefined : v);
+      else throw invalidRequest(`number[${i}].${key} is not a field of a recipient entry (number, text, variables)`);
     }
     if (simple && (entry.text !== undefined || entry.variables !== undefined)) {
       throw invalidRequest(`number[${i}] carries text or variables, which only the advanced API takes`);
@@ -181,8 +178,7 @@ function cleanChannel(channel: Channel): void {
       setOrDelete(settings, 'sender_id_value', sender.value);
       if ('unicode' in settings) {
         const mode = parseUnicode('channel.sms.unicode', settings.unicode);
-        if (mode === 'auto') delete settings.unicode;
-        else settings.unicode = mode === 'on';
+        setOrDelete(settings, 'unicode', mode === 'auto' ? undefined : mode === 'on');
       }
     }
   }
