@@ -166,8 +166,7 @@ export class GatewayClient {
     const api = options.api ?? 'advanced';
     const method = options.method ?? (api === 'simple' ? 'GET' : 'POST');
     const encoding = options.encoding ?? (method === 'GET' ? 'query' : 'json');
-    const prepared = prepareInfo({ kind: 'info', api, version: '1.0', method, encoding }, this.#identity);
-    const answer = await this.#execute(prepared, options.signal);
+    const answer = await this.#execute(prepareInfo({ kind: 'info', api, version: '1.0', method, encoding }, this.#identity), options.signal);
     const data = (answer.body as { data?: unknown }).data;
     if (!isPlainObject(data) || typeof data.credit !== 'number') throw badResponse(answer.status, 'a balance without credit');
     return data as BalanceRecord;
@@ -175,8 +174,7 @@ export class GatewayClient {
 
   /** One call to the other endpoints: the answer's `data` (a wrong OTP code is `{verified: false}`, no error). */
   async call(name: EndpointName, fields: Record<string, unknown>, options: { signal?: StopSignal } = {}): Promise<unknown> {
-    const prepared = prepareEndpoint(name, fields, this.#identity);
-    const answer = await this.#execute(prepared, options.signal);
+    const answer = await this.#execute(prepareEndpoint(name, fields, this.#identity), options.signal);
     return (answer.body as { data: unknown }).data;
   }
 

@@ -3,31 +3,42 @@
 export const WRONG_CREDENTIALS =
   'The gateway does not accept this application id and token: check them in the BulkGate account node (they come from the API application in the BulkGate portal)';
 
-/** Gateway types whose meaning we can say in a sentence; others are passed through as they came. */
-const GATEWAY_SENTENCES: Record<string, string> = {
-  unknown_identity: WRONG_CREDENTIALS,
-  authentication_failed: WRONG_CREDENTIALS,
-  low_credit: 'There is not enough credit on the account to send this',
-  banned: 'The account or application is banned from sending',
-  invalid_numeric_sender: 'The numeric sender is not valid',
-  empty_message: 'The message text is empty',
-  admin_not_found: 'The administrator was not found',
-  no_recipients: 'The request has no recipient',
-  blacklisted_number: 'The number is on the blacklist',
-  method_not_allowed: 'The gateway does not allow this HTTP method here',
-  unknown_action: 'The gateway does not know this endpoint',
-  unsupported_api_version: 'The gateway does not support this API version',
-  invalid_phone_number: 'Invalid phone number',
-  invalid_id_provided: 'The gateway knows no one-time password by this id (it has expired, or msg.otpId is not the id the send answered)',
-  invalid_input_parameters: 'The gateway did not accept the fields of this request',
-  invalid_wallet: "The wallet is not one of this account's wallets",
-  you_must_select_wallet: 'The account has more than one wallet: set the wallet to use',
-  no_valid_numbers: 'None of the numbers is a valid phone number',
-  number_already_exists: 'The number is already on the list',
-  missing_parameters: 'The gateway found a required field missing',
-  use_number_or_source_id_not_both: 'Give number or source_id, not both',
-  number_not_found: 'The number is not in the address book',
-  invalid_phone_mobile: 'Invalid phone number',
+/**
+ * Per type: the sentence for a gateway type we can say in one (others pass through as they came),
+ * and the status phrase of a type that has its own.
+ */
+const TYPES: Record<string, { sentence?: string; brief?: string }> = {
+  unknown_identity: { sentence: WRONG_CREDENTIALS, brief: 'wrong-token' },
+  authentication_failed: { sentence: WRONG_CREDENTIALS, brief: 'wrong-token' },
+  low_credit: { sentence: 'There is not enough credit on the account to send this', brief: 'low-credit' },
+  banned: { sentence: 'The account or application is banned from sending', brief: 'banned' },
+  invalid_numeric_sender: { sentence: 'The numeric sender is not valid' },
+  empty_message: { sentence: 'The message text is empty', brief: 'no-text' },
+  admin_not_found: { sentence: 'The administrator was not found' },
+  no_recipients: { sentence: 'The request has no recipient', brief: 'no-recipient' },
+  blacklisted_number: { sentence: 'The number is on the blacklist', brief: 'blacklisted' },
+  method_not_allowed: { sentence: 'The gateway does not allow this HTTP method here' },
+  unknown_action: { sentence: 'The gateway does not know this endpoint' },
+  unsupported_api_version: { sentence: 'The gateway does not support this API version' },
+  invalid_phone_number: { sentence: 'Invalid phone number', brief: 'invalid-number' },
+  invalid_id_provided: {
+    sentence: 'The gateway knows no one-time password by this id (it has expired, or msg.otpId is not the id the send answered)',
+    brief: 'unknown-otp',
+  },
+  invalid_input_parameters: { sentence: 'The gateway did not accept the fields of this request' },
+  invalid_wallet: { sentence: "The wallet is not one of this account's wallets" },
+  you_must_select_wallet: { sentence: 'The account has more than one wallet: set the wallet to use' },
+  no_valid_numbers: { sentence: 'None of the numbers is a valid phone number' },
+  number_already_exists: { sentence: 'The number is already on the list' },
+  missing_parameters: { sentence: 'The gateway found a required field missing' },
+  use_number_or_source_id_not_both: { sentence: 'Give number or source_id, not both' },
+  number_not_found: { sentence: 'The number is not in the address book', brief: 'not-found' },
+  invalid_phone_mobile: { sentence: 'Invalid phone number', brief: 'invalid-number' },
+  network: { brief: 'unreachable' },
+  timeout: { brief: 'timeout' },
+  rate_limited: { brief: 'rate-limited' },
+  bad_response: { brief: 'bad-response' },
+  closed: { brief: 'closed' },
 };
 
 /** Gateway types that a repeat of the same request cannot fix. */
@@ -78,29 +89,9 @@ export function invalidRequest(message: string, brief?: ErrorBrief): GatewayErro
   return new GatewayError({ type: 'invalid_request', message, brief });
 }
 
-/** Error types whose status is a phrase of their own. */
-const TYPE_BRIEFS: Record<string, string> = {
-  network: 'unreachable',
-  timeout: 'timeout',
-  unknown_identity: 'wrong-token',
-  authentication_failed: 'wrong-token',
-  invalid_phone_number: 'invalid-number',
-  invalid_phone_mobile: 'invalid-number',
-  number_not_found: 'not-found',
-  invalid_id_provided: 'unknown-otp',
-  low_credit: 'low-credit',
-  banned: 'banned',
-  rate_limited: 'rate-limited',
-  bad_response: 'bad-response',
-  closed: 'closed',
-  blacklisted_number: 'blacklisted',
-  empty_message: 'no-text',
-  no_recipients: 'no-recipient',
-};
-
 /** A status for an error without one: the type's, else the field a check names first, else the type. */
 export function briefOf(type: string, message: string): ErrorBrief {
-  const own = TYPE_BRIEFS[type];
+  const own = TYPES[type]?.brief;
   if (own) return { key: own };
   if (type === 'invalid_request') {
     const field = /^([a-z_]+)\b/.exec(message)?.[1]?.toLowerCase();
@@ -126,7 +117,7 @@ function readableCause(cause: unknown): string {
 const TYPE_SHAPE = /^[a-z][a-z0-9_]{0,63}$/i;
 
 export function typeSentence(type: string): string {
-  return GATEWAY_SENTENCES[type] ?? 'The gateway refused the request';
+  return TYPES[type]?.sentence ?? 'The gateway refused the request';
 }
 
 /** The error for an answer whose body carried `error` (both versions), its strings redacted. */
@@ -136,7 +127,7 @@ export function gatewayAnswerError(status: number, body: { type?: unknown; error
   if (typeof body.type === 'string' && TYPE_SHAPE.test(body.type)) type = body.type;
   else if (typeof body.error === 'string' && /^[a-z_]+$/.test(body.error)) type = body.error;
   const described = typeof body.error === 'string' && body.error !== type ? body.error : undefined;
-  const sentence = GATEWAY_SENTENCES[type] ?? (described ? `The gateway refused the request: ${described}` : 'The gateway refused the request');
+  const sentence = TYPES[type]?.sentence ?? (described ? `The gateway refused the request: ${described}` : 'The gateway refused the request');
   const detail = typeof body.detail === 'string' ? body.detail : null;
   const retryable = !NEVER_RETRY.has(type) && (status === 429 || status >= 500);
   return new GatewayError({

@@ -1,7 +1,6 @@
 /** Recipient numbers and schedules as a user gives them, turned into what the gateway takes. */
 import { isAbsent } from './prepared';
 
-/** Removes spaces, dashes, dots, brackets (and slashes) and a leading + or 00. */
 export function normalizeNumber(raw: string | number): string {
   const digits = String(raw).replace(/[\s\-.()[\]/]/g, '');
   if (digits.startsWith('+')) return digits.slice(1);

@@ -221,16 +221,13 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   if (f.variables !== undefined) body.variables = f.variables;
 
   // Which texts the SMS carries, for the unicode decision and the length checks.
-  const smsTexts: { field: string; text: string }[] = [];
-  const channelSmsText = parseText('channel.sms.text', channel?.sms?.text);
-  if (channelSmsText !== undefined) smsTexts.push({ field: 'channel.sms.text', text: channelSmsText });
-  if (text !== undefined) smsTexts.push({ field: 'text', text });
-  recipients?.entries.forEach((e, i) => {
-    if (e.text !== undefined) smsTexts.push({ field: `number[${i}].text`, text: e.text });
-  });
-  const unicodeMode = parseUnicode(shape.v2 ? 'channel.sms.unicode' : 'unicode', shape.v2 ? channel?.sms?.unicode : f.unicode);
+  const smsTexts = [
+    { field: 'channel.sms.text', text: parseText('channel.sms.text', channel?.sms?.text) },
+    { field: 'text', text },
+    ...(recipients?.entries ?? []).map((e, i) => ({ field: `number[${i}].text`, text: e.text })),
+  ].filter((t): t is { field: string; text: string } => t.text !== undefined);
   const unicode = resolveUnicode(
-    unicodeMode,
+    parseUnicode(shape.v2 ? 'channel.sms.unicode' : 'unicode', shape.v2 ? channel?.sms?.unicode : f.unicode),
     smsTexts.map((t) => t.text),
   );
   channel = addSmsSettings(shape, f, body, channel, unicode);

@@ -22,7 +22,6 @@ export interface TextMeasure {
 const GSM7_BASIC = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?' + '¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 const GSM7_EXTENSION = '\f^{}\\[~]|€';
 
-/** Septets per UTF-16 code unit: 1 basic, 2 extension, 0 not in GSM-7. */
 const SEPTETS = new Uint8Array(0x10000);
 for (const c of GSM7_BASIC) SEPTETS[c.charCodeAt(0)] = 1;
 for (const c of GSM7_EXTENSION) SEPTETS[c.charCodeAt(0)] = 2;

@@ -46,7 +46,6 @@ function fieldName(instancePath: string, property?: string): string {
   return parts.reduce((name, part) => (/^\d+$/.test(part) ? `${name}[${part}]` : name ? `${name}.${part}` : part), '');
 }
 
-/** The `rule` of the schema that holds the failed keyword, found by the error's schema path. */
 function ruleOf(key: string, schemaPath: string): unknown {
   const segments = schemaPath
     .replace(/^#\/?/, '')
