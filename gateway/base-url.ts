@@ -12,7 +12,6 @@ export function baseUrlProblem(baseUrl: string): string | undefined {
   } catch {
     return 'baseUrl must be a URL such as https://portal.bulkgate.com';
   }
-  if (url.protocol === 'https:') return undefined;
-  if (url.protocol === 'http:' && isLoopbackHost(url.hostname)) return undefined;
+  if (url.protocol === 'https:' || (url.protocol === 'http:' && isLoopbackHost(url.hostname))) return undefined;
   return 'baseUrl must use https:// (plain http:// only for loopback hosts such as the simulator)';
 }

@@ -49,8 +49,7 @@ export function prepareEndpoint(name: EndpointName, given: Record<string, unknow
     fields.numbers = fields.numbers.map((n) => (isPlainObject(n) && n.country === undefined ? { ...n, country: account.defaultCountry } : n));
   }
   const body = Object.assign(credentialsBody(account), fields);
-  const invalid = validateBody(name, body);
-  if (invalid) throw invalidRequest(invalid);
+  validateBody(name, body);
   return {
     operation: { kind: 'endpoint', name, method: 'POST', encoding: 'json' },
     method: 'POST',

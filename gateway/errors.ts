@@ -3,10 +3,7 @@
 export const WRONG_CREDENTIALS =
   'The gateway does not accept this application id and token: check them in the BulkGate account node (they come from the API application in the BulkGate portal)';
 
-/**
- * Per type: the sentence for a gateway type we can say in one (others pass through as they came),
- * and the status phrase of a type that has its own.
- */
+/** Per type: the sentence of a gateway type we can say (others pass through) and its own status phrase. */
 const TYPES: Record<string, { sentence?: string; brief?: string }> = {
   unknown_identity: { sentence: WRONG_CREDENTIALS, brief: 'wrong-token' },
   authentication_failed: { sentence: WRONG_CREDENTIALS, brief: 'wrong-token' },

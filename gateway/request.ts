@@ -124,8 +124,7 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
 
 function transactionalNumber(value: unknown): string | number | undefined {
   if (isAbsent(value)) return undefined;
-  let list: unknown[] = typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value];
-  list = list.filter((n) => !isAbsent(n));
+  const list = (typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value]).filter((n) => !isAbsent(n));
   if (list.length > 1) throw invalidRequest(`number must be one phone number for a transactional message (it holds ${list.length})`);
   const [only] = list;
   if (only === undefined) return undefined;
@@ -241,8 +240,7 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   // With every number rejected and no group or admin, nothing is sent, but the rest is still checked.
   const nothingToSend = rejected.length > 0 && body.number === undefined && body.groups === undefined && body.admins === undefined && body.admin === undefined;
   const placeholder = shape.simple || !shape.promotional ? PLACEHOLDER_NUMBER : [PLACEHOLDER_NUMBER];
-  const invalid = validateBody(schemaKey(operation.kind, api, version), nothingToSend ? { ...body, number: placeholder } : body);
-  if (invalid) throw invalidRequest(invalid);
+  validateBody(schemaKey(operation.kind, api, version), nothingToSend ? { ...body, number: placeholder } : body);
 
   const missingVariables = findMissingVariables(text, channel, recipients, transactionalVariables);
   const scheduled = scheduleMs(body.schedule);
@@ -388,8 +386,7 @@ export function prepareInfo(operation: Operation, account: AccountIdentity): Pre
   checkOperation(operation);
   // The credit's body takes no application_product.
   const body = credentialsBody(account, false);
-  const invalid = validateBody(schemaKey('info', operation.api, operation.version), body);
-  if (invalid) throw invalidRequest(invalid);
+  validateBody(schemaKey('info', operation.api, operation.version), body);
   const wire = serialise(operation, body);
   return {
     operation,

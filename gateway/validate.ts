@@ -1,4 +1,5 @@
 /** Validates wire bodies with validators ajv generated at build time: ajv is no runtime dependency. */
+import { invalidRequest } from './errors';
 import { ENDPOINT_SCHEMAS, SCHEMAS } from './schemas';
 import { SENDER_VALUE_KIND } from './senders';
 
@@ -29,12 +30,11 @@ function validatorFor(key: string): Validator | undefined {
   return validate;
 }
 
-/** The sentence naming the failed field and rule, or undefined when valid. */
-export function validateBody(key: string, wireBody: unknown): string | undefined {
+/** Throws `invalid_request` with the sentence naming the failed field and rule. */
+export function validateBody(key: string, wireBody: unknown): void {
   const validate = validatorFor(key);
-  if (!validate || !SCHEMAS[key]) return `there is no ${key} operation`;
-  if (validate(wireBody)) return undefined;
-  return describeError(key, validate.errors ?? []);
+  if (!validate || !SCHEMAS[key]) throw invalidRequest(`there is no ${key} operation`);
+  if (!validate(wireBody)) throw invalidRequest(describeError(key, validate.errors ?? []));
 }
 
 const unescape = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
@@ -65,14 +65,13 @@ function describeError(key: string, errors: NonNullable<Validator['errors']>): s
   const error = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf') ?? errors[0];
   if (!error) return 'the request is not valid';
   const rule = ruleOf(key, error.schemaPath);
-  const params = error.params;
   switch (error.keyword) {
     case 'required': {
-      const when = params.missingProperty === 'sender_id_value' ? ` when sender_id is ${Object.keys(SENDER_VALUE_KIND).join(', ')}` : '';
-      return `${fieldName(error.instancePath, String(params.missingProperty))} is required${when}`;
+      const when = error.params.missingProperty === 'sender_id_value' ? ` when sender_id is ${Object.keys(SENDER_VALUE_KIND).join(', ')}` : '';
+      return `${fieldName(error.instancePath, String(error.params.missingProperty))} is required${when}`;
     }
     case 'additionalProperties':
-      return `${fieldName(error.instancePath, String(params.additionalProperty))} is not a field of the ${key} request`;
+      return `${fieldName(error.instancePath, String(error.params.additionalProperty))} is not a field of the ${key} request`;
     case 'anyOf':
     case 'oneOf':
       if (!error.instancePath && typeof rule === 'string') return rule;
