@@ -27,7 +27,6 @@ export interface GatewayClientOptions extends AccountIdentity {
   proxy?: ProxySettings;
 }
 
-/** The operation's choices (sendOperation's) and a signal. */
 export type SendOptions = NonNullable<Parameters<typeof sendOperation>[1]> & { signal?: StopSignal };
 
 export interface SendRecord {

@@ -7,7 +7,6 @@ import { redactAnswer } from './errors';
 import { isPlainObject, type PreparedRequest } from './prepared';
 import { parseRetryAfter, type Answer } from './retry-policy';
 
-const USER_AGENT = 'node-red-contrib-bulkgate';
 export const DEFAULT_CONNECTIONS = 32;
 /** Larger answers than this are not the documented JSON (100,000 records are about 10 MB). */
 const MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
@@ -66,7 +65,7 @@ export class Transport {
 
   send(prepared: PreparedRequest, signal: StopSignal | undefined, withdraw: StopSignal | undefined): Promise<RawAnswer> {
     // A new object per request: a proxy agent adds the Host header to it.
-    const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': USER_AGENT };
+    const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': 'node-red-contrib-bulkgate' };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
     return new Promise<RawAnswer>((resolve, reject) => {
       // The pool's timeouts cover the wire, not the wait. dispatch: streams and signals cost most.
