@@ -21,43 +21,37 @@ export interface ChannelSetting {
   template?: { template?: string; language?: string; body?: unknown; header?: unknown; buttons?: unknown[] };
 }
 
-/** The send nodes' cascades, and the one-time password's (no text of its own: the gateway writes it). */
-export type Kind = 'promotional' | 'transactional' | 'otp';
+export interface PanelNode {
+  channel?: ChannelSetting[];
+  [key: string]: unknown;
+}
 
-/** The settings each channel type takes (the reference's Viber and SMS objects). */
+type Kind = 'promotional' | 'transactional' | 'otp';
+
+/** The settings each channel type takes (the reference's channel objects). */
 const CHANNEL_KEYS: Record<string, (keyof ChannelSetting)[]> = {
   viber: ['type', 'text', 'sender', 'expiration', 'button'],
   whatsapp: ['type', 'sender', 'expiration', 'message', 'template'],
   rcs: ['type', 'sender', 'expiration', 'message'],
   sms: ['type', 'text', 'sender_id', 'sender_id_value', 'unicode'],
 };
-/** An OTP's Viber and SMS objects: a sender and an expiration, a sender id and value. */
-const OTP_CHANNEL_KEYS: Record<string, (keyof ChannelSetting)[]> = {
-  viber: ['type', 'sender', 'expiration'],
-  sms: ['type', 'sender_id', 'sender_id_value'],
-};
-
-/** A setting of a channel that is wrong, by the class of its input in the panel. */
-type ChannelField = `bulkgate-${string}`;
+/** What a one-time password's channels do not take: the gateway writes its text. */
+const NOT_OTP: (keyof ChannelSetting)[] = ['text', 'button', 'unicode'];
 
 const channelsFor = (kind: Kind): readonly string[] => (kind === 'otp' ? OTP_CHANNELS : CHANNELS);
 
 /** A WhatsApp or RCS text's length as the platforms count it (characters, not UTF-16 units). */
 const chatLength = (text: string): number => [...text].length;
 
-/**
- * What is wrong with each channel of a cascade, as the inputs to mark: the one rule set behind
- * both the node's validation (red triangle) and the panel's highlighting. A channel after SMS is
- * wrong: SMS always delivers, so nothing after it is ever tried.
- */
-export function channelProblems(kind: Kind, channels: ChannelSetting[]): ChannelField[][] {
+// What is wrong with each channel, as the inputs to mark: for the node's validation and the panel.
+// A channel after SMS is wrong: SMS always delivers, so nothing after it is ever tried.
+function channelProblems(kind: Kind, channels: ChannelSetting[]): string[][] {
   const seen = new Set<string>();
   const smsAt = channels.findIndex((c) => c?.type === 'sms');
   return channels.map((c, index) => {
-    const wrong: ChannelField[] = [];
-    if (!c || typeof c !== 'object' || !channelsFor(kind).includes(c.type) || seen.has(c.type) || (smsAt >= 0 && index > smsAt))
-      wrong.push('bulkgate-channel-type');
-    if (!c || typeof c !== 'object') return wrong;
+    const wrong: `bulkgate-${string}`[] = [];
+    if (!c || typeof c !== 'object') return ['bulkgate-channel-type'];
+    if (!channelsFor(kind).includes(c.type) || seen.has(c.type) || (smsAt >= 0 && index > smsAt)) wrong.push('bulkgate-channel-type');
     seen.add(c.type);
     if (c.type === 'viber') {
       if (!c.sender) wrong.push('bulkgate-viber-sender');
@@ -87,57 +81,41 @@ export function channelProblems(kind: Kind, channels: ChannelSetting[]): Channel
   });
 }
 
-/** A saved cascade the gateway takes; none saved (an imported or older flow): the runtime sends a plain SMS. */
+/** None saved (an imported or older flow): the runtime sends a plain SMS. */
 export function validCascade(kind: Kind, value: unknown): boolean {
-  if (isAbsent(value)) return true;
-  return Array.isArray(value) && channelProblems(kind, value as ChannelSetting[]).every((wrong) => wrong.length === 0);
+  return isAbsent(value) || (Array.isArray(value) && channelProblems(kind, value as ChannelSetting[]).every((wrong) => wrong.length === 0));
 }
 
-/** The list's rows (each item's content element), in order. */
 const rowsOf = (list: HTMLElement): HTMLElement[] => ($(list).editableList('items').toArray() as unknown[]).map((r) => $(r)[0] as HTMLElement);
 
 /** Marks each wrong input the way Node-RED's own panels do (`input-error`). */
 function markProblems(list: HTMLElement, kind: Kind): void {
   const problems = channelProblems(kind, readCascade(list));
   rowsOf(list).forEach((row, i) => {
-    const wrong = new Set(problems[i] ?? []);
+    const wrong = new Set<string>(problems[i]);
     for (const el of row.querySelectorAll<HTMLElement>('input, select, textarea')) {
       const name = [...el.classList].find((c) => c.startsWith('bulkgate-'));
-      if (name) el.classList.toggle('input-error', wrong.has(name as ChannelField));
+      if (name) el.classList.toggle('input-error', wrong.has(name));
     }
   });
 }
 
+const create = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}): HTMLElementTagNameMap[K] =>
+  Object.assign(document.createElement(tag), props);
+
 function field(label: string, input: HTMLElement): HTMLElement {
-  const row = document.createElement('div');
-  row.className = 'bulkgate-channel-field';
-  const l = document.createElement('label');
-  l.textContent = label;
-  row.append(l, input);
+  const row = create('div', { className: 'bulkgate-channel-field' });
+  row.append(create('label', { textContent: label }), input);
   return row;
 }
 
-function input(value: string | number | undefined, attrs: Record<string, string> = {}): HTMLInputElement {
-  const el = document.createElement('input');
-  el.type = 'text';
-  el.value = value === undefined ? '' : String(value);
-  for (const [k, v] of Object.entries(attrs)) el.setAttribute(k, v);
-  return el;
-}
+const input = (value: string | number | undefined, props: Partial<HTMLInputElement> = {}) =>
+  create('input', { type: 'text', value: value === undefined ? '' : String(value), ...props });
 
-function textarea(className: string, value: string, placeholder?: string): HTMLTextAreaElement {
-  const area = document.createElement('textarea');
-  area.rows = 2;
-  area.className = className;
-  area.value = value;
-  if (placeholder) area.placeholder = placeholder;
-  return area;
-}
+const textarea = (className: string, value: string, placeholder = '') => create('textarea', { rows: 2, className, value, placeholder });
 
-/** A value in the API's own JSON (RCS suggestions, a WhatsApp template's header and buttons), as a textarea shows it. */
 const jsonText = (value: unknown): string => (value === undefined ? '' : JSON.stringify(value));
 
-/** The cascade editor in `list`, from the node's saved channels (an SMS when none), and the line under it. */
 export function setupCascade(list: HTMLElement, kind: Kind, saved: unknown, fallback: HTMLElement | null, onChange?: () => void): void {
   let loading = true;
   const changed = () => {
@@ -157,13 +135,9 @@ export function setupCascade(list: HTMLElement, kind: Kind, saved: unknown, fall
       // "+ channel": a channel SMS does not already cover, placed above SMS (nothing after SMS is tried).
       if (added) data.type = channelsFor(kind).find((name) => name !== 'sms' && !readCascade(list).some((c) => c.type === name)) ?? 'sms';
       renderChannel(container, kind, data, changed);
-      if (added) {
-        const item = container.closest('li');
-        const smsItem = rowsOf(list)
-          .find((r) => ($(r).data('data') as ChannelSetting)?.type === 'sms')
-          ?.closest('li');
-        if (item && smsItem && smsItem !== item) smsItem.before(item);
-      }
+      const smsRow = added && rowsOf(list).find((r) => ($(r).data('data') as ChannelSetting)?.type === 'sms');
+      const item = container.closest('li');
+      if (item && smsRow && smsRow !== container) smsRow.closest('li')?.before(item);
       changed();
     },
     removeItem: () => changed(),
@@ -178,19 +152,17 @@ export function setupCascade(list: HTMLElement, kind: Kind, saved: unknown, fall
 function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting, onChange: () => void): void {
   if (!data.type) data.type = 'sms';
   container.classList.add('bulkgate-channel');
-  const type = document.createElement('select');
-  type.className = 'bulkgate-channel-type';
+  const type = create('select', { className: 'bulkgate-channel-type' });
   for (const name of channelsFor(kind)) type.add(new Option(t(`send.cascade.${name}`), name));
   type.value = data.type;
-  const body = document.createElement('div');
-  body.className = 'bulkgate-channel-body';
+  const body = create('div', { className: 'bulkgate-channel-body' });
   container.append(type, body);
   const draw = () => {
     // Each channel type has its own default expiration (Viber 120 s, WhatsApp and RCS 3600 s).
     if (data.type !== type.value) delete data.expiration;
     data.type = type.value;
     // A channel switched to the other type keeps its text only.
-    const keys = (kind === 'otp' ? OTP_CHANNEL_KEYS : CHANNEL_KEYS)[data.type] ?? [];
+    const keys = (CHANNEL_KEYS[data.type] ?? []).filter((key) => kind !== 'otp' || !NOT_OTP.includes(key));
     for (const key of Object.keys(data) as (keyof ChannelSetting)[]) if (!keys.includes(key)) delete data[key];
     body.textContent = '';
     if (data.type === 'whatsapp' || data.type === 'rcs') return renderChat(body, data, onChange);
@@ -213,10 +185,9 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
   draw();
 }
 
-/** The sender and expiration of a Viber, WhatsApp or RCS channel, appended to `body`; `sync` copies them into `data`. */
 function senderFields(body: HTMLElement, prefix: 'viber' | 'chat', data: ChannelSetting, expirationDefault: number) {
-  const sender = input(data.sender, { class: `bulkgate-${prefix}-sender`, placeholder: t('send.cascade.senderPlaceholder') });
-  const expiration = input(data.expiration ?? expirationDefault, { class: `bulkgate-${prefix}-expiration`, type: 'number', min: '1' });
+  const sender = input(data.sender, { className: `bulkgate-${prefix}-sender`, placeholder: t('send.cascade.senderPlaceholder') });
+  const expiration = input(data.expiration ?? expirationDefault, { className: `bulkgate-${prefix}-expiration`, type: 'number', min: '1' });
   body.append(field(t('send.cascade.sender'), sender), field(t('send.cascade.expiration'), expiration));
   const sync = () => {
     data.sender = sender.value;
@@ -225,32 +196,27 @@ function senderFields(body: HTMLElement, prefix: 'viber' | 'chat', data: Channel
   return { inputs: [sender, expiration], sync };
 }
 
-/** A Viber channel's fields: its sender, expiration and (not for an OTP) its button. */
 function renderViber(body: HTMLElement, kind: Kind, data: ChannelSetting, onChange: () => void): void {
   const common = senderFields(body, 'viber', data, VIBER_EXPIRATION_DEFAULT);
-  const caption = input(data.button?.caption, { class: 'bulkgate-viber-caption', placeholder: 'OK' });
-  const url = input(data.button?.url, { class: 'bulkgate-viber-url', placeholder: 'https://' });
+  const caption = input(data.button?.caption, { className: 'bulkgate-viber-caption', placeholder: 'OK' });
+  const url = input(data.button?.url, { className: 'bulkgate-viber-url', placeholder: 'https://' });
   const sync = () => {
     common.sync();
     if (kind !== 'otp') data.button = caption.value || url.value ? { caption: caption.value, url: url.value } : undefined;
     onChange();
   };
   for (const el of [...common.inputs, caption, url]) el.addEventListener('input', sync);
-  if (kind !== 'otp') {
-    body.append(field(kind === 'promotional' ? t('send.cascade.buttonRequired') : t('send.cascade.button'), caption), field(t('send.cascade.url'), url));
-  }
+  if (kind !== 'otp')
+    body.append(field(t(kind === 'promotional' ? 'send.cascade.buttonRequired' : 'send.cascade.button'), caption), field(t('send.cascade.url'), url));
   sync();
 }
 
-/** An SMS channel's fields: its sender id (and the value some kinds take) and (not for an OTP) Unicode; `count` recounts the text. */
 function renderSms(body: HTMLElement, kind: Kind, data: ChannelSetting, count: () => void): void {
-  const senderId = document.createElement('select');
-  senderId.className = 'bulkgate-sms-sender';
+  const senderId = create('select', { className: 'bulkgate-sms-sender' });
   fillSenderSelect(senderId, '2.0', data.sender_id ?? '');
-  const value = input(data.sender_id_value, { class: 'bulkgate-sms-sender-value' });
+  const value = input(data.sender_id_value, { className: 'bulkgate-sms-sender-value' });
   const valueRow = field('', value);
-  const unicode = document.createElement('select');
-  unicode.className = 'bulkgate-sms-unicode';
+  const unicode = create('select', { className: 'bulkgate-sms-unicode' });
   for (const mode of ['auto', 'on', 'off']) unicode.add(new Option(t(`send.unicode.${mode}`), mode));
   unicode.value = data.unicode || 'auto';
   const sync = () => {
@@ -265,48 +231,35 @@ function renderSms(body: HTMLElement, kind: Kind, data: ChannelSetting, count: (
     }
     count();
   };
-  senderId.addEventListener('change', sync);
+  for (const select of [senderId, unicode]) select.addEventListener('change', sync);
   value.addEventListener('input', sync);
-  unicode.addEventListener('change', sync);
   body.append(field(t('send.label.sender_id'), senderId), valueRow);
   if (kind !== 'otp') body.append(field(t('send.label.unicode'), unicode));
   sync();
 }
 
-/**
- * A WhatsApp or RCS channel: a text message or (WhatsApp) an approved template, its body parameters
- * one per line; JSON in the API's names for the rest. Other content kinds come from msg.payload.
- */
+// A WhatsApp template's body parameters one per line; JSON in the API's names for the rest.
+// Other content kinds than a text or a template come from msg.payload.
 function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => void): void {
   const name = data.type as 'whatsapp' | 'rcs';
   const limit = CHAT_TEXT_LIMITS[name];
   const common = senderFields(body, 'chat', data, CHAT_EXPIRATION_DEFAULT);
-  const content = document.createElement('select');
-  content.className = 'bulkgate-chat-content';
-  content.add(new Option(t('send.cascade.message'), 'message'));
-  if (name === 'whatsapp') content.add(new Option(t('send.cascade.template'), 'template'));
+  const content = create('select', { className: 'bulkgate-chat-content' });
+  for (const option of ['message', 'template']) content.add(new Option(t(`send.cascade.${option}`), option));
   content.value = name === 'whatsapp' && data.template ? 'template' : 'message';
   const text = textarea('bulkgate-chat-text', data.message?.text ?? '');
   const counter = document.createElement('div');
-  const preview = input(undefined, { class: 'bulkgate-chat-preview', type: 'checkbox' });
-  preview.checked = data.message?.preview_url === true;
+  const preview = input(undefined, { className: 'bulkgate-chat-preview', type: 'checkbox', checked: data.message?.preview_url === true });
   const suggestions = textarea('bulkgate-chat-suggestions', jsonText(data.message?.suggestions), '[{"type": "reply", ...}]');
   const header = textarea('bulkgate-chat-header', jsonText(data.template?.header), '{"type": "text", "text": ...}');
   const buttons = textarea('bulkgate-chat-buttons', jsonText(data.template?.buttons), '[{...}]');
-  const template = input(data.template?.template, { class: 'bulkgate-chat-template' });
-  const language = input(data.template?.language, { class: 'bulkgate-chat-language', placeholder: 'en' });
+  const template = input(data.template?.template, { className: 'bulkgate-chat-template' });
+  const language = input(data.template?.language, { className: 'bulkgate-chat-language', placeholder: 'en' });
   const bodyParameters = Array.isArray(data.template?.body) ? (data.template?.body as { text?: unknown }[]) : [];
   const parameters = textarea('bulkgate-chat-parameters', bodyParameters.map((p) => String(p?.text ?? '')).join('\n'), t('send.cascade.parametersPlaceholder'));
-  const messageRows = [field(t('send.cascade.text'), text), counter];
-  if (name === 'whatsapp') messageRows.push(field(t('send.cascade.preview'), preview));
-  else messageRows.push(field(t('send.cascade.suggestions'), suggestions));
-  const templateRows = [
-    field(t('send.cascade.template'), template),
-    field(t('send.cascade.language'), language),
-    field(t('send.cascade.header'), header),
-    field(t('send.cascade.parameters'), parameters),
-    field(t('send.cascade.buttons'), buttons),
-  ];
+  const extra = name === 'whatsapp' ? field(t('send.cascade.preview'), preview) : field(t('send.cascade.suggestions'), suggestions);
+  const messageRows = [field(t('send.cascade.text'), text), counter, extra];
+  const templateRows = Object.entries({ template, language, header, parameters, buttons }).map(([key, el]) => field(t(`send.cascade.${key}`), el));
   if (name === 'whatsapp') body.append(field(t('send.cascade.content'), content));
   body.append(...messageRows, ...templateRows);
   const sync = () => {
@@ -328,13 +281,10 @@ function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => voi
       delete data.template;
       data.message = { text: text.value };
       if (name === 'whatsapp' && preview.checked) data.message.preview_url = true;
-      if (name === 'rcs' && suggestions.value.trim()) {
-        data.message.suggestions = readJson(suggestions) as unknown[];
-      }
+      if (name === 'rcs' && suggestions.value.trim()) data.message.suggestions = readJson(suggestions) as unknown[];
       // No SMS parts here: a WhatsApp or RCS message is one message, up to the platform's limit.
       const characters = chatLength(text.value);
-      counter.textContent = text.value ? t('send.counter.chat', { characters, limit }) : '';
-      counter.className = `bulkgate-counter bulkgate-counter-${characters > limit ? 'error' : 'ok'}`;
+      renderCounter(counter, { level: characters > limit ? 'error' : 'ok', text: text.value ? t('send.counter.chat', { characters, limit }) : '' });
     }
     onChange();
   };

@@ -1,9 +1,9 @@
 import { typedSettings } from '../definitions';
 
-/**
- * What every panel does first: settings missing from an imported flow show the defaults the runtime
- * uses, not empty fields marked red; then each TypedInput of the node's definition gets its types.
- */
+export const byId = <T extends HTMLElement | null = HTMLElement>(id: string) => document.getElementById(id) as T;
+
+// Settings missing from an imported flow show the defaults the runtime uses, not empty fields
+// marked red; then each TypedInput of the node's definition gets its types.
 export function prepareFields(node: Record<string, unknown>, type: string): void {
   const defaults = (node as { _def?: { defaults?: Record<string, { value?: unknown }> } })._def?.defaults ?? {};
   for (const [key, def] of Object.entries(defaults)) {

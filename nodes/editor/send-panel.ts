@@ -1,38 +1,25 @@
-/**
- * The promotional and transactional panels: API and version pickers that show only the fields they
- * take (from the request schemas the runtime validates with), the senders, the cascade, the counter.
- */
+/** The send panels: only the fields the chosen API and version take (the runtime's schemas). */
 import { bodyShape, VERSIONS, type ApiFamily, type ApiVersion } from '../../gateway/operations';
 import { isPhoneNumber, splitNumbers } from '../../gateway/recipients';
 import { bodyFields, schemaKey } from '../../gateway/schemas';
 import { PROFILE_ID_CHOICE } from '../../gateway/senders';
 import type { UnicodeMode } from '../../gateway/text';
-import { readCascade, setupCascade, validCascade, type ChannelSetting } from './cascade';
-import { prepareFields } from './panel-fields';
+import { readCascade, setupCascade, validCascade, type ChannelSetting, type PanelNode } from './cascade';
+import { byId, prepareFields } from './panel-fields';
 import { describeText, renderCounter, textFits } from './counter';
 import { t } from './i18n';
 import { fillSenderSelect, senderValueKind, senderValueText } from './senders';
 
 type Kind = 'promotional' | 'transactional';
 
-interface SendNodeDef {
-  channel?: ChannelSetting[];
-  [key: string]: unknown;
-}
-
 const DUPLICATES: Record<Kind, string[]> = {
   promotional: ['', 'same_text', 'same_number'],
   transactional: ['', 'on'],
 };
 
-function smsUnicode(channels: ChannelSetting[] | undefined): UnicodeMode {
-  const sms = (channels ?? []).find((c) => c.type === 'sms');
-  return (sms?.unicode as UnicodeMode) || 'auto';
-}
+const smsUnicode = (channels?: ChannelSetting[]): UnicodeMode => (channels?.find((c) => c.type === 'sms')?.unicode as UnicodeMode) || 'auto';
 
-const byId = <T extends HTMLElement = HTMLElement>(id: string) => document.getElementById(id) as T;
-
-export function sendPanel(node: SendNodeDef, kind: Kind): void {
+export function sendPanel(node: PanelNode, kind: Kind): void {
   prepareFields(node, `bulkgate-${kind}`);
 
   const api = byId<HTMLSelectElement>('node-input-api');
@@ -41,7 +28,6 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
   const duplicates = byId<HTMLSelectElement>('node-input-duplicates_check');
   const text = byId<HTMLTextAreaElement>('node-input-text');
   const unicode = byId<HTMLSelectElement>('node-input-unicode');
-  const counter = byId('bulkgate-counter');
   const list = byId('bulkgate-channels');
 
   $('[data-only]').each((_i: number, row: HTMLElement) => $(row).toggle(row.getAttribute('data-only') === kind));
@@ -50,7 +36,7 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
 
   const refreshCounter = () => {
     const mode = version.value === '1.0' ? (unicode.value as UnicodeMode) : smsUnicode(readCascade(list));
-    renderCounter(counter, describeText(text.value, mode));
+    renderCounter(byId('bulkgate-counter'), describeText(text.value, mode));
   };
   const refreshSender = () => {
     const labels = version.value === '1.0' ? senderValueText(sender.value) : undefined;
@@ -70,7 +56,6 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
     version.textContent = '';
     for (const v of offered) version.add(new Option(v, v));
     version.value = keep;
-    // The fields a body of this class, API and version takes at top level.
     const shape = bodyShape({ kind, api: family, version: keep, method: 'POST', encoding: 'json' });
     const fields = new Set(bodyFields(schemaKey(kind, shape.api, shape.version)));
     $('[data-field]').each((_i: number, row: HTMLElement) => {
@@ -84,13 +69,12 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
   };
 
   setupCascade(list, kind, node.channel, byId('bulkgate-fallback'), refreshCounter);
-  api.addEventListener('change', refresh);
-  version.addEventListener('change', refresh);
+  for (const select of [api, version]) select.addEventListener('change', refresh);
   sender.addEventListener('change', refreshSender);
   text.addEventListener('input', refreshCounter);
   unicode.addEventListener('change', refreshCounter);
   refresh();
-  // Under the recipients field, why it is marked (the rule it breaks, in the editor's language), not only in a tooltip.
+  // Under the recipients field, why it is marked (in the editor's language), not only in a tooltip.
   const number = $('#node-input-number');
   const why = $('<div class="form-tips bulkgate-number-invalid" style="display:none"></div>').insertAfter(number.closest('.form-row'));
   const explain = () => {
@@ -101,26 +85,19 @@ export function sendPanel(node: SendNodeDef, kind: Kind): void {
   explain();
 }
 
-export function sendPanelSave(node: SendNodeDef): void {
+export function sendPanelSave(node: PanelNode): void {
   node.channel = readCascade(byId('bulkgate-channels'));
 }
 
-/** The text fits the limit with the node's unicode setting. */
-export function validText(node: SendNodeDef, _kind: Kind, value: string): boolean {
-  const mode = node.version === '1.0' ? (node.unicode as UnicodeMode) || 'auto' : smsUnicode(node.channel);
-  return textFits(value, mode);
+export function validText(node: PanelNode, _kind: Kind, value: string): boolean {
+  return textFits(value, node.version === '1.0' ? (node.unicode as UnicodeMode) || 'auto' : smsUnicode(node.channel));
 }
 
-/**
- * A recipient typed into the panel must be a number the gateway can take (some kinds take one). While
- * the panel is open its type picker is read (the node's own setting changes only on Done).
- */
-export function validNumber(node: SendNodeDef, kind: Kind | 'otp' | 'contacts' | 'number-check' | 'blacklist', value: string): true | string {
-  const picker = document.getElementById('node-input-numberType') as HTMLInputElement | null;
-  const type = picker?.value || node.numberType || 'msg';
+/** While the panel is open its type picker is read (the node's setting changes only on Done). */
+export function validNumber(node: PanelNode, kind: Kind | 'otp' | 'contacts' | 'number-check' | 'blacklist', value: string): true | string {
+  const type = (document.getElementById('node-input-numberType') as HTMLInputElement | null)?.value || node.numberType || 'msg';
   if (type !== 'str' || !value) return true;
   const numbers = splitNumbers(value);
-  // One number for a transactional message, a one-time password, a contact (or a blacklist removal).
   const one = kind === 'transactional' || kind === 'otp' || kind === 'contacts' || (kind === 'blacklist' && node.action === 'remove');
   if (one && numbers.length > 1) return t('send.invalid.oneNumber');
   const wrong = numbers.find((n) => !isPhoneNumber(n));
@@ -128,18 +105,14 @@ export function validNumber(node: SendNodeDef, kind: Kind | 'otp' | 'contacts' |
 }
 
 /** A 1.0 sender type that names a value has one. */
-export function validSenderValue(node: SendNodeDef, _kind: Kind, value: string): boolean {
-  if (node.version !== '1.0' && !(node.api === 'simple' && node.version === undefined)) return true;
-  if (!senderValueKind(String(node.sender_id ?? ''))) return true;
+export function validSenderValue(node: PanelNode, _kind: Kind, value: string): boolean {
+  if ((node.version !== '1.0' && !(node.api === 'simple' && node.version === undefined)) || !senderValueKind(String(node.sender_id ?? ''))) return true;
   if (node.sender_id === PROFILE_ID_CHOICE && (node.sender_id_valueType ?? 'str') === 'str') return /^\d+$/.test(value);
   return Boolean(value);
 }
 
-/**
- * A 2.0 cascade the gateway takes: viber with a sender (and a button in promotional), sms with its
- * sender value, texts within the limit; a one-time password's only when it sends one.
- */
-export function validChannel(node: SendNodeDef, kind: Kind | 'otp', value: unknown): boolean {
+/** A 2.0 cascade the gateway takes; a one-time password's only when it sends one. */
+export function validChannel(node: PanelNode, kind: Kind | 'otp', value: unknown): boolean {
   if (kind === 'otp') return (node.action !== undefined && node.action !== 'send') || validCascade('otp', value);
   if (node.version === '1.0' || (kind === 'promotional' && node.api === 'simple')) return true;
   return validCascade(kind, value);
