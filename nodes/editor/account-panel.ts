@@ -1,14 +1,8 @@
 /** The account panel: the "test connection" button (the runtime reads the balance), and the outbox: how many wait, and emptying it. */
 import { t } from './i18n';
 
-interface AccountNodeDef {
-  id: string;
-  /** Node-RED tells the editor whether a password credential is stored, never its value. */
-  credentials?: { has_application_token?: boolean };
-}
-
-export function accountPanel(node: AccountNodeDef): void {
-  // "Leave it to keep the stored one" only where one is stored: not on a new account.
+export function accountPanel(node: { id: string; credentials?: { has_application_token?: boolean } }): void {
+  // "Leave it to keep the stored one" only where one is stored (Node-RED says whether, not what).
   (document.getElementById('bulkgate-token-stored') as HTMLElement).style.display = node.credentials?.has_application_token ? '' : 'none';
   const button = document.getElementById('bulkgate-test-connection') as HTMLButtonElement;
   const result = document.getElementById('bulkgate-test-result') as HTMLElement;
@@ -16,7 +10,6 @@ export function accountPanel(node: AccountNodeDef): void {
   const fields = (...ids: string[]) =>
     Object.fromEntries(ids.map((id) => [id, (document.getElementById(`node-config-input-${id}`) as HTMLInputElement).value]));
   showOutbox(node.id);
-  // The Redis store's URL and password show only when that store is chosen.
   const store = document.getElementById('node-config-input-store') as HTMLSelectElement;
   if (!store.value) store.value = 'file';
   const showStore = () =>
@@ -42,44 +35,39 @@ export function accountPanel(node: AccountNodeDef): void {
       }),
     })
       .done((answer: { ok: boolean; credit?: number; currency?: string; message?: string; store?: { ok: boolean; message?: string } }) => {
-        result.className = `bulkgate-test-result ${answer.ok ? 'bulkgate-ok' : 'bulkgate-failed'}`;
-        result.textContent = answer.ok
+        const text = answer.ok
           ? t('test.ok', { credit: answer.credit ?? '', currency: answer.currency ?? '' })
           : t('test.failed', { message: answer.message ?? '' });
-        if (answer.store) {
-          storeResult.style.display = '';
-          storeResult.className = `bulkgate-test-result ${answer.store.ok ? 'bulkgate-ok' : 'bulkgate-failed'}`;
-          storeResult.textContent = answer.store.ok ? t('test.store-ok') : t('test.store-failed', { message: answer.store.message ?? '' });
-        }
+        report(result, answer.ok, text);
+        if (answer.store)
+          report(storeResult, answer.store.ok, answer.store.ok ? t('test.store-ok') : t('test.store-failed', { message: answer.store.message ?? '' }));
       })
-      .fail((xhr: { status: number; statusText: string }) => {
-        result.className = 'bulkgate-test-result bulkgate-failed';
-        result.textContent = t('test.failed', { message: `HTTP ${xhr.status} ${xhr.statusText}` });
-      })
-      .always(() => {
-        button.disabled = false;
-      });
+      .fail((xhr: { status: number; statusText: string }) => report(result, false, t('test.failed', { message: `HTTP ${xhr.status} ${xhr.statusText}` })))
+      .always(() => (button.disabled = false));
   });
+}
+
+function report(element: HTMLElement, ok: boolean, text: string): void {
+  element.style.display = '';
+  element.className = `bulkgate-test-result ${ok ? 'bulkgate-ok' : 'bulkgate-failed'}`;
+  element.textContent = text;
 }
 
 /** How many messages wait in a deployed account's outbox, with a button that empties it. */
 function showOutbox(id: string): void {
-  const row = document.getElementById('bulkgate-outbox-row') as HTMLElement;
-  const waiting = document.getElementById('bulkgate-outbox-waiting') as HTMLElement;
   const empty = document.getElementById('bulkgate-outbox-empty') as HTMLButtonElement;
-  const failure = document.getElementById('bulkgate-outbox-failure') as HTMLElement;
-  const storeTrouble = document.getElementById('bulkgate-store-trouble') as HTMLElement;
   type Since = { reason: string; since: number } | null;
+  const showTrouble = (elementId: string, key: string, trouble: Since | undefined) => {
+    const element = document.getElementById(elementId) as HTMLElement;
+    element.style.display = trouble ? '' : 'none';
+    element.textContent = trouble ? t(key, { reason: trouble.reason, since: new Date(trouble.since).toLocaleString() }) : '';
+  };
   const show = (answer: { waiting?: number; outage?: Since; store?: Since }) => {
     const count = answer.waiting ?? 0;
-    row.style.display = count > 0 ? '' : 'none';
-    waiting.textContent = t('outbox.waiting', { count });
-    const outage = answer.outage;
-    failure.style.display = outage ? '' : 'none';
-    failure.textContent = outage ? t('outbox.failure', { reason: outage.reason, since: new Date(outage.since).toLocaleString() }) : '';
-    const trouble = answer.store;
-    storeTrouble.style.display = trouble ? '' : 'none';
-    storeTrouble.textContent = trouble ? t('outbox.store-trouble', { reason: trouble.reason, since: new Date(trouble.since).toLocaleString() }) : '';
+    (document.getElementById('bulkgate-outbox-row') as HTMLElement).style.display = count > 0 ? '' : 'none';
+    (document.getElementById('bulkgate-outbox-waiting') as HTMLElement).textContent = t('outbox.waiting', { count });
+    showTrouble('bulkgate-outbox-failure', 'outbox.failure', answer.outage);
+    showTrouble('bulkgate-store-trouble', 'outbox.store-trouble', answer.store);
   };
   const refresh = () => $.ajax({ url: `bulkgate/outbox/${encodeURIComponent(id)}`, type: 'GET' }).done(show);
   refresh();
@@ -88,8 +76,6 @@ function showOutbox(id: string): void {
     empty.disabled = true;
     $.ajax({ url: `bulkgate/outbox/${encodeURIComponent(id)}/empty`, type: 'POST', contentType: 'application/json', data: '{}' })
       .done(refresh)
-      .always(() => {
-        empty.disabled = false;
-      });
+      .always(() => (empty.disabled = false));
   });
 }

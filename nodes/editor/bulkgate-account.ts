@@ -7,15 +7,7 @@ import { endpointPanel, endpointPanelSave } from './endpoint-panel';
 import { eventsPanel } from './events-panel';
 import { sendPanel, sendPanelSave, validChannel, validNumber, validSenderValue, validText } from './send-panel';
 import { t } from './i18n';
-import { markPanel } from './style';
-
-/** A panel that first marks its form (the one holding `field`) as the package's, for its styles. */
-const marked =
-  <A extends unknown[]>(field: string, prepare: (...args: A) => void) =>
-  (...args: A) => {
-    markPanel(field);
-    prepare(...args);
-  };
+import { marked } from './style';
 
 window.BulkGateEditor = {
   accountPanel: marked('node-config-input-name', accountPanel),

@@ -1,15 +1,11 @@
-/**
- * The events panel: a generated secret (a password credential: once deployed, the editor never gets
- * it back), and the webhook URL to paste into the portal, shown while the secret is known here.
- */
+// The events panel: a generated secret (a password credential: once deployed, the editor never gets
+// it back), and the webhook URL to paste into the portal, shown while the secret is known here.
 import { t } from './i18n';
 
 /** What Node-RED puts in a password credential's field when one is stored. */
 const STORED = '__PWRD__';
 
-function randomSecret(): string {
-  return Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('');
-}
+const randomSecret = () => Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('');
 
 export function eventsPanel(): void {
   const secret = document.getElementById('node-input-secret') as HTMLInputElement;
@@ -33,14 +29,9 @@ export function eventsPanel(): void {
     secret.value = randomSecret();
     refresh();
   });
-  copy.addEventListener('click', () => {
-    void navigator.clipboard?.writeText(url.textContent ?? '');
-  });
-  reveal.addEventListener('click', () => {
-    secret.type = secret.type === 'password' ? 'text' : 'password';
-  });
-  secret.addEventListener('input', refresh);
-  path.addEventListener('input', refresh);
+  copy.addEventListener('click', () => void navigator.clipboard?.writeText(url.textContent ?? ''));
+  reveal.addEventListener('click', () => (secret.type = secret.type === 'password' ? 'text' : 'password'));
+  for (const field of [secret, path]) field.addEventListener('input', refresh);
   refresh();
   // The report timeout means something only for a tracked account: shown with one chosen.
   const showTimeout = () => {

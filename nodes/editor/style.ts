@@ -1,7 +1,6 @@
 /** The panels' few styles, added once. */
 const CSS = `
-/* German and Czech labels are longer than Node-RED's 100 px: 130 px still leaves a 70% field
-   beside its label at the narrowest tray (500 px). */
+/* German and Czech labels outgrow 100 px; 130 px leaves a 70% field at the narrowest tray (500 px). */
 .bulkgate-panel .form-row > label { width: 130px; }
 .bulkgate-counter { margin: 4px 0 0 134px; font-size: 0.85em; color: var(--red-ui-secondary-text-color, #777); }
 .bulkgate-counter-warning { color: #b8860b; }
@@ -24,13 +23,12 @@ const CSS = `
 .node-input-channel-row .red-ui-editableList-item-content { padding-left: 8px; }
 `;
 
-/** Adds the styles above (once) and marks the panel's form (the one holding `field`) as the package's. */
-export function markPanel(field: string): void {
-  if (!document.getElementById('bulkgate-styles')) {
-    const style = document.createElement('style');
-    style.id = 'bulkgate-styles';
-    style.textContent = CSS;
-    document.head.append(style);
-  }
-  document.getElementById(field)?.closest('form')?.classList.add('bulkgate-panel');
-}
+/** A panel that first adds the styles (once) and marks its form (holding `field`) as the package's. */
+export const marked =
+  <A extends unknown[]>(field: string, prepare: (...args: A) => void) =>
+  (...args: A) => {
+    if (!document.getElementById('bulkgate-styles'))
+      document.head.append(Object.assign(document.createElement('style'), { id: 'bulkgate-styles', textContent: CSS }));
+    document.getElementById(field)?.closest('form')?.classList.add('bulkgate-panel');
+    prepare(...args);
+  };
