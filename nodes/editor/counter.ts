@@ -4,8 +4,7 @@ import { t } from './i18n';
 
 export function describeText(text: string, mode: UnicodeMode): { level: 'empty' | 'ok' | 'warning' | 'error'; text: string } {
   if (!text) return { level: 'empty', text: t('send.counter.empty') };
-  const unicode = resolveUnicode(mode, [text]);
-  const m = measureText(text, unicode);
+  const m = measureText(text, resolveUnicode(mode, [text]));
   const parts = [
     t('send.counter.characters', { characters: m.characters, limit: m.limit }),
     m.encoding === 'UCS-2' ? t('send.counter.unicode') : t('send.counter.gsm7'),
@@ -18,9 +17,8 @@ export function describeText(text: string, mode: UnicodeMode): { level: 'empty' 
   return { level: 'ok', text: parts.join(' · ') };
 }
 
-/** Whether a text fits its limit (the panel refuses to leave a node that does not). */
+/** Measured only: it runs at each keystroke and each validation, where no sentence is shown. */
 export function textFits(text: string | undefined, mode: UnicodeMode): boolean {
-  // Measured only: it runs at each keystroke and each node's validation, where no sentence is shown.
   if (!text) return true;
   const m = measureText(text, resolveUnicode(mode, [text]));
   return m.characters <= m.limit;

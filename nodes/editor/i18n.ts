@@ -1,17 +1,14 @@
-/**
- * Texts for what the panels build in code. A key lives in the catalog of the node whose panel shows
- * it, so the first catalog that has it answers: a panel opened over another one still finds its texts.
- */
+// Texts for what the panels build in code. A key lives in the catalog of the node whose panel shows
+// it, so the first catalog that has it answers: a panel opened over another one still finds its texts.
 import { DEFINITIONS, NODE_SET } from '../definitions';
 
-/** Every type's catalog, the send nodes' first (the send form's texts), the others as defined. */
+/** The send nodes' catalogs first: they hold the send form's texts. */
 const CATALOGS = Object.values(DEFINITIONS)
   .sort((a, b) => Number(b.label === 'send') - Number(a.label === 'send'))
   .map((def) => def.type);
 
 export function t(key: string, params?: Record<string, string | number>): string {
   for (const type of CATALOGS) {
-    // Every type's texts are in the one node set's catalog, under the type (definitions.ts).
     const full = `node-red-contrib-bulkgate/${NODE_SET}:${type}.${key}`;
     const text = RED._(full, params);
     // A missing key comes back as itself, with or without its namespace.

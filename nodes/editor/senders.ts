@@ -3,7 +3,6 @@ import { PROFILE_ID_CHOICE, SENDER_TYPES, SENDER_VALUE_KIND } from '../../gatewa
 import type { ApiVersion } from '../../gateway/operations';
 import { t } from './i18n';
 
-/** The label key of the value field for a sender type, or undefined when the type takes no value. */
 export const senderValueKind = (senderId: string): string | undefined => (senderId === PROFILE_ID_CHOICE ? 'profile_id' : SENDER_VALUE_KIND[senderId]);
 
 export function fillSenderSelect(select: HTMLSelectElement, version: ApiVersion, value: string): void {
@@ -18,6 +17,5 @@ export function fillSenderSelect(select: HTMLSelectElement, version: ApiVersion,
 
 export function senderValueText(senderId: string): { label: string; placeholder: string } | undefined {
   const kind = senderValueKind(senderId);
-  if (!kind) return undefined;
-  return { label: t(`send.senderValue.${kind}`), placeholder: t(`send.senderValuePlaceholder.${kind}`) };
+  return kind ? { label: t(`send.senderValue.${kind}`), placeholder: t(`send.senderValuePlaceholder.${kind}`) } : undefined;
 }
