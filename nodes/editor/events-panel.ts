@@ -22,8 +22,7 @@ export function eventsPanel(): void {
     const p = value.startsWith('/') ? value : `/${value}`;
     const known = secret.value !== STORED;
     url.textContent = known ? `${location.origin}${root}${p}?token=${encodeURIComponent(secret.value)}` : t('url-hidden');
-    copy.disabled = !known;
-    reveal.disabled = !known;
+    for (const button of [copy, reveal]) button.disabled = !known;
   };
   document.getElementById('bulkgate-events-generate')?.addEventListener('click', () => {
     secret.value = randomSecret();

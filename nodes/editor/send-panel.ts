@@ -12,11 +12,6 @@ import { fillSenderSelect, senderValueKind, senderValueText } from './senders';
 
 type Kind = 'promotional' | 'transactional';
 
-const DUPLICATES: Record<Kind, string[]> = {
-  promotional: ['', 'same_text', 'same_number'],
-  transactional: ['', 'on'],
-};
-
 const smsUnicode = (channels?: ChannelSetting[]): UnicodeMode => (channels?.find((c) => c.type === 'sms')?.unicode as UnicodeMode) || 'auto';
 
 export function sendPanel(node: PanelNode, kind: Kind): void {
@@ -31,8 +26,9 @@ export function sendPanel(node: PanelNode, kind: Kind): void {
   const list = byId('bulkgate-channels');
 
   $('[data-only]').each((_i: number, row: HTMLElement) => $(row).toggle(row.getAttribute('data-only') === kind));
-  for (const value of DUPLICATES[kind]) duplicates.add(new Option(t(`send.duplicates.${value || 'none'}`), value));
-  duplicates.value = DUPLICATES[kind].includes(String(node.duplicates_check ?? '')) ? String(node.duplicates_check ?? '') : '';
+  const checks = kind === 'promotional' ? ['', 'same_text', 'same_number'] : ['', 'on'];
+  for (const value of checks) duplicates.add(new Option(t(`send.duplicates.${value || 'none'}`), value));
+  duplicates.value = checks.includes(String(node.duplicates_check ?? '')) ? String(node.duplicates_check ?? '') : '';
 
   const refreshCounter = () => {
     const mode = version.value === '1.0' ? (unicode.value as UnicodeMode) : smsUnicode(readCascade(list));
