@@ -1,9 +1,5 @@
-/**
- * The account at runtime: one BulkGate application with its gateway client (one connection pool),
- * the rate limit shared by its nodes, the circuit, the outbox, the delivery tracker and the recent
- * sms_ids; what it remembers across messages lives in its store (store.ts). No Node-RED import:
- * the account node only builds and closes it. The send nodes prepare, `submit` and route.
- */
+// The account at runtime: its gateway client (one connection pool), rate limit, circuit, outbox,
+// tracker and recent sms_ids; no Node-RED import. The send nodes prepare, `submit` and route.
 import {
   AbortGroup,
   baseUrlProblem,
@@ -59,16 +55,16 @@ export interface AccountConfig {
   rateLimit?: number | string;
   rateWindow?: number | string;
   queueSize?: number | string;
-  /** The id of a core `http proxy` config node; none: the environment's proxy variables. */
+  /** A core `http proxy` config node's id; none: the environment's proxy variables. */
   proxy?: string;
   outboxMinutes?: number | string;
   outboxSize?: number | string;
-  /** Not in the panel: the first wait between rounds of the outbox, ms (tests use a short one). */
+  /** Not in the panel (tests use a short one): the first wait between outbox rounds, ms. */
   outboxDelay?: number | string;
-  /** Where the account keeps its state: `file` (default) or `redis` (shared by several copies). */
+  /** `file` (default) or `redis` (shared by several copies). */
   store?: string;
   storeUrl?: string;
-  /** Not in the panel: how long a copy's claim on an outbox entry lasts unless renewed, seconds (tests use a short one). */
+  /** Not in the panel (tests use a short one): an outbox claim's life unless renewed, seconds. */
   storeClaimSeconds?: number | string;
 }
 
@@ -79,9 +75,9 @@ export interface AccountCredentials {
   storePassword?: string;
 }
 
-export interface AccountSurroundings {
+interface AccountSurroundings {
   store: AccountStore;
-  /** With a shared store: which copy of Node-RED sends an alert several copies raised at once (none with this process's own store). */
+  /** A shared store's: which copy sends an alert several copies raised at once. */
   claims: AlertClaimer | undefined;
   /** The proxy to use: undefined for the environment's, null when the one chosen is missing. */
   proxy(): ProxySettings | undefined | null;
@@ -90,7 +86,7 @@ export interface AccountSurroundings {
 
 export type DeferredHandler = (msg: Msg, entry: OutboxEntry, outcome: Outcome) => void;
 
-export interface Submission {
+interface Submission {
   node: string;
   operation: Operation;
   prepared: PreparedRequest;
@@ -100,32 +96,29 @@ export interface Submission {
   order: number;
   /** Its node's give-up time, ms from `since`; 0: the account's outbox time only. */
   giveUpMs: number;
-  /** Stops its wait for the rate limit (its node closes). */
+  /** Its node closes. */
   queueStop: StopSignal;
-  /** Stops it on the wire (its node closed, and the timeout passed). */
+  /** Its node closed, and the timeout passed. */
   wireStop: StopSignal;
   onWire: () => void;
 }
 
-export type Submitted = { result: SendResult } | { kept: true };
+type Submitted = { result: SendResult } | { kept: true };
 const KEPT: Submitted = { kept: true };
 
 export class Account {
-  /**
-   * The deployed address and timeout: the only ones the stored token is ever sent to; and the
-   * deployed store's URL, the only one the stored store password is ever sent to ('' with the file store).
-   */
+  // The only address (and timeout) the stored token is ever sent to, and the only store URL the
+  // stored store password is ('' with the file store).
   readonly deployed: { baseUrl: string; timeout: number; storeUrl: string };
-  /** While the shared store cannot be reached: why (the client's words) and since when (ms since the epoch). */
+  /** While the shared store cannot be reached: why (the client's words) and since when. */
   storeTrouble: { reason: string; since: number } | undefined;
   readonly limiter: RateLimiter;
-  /** Open while the gateway is found unreachable: sends given it go to the outbox, not the wire. */
   readonly circuit = new Circuit();
   readonly outbox: Outbox;
-  /** Minutes a message is kept in the outbox; 0: none is (a failed send goes to Catch at once). */
+  /** 0: none is kept (a failed send goes to Catch at once). */
   readonly outboxMinutes: number;
   readonly tracker: DeliveryTracker;
-  /** The sms_ids the account's nodes got back lately: an answer with one of them again is a duplicate the gateway dropped. */
+  /** An answer with one of these sms_ids again is a duplicate the gateway dropped. */
   readonly recent = new RecentSends();
   readonly claims: AlertClaimer | undefined;
 
@@ -133,7 +126,7 @@ export class Account {
   readonly #config: AccountConfig;
   readonly #credentials: AccountCredentials;
   readonly #surroundings: AccountSurroundings;
-  /** What is missing or wrong in the account; reported by the nodes that use it, on the msg that needed it. */
+  /** Reported by the nodes that use the account, on the msg that needed it. */
   readonly #problem: string | undefined;
   #client: GatewayClient | undefined;
   readonly #listeners = new Set<() => void>();
@@ -162,30 +155,43 @@ export class Account {
     const limit = numberSetting(config.rateLimit, 0);
     const windowMs = numberSetting(config.rateWindow, 60) * 1000;
     this.limiter = new RateLimiter(limit, windowMs, numberSetting(config.queueSize, 100), changed, surroundings.store.rateWindow(id, limit, windowMs));
+    // One log line when an outage starts, one when its cause changes, one when it ends.
     this.circuit.onChange = () => {
-      this.#tellOutage();
+      const cause = this.circuit.cause;
+      const url = this.deployed.baseUrl;
+      if (cause) {
+        this.#outageSince = cause.since;
+        surroundings.warn('gateway-unreachable', { url, reason: cause.reason });
+      } else if (this.#outageSince !== undefined) {
+        surroundings.warn('gateway-reachable', { url, seconds: Math.round((Date.now() - this.#outageSince) / 1000) });
+        this.#outageSince = undefined;
+      }
       changed();
     };
-    // Tracking and the outbox are kept by the store across redeploys, per account id.
     this.tracker = surroundings.store.tracker(id);
     this.outboxMinutes = numberSetting(config.outboxMinutes, 60, 0);
     this.outbox = outboxFor(surroundings.store, id, surroundings.warn);
     this.#unwatchOutbox = this.outbox.watch(changed);
-    this.#worker = this.#outboxWorker();
+    this.#worker = {
+      minutes: this.outboxMinutes,
+      firstDelay: numberSetting(config.outboxDelay, 1000, 1),
+      size: numberSetting(config.outboxSize, DEFAULT_OUTBOX_SIZE, 1),
+      account: this.#label,
+      // As many as a live send has on the wire: the client's connections.
+      concurrency: DEFAULT_CONNECTIONS,
+      circuit: this.circuit,
+      transient: (error, entry) => deferrable(error, entry.operation),
+      expired: (entry) => expiredError(entry, this.outboxMinutes),
+      send: (entry, probe) => this.#resend(entry, probe),
+      settle: (entry, msg, outcome) => {
+        const handler = this.#deferredTargets.get(entry.node);
+        if (handler) return handler(msg, entry, outcome);
+        // Its node was deleted.
+        if ('result' in outcome) surroundings.warn('outbox-orphan-sent', { node: entry.node });
+        else surroundings.warn('outbox-orphan-failed', { node: entry.node, reason: outcome.error.message });
+      },
+    };
     this.outbox.attach(this.#worker);
-  }
-
-  /** One log line when an outage starts, one when its cause changes, one when it ends. */
-  #tellOutage(): void {
-    const cause = this.circuit.cause;
-    const url = this.deployed.baseUrl;
-    if (cause) {
-      this.#outageSince = cause.since;
-      this.#surroundings.warn('gateway-unreachable', { url, reason: cause.reason });
-    } else if (this.#outageSince !== undefined) {
-      this.#surroundings.warn('gateway-reachable', { url, seconds: Math.round((Date.now() - this.#outageSince) / 1000) });
-      this.#outageSince = undefined;
-    }
   }
 
   readonly #changed = (): void => this.#listeners.forEach((l) => l());
@@ -197,18 +203,14 @@ export class Account {
     this.#changed();
   }
 
-  /** The account's client; throws `invalid_request` naming what is missing in the account. */
+  /** Throws `invalid_request` naming what is missing in the account. */
   gateway(): GatewayClient {
     if (this.#problem) throw invalidRequest(`${this.#problem}; open the BulkGate account "${this.#label}" and set it`, { key: 'account-incomplete' });
     return (this.#client ??= this.#build());
   }
 
-  /**
-   * While messages wait in the outbox, or the gateway was just found unreachable, a send goes behind
-   * them (order is kept per account); else through the rate limit to the wire. A failure the outbox
-   * can keep is kept; any other rejects, for Catch. A chain of promises, not an async function: a
-   * burst holds thousands in flight, and an async frame per msg is not free.
-   */
+  // Behind what waits in the outbox (order is kept per account), else through the rate limit.
+  // A chain of promises: a burst holds thousands in flight, and an async frame per msg is not free.
   submit(s: Submission): Promise<Submitted> {
     const outbox = this.outboxMinutes > 0 ? this.outbox : undefined;
     const prepared = s.prepared;
@@ -217,7 +219,6 @@ export class Account {
       return this.#keep(s, 0, reason).then(() => KEPT);
     }
     const client = this.gateway();
-    // The circuit holds back what waits once the gateway fails: it is kept instead.
     const withdraw = outbox ? this.circuit.signal : undefined;
     const limiter = this.limiter;
     let counted = false;
@@ -231,9 +232,9 @@ export class Account {
       (result): Submitted => ({ result }),
       (error: unknown) => {
         if (!outbox || !deferrable(error, s.operation)) throw error;
-        // It will be sent from the outbox: this attempt does not use up the account's rate limit.
+        // Sent from the outbox: this attempt does not use up the rate limit.
         if (counted) limiter.refund(prepared.messages);
-        // Withdrawn, it was never tried (and the gateway is marked unreachable already).
+        // Withdrawn, it was never tried (and the circuit is open already).
         const withdrawn = isWithdrawn(error);
         return this.#keep(s, withdrawn ? 0 : 1, withdrawn ? this.#withdrawnReason() : (error as Error).message, withdrawn ? undefined : error).then(() => KEPT);
       },
@@ -243,12 +244,11 @@ export class Account {
   #transmit(client: GatewayClient, s: Submission, withdraw: StopSignal | undefined): Promise<SendResult> {
     s.onWire();
     const giveUp = this.#giveUp(s, 'the gateway could not be reached before the next retry was due');
-    // With an outbox, no retries: the outbox is the retry, and holds what waits while the gateway is away.
+    // With an outbox, no retries: the outbox is the retry.
     const policy = withdraw || giveUp ? { withdraw, giveUp, retries: withdraw ? 0 : undefined } : undefined;
     return send(client, s.operation, s.prepared, s.wireStop, policy);
   }
 
-  /** When a submitted send gives up, wherever it waits. */
   #giveUp(s: Submission, where: string): GiveUp | undefined {
     const ms = s.giveUpMs;
     return ms > 0 ? { at: s.since + ms, error: () => giveUpError(ms / 1000, where) } : undefined;
@@ -285,7 +285,7 @@ export class Account {
     return token ? body.split(token).join('') : body;
   }
 
-  /** Nodes that use this account, to show "queued N" and "N waiting". */
+  /** For "queued N" and "N waiting". */
   watch(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -298,7 +298,7 @@ export class Account {
     };
   }
 
-  /** The editor's button: each message goes to Catch. Resolves with how many. */
+  /** The editor's button. */
   emptyOutbox(): Promise<number> {
     return this.outbox.empty(
       () =>
@@ -319,7 +319,7 @@ export class Account {
     await this.#client?.close();
   }
 
-  /** Built on first use: by then every config node, the http proxy one too, has started. */
+  /** On first use: by then the http proxy config node has started. */
   #build(): GatewayClient {
     const proxy = this.#surroundings.proxy();
     if (proxy === null)
@@ -336,7 +336,7 @@ export class Account {
         defaultCountry: config.country || undefined,
         timeout: this.deployed.timeout,
         retries: numberSetting(config.retries, DEFAULT_RETRIES),
-        // Not in the panel: the first backoff delay, for flows (and tests) that need another one.
+        // Not in the panel: for flows (and tests) that need another first backoff.
         retryDelay: numberSetting(config.retryDelay, 500),
         proxy,
       });
@@ -348,38 +348,12 @@ export class Account {
     }
   }
 
-  #outboxWorker(): OutboxWorker {
-    const warn = this.#surroundings.warn;
-    return {
-      minutes: this.outboxMinutes,
-      firstDelay: numberSetting(this.#config.outboxDelay, 1000, 1),
-      size: numberSetting(this.#config.outboxSize, DEFAULT_OUTBOX_SIZE, 1),
-      account: this.#label,
-      // As many as a live send has on the wire: the client's connections.
-      concurrency: DEFAULT_CONNECTIONS,
-      circuit: this.circuit,
-      transient: (error, entry) => deferrable(error, entry.operation),
-      expired: (entry) => expiredError(entry, this.outboxMinutes),
-      send: (entry, probe) => this.#resend(entry, probe),
-      settle: (entry, msg, outcome) => {
-        const handler = this.#deferredTargets.get(entry.node);
-        if (handler) return handler(msg, entry, outcome);
-        // Its node was deleted: the message still went (or failed); the account says so.
-        if ('result' in outcome) warn('outbox-orphan-sent', { node: entry.node });
-        else warn('outbox-orphan-failed', { node: entry.node, reason: outcome.error.message });
-      },
-    };
-  }
-
-  /** A probe goes out while the circuit is open, the others wait for it. */
   async #resend(entry: OutboxEntry, probe: boolean) {
     const client = this.gateway();
     const prepared = client.prepareResend(entry.operation, entry);
     const withdraw = probe ? undefined : this.circuit.signal;
     if (this.limiter.enabled) await this.limiter.acquire(prepared.messages, this.#resendStop, withdraw);
-    // No retries inside a round: the outbox is the retry.
     return send(client, entry.operation, prepared, this.#resendStop, { retries: 0, withdraw }).catch((error: unknown) => {
-      // It will be sent again: a failed attempt does not use up the account's rate limit.
       if (deferrable(error, entry.operation)) this.limiter.refund(prepared.messages);
       throw error;
     });

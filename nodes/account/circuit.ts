@@ -1,18 +1,14 @@
-/**
- * Whether an account's gateway is known to be unreachable (the outbox trips and resets it). While
- * open, new sends go behind the waiting ones in the outbox, and those waiting for a connection, a
- * retry or the rate limit are withdrawn (by its signal) and kept too. Without it, an alarm storm
- * during an outage sends every alert and each of its retries to the failing gateway.
- */
+// Whether the gateway is known to be unreachable: while open, new sends and those waiting are kept.
+// Without it, an alarm storm during an outage sends every alert and retry to a failing gateway.
 import { AbortGroup, GatewayError } from '../../gateway';
 
-/** Why the gateway is unreachable, in a few words a status can show (`3 waiting: HTTP 503`): a catalog key under `cause.`. */
-export interface ShortCause {
+/** A catalog key under `cause.`, a few words a status can show (`3 waiting: HTTP 503`). */
+interface ShortCause {
   key: string;
   params?: Record<string, string | number>;
 }
 
-export interface Outage {
+interface Outage {
   reason: string;
   brief: ShortCause;
   since: number;
@@ -33,7 +29,7 @@ const CODES: Record<string, string> = {
   UND_ERR_BODY_TIMEOUT: 'timeout',
 };
 
-/** Read from the failure the client reported: its HTTP status, or the transport's error code in its cause. */
+/** The failure's HTTP status, or the transport's error code in its cause. */
 function shortCause(error: unknown): ShortCause {
   if (!(error instanceof GatewayError)) return { key: 'network' };
   if (error.status !== undefined) return { key: 'http', params: { status: error.status } };
@@ -45,10 +41,9 @@ function shortCause(error: unknown): ShortCause {
 }
 
 export class Circuit {
-  /** Aborted when the circuit opens: what waits with it stops. A new one when it closes again. */
   #opened = new AbortGroup();
   #cause: Outage | undefined;
-  /** Called when the circuit opens or closes, and when the cause of an outage changes. */
+  /** Also when the cause of an outage changes. */
   onChange: () => void = () => undefined;
 
   get open(): boolean {
@@ -65,7 +60,7 @@ export class Circuit {
     return this.#cause;
   }
 
-  /** Withdraws every request given this circuit. Told again while open, a new cause is noted. */
+  /** Told again while open, a new cause is noted. */
   trip(failure: unknown): void {
     const brief = shortCause(failure);
     const cause = this.#cause;

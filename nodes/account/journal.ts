@@ -1,12 +1,6 @@
-/**
- * An append-only file of JSON lines; what is appended in one turn of the event loop goes to disk
- * with one write. Every write ends with a newline, so a last line without one was written in part
- * (power lost, the process killed, the disk full): it is cut back before anything is appended, as
- * `redis-check-aof --fix` does, or the next line would be read as one damaged line with it and lost.
- * Owner only, never opened through a symbolic link (one planted at its path would receive what is
- * written). With a lock, one writer per file: a second Node-RED on the same user directory never
- * rewrites what the first keeps.
- */
+// An append-only file of JSON lines, one write per event-loop turn. A torn last line (power lost, a
+// kill, a full disk) is cut back before an append, or the next line would be lost with it. Owner
+// only, never through a symlink (a planted one would receive what is written); a lock: one writer.
 import {
   closeSync,
   constants,
@@ -31,11 +25,11 @@ const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 /** A file of any size is loaded, and a torn line of any length found, in steps of this. */
 const CHUNK = 1024 * 1024;
 
-export interface JournalOptions {
+interface JournalOptions {
   durable: boolean;
-  /** The file's first line, written into a new file and each rewrite. */
+  /** Written into a new file and each rewrite. */
   header?: string;
-  /** One writer per file, holding its lock; the error a write fails with while another process holds it. */
+  /** One writer per file, holding its lock; what a write throws while another process holds it. */
   lockedError?: (path: string) => Error;
 }
 
@@ -49,9 +43,7 @@ export class Journal {
   #again: string[] = [];
   #waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   #scheduled = false;
-  /** The next commit or rewrite starts after this one. */
   #chain: Promise<unknown> = Promise.resolve();
-  /** One rewrite at a time. */
   #compaction: Promise<number> | undefined;
   torn: (bytes: number) => void = () => undefined;
 
@@ -170,7 +162,7 @@ export class Journal {
     }
   }
 
-  /** Hands each line that is not blank to `take`, oldest first; never the whole file as one string. */
+  /** Never the whole file as one string. */
   read(take: (line: string) => void, torn = this.torn): void {
     if (!this.exists()) return;
     this.#cutTornTail(torn);
@@ -189,11 +181,11 @@ export class Journal {
     }
   }
 
-  /** Returns whether it is held. A lock left by a process that is gone (a crash, a power cut) is taken over. */
+  /** Whether it is held; one left by a process gone (a crash, a power cut) is taken over. */
   lock(): boolean {
     if (this.#locked) return true;
     const me = JSON.stringify({ pid: process.pid, host: hostname() });
-    // The folder is made with the first line: a Node-RED whose sends all succeed never writes here.
+    // Made with the first line: a Node-RED whose sends all succeed never writes here.
     mkdirSync(dirname(this.#lockPath), { recursive: true, mode: 0o700 });
     for (let tries = 0; tries < 2; tries++) {
       try {
@@ -212,7 +204,7 @@ export class Journal {
     return false;
   }
 
-  /** Whether the lock file names a process of this machine that is gone (or cannot be read). */
+  /** Whether it names a process of this machine that is gone (or cannot be read). */
   #stale(): boolean {
     let owner: { pid?: unknown; host?: unknown };
     try {
@@ -230,7 +222,7 @@ export class Journal {
     }
   }
 
-  /** Once what is appended now is written; resolves with how many. Asked again meanwhile, the rewrite queued answers. */
+  /** After what is appended now; resolves with how many. Asked meanwhile, the queued one answers. */
   compact(lines: () => string[]): Promise<number> {
     if (this.#compaction) return this.#compaction;
     this.#flush();
@@ -247,7 +239,7 @@ export class Journal {
     const file = await open(temporary, 'wx', 0o600);
     try {
       if (this.options.header) await file.write(this.options.header + '\n');
-      // A thousand lines a write: no string of the whole file held twice.
+      // No string of the whole file held twice.
       for (let i = 0; i < lines.length; i += 1000) await file.write(lines.slice(i, i + 1000).join('\n') + '\n');
       await file.sync();
       await file.close();
@@ -276,11 +268,11 @@ export class Journal {
     return run;
   }
 
-  /** Nothing waits: the file and its lock are removed once what is appended now is written, unless a line was appended since. */
+  /** Removes the file and its lock after what is appended now, unless a line was appended since. */
   release(): Promise<void> {
     const run = this.#chain.then(async () => {
       if (!this.#locked || this.#waiters.length) return;
-      // Lines a failed commit left for the next end what the file held: with it, nothing to write.
+      // Lines a failed commit left end what the file held: with it gone, nothing to write.
       this.#again = [];
       await this.#close();
       await unlink(this.path).catch(() => undefined);

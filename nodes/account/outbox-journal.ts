@@ -1,8 +1,5 @@
-/**
- * The outbox's file: a durable, locked journal. A kept message is appended as its entry; one that
- * left as `{"done": id}`. When most lines are spent, it is rewritten with the live entries only;
- * when nothing waits, it is removed with its lock.
- */
+// The outbox's file, durable and locked: an entry per kept message, `{"done": id}` per one that left;
+// rewritten with the live entries when most lines are spent, removed with its lock when none waits.
 import { GatewayError } from '../../gateway';
 import { Journal } from './journal';
 
@@ -12,7 +9,7 @@ export interface JournalEntry {
   since: number;
 }
 
-/** Whether a line holds a whole entry as this outbox writes it (a damaged or hand-edited one does not). */
+/** Not a damaged or hand-edited line. */
 export function isEntry(value: Record<string, unknown>): value is Record<string, unknown> & JournalEntry {
   return (
     typeof value.id === 'string' &&
@@ -35,7 +32,6 @@ const COMPACT_AFTER = 2000;
 export class OutboxJournal extends Journal {
   readonly kind = 'file';
   readonly where = this.path;
-  /** Lines in the file that no longer stand for a waiting message. */
   spent = 0;
   warn: Warn = () => undefined;
 
@@ -48,13 +44,13 @@ export class OutboxJournal extends Journal {
     return this.append(line);
   }
 
-  /** Its own line and this one are spent from now on. When it fails, the line goes with the next commit. */
+  /** Its line and this one are spent; when it fails, the line goes with the next commit. */
   done(id: string): Promise<void> {
     this.spent += 2;
     return this.append(JSON.stringify({ done: id }), true);
   }
 
-  /** The entries no `done` line ended, oldest first; damaged lines are counted and skipped. */
+  /** Oldest first; damaged lines are counted and skipped. */
   load(warn: Warn): Map<string, { entry: JournalEntry; line: string }> {
     const live = new Map<string, { entry: JournalEntry; line: string }>();
     let bad = 0;

@@ -1,9 +1,5 @@
-/**
- * The account's outbox: a message the gateway could not be reached for (or still waiting when its
- * node closed) is kept in its log before the msg's `done`, and sent again until it is taken or its
- * time has passed; results come out in the order the msgs came. In memory an entry is its order,
- * its routing and its line (a kept message is not held in several copies).
- */
+// The account's outbox: a message the gateway could not take is logged before the msg's `done` and
+// sent again until taken or out of time; results come out in the order the msgs came.
 import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
 import type { Circuit } from './circuit';
@@ -16,28 +12,22 @@ export type { Warn } from './outbox-journal';
 
 export interface OutboxEntry {
   id: string;
-  /** The send node that took the msg. */
   node: string;
   operation: Operation;
   /** The wire body without application_id, application_token and application_product. */
   body: Record<string, unknown>;
-  /** Recipients the checks set aside before the first attempt (they are part of the answer). */
+  /** Set aside by the checks before the first attempt (they are part of the answer). */
   rejected: RejectedRecipient[];
-  /** Messages the request sends, for the account's rate limit. */
   messages: number;
-  /** The msg's serialisable properties. */
   msg: Record<string, unknown>;
-  /** When its node took the msg, ms since the epoch. */
   since: number;
-  /** Which msg came first among those taken in the same millisecond (the taking process's count). */
+  /** Which msg came first among those taken in the same millisecond. */
   order: number;
   attempts: number;
   /** The last failure's sentence. */
   reason: string;
-  /** Its node's `giveUpAfter` as ms since the epoch; the account's time applies too. */
+  /** Its node's `giveUpAfter`, ms since the epoch; the account's time applies too. */
   deadline?: number;
-  /** The copy of Node-RED that claimed it (a shared store; a file has one writer). */
-  owner?: string;
 }
 
 export type NewEntry = Omit<OutboxEntry, 'id'>;
@@ -46,40 +36,35 @@ export type SendResult = TransactionalResult | PromotionalResult;
 export type Outcome = { result: SendResult } | { error: GatewayError };
 
 export interface OutboxWorker {
-  /** Sends a kept message again, without the account's retries; a probe goes out whatever the circuit says. */
+  /** Without the account's retries; a probe goes out whatever the circuit says. */
   send(entry: OutboxEntry, probe: boolean): Promise<SendResult>;
-  /** Hands a message that left the outbox to its node: out of its ports, or to Catch. */
   settle(entry: OutboxEntry, msg: Msg, outcome: Outcome): void;
-  /** Whether an error is one a later attempt may get past (the gateway unreachable, busy, closing). */
+  /** Whether a later attempt may get past it (the gateway unreachable, busy, closing). */
   transient(error: unknown, entry: OutboxEntry): boolean;
   expired(entry: OutboxEntry): GatewayError;
-  /** Minutes a message is kept; 0: none is. */
+  /** 0: none is kept. */
   minutes: number;
-  /** First wait between rounds, ms (it doubles up to MAX_PROBE_DELAY). */
+  /** ms; it doubles up to MAX_PROBE_DELAY. */
   firstDelay: number;
   size: number;
-  /** The account's name, for the sentence an `outbox_full` error says. */
   account: string;
   concurrency: number;
-  /** Opened by the first failure kept and by a failed probe, closed by one that got through. */
   circuit: Circuit;
 }
 
-// An id is unique by this process's tag (a pid comes back after a restart) and a count over every
-// outbox it holds (two outboxes of one file in one process must not give the same id twice).
+// Unique by this process's tag (a pid comes back after a restart) and a count over its outboxes.
 const PROCESS_TAG = randomBytes(4).toString('hex');
 let nextId = 0;
 
 export const MAX_PROBE_DELAY = 15_000;
 export const DEFAULT_OUTBOX_SIZE = 10_000;
 
-// `wire`: on the wire, or its answer not yet handed on. The only moves: waiting -> wire -> waiting
-// (a failure a later round may get past), waiting or wire -> ended. So no round attempts a message
-// on the wire or one that ended, however its list is tidied meanwhile.
+// The only moves: waiting -> wire -> waiting, waiting or wire -> ended: no round attempts a message
+// on the wire (or its answer not yet handed on) or one that ended, however its list is tidied.
 type KeptState = 'waiting' | 'wire' | 'ended';
 
+/** Not the whole entry: a kept message is held once, as its line (JSON, as first kept). */
 interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'deadline' | 'attempts' | 'reason'> {
-  /** The whole entry as JSON, as first kept. */
   line: string;
   state: KeptState;
 }
@@ -87,15 +72,14 @@ interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'de
 type Attempted = { kept: Kept; entry: OutboxEntry; outcome: Outcome } | { kept: Kept; transient: unknown };
 
 export class Outbox {
-  /** Entries in the order their msgs came; ended ones are skipped and swept out now and then. */
+  /** In the order the msgs came; ended ones are skipped and swept out now and then. */
   #list: Kept[] = [];
   #head = 0;
-  /** Where the current round looks for the next message to send. */
   #cursor = 0;
   #live = 0;
   #gone = 0;
   readonly #byNode = new Map<string, number>();
-  /** The msgs themselves, for entries kept by this process whose msg a file cannot hold (an http in node's req and res). */
+  /** Msgs a file cannot hold (an http in node's req and res), kept by this process. */
   readonly #msgs = new Map<string, Msg>();
   readonly #journal: OutboxLog | undefined;
   readonly #listeners = new Set<() => void>();
@@ -103,11 +87,9 @@ export class Outbox {
   #timer: NodeJS.Timeout | undefined;
   #dueAt = 0;
   #expiryTimer: NodeJS.Timeout | undefined;
-  /** A shared log: the timer that looks for entries another copy left. */
   #adoptTimer: NodeJS.Timeout | undefined;
   #expiryAt = Infinity;
   #running: Promise<void> | undefined;
-  /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
   #settling: Promise<void> = Promise.resolve();
   #rounds = 0;
 
@@ -118,8 +100,7 @@ export class Outbox {
     this.#warn = warn;
     this.#journal = log;
     if (log?.kind === 'file') log.warn = warn;
-    // A file left by an earlier run is sent, unless another living Node-RED holds it: then it is
-    // that one's to send. (A shared log's entries come by adoption, once the account runs.)
+    // A file another living Node-RED holds is that one's to send.
     if (log?.kind !== 'file' || !log.exists()) return;
     try {
       if (log.lock()) this.#adopt();
@@ -129,7 +110,6 @@ export class Outbox {
     }
   }
 
-  /** Reads the journal (the lock just taken); gives the lock back when nothing waits. */
   #adopt(): void {
     const journal = this.#journal as OutboxFile;
     for (const { entry, line } of journal.load(this.warn).values()) this.#insert(entry as unknown as OutboxEntry, line);
@@ -137,7 +117,6 @@ export class Outbox {
     else this.#changed();
   }
 
-  /** Who hears of its problems: the account node running now. */
   get warn(): Warn {
     return this.#warn;
   }
@@ -159,20 +138,14 @@ export class Outbox {
     return this.#journal !== undefined;
   }
 
-  get path(): string | undefined {
-    return this.#journal?.where;
-  }
-
-  /** Called on every change of `waiting`; returns the function that stops it. */
   watch(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
   }
 
-  /** Resolves once it is on disk; refused (a GatewayError) when full, held by another Node-RED, or not written. */
+  /** Resolves once on disk; a GatewayError when full, locked by another Node-RED, or not written. */
   async keep(entry: NewEntry, msg: Msg, failure?: unknown): Promise<void> {
-    // The first failure the outbox keeps marks the gateway unreachable, at once: what waits for a
-    // connection, a retry or the rate limit is withdrawn (and kept) instead of trying it too.
+    // At once: what waits for a connection, a retry or the rate limit is withdrawn and kept too.
     if (failure !== undefined) this.#worker?.circuit.trip(failure);
     const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
@@ -185,7 +158,6 @@ export class Outbox {
         throw unavailableError(journal.where, error);
       }
       if (!held) throw lockedError(journal.where);
-      // Taken over from a process that is gone: what it kept waits here too.
       this.#adopt();
     }
     if (!journal && !this.#warnedMemoryOnly) {
@@ -204,11 +176,9 @@ export class Outbox {
       this.#changed();
       throw error instanceof GatewayError ? error : unavailableError(journal?.where ?? '', error);
     }
-    // A round already due keeps its time (a timer is only ever brought forward): an alarm storm
-    // during an outage is not a storm of probes.
+    // A timer is only brought forward: an alarm storm during an outage is not a storm of probes.
     if (this.#worker) this.#schedule(this.#probeDelay(this.#worker));
-    // Only a message that runs out before the armed time moves the timer: a storm of keeps does
-    // not go through every waiting message each time.
+    // Not a scan of every waiting message at each keep of a storm.
     if (this.#worker && giveUpAt(kept, this.#worker) < this.#expiryAt) this.#armExpiry(giveUpAt(kept, this.#worker));
   }
 
@@ -225,17 +195,14 @@ export class Outbox {
     }
   }
 
-  /**
-   * Renews this copy's claims, writes back what the store lost of them (a flush, a restart without
-   * persistence, an eviction: this copy still holds them), and takes what a copy that is gone left.
-   */
+  /** Renews its claims, writes back what the store lost (a flush, an eviction), adopts orphans. */
   async #adoptShared(): Promise<void> {
     const journal = this.#journal;
     if (journal?.kind !== 'shared' || !this.#worker) return;
     try {
       const live = new Map(this.#kept().map((kept) => [kept.id, kept]));
       const lost = await journal.renew([...live.keys()]);
-      // Not one that ended meanwhile: its done was sent after this renew, or it is skipped here.
+      // Not one that ended meanwhile: its done went after this renew.
       const back = lost.map((id) => live.get(id)).filter((kept): kept is Kept => kept !== undefined && kept.state !== 'ended');
       if (back.length) {
         this.warn('store-entries-lost', { count: back.length });
@@ -255,7 +222,7 @@ export class Outbox {
     }
   }
 
-  /** The account closed: no new round starts; the one running ends with the messages on the wire. */
+  /** No new round starts; the one running ends with the messages on the wire. */
   async detach(worker: OutboxWorker): Promise<void> {
     if (this.#worker !== worker) return;
     this.#worker = undefined;
@@ -272,7 +239,6 @@ export class Outbox {
     return this.#journal?.kind === 'file' ? this.#journal.close() : Promise.resolve();
   }
 
-  /** Each waiting message ends with `error` (Catch). Returns how many there were. */
   async empty(error: (entry: OutboxEntry) => GatewayError): Promise<number> {
     const ended = this.#kept().filter((kept) => kept.state === 'waiting');
     await Promise.all(ended.map((kept) => this.#end(kept, (entry) => ({ error: error(entry) }))));
@@ -283,7 +249,7 @@ export class Outbox {
     return this.#list.slice(this.#head).filter((kept) => kept.state !== 'ended');
   }
 
-  /** After every msg that came before it (concurrent sends fail in any order); a line read back was checked by its log. */
+  /** After every msg that came before it: concurrent sends fail in any order. */
   #insert({ id, node, since, order, deadline, attempts, reason }: OutboxEntry, line: string): Kept {
     const kept: Kept = { id, node, since, order, deadline, attempts, reason, line, state: 'waiting' };
     const list = this.#list;
@@ -296,7 +262,7 @@ export class Outbox {
     return kept;
   }
 
-  /** Takes an entry out for good (its `done` line is the caller's). */
+  /** Its `done` line is the caller's. */
   #drop(kept: Kept): void {
     if (kept.state === 'ended') return;
     kept.state = 'ended';
@@ -324,13 +290,12 @@ export class Outbox {
     return entry;
   }
 
-  /** Ends an entry: its `done` line appended, then (in the order the msgs came, once that line is on disk) its msg handed on. */
+  /** Its msg is handed on once its `done` line is on disk, in the order the msgs came. */
   #end(kept: Kept, outcome: (entry: OutboxEntry) => Outcome, read?: OutboxEntry): Promise<void> {
     const entry = read ?? this.#entryOf(kept);
     const msg = this.#msgs.get(kept.id) ?? (entry.msg as Msg);
     this.#drop(kept);
-    // Nothing waits any more: the circuit closes, so the next msg tries the gateway itself instead
-    // of waiting for a probe that nothing would schedule.
+    // Else the next msg would wait for a probe that nothing schedules.
     if (this.#live === 0 && this.#worker) {
       this.#rounds = 0;
       this.#worker.circuit.reset();
@@ -339,8 +304,7 @@ export class Outbox {
     const written =
       this.#journal?.done(kept.id).then(
         () => this.#tidy(),
-        // The message went (or failed) all the same; it may be sent again after a restart, with
-        // duplicates_check, so the gateway drops the copy.
+        // Sent again after a restart at worst, with duplicates_check: the gateway drops the copy.
         () => undefined,
       ) ?? Promise.resolve();
     const settled = this.#settling
@@ -356,7 +320,6 @@ export class Outbox {
     return settled;
   }
 
-  /** After `done` lines: the file removed when nothing waits, rewritten when it is mostly spent. */
   #tidy(): void {
     const journal = this.#journal;
     if (journal?.kind !== 'file') return;
@@ -372,7 +335,7 @@ export class Outbox {
     for (const listener of this.#listeners) listener();
   }
 
-  /** The first delay, doubled for each round in a row that failed, at most MAX_PROBE_DELAY. */
+  /** Doubled for each round in a row that failed. */
   #probeDelay(worker: OutboxWorker): number {
     return Math.min(MAX_PROBE_DELAY, worker.firstDelay * 2 ** Math.min(this.#rounds, 30));
   }
@@ -394,7 +357,7 @@ export class Outbox {
     }, ms);
   }
 
-  /** A timer of its own for the first message whose time runs out: it ends on time, and no probe goes early for it. */
+  /** Its own timer: a message ends on time, and no probe goes early for it. */
   #armExpiry(sooner?: number): void {
     const worker = this.#worker;
     let first = sooner ?? Infinity;
@@ -418,7 +381,7 @@ export class Outbox {
     );
   }
 
-  /** The oldest probes the gateway; when it got through, the rest follow until one fails for a reason a later round may get past. */
+  /** The oldest probes; when it got through, the rest follow until a transient failure. */
   async #round(): Promise<void> {
     const worker = this.#worker;
     if (!worker) return;
@@ -442,7 +405,7 @@ export class Outbox {
     }
   }
 
-  /** After a probe got through: the rest, `concurrency` at a time. Resolves whether one failed. */
+  /** Resolves whether one failed. */
   async #drain(worker: OutboxWorker): Promise<boolean> {
     const inFlight: Promise<Attempted>[] = [];
     let failed = false;
@@ -470,7 +433,6 @@ export class Outbox {
     return undefined;
   }
 
-  /** It stays on the wire until its end is handed on (#end), or, after a failure a later round may get past, waits again. */
   async #attempt(worker: OutboxWorker, kept: Kept, probe: boolean): Promise<Attempted> {
     if (kept.state !== 'waiting') throw new Error(`outbox: an entry ${kept.state} was attempted`);
     kept.state = 'wire';
@@ -505,7 +467,7 @@ function before(a: Kept, b: Kept): boolean {
 }
 
 /** A full disk, a permission: the msg cannot wait. */
-export function unavailableError(where: string, cause: unknown): GatewayError {
+function unavailableError(where: string, cause: unknown): GatewayError {
   return new GatewayError({
     type: 'outbox_unavailable',
     message: `Not kept: the outbox file ${where} could not be written (${(cause as Error)?.message ?? String(cause)}); this message could not wait for the gateway`,
@@ -530,7 +492,7 @@ export function outboxFor(store: AccountStore, accountId: string, warn: Warn): O
   return outbox;
 }
 
-/** JSON, without an http in node's req and res (they cannot outlive the process), functions, or a second visit to an object. */
+/** Without req and res (they cannot outlive the process), functions, or an object seen twice. */
 export function storableMsg(msg: Msg): Record<string, unknown> {
   const seen = new WeakSet<object>();
   return JSON.parse(
@@ -545,10 +507,8 @@ export function storableMsg(msg: Msg): Record<string, unknown> {
   ) as Record<string, unknown>;
 }
 
-/**
- * A retryable failure, sent again only where a duplicate cannot be sent (the body takes
- * duplicates_check, or it never reached the gateway); never the account's own rate limit's full queue.
- */
+// Retryable, where no duplicate can be sent (duplicates_check, or it never reached the gateway);
+// never the account's own rate limit's full queue.
 export function deferrable(error: unknown, operation: Operation): boolean {
   if (!(error instanceof GatewayError) || !error.retryable) return false;
   if (error.code === 'rate_limited' && error.status === undefined) return false;
@@ -567,7 +527,6 @@ export function expiredError(entry: OutboxEntry, minutes: number): GatewayError 
   });
 }
 
-/** `seconds`: its node's `giveUpAfter`. */
 export function giveUpError(seconds: number, why: string): GatewayError {
   return new GatewayError({
     type: 'expired',

@@ -1,18 +1,13 @@
-/**
- * The sms_ids an account's nodes got back in the gateway's duplicate window (5 minutes for
- * transactional messages). With `duplicates_check` on, the gateway answers a duplicate of a recent
- * message with that message's own record (its sms_id, price 0) and does not send it again: an
- * answer whose sms_id is already here is such a dropped duplicate, not a message sent.
- */
+// The sms_ids got back in the gateway's duplicate window (5 minutes): with `duplicates_check`, the
+// gateway answers a duplicate with the first one's record (its sms_id, price 0) and does not send it.
 import { Fifo } from '../../gateway/fifo';
 
 const WINDOW_MS = 5 * 60_000;
 const LIMIT = 10_000;
 
 export class RecentSends {
-  /** When each came back. */
   readonly #seen = new Map<string, number>();
-  /** The oldest are forgotten from here (see Fifo for why not from the Map). */
+  /** The oldest are forgotten from here (Fifo says why not from the Map). */
   readonly #order = new Fifo<string>();
 
   /** Remembers it either way. */

@@ -1,14 +1,11 @@
-/**
- * Delivery tracking kept in the user directory across a restart, one line per event: `{"s": record}`
- * a send the gateway accepted, `{"f": sms_id}` its final report came, `{"l": sms_id}` output 3
- * fired for it; after a rewrite, a send with its marks on one line: `{"s": {...}, "f": true, "l": true}`.
- * Not flushed at each commit: a report that races a crash is the worst that can be lost.
- */
+// Tracking across a restart: `{"s": record}` a send, `{"f": sms_id}` its final report, `{"l": sms_id}`
+// output 3 fired (a rewrite puts them on one line: `{"s": {...}, "f": true, "l": true}`). Not
+// flushed at each commit: a report that races a crash is the worst that can be lost.
 import { join } from 'node:path';
 import { Journal } from './journal';
 import type { Tracked, TrackedRecord, TrackingLog } from './tracking';
 
-/** A line beyond this keeps the send without the msg's topic and payload: the file stays within about 2 x 10,000 lines of 2 KB. */
+/** A longer line loses the msg's topic and payload: the file stays within about 2 x 10,000 lines of 2 KB. */
 export const MAX_LINE = 2048;
 
 export function trackingPath(userDir: string, accountId: string): string {
@@ -97,7 +94,7 @@ function recordOf(t: Tracked): TrackedRecord {
   return { smsId: t.smsId, number: t.number, sent: t.sent, acceptedAt: t.acceptedAt, countsFrom: t.countsFrom };
 }
 
-/** A send's line; one that cannot be written as JSON, or is too long, keeps the send without the msg's topic and payload. */
+/** Not JSON, or too long: without the msg's topic and payload. */
 function sendLine(record: TrackedRecord, marks: Record<string, boolean> = {}): string | undefined {
   const line = safeJson({ s: record, ...marks });
   if (line !== undefined && line.length <= MAX_LINE) return line;

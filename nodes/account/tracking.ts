@@ -1,40 +1,33 @@
-/**
- * Delivery tracking: what an account's send nodes had accepted, by `sms_id`, so that the events
- * node can put the original msg beside its delivery report (`msg.sent`), say when a final report
- * did not come in time (output 3), and tell which alert a reply answers (`msg.inReplyTo`). Bounded
- * (the last 10,000 messages, 24 hours), per account id in this process; with a log it outlives a
- * restart. It remembers only while an events node with that account runs: a user without one pays
- * nothing, and nothing is written.
- */
+// The sends an account's nodes had accepted, by sms_id, for the events node: `msg.sent`, output 3,
+// `msg.inReplyTo`. Bounded; remembered only while an events node with that account runs (a user
+// without one pays nothing, and nothing is written).
 import { Fifo } from '../../gateway/fifo';
 
-/** What `msg.sent` carries: the original msg's topic and payload, and the node that sent it. */
-export interface SentRef {
+/** What `msg.sent` carries. */
+interface SentRef {
   topic: unknown;
   payload: unknown;
   node: string;
 }
 
-/** A tracked send as a log writes it and the copies share it. */
+/** As a log writes it and the copies share it. */
 export interface TrackedRecord {
   smsId: string;
   /** The recipient's digits (no `+`, no spaces): how a reply's `from` is matched. */
   number: string;
   sent: SentRef;
-  /** When the gateway accepted it, ms since the epoch. */
   acceptedAt: number;
-  /** What the report timeout counts from: the schedule of a scheduled message, else acceptedAt. */
+  /** What the report timeout counts from: a scheduled message's schedule, else acceptedAt. */
   countsFrom: number;
 }
 
 export type SharedRecord = TrackedRecord;
 
 export interface Tracked extends TrackedRecord {
-  /** A final report (delivered or not delivered) came. */
   final: boolean;
   /** Older than the bounds: nothing fires for it any more. */
   forgotten: boolean;
-  /** Output 3 fired for it: an events node that starts later (a redeploy, a restart) does not fire it again. */
+  /** Output 3 fired: an events node started later (a redeploy, a restart) does not fire it again. */
   late?: boolean;
 }
 
@@ -47,12 +40,11 @@ export interface SharedTrackingLike {
   overdue(timeoutMs: number, graceMs: number): Promise<SharedRecord[]>;
 }
 
-/** Beside this process's memory: nowhere (no user directory), a file, or the store the copies share. */
-export type TrackingBacking = { kind: 'memory' } | { kind: 'file'; log: TrackingLog } | { kind: 'shared'; shared: SharedTrackingLike };
+/** Beside this process's memory: nowhere (no user directory), a file, or the copies' store. */
+type TrackingBacking = { kind: 'memory' } | { kind: 'file'; log: TrackingLog } | { kind: 'shared'; shared: SharedTrackingLike };
 
-/** tracking-file.ts's TrackingFile (declared here: the file imports the tracker's types, not the other way round). */
+/** Declared here, not in tracking-file.ts: that file imports the tracker's types. */
 export interface TrackingLog {
-  /** The sends remembered, oldest first, with their final and late marks. */
   load(): { records: TrackedRecord[]; final: Set<string>; late: Set<string> };
   sent(record: TrackedRecord): void;
   final(smsId: string): void;
@@ -61,10 +53,10 @@ export interface TrackingLog {
 }
 
 /** Buffered and seen are not final. */
-export const FINAL_STATUSES: ReadonlySet<string> = new Set(['delivered', 'not_delivered']);
+const FINAL_STATUSES: ReadonlySet<string> = new Set(['delivered', 'not_delivered']);
 
-export const TRACK_LIMIT = 10_000;
-export const TRACK_HOURS = 24;
+const TRACK_LIMIT = 10_000;
+const TRACK_HOURS = 24;
 /** setTimeout's ceiling; a report timeout beyond the 24 hours of memory could never fire anyway. */
 const MAX_TIMEOUT_MS = TRACK_HOURS * 3600 * 1000;
 
@@ -74,10 +66,8 @@ export function numberKey(value: unknown): string {
   return digits.replace(/^00/, '');
 }
 
-/**
- * One events node's report timeout. Most count from their acceptance, so they arrive in order and
- * a queue keeps them; a scheduled one goes to a short list sorted by its schedule.
- */
+// One events node's report timeout. Most count from their acceptance, so they arrive in order and
+// a queue keeps them; a scheduled one goes to a short list sorted by its schedule.
 class ReportWatch {
   readonly #queue = new Fifo<Tracked>();
   #scheduled: Tracked[] = [];
@@ -105,7 +95,6 @@ class ReportWatch {
     if (this.#scheduled.some((t) => t.forgotten)) this.#scheduled = this.#scheduled.filter((t) => !t.forgotten);
   }
 
-  /** The watch is dropped after: nothing else to undo. */
   stop(): void {
     clearTimeout(this.#timer);
   }
@@ -146,10 +135,9 @@ export class DeliveryTracker {
   #bySmsId = new Map<string, Tracked>();
   /** The same sends oldest first (a replaced or forgotten one stays until passed): the bounds forget from here. */
   readonly #byAge = new Fifo<Tracked>();
-  /** The last message to each number, for replies. */
   #byNumber = new Map<string, Tracked>();
   #watches = new Map<object, ReportWatch>();
-  /** With a shared store: each events node's look for overdue sends of other copies. */
+  /** Each events node's look for overdue sends of other copies. */
   #sweeps = new Map<object, NodeJS.Timeout>();
   #listeners = new Set<object>();
   #loaded = false;
@@ -174,7 +162,7 @@ export class DeliveryTracker {
     return this.#bySmsId.size;
   }
 
-  /** `onNoReport` once for each message (the ones sent before it started too) without a final report `timeoutMs` after it counts from. */
+  /** `onNoReport` once per message (sent before it started too) without a final report in time. */
   listen(owner: object, timeoutMs: number, onNoReport: (tracked: Tracked) => void): void {
     this.#load();
     this.#listeners.add(owner);
@@ -214,7 +202,7 @@ export class DeliveryTracker {
 
   /** Output 3 for the sends of a copy that stopped: claimed in the shared store, so once in all. */
   #sweep(owner: object, shared: SharedTrackingLike, timeoutMs: number, fire: (tracked: Tracked) => void): void {
-    // Every quarter of the timeout (1 s to 30 s), that long after it: the sending copy's own watch fires first when it runs.
+    // That long after the timeout: the sending copy's own watch fires first when it runs.
     const every = Math.min(30_000, Math.max(1000, Math.floor(timeoutMs / 4)));
     let busy = false;
     const timer = setInterval(() => {
@@ -264,7 +252,6 @@ export class DeliveryTracker {
     this.#stopWatching(owner);
   }
 
-  /** A message the gateway accepted (or scheduled for `scheduledAt`, ms). */
   track(smsId: string, number: unknown, sent: SentRef, scheduledAt?: number): void {
     if (!this.listening || !smsId) return;
     const acceptedAt = this.now();
@@ -279,7 +266,7 @@ export class DeliveryTracker {
     this.log?.compactIfSpent(this.#bySmsId.size, () => [...this.#bySmsId.values()]);
   }
 
-  /** The tracked message a report is about (its final status noted at once); with a shared store, one another copy sent too. */
+  /** With a shared store, one another copy sent too. */
   async report(smsId: unknown, status: string): Promise<Tracked | undefined> {
     this.#trim();
     const tracked = typeof smsId === 'string' ? this.#bySmsId.get(smsId) : undefined;
@@ -294,7 +281,7 @@ export class DeliveryTracker {
     return record ? { ...record, final, forgotten: false } : undefined;
   }
 
-  /** The last message the account sent to a number, within the bounds; with a shared store, the last any copy sent. */
+  /** With a shared store, the last any copy sent. */
   async lastTo(number: unknown): Promise<Tracked | undefined> {
     this.#trim();
     const key = numberKey(number);

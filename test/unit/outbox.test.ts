@@ -203,7 +203,6 @@ describe('the outbox (unit, a stand-in account)', () => {
     const warned: string[] = [];
     const outbox = new Outbox(undefined, (key) => warned.push(key));
     assert.equal(outbox.persistent, false);
-    assert.equal(outbox.path, undefined);
     const seen: number[] = [];
     const stop = outbox.watch(() => seen.push(outbox.waiting));
     await outbox.keep(newEntry(1), {});
