@@ -30,6 +30,7 @@ interface Model {
 
 /** The real outbox, its stand-in sender's sends on the wire, and what broke the invariant. */
 class Real {
+  journal!: OutboxJournal;
   outbox!: Outbox;
   worker!: OutboxWorker;
   readonly wire: { seq: number; resolve: () => void; reject: (error: unknown) => void }[] = [];
@@ -44,7 +45,8 @@ class Real {
   }
 
   open(): void {
-    this.outbox = new Outbox(new OutboxJournal(this.path), () => undefined);
+    this.journal = new OutboxJournal(this.path);
+    this.outbox = new Outbox(this.journal, () => undefined);
     this.worker = {
       minutes: 60,
       firstDelay: 10,
@@ -185,7 +187,7 @@ class Restart implements fc.AsyncCommand<Model, Real> {
       await quiet();
     }
     await real.outbox.detach(real.worker);
-    await real.outbox.close();
+    await real.journal.close();
     real.open();
     await quiet();
     assert.equal(real.outbox.waiting, model.waiting.size, 'a restart loads exactly what did not end');
@@ -234,7 +236,7 @@ describe('the outbox against a model (fast-check commands)', function () {
           while (real.wire.length) real.finish(0, 'transient');
           await quiet();
           await real.outbox.detach(real.worker);
-          await real.outbox.close();
+          await real.journal.close();
         }
       }),
       { numRuns: 40 },

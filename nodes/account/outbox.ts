@@ -93,13 +93,14 @@ export class Outbox {
   #settling: Promise<void> = Promise.resolve();
   #rounds = 0;
 
-  #warn: Warn;
+  /** The account node running now. */
+  warn: Warn;
   #warnedMemoryOnly = false;
 
   constructor(log: OutboxLog | undefined, warn: Warn) {
-    this.#warn = warn;
+    this.warn = warn;
     this.#journal = log;
-    if (log?.kind === 'file') log.warn = warn;
+    if (log?.kind === 'file') log.warn = (key, params) => this.warn(key, params);
     // A file another living Node-RED holds is that one's to send.
     if (log?.kind !== 'file' || !log.exists()) return;
     try {
@@ -115,15 +116,6 @@ export class Outbox {
     for (const { entry, line } of journal.load(this.warn).values()) this.#insert(entry as unknown as OutboxEntry, line);
     if (this.#live === 0) void journal.release();
     else this.#changed();
-  }
-
-  get warn(): Warn {
-    return this.#warn;
-  }
-
-  set warn(warn: Warn) {
-    this.#warn = warn;
-    if (this.#journal?.kind === 'file') this.#journal.warn = warn;
   }
 
   get waiting(): number {
@@ -232,11 +224,6 @@ export class Outbox {
     this.#armExpiry();
     await this.#running;
     await this.#settling;
-  }
-
-  /** A test's outbox; a runtime's lives as long as its process. */
-  close(): Promise<void> {
-    return this.#journal?.kind === 'file' ? this.#journal.close() : Promise.resolve();
   }
 
   async empty(error: (entry: OutboxEntry) => GatewayError): Promise<number> {

@@ -111,14 +111,7 @@ class ReportWatch {
     for (let first = this.#queue.peek(); first && this.#due(first) <= now; first = this.#queue.peek()) late.push(this.#queue.shift() as Tracked);
     while (this.#scheduled.length && this.#due(this.#scheduled[0] as Tracked) <= now) late.push(this.#scheduled.shift() as Tracked);
     this.#arm();
-    for (const tracked of late) {
-      if (tracked.final || tracked.forgotten) continue;
-      try {
-        this.onNoReport(tracked);
-      } catch {
-        // An events node's output must not stop the others.
-      }
-    }
+    for (const tracked of late) if (!tracked.final && !tracked.forgotten) this.onNoReport(tracked);
   }
 
   #arm(): void {
@@ -169,11 +162,15 @@ export class DeliveryTracker {
     this.#stopWatching(owner);
     if (timeoutMs <= 0) return;
     const fire = (tracked: Tracked) => {
-      if (!tracked.late) {
-        tracked.late = true;
-        this.log?.late(tracked.smsId);
+      try {
+        if (!tracked.late) {
+          tracked.late = true;
+          this.log?.late(tracked.smsId);
+        }
+        onNoReport(tracked);
+      } catch {
+        // An events node's output must not stop the others.
       }
-      onNoReport(tracked);
     };
     const shared = this.shared;
     const watch = new ReportWatch(
@@ -213,12 +210,7 @@ export class DeliveryTracker {
           busy = false;
           for (const record of records) {
             const tracked = this.#bySmsId.get(record.smsId) ?? { ...record, final: false, forgotten: false };
-            if (tracked.final || tracked.late) continue;
-            try {
-              fire(tracked);
-            } catch {
-              // An events node's output must not stop the others.
-            }
+            if (!tracked.final && !tracked.late) fire(tracked);
           }
         },
         () => {

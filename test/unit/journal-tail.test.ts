@@ -78,7 +78,8 @@ describe("the outbox's journal at its tail (unit)", () => {
     let full = false;
     const restore = await fillingDisk(dir, () => full);
     try {
-      const outbox = new Outbox(new OutboxJournal(path), warn);
+      const journal = new OutboxJournal(path);
+      const outbox = new Outbox(journal, warn);
       await outbox.keep({ ...JSON.parse(entry('x')), operation: {}, rejected: [], messages: 1, msg: {}, order: 0, attempts: 1, reason: '' }, {});
       full = true;
       await assert.rejects(
@@ -88,7 +89,7 @@ describe("the outbox's journal at its tail (unit)", () => {
       );
       assert.equal(outbox.waiting, 1);
       full = false;
-      await outbox.close();
+      await journal.close();
       const text = readFileSync(path, 'utf8');
       assert.ok(text.endsWith('\n'), 'the file ends with a whole line');
       assert.equal(waiting(path).length, 1, 'only the message that was kept is in the file');

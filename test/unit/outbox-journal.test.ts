@@ -139,7 +139,8 @@ describe('outbox journal and policies (unit)', function () {
 
   it('a drain with a stand-in sender: results handed on in the order the msgs came; a transient failure stops it and keeps the rest in order', async () => {
     const { warn } = warnings();
-    const outbox = new Outbox(new OutboxJournal(path), warn);
+    const kept = new OutboxJournal(path);
+    const outbox = new Outbox(kept, warn);
     const { worker, settled } = standIn({ failAfter: 30 });
     for (let i = 0; i < 50; i++) await outbox.keep(newEntry(i, Date.now()), {} as never);
     outbox.attach(worker);
@@ -158,7 +159,7 @@ describe('outbox journal and policies (unit)', function () {
       [...journal.load(warn).values()].map(({ entry }) => (entry as unknown as OutboxEntry).msg.seq),
       Array.from({ length: 20 }, (_, i) => 30 + i),
     );
-    await outbox.close();
+    await kept.close();
   });
 
   it('a file mostly spent is compacted: its lines are the waiting entries only; an empty outbox removes it and its lock', async () => {
