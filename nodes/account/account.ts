@@ -96,9 +96,7 @@ interface Submission {
   order: number;
   /** Its node's give-up time, ms from `since`; 0: the account's outbox time only. */
   giveUpMs: number;
-  /** Its node closes. */
   queueStop: StopSignal;
-  /** Its node closed, and the timeout passed. */
   wireStop: StopSignal;
   onWire: () => void;
 }
@@ -126,7 +124,6 @@ export class Account {
   readonly #config: AccountConfig;
   readonly #credentials: AccountCredentials;
   readonly #surroundings: AccountSurroundings;
-  /** Reported by the nodes that use the account, on the msg that needed it. */
   readonly #problem: string | undefined;
   #client: GatewayClient | undefined;
   readonly #listeners = new Set<() => void>();
@@ -285,7 +282,6 @@ export class Account {
     return token ? body.split(token).join('') : body;
   }
 
-  /** For "queued N" and "N waiting". */
   watch(listener: () => void): () => void {
     this.#listeners.add(listener);
     return () => this.#listeners.delete(listener);
@@ -298,7 +294,6 @@ export class Account {
     };
   }
 
-  /** The editor's button. */
   emptyOutbox(): Promise<number> {
     return this.outbox.empty(
       () =>

@@ -2,15 +2,10 @@
 // Without it, an alarm storm during an outage sends every alert and retry to a failing gateway.
 import { AbortGroup, GatewayError } from '../../gateway';
 
-/** A catalog key under `cause.`, a few words a status can show (`3 waiting: HTTP 503`). */
-interface ShortCause {
-  key: string;
-  params?: Record<string, string | number>;
-}
-
 interface Outage {
   reason: string;
-  brief: ShortCause;
+  /** A catalog key under `cause.`, a few words a status can show (`3 waiting: HTTP 503`). */
+  brief: { key: string; params?: Record<string, string | number> };
   since: number;
 }
 
@@ -30,7 +25,7 @@ const CODES: Record<string, string> = {
 };
 
 /** The failure's HTTP status, or the transport's error code in its cause. */
-function shortCause(error: unknown): ShortCause {
+function shortCause(error: unknown): Outage['brief'] {
   if (!(error instanceof GatewayError)) return { key: 'network' };
   if (error.status !== undefined) return { key: 'http', params: { status: error.status } };
   if (error.code === 'timeout') return { key: 'timeout' };

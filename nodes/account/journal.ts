@@ -25,14 +25,6 @@ const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 /** A file of any size is loaded, and a torn line of any length found, in steps of this. */
 const CHUNK = 1024 * 1024;
 
-interface JournalOptions {
-  durable: boolean;
-  /** Written into a new file and each rewrite. */
-  header?: string;
-  /** One writer per file, holding its lock; what a write throws while another process holds it. */
-  lockedError?: (path: string) => Error;
-}
-
 export class Journal {
   readonly #lockPath: string;
   #file: FileHandle | undefined;
@@ -47,9 +39,10 @@ export class Journal {
   #compaction: Promise<number> | undefined;
   torn: (bytes: number) => void = () => undefined;
 
+  /** `header`: each new file's and rewrite's first line; `lockedError`: one writer, holding the lock. */
   constructor(
     readonly path: string,
-    private readonly options: JournalOptions,
+    private readonly options: { durable: boolean; header?: string; lockedError?: (path: string) => Error },
   ) {
     this.#lockPath = `${path}.lock`;
   }
@@ -96,8 +89,7 @@ export class Journal {
       if (this.options.durable) await file.datasync();
       for (const waiter of waiters) waiter.resolve();
     } catch (error) {
-      // Whatever part of this commit reached the file is cut back: a message whose keep is
-      // refused here goes to Catch, and must not be found and sent after a restart.
+      // Cut back: a message whose keep is refused goes to Catch, and must not be sent after a restart.
       if (file) await file.truncate(start).catch(() => undefined);
       this.#again = again.concat(this.#again);
       await this.#close();

@@ -24,7 +24,6 @@ export interface OutboxEntry {
   /** Which msg came first among those taken in the same millisecond. */
   order: number;
   attempts: number;
-  /** The last failure's sentence. */
   reason: string;
   /** Its node's `giveUpAfter`, ms since the epoch; the account's time applies too. */
   deadline?: number;
@@ -59,14 +58,11 @@ let nextId = 0;
 export const MAX_PROBE_DELAY = 15_000;
 export const DEFAULT_OUTBOX_SIZE = 10_000;
 
-// The only moves: waiting -> wire -> waiting, waiting or wire -> ended: no round attempts a message
-// on the wire (or its answer not yet handed on) or one that ended, however its list is tidied.
-type KeptState = 'waiting' | 'wire' | 'ended';
-
 /** Not the whole entry: a kept message is held once, as its line (JSON, as first kept). */
 interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'deadline' | 'attempts' | 'reason'> {
   line: string;
-  state: KeptState;
+  // Only waiting -> wire -> waiting, or -> ended: no round attempts one on the wire or ended.
+  state: 'waiting' | 'wire' | 'ended';
 }
 
 type Attempted = { kept: Kept; entry: OutboxEntry; outcome: Outcome } | { kept: Kept; transient: unknown };
@@ -214,7 +210,7 @@ export class Outbox {
     }
   }
 
-  /** No new round starts; the one running ends with the messages on the wire. */
+  /** The round running ends with the messages on the wire. */
   async detach(worker: OutboxWorker): Promise<void> {
     if (this.#worker !== worker) return;
     this.#worker = undefined;
@@ -322,12 +318,10 @@ export class Outbox {
     for (const listener of this.#listeners) listener();
   }
 
-  /** Doubled for each round in a row that failed. */
   #probeDelay(worker: OutboxWorker): number {
     return Math.min(MAX_PROBE_DELAY, worker.firstDelay * 2 ** Math.min(this.#rounds, 30));
   }
 
-  /** The next round in `ms`, unless one is due sooner or running. */
   #schedule(ms: number): void {
     if (!this.#worker || this.#running || this.#live === 0) return;
     const at = Date.now() + ms;

@@ -1,4 +1,4 @@
-/** What accounts keep across redeploys in this Node-RED process: a redeploy's new nodes find here what the last ones left. */
+/** What accounts keep across redeploys in this process: new nodes find what the last ones left. */
 const shelves = new Map<string, Map<unknown, unknown>>();
 
 function shelf(kind: string): Map<unknown, unknown> {
@@ -7,7 +7,6 @@ function shelf(kind: string): Map<unknown, unknown> {
   return found;
 }
 
-/** Made by `make` the first time it is asked for. */
 export function keptOnce<T>(kind: string, key: unknown, make: () => T): T {
   const kept = shelf(kind);
   if (!kept.has(key)) kept.set(key, make());

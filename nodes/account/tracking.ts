@@ -3,19 +3,13 @@
 // without one pays nothing, and nothing is written).
 import { Fifo } from '../../gateway/fifo';
 
-/** What `msg.sent` carries. */
-interface SentRef {
-  topic: unknown;
-  payload: unknown;
-  node: string;
-}
-
 /** As a log writes it and the copies share it. */
 export interface TrackedRecord {
   smsId: string;
   /** The recipient's digits (no `+`, no spaces): how a reply's `from` is matched. */
   number: string;
-  sent: SentRef;
+  /** What `msg.sent` carries. */
+  sent: { topic: unknown; payload: unknown; node: string };
   acceptedAt: number;
   /** What the report timeout counts from: a scheduled message's schedule, else acceptedAt. */
   countsFrom: number;
@@ -40,9 +34,6 @@ export interface SharedTrackingLike {
   overdue(timeoutMs: number, graceMs: number): Promise<SharedRecord[]>;
 }
 
-/** Beside this process's memory: nowhere (no user directory), a file, or the copies' store. */
-type TrackingBacking = { kind: 'memory' } | { kind: 'file'; log: TrackingLog } | { kind: 'shared'; shared: SharedTrackingLike };
-
 /** Declared here, not in tracking-file.ts: that file imports the tracker's types. */
 export interface TrackingLog {
   load(): { records: TrackedRecord[]; final: Set<string>; late: Set<string> };
@@ -66,8 +57,8 @@ export function numberKey(value: unknown): string {
   return digits.replace(/^00/, '');
 }
 
-// One events node's report timeout. Most count from their acceptance, so they arrive in order and
-// a queue keeps them; a scheduled one goes to a short list sorted by its schedule.
+// One events node's report timeouts: most come in acceptance order (a queue), scheduled ones go to
+// a short list sorted by their schedule.
 class ReportWatch {
   readonly #queue = new Fifo<Tracked>();
   #scheduled: Tracked[] = [];
@@ -130,7 +121,6 @@ export class DeliveryTracker {
   readonly #byAge = new Fifo<Tracked>();
   #byNumber = new Map<string, Tracked>();
   #watches = new Map<object, ReportWatch>();
-  /** Each events node's look for overdue sends of other copies. */
   #sweeps = new Map<object, NodeJS.Timeout>();
   #listeners = new Set<object>();
   #loaded = false;
@@ -138,7 +128,8 @@ export class DeliveryTracker {
   private readonly shared: SharedTrackingLike | undefined;
 
   constructor(
-    backing: TrackingBacking,
+    // Beside this process's memory: nowhere (no user directory), a file, or the copies' store.
+    backing: { kind: 'memory' } | { kind: 'file'; log: TrackingLog } | { kind: 'shared'; shared: SharedTrackingLike },
     private readonly limits: { count: number; ageMs: number } = { count: TRACK_LIMIT, ageMs: TRACK_HOURS * 3600 * 1000 },
     private readonly now: () => number = Date.now,
   ) {
@@ -158,8 +149,8 @@ export class DeliveryTracker {
   /** `onNoReport` once per message (sent before it started too) without a final report in time. */
   listen(owner: object, timeoutMs: number, onNoReport: (tracked: Tracked) => void): void {
     this.#load();
+    this.unlisten(owner);
     this.#listeners.add(owner);
-    this.#stopWatching(owner);
     if (timeoutMs <= 0) return;
     const fire = (tracked: Tracked) => {
       try {
@@ -188,13 +179,6 @@ export class DeliveryTracker {
     this.#watches.set(owner, watch);
     for (const tracked of this.#bySmsId.values()) if (!tracked.final && !tracked.late) watch.add(tracked);
     if (shared) this.#sweep(owner, shared, timeoutMs, fire);
-  }
-
-  #stopWatching(owner: object): void {
-    clearInterval(this.#sweeps.get(owner));
-    this.#sweeps.delete(owner);
-    this.#watches.get(owner)?.stop();
-    this.#watches.delete(owner);
   }
 
   /** Output 3 for the sends of a copy that stopped: claimed in the shared store, so once in all. */
@@ -241,10 +225,13 @@ export class DeliveryTracker {
 
   unlisten(owner: object): void {
     this.#listeners.delete(owner);
-    this.#stopWatching(owner);
+    clearInterval(this.#sweeps.get(owner));
+    this.#sweeps.delete(owner);
+    this.#watches.get(owner)?.stop();
+    this.#watches.delete(owner);
   }
 
-  track(smsId: string, number: unknown, sent: SentRef, scheduledAt?: number): void {
+  track(smsId: string, number: unknown, sent: TrackedRecord['sent'], scheduledAt?: number): void {
     if (!this.listening || !smsId) return;
     const acceptedAt = this.now();
     const countsFrom = scheduledAt !== undefined && scheduledAt > acceptedAt ? scheduledAt : acceptedAt;
