@@ -105,8 +105,7 @@ type Submitted = { result: SendResult } | { kept: true };
 const KEPT: Submitted = { kept: true };
 
 export class Account {
-  // The only address (and timeout) the stored token is ever sent to, and the only store URL the
-  // stored store password is ('' with the file store).
+  /** The only address, timeout and store URL the stored token and store password are sent to. */
   readonly deployed: { baseUrl: string; timeout: number; storeUrl: string };
   /** While the shared store cannot be reached: why (the client's words) and since when. */
   storeTrouble: { reason: string; since: number } | undefined;

@@ -1,6 +1,5 @@
-// The sends an account's nodes had accepted, by sms_id, for the events node: `msg.sent`, output 3,
-// `msg.inReplyTo`. Bounded; remembered only while an events node with that account runs (a user
-// without one pays nothing, and nothing is written).
+// Sends accepted, by sms_id, for the events node (`msg.sent`, output 3, `msg.inReplyTo`); bounded,
+// and only while an events node of the account runs (a user without one pays nothing).
 import { Fifo } from '../../gateway/fifo';
 
 /** As a log writes it and the copies share it. */
