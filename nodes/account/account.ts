@@ -246,8 +246,7 @@ export class Account {
   }
 
   #giveUp(s: Submission, where: string): GiveUp | undefined {
-    const ms = s.giveUpMs;
-    return ms > 0 ? { at: s.since + ms, error: () => giveUpError(ms / 1000, where) } : undefined;
+    return s.giveUpMs > 0 ? { at: s.since + s.giveUpMs, error: () => giveUpError(s.giveUpMs / 1000, where) } : undefined;
   }
 
   #withdrawnReason(): string {

@@ -439,8 +439,7 @@ export class Outbox {
 }
 
 function giveUpAt(kept: Kept, worker: OutboxWorker): number {
-  const account = kept.since + worker.minutes * 60_000;
-  return kept.deadline === undefined ? account : Math.min(account, kept.deadline);
+  return Math.min(kept.since + worker.minutes * 60_000, kept.deadline ?? Infinity);
 }
 
 function before(a: Kept, b: Kept): boolean {

@@ -52,8 +52,9 @@ const MAX_TIMEOUT_MS = TRACK_HOURS * 3600 * 1000;
 
 /** A number's digits: `+420 777 000 123`, `420777000123` and `00420777000123` are one number. */
 export function numberKey(value: unknown): string {
-  const digits = String(value ?? '').replace(/\D/g, '');
-  return digits.replace(/^00/, '');
+  return String(value ?? '')
+    .replace(/\D/g, '')
+    .replace(/^00/, '');
 }
 
 // One events node's report timeouts: most come in acceptance order (a queue), scheduled ones go to
@@ -188,19 +189,17 @@ export class DeliveryTracker {
     const timer = setInterval(() => {
       if (busy) return;
       busy = true;
-      shared.overdue(timeoutMs, every).then(
-        (records) => {
-          busy = false;
+      void shared
+        .overdue(timeoutMs, every)
+        .then((records) => {
           for (const record of records) {
             const tracked = this.#bySmsId.get(record.smsId) ?? { ...record, final: false, forgotten: false };
             if (!tracked.final && !tracked.late) fire(tracked);
           }
-        },
-        () => {
-          // The store does not answer: the next look tries again.
-          busy = false;
-        },
-      );
+        })
+        // The store does not answer: the next look tries again.
+        .catch(() => undefined)
+        .finally(() => (busy = false));
     }, every);
     timer.unref();
     this.#sweeps.set(owner, timer);
