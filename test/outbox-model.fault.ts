@@ -55,7 +55,6 @@ class Real {
       concurrency: 4,
       circuit: new Circuit(),
       transient: (error) => error instanceof GatewayError && error.retryable,
-      expired: () => new GatewayError({ type: 'expired', message: 'expired' }),
       send: (entry: OutboxEntry) => {
         const seq = (entry.msg as { seq: number }).seq;
         if (this.onWire.has(seq)) this.broken.push(`${seq} attempted while on the wire`);

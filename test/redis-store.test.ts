@@ -886,7 +886,6 @@ function flushWorker(): OutboxWorker {
     concurrency: 4,
     circuit: new Circuit(),
     transient: (error) => error instanceof GatewayError && error.retryable,
-    expired: () => new GatewayError({ type: 'expired', message: 'expired' }),
     send: async () => ({ record: { status: 'accepted', number: '420777123456' }, rejected: false }) as never,
     settle: () => undefined,
   };

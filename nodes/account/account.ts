@@ -26,7 +26,6 @@ import type { StoreState } from './store-health';
 import {
   DEFAULT_OUTBOX_SIZE,
   deferrable,
-  expiredError,
   giveUpError,
   outboxFor,
   storableMsg,
@@ -177,7 +176,6 @@ export class Account {
       concurrency: DEFAULT_CONNECTIONS,
       circuit: this.circuit,
       transient: (error, entry) => deferrable(error, entry.operation),
-      expired: (entry) => expiredError(entry, this.outboxMinutes),
       send: (entry, probe) => this.#resend(entry, probe),
       settle: (entry, msg, outcome) => {
         const handler = this.#deferredTargets.get(entry.node);
@@ -199,7 +197,6 @@ export class Account {
     this.#changed();
   }
 
-  /** Throws `invalid_request` naming what is missing in the account. */
   gateway(): GatewayClient {
     if (this.#problem) throw invalidRequest(`${this.#problem}; open the BulkGate account "${this.#label}" and set it`, { key: 'account-incomplete' });
     return (this.#client ??= this.#build());

@@ -55,7 +55,6 @@ export class Circuit {
     return this.#cause;
   }
 
-  /** Told again while open, a new cause is noted. */
   trip(failure: unknown): void {
     const brief = shortCause(failure);
     const cause = this.#cause;

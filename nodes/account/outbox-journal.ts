@@ -50,7 +50,6 @@ export class OutboxJournal extends Journal {
     return this.append(JSON.stringify({ done: id }), true);
   }
 
-  /** Oldest first; damaged lines are counted and skipped. */
   load(warn: Warn): Map<string, { entry: JournalEntry; line: string }> {
     const live = new Map<string, { entry: JournalEntry; line: string }>();
     let bad = 0;

@@ -40,7 +40,6 @@ export interface OutboxWorker {
   settle(entry: OutboxEntry, msg: Msg, outcome: Outcome): void;
   /** Whether a later attempt may get past it (the gateway unreachable, busy, closing). */
   transient(error: unknown, entry: OutboxEntry): boolean;
-  expired(entry: OutboxEntry): GatewayError;
   /** 0: none is kept. */
   minutes: number;
   /** ms; it doubles up to MAX_PROBE_DELAY. */
@@ -210,7 +209,6 @@ export class Outbox {
     }
   }
 
-  /** The round running ends with the messages on the wire. */
   async detach(worker: OutboxWorker): Promise<void> {
     if (this.#worker !== worker) return;
     this.#worker = undefined;
@@ -273,7 +271,6 @@ export class Outbox {
     return entry;
   }
 
-  /** Its msg is handed on once its `done` line is on disk, in the order the msgs came. */
   #end(kept: Kept, outcome: (entry: OutboxEntry) => Outcome, read?: OutboxEntry): Promise<void> {
     const entry = read ?? this.#entryOf(kept);
     const msg = this.#msgs.get(kept.id) ?? (entry.msg as Msg);
@@ -434,7 +431,7 @@ export class Outbox {
   #expire(worker: OutboxWorker): void {
     const now = Date.now();
     const due = this.#kept().filter((kept) => kept.state === 'waiting' && now >= giveUpAt(kept, worker));
-    for (const kept of due) void this.#end(kept, () => ({ error: worker.expired(this.#entryOf(kept)) }));
+    for (const kept of due) void this.#end(kept, () => ({ error: expiredError(this.#entryOf(kept), worker.minutes) }));
   }
 }
 

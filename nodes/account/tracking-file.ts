@@ -69,7 +69,7 @@ export class TrackingFile extends Journal implements TrackingLog {
   compactIfSpent(remembered: number, live: () => Tracked[]): void {
     // At most about twice what is remembered, plus a margin so that a rewrite is rare.
     if (this.#lines <= 2 * remembered + 1000) return;
-    // Counted again from the rewrite: lines appended meanwhile count, and a rewrite that fails is tried again at the bound.
+    // Counted again from the rewrite: a rewrite that fails is tried again at the bound.
     this.#lines = 0;
     const lines = () => live().flatMap((t) => sendLine(recordOf(t), { ...(t.final ? { f: true } : {}), ...(t.late ? { l: true } : {}) }) ?? []);
     void this.compact(lines).then(

@@ -46,7 +46,6 @@ function standIn(options: { failAfter?: number; minutes?: number } = {}) {
     concurrency: 8,
     circuit: new Circuit(),
     transient: (error) => error instanceof GatewayError && error.retryable,
-    expired: () => new GatewayError({ type: 'expired', message: 'expired' }),
     send: async (entry: OutboxEntry) => {
       await new Promise((r) => setImmediate(r));
       if (options.failAfter !== undefined && sent >= options.failAfter)

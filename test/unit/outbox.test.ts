@@ -60,7 +60,6 @@ function standIn(answer: (entry: OutboxEntry, probe: boolean) => 'ok' | GatewayE
     concurrency,
     circuit: new Circuit(),
     transient: (error) => error instanceof GatewayError && error.retryable,
-    expired: (entry) => expiredError(entry, 60),
     send: async (entry, probe) => {
       inFlight++;
       most = Math.max(most, inFlight);
