@@ -52,9 +52,8 @@ const MAX_TIMEOUT_MS = TRACK_HOURS * 3600 * 1000;
 
 /** A number's digits: `+420 777 000 123`, `420777000123` and `00420777000123` are one number. */
 export function numberKey(value: unknown): string {
-  return String(value ?? '')
-    .replace(/\D/g, '')
-    .replace(/^00/, '');
+  const digits = String(value ?? '').replace(/\D/g, '');
+  return digits.replace(/^00/, '');
 }
 
 // One events node's report timeouts: most come in acceptance order (a queue), scheduled ones go to
