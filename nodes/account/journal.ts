@@ -39,7 +39,7 @@ export class Journal {
   #compaction: Promise<number> | undefined;
   torn: (bytes: number) => void = () => undefined;
 
-  /** `header`: each new file's and rewrite's first line; `lockedError`: one writer, holding the lock. */
+  /** `header`: a new or rewritten file's first line; `lockedError`: one writer, with the lock. */
   constructor(
     readonly path: string,
     private readonly options: { durable: boolean; header?: string; lockedError?: (path: string) => Error },
@@ -89,7 +89,7 @@ export class Journal {
       if (this.options.durable) await file.datasync();
       for (const waiter of waiters) waiter.resolve();
     } catch (error) {
-      // Cut back: a message whose keep is refused goes to Catch, and must not be sent after a restart.
+      // Cut back: a keep refused here goes to Catch, and must not be sent after a restart.
       if (file) await file.truncate(start).catch(() => undefined);
       this.#again = again.concat(this.#again);
       await this.#close();
@@ -214,7 +214,7 @@ export class Journal {
     }
   }
 
-  /** After what is appended now; resolves with how many. Asked meanwhile, the queued one answers. */
+  /** After what is appended now; resolves with how many (asked meanwhile: the queued one). */
   compact(lines: () => string[]): Promise<number> {
     if (this.#compaction) return this.#compaction;
     this.#flush();

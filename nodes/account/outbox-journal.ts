@@ -1,4 +1,4 @@
-// The outbox's file, durable and locked: an entry per kept message, `{"done": id}` per one that left;
+// The outbox's file, durable and locked: an entry per kept message, `{"done": id}` per one gone;
 // rewritten with the live entries when most lines are spent, removed with its lock when none waits.
 import { GatewayError } from '../../gateway';
 import { Journal } from './journal';

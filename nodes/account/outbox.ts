@@ -130,7 +130,7 @@ export class Outbox {
     return () => this.#listeners.delete(listener);
   }
 
-  /** Resolves once on disk; a GatewayError when full, locked by another Node-RED, or not written. */
+  /** Resolves once on disk; a GatewayError when full, locked by another Node-RED, or unwritten. */
   async keep(entry: NewEntry, msg: Msg, failure?: unknown): Promise<void> {
     // At once: what waits for a connection, a retry or the rate limit is withdrawn and kept too.
     if (failure !== undefined) this.#worker?.circuit.trip(failure);

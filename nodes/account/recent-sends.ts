@@ -1,5 +1,5 @@
 // The sms_ids got back in the gateway's duplicate window (5 minutes): with `duplicates_check`, the
-// gateway answers a duplicate with the first one's record (its sms_id, price 0) and does not send it.
+// gateway answers a duplicate with the first one's record (its sms_id, price 0) and sends nothing.
 import { Fifo } from '../../gateway/fifo';
 
 const WINDOW_MS = 5 * 60_000;

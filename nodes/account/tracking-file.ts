@@ -1,11 +1,11 @@
-// Tracking across a restart: `{"s": record}` a send, `{"f": sms_id}` its final report, `{"l": sms_id}`
-// output 3 fired (a rewrite puts them on one line: `{"s": {...}, "f": true, "l": true}`). Not
-// flushed at each commit: a report that races a crash is the worst that can be lost.
+// Tracking across a restart: `{"s": record}` a send, `{"f": id}` its final report, `{"l": id}`
+// output 3 fired (a rewrite: `{"s": {...}, "f": true, "l": true}`). Not flushed at each commit: a
+// report that races a crash is the worst that can be lost.
 import { join } from 'node:path';
 import { Journal } from './journal';
 import type { Tracked, TrackedRecord, TrackingLog } from './tracking';
 
-/** A longer line loses the msg's topic and payload: the file stays within about 2 x 10,000 lines of 2 KB. */
+/** Beyond it, no topic and payload: the file stays within about 2 x 10,000 lines of 2 KB. */
 export const MAX_LINE = 2048;
 
 export function trackingPath(userDir: string, accountId: string): string {

@@ -20,7 +20,7 @@ export interface Tracked extends TrackedRecord {
   final: boolean;
   /** Older than the bounds: nothing fires for it any more. */
   forgotten: boolean;
-  /** Output 3 fired: an events node started later (a redeploy, a restart) does not fire it again. */
+  /** Output 3 fired: an events node started later (redeploy, restart) does not fire it again. */
   late?: boolean;
 }
 
