@@ -121,8 +121,7 @@ export class GatewayClient {
   }
 
   // Not async: each would keep a frame of its locals per request in flight (10,000 in a burst).
-  // `_onAttempt`: the account still passes undefined.
-  sendPromotional(prepared: PreparedRequest, signal?: StopSignal, _onAttempt?: undefined, policy?: SendPolicy): Promise<PromotionalResult> {
+  sendPromotional(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<PromotionalResult> {
     if (prepared.nothingToSend) {
       return Promise.resolve(withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared));
     }
@@ -134,7 +133,7 @@ export class GatewayClient {
     });
   }
 
-  sendTransactional(prepared: PreparedRequest, signal?: StopSignal, _onAttempt?: undefined, policy?: SendPolicy): Promise<TransactionalResult> {
+  sendTransactional(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<TransactionalResult> {
     const rejected = prepared.rejected[0];
     // An impossible number is answered as the gateway answers an invalid one: a rejected recipient.
     if (prepared.nothingToSend && rejected) return Promise.resolve({ rejected: true, record: { ...rejected.record } });

@@ -351,7 +351,5 @@ export class Account {
 }
 
 function send(client: GatewayClient, operation: Operation, prepared: PreparedRequest, stop: StopSignal, policy?: SendPolicy): Promise<SendResult> {
-  return operation.kind === 'promotional'
-    ? client.sendPromotional(prepared, stop, undefined, policy)
-    : client.sendTransactional(prepared, stop, undefined, policy);
+  return operation.kind === 'promotional' ? client.sendPromotional(prepared, stop, policy) : client.sendTransactional(prepared, stop, policy);
 }
