@@ -15,7 +15,6 @@ import { Circuit } from '../nodes/account/circuit';
 import { Outbox, type OutboxWorker } from '../nodes/account/outbox';
 import {
   AlertClaims,
-  batched,
   checkStore,
   keyPrefix,
   STORE_SCRIPTS,
@@ -64,7 +63,7 @@ function useRedis(): {
     clients.push({ close: async () => made.destroy() });
     return made;
   };
-  return { copy: async () => batched(await connection()), connection, raw, server: () => redis as TestRedis };
+  return { copy: async () => new ScriptBatch(await connection(), STORE_SCRIPTS), connection, raw, server: () => redis as TestRedis };
 }
 
 /** A fake store: `serve` gets each connection (its errors ignored); the URL it listens at. */
@@ -91,6 +90,12 @@ const lapsed = (client: RedisLike, pattern: string) =>
   until(`${pattern} to lapse`, async () => Number(await client.eval("return #redis.call('KEYS', ARGV[1])", { keys: [], arguments: [pattern] })) === 0, 5000, {
     every: 20,
   });
+
+/** The ms one send of `messages` waits (0: it fits), asked as a run of one. */
+const reserve = async (window: RedisWindow, messages: number) => (await window.reserveInOrder([messages])).wait;
+
+/** Whether this copy sends the alert (false: another copy does). */
+const ours = async (claims: AlertClaims, nodeId: string, body: string) => (await claims.claim(nodeId, body)).ours;
 
 describe('the shared store (redis-server)', function () {
   this.timeout(20_000);
@@ -123,13 +128,13 @@ describe('the shared store (redis-server)', function () {
     const key = `${keyPrefix('window-test')}window`;
     const windows = [new RedisWindow(a, key, 5, 2000), new RedisWindow(b, key, 5, 2000)];
     const answers: number[] = [];
-    for (let i = 0; i < 5; i++) answers.push(await (windows[i % 2] as RedisWindow).reserve(1));
+    for (let i = 0; i < 5; i++) answers.push(await reserve(windows[i % 2] as RedisWindow, 1));
     assert.deepEqual(answers, [0, 0, 0, 0, 0]);
-    const wait = await (windows[1] as RedisWindow).reserve(1);
+    const wait = await reserve(windows[1] as RedisWindow, 1);
     assert.ok(wait > 0 && wait <= 2001, `waits ${wait} ms`);
     await (windows[0] as RedisWindow).refund(1);
-    assert.equal(await (windows[1] as RedisWindow).reserve(1), 0);
-    assert.ok((await (windows[0] as RedisWindow).reserve(2)) > 0, 'two more do not fit');
+    assert.equal(await reserve(windows[1] as RedisWindow, 1), 0);
+    assert.ok((await reserve(windows[0] as RedisWindow, 2)) > 0, 'two more do not fit');
   });
 
   it('a run of sends in one question: as many as fit, from the first; the one behind the first that does not fit waits too', async () => {
@@ -147,16 +152,16 @@ describe('the shared store (redis-server)', function () {
     const copyA = new AlertClaims(a, prefix, 'copy-a', 300);
     const copyB = new AlertClaims(b, prefix, 'copy-b', 300);
     const body = JSON.stringify({ number: '420777000001', text: 'Door open' });
-    const raced = await Promise.all([copyA.claim('t1', body), copyB.claim('t1', body)]);
+    const raced = await Promise.all([ours(copyA, 't1', body), ours(copyB, 't1', body)]);
     assert.deepEqual([...raced].sort(), [false, true], 'exactly one copy sends it');
     const winner = raced[0] === true ? copyA : copyB;
-    assert.equal(await copyA.claim('t1', body), winner === copyA);
-    assert.equal(await winner.claim('t1', body), true, 'a repeat from the same copy');
-    assert.equal(await copyB.claim('t2', body), true, 'another node is another alert');
-    assert.equal(await copyB.claim('t1', `${body} `), true, 'another body is another alert');
+    assert.equal(await ours(copyA, 't1', body), winner === copyA);
+    assert.equal(await ours(winner, 't1', body), true, 'a repeat from the same copy');
+    assert.equal(await ours(copyB, 't2', body), true, 'another node is another alert');
+    assert.equal(await ours(copyB, 't1', `${body} `), true, 'another body is another alert');
     await lapsed(a, `${prefix}claim:*`);
     const loser = winner === copyA ? copyB : copyA;
-    assert.equal(await loser.claim('t1', body), true, 'after the window');
+    assert.equal(await ours(loser, 't1', body), true, 'after the window');
   });
 
   it("the storm guard's window shared by two copies: the limit counts both copies' sends; the held count is collected once, with every copy's; a new window after it ends", async () => {
@@ -167,7 +172,7 @@ describe('the shared store (redis-server)', function () {
     const storm = { limit: 3, windowMs: 400 };
     const body = (i: number) => JSON.stringify({ number: '420777000001', text: `Alarm ${i}` });
     // Seven different alerts, taken in turn by the two copies, all at once.
-    const decisions = await Promise.all(Array.from({ length: 7 }, (_, i) => (i % 2 ? copyB : copyA).decide('t1', body(i), storm)));
+    const decisions = await Promise.all(Array.from({ length: 7 }, (_, i) => (i % 2 ? copyB : copyA).claim('t1', body(i), storm)));
     assert.ok(
       decisions.every((d) => d.ours && d.storm),
       JSON.stringify(decisions),
@@ -182,12 +187,12 @@ describe('the shared store (redis-server)', function () {
     const window = [...windows][0] as string;
     assert.equal(await copyB.collectHeld('t1', window), 4, 'the count held at both copies');
     assert.equal(await copyA.collectHeld('t1', window), 0, 'collected once: the other copy sends no notice');
-    assert.equal((await copyA.decide('t2', body(0), storm)).storm?.admitted, true, 'another node has its own window');
-    assert.deepEqual(await copyA.decide('t3', body(0)), { ours: true }, 'the storm guard off: the claim only');
-    const copyOf = await copyB.decide('t3', body(0), storm);
+    assert.equal((await copyA.claim('t2', body(0), storm)).storm?.admitted, true, 'another node has its own window');
+    assert.deepEqual(await copyA.claim('t3', body(0)), { ours: true }, 'the storm guard off: the claim only');
+    const copyOf = await copyB.claim('t3', body(0), storm);
     assert.deepEqual(copyOf, { ours: false }, 'a copy of an alert another copy sends is not counted');
     await lapsed(a, `${prefix}storm:t1`);
-    const next = await copyA.decide('t1', body(20), storm);
+    const next = await copyA.claim('t1', body(20), storm);
     assert.equal(next.storm?.admitted, true, 'a new window after it ended');
     assert.notEqual(next.storm?.window, window);
   });
@@ -338,14 +343,14 @@ describe("the store's script batches (redis-server)", function () {
 
   it('calls made in one turn go as one command, each with the answer it has alone; a backlog goes in batches of at most 64', async () => {
     const client = await raw();
-    const store = batched(await connection());
+    const store = new ScriptBatch(await connection(), STORE_SCRIPTS);
     const prefix = keyPrefix('batch-test');
     const claims = new AlertClaims(store, prefix, 'copy-a', 5000);
     const window = new RedisWindow(store, `${prefix}window`, 3, 5000);
     await client.configResetStat();
     const [claimed, waits] = await Promise.all([
-      Promise.all(Array.from({ length: 10 }, (_, i) => claims.claim('t', `alert ${i % 5}`))),
-      Promise.all(Array.from({ length: 5 }, () => window.reserve(1))),
+      Promise.all(Array.from({ length: 10 }, (_, i) => ours(claims, 't', `alert ${i % 5}`))),
+      Promise.all(Array.from({ length: 5 }, () => reserve(window, 1))),
     ]);
     assert.deepEqual(claimed, Array(10).fill(true), 'the holder of a claim may repeat it');
     assert.deepEqual(
@@ -355,7 +360,7 @@ describe("the store's script batches (redis-server)", function () {
     );
     assert.ok((await commands(client)) <= 2, `15 calls in one turn: ${await commands(client)} commands (the runner, sent whole once if the server lacks it)`);
     await client.configResetStat();
-    const many = await Promise.all(Array.from({ length: 150 }, (_, i) => new AlertClaims(store, prefix, `copy-${i}`, 5000).claim('t', 'one alert')));
+    const many = await Promise.all(Array.from({ length: 150 }, (_, i) => ours(new AlertClaims(store, prefix, `copy-${i}`, 5000), 't', 'one alert')));
     assert.deepEqual(
       many.map((ok, i) => ok || i),
       [true, ...Array.from({ length: 149 }, (_, i) => i + 1)],
@@ -366,34 +371,34 @@ describe("the store's script batches (redis-server)", function () {
 
   it('a call that fails fails alone; a server that forgot the runner (SCRIPT FLUSH) gets it again', async () => {
     const client = await raw();
-    const store = batched(await connection());
+    const store = new ScriptBatch(await connection(), STORE_SCRIPTS);
     const prefix = keyPrefix('batch-fail');
     await client.set(`${prefix}window`, 'not a sorted set');
     const window = new RedisWindow(store, `${prefix}window`, 3, 5000);
     const claims = new AlertClaims(store, prefix, 'copy-a', 5000);
-    const [reserved, claimed] = await Promise.allSettled([window.reserve(1), claims.claim('t', 'alert')]);
+    const [reserved, claimed] = await Promise.allSettled([reserve(window, 1), ours(claims, 't', 'alert')]);
     assert.equal(reserved.status, 'rejected');
     assert.match(String((reserved as PromiseRejectedResult).reason), /WRONGTYPE/);
     assert.deepEqual(claimed, { status: 'fulfilled', value: true });
     await client.scriptFlush();
-    assert.equal(await claims.claim('t', 'another alert'), true);
+    assert.equal(await ours(claims, 't', 'another alert'), true);
     assert.equal(await store.eval(STORE_SCRIPTS.get, { keys: [`${prefix}window`], arguments: [] }), 'not a sorted set');
   });
 
   it('a batch the server does not answer in time fails its calls (the copy falls back to its memory); the store serves again once the server does', async () => {
-    const store = new ScriptBatch(await connection(), STORE_SCRIPTS, 1, 300);
+    const store = new ScriptBatch(await connection(), STORE_SCRIPTS, 300);
     const claims = new AlertClaims(store, keyPrefix('batch-late'), 'copy-a', 5000);
-    assert.equal(await claims.claim('t', 'before'), true);
+    assert.equal(await ours(claims, 't', 'before'), true);
     const pid = server().pid() as number;
     process.kill(pid, 'SIGSTOP');
     try {
       const started = Date.now();
-      await assert.rejects(claims.claim('t', 'while it hangs'), /the store did not answer within 0.3 s/);
+      await assert.rejects(ours(claims, 't', 'while it hangs'), /the store did not answer within 0.3 s/);
       assert.ok(Date.now() - started < 5000, 'failed at its own timeout');
     } finally {
       process.kill(pid, 'SIGCONT');
     }
-    assert.equal(await claims.claim('t', 'after'), true);
+    assert.equal(await ours(claims, 't', 'after'), true);
   });
 });
 
@@ -403,17 +408,17 @@ describe('a store that connects and then stops answering costs one timeout, once
 
   it("the first batch waits its time; the calls queued behind it and every new one fail at once (this copy's memory serves them); the first answer ends it", async () => {
     const told: boolean[] = [];
-    const store = new ScriptBatch(await connection(), STORE_SCRIPTS, 1, 300, (hung) => told.push(hung));
+    const store = new ScriptBatch(await connection(), STORE_SCRIPTS, 300, (hung) => told.push(hung));
     const claims = new AlertClaims(store, keyPrefix('batch-hung'), 'copy-a', 5000);
-    assert.equal(await claims.claim('t', 'before'), true);
+    assert.equal(await ours(claims, 't', 'before'), true);
     const pid = server().pid() as number;
     process.kill(pid, 'SIGSTOP');
     let after: PromiseSettledResult<boolean>[];
     try {
       // One batch on the wire, 200 calls queued behind it.
-      const first = claims.claim('t', 'first');
+      const first = ours(claims, 't', 'first');
       await new Promise((r) => setImmediate(r));
-      const queued = Array.from({ length: 200 }, (_, i) => claims.claim('t', `queued ${i}`));
+      const queued = Array.from({ length: 200 }, (_, i) => ours(claims, 't', `queued ${i}`));
       const settled = await Promise.allSettled([first, ...queued]);
       assert.match(String((settled[0] as PromiseRejectedResult).reason), /did not answer within 0.3 s$/);
       // Not another 0.3 s each: they failed with the first, as the store is marked hung.
@@ -423,15 +428,15 @@ describe('a store that connects and then stops answering costs one timeout, once
       );
       assert.deepEqual(told, [true]);
       // New calls while it stays silent: the one on the wire is the probe; the rest fail at once.
-      const probe = claims.claim('t', 'probe');
+      const probe = ours(claims, 't', 'probe');
       await new Promise((r) => setImmediate(r));
-      after = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => claims.claim('t', `new ${i}`)));
+      after = await Promise.allSettled(Array.from({ length: 50 }, (_, i) => ours(claims, 't', `new ${i}`)));
       await assert.rejects(probe, /did not answer within 0.3 s$/);
     } finally {
       process.kill(pid, 'SIGCONT');
     }
     assert.ok(after.every((s) => s.status === 'rejected' && /has not answered since/.test(String(s.reason))));
-    assert.equal(await claims.claim('t', 'after'), true);
+    assert.equal(await ours(claims, 't', 'after'), true);
     assert.deepEqual(told, [true, false], 'the first answer ends it');
   });
 });
@@ -826,7 +831,7 @@ describe('a keep the store did not answer in time is reconciled when it answers 
   it('its msg went to Catch (store_unavailable); the server runs the keep late; the copy ends it there before its claim lapses, so no other copy sends it', async () => {
     const prefix = keyPrefix('late-keep');
     const admin = await raw();
-    const clientA = new ScriptBatch(await connection(), STORE_SCRIPTS, 1, 300);
+    const clientA = new ScriptBatch(await connection(), STORE_SCRIPTS, 300);
     const a = new Outbox(new RedisOutboxLog(() => clientA, prefix, 'copy-a', 600), () => undefined);
     const settledByA: unknown[] = [];
     const idle = { ...flushWorker(), settle: (_e: unknown, msg: { seq?: number }) => void settledByA.push(msg.seq) };

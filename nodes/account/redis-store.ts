@@ -1,8 +1,5 @@
-/**
- * The account's state in Redis or Valkey, shared by several copies of Node-RED. Every decision
- * that two copies could race on is one Lua script, so it is atomic on the server, and times come
- * from the server's clock (`TIME`), so copies with skewed clocks agree.
- */
+// The account's state in Redis or Valkey, shared by copies of Node-RED: each decision two copies
+// could race on is one Lua script (atomic), timed by the server's `TIME` (skewed clocks agree).
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -13,7 +10,7 @@ import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './store';
 import { CONNECT_TIMEOUT_MS, openConnection, RedisConnection } from './redis-connection';
-import { BATCH_TIMEOUT_MS, ScriptBatch, type ScriptClient } from './script-batch';
+import { BATCH_TIMEOUT_MS, ScriptBatch } from './script-batch';
 import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, type SharedRecord } from './tracking';
 
@@ -30,13 +27,13 @@ export function keyPrefix(applicationId: string): string {
 }
 
 /** A random id for this process: which copy holds a claim. */
-export const COPY_ID = randomBytes(9).toString('base64url');
+const COPY_ID = randomBytes(9).toString('base64url');
 
 function lua(name: string): string {
   return readFileSync(join(__dirname, 'lua', `${name}.lua`), 'utf8');
 }
 
-/** Every script of the store, by name (lua/<name>.lua, each says what it does): what a batch runs (script-batch.ts). */
+/** The store's scripts by name (lua/<name>.lua): what a batch runs. */
 export const STORE_SCRIPTS = {
   reserve: lua('reserve'),
   refund: lua('refund'),
@@ -53,10 +50,8 @@ export const STORE_SCRIPTS = {
   renew: lua('renew'),
 };
 
-/**
- * A reservation's name in the window: this copy's id and a count kept by the process, so two never
- * collide; random bytes per reservation cost a system call each (1 % of a busy benchmark's samples).
- */
+// A reservation's name: this copy's id and a count, so two never collide (random bytes per
+// reservation cost a system call each: 1 % of a busy benchmark's samples).
 let reservations = 0;
 
 export class RedisWindow implements RateWindow {
@@ -76,20 +71,9 @@ export class RedisWindow implements RateWindow {
     return { passed: Number(passed), wait: Number(wait) };
   }
 
-  /** One send: 0 when it fits, else the ms until the oldest message leaves. */
-  async reserve(messages: number): Promise<number> {
-    return (await this.reserveInOrder([messages])).wait;
-  }
-
   async refund(messages: number): Promise<void> {
     await this.redis.eval(STORE_SCRIPTS.refund, { keys: [this.key], arguments: [String(messages)] });
   }
-}
-
-export interface AlertDecision {
-  ours: boolean;
-  /** Undefined when the storm guard is off, or the store could not count (this copy's own guard decides). */
-  storm?: SharedStormAnswer;
 }
 
 export class AlertClaims {
@@ -104,13 +88,11 @@ export class AlertClaims {
     return `${this.prefix}storm:${nodeId}`;
   }
 
-  /** Whether this copy sends it (true), or another copy already does (false: a copy). */
-  async claim(nodeId: string, body: string): Promise<boolean> {
-    return (await this.decide(nodeId, body)).ours;
-  }
-
-  /** The claim and, when the node's storm guard is on, its shared count: one call. */
-  async decide(nodeId: string, body: string, storm?: { limit: number; windowMs: number }): Promise<AlertDecision> {
+  /**
+   * Whether this copy sends it (false: another copy does; the msg ends as a copy) and, with the storm
+   * guard on, the shared window's answer (none: the guard is off, or this copy's own guard decides).
+   */
+  async claim(nodeId: string, body: string, storm?: { limit: number; windowMs: number }): Promise<{ ours: boolean; storm?: SharedStormAnswer }> {
     // The key of an alert: the node and a hash of its request body without the credentials.
     const claim = `${this.prefix}claim:${createHash('sha256').update(nodeId).update('\0').update(body).digest('hex').slice(0, 32)}`;
     const stormArgs = storm && storm.limit > 0 ? [String(storm.limit), String(storm.windowMs)] : [];
@@ -123,39 +105,14 @@ export class AlertClaims {
     return { ours: true, storm: { admitted: Number(admitted) === 1, window: String(window), endsInMs: Number(endsInMs) } };
   }
 
+  /** The count every copy held in a storm window, for the notice (one copy gets it, the others 0). */
   async collectHeld(nodeId: string, window: string): Promise<number> {
     return Number(await this.redis.eval(STORE_SCRIPTS.collectHeld, { keys: [`${this.#stormKey(nodeId)}:held:${window}`], arguments: [] }));
   }
 }
 
 /** What the account's nodes ask of a shared store beyond the state boundary. */
-export interface AlertClaimer {
-  /** Whether this copy sends it (false: another copy of Node-RED does; the msg ends as a copy), and what the shared storm window says. */
-  claim(nodeId: string, body: string, storm?: { limit: number; windowMs: number }): Promise<AlertDecision>;
-  /** The count every copy held in a storm window, for the notice (one copy gets it, the others 0). */
-  collectHeld(nodeId: string, window: string): Promise<number>;
-}
-
-export interface StoreEvents {
-  /**
-   * With a sentence for the log: `unreachable` (never connected yet) is told again only when the
-   * reason changes; `lost` falls back to this copy's memory; `eviction`'s detail is the `maxmemory-policy`.
-   */
-  onState(state: StoreState, detail: string): void;
-}
-
-/**
- * A server that may evict keys could drop a waiting message or a claim: told once, when the copy
- * first connects (a managed service may not allow CONFIG: then nothing is said).
- */
-async function warnOfEviction(connection: RedisConnection, events: StoreEvents): Promise<void> {
-  try {
-    const [, policy] = (await connection.command(['CONFIG', 'GET', 'maxmemory-policy'])) as string[];
-    if (policy && policy !== 'noeviction') events.onState('eviction', policy);
-  } catch {
-    // CONFIG not allowed here.
-  }
-}
+export type AlertClaimer = Pick<AlertClaims, 'claim' | 'collectHeld'>;
 
 /** The store at `url` answers (Test connection): undefined, or why not, as {@link storeFailure} tells it. */
 export async function checkStore(url: string, password: string | undefined, timeoutMs = CONNECT_TIMEOUT_MS): Promise<string | undefined> {
@@ -171,13 +128,15 @@ export async function checkStore(url: string, password: string | undefined, time
 export function redisStore(
   settings: { url: string; password?: string; applicationId: string; claimMs?: number },
   local: AccountStore,
-  events: StoreEvents,
+  // `unreachable` (never connected yet) is told again only when its reason changes; `lost` falls
+  // back to this copy's memory; `eviction`'s detail is the `maxmemory-policy`.
+  events: { onState(state: StoreState, detail: string): void },
 ): AccountStore & { claims: AlertClaimer; close(): Promise<void> } {
   let up = false;
   let everUp = false;
-  /** Closed (a redeploy): what the connection says after it is not told. */
+  // Closed (a redeploy): what the connection says after it is not told.
   let closed = false;
-  /** Why the store could not be reached, as last told (once per reason, not per try). */
+  // Why the store could not be reached, as last told (once per reason, not per try).
   let told: string | undefined;
   const tell = (state: StoreState, detail: string) => {
     up = state === 'connected' || state === 'back';
@@ -199,7 +158,16 @@ export function redisStore(
       ready: () => {
         if (closed) return;
         tell(everUp ? 'back' : 'connected', settings.url);
-        if (!everUp) void warnOfEviction(connection, events);
+        // A server that may evict keys could drop a waiting message or a claim: told once (a managed
+        // service may refuse CONFIG: then nothing is said).
+        if (!everUp)
+          connection
+            .command(['CONFIG', 'GET', 'maxmemory-policy'])
+            .then((answer) => {
+              const policy = (answer as string[])[1];
+              if (policy && policy !== 'noeviction') events.onState('eviction', policy);
+            })
+            .catch(() => undefined);
         everUp = true;
       },
     },
@@ -207,21 +175,21 @@ export function redisStore(
   connection.connect();
   // A store that keeps the connection but stops answering counts as lost after one batch's time:
   // this copy's memory serves meanwhile, and the first answer brings the store back.
-  const redis = batched(connection, (hung) => {
+  const redis = new ScriptBatch(connection, STORE_SCRIPTS, BATCH_TIMEOUT_MS, (hung) => {
     if (hung && up) tell('lost', `${STORE_CAUSES['no-answer']}: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`);
     else if (!hung && !up && connection.isReady) tell('back', settings.url);
   });
   const prefix = keyPrefix(settings.applicationId);
   const claims = new AlertClaims(redis, prefix, COPY_ID);
-  // Per store (key prefix), the client of the account running now: the outbox log and the tracker
-  // outlive redeploys, and each call goes through the client of the moment.
+  // The outbox log and the tracker outlive redeploys: each call goes through the client of the
+  // account running now (per store, i.e. key prefix).
   keepLatest('store-client', prefix, redis);
   const running = () => latest<RedisLike>('store-client', prefix) as RedisLike;
   return {
     kind: 'redis',
     outboxLog: () => keptOnce('shared-outbox-log', prefix, () => new RedisOutboxLog(running, prefix, COPY_ID, settings.claimMs)),
     tracker: () => keptOnce('shared-tracker', prefix, () => new DeliveryTracker({ kind: 'shared', shared: new SharedTracking(running, prefix) })),
-    // The shared window while Redis answers; this copy's own while it does not: a store that does not answer never stops a send.
+    // This copy's own window while Redis does not answer: a store that does not answer never stops a send.
     rateWindow: (accountId, limit, windowMs) => {
       const shared = new RedisWindow(redis, `${prefix}window`, limit, windowMs);
       const own = local.rateWindow(accountId, limit, windowMs);
@@ -232,14 +200,13 @@ export function redisStore(
     },
     claims: {
       // While Redis does not answer, this copy decides alone (its own storm guard applies).
-      claim: (nodeId, body, storm) => (up ? claims.decide(nodeId, body, storm).catch(() => ({ ours: true })) : Promise.resolve({ ours: true })),
+      claim: (nodeId, body, storm) => (up ? claims.claim(nodeId, body, storm).catch(() => ({ ours: true })) : Promise.resolve({ ours: true })),
       collectHeld: (nodeId, window) => claims.collectHeld(nodeId, window),
     },
     close: async () => {
       up = false;
       closed = true;
-      // A store that never answered (garbage, or silence) would hold a graceful close, and the
-      // redeploy, forever: it gets one batch's time, then the socket goes.
+      // A store that never answers would hold a graceful close, and the redeploy, forever.
       if (connection.isReady) await settledWithin([connection.close()], BATCH_TIMEOUT_MS);
       connection.destroy();
     },
@@ -312,10 +279,8 @@ export class RedisOutboxLog implements SharedOutboxLog {
   readonly kind = 'shared';
   readonly where = 'the shared store';
   readonly adoptEveryMs: number;
-  /**
-   * Ids the store may hold though this copy is done with them (a failed keep may still run there, or
-   * a done failed): each is ended at the next look, before its claim lapses and another copy sends it.
-   */
+  // Ids the store may hold though this copy is done with them (a failed keep may run there late, or
+  // a done failed): ended at the next look, before the claim lapses and another copy sends it.
   readonly #unsettled = new Set<string>();
 
   constructor(
@@ -394,8 +359,4 @@ export class RedisOutboxLog implements SharedOutboxLog {
     });
     return Array.isArray(lost) ? lost.map(String) : [];
   }
-}
-
-export function batched(client: ScriptClient, onHung?: (hung: boolean) => void): RedisLike {
-  return new ScriptBatch(client, STORE_SCRIPTS, 1, BATCH_TIMEOUT_MS, onHung);
 }
