@@ -1,7 +1,5 @@
-/**
- * The account's rate limit, shared by its nodes: at most `limit` messages in any `window` ms (a
- * sliding window, kept by the account's store), with a bounded FIFO queue for what has to wait.
- */
+// The account's rate limit, shared by its nodes: at most `limit` messages in any sliding window (kept
+// by the account's store), with a bounded FIFO queue for what has to wait.
 import { GatewayError, withdrawnError, onStop, type GiveUp, type StopSignal } from '../../gateway';
 import { Fifo } from '../../gateway/fifo';
 import { MemoryWindow, type RateWindow, type Reservation } from './store';
@@ -24,7 +22,6 @@ export class RateLimiter {
   /** The run of waiters (from the head) whose answer from the window is awaited. */
   #asking: Waiter[] | undefined;
   #closed: string | undefined;
-  /** How many in the queue the window refused: they wait for the limit. */
   #refused = 0;
 
   constructor(
@@ -154,7 +151,6 @@ export class RateLimiter {
     void this.#pump();
   }
 
-  /** Those that passed go now; the rest wait as long as the window says. */
   #settle(run: Waiter[], { passed, wait }: Reservation): void {
     for (let i = 0; i < passed; i++) this.#pass(run[i] as Waiter);
     if (passed === run.length || wait <= 0) return;

@@ -1,10 +1,6 @@
-/**
- * The store's own RESP2 connection (TCP or TLS): six commands (AUTH, SELECT, PING, EVAL, EVALSHA,
- * CONFIG GET) and what no client library offers a hook for, a cap on what a reply may hold: a
- * hostile server streaming a 1 GB reply took Node-RED to 2.2 GB, its other routes stalled for
- * seconds, with `@redis/client`. No offline queue (the store falls back to this copy's memory), no
- * timeout per command (script-batch.ts).
- */
+// The store's own RESP2 connection (TCP or TLS), for what no client library offers a hook for, a cap
+// on a reply: a hostile server's 1 GB reply took Node-RED to 2.2 GB with `@redis/client`. No offline
+// queue (this copy's memory serves), no timeout per command (script-batch.ts).
 import { connect as tcp, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Fifo } from '../../gateway/fifo';
@@ -34,7 +30,6 @@ interface ConnectionEvents {
   failed(error: Error): void;
 }
 
-/** A connection that connects again after it is lost. */
 export class RedisConnection {
   readonly #settings: ConnectionSettings;
   #socket: Socket | undefined;
@@ -93,7 +88,6 @@ export class RedisConnection {
     if (this.#socket) this.#lost(this.#socket, new Error('The store connection was closed'));
   }
 
-  /** Starts connecting; later tries follow on their own, each told to the events. */
   connect(): void {
     if (this.#closed || this.#socket) return;
     const url = new URL(this.#settings.url);
@@ -206,19 +200,14 @@ export function openConnection(url: string, password: string | undefined, connec
   });
 }
 
-/**
- * What an array's item and a waiting chunk cost in memory beside their bytes, rounded up from what
- * was measured (an empty array about 45 bytes, one in an array about 85 with its place on the
- * reader's stack; a chunk about 200): counted against the cap, so a reply of tiny items, or one
- * sent a byte at a time, is bounded by what it holds.
- */
+// An array's item and a waiting chunk in memory beside their bytes (measured: about 85 and 200),
+// counted against the cap: a reply of tiny items, or one sent a byte at a time, stays bounded.
 const ITEM_COST = 80;
 const CHUNK_COST = 256;
 
 /**
- * RESP2's replies from a stream of chunks, each item read once: a reply cut across chunks waits
- * only for the rest of the item it stopped in, so it costs its bytes, not its bytes times its
- * chunks. Throws once a reply holds more than `maxBytes`, or on what is not RESP.
+ * RESP2's replies from chunks, each item read once (a reply cut across chunks costs its bytes, not
+ * its bytes times its chunks). Throws once a reply holds more than `maxBytes`, or on what is not RESP.
  */
 export class ReplyReader {
   #chunks: Buffer[] = [];
@@ -229,7 +218,6 @@ export class ReplyReader {
   #held = 0;
   /** The next item stopped in its line: nothing more can be read before a chunk brings a "\r\n". */
   #inLine = false;
-  /** The arrays whose items are still to come. */
   readonly #open: { items: Reply[]; left: number }[] = [];
 
   constructor(private readonly maxBytes: number) {}

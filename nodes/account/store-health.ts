@@ -1,6 +1,5 @@
-/** Whether a shared store can be reached, in words: a log line's reason, and the short cause a status shows. */
+// Whether a shared store can be reached, in words: a log line's reason, and the short cause a status shows.
 
-/** What a shared store tells of itself; told by a Redis store's events. */
 export type StoreState = 'connected' | 'unreachable' | 'lost' | 'back' | 'eviction';
 
 /** Why a store cannot be reached, by the key a status names it with: the words a log line starts with. */
@@ -12,7 +11,7 @@ export const STORE_CAUSES = {
   'not-found': 'host not found',
   network: 'no connection',
 } as const;
-export type StoreCause = keyof typeof STORE_CAUSES;
+type StoreCause = keyof typeof STORE_CAUSES;
 
 /** The cause a reason told by {@link storeFailure} starts with. */
 export function storeCause(reason: string): StoreCause {

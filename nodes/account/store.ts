@@ -1,8 +1,5 @@
-/**
- * The account's state boundary: what an account remembers across messages (the outbox's entries,
- * the sends it tracks, its rate-limit window), and where: this process ({@link localStore}) or a
- * store the copies of Node-RED share (redis-store.ts); nothing above it knows which.
- */
+// The account's state boundary (outbox, tracked sends, rate window): in this process or in a store
+// the copies of Node-RED share (redis-store.ts); nothing above it knows which.
 import { join } from 'node:path';
 import { OutboxJournal, type JournalEntry, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
@@ -56,24 +53,21 @@ export interface SharedOutboxLog extends OutboxLogBase {
   renew(ids: string[]): Promise<string[]>;
 }
 
-/** How many sends of a run passed (from the first), and the ms until the oldest message leaves the window (0 when all passed). */
+/** How many sends of a run passed (from the first), and the ms until the oldest leaves (0: all passed). */
 export interface Reservation {
   passed: number;
   wait: number;
 }
 
-/**
- * `reserveInOrder` counts as sent now as many sends (each a number of messages) as fit, stopping at
- * the first that does not (a smaller one behind it never overtakes it): one question for a whole run.
- */
 export interface RateWindow {
+  /** Counts as many sends (messages each) as fit, up to the first that does not (none overtakes it). */
   reserveInOrder(sends: readonly number[], now: number): Promise<Reservation>;
   /** Gives back messages reserved that never reached the gateway (they will be sent again). */
   refund(messages: number): Promise<void>;
 }
 
-/** The send times of the messages in the window, oldest first. */
 export class MemoryWindow implements RateWindow {
+  /** The send times of the messages in the window, oldest first. */
   readonly #sent: number[] = [];
 
   constructor(
@@ -81,20 +75,13 @@ export class MemoryWindow implements RateWindow {
     readonly windowMs: number,
   ) {}
 
-  /** One send: 0 when its `messages` fit (they are counted), else the ms until the oldest leaves. */
-  reserve(messages: number, now: number): number {
+  async reserveInOrder(sends: readonly number[], now: number): Promise<Reservation> {
     const sent = this.#sent;
     while (sent.length && (sent[0] as number) <= now - this.windowMs) sent.shift();
-    if (sent.length + messages > this.limit) return Math.max(0, (sent[0] ?? now) + this.windowMs - now) + 1;
-    for (let i = 0; i < messages; i++) sent.push(now);
-    return 0;
-  }
-
-  /** The answer comes as a promise, as a shared window's does. */
-  async reserveInOrder(sends: readonly number[], now: number): Promise<Reservation> {
     for (let passed = 0; passed < sends.length; passed++) {
-      const wait = this.reserve(sends[passed] as number, now);
-      if (wait > 0) return { passed, wait };
+      const messages = sends[passed] as number;
+      if (sent.length + messages > this.limit) return { passed, wait: Math.max(0, (sent[0] ?? now) + this.windowMs - now) + 1 };
+      for (let i = 0; i < messages; i++) sent.push(now);
     }
     return { passed: sends.length, wait: 0 };
   }

@@ -1,9 +1,6 @@
-/**
- * Alert-storm protection for the transactional node: after `limit` messages in a window of
- * `windowMs` (opened by the first message after the last one ended), the window's further messages
- * are held back (each ends without error), and when it ends one notice says how many. With a shared
- * store the copies count in one window, and the first copy that held one sends the one notice.
- */
+// Alert storms: past `limit` messages in a window (opened by the first after the last ended), the rest
+// are held back (each ends without error) and one notice at its end says how many. With a shared
+// store the copies count in one window, and one copy sends the notice.
 import { numberSetting } from '../plumbing/settings';
 
 /** A node's storm guard from its settings: `stormLimit` alerts (0 or missing: off) per `stormWindow` seconds. */
@@ -14,7 +11,7 @@ export function stormGuardOf<T>(settings: { stormLimit?: unknown; stormWindow?: 
 /** What a shared store answered for one alert; `endsInMs` counted on the store's clock. */
 export interface SharedStormAnswer {
   admitted: boolean;
-  /** The window's id, the same at every copy. */
+  /** The same at every copy. */
   window: string;
   endsInMs: number;
 }
@@ -61,10 +58,7 @@ export class StormGuard<T> {
     return false;
   }
 
-  /**
-   * A message the shared store counted. When the window ends, `collect` takes the count every copy
-   * held in it (one copy gets it, the others 0); when the store does not answer, this copy's own count.
-   */
+  /** When the shared window ends, `collect` takes every copy's held count (or this copy's, if it fails). */
   admitShared(item: T, answer: SharedStormAnswer, collect: (window: string) => Promise<number>): boolean {
     if (answer.admitted) return true;
     let window = this.#shared.get(answer.window);

@@ -10,6 +10,9 @@ import { Circuit } from '../../nodes/account/circuit';
 import { RateLimiter } from '../../nodes/account/rate-limit';
 import { MemoryWindow, type RateWindow, type Reservation } from '../../nodes/account/store';
 
+/** One send of `messages` at `now`: 0 when it fits, else the ms until the oldest leaves (a run of one). */
+const reserve = async (window: MemoryWindow, messages: number, now: number) => (await window.reserveInOrder([messages], now)).wait;
+
 /** This process's window behind a promise, as a window kept elsewhere answers; `failing` makes it throw. */
 class FarWindow implements RateWindow {
   readonly inner: MemoryWindow;
@@ -62,15 +65,15 @@ describe('rate limit (unit, fake clock)', () => {
     limiter.close('done');
   });
 
-  it('the window answers 0 when it fits, else how long until the oldest leaves it', () => {
+  it('the window answers 0 when it fits, else how long until the oldest leaves it', async () => {
     const window = new MemoryWindow(2, 1_000);
-    assert.equal(window.reserve(1, 10_000), 0);
-    assert.equal(window.reserve(1, 10_400), 0);
-    assert.equal(window.reserve(1, 10_500), 501, 'the first leaves at 11,000 (and 1 ms for the boundary)');
+    assert.equal(await reserve(window, 1, 10_000), 0);
+    assert.equal(await reserve(window, 1, 10_400), 0);
+    assert.equal(await reserve(window, 1, 10_500), 501, 'the first leaves at 11,000 (and 1 ms for the boundary)');
     void window.refund(1); // counted at once; the promise only says so
-    assert.equal(window.reserve(1, 10_500), 0, 'a refund frees the last slot');
-    assert.equal(window.reserve(2, 11_000), 501, 'two do not fit before the one of 10,500 leaves');
-    assert.equal(window.reserve(2, 11_501), 0);
+    assert.equal(await reserve(window, 1, 10_500), 0, 'a refund frees the last slot');
+    assert.equal(await reserve(window, 2, 11_000), 501, 'two do not fit before the one of 10,500 leaves');
+    assert.equal(await reserve(window, 2, 11_501), 0);
   });
 
   it('a window that answers later (a shared store): the same limit and order; the window asked once for all that wait, not once per msg', async () => {
@@ -110,7 +113,7 @@ describe('rate limit (unit, fake clock)', () => {
     await Promise.all(all);
     assert.deepEqual(order, ['cancelled:closed', ...labels]);
     assert.equal(window.asked, 2);
-    assert.equal(window.inner.reserve(80, Date.now()), 0, 'the cancelled one reserved a place and gave it back: 80 more fit beside the 20');
+    assert.equal(await reserve(window.inner, 80, Date.now()), 0, 'the cancelled one reserved a place and gave it back: 80 more fit beside the 20');
     limiter.close('done');
   });
 

@@ -10,6 +10,9 @@ import { join } from 'node:path';
 import { MemoryWindow, localStore } from '../../nodes/account/store';
 import { until } from '../support/wait';
 
+/** One send of `messages` at `now`: 0 when it fits, else the ms until the oldest leaves (a run of one). */
+const reserve = async (window: MemoryWindow, messages: number, now: number) => (await window.reserveInOrder([messages], now)).wait;
+
 describe("this process's store (unit)", () => {
   let userDir: string;
   beforeEach(() => {
@@ -62,17 +65,17 @@ describe("this process's store (unit)", () => {
     assert.notEqual(localStore(userDir).rateWindow('acc', 3, 2_000), window);
   });
 
-  it('the window slides: a message exactly one window old has left it; several messages reserve together or not at all', () => {
+  it('the window slides: a message exactly one window old has left it; several messages reserve together or not at all', async () => {
     const window = new MemoryWindow(3, 1_000);
-    assert.equal(window.reserve(2, 5_000), 0);
-    assert.equal(window.reserve(2, 5_100), 901, 'two do not fit beside two: wait until 6,000 (+1)');
-    assert.equal(window.reserve(1, 5_100), 0, 'one does');
-    assert.equal(window.reserve(1, 5_999), 2, 'full until the two of 5,000 leave');
-    assert.equal(window.reserve(2, 6_000), 0, 'at 6,000 the two of 5,000 have left');
-    assert.equal(window.reserve(1, 6_000), 101, 'the one of 5,100 leaves at 6,100');
+    assert.equal(await reserve(window, 2, 5_000), 0);
+    assert.equal(await reserve(window, 2, 5_100), 901, 'two do not fit beside two: wait until 6,000 (+1)');
+    assert.equal(await reserve(window, 1, 5_100), 0, 'one does');
+    assert.equal(await reserve(window, 1, 5_999), 2, 'full until the two of 5,000 leave');
+    assert.equal(await reserve(window, 2, 6_000), 0, 'at 6,000 the two of 5,000 have left');
+    assert.equal(await reserve(window, 1, 6_000), 101, 'the one of 5,100 leaves at 6,100');
     void window.refund(10); // counted at once; the promise only says so
-    assert.equal(window.reserve(3, 6_000), 0, 'a refund of more than it holds empties it, no more');
-    assert.equal(window.reserve(1, 6_000), 1_001, 'full: the oldest (now) leaves in a window (+1)');
+    assert.equal(await reserve(window, 3, 6_000), 0, 'a refund of more than it holds empties it, no more');
+    assert.equal(await reserve(window, 1, 6_000), 1_001, 'full: the oldest (now) leaves in a window (+1)');
   });
 
   it('a run of sends: as many as fit, from the first; a smaller one behind the first that does not fit never overtakes it', async () => {

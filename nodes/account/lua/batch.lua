@@ -1,8 +1,6 @@
--- The batch runner (script-batch.ts puts the store's scripts before it, each as S[name]).
--- ARGV[1] is the calls as JSON, each [name, keys, arguments]; the answer is {1, value} or
--- {0, error} per call, each call in its own pcall (nil as false, so the array keeps its length).
--- B is the batch: B.now() the server's clock in ms, read once; B.atEnd(key, fn) work done once
--- after the last call, whichever calls asked for it under that key.
+-- Runs ARGV[1], the calls as JSON [name, keys, arguments], each S[name] in its own pcall: {1, value}
+-- or {0, error} each (nil as false, so the array keeps its length). B.now(): the server's clock in
+-- ms, read once; B.atEnd(key, fn): done once after the last call, however many calls ask.
 local B, ends, asked, clock = {}, {}, {}, nil
 function B.now()
   if not clock then

@@ -1,10 +1,7 @@
--- One alert raised by several copies at once (the same node and body, within the window) goes out
--- once: the first copy to claim it sends it; another copy's claim answers "copy" ({0}). A repeat
--- from the copy that holds the claim is not affected (the GET below).
--- With the node's storm guard on (ARGV[3] a limit above 0, ARGV[4] its window, ms), the alert is
--- counted in the node's window shared by the copies (KEYS[2]: `n` counted, `w` the window's id):
--- {1, 1 admitted or 0 held, window id, ms until it ends}. A held one counts in the window's held
--- key, which outlives the window by a minute so that a copy can collect it for the notice.
+-- An alert several copies raise at once goes out once: the first claim wins, the others answer {0}
+-- (a repeat by the holder is not affected). With a storm limit (ARGV[3], window ARGV[4] ms) it is
+-- counted in the node's shared window (KEYS[2]): {1, admitted 1 or held 0, window id, ms left}; the
+-- held count outlives the window by a minute, for the copy that collects it for the notice.
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', tonumber(ARGV[2])) and redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
 local limit = tonumber(ARGV[3] or '0')
 if limit <= 0 then return {1} end

@@ -1,6 +1,5 @@
--- The shared outbox: each entry's line in a hash, the ids in a sorted set by the time their msg came,
--- and a claim per entry held by the copy that sends it, renewed while it runs: once it lapses,
--- another copy adopts the entry (sent again with duplicates_check). Bounded like the file's.
+-- The shared outbox: lines in a hash, ids in a sorted set by time, and a claim per entry held by its
+-- copy while it runs: once it lapses, another copy adopts it. Bounded like the file's.
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then return 1 end
 redis.call('ZADD', KEYS[1], tonumber(ARGV[1]), ARGV[2])
 redis.call('HSET', KEYS[2], ARGV[2], ARGV[3])

@@ -1,7 +1,5 @@
--- The sends of a copy that stopped, still waiting for a final report ARGV[1] ms after their time
--- (the server's clock), at most ARGV[3]: each leaves the waiting set, and output 3 is claimed for
--- it here unless a final report came or a copy claimed it already. What the sending copy's own
--- watch fires is never here: it leaves the set then.
+-- At most ARGV[3] sends of a stopped copy, without a final report ARGV[1] ms after their time: output
+-- 3 claimed here unless a report came or a copy claimed it (a copy's own watch took its own out).
 local now = B.now()
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {}

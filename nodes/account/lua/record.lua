@@ -1,6 +1,5 @@
--- Delivery tracking shared by the copies: each accepted send as a key that expires after 24 h,
--- the 10,000 newest in a sorted set (older ones deleted as new ones come, once per batch), the
--- last send to each number, a final report's mark, and the claim of output 3 (it fires on one copy only).
+-- Each accepted send as a key that expires, the newest ARGV[4] in a sorted set (older ones deleted
+-- once per batch), and the last send to each number.
 local p, age, id, number = ARGV[1], tonumber(ARGV[3]), ARGV[5], ARGV[6]
 redis.call('SET', p .. 'sent:' .. id, ARGV[2], 'PX', age)
 if number ~= '' then redis.call('SET', p .. 'to:' .. number, id, 'PX', age) end

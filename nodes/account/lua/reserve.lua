@@ -1,6 +1,5 @@
--- The account's window, shared: a sorted set of the messages sent, scored by the server's time.
--- ARGV[4..] are the sends waiting, in order (messages each): as many as fit are counted, from the
--- first; the answer is how many passed and, when one did not, the ms until the oldest leaves.
+-- The shared window: the messages sent, scored by the server's time. Counts as many of the sends
+-- ARGV[4..] (messages each) as fit, in order: {passed, ms until the oldest leaves or 0}.
 local now = B.now()
 local windowMs = tonumber(ARGV[1])
 local limit = tonumber(ARGV[2])
