@@ -109,17 +109,16 @@ export class RateLimiter {
     });
   }
 
-  /** False when it had left already. */
+  /** Out of the queue, its listeners stopped; false when it had left already. */
   #take(waiter: Waiter): boolean {
     if (!this.#queue.remove(waiter)) return false;
     if (waiter.refused) this.#count(-1);
+    waiter.unlisten?.();
     return true;
   }
 
   #refuse(waiter: Waiter, error: GatewayError): void {
-    if (!this.#take(waiter)) return;
-    waiter.unlisten?.();
-    waiter.reject(error);
+    if (this.#take(waiter)) waiter.reject(error);
   }
 
   /** The account's nodes hear of it (their status). */
@@ -152,7 +151,11 @@ export class RateLimiter {
   }
 
   #settle(run: Waiter[], { passed, wait }: Reservation): void {
-    for (let i = 0; i < passed; i++) this.#pass(run[i] as Waiter);
+    for (const waiter of run.slice(0, passed)) {
+      if (this.#take(waiter)) waiter.resolve();
+      // One that left the queue while the window was asked gives back what it reserved.
+      else void this.window.refund(waiter.messages);
+    }
     if (passed === run.length || wait <= 0) return;
     // The head waits for the window: so does every msg behind it, and beyond `queueSize` it is refused.
     for (const waiter of [...this.#queue]) {
@@ -169,16 +172,6 @@ export class RateLimiter {
       this.#timer = undefined;
       void this.#pump();
     }, wait);
-  }
-
-  /** One that left the queue while the window was asked gives back what it reserved. */
-  #pass(waiter: Waiter): void {
-    if (!this.#take(waiter)) {
-      void this.window.refund(waiter.messages);
-      return;
-    }
-    waiter.unlisten?.();
-    waiter.resolve();
   }
 }
 

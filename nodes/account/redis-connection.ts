@@ -54,7 +54,6 @@ export class RedisConnection {
     return this.#ready;
   }
 
-  /** Fails at once while the connection is not ready (or is closing). */
   command(args: readonly string[]): Promise<Reply> {
     if (!this.#ready) return Promise.reject(new Error('The store is not connected'));
     return this.#send(args);
@@ -205,14 +204,11 @@ export function openConnection(url: string, password: string | undefined, connec
 const ITEM_COST = 80;
 const CHUNK_COST = 256;
 
-/**
- * RESP2's replies from chunks, each item read once (a reply cut across chunks costs its bytes, not
- * its bytes times its chunks). Throws once a reply holds more than `maxBytes`, or on what is not RESP.
- */
+// RESP2's replies from chunks, each item read once (a reply cut across chunks costs its bytes, not its
+// bytes times its chunks). Throws once a reply holds more than `maxBytes`, or on what is not RESP.
 export class ReplyReader {
   #chunks: Buffer[] = [];
   #pending = 0;
-  /** Bytes needed before the next item can be whole. */
   #need = 0;
   /** What the reply read so far into open arrays holds: its bytes and each item's cost. */
   #held = 0;

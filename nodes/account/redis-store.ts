@@ -29,29 +29,14 @@ export function keyPrefix(applicationId: string): string {
 /** A random id for this process: which copy holds a claim. */
 const COPY_ID = randomBytes(9).toString('base64url');
 
-function lua(name: string): string {
-  return readFileSync(join(__dirname, 'lua', `${name}.lua`), 'utf8');
-}
+const NAMES = ['reserve', 'refund', 'claim', 'collectHeld', 'record', 'overdue', 'get', 'markFinal', 'claimLate', 'keep', 'done', 'adopt', 'renew'] as const;
 
-/** The store's scripts by name (lua/<name>.lua): what a batch runs. */
-export const STORE_SCRIPTS = {
-  reserve: lua('reserve'),
-  refund: lua('refund'),
-  claim: lua('claim'),
-  collectHeld: lua('collect-held'),
-  record: lua('record'),
-  overdue: lua('overdue'),
-  get: lua('get'),
-  markFinal: lua('mark-final'),
-  claimLate: lua('claim-late'),
-  keep: lua('keep'),
-  done: lua('done'),
-  adopt: lua('adopt'),
-  renew: lua('renew'),
-};
+/** The store's scripts by name (lua/collect-held.lua is `collectHeld`): what a batch runs. */
+export const STORE_SCRIPTS = Object.fromEntries(
+  NAMES.map((name) => [name, readFileSync(join(__dirname, 'lua', `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.lua`), 'utf8')]),
+) as Record<(typeof NAMES)[number], string>;
 
-// A reservation's name: this copy's id and a count, so two never collide (random bytes per
-// reservation cost a system call each: 1 % of a busy benchmark's samples).
+// Reservations named by this copy's id and a count: random bytes cost a system call (1 % of a busy bench).
 let reservations = 0;
 
 export class RedisWindow implements RateWindow {
@@ -88,10 +73,7 @@ export class AlertClaims {
     return `${this.prefix}storm:${nodeId}`;
   }
 
-  /**
-   * Whether this copy sends it (false: another copy does; the msg ends as a copy) and, with the storm
-   * guard on, the shared window's answer (none: the guard is off, or this copy's own guard decides).
-   */
+  /** Whether this copy sends it (false: another copy does), and the shared storm window's answer if any. */
   async claim(nodeId: string, body: string, storm?: { limit: number; windowMs: number }): Promise<{ ours: boolean; storm?: SharedStormAnswer }> {
     // The key of an alert: the node and a hash of its request body without the credentials.
     const claim = `${this.prefix}claim:${createHash('sha256').update(nodeId).update('\0').update(body).digest('hex').slice(0, 32)}`;
@@ -158,8 +140,7 @@ export function redisStore(
       ready: () => {
         if (closed) return;
         tell(everUp ? 'back' : 'connected', settings.url);
-        // A server that may evict keys could drop a waiting message or a claim: told once (a managed
-        // service may refuse CONFIG: then nothing is said).
+        // An evicting server could drop a waiting message or a claim: told once (CONFIG refused: nothing said).
         if (!everUp)
           connection
             .command(['CONFIG', 'GET', 'maxmemory-policy'])
@@ -173,16 +154,14 @@ export function redisStore(
     },
   );
   connection.connect();
-  // A store that keeps the connection but stops answering counts as lost after one batch's time:
-  // this copy's memory serves meanwhile, and the first answer brings the store back.
+  // Connected but silent: lost after one batch's time (this copy's memory serves); an answer brings it back.
   const redis = new ScriptBatch(connection, STORE_SCRIPTS, BATCH_TIMEOUT_MS, (hung) => {
     if (hung && up) tell('lost', `${STORE_CAUSES['no-answer']}: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`);
     else if (!hung && !up && connection.isReady) tell('back', settings.url);
   });
   const prefix = keyPrefix(settings.applicationId);
   const claims = new AlertClaims(redis, prefix, COPY_ID);
-  // The outbox log and the tracker outlive redeploys: each call goes through the client of the
-  // account running now (per store, i.e. key prefix).
+  // The outbox log and the tracker outlive redeploys: each call goes through the running account's client.
   keepLatest('store-client', prefix, redis);
   const running = () => latest<RedisLike>('store-client', prefix) as RedisLike;
   return {
@@ -297,7 +276,6 @@ export class RedisOutboxLog implements SharedOutboxLog {
     return [`${this.prefix}outbox`, `${this.prefix}outbox:entries`, `${this.prefix}outbox:claim:${id}`];
   }
 
-  /** Keeps an entry; when the store does not answer, the msg cannot wait: `store_unavailable` (Catch). */
   async keep(line: string, size: number): Promise<void> {
     const entry = JSON.parse(line) as { id: string; since: number };
     let full: unknown;
@@ -331,8 +309,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
   async adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]> {
     const flat = (await this.client().eval(STORE_SCRIPTS.adopt, {
       keys: this.#keys().slice(0, 2),
-      // At most 1,000 entries in one answer, and none more once their lines pass 4 MB (a line of any
-      // size goes when it is the first): far below the cap on a reply.
+      // At most 1,000 entries and 4 MB of lines (a first line of any size): far below the cap on a reply.
       arguments: [this.copyId, String(this.claimMs), '1000', `${this.prefix}outbox:claim:`, String(4 * 1024 * 1024)],
     })) as string[];
     const found: { entry: JournalEntry; line: string }[] = [];

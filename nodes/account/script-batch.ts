@@ -55,8 +55,7 @@ export class ScriptBatch {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> {
     const name = this.#byText.get(script);
     if (name === undefined) return this.client.eval(script, options);
-    // A call whose text is not well-formed Unicode (a lone surrogate from a report's id) would fail
-    // the decoding of the whole batch on the server, and every other call in it: it fails alone.
+    // Text not well-formed (a lone surrogate in a report's id) would fail the whole batch's decoding.
     const malformed = (text: string) => !text.isWellFormed();
     if (options.keys.some(malformed) || options.arguments.some(malformed))
       return Promise.reject(new Error('a key or argument is not well-formed Unicode (a lone surrogate)'));
