@@ -36,6 +36,11 @@ export const STORE_SCRIPTS = Object.fromEntries(
   NAMES.map((name) => [name, readFileSync(join(__dirname, 'lua', `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.lua`), 'utf8')]),
 ) as Record<(typeof NAMES)[number], string>;
 
+/** A call of one of the store's scripts (a batch runs each by its text). */
+function run(client: RedisLike, script: (typeof NAMES)[number], keys: string[], args: string[]): Promise<unknown> {
+  return client.eval(STORE_SCRIPTS[script], { keys, arguments: args });
+}
+
 // Reservations named by this copy's id and a count: random bytes cost a system call (1 % of a busy bench).
 let reservations = 0;
 
@@ -48,16 +53,13 @@ export class RedisWindow implements RateWindow {
   ) {}
 
   async reserveInOrder(sends: readonly number[]): Promise<Reservation> {
-    const id = `${COPY_ID}.${++reservations}`;
-    const [passed, wait] = (await this.redis.eval(STORE_SCRIPTS.reserve, {
-      keys: [this.key],
-      arguments: [String(this.windowMs), String(this.limit), id, ...sends.map(String)],
-    })) as [number, number];
+    const args = [String(this.windowMs), String(this.limit), `${COPY_ID}.${++reservations}`, ...sends.map(String)];
+    const [passed, wait] = (await run(this.redis, 'reserve', [this.key], args)) as [number, number];
     return { passed: Number(passed), wait: Number(wait) };
   }
 
   async refund(messages: number): Promise<void> {
-    await this.redis.eval(STORE_SCRIPTS.refund, { keys: [this.key], arguments: [String(messages)] });
+    await run(this.redis, 'refund', [this.key], [String(messages)]);
   }
 }
 
@@ -77,11 +79,8 @@ export class AlertClaims {
   async claim(nodeId: string, body: string, storm?: { limit: number; windowMs: number }): Promise<{ ours: boolean; storm?: SharedStormAnswer }> {
     // The key of an alert: the node and a hash of its request body without the credentials.
     const claim = `${this.prefix}claim:${createHash('sha256').update(nodeId).update('\0').update(body).digest('hex').slice(0, 32)}`;
-    const stormArgs = storm && storm.limit > 0 ? [String(storm.limit), String(storm.windowMs)] : [];
-    const [ours, admitted, window, endsInMs] = (await this.redis.eval(STORE_SCRIPTS.claim, {
-      keys: [claim, this.#stormKey(nodeId)],
-      arguments: [this.copyId, String(this.windowMs), ...stormArgs],
-    })) as [number, number?, string?, number?];
+    const args = [this.copyId, String(this.windowMs), ...(storm && storm.limit > 0 ? [String(storm.limit), String(storm.windowMs)] : [])];
+    const [ours, admitted, window, endsInMs] = (await run(this.redis, 'claim', [claim, this.#stormKey(nodeId)], args)) as [number, number?, string?, number?];
     if (Number(ours) !== 1) return { ours: false };
     if (admitted === undefined) return { ours: true };
     return { ours: true, storm: { admitted: Number(admitted) === 1, window: String(window), endsInMs: Number(endsInMs) } };
@@ -89,7 +88,7 @@ export class AlertClaims {
 
   /** The count every copy held in a storm window, for the notice (one copy gets it, the others 0). */
   async collectHeld(nodeId: string, window: string): Promise<number> {
-    return Number(await this.redis.eval(STORE_SCRIPTS.collectHeld, { keys: [`${this.#stormKey(nodeId)}:held:${window}`], arguments: [] }));
+    return Number(await run(this.redis, 'collectHeld', [`${this.#stormKey(nodeId)}:held:${window}`], []));
   }
 }
 
@@ -202,54 +201,36 @@ export class SharedTracking {
 
   record(record: SharedRecord): Promise<unknown> {
     // The keys are built on the server from the fields given beside the JSON (not decoded there).
-    return this.client().eval(STORE_SCRIPTS.record, {
-      keys: [],
-      arguments: [
-        this.prefix,
-        JSON.stringify(record),
-        String(this.ageMs),
-        String(this.limit),
-        record.smsId,
-        record.number,
-        String(record.acceptedAt),
-        String(record.countsFrom),
-      ],
-    });
+    const { smsId, number, acceptedAt, countsFrom } = record;
+    const args = [this.prefix, JSON.stringify(record), String(this.ageMs), String(this.limit), smsId, number, String(acceptedAt), String(countsFrom)];
+    return run(this.client(), 'record', [], args);
   }
 
   async lookup(smsId: string): Promise<SharedRecord | undefined> {
-    const text = (await this.client().eval(STORE_SCRIPTS.get, { keys: [`${this.prefix}sent:${smsId}`], arguments: [] })) as string | null;
+    const text = (await run(this.client(), 'get', [`${this.prefix}sent:${smsId}`], [])) as string | null;
     return text ? (JSON.parse(text) as SharedRecord) : undefined;
   }
 
   async lastTo(number: string): Promise<SharedRecord | undefined> {
-    const smsId = (await this.client().eval(STORE_SCRIPTS.get, { keys: [`${this.prefix}to:${number}`], arguments: [] })) as string | null;
+    const smsId = (await run(this.client(), 'get', [`${this.prefix}to:${number}`], [])) as string | null;
     return smsId ? this.lookup(smsId) : undefined;
   }
 
   /** A final report came (at any copy): no copy fires output 3 for it. */
   markFinal(smsId: string): Promise<unknown> {
-    return this.client().eval(STORE_SCRIPTS.markFinal, {
-      keys: [`${this.prefix}final:${smsId}`, `${this.prefix}waiting`],
-      arguments: [String(this.ageMs), smsId],
-    });
+    return run(this.client(), 'markFinal', [`${this.prefix}final:${smsId}`, `${this.prefix}waiting`], [String(this.ageMs), smsId]);
   }
 
   /** Whether output 3 fires here: no final report came at any copy, and no other copy fired it. */
   async claimLate(smsId: string): Promise<boolean> {
-    const answer = await this.client().eval(STORE_SCRIPTS.claimLate, {
-      keys: [`${this.prefix}final:${smsId}`, `${this.prefix}late:${smsId}`, `${this.prefix}waiting`],
-      arguments: [String(this.ageMs), smsId],
-    });
-    return Number(answer) === 1;
+    const keys = [`${this.prefix}final:${smsId}`, `${this.prefix}late:${smsId}`, `${this.prefix}waiting`];
+    return Number(await run(this.client(), 'claimLate', keys, [String(this.ageMs), smsId])) === 1;
   }
 
   /** What a copy that stopped left unwatched, at most 100 at a time, with output 3 claimed for this copy. */
   async overdue(timeoutMs: number, graceMs: number): Promise<SharedRecord[]> {
-    const answer = (await this.client().eval(STORE_SCRIPTS.overdue, {
-      keys: [`${this.prefix}waiting`],
-      arguments: [String(timeoutMs + graceMs), String(this.ageMs), '100', `${this.prefix}final:`, `${this.prefix}late:`, `${this.prefix}sent:`],
-    })) as string[];
+    const args = [String(timeoutMs + graceMs), String(this.ageMs), '100', `${this.prefix}final:`, `${this.prefix}late:`, `${this.prefix}sent:`];
+    const answer = (await run(this.client(), 'overdue', [`${this.prefix}waiting`], args)) as string[];
     return answer.map((text) => JSON.parse(text) as SharedRecord);
   }
 }
@@ -272,6 +253,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
     this.adoptEveryMs = Math.max(100, Math.floor(claimMs / 3));
   }
 
+  /** Without an id, the last is the claims' prefix. */
   #keys(id = ''): string[] {
     return [`${this.prefix}outbox`, `${this.prefix}outbox:entries`, `${this.prefix}outbox:claim:${id}`];
   }
@@ -280,10 +262,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
     const entry = JSON.parse(line) as { id: string; since: number };
     let full: unknown;
     try {
-      full = await this.client().eval(STORE_SCRIPTS.keep, {
-        keys: this.#keys(entry.id),
-        arguments: [String(entry.since), entry.id, line, this.copyId, String(this.claimMs), String(size)],
-      });
+      full = await run(this.client(), 'keep', this.#keys(entry.id), [String(entry.since), entry.id, line, this.copyId, String(this.claimMs), String(size)]);
     } catch (error) {
       this.#unsettled.add(entry.id);
       throw new GatewayError({
@@ -298,7 +277,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
 
   async done(id: string): Promise<void> {
     try {
-      await this.client().eval(STORE_SCRIPTS.done, { keys: this.#keys(id), arguments: [id] });
+      await run(this.client(), 'done', this.#keys(id), [id]);
       this.#unsettled.delete(id);
     } catch (error) {
       this.#unsettled.add(id);
@@ -307,11 +286,10 @@ export class RedisOutboxLog implements SharedOutboxLog {
   }
 
   async adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]> {
-    const flat = (await this.client().eval(STORE_SCRIPTS.adopt, {
-      keys: this.#keys().slice(0, 2),
-      // At most 1,000 entries and 4 MB of lines (a first line of any size): far below the cap on a reply.
-      arguments: [this.copyId, String(this.claimMs), '1000', `${this.prefix}outbox:claim:`, String(4 * 1024 * 1024)],
-    })) as string[];
+    const [outbox, entries, claims] = this.#keys();
+    // At most 1,000 entries and 4 MB of lines (a first line of any size): far below the cap on a reply.
+    const args = [this.copyId, String(this.claimMs), '1000', claims, String(4 * 1024 * 1024)];
+    const flat = (await run(this.client(), 'adopt', [outbox, entries], args)) as string[];
     const found: { entry: JournalEntry; line: string }[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
       if (known(flat[i] as string) || this.#unsettled.has(flat[i] as string)) continue;
@@ -330,10 +308,8 @@ export class RedisOutboxLog implements SharedOutboxLog {
     for (const id of ids) this.#unsettled.delete(id);
     await Promise.all([...this.#unsettled].map((id) => this.done(id)));
     if (!ids.length) return [];
-    const lost = await this.client().eval(STORE_SCRIPTS.renew, {
-      keys: [`${this.prefix}outbox:entries`],
-      arguments: [String(this.claimMs), `${this.prefix}outbox:claim:`, this.copyId, ...ids],
-    });
+    const [, entries, claims] = this.#keys();
+    const lost = await run(this.client(), 'renew', [entries], [String(this.claimMs), claims, this.copyId, ...ids]);
     return Array.isArray(lost) ? lost.map(String) : [];
   }
 }
