@@ -1,4 +1,4 @@
-// The account's rate limit, shared by its nodes: at most `limit` messages in any sliding window (kept
+// The account's rate limit, shared by its nodes: at most `limit` messages in a sliding window (kept
 // by the account's store), with a bounded FIFO queue for what has to wait.
 import { GatewayError, withdrawnError, onStop, type GiveUp, type StopSignal } from '../../gateway';
 import { Fifo } from '../../gateway/fifo';

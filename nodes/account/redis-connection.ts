@@ -1,6 +1,5 @@
-// The store's own RESP2 connection (TCP or TLS), for what no client library offers a hook for, a cap
-// on a reply: a hostile server's 1 GB reply took Node-RED to 2.2 GB with `@redis/client`. No offline
-// queue (this copy's memory serves), no timeout per command (script-batch.ts).
+// The store's own RESP2 connection (TCP or TLS), for a cap on a reply no client library offers: a
+// hostile 1 GB reply took Node-RED to 2.2 GB with `@redis/client`. No offline queue or timeouts.
 import { connect as tcp, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Fifo } from '../../gateway/fifo';
@@ -23,13 +22,6 @@ interface ConnectionSettings {
   connectTimeoutMs: number;
 }
 
-/** Callbacks, not an EventEmitter: an 'error' event nobody listened to would take Node-RED down. */
-interface ConnectionEvents {
-  ready(): void;
-  /** A try failed, or the connection was lost; the next try is set unless `reconnect` is false. */
-  failed(error: Error): void;
-}
-
 export class RedisConnection {
   readonly #settings: ConnectionSettings;
   #socket: Socket | undefined;
@@ -45,7 +37,9 @@ export class RedisConnection {
 
   constructor(
     settings: ConnectionSettings,
-    private readonly events: ConnectionEvents,
+    // Callbacks, not an EventEmitter: an 'error' event nobody listened to would take Node-RED down.
+    // `failed`: a try failed or the connection went (a next try follows if `reconnect` allows).
+    private readonly events: { ready(): void; failed(error: Error): void },
   ) {
     this.#settings = settings;
   }
@@ -204,8 +198,8 @@ export function openConnection(url: string, password: string | undefined, connec
 const ITEM_COST = 80;
 const CHUNK_COST = 256;
 
-// RESP2's replies from chunks, each item read once (a reply cut across chunks costs its bytes, not its
-// bytes times its chunks). Throws once a reply holds more than `maxBytes`, or on what is not RESP.
+// RESP2's replies from chunks, each item read once (a reply cut across chunks costs its bytes, not
+// its bytes times its chunks). Throws once a reply holds more than `maxBytes`, or on non-RESP.
 export class ReplyReader {
   #chunks: Buffer[] = [];
   #pending = 0;

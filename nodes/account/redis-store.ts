@@ -41,7 +41,7 @@ function run(client: RedisLike, script: (typeof NAMES)[number], keys: string[], 
   return client.eval(STORE_SCRIPTS[script], { keys, arguments: args });
 }
 
-// Reservations named by this copy's id and a count: random bytes cost a system call (1 % of a busy bench).
+// A reservation's name: this copy's id and a count (random bytes: 1 % of a busy bench in syscalls).
 let reservations = 0;
 
 export class RedisWindow implements RateWindow {
@@ -71,16 +71,17 @@ export class AlertClaims {
     readonly windowMs = 10_000,
   ) {}
 
-  #stormKey(nodeId: string): string {
-    return `${this.prefix}storm:${nodeId}`;
-  }
-
-  /** Whether this copy sends it (false: another copy does), and the shared storm window's answer if any. */
+  /** Whether this copy sends it (false: another copy does), and the shared storm window's answer. */
   async claim(nodeId: string, body: string, storm?: { limit: number; windowMs: number }): Promise<{ ours: boolean; storm?: SharedStormAnswer }> {
     // The key of an alert: the node and a hash of its request body without the credentials.
     const claim = `${this.prefix}claim:${createHash('sha256').update(nodeId).update('\0').update(body).digest('hex').slice(0, 32)}`;
     const args = [this.copyId, String(this.windowMs), ...(storm && storm.limit > 0 ? [String(storm.limit), String(storm.windowMs)] : [])];
-    const [ours, admitted, window, endsInMs] = (await run(this.redis, 'claim', [claim, this.#stormKey(nodeId)], args)) as [number, number?, string?, number?];
+    const [ours, admitted, window, endsInMs] = (await run(this.redis, 'claim', [claim, `${this.prefix}storm:${nodeId}`], args)) as [
+      number,
+      number?,
+      string?,
+      number?,
+    ];
     if (Number(ours) !== 1) return { ours: false };
     if (admitted === undefined) return { ours: true };
     return { ours: true, storm: { admitted: Number(admitted) === 1, window: String(window), endsInMs: Number(endsInMs) } };
@@ -88,7 +89,7 @@ export class AlertClaims {
 
   /** The count every copy held in a storm window, for the notice (one copy gets it, the others 0). */
   async collectHeld(nodeId: string, window: string): Promise<number> {
-    return Number(await run(this.redis, 'collectHeld', [`${this.#stormKey(nodeId)}:held:${window}`], []));
+    return Number(await run(this.redis, 'collectHeld', [`${this.prefix}storm:${nodeId}:held:${window}`], []));
   }
 }
 
@@ -139,7 +140,7 @@ export function redisStore(
       ready: () => {
         if (closed) return;
         tell(everUp ? 'back' : 'connected', settings.url);
-        // An evicting server could drop a waiting message or a claim: told once (CONFIG refused: nothing said).
+        // An evicting server could drop a waiting msg or a claim: told once (CONFIG refused: not).
         if (!everUp)
           connection
             .command(['CONFIG', 'GET', 'maxmemory-policy'])
@@ -153,14 +154,14 @@ export function redisStore(
     },
   );
   connection.connect();
-  // Connected but silent: lost after one batch's time (this copy's memory serves); an answer brings it back.
+  // Connected but silent: lost after one batch's time (memory serves); an answer brings it back.
   const redis = new ScriptBatch(connection, STORE_SCRIPTS, BATCH_TIMEOUT_MS, (hung) => {
-    if (hung && up) tell('lost', `${STORE_CAUSES['no-answer']}: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`);
+    if (hung && up) tell('lost', `${STORE_CAUSES['no-answer'][0]}: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`);
     else if (!hung && !up && connection.isReady) tell('back', settings.url);
   });
   const prefix = keyPrefix(settings.applicationId);
   const claims = new AlertClaims(redis, prefix, COPY_ID);
-  // The outbox log and the tracker outlive redeploys: each call goes through the running account's client.
+  // The outbox log and the tracker outlive redeploys: calls go through the running account's client.
   keepLatest('store-client', prefix, redis);
   const running = () => latest<RedisLike>('store-client', prefix) as RedisLike;
   return {
@@ -287,7 +288,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
 
   async adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]> {
     const [outbox, entries, claims] = this.#keys();
-    // At most 1,000 entries and 4 MB of lines (a first line of any size): far below the cap on a reply.
+    // At most 1,000 entries and 4 MB of lines (a first of any size): far below the reply cap.
     const args = [this.copyId, String(this.claimMs), '1000', claims, String(4 * 1024 * 1024)];
     const flat = (await run(this.client(), 'adopt', [outbox, entries], args)) as string[];
     const found: { entry: JournalEntry; line: string }[] = [];

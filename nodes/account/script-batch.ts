@@ -33,7 +33,7 @@ export class ScriptBatch {
   #scheduled = false;
   /** One batch at the server at a time: 0.22 round trips per send at 16 at a time, 0.5 with four. */
   #inFlight = false;
-  /** The store is hung (connected, silent): the batch on the wire is the probe; other calls fail at once. */
+  /** Hung (connected, silent): the batch on the wire is the probe; other calls fail at once. */
   #hung = false;
 
   constructor(
@@ -55,7 +55,7 @@ export class ScriptBatch {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> {
     const name = this.#byText.get(script);
     if (name === undefined) return this.client.eval(script, options);
-    // Text not well-formed (a lone surrogate in a report's id) would fail the whole batch's decoding.
+    // Text not well-formed (a lone surrogate in a report's id) would fail the whole batch.
     const malformed = (text: string) => !text.isWellFormed();
     if (options.keys.some(malformed) || options.arguments.some(malformed))
       return Promise.reject(new Error('a key or argument is not well-formed Unicode (a lone surrogate)'));

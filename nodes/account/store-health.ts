@@ -2,34 +2,26 @@
 
 export type StoreState = 'connected' | 'unreachable' | 'lost' | 'back' | 'eviction';
 
-/** Why a store cannot be reached, by the key a status names it with: the words a log line starts with. */
+// By the key a status names it with: the words a log line starts with, and what a client's error
+// says for it (the first that matches; else `network`).
 export const STORE_CAUSES = {
-  auth: 'authentication refused',
-  certificate: 'certificate refused',
-  refused: 'nothing listening',
-  'no-answer': 'no answer',
-  'not-found': 'host not found',
-  network: 'no connection',
+  auth: ['authentication refused', /WRONGPASS|NOAUTH|NOPERM|invalid password|AUTH/i],
+  certificate: ['certificate refused', /certificate|CERT_|self[- ]signed|altnames|TLS/i],
+  refused: ['nothing listening', /ECONNREFUSED/],
+  'no-answer': ['no answer', /timeout|ETIMEDOUT/i],
+  'not-found': ['host not found', /ENOTFOUND|EAI_AGAIN/],
+  network: ['no connection', undefined],
 } as const;
 type StoreCause = keyof typeof STORE_CAUSES;
 
 /** The cause a reason told by {@link storeFailure} starts with. */
 export function storeCause(reason: string): StoreCause {
-  return (Object.keys(STORE_CAUSES) as StoreCause[]).find((key) => reason.startsWith(`${STORE_CAUSES[key]}:`)) ?? 'network';
+  return (Object.keys(STORE_CAUSES) as StoreCause[]).find((key) => reason.startsWith(`${STORE_CAUSES[key][0]}:`)) ?? 'network';
 }
-
-/** What a client's error says, by the cause it names (the first that matches; else `network`). */
-const CAUSE_PATTERNS: [RegExp, StoreCause][] = [
-  [/WRONGPASS|NOAUTH|NOPERM|invalid password|AUTH/i, 'auth'],
-  [/certificate|CERT_|self[- ]signed|altnames|TLS/i, 'certificate'],
-  [/ECONNREFUSED/, 'refused'],
-  [/timeout|ETIMEDOUT/i, 'no-answer'],
-  [/ENOTFOUND|EAI_AGAIN/, 'not-found'],
-];
 
 /** Why a store cannot be reached, in words a user acts on, with the client's own message. */
 export function storeFailure(error: Error): string {
   const text = `${error.message ?? ''} ${(error as { code?: string }).code ?? ''}`;
-  const cause = CAUSE_PATTERNS.find(([pattern]) => pattern.test(text))?.[1] ?? 'network';
-  return `${STORE_CAUSES[cause]}: ${error.message}`;
+  const [words] = Object.values(STORE_CAUSES).find(([, pattern]) => pattern?.test(text)) ?? STORE_CAUSES.network;
+  return `${words}: ${error.message}`;
 }

@@ -1,6 +1,6 @@
-// Alert storms: past `limit` messages in a window (opened by the first after the last ended), the rest
-// are held back (each ends without error) and one notice at its end says how many. With a shared
-// store the copies count in one window, and one copy sends the notice.
+// Alert storms: past `limit` messages in a window (opened by the first after the last ended), the
+// rest are held back (each ends without error) and one notice at its end says how many. With a
+// shared store the copies count in one window, and one copy sends the notice.
 import { numberSetting } from '../plumbing/settings';
 
 /** A node's storm guard from its settings: `stormLimit` alerts (0 or missing: off) per `stormWindow` seconds. */
@@ -58,7 +58,7 @@ export class StormGuard<T> {
     return false;
   }
 
-  /** When the shared window ends, `collect` takes every copy's held count (or this copy's, if it fails). */
+  /** When the shared window ends, `collect` takes every copy's held count (or this copy's own). */
   admitShared(item: T, answer: SharedStormAnswer, collect: (window: string) => Promise<number>): boolean {
     if (answer.admitted) return true;
     let window = this.#shared.get(answer.window);

@@ -1,6 +1,6 @@
--- Runs ARGV[1], the calls as JSON [name, keys, arguments], each S[name] in its own pcall: {1, value}
--- or {0, error} each (nil as false, so the array keeps its length). B.now(): the server's clock in
--- ms, read once; B.atEnd(key, fn): done once after the last call, however many calls ask.
+-- Runs ARGV[1], the calls as JSON [name, keys, arguments], each in its own pcall: {1, value} or
+-- {0, error} (nil as false, so the array keeps its length). B.now(): the server's clock in ms, read
+-- once; B.atEnd(key, fn): done once after the last call, however many calls ask.
 local B, ends, asked, clock = {}, {}, {}, nil
 function B.now()
   if not clock then

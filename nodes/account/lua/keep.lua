@@ -1,4 +1,4 @@
--- The shared outbox: lines in a hash, ids in a sorted set by time, and a claim per entry held by its
+-- The shared outbox: lines in a hash, ids in a sorted set by time, a claim per entry held by its
 -- copy while it runs: once it lapses, another copy adopts it. Bounded like the file's.
 if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[6]) then return 1 end
 redis.call('ZADD', KEYS[1], tonumber(ARGV[1]), ARGV[2])

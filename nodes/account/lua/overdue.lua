@@ -1,5 +1,5 @@
--- At most ARGV[3] sends of a stopped copy, without a final report ARGV[1] ms after their time: output
--- 3 claimed here unless a report came or a copy claimed it (a copy's own watch took its own out).
+-- At most ARGV[3] sends of a stopped copy, no final report ARGV[1] ms after their time: output 3
+-- claimed here unless a report came or a copy claimed it (a copy's own watch took its own out).
 local now = B.now()
 local ids = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now - tonumber(ARGV[1]), 'LIMIT', 0, tonumber(ARGV[3]))
 local out = {}
