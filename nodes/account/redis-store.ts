@@ -97,13 +97,11 @@ export class AlertClaims {
 export type AlertClaimer = Pick<AlertClaims, 'claim' | 'collectHeld'>;
 
 /** The store at `url` answers (Test connection): undefined, or why not, as {@link storeFailure} tells it. */
-export async function checkStore(url: string, password: string | undefined, timeoutMs = CONNECT_TIMEOUT_MS): Promise<string | undefined> {
-  try {
-    (await openConnection(url, password || undefined, timeoutMs)).destroy();
-    return undefined;
-  } catch (error) {
-    return storeFailure(error as Error);
-  }
+export function checkStore(url: string, password: string | undefined, timeoutMs = CONNECT_TIMEOUT_MS): Promise<string | undefined> {
+  return openConnection(url, password || undefined, timeoutMs).then(
+    (connection) => void connection.destroy(),
+    (error: Error) => storeFailure(error),
+  );
 }
 
 /** The account's state on a Redis or Valkey server; what is not shared yet stays in `local`. */
@@ -165,7 +163,6 @@ export function redisStore(
   keepLatest('store-client', prefix, redis);
   const running = () => latest<RedisLike>('store-client', prefix) as RedisLike;
   return {
-    kind: 'redis',
     outboxLog: () => keptOnce('shared-outbox-log', prefix, () => new RedisOutboxLog(running, prefix, COPY_ID, settings.claimMs)),
     tracker: () => keptOnce('shared-tracker', prefix, () => new DeliveryTracker({ kind: 'shared', shared: new SharedTracking(running, prefix) })),
     // This copy's own window while Redis does not answer: a store that does not answer never stops a send.

@@ -70,12 +70,10 @@ export class ScriptBatch {
     if (this.#scheduled || this.#inFlight) return;
     this.#scheduled = true;
     // The calls made in this turn of the event loop go with it (the answers that came in it too).
-    setImmediate(() => this.#flush());
-  }
-
-  #flush(): void {
-    this.#scheduled = false;
-    if (this.#queue.length && !this.#inFlight) void this.#send(this.#queue.splice(0, MAX_CALLS));
+    setImmediate(() => {
+      this.#scheduled = false;
+      if (this.#queue.length && !this.#inFlight) void this.#send(this.#queue.splice(0, MAX_CALLS));
+    });
   }
 
   async #send(calls: Call[]): Promise<void> {

@@ -7,7 +7,6 @@ import { DeliveryTracker } from './tracking';
 import { TrackingFile, trackingPath } from './tracking-file';
 
 export interface AccountStore {
-  readonly kind: 'file' | 'redis';
   /** Undefined: the outbox lives in memory only. */
   outboxLog(accountId: string): OutboxLog | undefined;
   tracker(accountId: string): DeliveryTracker;
@@ -94,7 +93,6 @@ export class MemoryWindow implements RateWindow {
 /** Each in memory only when Node-RED has no user directory. */
 export function localStore(userDir: string | undefined, warn: (text: string) => void = () => undefined): AccountStore {
   return {
-    kind: 'file',
     outboxLog(accountId) {
       if (!userDir) return undefined;
       const path = join(userDir, 'bulkgate-outbox', `${accountId.replace(/[^\w.-]/g, '_')}.jsonl`);

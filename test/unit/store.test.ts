@@ -21,7 +21,7 @@ describe("this process's store (unit)", () => {
   afterEach(() => rmSync(userDir, { recursive: true, force: true }));
 
   it('is the file store', () => {
-    assert.equal(localStore(userDir).kind, 'file');
+    assert.equal(localStore(userDir).outboxLog('acc')?.kind, 'file');
   });
 
   it("the outbox: <userDir>/bulkgate-outbox/<account id>.jsonl, one log per file for the process's life; none without a user directory", () => {
