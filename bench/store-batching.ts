@@ -6,9 +6,9 @@
  * loop: pipelining, on the store's own connection). Alternating runs; sends/s and this process's
  * CPU per send.
  */
-import { AlertClaims, keyPrefix, RedisWindow, SharedTracking, STORE_SCRIPTS, type RedisLike } from '../nodes/account/redis-store';
+import { AlertClaims, keyPrefix, RedisWindow, SharedTracking, STORE_SCRIPTS } from '../nodes/account/redis-store';
 import { openConnection } from '../nodes/account/redis-connection';
-import { ScriptBatch, type ScriptClient } from '../nodes/account/script-batch';
+import { ScriptBatch, type RedisLike, type ScriptClient } from '../nodes/account/script-batch';
 import { startRedis } from '../test/support/redis';
 import { closedLoop, inRounds, median, PLAN, round, serverProcesses, setRatio, describeRatio } from './harness';
 

@@ -23,11 +23,10 @@ import {
   SharedTracking,
   redisStore,
   storeUrlProblem,
-  type RedisLike,
 } from '../nodes/account/redis-store';
 import { CONNECT_TIMEOUT_MS, openConnection, RedisConnection } from '../nodes/account/redis-connection';
 import { localStore } from '../nodes/account/store';
-import { ScriptBatch } from '../nodes/account/script-batch';
+import { ScriptBatch, type RedisLike } from '../nodes/account/script-batch';
 import { freePort } from './support/node-red-process';
 import { startRedis, type TestRedis } from './support/redis';
 import { until } from './support/wait';

@@ -166,7 +166,6 @@ export class RateLimiter {
         this.#count(1);
       }
     }
-    // One timer: a new wait replaces the one armed.
     clearTimeout(this.#timer);
     this.#timer = setTimeout(() => {
       this.#timer = undefined;

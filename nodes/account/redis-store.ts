@@ -10,23 +10,17 @@ import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './store';
 import { CONNECT_TIMEOUT_MS, openConnection, RedisConnection } from './redis-connection';
-import { BATCH_TIMEOUT_MS, ScriptBatch } from './script-batch';
+import { BATCH_TIMEOUT_MS, ScriptBatch, type RedisLike } from './script-batch';
 import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, type SharedRecord } from './tracking';
 
 export { storeUrlProblem } from './store-url';
-
-/** The smallest client surface the store uses (so tests can tell what is sent). */
-export interface RedisLike {
-  eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
-}
 
 /** Keys of one BulkGate application: a hash of its id, so two accounts (both with the node id `acc`) never share one. */
 export function keyPrefix(applicationId: string): string {
   return `bulkgate:${createHash('sha256').update(applicationId).digest('hex').slice(0, 16)}:`;
 }
 
-/** A random id for this process: which copy holds a claim. */
 const COPY_ID = randomBytes(9).toString('base64url');
 
 const NAMES = ['reserve', 'refund', 'claim', 'collectHeld', 'record', 'overdue', 'get', 'markFinal', 'claimLate', 'keep', 'done', 'adopt', 'renew'] as const;

@@ -5,8 +5,12 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export interface ScriptClient {
+/** The smallest client surface the store uses (so tests can tell what is sent). */
+export interface RedisLike {
   eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
+}
+
+export interface ScriptClient extends RedisLike {
   evalSha(sha: string, options: { keys: string[]; arguments: string[] }): Promise<unknown>;
 }
 
@@ -78,9 +82,8 @@ export class ScriptBatch {
 
   async #send(calls: Call[]): Promise<void> {
     this.#inFlight = true;
-    const batch = JSON.stringify(calls.map((call) => [call.name, call.keys, call.args]));
     try {
-      const options = { keys: [], arguments: [batch] };
+      const options = { keys: [], arguments: [JSON.stringify(calls.map((call) => [call.name, call.keys, call.args]))] };
       const run = this.client.evalSha(this.#sha, options).catch((error: Error) => {
         // A server that restarted (or flushed its scripts) has forgotten the runner: send it whole.
         if (!/NOSCRIPT/.test(error.message)) throw error;

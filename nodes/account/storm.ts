@@ -1,6 +1,5 @@
-// Alert storms: past `limit` messages in a window (opened by the first after the last ended), the
-// rest are held back (each ends without error) and one notice at its end says how many. With a
-// shared store the copies count in one window, and one copy sends the notice.
+// Alert storms: past `limit` messages in a window, the rest are held back (each ends without error)
+// and one notice at its end says how many; with a shared store the copies count in one window.
 import { numberSetting } from '../plumbing/settings';
 
 /** A node's storm guard from its settings: `stormLimit` alerts (0 or missing: off) per `stormWindow` seconds. */
@@ -11,7 +10,6 @@ export function stormGuardOf<T>(settings: { stormLimit?: unknown; stormWindow?: 
 /** What a shared store answered for one alert; `endsInMs` counted on the store's clock. */
 export interface SharedStormAnswer {
   admitted: boolean;
-  /** The same at every copy. */
   window: string;
   endsInMs: number;
 }

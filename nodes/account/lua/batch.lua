@@ -1,7 +1,7 @@
 -- Runs ARGV[1], the calls as JSON [name, keys, arguments], each in its own pcall: {1, value} or
 -- {0, error} (nil as false, so the array keeps its length). B.now(): the server's clock in ms, read
 -- once; B.atEnd(key, fn): done once after the last call, however many calls ask.
-local B, ends, asked, clock = {}, {}, {}, nil
+local B, ends, clock = {}, {}, nil
 function B.now()
   if not clock then
     local t = redis.call('TIME')
@@ -10,10 +10,7 @@ function B.now()
   return clock
 end
 function B.atEnd(key, fn)
-  if not asked[key] then
-    asked[key] = true
-    ends[#ends + 1] = fn
-  end
+  ends[key] = ends[key] or fn
 end
 local out = {}
 for c, call in ipairs(cjson.decode(ARGV[1])) do
@@ -25,5 +22,5 @@ for c, call in ipairs(cjson.decode(ARGV[1])) do
     out[c] = {0, type(value) == 'table' and value.err or tostring(value)}
   end
 end
-for _, fn in ipairs(ends) do pcall(fn) end
+for _, fn in pairs(ends) do pcall(fn) end
 return out

@@ -1,7 +1,6 @@
--- An alert several copies raise at once goes out once: the first claim wins, the others answer {0}
--- (a repeat by the holder is not affected). With a storm limit (ARGV[3], window ARGV[4] ms) it is
--- counted in the node's shared window (KEYS[2]): {1, admitted 1 or held 0, window id, ms left}; the
--- held count outlives the window by a minute, for the copy that collects it for the notice.
+-- An alert several copies raise at once goes out once: the first claim wins, the others get {0} (a
+-- repeat by the holder is not affected). With a storm limit (ARGV[3], window ARGV[4] ms): {1, 1 if
+-- admitted, window id, ms left}; the held count outlives the window a minute, to be collected.
 if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', tonumber(ARGV[2])) and redis.call('GET', KEYS[1]) ~= ARGV[1] then return {0} end
 local limit = tonumber(ARGV[3] or '0')
 if limit <= 0 then return {1} end

@@ -1,5 +1,4 @@
 -- The count every copy held in a storm window, taken once: the copy that gets it sends the notice.
 local n = redis.call('GET', KEYS[1])
-if not n then return 0 end
-redis.call('DEL', KEYS[1])
-return tonumber(n)
+if n then redis.call('DEL', KEYS[1]) end
+return tonumber(n) or 0

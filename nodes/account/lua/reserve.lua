@@ -2,13 +2,12 @@
 -- ARGV[4..] (messages each) as fit, in order: {passed, ms until the oldest leaves or 0}.
 local now = B.now()
 local windowMs = tonumber(ARGV[1])
-local limit = tonumber(ARGV[2])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
 local count = redis.call('ZCARD', KEYS[1])
 local passed, seq = 0, 0
 for i = 4, #ARGV do
   local n = tonumber(ARGV[i])
-  if count + n > limit then
+  if count + n > tonumber(ARGV[2]) then
     if passed > 0 then redis.call('PEXPIRE', KEYS[1], windowMs) end
     local oldest = redis.call('ZRANGE', KEYS[1], 0, 0, 'WITHSCORES')
     local first = oldest[2] and tonumber(oldest[2]) or now
