@@ -159,7 +159,7 @@ export function redisStore(
   return {
     outboxLog: () => keptOnce('shared-outbox-log', prefix, () => new RedisOutboxLog(running, prefix, COPY_ID, settings.claimMs)),
     tracker: () => keptOnce('shared-tracker', prefix, () => new DeliveryTracker({ kind: 'shared', shared: new SharedTracking(running, prefix) })),
-    // This copy's own window while Redis does not answer: a store that does not answer never stops a send.
+    // While Redis does not answer, this copy decides alone (its own window and storm guard), never stopping a send.
     rateWindow: (accountId, limit, windowMs) => {
       const shared = new RedisWindow(redis, `${prefix}window`, limit, windowMs);
       const own = local.rateWindow(accountId, limit, windowMs);
@@ -169,7 +169,6 @@ export function redisStore(
       };
     },
     claims: {
-      // While Redis does not answer, this copy decides alone (its own storm guard applies).
       claim: (nodeId, body, storm) => (up ? claims.claim(nodeId, body, storm).catch(() => ({ ours: true })) : Promise.resolve({ ours: true })),
       collectHeld: (nodeId, window) => claims.collectHeld(nodeId, window),
     },
