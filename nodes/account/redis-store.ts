@@ -12,7 +12,7 @@ import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './s
 import { CONNECT_TIMEOUT_MS, openConnection, RedisConnection } from './redis-connection';
 import { BATCH_TIMEOUT_MS, ScriptBatch, type RedisLike } from './script-batch';
 import type { SharedStormAnswer } from './storm';
-import { DeliveryTracker, type SharedRecord } from './tracking';
+import { DeliveryTracker, type TrackedRecord } from './tracking';
 
 export { storeUrlProblem } from './store-url';
 
@@ -190,19 +190,19 @@ export class SharedTracking {
     readonly ageMs = 24 * 3600 * 1000,
   ) {}
 
-  record(record: SharedRecord): Promise<unknown> {
+  record(record: TrackedRecord): Promise<unknown> {
     // The keys are built on the server from the fields given beside the JSON (not decoded there).
     const { smsId, number, acceptedAt, countsFrom } = record;
     const args = [this.prefix, JSON.stringify(record), String(this.ageMs), String(this.limit), smsId, number, String(acceptedAt), String(countsFrom)];
     return run(this.client(), 'record', [], args);
   }
 
-  async lookup(smsId: string): Promise<SharedRecord | undefined> {
+  async lookup(smsId: string): Promise<TrackedRecord | undefined> {
     const text = (await run(this.client(), 'get', [`${this.prefix}sent:${smsId}`], [])) as string | null;
-    return text ? (JSON.parse(text) as SharedRecord) : undefined;
+    return text ? (JSON.parse(text) as TrackedRecord) : undefined;
   }
 
-  async lastTo(number: string): Promise<SharedRecord | undefined> {
+  async lastTo(number: string): Promise<TrackedRecord | undefined> {
     const smsId = (await run(this.client(), 'get', [`${this.prefix}to:${number}`], [])) as string | null;
     return smsId ? this.lookup(smsId) : undefined;
   }
@@ -219,10 +219,10 @@ export class SharedTracking {
   }
 
   /** What a copy that stopped left unwatched, at most 100 at a time, with output 3 claimed for this copy. */
-  async overdue(timeoutMs: number, graceMs: number): Promise<SharedRecord[]> {
+  async overdue(timeoutMs: number, graceMs: number): Promise<TrackedRecord[]> {
     const args = [String(timeoutMs + graceMs), String(this.ageMs), '100', `${this.prefix}final:`, `${this.prefix}late:`, `${this.prefix}sent:`];
     const answer = (await run(this.client(), 'overdue', [`${this.prefix}waiting`], args)) as string[];
-    return answer.map((text) => JSON.parse(text) as SharedRecord);
+    return answer.map((text) => JSON.parse(text) as TrackedRecord);
   }
 }
 

@@ -14,8 +14,6 @@ export interface TrackedRecord {
   countsFrom: number;
 }
 
-export type SharedRecord = TrackedRecord;
-
 export interface Tracked extends TrackedRecord {
   final: boolean;
   /** Older than the bounds: nothing fires for it any more. */
@@ -25,12 +23,12 @@ export interface Tracked extends TrackedRecord {
 }
 
 export interface SharedTrackingLike {
-  record(record: SharedRecord): Promise<unknown>;
-  lookup(smsId: string): Promise<SharedRecord | undefined>;
-  lastTo(number: string): Promise<SharedRecord | undefined>;
+  record(record: TrackedRecord): Promise<unknown>;
+  lookup(smsId: string): Promise<TrackedRecord | undefined>;
+  lastTo(number: string): Promise<TrackedRecord | undefined>;
   markFinal(smsId: string): Promise<unknown>;
   claimLate(smsId: string): Promise<boolean>;
-  overdue(timeoutMs: number, graceMs: number): Promise<SharedRecord[]>;
+  overdue(timeoutMs: number, graceMs: number): Promise<TrackedRecord[]>;
 }
 
 /** Declared here, not in tracking-file.ts: that file imports the tracker's types. */
