@@ -1,9 +1,5 @@
-/**
- * The gateway's API as the simulator serves it: which paths and methods exist, who is
- * authenticated, and the faults a test asked for, applied around the simulated gateway's answer.
- */
+/** The gateway's API as the simulator serves it, with the faults a test asked for around it. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { EndpointName } from '../gateway/operations';
 import { SimulatedEndpoints } from './endpoints';
 import { ApiError, type Version } from './gateway';
 import { json, mediaType, parseParameters, readBody, reply } from './http';
@@ -18,8 +14,7 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   if (fault?.drop === 'before') {
     // Closed before the request body is read: the gateway never saw the message.
     state.logRequest({ method: req.method ?? 'GET', path, contentType: undefined, body: {}, raw: '', at, fault: 'drop before' });
-    req.socket.destroy();
-    return;
+    return void req.socket.destroy();
   }
   const raw = await readBody(req);
   if (raw === undefined) return json(res, 413, { type: 'invalid_parameter', code: 413, error: 'Request body too large', detail: null });
@@ -41,14 +36,12 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   }
   if (fault?.body === 'html') return reply(res, 502, '<html><body><h1>502 Bad Gateway</h1></body></html>', { 'content-type': 'text/html' });
 
-  const match = API_PATH.exec(path);
-  const endpoint = SimulatedEndpoints.byPath(path);
   // The other endpoints answer errors in the {type, code, error, detail} shape (their pages).
-  const version = (match?.[1] === '2.0' || endpoint ? '2.0' : '1.0') as Version;
+  const version: Version = API_PATH.exec(path)?.[1] === '2.0' || SimulatedEndpoints.byPath(path) ? '2.0' : '1.0';
   let status = 200;
   let answer: Record<string, unknown>;
   try {
-    answer = { data: endpoint ? routeEndpoint(state, endpoint, req.method ?? 'GET', body) : route(state, match, req.method ?? 'GET', version, path, body) };
+    answer = { data: route(state, req.method ?? 'GET', version, path, body) };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     status = error.status;
@@ -69,35 +62,21 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   json(res, status, answer);
 }
 
-/** One of the other endpoints (one-time passwords, number check, blacklist, address book). */
-function routeEndpoint(state: SimulatorState, name: EndpointName, method: string, body: Record<string, unknown> | undefined): unknown {
-  if (method !== 'POST') throw new ApiError(405, 'method_not_allowed', 'Method not allowed');
-  if (!body) throw new ApiError(400, 'invalid_input_parameters', 'The body is not valid JSON');
-  const account = state.accounts.get(String(body.application_id ?? ''));
-  if (!account || !body.application_id || account.token !== body.application_token) {
-    throw new ApiError(401, 'unknown_identity', 'Unknown identity / Unauthorized / empty application_id');
-  }
-  return state.endpoints.answer(name, account, body);
-}
-
 /** Which endpoint a request names, whether it may use it, and the simulated gateway's answer. */
-function route(
-  state: SimulatorState,
-  match: RegExpExecArray | null,
-  method: string,
-  version: Version,
-  path: string,
-  body: Record<string, unknown> | undefined,
-): Record<string, unknown> {
-  if (!match) throw new ApiError(404, 'unknown_action', 'Unknown action');
-  const [, v, family, action] = match;
-  if (v !== '1.0' && v !== '2.0') throw new ApiError(400, 'unsupported_api_version', `Unsupported API version ${v}`);
-  const known =
-    (action === 'promotional' || action === 'transactional' || action === 'info') &&
-    (family === 'advanced' || family === 'simple') &&
-    !(v === '2.0' && (action === 'info' || (action === 'promotional' && family === 'simple')));
-  if (!known) throw new ApiError(404, 'unknown_action', 'Unknown action');
+function route(state: SimulatorState, method: string, version: Version, path: string, body: Record<string, unknown> | undefined): unknown {
+  const endpoint = SimulatedEndpoints.byPath(path);
+  const [, v, family, action] = API_PATH.exec(path) ?? [];
+  if (!endpoint) {
+    if (!v) throw new ApiError(404, 'unknown_action', 'Unknown action');
+    if (v !== '1.0' && v !== '2.0') throw new ApiError(400, 'unsupported_api_version', `Unsupported API version ${v}`);
+    const known =
+      (action === 'promotional' || action === 'transactional' || action === 'info') &&
+      (family === 'advanced' || family === 'simple') &&
+      !(v === '2.0' && (action === 'info' || (action === 'promotional' && family === 'simple')));
+    if (!known) throw new ApiError(404, 'unknown_action', 'Unknown action');
+  }
   if (method !== 'POST' && !(method === 'GET' && action === 'info' && family === 'simple')) throw new ApiError(405, 'method_not_allowed', 'Method not allowed');
+  if (!body && endpoint) throw new ApiError(400, 'invalid_input_parameters', 'The body is not valid JSON');
   if (!body) throw new ApiError(400, 'invalid_parameter', 'The body is not valid JSON or form data');
   const account = state.accounts.get(String(body.application_id ?? ''));
   if (!account || !body.application_id || account.token !== body.application_token) {
@@ -105,6 +84,7 @@ function route(
       ? new ApiError(401, 'unknown_identity', 'Unknown identity / Unauthorized / empty application_id')
       : new ApiError(401, 'authentication_failed', 'Authentication failed');
   }
+  if (endpoint) return state.endpoints.answer(endpoint, account, body);
   if (action === 'info') return state.gateway.info(account);
   if (action === 'promotional') return state.gateway.promotional(account, version, family === 'simple', path, body);
   return state.gateway.transactional(account, version, path, body);

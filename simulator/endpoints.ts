@@ -1,7 +1,6 @@
 /**
- * The gateway's other endpoints as the simulator serves them (the number check as the vendor's SDK
- * reads it): one-time passwords whose code shows in the outbox page, a blacklist, an address book.
- * State per account, bounded, cleared by a reset.
+ * The other endpoints: OTPs (their code shows in the outbox page), the number check (as the
+ * vendor's SDK reads it), a blacklist, an address book. State per account, bounded.
  */
 import { randomBytes, randomInt } from 'node:crypto';
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
@@ -35,27 +34,10 @@ type ContactRecord = Record<string, string | null>;
 
 /** Every field of a contact as the address book's get answers it. */
 const CONTACT_FIELDS = [
-  'phone_mobile',
-  'phone',
-  'phone_number_iso',
-  'email',
-  'url',
-  'first_name',
-  'last_name',
-  'title_before',
-  'title_after',
-  'gender',
-  'type',
-  'street1',
-  'street2',
-  'city',
-  'zip',
-  'state',
-  'country',
-  'company_name',
-  'company_number',
-  'company_vat',
-  'note',
+  ...'phone_mobile phone phone_number_iso email url'.split(' '),
+  ...'first_name last_name title_before title_after gender type'.split(' '),
+  ...'street1 street2 city zip state country'.split(' '),
+  ...'company_name company_number company_vat note'.split(' '),
   ...Array.from({ length: 10 }, (_, i) => `custom_field_${i}`),
 ];
 
@@ -275,6 +257,11 @@ export class SimulatedEndpoints {
       if (!number) throw new ApiError(400, type, type === 'invalid_phone_mobile' ? 'Invalid phone mobile' : 'Invalid phone number');
       return number;
     };
+    const find = (raw: unknown, type?: string) => {
+      const entry = book.get(key(raw, type));
+      if (!entry) throw numberNotFound();
+      return entry;
+    };
     const store = (data: unknown, existing?: ContactRecord): ContactRecord => {
       if (!isObject(data)) throw invalidInput();
       const contact: ContactRecord = existing ? { ...existing } : Object.fromEntries(CONTACT_FIELDS.map((f) => [f, f === 'phone_number_iso' ? null : '']));
@@ -286,11 +273,8 @@ export class SimulatedEndpoints {
       return contact;
     };
     switch (name) {
-      case 'address-book get': {
-        const entry = book.get(key(body.phone_number));
-        if (!entry) throw numberNotFound();
-        return entry.contact;
-      }
+      case 'address-book get':
+        return find(body.phone_number).contact;
       case 'address-book add':
         return store(body.data);
       case 'address-book edit': {
@@ -316,11 +300,8 @@ export class SimulatedEndpoints {
         if (!book.delete(number)) throw numberNotFound();
         return { message: 'contact_has_been_removed' };
       }
-      case 'address-book consent-show': {
-        const entry = book.get(key(body.phone_number, 'invalid_phone_mobile'));
-        if (!entry) throw numberNotFound();
-        return { phone_number: body.phone_number, agreement: entry.agreement };
-      }
+      case 'address-book consent-show':
+        return { phone_number: body.phone_number, agreement: find(body.phone_number, 'invalid_phone_mobile').agreement };
       case 'address-book consent-add': {
         const number = key(body.phone_number, 'invalid_phone_mobile');
         // The page: a number that is not in the address book is added.
@@ -329,12 +310,10 @@ export class SimulatedEndpoints {
         entry.agreement = new Date().toISOString().replace(/\.\d+Z$/, '+00:00');
         return { phone_number: body.phone_number, agreement: entry.agreement };
       }
-      case 'address-book consent-remove': {
-        const entry = book.get(key(body.phone_number, 'invalid_phone_mobile'));
-        if (!entry) throw numberNotFound();
-        entry.agreement = null;
+      case 'address-book consent-remove':
+        find(body.phone_number, 'invalid_phone_mobile').agreement = null;
         return { phone_number: body.phone_number, agreement: null };
-      }
+
       default:
         throw new ApiError(404, 'unknown_action', 'Unknown action');
     }

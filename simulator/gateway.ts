@@ -1,15 +1,10 @@
-/**
- * What the simulated gateway does with a request that passed authentication: the promotional,
- * transactional and info operations of the reference, with prices, credit, country completion,
- * `<name>` substitution, duplicate checks, schedules and the channel cascade.
- */
+/** The promotional, transactional and info operations of an authenticated request (the reference). */
 import { getCountryCallingCode, isPossiblePhoneNumber, isSupportedCountry, type CountryCode } from 'libphonenumber-js/min';
 import { SENDER_TYPES } from '../gateway/senders';
 import { ADDRESS_BOOK, type SimulatorAccount } from './accounts';
 import { countText, LIMIT_GSM7, LIMIT_UNICODE } from './counting';
 
 export type Version = '1.0' | '2.0';
-export type Channel = 'sms' | 'viber' | 'whatsapp' | 'rcs';
 
 /** Prices per SMS part and per Viber, WhatsApp or RCS message, in the account's credits. */
 export const PRICES = { sms: 0.05, viber: 0.03, whatsapp: 0.04, rcs: 0.02 };
@@ -23,7 +18,7 @@ export interface OutboxMessage {
   endpoint: string;
   number: string;
   text: string;
-  channel: Channel;
+  channel: 'sms' | 'viber' | 'whatsapp' | 'rcs';
   sender: string;
   unicode: boolean;
   parts: number;
@@ -44,7 +39,6 @@ interface SendRecord {
   error?: string;
 }
 
-/** An error answer: HTTP status and the reference's body shape for the version. */
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -119,16 +113,17 @@ export class SimulatedGateway {
     this.state.nextId = 1;
   }
 
-  /** Puts a message that goes out now (an OTP's) in the outbox, and reports it. */
-  record(fields: Omit<OutboxMessage, 'sms_id' | 'status' | 'created'>): OutboxMessage {
+  /** Puts a message in the outbox; one not scheduled goes out now, and is reported. */
+  record(fields: Omit<OutboxMessage, 'sms_id' | 'status' | 'scheduled' | 'created'>, scheduled?: number, now = Date.now()): OutboxMessage {
     const message: OutboxMessage = {
-      ...fields,
       sms_id: `sim-${String(this.state.nextId++).padStart(8, '0')}`,
-      status: 'sent',
-      created: new Date().toISOString(),
+      ...fields,
+      status: scheduled === undefined ? 'sent' : 'scheduled',
+      scheduled: scheduled === undefined ? undefined : new Date(scheduled).toISOString(),
+      created: new Date(now).toISOString(),
     };
     this.state.outbox.push(message);
-    this.onSent(message);
+    if (scheduled === undefined) this.onSent(message);
     return message;
   }
 
@@ -225,7 +220,7 @@ export class SimulatedGateway {
       if (!isObject(settings)) continue;
       if ((name === 'viber' || name === 'whatsapp' || name === 'rcs') && account[name].has(number)) {
         const text = name === 'viber' ? String(settings.text ?? recipient.text ?? topText ?? '') : chatText(settings);
-        delivery = { channel: name, text, sender: String(settings.sender ?? ''), unicode: false };
+        delivery = { text, channel: name, sender: String(settings.sender ?? ''), unicode: false };
         break;
       }
       if (name === 'sms') {
@@ -249,7 +244,7 @@ export class SimulatedGateway {
   #sms(version: Version, body: Record<string, unknown>, settings: Record<string, unknown>, recipient: Recipient, topText?: string): Delivery {
     const sender = version === '2.0' ? settings : body;
     const text = String((version === '2.0' ? settings.text : undefined) ?? recipient.text ?? topText ?? '');
-    return { channel: 'sms', text, sender: smsSender(sender), unicode: asBoolean(sender.unicode) };
+    return { text, channel: 'sms', sender: smsSender(sender), unicode: asBoolean(sender.unicode) };
   }
 
   #commit(
@@ -277,51 +272,24 @@ export class SimulatedGateway {
     };
     const cost = plans.reduce((sum, p) => sum + (p.invalid || duplicateOf(p) ? 0 : p.price), 0);
     if (cost > account.credit + 1e-9) throw new ApiError(400, 'low_credit', 'Low credit', `This needs ${round(cost)} credits; ${round(account.credit)} left`);
-    const records: SendRecord[] = [];
-    for (const plan of plans) {
-      if (plan.invalid) {
-        records.push({ status: 'error', code: 9, error: 'Invalid phone number', number: plan.number });
-        continue;
-      }
+    return plans.map((plan): SendRecord => {
+      if (plan.invalid) return { status: 'error', code: 9, error: 'Invalid phone number', number: plan.number };
       const original = duplicateOf(plan);
       if (original) {
-        records.push({
-          status: original.status === 'scheduled' ? 'scheduled' : 'accepted',
-          sms_id: original.sms_id,
-          price: 0,
-          credit: round(account.credit),
-          number: plan.number,
-        });
-        continue;
+        const status = original.status === 'scheduled' ? 'scheduled' : 'accepted';
+        return { status, sms_id: original.sms_id, price: 0, credit: round(account.credit), number: plan.number };
       }
       account.credit = round(account.credit - plan.price);
-      const message: OutboxMessage = {
-        sms_id: `sim-${String(this.state.nextId++).padStart(8, '0')}`,
-        account: account.id,
-        kind,
-        endpoint,
-        number: plan.number,
-        text: plan.delivery.text,
-        channel: plan.delivery.channel,
-        sender: plan.delivery.sender,
-        unicode: plan.delivery.channel === 'sms' && plan.delivery.unicode,
-        parts: plan.parts,
-        price: plan.price,
-        status: due ? 'scheduled' : 'sent',
-        scheduled: due ? new Date(scheduleAt).toISOString() : undefined,
-        created: new Date(now).toISOString(),
-      };
-      this.state.outbox.push(message);
-      if (!due) this.onSent(message);
-      records.push({ status: due ? 'scheduled' : 'accepted', sms_id: message.sms_id, price: plan.price, credit: account.credit, number: plan.number });
-    }
-    return records;
+      const fields = { account: account.id, kind, endpoint, number: plan.number, ...plan.delivery, parts: plan.parts, price: plan.price };
+      const message = this.record(fields, due ? scheduleAt : undefined, now);
+      return { status: due ? 'scheduled' : 'accepted', sms_id: message.sms_id, price: plan.price, credit: account.credit, number: plan.number };
+    });
   }
 }
 
 interface Delivery {
-  channel: Channel;
   text: string;
+  channel: OutboxMessage['channel'];
   sender: string;
   unicode: boolean;
 }
