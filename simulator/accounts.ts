@@ -3,10 +3,10 @@ export interface SimulatorAccountInit {
   id: string;
   token: string;
   credit?: number;
-  /** Numbers that are Viber users: the viber channel delivers only to these. */
+  /** Numbers that use Viber, WhatsApp, RCS: those channels deliver only to these. */
   viber?: string[];
-  /** Numbers that use WhatsApp, and RCS: those channels deliver only to these. */
   whatsapp?: string[];
+
   rcs?: string[];
   /** Country used to complete numbers when a request gives none (the account's time zone). */
   country?: string;

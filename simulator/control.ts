@@ -1,7 +1,5 @@
-/**
- * The simulator's own endpoints (`/simulator/...`), what tests and the outbox page use: the
- * outbox, the received requests, accounts, faults, the webhook, incoming replies, and events.
- */
+/** The simulator's own endpoints (`/simulator/...`), for tests and the outbox page. */
+
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimulatorAccountInit } from './accounts';
 import type { Fault } from './faults';

@@ -1,8 +1,6 @@
 /**
- * How the simulated gateway counts a text, independently of the client's `gateway/text.ts`: with
- * a segment library (sms-segments-calculator), so that a counting mistake in the client shows up
- * as a disagreement with the simulator. The library is slow on long texts, so the simulator
- * refuses anything far over the limit before it counts.
+ * The gateway's counting, by a segment library and not the client's code, so that a counting
+ * mistake in the client shows as a disagreement. The library is slow on long texts.
  */
 import { SegmentedMessage } from 'sms-segments-calculator';
 
@@ -27,9 +25,9 @@ export function countText(text: string, unicode: boolean | 'auto') {
     const message = new SegmentedMessage(text, 'UCS-2');
     return { characters: message.messageSize / 16, parts: text ? message.segmentsCount : 0, unicode: true, limit: LIMIT_UNICODE };
   }
-  // Unicode off: the gateway sends each character (code point) GSM-7 cannot carry as one
-  // replacement character. The library judges each code point alone (its own non-GSM list works
-  // on grapheme clusters, which would swallow a combining mark with its letter).
+  // Unicode off: each code point GSM-7 cannot carry goes as one replacement character, judged
+  // alone (the library's own list works on graphemes, which swallow a combining mark).
+
   const gsm = auto.encodingName === 'UCS-2' ? Array.from(text, (c) => (isGsm(c) ? c : '?')).join('') : text;
   const message = new SegmentedMessage(gsm, 'GSM-7');
   return { characters: message.messageSize / 7, parts: gsm ? message.segmentsCount : 0, unicode: false, limit: LIMIT_GSM7 };

@@ -1,7 +1,5 @@
-/**
- * The other endpoints: OTPs (their code shows in the outbox page), the number check (as the
- * vendor's SDK reads it), a blacklist, an address book. State per account, bounded.
- */
+/** The other endpoints (the number check as the vendor's SDK reads it): state per account, bounded. */
+
 import { randomBytes, randomInt } from 'node:crypto';
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
 import { ENDPOINTS, type EndpointName } from '../gateway/operations';

@@ -16,9 +16,8 @@ export interface Fault {
   /** Answer HTTP 400 with an error body that echoes the request's application_token in every field (not processed). */
   echo?: boolean;
   /**
-   * The gateway goes away for `seconds`: `refuse` closes the listening socket and every
-   * connection (clients get ECONNREFUSED; the controls are away too, it ends by itself), `503`
-   * answers every API request HTTP 503 unprocessed. `seconds: 0` ends a 503 outage.
+   * Gone for `seconds`: `refuse` closes every socket (ECONNREFUSED; the controls too; it ends by
+   * itself), `503` answers every API request 503 unprocessed (`seconds: 0` ends it).
    */
   offline?: { seconds: number; mode?: 'refuse' | '503' };
 }
@@ -61,7 +60,6 @@ export class FaultInjector {
     return this.latency + (this.jitter > 0 ? Math.random() * this.jitter : 0);
   }
 
-  /** The fault for the request now arriving, if one is left. */
   next(): Fault | undefined {
     if (Date.now() < this.unavailableUntil) return { status: 503 };
     if (this.#fault.count <= 0) return undefined;

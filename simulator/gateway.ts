@@ -128,16 +128,14 @@ export class SimulatedGateway {
   }
 
   /** Flips scheduled messages whose time has come to sent. Returns whether any changed. */
-  releaseDue(now = Date.now()): boolean {
-    let changed = false;
-    for (const m of this.state.outbox) {
-      if (m.status === 'scheduled' && m.scheduled && Date.parse(m.scheduled) <= now) {
-        m.status = 'sent';
-        changed = true;
-        this.onSent(m);
-      }
+  releaseDue(): boolean {
+    const now = Date.now();
+    const due = this.state.outbox.filter((m) => m.status === 'scheduled' && m.scheduled && Date.parse(m.scheduled) <= now);
+    for (const m of due) {
+      m.status = 'sent';
+      this.onSent(m);
     }
-    return changed;
+    return due.length > 0;
   }
 
   info(account: SimulatorAccount): Record<string, unknown> {

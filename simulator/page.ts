@@ -1,8 +1,8 @@
 /**
- * The outbox page: what the simulator "delivered", grouped by recipient, and the accounts' credit,
- * refreshed live (server-sent events). A button takes the gateway offline for a minute (HTTP 503),
- * to watch an alert wait in the account's outbox and arrive afterwards. Readable on a phone.
+ * The outbox page, live (server-sent events). Its button takes the gateway offline for a minute
+ * (HTTP 503), to watch an alert wait in the account's outbox and arrive afterwards.
  */
+
 export const OUTBOX_PAGE = `<!doctype html>
 <html lang="en">
 <head>

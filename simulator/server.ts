@@ -1,14 +1,12 @@
-/**
- * The simulator's HTTP server: it checks who is asking (Host and Origin), then hands the request
- * to the outbox page (`/`), the control endpoints (`/simulator/...`) or the gateway's API.
- */
+/** The HTTP server: Host and Origin checked, then the outbox page, the controls or the API. */
+import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
+import type { AddressInfo, Socket } from 'node:net';
 import { isLoopbackHost } from '../gateway/base-url';
 import { serveApi } from './api';
 import { serveControl } from './control';
 import type { Fault } from './faults';
-import { json } from './http';
+import { json, reply } from './http';
 import { OUTBOX_PAGE } from './page';
 import { SimulatorState, type SimulatorOptions } from './state';
 
@@ -25,7 +23,6 @@ export type Simulator = Awaited<ReturnType<typeof startSimulator>>;
 export async function startSimulator(options: SimulatorOptions = {}) {
   const state = new SimulatorState(options);
   const sockets = new Set<Socket>();
-  // Scheduled messages become sent when their time comes; the outbox page hears of it.
   const releaseTimer = setInterval(() => {
     if (state.gateway.releaseDue()) state.notify();
   }, 1000);
@@ -53,7 +50,6 @@ export async function startSimulator(options: SimulatorOptions = {}) {
     }, 50);
     offlineTimer = setTimeout(
       () => {
-        offlineTimer = undefined;
         if (!server.listening) server.listen(actualPort, host);
       },
       50 + seconds * 1000,
@@ -63,20 +59,14 @@ export async function startSimulator(options: SimulatorOptions = {}) {
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     if (!trusted(req)) return json(res, 403, { error: 'Host or Origin is not this simulator' });
     const url = new URL(req.url ?? '/', 'http://simulator');
-    if (url.pathname === '/' && req.method === 'GET') {
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
-      res.end(OUTBOX_PAGE);
-      return;
-    }
+    if (url.pathname === '/' && req.method === 'GET')
+      return reply(res, 200, OUTBOX_PAGE, { 'content-type': 'text/html; charset=utf-8', 'cache-control': 'no-store' });
     if (url.pathname.startsWith('/simulator/')) return serveControl(state, req, res, url.pathname);
     return serveApi(state, req, res, url);
   }
 
-  /**
-   * A page from another site (DNS rebinding, a cross-site fetch) must reach neither the log, which
-   * holds tokens, nor the controls: the Host must be this server, an Origin this page's own.
-   */
-  // Empty until the server listens (its port is known then): a request before that is refused.
+  // Another site's page (DNS rebinding, a cross-site fetch) must reach neither the log (tokens) nor
+  // the controls: the Host must be this server (none until it listens), an Origin this page's own.
   let allowedHosts = new Set<string>();
   function trusted(req: IncomingMessage): boolean {
     const hostHeader = (req.headers.host ?? '').toLowerCase();
@@ -98,15 +88,9 @@ export async function startSimulator(options: SimulatorOptions = {}) {
       `bulkgate-simulator: listening on ${host}, not loopback: other machines can reach it, its request log (tokens included) and its controls. It is a developer tool; use --host 127.0.0.1 unless you need this.`,
     );
   }
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    server.listen(port, host, () => {
-      server.off('error', reject);
-      resolve();
-    });
-  });
-  const address = server.address();
-  const actualPort = typeof address === 'object' && address ? address.port : port;
+  server.listen(port, host);
+  await once(server, 'listening');
+  const actualPort = (server.address() as AddressInfo).port;
   // The host names this server answers to: its own address, and loopback names for a loopback bind.
   const names = isLoopbackHost(host) ? [urlName(host), 'localhost', '127.0.0.1', '[::1]'] : [urlName(host)];
   allowedHosts = new Set(names.map((n) => `${n.toLowerCase()}:${actualPort}`));
@@ -118,14 +102,12 @@ export async function startSimulator(options: SimulatorOptions = {}) {
     requests: state.requests,
     /** Sets latency and a fault for the next requests (what POST /simulator/faults does). */
     setFault: (fault: Fault & { latency?: number; jitter?: number }) => state.faults.set(fault),
-    close: () =>
-      new Promise<void>((resolve) => {
-        clearInterval(releaseTimer);
-        clearTimeout(offlineTimer);
-        state.close();
-        for (const socket of sockets) socket.destroy();
-        if (server.listening) server.close(() => resolve());
-        else resolve();
-      }),
+    close: async () => {
+      clearInterval(releaseTimer);
+      clearTimeout(offlineTimer);
+      state.close();
+      for (const socket of sockets) socket.destroy();
+      if (server.listening) await new Promise((resolve) => server.close(resolve));
+    },
   };
 }

@@ -32,7 +32,6 @@ export interface ReceivedRequest {
 
 export class SimulatorState {
   readonly gateway: SimulatedGateway;
-  /** One-time passwords, number check, blacklist and address book. */
   readonly endpoints: SimulatedEndpoints;
   readonly accounts = new Map<string, SimulatorAccount>();
   /** What the simulator received, newest last: tests and GET /simulator/requests read it. */
@@ -86,7 +85,6 @@ export class SimulatorState {
     this.#requestBytes = 0;
   }
 
-  /** Tells the outbox pages that something changed. */
   notify(): void {
     for (const res of this.listeners) res.write(`data: ${JSON.stringify({ at: Date.now() })}\n\n`);
   }

@@ -1,7 +1,6 @@
 /**
- * The webhook dispatcher: delivery reports and incoming messages sent where the gateway's
- * "Webhook" setting points, single reports as GET with query parameters, or (bulk) one POST
- * with a JSON array. A webhook that does not answer is the receiver's problem, as at the gateway.
+ * Delivery reports and incoming messages, sent where the gateway's "Webhook" setting points. A
+ * webhook that does not answer is the receiver's problem, as at the gateway.
  */
 import type { SimulatorAccount } from './accounts';
 import type { OutboxMessage } from './gateway';
@@ -14,46 +13,39 @@ export class WebhookDispatcher {
 
   constructor(public url = '') {}
 
-  send(events: Record<string, unknown>[]): void {
+  /** A GET with the event as query parameters, or (bulk) a POST of a JSON array. */
+  send(event: Record<string, unknown>): void {
     if (!this.url) return;
-    const sent = this.bulk
-      ? fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(events) })
-      : Promise.all(
-          events.map((e) => {
-            const single = new URL(this.url);
-            for (const [k, v] of Object.entries(e)) single.searchParams.set(k, String(v));
-            return fetch(single);
-          }),
-        );
-    void Promise.resolve(sent).catch(() => undefined);
+    if (this.bulk) {
+      void fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([event]) }).catch(() => undefined);
+      return;
+    }
+    const single = new URL(this.url);
+    for (const [k, v] of Object.entries(event)) single.searchParams.set(k, String(v));
+    void fetch(single).catch(() => undefined);
   }
 
-  /**
-   * The reports of a message that went out: delivered (1) or not (3), and Viber's "seen" (13)
-   * after; none for the account's silent numbers, later for those with their own report delay.
-   */
+  /** Delivered (1) or not (3), then Viber's "seen" (13); none for silent numbers. */
   reportSent(m: OutboxMessage, account: SimulatorAccount | undefined): void {
     if (account?.silent.has(m.number)) return;
     const base = { smsID: m.sms_id, to: m.number, price: m.price, channel: m.channel };
     const delivered = !account?.unreachable.has(m.number);
     const delay = account?.reportDelay.get(m.number) ?? this.delay;
-    this.#later(delay, () => this.send([{ status: delivered ? 1 : 3, ...base, date: new Date().toISOString() }]));
-    if (delivered && m.channel === 'viber') this.#later(delay * 2, () => this.send([{ status: 13, ...base, date: new Date().toISOString() }]));
+    this.#later(delay, () => this.send({ status: delivered ? 1 : 3, ...base, date: new Date().toISOString() }));
+    if (delivered && m.channel === 'viber') this.#later(delay * 2, () => this.send({ status: 13, ...base, date: new Date().toISOString() }));
   }
 
   /** A reply from a phone: status 10 with the sender and the text. */
   incoming(smsID: string, input: { from?: unknown; to?: unknown; message?: unknown }): void {
-    this.send([
-      {
-        status: 10,
-        smsID,
-        from: String(input.from ?? ''),
-        to: String(input.to ?? ''),
-        message: String(input.message ?? ''),
-        channel: 'sms',
-        date: new Date().toISOString(),
-      },
-    ]);
+    this.send({
+      status: 10,
+      smsID,
+      from: String(input.from ?? ''),
+      to: String(input.to ?? ''),
+      message: String(input.message ?? ''),
+      channel: 'sms',
+      date: new Date().toISOString(),
+    });
   }
 
   close(): void {
