@@ -6,7 +6,6 @@ export interface SimulatorAccountInit {
   /** Numbers that use Viber, WhatsApp, RCS: those channels deliver only to these. */
   viber?: string[];
   whatsapp?: string[];
-
   rcs?: string[];
   /** Country used to complete numbers when a request gives none (the account's time zone). */
   country?: string;

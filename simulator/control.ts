@@ -1,5 +1,4 @@
 /** The simulator's own endpoints (`/simulator/...`), for tests and the outbox page. */
-
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimulatorAccountInit } from './accounts';
 import type { Fault } from './faults';

@@ -27,7 +27,6 @@ export function countText(text: string, unicode: boolean | 'auto') {
   }
   // Unicode off: each code point GSM-7 cannot carry goes as one replacement character, judged
   // alone (the library's own list works on graphemes, which swallow a combining mark).
-
   const gsm = auto.encodingName === 'UCS-2' ? Array.from(text, (c) => (isGsm(c) ? c : '?')).join('') : text;
   const message = new SegmentedMessage(gsm, 'GSM-7');
   return { characters: message.messageSize / 7, parts: gsm ? message.segmentsCount : 0, unicode: false, limit: LIMIT_GSM7 };

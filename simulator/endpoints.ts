@@ -1,5 +1,4 @@
 /** The other endpoints (the number check as the vendor's SDK reads it): state per account, bounded. */
-
 import { randomBytes, randomInt } from 'node:crypto';
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
 import { ENDPOINTS, type EndpointName } from '../gateway/operations';
@@ -311,7 +310,6 @@ export class SimulatedEndpoints {
       case 'address-book consent-remove':
         find(body.phone_number, 'invalid_phone_mobile').agreement = null;
         return { phone_number: body.phone_number, agreement: null };
-
       default:
         throw new ApiError(404, 'unknown_action', 'Unknown action');
     }

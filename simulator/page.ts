@@ -2,7 +2,6 @@
  * The outbox page, live (server-sent events). Its button takes the gateway offline for a minute
  * (HTTP 503), to watch an alert wait in the account's outbox and arrive afterwards.
  */
-
 export const OUTBOX_PAGE = `<!doctype html>
 <html lang="en">
 <head>
