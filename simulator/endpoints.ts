@@ -275,9 +275,8 @@ export class SimulatedEndpoints {
       case 'address-book add':
         return store(body.data);
       case 'address-book edit': {
-        const number = key(body.phone_number);
-        const entry = book.get(number);
-        if (!entry) throw numberNotFound();
+        const entry = find(body.phone_number);
+        const number = entry.contact.phone_mobile as string;
         if (!isObject(body.data)) throw invalidInput();
         const contact = store({ phone_mobile: number, ...body.data }, entry.contact);
         // A new phone_mobile moves the contact.

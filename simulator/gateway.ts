@@ -184,7 +184,7 @@ export class SimulatedGateway {
     return { total: { price: round(price), status: counters }, response: records };
   }
 
-  transactional(account: SimulatorAccount, version: Version, endpoint: string, body: Record<string, unknown>): Record<string, unknown> {
+  transactional(account: SimulatorAccount, version: Version, endpoint: string, body: Record<string, unknown>): unknown {
     if (this.strict) strictCheck(version, body);
     let recipient: Recipient;
     if (body.number !== undefined && body.number !== '') {
@@ -201,9 +201,7 @@ export class SimulatedGateway {
     }
     const plan = this.#plan(account, version, body, recipient);
     if (plan.invalid && version === '2.0') throw new ApiError(400, 'invalid_phone_number', 'Invalid phone number');
-    const check = body.duplicates_check === 'on' ? 'same_text' : null;
-    const [record] = this.#commit(account, 'transactional', endpoint, body, [plan], check);
-    return record as unknown as Record<string, unknown>;
+    return this.#commit(account, 'transactional', endpoint, body, [plan], body.duplicates_check === 'on' ? 'same_text' : null)[0];
   }
 
   #plan(account: SimulatorAccount, version: Version, body: Record<string, unknown>, recipient: Recipient): Plan {
@@ -216,17 +214,20 @@ export class SimulatedGateway {
     let delivery: Delivery | undefined;
     for (const [name, settings] of Object.entries(channels)) {
       if (!isObject(settings)) continue;
+      if (name === 'sms') break;
       if ((name === 'viber' || name === 'whatsapp' || name === 'rcs') && account[name].has(number)) {
         const text = name === 'viber' ? String(settings.text ?? recipient.text ?? topText ?? '') : chatText(settings);
         delivery = { text, channel: name, sender: String(settings.sender ?? ''), unicode: false };
         break;
       }
-      if (name === 'sms') {
-        delivery = this.#sms(version, body, settings, recipient, topText);
-        break;
-      }
     }
-    delivery ??= this.#sms(version, body, isObject(channels.sms) ? channels.sms : {}, recipient, topText);
+    if (!delivery) {
+      // Version 1.0 has no channels: its sender and unicode are top-level.
+      const settings = isObject(channels.sms) ? channels.sms : {};
+      const sender = version === '2.0' ? settings : body;
+      const text = String(settings.text ?? recipient.text ?? topText ?? '');
+      delivery = { text, channel: 'sms', sender: smsSender(sender), unicode: asBoolean(sender.unicode) };
+    }
     delivery.text = substitute(delivery.text, recipient.variables);
     if (!delivery.text) throw new ApiError(400, 'empty_message', 'Empty message');
     const measure = countText(delivery.text, delivery.channel === 'sms' ? delivery.unicode : 'auto');
@@ -237,12 +238,6 @@ export class SimulatedGateway {
     const parts = delivery.channel === 'sms' ? Math.max(1, measure.parts) : 1;
     const price = delivery.channel === 'sms' ? round(parts * PRICES.sms) : PRICES[delivery.channel];
     return { invalid: false, number, delivery, parts, price };
-  }
-
-  #sms(version: Version, body: Record<string, unknown>, settings: Record<string, unknown>, recipient: Recipient, topText?: string): Delivery {
-    const sender = version === '2.0' ? settings : body;
-    const text = String((version === '2.0' ? settings.text : undefined) ?? recipient.text ?? topText ?? '');
-    return { text, channel: 'sms', sender: smsSender(sender), unicode: asBoolean(sender.unicode) };
   }
 
   #commit(
