@@ -2,11 +2,11 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimulatorAccountInit } from './accounts';
 import type { Fault } from './faults';
-import { json, mediaType, readBody } from './http';
+import { json, mediaType, parseObject, readBody } from './http';
 import type { SimulatorState } from './state';
 
 export async function serveControl(state: SimulatorState, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
-  let input: Record<string, unknown> = {};
+  let input: Record<string, unknown> | undefined = {};
   if (req.method === 'POST') {
     // JSON only: a cross-site form or a text/plain fetch cannot send it without a preflight.
     if (mediaType(req) !== 'application/json') {
@@ -15,13 +15,8 @@ export async function serveControl(state: SimulatorState, req: IncomingMessage, 
     }
     const raw = await readBody(req);
     if (raw === undefined) return json(res, 413, { error: 'body too large' });
-    try {
-      const parsed: unknown = JSON.parse(raw || '{}');
-      if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) throw new Error('not an object');
-      input = parsed as Record<string, unknown>;
-    } catch {
-      return json(res, 400, { error: 'the body must be a JSON object' });
-    }
+    input = parseObject(raw || '{}');
+    if (!input) return json(res, 400, { error: 'the body must be a JSON object' });
   }
   switch (`${req.method} ${path}`) {
     case 'GET /simulator/outbox':

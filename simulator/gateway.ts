@@ -87,12 +87,9 @@ function substitute(text: string, variables: Record<string, unknown>): string {
 
 /** Strict mode: refuse shapes the reference does not allow, so a wrong client is caught. */
 function strictCheck(version: Version, body: Record<string, unknown>): void {
-  if (version === '2.0') {
-    for (const key of ['sender_id', 'sender_id_value', 'unicode', 'flash']) {
-      if (key in body) throw invalidParameter(`${key} is not a top-level field in version 2.0`);
-    }
-  } else if ('channel' in body) {
-    throw invalidParameter('channel exists in version 2.0 only');
+  if (version === '1.0' && 'channel' in body) throw invalidParameter('channel exists in version 2.0 only');
+  for (const key of ['sender_id', 'sender_id_value', 'unicode', 'flash']) {
+    if (version === '2.0' && key in body) throw invalidParameter(`${key} is not a top-level field in version 2.0`);
   }
   const senders: unknown[] = [body.sender_id];
   if (isObject(body.channel) && isObject(body.channel.sms)) senders.push(body.channel.sms.sender_id);
@@ -177,7 +174,7 @@ export class SimulatedGateway {
     }
     if (recipients.length === 0) throw new ApiError(400, 'no_recipients', 'No recipients');
     const planned = recipients.map((r) => this.#plan(account, version, body, r));
-    const records = this.#commit(account, 'promotional', endpoint, body, planned, (body.duplicates_check as string | undefined) ?? null);
+    const records = this.#commit(account, 'promotional', endpoint, body.schedule, planned, body.duplicates_check as string | undefined);
     const counters = { sent: 0, accepted: 0, scheduled: 0, error: 0 };
     for (const r of records) counters[r.status]++;
     const price = records.reduce((sum, r) => sum + (r.price ?? 0), 0);
@@ -201,7 +198,7 @@ export class SimulatedGateway {
     }
     const plan = this.#plan(account, version, body, recipient);
     if (plan.invalid && version === '2.0') throw new ApiError(400, 'invalid_phone_number', 'Invalid phone number');
-    return this.#commit(account, 'transactional', endpoint, body, [plan], body.duplicates_check === 'on' ? 'same_text' : null)[0];
+    return this.#commit(account, 'transactional', endpoint, body.schedule, [plan], body.duplicates_check === 'on' ? 'same_text' : undefined)[0];
   }
 
   #plan(account: SimulatorAccount, version: Version, body: Record<string, unknown>, recipient: Recipient): Plan {
@@ -240,16 +237,9 @@ export class SimulatedGateway {
     return { invalid: false, number, delivery, parts, price };
   }
 
-  #commit(
-    account: SimulatorAccount,
-    kind: 'promotional' | 'transactional',
-    endpoint: string,
-    body: Record<string, unknown>,
-    plans: Plan[],
-    duplicates: string | null,
-  ): SendRecord[] {
-    const scheduleAt = parseSchedule(body.schedule);
-    if (body.schedule !== undefined && scheduleAt === undefined) throw invalidParameter('schedule must be a unix timestamp or an ISO 8601 date-time');
+  #commit(account: SimulatorAccount, kind: OutboxMessage['kind'], endpoint: string, schedule: unknown, plans: Plan[], duplicates?: string): SendRecord[] {
+    const scheduleAt = parseSchedule(schedule);
+    if (schedule !== undefined && scheduleAt === undefined) throw invalidParameter('schedule must be a unix timestamp or an ISO 8601 date-time');
     const now = Date.now();
     const due = scheduleAt !== undefined && scheduleAt > now;
     // Duplicates: a copy of a recent message is not sent again; its original record is answered.

@@ -1,8 +1,9 @@
 /** HTTP plumbing of the simulator: JSON answers, bounded bodies, the API's parameters. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { isObject } from './gateway';
 
 /** Larger request bodies are answered 413 (100,000 recipients with their own texts fit). */
-export const MAX_BODY = 32 * 1024 * 1024;
+const MAX_BODY = 32 * 1024 * 1024;
 
 export function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
@@ -30,13 +31,10 @@ export function readBody(req: IncomingMessage): Promise<string | undefined> {
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size > MAX_BODY) {
-        req.off('data', onData);
-        req.resume();
-        resolve(undefined);
-        return;
-      }
-      chunks.push(chunk);
+      if (size <= MAX_BODY) return void chunks.push(chunk);
+      req.off('data', onData);
+      req.resume();
+      resolve(undefined);
     };
     req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));
@@ -47,17 +45,20 @@ export function readBody(req: IncomingMessage): Promise<string | undefined> {
 /** Reads the parameters of an API request: JSON body, form body, or the query of a GET. */
 export function parseParameters(method: string, contentType: string | undefined, raw: string, query: URLSearchParams): Record<string, unknown> | undefined {
   if (method === 'GET') return Object.fromEntries(query);
+  if (contentType === 'application/json') return parseObject(raw);
   // The gateway takes JSON or a form; any other content type is no parameters at all.
-  if (contentType !== 'application/json' && contentType !== 'application/x-www-form-urlencoded') return undefined;
-  if (contentType === 'application/x-www-form-urlencoded') {
-    const form: Record<string, unknown> = Object.fromEntries(new URLSearchParams(raw));
-    // Form bodies carry booleans as yes/no.
-    for (const key of ['unicode', 'flash']) if (key in form) form[key] = form[key] === 'yes' || form[key] === '1' || form[key] === 'true';
-    return form;
-  }
+  if (contentType !== 'application/x-www-form-urlencoded') return undefined;
+  const form: Record<string, unknown> = Object.fromEntries(new URLSearchParams(raw));
+  // Form bodies carry booleans as yes/no.
+  for (const key of ['unicode', 'flash']) if (key in form) form[key] = form[key] === 'yes' || form[key] === '1' || form[key] === 'true';
+  return form;
+}
+
+/** A JSON object, or undefined for anything else (not JSON, an array, a scalar). */
+export function parseObject(raw: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(raw);
-    return typeof parsed === 'object' && parsed !== null && !Array.isArray(parsed) ? (parsed as Record<string, unknown>) : undefined;
+    return isObject(parsed) ? parsed : undefined;
   } catch {
     return undefined;
   }

@@ -10,9 +10,6 @@ import { json, reply } from './http';
 import { OUTBOX_PAGE } from './page';
 import { SimulatorState, type SimulatorOptions } from './state';
 
-export type { Fault } from './faults';
-export type { ReceivedRequest } from './state';
-
 /** A host as it stands in a URL (an IPv6 address in brackets). */
 function urlName(host: string): string {
   return host.includes(':') ? `[${host}]` : host;
@@ -73,12 +70,7 @@ export async function startSimulator(options: SimulatorOptions = {}) {
     // A wildcard bind answers on every address of the machine: the user chose that, with a warning.
     if (host !== '0.0.0.0' && host !== '::' && !allowedHosts.has(hostHeader)) return false;
     const origin = req.headers.origin;
-    if (origin === undefined) return true;
-    try {
-      return new URL(origin).host.toLowerCase() === hostHeader;
-    } catch {
-      return false;
-    }
+    return origin === undefined || (URL.canParse(origin) && new URL(origin).host.toLowerCase() === hostHeader);
   }
 
   const port = options.port ?? 0;

@@ -1,7 +1,9 @@
 /** Starts the project's simulator on a free loopback port and talks to its control endpoints. */
 import { DEMO_ACCOUNT } from '../../simulator/accounts';
-import { startSimulator, type Fault, type ReceivedRequest, type Simulator } from '../../simulator/server';
+import type { Fault } from '../../simulator/faults';
 import type { OutboxMessage } from '../../simulator/gateway';
+import { startSimulator, type Simulator } from '../../simulator/server';
+import type { ReceivedRequest } from '../../simulator/state';
 
 export { DEMO_ACCOUNT };
 export const TOKEN = 'test-token-9f8e7d6c5b4a';
