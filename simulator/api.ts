@@ -62,7 +62,6 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   json(res, status, answer);
 }
 
-/** Which endpoint a request names, whether it may use it, and the simulated gateway's answer. */
 function route(state: SimulatorState, method: string, version: Version, path: string, body: Record<string, unknown> | undefined): unknown {
   const endpoint = SimulatedEndpoints.byPath(path);
   const [, v, family, action] = API_PATH.exec(path) ?? [];

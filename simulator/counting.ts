@@ -1,12 +1,9 @@
-/**
- * The gateway's counting, by a segment library and not the client's code, so that a counting
- * mistake in the client shows as a disagreement. The library is slow on long texts.
- */
+/** The gateway's counting, by a segment library (not the client's code, so its mistakes show). */
 import { SegmentedMessage } from 'sms-segments-calculator';
 
 export const LIMIT_GSM7 = 612;
 export const LIMIT_UNICODE = 268;
-/** Texts longer than this (UTF-16 units) are not counted: the answer is "too long" regardless. */
+/** Longer texts (UTF-16 units) are not counted (the library is slow on them): "too long" regardless. */
 const UNCOUNTED_ABOVE = 4 * LIMIT_GSM7;
 
 const gsmCache = new Map<string, boolean>();

@@ -55,7 +55,6 @@ function bounded<K, V>(map: Map<K, V>, key: K, value: V): void {
   if (map.size > MAX_ENTRIES) map.delete(map.keys().next().value as K);
 }
 
-/** An account's own map (its blacklist, its address book), made when first needed. */
 function ofAccount<V>(maps: Map<string, Map<string, V>>, account: SimulatorAccount): Map<string, V> {
   let map = maps.get(account.id);
   if (!map) maps.set(account.id, (map = new Map()));

@@ -124,7 +124,6 @@ export class SimulatedGateway {
     return message;
   }
 
-  /** Flips scheduled messages whose time has come to sent. Returns whether any changed. */
   releaseDue(): boolean {
     const now = Date.now();
     const due = this.state.outbox.filter((m) => m.status === 'scheduled' && m.scheduled && Date.parse(m.scheduled) <= now);

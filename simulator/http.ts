@@ -42,7 +42,6 @@ export function readBody(req: IncomingMessage): Promise<string | undefined> {
   });
 }
 
-/** Reads the parameters of an API request: JSON body, form body, or the query of a GET. */
 export function parseParameters(method: string, contentType: string | undefined, raw: string, query: URLSearchParams): Record<string, unknown> | undefined {
   if (method === 'GET') return Object.fromEntries(query);
   if (contentType === 'application/json') return parseObject(raw);
@@ -54,7 +53,6 @@ export function parseParameters(method: string, contentType: string | undefined,
   return form;
 }
 
-/** A JSON object, or undefined for anything else (not JSON, an array, a scalar). */
 export function parseObject(raw: string): Record<string, unknown> | undefined {
   try {
     const parsed: unknown = JSON.parse(raw);

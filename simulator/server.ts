@@ -1,7 +1,7 @@
 /** The HTTP server: Host and Origin checked, then the outbox page, the controls or the API. */
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
-import type { AddressInfo, Socket } from 'node:net';
+import type { AddressInfo } from 'node:net';
 import { isLoopbackHost } from '../gateway/base-url';
 import { serveApi } from './api';
 import { serveControl } from './control';
@@ -19,7 +19,6 @@ export type Simulator = Awaited<ReturnType<typeof startSimulator>>;
 
 export async function startSimulator(options: SimulatorOptions = {}) {
   const state = new SimulatorState(options);
-  const sockets = new Set<Socket>();
   const releaseTimer = setInterval(() => {
     if (state.gateway.releaseDue()) state.notify();
   }, 1000);
@@ -31,10 +30,6 @@ export async function startSimulator(options: SimulatorOptions = {}) {
       else res.destroy();
     });
   });
-  server.on('connection', (socket) => {
-    sockets.add(socket);
-    socket.on('close', () => sockets.delete(socket));
-  });
   server.keepAliveTimeout = 30_000;
   // An `offline` fault in refuse mode: nothing listens, every connection is closed, for a while.
   let offlineTimer: NodeJS.Timeout | undefined;
@@ -43,7 +38,7 @@ export async function startSimulator(options: SimulatorOptions = {}) {
     // After the control request that asked for it has its answer.
     setTimeout(() => {
       if (server.listening) server.close();
-      for (const socket of sockets) socket.destroy();
+      server.closeAllConnections();
     }, 50);
     offlineTimer = setTimeout(
       () => {
@@ -83,7 +78,6 @@ export async function startSimulator(options: SimulatorOptions = {}) {
   server.listen(port, host);
   await once(server, 'listening');
   const actualPort = (server.address() as AddressInfo).port;
-  // The host names this server answers to: its own address, and loopback names for a loopback bind.
   const names = isLoopbackHost(host) ? [urlName(host), 'localhost', '127.0.0.1', '[::1]'] : [urlName(host)];
   allowedHosts = new Set(names.map((n) => `${n.toLowerCase()}:${actualPort}`));
   return {
@@ -98,7 +92,7 @@ export async function startSimulator(options: SimulatorOptions = {}) {
       clearInterval(releaseTimer);
       clearTimeout(offlineTimer);
       state.close();
-      for (const socket of sockets) socket.destroy();
+      server.closeAllConnections();
       if (server.listening) await new Promise((resolve) => server.close(resolve));
     },
   };

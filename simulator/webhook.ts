@@ -1,7 +1,4 @@
-/**
- * Delivery reports and incoming messages, sent where the gateway's "Webhook" setting points. A
- * webhook that does not answer is the receiver's problem, as at the gateway.
- */
+/** Delivery reports and incoming messages; a webhook that does not answer is the receiver's problem. */
 import type { SimulatorAccount } from './accounts';
 import type { OutboxMessage } from './gateway';
 
