@@ -12,7 +12,6 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   const fault = state.faults.next();
   const at = new Date().toISOString();
   if (fault?.drop === 'before') {
-    // Closed before the request body is read: the gateway never saw the message.
     state.logRequest({ method: req.method ?? 'GET', path, contentType: undefined, body: {}, raw: '', at, fault: 'drop before' });
     return void req.socket.destroy();
   }

@@ -21,12 +21,6 @@ interface Otp {
   resendsLeft: number | null;
 }
 
-/** What the blacklist's answers read of an entry (the reason and date given are not answered back). */
-interface ListedNumber {
-  type: 'black-list' | 'opt-out';
-  source_id: string;
-}
-
 type ContactRecord = Record<string, string | null>;
 
 /** Every field of a contact as the address book's get answers it. */
@@ -69,8 +63,8 @@ function limitOf(value: unknown): number | null {
 
 export class SimulatedEndpoints {
   readonly otps = new Map<string, Otp>();
-  /** Per account: number -> its blacklist entry. */
-  readonly blacklists = new Map<string, Map<string, ListedNumber>>();
+  /** Per account: number -> what the answers read of its entry (not the reason or date given). */
+  readonly blacklists = new Map<string, Map<string, { type: 'black-list' | 'opt-out'; source_id: string }>>();
   /** Per account: number -> contact, and the date of its opt-in consent. */
   readonly contacts = new Map<string, Map<string, { contact: ContactRecord; agreement: string | null }>>();
 

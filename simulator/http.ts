@@ -17,7 +17,6 @@ export function reply(res: ServerResponse, status: number, body?: string, header
   res.end(body);
 }
 
-/** The media type of a request, without parameters. */
 export const mediaType = (req: IncomingMessage): string | undefined => req.headers['content-type']?.split(';')[0]?.trim();
 
 /** Reads a body up to MAX_BODY; undefined when larger (the rest is drained, to answer 413). */

@@ -21,8 +21,7 @@ export async function startSimulator(options: SimulatorOptions = {}) {
   const state = new SimulatorState(options);
   const releaseTimer = setInterval(() => {
     if (state.gateway.releaseDue()) state.notify();
-  }, 1000);
-  releaseTimer.unref();
+  }, 1000).unref();
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
@@ -31,7 +30,6 @@ export async function startSimulator(options: SimulatorOptions = {}) {
     });
   });
   server.keepAliveTimeout = 30_000;
-  // An `offline` fault in refuse mode: nothing listens, every connection is closed, for a while.
   let offlineTimer: NodeJS.Timeout | undefined;
   state.faults.onRefuse = (seconds) => {
     clearTimeout(offlineTimer);
@@ -68,14 +66,13 @@ export async function startSimulator(options: SimulatorOptions = {}) {
     return origin === undefined || (URL.canParse(origin) && new URL(origin).host.toLowerCase() === hostHeader);
   }
 
-  const port = options.port ?? 0;
   const host = options.host ?? '127.0.0.1';
   if (!isLoopbackHost(host)) {
     console.warn(
       `bulkgate-simulator: listening on ${host}, not loopback: other machines can reach it, its request log (tokens included) and its controls. It is a developer tool; use --host 127.0.0.1 unless you need this.`,
     );
   }
-  server.listen(port, host);
+  server.listen(options.port ?? 0, host);
   await once(server, 'listening');
   const actualPort = (server.address() as AddressInfo).port;
   const names = isLoopbackHost(host) ? [urlName(host), 'localhost', '127.0.0.1', '[::1]'] : [urlName(host)];
@@ -86,7 +83,6 @@ export async function startSimulator(options: SimulatorOptions = {}) {
     gateway: state.gateway,
     accounts: state.accounts,
     requests: state.requests,
-    /** Sets latency and a fault for the next requests (what POST /simulator/faults does). */
     setFault: (fault: Fault & { latency?: number; jitter?: number }) => state.faults.set(fault),
     close: async () => {
       clearInterval(releaseTimer);

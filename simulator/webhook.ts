@@ -32,7 +32,6 @@ export class WebhookDispatcher {
     if (delivered && m.channel === 'viber') this.#later(delay * 2, () => this.send({ status: 13, ...base, date: new Date().toISOString() }));
   }
 
-  /** A reply from a phone: status 10 with the sender and the text. */
   incoming(smsID: string, input: { from?: unknown; to?: unknown; message?: unknown }): void {
     this.send({
       status: 10,
