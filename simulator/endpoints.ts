@@ -81,66 +81,127 @@ export class SimulatedEndpoints {
   }
 
   answer(name: EndpointName, account: SimulatorAccount, body: Record<string, unknown>): unknown {
-    const answers: Partial<Record<EndpointName, (account: SimulatorAccount, body: Record<string, unknown>) => unknown>> = {
-      'otp send': this.#otpSend,
-      'otp resend': this.#otpResend,
-      'otp verify': this.#otpVerify,
-      'number-check': this.#numberCheck,
-      'black-list check': this.#blacklistCheck,
-      'black-list add': this.#blacklistAdd,
-      'black-list remove': this.#blacklistRemove,
-    };
-    const answer = answers[name];
-    return answer ? answer.call(this, account, body) : this.#addressBook(name, account, body);
+    const answer = this.#answers[name];
+    return answer ? answer(account, body) : this.#addressBook(name, account, body);
   }
 
-  #otpSend(account: SimulatorAccount, body: Record<string, unknown>): unknown {
-    if (!body.request_quota_identification) throw invalidInput();
-    const number = completeNumber(String(body.number ?? ''), typeof body.country === 'string' ? body.country : account.country);
-    if (!number) throw new ApiError(400, 'invalid_phone_number', 'Invalid phone number');
-    const type = body.code_type === 'string' || body.code_type === 'combined' ? body.code_type : 'int';
-    const length = body.code_length === undefined ? 6 : Number(body.code_length);
-    if (!Number.isInteger(length) || length < 4 || length > 100) throw invalidInput();
-    // The cascade: Viber when listed first and the number uses Viber, else SMS (the last resort).
-    const channels = isObject(body.channel) ? body.channel : {};
-    const viber = isObject(channels.viber) && Object.keys(channels)[0] === 'viber' && account.viber.has(number) ? channels.viber : undefined;
-    const sms = isObject(channels.sms) ? channels.sms : {};
-    const otp: Otp = {
-      id: `otp-${randomBytes(7).toString('hex')}.${randomInt(10_000_000, 99_999_999)}`,
-      account: account.id,
-      number,
-      code: makeCode(type, length),
-      channel: viber ? 'viber' : 'sms',
-      sender: viber ? String(viber.sender ?? '') : smsSender(sms),
-      language: typeof body.language === 'string' && body.language ? body.language.toLowerCase() : 'en',
-      expires: Date.now() + 1000 * (body.expiration === undefined ? 604_800 : Number(body.expiration)),
-      verificationsLeft: limitOf(body.trials_available_verification),
-      resendsLeft: limitOf(body.trials_available_resend),
-    };
-    this.#deliver(account, otp);
-    bounded(this.otps, otp.id, otp);
-    return { id: otp.id };
-  }
+  readonly #answers: Partial<Record<EndpointName, (account: SimulatorAccount, body: Record<string, unknown>) => unknown>> = {
+    'otp send': (account, body) => {
+      if (!body.request_quota_identification) throw invalidInput();
+      const number = completeNumber(String(body.number ?? ''), typeof body.country === 'string' ? body.country : account.country);
+      if (!number) throw new ApiError(400, 'invalid_phone_number', 'Invalid phone number');
+      const type = body.code_type === 'string' || body.code_type === 'combined' ? body.code_type : 'int';
+      const length = body.code_length === undefined ? 6 : Number(body.code_length);
+      if (!Number.isInteger(length) || length < 4 || length > 100) throw invalidInput();
+      // The cascade: Viber when listed first and the number uses Viber, else SMS (the last resort).
+      const channels = isObject(body.channel) ? body.channel : {};
+      const viber = isObject(channels.viber) && Object.keys(channels)[0] === 'viber' && account.viber.has(number) ? channels.viber : undefined;
+      const sms = isObject(channels.sms) ? channels.sms : {};
+      const otp: Otp = {
+        id: `otp-${randomBytes(7).toString('hex')}.${randomInt(10_000_000, 99_999_999)}`,
+        account: account.id,
+        number,
+        code: makeCode(type, length),
+        channel: viber ? 'viber' : 'sms',
+        sender: viber ? String(viber.sender ?? '') : smsSender(sms),
+        language: typeof body.language === 'string' && body.language ? body.language.toLowerCase() : 'en',
+        expires: Date.now() + 1000 * (body.expiration === undefined ? 604_800 : Number(body.expiration)),
+        verificationsLeft: limitOf(body.trials_available_verification),
+        resendsLeft: limitOf(body.trials_available_resend),
+      };
+      this.#deliver(account, otp);
+      bounded(this.otps, otp.id, otp);
+      return { id: otp.id };
+    },
 
-  #otpResend(account: SimulatorAccount, body: Record<string, unknown>): unknown {
-    const otp = this.#otp(account, body.id);
-    if (otp.resendsLeft !== null) {
-      if (otp.resendsLeft === 0) throw invalidInput();
-      otp.resendsLeft--;
-    }
-    const message = this.#deliver(account, otp);
-    return { id: otp.id, message: { status: 'accepted', message_id: message.sms_id, part_id: [message.sms_id], number: otp.number, channel: otp.channel } };
-  }
+    'otp resend': (account, body) => {
+      const otp = this.#otp(account, body.id);
+      if (otp.resendsLeft !== null) {
+        if (otp.resendsLeft === 0) throw invalidInput();
+        otp.resendsLeft--;
+      }
+      const message = this.#deliver(account, otp);
+      return { id: otp.id, message: { status: 'accepted', message_id: message.sms_id, part_id: [message.sms_id], number: otp.number, channel: otp.channel } };
+    },
 
-  #otpVerify(account: SimulatorAccount, body: Record<string, unknown>): unknown {
-    const otp = this.#otp(account, body.id);
-    if (typeof body.code !== 'string' && typeof body.code !== 'number') throw invalidInput();
-    if (otp.verificationsLeft !== null) {
-      if (otp.verificationsLeft === 0) return { id: otp.id, verified: false };
-      otp.verificationsLeft--;
-    }
-    return { id: otp.id, verified: String(body.code) === otp.code };
-  }
+    'otp verify': (account, body) => {
+      const otp = this.#otp(account, body.id);
+      if (typeof body.code !== 'string' && typeof body.code !== 'number') throw invalidInput();
+      if (otp.verificationsLeft !== null) {
+        if (otp.verificationsLeft === 0) return { id: otp.id, verified: false };
+        otp.verificationsLeft--;
+      }
+      return { id: otp.id, verified: String(body.code) === otp.code };
+    },
+
+    'number-check': (account, body) => {
+      if (!Array.isArray(body.numbers) || body.numbers.length === 0) throw invalidInput();
+      const out: Record<string, unknown> = {};
+      for (const entry of body.numbers) {
+        const given = String(isObject(entry) ? entry.phone_number : entry);
+        const iso = isObject(entry) && typeof entry.country === 'string' && entry.country ? entry.country.toUpperCase() : account.country;
+        const number = completeNumber(given, iso);
+        const parsed = number ? parsePhoneNumberFromString(`+${number}`) : undefined;
+        const country = parsed?.country ?? (isSupportedCountry(iso) ? iso : undefined);
+        out[given] =
+          number && country
+            ? {
+                phone_number: number,
+                valid: true,
+                country: country.toLowerCase(),
+                call_prefix: Number(getCountryCallingCode(country as CountryCode)),
+                network_code: `${getCountryCallingCode(country as CountryCode)}01`,
+                network_name: 'Simulated mobile',
+              }
+            : { phone_number: given, valid: false, country: null, call_prefix: null, network_code: null, network_name: '' };
+      }
+      return out;
+    },
+
+    'black-list check': (account, body) => {
+      this.#wallet(account, body);
+      if (!Array.isArray(body.numbers)) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
+      const route = body.route === 'transactional' ? 'transactional' : 'promotional';
+      const out: Record<string, boolean> = {};
+      for (const given of body.numbers) {
+        const number = completeNumber(String(given), account.country);
+        const entry = number === undefined ? undefined : this.blacklists.get(account.id)?.get(number);
+        // Opt-outs block promotional messages only.
+        out[String(given)] = Boolean(entry && (route === 'promotional' || entry.type === 'black-list'));
+      }
+      return out;
+    },
+
+    'black-list add': (account, body) => {
+      this.#wallet(account, body);
+      if (!Array.isArray(body.numbers)) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
+      const numbers = body.numbers.map((n) => completeNumber(String(n), account.country)).filter((n): n is string => n !== undefined);
+      if (numbers.length === 0) throw new ApiError(400, 'no_valid_numbers', 'No valid numbers');
+      const list = ofAccount(this.blacklists, account);
+      const fresh = numbers.filter((n) => !list.has(n));
+      if (fresh.length === 0) throw new ApiError(400, 'number_already_exists', 'Number already exists');
+      const type = body.type === 'opt-out' ? 'opt-out' : 'black-list';
+      for (const number of fresh) bounded(list, number, { type, source_id: String(body.source_id ?? '') });
+      return { message: 'contacts have been blacklisted' };
+    },
+
+    'black-list remove': (account, body) => {
+      this.#wallet(account, body);
+      const hasNumber = body.number !== undefined && body.number !== '';
+      const hasSource = body.source_id !== undefined && body.source_id !== '';
+      if (hasNumber && hasSource) throw new ApiError(400, 'use_number_or_source_id_not_both', 'Use number or source id not both');
+      if (!hasNumber && !hasSource) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
+      const list = ofAccount(this.blacklists, account);
+      if (hasNumber) {
+        const number = completeNumber(String(body.number), account.country);
+        if (!number) throw new ApiError(400, 'no_valid_numbers', 'No valid numbers');
+        list.delete(number);
+      } else {
+        for (const [number, entry] of list) if (entry.source_id === body.source_id) list.delete(number);
+      }
+      return { message: 'Black list contacts have been removed' };
+    },
+  };
 
   #otp(account: SimulatorAccount, id: unknown): Otp {
     const otp = typeof id === 'string' ? this.otps.get(id) : undefined;
@@ -168,76 +229,8 @@ export class SimulatedEndpoints {
     });
   }
 
-  #numberCheck(account: SimulatorAccount, body: Record<string, unknown>): unknown {
-    if (!Array.isArray(body.numbers) || body.numbers.length === 0) throw invalidInput();
-    const out: Record<string, unknown> = {};
-    for (const entry of body.numbers) {
-      const given = String(isObject(entry) ? entry.phone_number : entry);
-      const iso = isObject(entry) && typeof entry.country === 'string' && entry.country ? entry.country.toUpperCase() : account.country;
-      const number = completeNumber(given, iso);
-      const parsed = number ? parsePhoneNumberFromString(`+${number}`) : undefined;
-      const country = parsed?.country ?? (isSupportedCountry(iso) ? iso : undefined);
-      out[given] =
-        number && country
-          ? {
-              phone_number: number,
-              valid: true,
-              country: country.toLowerCase(),
-              call_prefix: Number(getCountryCallingCode(country as CountryCode)),
-              network_code: `${getCountryCallingCode(country as CountryCode)}01`,
-              network_name: 'Simulated mobile',
-            }
-          : { phone_number: given, valid: false, country: null, call_prefix: null, network_code: null, network_name: '' };
-    }
-    return out;
-  }
-
   #wallet(account: SimulatorAccount, body: Record<string, unknown>): void {
     if (body.wallet !== undefined && body.wallet !== `sim-wallet-${account.id}`) throw new ApiError(400, 'invalid_wallet', 'Invalid wallet');
-  }
-
-  #blacklistCheck(account: SimulatorAccount, body: Record<string, unknown>): unknown {
-    this.#wallet(account, body);
-    if (!Array.isArray(body.numbers)) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
-    const route = body.route === 'transactional' ? 'transactional' : 'promotional';
-    const out: Record<string, boolean> = {};
-    for (const given of body.numbers) {
-      const number = completeNumber(String(given), account.country);
-      const entry = number === undefined ? undefined : this.blacklists.get(account.id)?.get(number);
-      // Opt-outs block promotional messages only.
-      out[String(given)] = Boolean(entry && (route === 'promotional' || entry.type === 'black-list'));
-    }
-    return out;
-  }
-
-  #blacklistAdd(account: SimulatorAccount, body: Record<string, unknown>): unknown {
-    this.#wallet(account, body);
-    if (!Array.isArray(body.numbers)) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
-    const numbers = body.numbers.map((n) => completeNumber(String(n), account.country)).filter((n): n is string => n !== undefined);
-    if (numbers.length === 0) throw new ApiError(400, 'no_valid_numbers', 'No valid numbers');
-    const list = ofAccount(this.blacklists, account);
-    const fresh = numbers.filter((n) => !list.has(n));
-    if (fresh.length === 0) throw new ApiError(400, 'number_already_exists', 'Number already exists');
-    const type = body.type === 'opt-out' ? 'opt-out' : 'black-list';
-    for (const number of fresh) bounded(list, number, { type, source_id: String(body.source_id ?? '') });
-    return { message: 'contacts have been blacklisted' };
-  }
-
-  #blacklistRemove(account: SimulatorAccount, body: Record<string, unknown>): unknown {
-    this.#wallet(account, body);
-    const hasNumber = body.number !== undefined && body.number !== '';
-    const hasSource = body.source_id !== undefined && body.source_id !== '';
-    if (hasNumber && hasSource) throw new ApiError(400, 'use_number_or_source_id_not_both', 'Use number or source id not both');
-    if (!hasNumber && !hasSource) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
-    const list = ofAccount(this.blacklists, account);
-    if (hasNumber) {
-      const number = completeNumber(String(body.number), account.country);
-      if (!number) throw new ApiError(400, 'no_valid_numbers', 'No valid numbers');
-      list.delete(number);
-    } else {
-      for (const [number, entry] of list) if (entry.source_id === body.source_id) list.delete(number);
-    }
-    return { message: 'Black list contacts have been removed' };
   }
 
   #addressBook(name: EndpointName, account: SimulatorAccount, body: Record<string, unknown>): unknown {
