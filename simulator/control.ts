@@ -29,12 +29,10 @@ export async function serveControl(state: SimulatorState, req: IncomingMessage, 
     case 'POST /simulator/reset':
       state.reset();
       return json(res, 200, { ok: true });
-    case 'POST /simulator/accounts': {
-      const init = input as unknown as SimulatorAccountInit;
-      if (!init.id || !init.token) return json(res, 400, { error: 'id and token are required' });
-      state.addAccount(init);
+    case 'POST /simulator/accounts':
+      if (!input.id || !input.token) return json(res, 400, { error: 'id and token are required' });
+      state.addAccount(input as unknown as SimulatorAccountInit);
       return json(res, 200, { ok: true });
-    }
     case 'POST /simulator/faults':
       state.faults.set(input as Fault & { latency?: number; jitter?: number });
       state.notify();

@@ -251,8 +251,7 @@ export class SimulatedEndpoints {
       for (const field of CONTACT_FIELDS) if (typeof data[field] === 'string' && field !== 'phone_number_iso') contact[field] = data[field] as string;
       const number = key(contact.phone_mobile, 'invalid_phone_mobile');
       contact.phone_mobile = number;
-      const kept = book.get(number);
-      bounded(book, number, { contact, agreement: kept?.agreement ?? null });
+      bounded(book, number, { contact, agreement: book.get(number)?.agreement ?? null });
       return contact;
     };
     switch (name) {
@@ -277,11 +276,9 @@ export class SimulatedEndpoints {
         for (const data of body.data) store(data);
         return { message: 'contacts have been imported', count: body.data.length };
       }
-      case 'address-book remove': {
-        const number = key(body.phone_number);
-        if (!book.delete(number)) throw numberNotFound();
+      case 'address-book remove':
+        if (!book.delete(key(body.phone_number))) throw numberNotFound();
         return { message: 'contact_has_been_removed' };
-      }
       case 'address-book consent-show':
         return { phone_number: body.phone_number, agreement: find(body.phone_number, 'invalid_phone_mobile').agreement };
       case 'address-book consent-add': {

@@ -15,10 +15,7 @@ export interface Fault {
   hang?: boolean;
   /** Answer HTTP 400 with an error body that echoes the request's application_token in every field (not processed). */
   echo?: boolean;
-  /**
-   * Gone for `seconds`: `refuse` closes every socket (ECONNREFUSED; the controls too; it ends by
-   * itself), `503` answers every API request 503 unprocessed (`seconds: 0` ends it).
-   */
+  /** Gone for `seconds`: `refuse` closes every socket (controls too), `503` answers the API 503. */
   offline?: { seconds: number; mode?: 'refuse' | '503' };
 }
 

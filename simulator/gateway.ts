@@ -182,15 +182,13 @@ export class SimulatedGateway {
 
   transactional(account: SimulatorAccount, version: Version, endpoint: string, body: Record<string, unknown>): unknown {
     if (this.strict) strictCheck(version, body);
-    let recipient: Recipient;
-    if (body.number !== undefined && body.number !== '') {
-      recipient = { number: String(body.number), variables: isObject(body.variables) ? body.variables : {} };
-    } else if (version === '1.0' && body.admin !== undefined) {
+    const variables = isObject(body.variables) ? body.variables : {};
+    let recipient: Recipient = { number: String(body.number), variables };
+    if (body.number === undefined || body.number === '') {
+      if (version !== '1.0' || body.admin === undefined) throw new ApiError(400, 'no_recipients', 'No recipients');
       const contact = ADDRESS_BOOK.admins[Number(body.admin)];
       if (!contact) throw new ApiError(400, 'admin_not_found', `Administrator ${String(body.admin)} not found`);
-      recipient = { number: contact.number, variables: { ...contact, ...(isObject(body.variables) ? body.variables : {}) } };
-    } else {
-      throw new ApiError(400, 'no_recipients', 'No recipients');
+      recipient = { number: contact.number, variables: { ...contact, ...variables } };
     }
     if (version === '2.0' && body.country !== undefined && !(typeof body.country === 'string' && isSupportedCountry(body.country.toUpperCase()))) {
       throw invalidParameter('country must be an ISO 3166-1 alpha-2 code');
@@ -269,12 +267,7 @@ export class SimulatedGateway {
   }
 }
 
-interface Delivery {
-  text: string;
-  channel: OutboxMessage['channel'];
-  sender: string;
-  unicode: boolean;
-}
+type Delivery = Pick<OutboxMessage, 'text' | 'channel' | 'sender' | 'unicode'>;
 
 type Plan = { invalid: true; number: string } | { invalid: false; number: string; delivery: Delivery; parts: number; price: number };
 

@@ -7,8 +7,7 @@ const MAX_BODY = 32 * 1024 * 1024;
 
 export function json(res: ServerResponse, status: number, body: unknown): void {
   const text = JSON.stringify(body);
-  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-  res.end(text);
+  reply(res, status, text, { 'content-type': 'application/json', 'content-length': String(Buffer.byteLength(text)) });
 }
 
 /** An answer as a fault shapes it: no content-length, the body as given (none for an empty one). */

@@ -10,11 +10,6 @@ import { json, reply } from './http';
 import { OUTBOX_PAGE } from './page';
 import { SimulatorState, type SimulatorOptions } from './state';
 
-/** A host as it stands in a URL (an IPv6 address in brackets). */
-function urlName(host: string): string {
-  return host.includes(':') ? `[${host}]` : host;
-}
-
 export type Simulator = Awaited<ReturnType<typeof startSimulator>>;
 
 export async function startSimulator(options: SimulatorOptions = {}) {
@@ -75,10 +70,12 @@ export async function startSimulator(options: SimulatorOptions = {}) {
   server.listen(options.port ?? 0, host);
   await once(server, 'listening');
   const actualPort = (server.address() as AddressInfo).port;
-  const names = isLoopbackHost(host) ? [urlName(host), 'localhost', '127.0.0.1', '[::1]'] : [urlName(host)];
+  // The host as it stands in a URL (an IPv6 address in brackets).
+  const hostName = host.includes(':') ? `[${host}]` : host;
+  const names = isLoopbackHost(host) ? [hostName, 'localhost', '127.0.0.1', '[::1]'] : [hostName];
   allowedHosts = new Set(names.map((n) => `${n.toLowerCase()}:${actualPort}`));
   return {
-    url: `http://${urlName(host)}:${actualPort}`,
+    url: `http://${hostName}:${actualPort}`,
     server,
     gateway: state.gateway,
     accounts: state.accounts,
