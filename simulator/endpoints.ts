@@ -96,14 +96,13 @@ export class SimulatedEndpoints {
       // The cascade: Viber when listed first and the number uses Viber, else SMS (the last resort).
       const channels = isObject(body.channel) ? body.channel : {};
       const viber = isObject(channels.viber) && Object.keys(channels)[0] === 'viber' && account.viber.has(number) ? channels.viber : undefined;
-      const sms = isObject(channels.sms) ? channels.sms : {};
       const otp: Otp = {
         id: `otp-${randomBytes(7).toString('hex')}.${randomInt(10_000_000, 99_999_999)}`,
         account: account.id,
         number,
         code: makeCode(type, length),
         channel: viber ? 'viber' : 'sms',
-        sender: viber ? String(viber.sender ?? '') : smsSender(sms),
+        sender: viber ? String(viber.sender ?? '') : smsSender(isObject(channels.sms) ? channels.sms : {}),
         language: typeof body.language === 'string' && body.language ? body.language.toLowerCase() : 'en',
         expires: Date.now() + 1000 * (body.expiration === undefined ? 604_800 : Number(body.expiration)),
         verificationsLeft: limitOf(body.trials_available_verification),
@@ -214,13 +213,12 @@ export class SimulatedEndpoints {
     const price = otp.channel === 'viber' ? PRICES.viber : PRICES.sms;
     if (price > account.credit + 1e-9) throw new ApiError(400, 'low_credit', 'Low credit', `This needs ${price} credits; ${account.credit} left`);
     account.credit = round(account.credit - price);
-    const template = OTP_TEXTS[otp.language] ?? (OTP_TEXTS.en as string);
     return this.gateway.record({
       account: account.id,
       kind: 'otp',
       endpoint: ENDPOINTS['otp send'].path,
       number: otp.number,
-      text: template.replace('{code}', otp.code),
+      text: (OTP_TEXTS[otp.language] ?? (OTP_TEXTS.en as string)).replace('{code}', otp.code),
       channel: otp.channel,
       sender: otp.sender,
       unicode: false,

@@ -68,9 +68,7 @@ interface Recipient {
 
 /** Completes a number with the country's calling code when it does not stand as international. */
 export function completeNumber(number: string, country: string | undefined): string | undefined {
-  const digits = String(number)
-    .replace(/[\s\-.()+]/g, '')
-    .replace(/^00/, '');
+  const digits = number.replace(/[\s\-.()+]/g, '').replace(/^00/, '');
   if (!/^\d+$/.test(digits)) return undefined;
   if (isPossiblePhoneNumber(`+${digits}`)) return digits;
   const iso = country?.toUpperCase();
@@ -176,8 +174,7 @@ export class SimulatedGateway {
     const records = this.#commit(account, 'promotional', endpoint, body.schedule, planned, body.duplicates_check as string | undefined);
     const counters = { sent: 0, accepted: 0, scheduled: 0, error: 0 };
     for (const r of records) counters[r.status]++;
-    const price = records.reduce((sum, r) => sum + (r.price ?? 0), 0);
-    return { total: { price: round(price), status: counters }, response: records };
+    return { total: { price: round(records.reduce((sum, r) => sum + (r.price ?? 0), 0)), status: counters }, response: records };
   }
 
   transactional(account: SimulatorAccount, version: Version, endpoint: string, body: Record<string, unknown>): unknown {
