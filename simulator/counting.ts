@@ -17,8 +17,7 @@ export function countText(text: string, unicode: boolean | 'auto') {
   if (text.length > UNCOUNTED_ABOVE)
     return { characters: text.length, parts: Math.ceil(text.length / 67), unicode: unicode === true, limit: unicode === true ? LIMIT_UNICODE : LIMIT_GSM7 };
   const auto = new SegmentedMessage(text, 'auto');
-  const ucs2 = unicode === true || (unicode === 'auto' && auto.encodingName === 'UCS-2');
-  if (ucs2) {
+  if (unicode === true || (unicode === 'auto' && auto.encodingName === 'UCS-2')) {
     const message = new SegmentedMessage(text, 'UCS-2');
     return { characters: message.messageSize / 16, parts: text ? message.segmentsCount : 0, unicode: true, limit: LIMIT_UNICODE };
   }

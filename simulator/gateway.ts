@@ -89,9 +89,8 @@ function strictCheck(version: Version, body: Record<string, unknown>): void {
   for (const key of ['sender_id', 'sender_id_value', 'unicode', 'flash']) {
     if (version === '2.0' && key in body) throw invalidParameter(`${key} is not a top-level field in version 2.0`);
   }
-  const senders: unknown[] = [body.sender_id];
-  if (isObject(body.channel) && isObject(body.channel.sms)) senders.push(body.channel.sms.sender_id);
-  for (const sender of senders) {
+  const sms = isObject(body.channel) && isObject(body.channel.sms) ? body.channel.sms : {};
+  for (const sender of [body.sender_id, sms.sender_id]) {
     if (sender === undefined || (typeof sender === 'number' && Number.isInteger(sender)) || (typeof sender === 'string' && /^\d+$/.test(sender))) continue;
     if (!SENDER_TYPES[version].includes(String(sender))) throw invalidParameter(`unknown sender_id ${String(sender)} in version ${version}`);
   }
