@@ -40,11 +40,16 @@ export async function serveControl(state: SimulatorState, req: IncomingMessage, 
     case 'DELETE /simulator/faults':
       state.faults.clear();
       return json(res, 200, { ok: true });
-    case 'POST /simulator/webhook':
-      state.webhook.url = typeof input.url === 'string' ? input.url : '';
+    case 'POST /simulator/webhook': {
+      // Checked here: a bad URL taken would throw later, in a report's timer, and end the process.
+      const url = input.url ?? '';
+      if (url !== '' && !(typeof url === 'string' && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)))
+        return json(res, 400, { error: 'url must be an http or https URL, or empty to turn the webhook off' });
+      state.webhook.url = url as string;
       state.webhook.bulk = input.bulk === true;
       if (typeof input.delay === 'number') state.webhook.delay = input.delay;
       return json(res, 200, { ok: true });
+    }
     case 'POST /simulator/incoming': {
       const smsID = `sim-in-${String(state.gateway.state.nextId++).padStart(8, '0')}`;
       state.webhook.incoming(smsID, input);

@@ -387,6 +387,24 @@ describe('hardening', function () {
       assert.equal(form.status, 415);
     });
 
+    it('a webhook URL that is not an http(s) URL: 400 naming the field, and the webhook stays as it was', async () => {
+      const post = (body: unknown) =>
+        fetch(`${sim.url}/simulator/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      for (const url of ['not a url', 'ftp://127.0.0.1/x', 42]) {
+        const res = await post({ url });
+        assert.equal(res.status, 400, String(url));
+        assert.match(((await res.json()) as { error: string }).error, /^url must be an http or https URL/);
+      }
+      // Before, 'not a url' was taken: the next report's timer threw and took the process down.
+      const incoming = await fetch(`${sim.url}/simulator/incoming`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ from: '420777777777', message: 'hi' }),
+      });
+      assert.equal(incoming.status, 200);
+      assert.equal((await post({ url: '' })).status, 200, 'an empty url turns the webhook off');
+    });
+
     it('another Host (DNS rebinding) or a foreign Origin: 403, the log is not read', async () => {
       const port = new URL(sim.url).port;
       const status = (headers: Record<string, string>) =>
