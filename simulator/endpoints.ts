@@ -25,10 +25,27 @@ type ContactRecord = Record<string, string | null>;
 
 /** Every field of a contact as the address book's get answers it. */
 const CONTACT_FIELDS = [
-  ...'phone_mobile phone phone_number_iso email url'.split(' '),
-  ...'first_name last_name title_before title_after gender type'.split(' '),
-  ...'street1 street2 city zip state country'.split(' '),
-  ...'company_name company_number company_vat note'.split(' '),
+  'phone_mobile',
+  'phone',
+  'phone_number_iso',
+  'email',
+  'url',
+  'first_name',
+  'last_name',
+  'title_before',
+  'title_after',
+  'gender',
+  'type',
+  'street1',
+  'street2',
+  'city',
+  'zip',
+  'state',
+  'country',
+  'company_name',
+  'company_number',
+  'company_vat',
+  'note',
   ...Array.from({ length: 10 }, (_, i) => `custom_field_${i}`),
 ];
 
