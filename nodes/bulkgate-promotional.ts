@@ -2,7 +2,6 @@
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 
-/** The send node's module, required when the first one starts. */
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const behaviour = () => require('./behaviours/send-node') as typeof import('./behaviours/send-node');
 

@@ -1,7 +1,4 @@
-/**
- * The package's one node set (NODE_SET): registers every type, each from its own module. Those
- * export default (not `export =`), so the build joins them without CommonJS wrappers to run at start.
- */
+/** The node set: each type from its own module (`export default`: no CommonJS wrappers). */
 import type { NodeAPI } from 'node-red';
 import account from './bulkgate-account';
 import promotional from './bulkgate-promotional';

@@ -1,7 +1,6 @@
 /**
- * One typed definition per node: the build writes each node's `registerType` block from it, the
- * runtime and the panels read defaults and TypedInput types from it. Adding a setting: here, the
- * panel's form, the catalogs. Pure data (no Node-RED import): the editor bundle includes it.
+ * One typed definition per node: the build writes its `registerType` block from it, the runtime
+ * and the panels read it. Pure data (no Node-RED import): the editor bundle includes it.
  */
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../gateway/defaults';
 import { CREDENTIALS, type CredentialFields } from './credentials';
@@ -15,7 +14,6 @@ export interface SettingDefinition {
   /** A TypedInput: the types the panel offers (the first for a new one) and the default type. */
   typed?: { types: readonly string[]; type: string };
   required?: boolean;
-  /** A config node this setting refers to. */
   configType?: string;
   validate?: Validator;
 }
@@ -32,16 +30,13 @@ export interface NodeDefinition {
   /** The BulkGateEditor functions that prepare and save the panel. */
   panel: { prepare: string; save?: string };
   /** Sections of locales/<lang>/shared.json the build copies into this node's own catalog. */
-  shared?: readonly SharedSection[];
+  shared?: readonly ('status' | 'brief' | 'warnings' | 'send' | 'storm')[];
   /** The other endpoints' nodes: the handler endpoint-kinds.ts exports for this type. */
   endpoint?: EndpointKind;
 }
 
-export type EndpointKind = 'otp' | 'numberCheck' | 'blacklist' | 'contacts';
+type EndpointKind = 'otp' | 'numberCheck' | 'blacklist' | 'contacts';
 
-export type SharedSection = 'status' | 'brief' | 'warnings' | 'send' | 'storm';
-
-/** The settings a node that sends through an account starts with. */
 const NAME_AND_ACCOUNT: Record<string, SettingDefinition> = {
   name: { value: '' },
   account: { value: '', configType: 'bulkgate-account', required: true },
@@ -224,14 +219,9 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
   }),
 };
 
-/**
- * The package's one node set (package.json `node-red.nodes`), joined by the build from each node's
- * sources. Node-RED's start does its work per set: one set pays it once (the benchmark's start
- * probe: about 7 ms of CPU per set).
- */
+/** The one node set (package.json `node-red.nodes`): Node-RED's start costs about 7 ms of CPU per set. */
 export const NODE_SET = 'bulkgate';
 
-/** The default value of each of a node type's settings. */
 export function settingDefaults(type: string): Record<string, unknown> {
   return Object.fromEntries(Object.entries(DEFINITIONS[type]?.settings ?? {}).map(([name, setting]) => [name, setting.value]));
 }

@@ -4,7 +4,7 @@ import { Account, type AccountConfig, type AccountCredentials } from '../account
 import { redisStore } from '../account/redis-store';
 import { localStore } from '../account/store';
 import { storeUrlProblem } from '../account/store-url';
-import { catalogText, nodeCatalog } from '../plumbing/runtime';
+import { nodeCatalog } from '../plumbing/runtime';
 import { numberSetting, proxySettings } from '../plumbing/settings';
 
 export interface AccountNode extends Node {
@@ -23,7 +23,7 @@ export function accountNode(RED: NodeAPI) {
       store: shared ?? local,
       claims: shared?.claims,
       proxy: () => proxySettings(RED, config.proxy),
-      warn: (key, params) => node.warn(catalogText(texts, `warnings.${key}`, params)),
+      warn: (key, params) => node.warn(texts(`warnings.${key}`, params)),
     });
     /** A Redis store when the account sets one it can use (else the account says what is wrong, on the first msg). */
     function sharedStore() {
@@ -36,7 +36,7 @@ export function accountNode(RED: NodeAPI) {
           local,
           {
             onState: (state, detail) => {
-              const text = catalogText(texts, `warnings.store-${state}`, { detail });
+              const text = texts(`warnings.store-${state}`, { detail });
               if (state === 'lost' || state === 'unreachable' || state === 'eviction') node.warn(text);
               else node.log(text);
               // Told after the account is built (the client connects later): its nodes show it.

@@ -1,7 +1,7 @@
 /** The `bulkgate-balance` node: reads the credit; port 2 fires when it is below the threshold. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, invalidRequest, type ApiFamily, type HttpMethod } from '../../gateway';
-import { answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText } from '../plumbing/runtime';
+import { answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle } from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
 
 interface BalanceConfig {
@@ -26,14 +26,14 @@ export function balanceNode(RED: NodeAPI) {
     answerInputs(node, texts, status, stop, async (msg, send, done) => {
       if (!account) throw NO_ACCOUNT();
       if (threshold !== undefined && !Number.isFinite(threshold)) throw invalidRequest(`threshold must be a number, got "${String(config.threshold)}"`);
-      status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'reading') }));
+      status.show(() => ({ fill: 'blue', shape: 'dot', text: texts('status.reading') }));
       const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop });
       msg.payload = balance;
       const low = threshold !== undefined && balance.credit < threshold;
       status.show(() => ({
         fill: low ? 'yellow' : 'green',
         shape: 'dot',
-        text: statusText(texts, low ? 'credit-low' : 'credit', { credit: balance.credit, currency: balance.currency }),
+        text: texts(low ? 'status.credit-low' : 'status.credit', { credit: balance.credit, currency: balance.currency }),
       }));
       send([msg, low ? RED.util.cloneMessage(msg) : null]);
       done();

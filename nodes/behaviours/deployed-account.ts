@@ -1,7 +1,4 @@
-/**
- * Apart from account-node.ts because the admin endpoints, bundled into what Node-RED loads at
- * start, look a deployed account up too: this module loads none of the account's code.
- */
+/** Not in account-node.ts: the admin endpoints (loaded at start) use it without the account's code. */
 import type { NodeAPI } from 'node-red';
 import type { Account } from '../account/account';
 import type { AccountNode } from './account-node';

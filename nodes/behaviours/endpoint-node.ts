@@ -6,19 +6,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, bodyFields, invalidRequest, isAbsent, isPlainObject, splitNumbers, type EndpointName } from '../../gateway';
 import { typedSettings } from '../definitions';
-import {
-  answerInputs,
-  catalogText,
-  evaluate,
-  NO_ACCOUNT,
-  nodeCatalog,
-  mapInSteps,
-  sendInBatches,
-  sequenceParts,
-  StatusThrottle,
-  statusText,
-  type Msg,
-} from '../plumbing/runtime';
+import { answerInputs, evaluate, NO_ACCOUNT, nodeCatalog, mapInSteps, sendInBatches, sequenceParts, StatusThrottle, type Msg } from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
 
 type EndpointConfig = NodeDef & Record<string, unknown>;
@@ -85,7 +73,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
     answerInputs(node, texts, status, stop, async (msg, send, done) => {
       if (!account) throw NO_ACCOUNT();
       const client = account.gateway();
-      status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(texts, 'calling') }));
+      status.show(() => ({ fill: 'blue', shape: 'dot', text: texts('status.calling') }));
       const ctx: EndpointContext = {
         node,
         config,
@@ -103,7 +91,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
             if (!set && !locked.includes(field)) out[field] = msg.payload[field];
             else if (!warned.has(field)) {
               warned.add(field);
-              node.warn(catalogText(texts, 'warnings.payload-ignored', { field }));
+              node.warn(texts('warnings.payload-ignored', { field }));
             }
           }
           return out;
@@ -117,7 +105,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
         },
       };
       const outcome = await handle(ctx);
-      status.show(() => ({ fill: outcome.status.fill ?? 'green', shape: 'dot', text: statusText(texts, outcome.status.key, outcome.status.params) }));
+      status.show(() => ({ fill: outcome.status.fill ?? 'green', shape: 'dot', text: texts(`status.${outcome.status.key}`, outcome.status.params) }));
       await sendInBatches(send, outcome.outputs);
       done();
     });

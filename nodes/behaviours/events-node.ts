@@ -1,9 +1,7 @@
 /**
- * The `bulkgate-events` node: serves the gateway's webhook (GET, one report; POST, a JSON array)
- * on Node-RED's HTTP node server, answers at once, then emits one msg per report: output 1
- * delivery reports, output 2 incoming messages. A caller is a stranger until the URL's secret
- * token matches, and even then its body is bounded (bytes, reports per call, depth), every report
- * is checked before any is emitted, and they are emitted in batches that give the event loop back.
+ * The `bulkgate-events` node: the gateway's webhook (GET, one report; POST, a JSON array). A caller
+ * is a stranger until the URL's secret token matches, and even then its body is bounded (bytes,
+ * reports, depth) and every report is checked before any is emitted.
  */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -11,7 +9,7 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { INCOMING, readEvent, type EventPayload } from '../../gateway';
 import { localStore } from '../account/store';
 import { numberSetting } from '../plumbing/settings';
-import { catalogText, EMIT_BATCH, nodeCatalog, type NodeCatalog } from '../plumbing/runtime';
+import { EMIT_BATCH, nodeCatalog, type NodeCatalog } from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
 import { ReportGate } from './report-gate';
 import type { DeliveryTracker, Tracked } from '../account/tracking';
@@ -19,7 +17,6 @@ import type { DeliveryTracker, Tracked } from '../account/tracking';
 interface EventsConfig {
   path?: string;
   name?: string;
-  /** A `bulkgate-account`: reports and replies are matched to what its nodes sent. */
   account?: string;
   reportTimeout?: number | string;
   /** Not in the panel (tests use small ones): MAX_PENDING and MAX_WAIT_MS. */
@@ -27,9 +24,8 @@ interface EventsConfig {
   busyWaitMs?: number | string;
 }
 
-/** Larger bodies are refused with 413 (a bulk report of thousands of reports is far below this). */
+/** Bounds of a call (413 over them): the gateway's bulk reports are far smaller. */
 const MAX_BODY_BYTES = 1024 * 1024;
-/** More reports in one call are refused with 413: the gateway's bulk reports are far smaller. */
 const MAX_REPORTS_PER_CALL = 10_000;
 /** Deeper reports are refused with 400: a report is a flat record, and cloning a deep one would overflow the stack. */
 const MAX_DEPTH = 32;
@@ -68,10 +64,7 @@ function answer(res: ServerResponse, code: number, text: string): void {
 
 const tooLarge = () => new Refusal(413, 'Body too large');
 
-/**
- * The body, read with a byte cap: the value a parser before this route (Node-RED's own, or the
- * admin app's) already made of it (never its consumed stream, and not parsed twice), or the text of the stream.
- */
+/** The body, capped: what a parser before this route made of it (the stream is consumed), or the stream's text. */
 async function readBody(req: Request): Promise<{ text: string } | { parsed: unknown }> {
   const declared = Number(req.headers['content-length']);
   if (declared > MAX_BODY_BYTES) throw tooLarge();
@@ -106,7 +99,7 @@ async function readBody(req: Request): Promise<{ text: string } | { parsed: unkn
   });
 }
 
-/** Reads and checks the reports of one call; throws a Refusal, emits nothing, when any is wrong. */
+/** The reports of one call; a Refusal when any is wrong. */
 async function reportsOf(req: Request, query: Record<string, unknown>): Promise<EventPayload[]> {
   let raw: unknown;
   if (req.method === 'GET') {
@@ -175,9 +168,7 @@ class EventsEndpoint {
   readonly #secret: string;
   #received = 0;
   #closed = false;
-  /** Delivery tracking: the account's memory of what its nodes sent (it outlives this node). */
   readonly #tracker: DeliveryTracker | undefined;
-  /** Reports taken and not yet emitted, bounded: further webhook calls wait unread, or get 503. */
   readonly #gate: ReportGate;
   /** The paths served by this runtime's events nodes, when this node serves its own. */
   #paths: Map<string, string> | undefined;
@@ -195,26 +186,25 @@ class EventsEndpoint {
     this.#tracker = config.account
       ? (account?.tracker ?? localStore((RED.settings as { userDir?: string }).userDir, (text) => RED.log.warn(`bulkgate: ${text}`)).tracker(config.account))
       : undefined;
-    if (config.account && !account) node.warn(catalogText(texts, 'warnings.tracking-account-missing', { account: config.account }));
+    if (config.account && !account) node.warn(texts('warnings.tracking-account-missing', { account: config.account }));
     const timeoutMs = numberSetting(config.reportTimeout, 0) * 1000;
     this.#tracker?.listen(node, timeoutMs, (tracked) => this.#noReport(tracked, timeoutMs));
     this.#gate = new ReportGate(numberSetting(config.pendingLimit, MAX_PENDING, 1), numberSetting(config.busyWaitMs, MAX_WAIT_MS, 1));
   }
 
-  /** Listens on its path (GET and POST), as the core http-in node does; warns when another events node has it. */
   serve(): void {
     const { RED, node, texts } = this;
-    if (!this.#secret) node.status({ fill: 'red', shape: 'ring', text: catalogText(texts, 'status.no-secret') });
+    if (!this.#secret) node.status({ fill: 'red', shape: 'ring', text: texts('status.no-secret') });
     // As the core http-in node: with httpNodeRoot off there is no server to listen on.
     if ((RED.settings as { httpNodeRoot?: unknown }).httpNodeRoot === false || !RED.httpNode) {
-      node.warn(catalogText(texts, 'warnings.no-http-node'));
+      node.warn(texts('warnings.no-http-node'));
       return;
     }
     let paths = servedPaths.get(RED.httpNode);
     if (!paths) servedPaths.set(RED.httpNode, (paths = new Map()));
     this.#paths = paths;
     const other = paths.get(this.#path);
-    if (other && other !== node.id) node.warn(catalogText(texts, 'warnings.path-taken', { path: this.#path, node: other }));
+    if (other && other !== node.id) node.warn(texts('warnings.path-taken', { path: this.#path, node: other }));
     else paths.set(this.#path, node.id);
     RED.httpNode.get(this.#path, this.#handler as never);
     RED.httpNode.post(this.#path, this.#handler as never);
@@ -242,8 +232,7 @@ class EventsEndpoint {
     let events: EventPayload[];
     try {
       await gate.enter().catch(() => {
-        // A call that waited too long for room is refused (503) and counted in the log.
-        this.node.warn(catalogText(this.texts, 'warnings.webhook-busy', { count: gate.refused, seconds: gate.waitMs / 1000 }));
+        this.node.warn(this.texts('warnings.webhook-busy', { count: gate.refused, seconds: gate.waitMs / 1000 }));
         throw new Refusal(503, 'Busy: try again later');
       });
       events = await reportsOf(req, query).catch((error: unknown) => {
@@ -252,7 +241,7 @@ class EventsEndpoint {
       });
     } catch (error) {
       if (!(error instanceof Refusal)) return answer(res, 500, 'Error');
-      if (error.warn) this.node.warn(catalogText(this.texts, 'warnings.bad-event-body'));
+      if (error.warn) this.node.warn(this.texts('warnings.bad-event-body'));
       return answer(res, error.status, error.text);
     }
     gate.taken(events.length);
@@ -263,7 +252,7 @@ class EventsEndpoint {
     setImmediate(() => this.#emit(matched, 0));
   }
 
-  /** Each event with the send it is about (with a shared store, some are looked up there). */
+  /** With a shared store, some are looked up there. */
   #match(events: EventPayload[]): Promise<Matched[]> {
     const tracker = this.#tracker;
     return Promise.all(
@@ -274,16 +263,16 @@ class EventsEndpoint {
     );
   }
 
-  /** Emits the matched reports from `from` on, a batch per turn of the event loop; the status counts them. */
+  /** A batch per turn of the event loop. */
   #emit(matched: Matched[], from: number): void {
     const end = Math.min(matched.length, from + EMIT_BATCH);
     if (!this.#closed) for (let i = from; i < end; i++) this.#emitOne(matched[i] as Matched);
     this.#gate.emitted(end - from);
     if (end < matched.length) setImmediate(() => this.#emit(matched, end));
-    else if (!this.#closed) this.node.status({ fill: 'green', shape: 'dot', text: catalogText(this.texts, 'status.events', { count: this.#received }) });
+    else if (!this.#closed) this.node.status({ fill: 'green', shape: 'dot', text: this.texts('status.events', { count: this.#received }) });
   }
 
-  /** Sends one msg; a flow that throws (a clone that cannot be made, say) fails that msg, never the process. */
+  /** A flow that throws (a clone that cannot be made, say) fails that msg, never the process. */
   #emitOne({ event, tracked, last }: Matched): void {
     this.#received++;
     let out: (Record<string, unknown> | null)[] = [];

@@ -6,7 +6,7 @@
 import { Fifo } from '../../gateway/fifo';
 
 export class ReportGate {
-  #pending = 0;
+  pending = 0;
   readonly #waiting = new Fifo<{ enter: () => void; timer: NodeJS.Timeout }>();
   /** Calls let in whose reports are not read yet: a waiting call goes in only when their count is known. */
   #reading = 0;
@@ -17,13 +17,9 @@ export class ReportGate {
     readonly waitMs: number,
   ) {}
 
-  get pending(): number {
-    return this.#pending;
-  }
-
   /** Resolves when a call may read its reports; rejects (`refused` counted) after `waitMs` without room. */
   enter(): Promise<void> {
-    if (this.#pending < this.limit && !this.#waiting.size) {
+    if (this.pending < this.limit && !this.#waiting.size) {
       this.#reading++;
       return Promise.resolve();
     }
@@ -43,9 +39,8 @@ export class ReportGate {
     });
   }
 
-  /** A call's reports were read: they wait to be emitted. */
   taken(count: number): void {
-    this.#pending += count;
+    this.pending += count;
     this.left();
   }
 
@@ -57,13 +52,13 @@ export class ReportGate {
 
   /** Reports were emitted (or dropped by a closed node): a call waiting goes in when there is room. */
   emitted(count: number): void {
-    this.#pending = Math.max(0, this.#pending - count);
+    this.pending = Math.max(0, this.pending - count);
     this.#admit();
   }
 
   /** Lets the oldest waiting call in, one at a time: its reports are counted before the next one's room is judged. */
   #admit(): void {
-    if (this.#reading > 0 || this.#pending >= this.limit) return;
+    if (this.#reading > 0 || this.pending >= this.limit) return;
     const next = this.#waiting.shift();
     if (!next) return;
     this.#reading++;
@@ -72,7 +67,7 @@ export class ReportGate {
 
   /** The node closed: whatever waits goes in (a closed node emits nothing of it). */
   open(): void {
-    this.#pending = 0;
+    this.pending = 0;
     this.#reading = 0;
     for (const waiter of this.#waiting) waiter.enter();
     this.#waiting.clear();

@@ -1,7 +1,6 @@
 /**
- * Assembles the request fields of one message: the node's settings, the text template, then the
- * keys of an object `msg.payload` in the reference's names, which fill what the panel leaves empty
- * or at its default: what the user set in the panel wins, as in Node-RED's core nodes.
+ * A msg's request fields: the node's settings, the text template, then an object msg.payload's keys
+ * fill what the panel leaves empty or at its default (the panel wins, as in Node-RED's core nodes).
  */
 import type { Node, NodeAPI } from 'node-red';
 import {
@@ -26,7 +25,6 @@ import { evaluate, type Msg, type TypedSetting } from '../plumbing/runtime';
 /** Send node settings as the flow file stores them (nodes/definitions.ts names them). */
 export type SendConfig = Record<string, unknown>;
 
-/** The refusal of a number in msg.payload where the text is expected. */
 const TIMESTAMP_AS_TEXT =
   "text is empty in the node, so msg.payload is the text, and it is a number (an inject node's timestamp?): write the text in the node, or send msg.payload as a string";
 
@@ -35,7 +33,6 @@ const channelHasText = (channel: unknown) => Array.isArray(channel) && channel.s
 /** Settings chosen from a list in the panel. */
 const PLAIN_FIELDS: SendField[] = ['unicode', 'flash', 'sender_id', 'duplicates_check'];
 
-/** The operation a node's settings select; missing settings take their defaults. */
 export function nodeOperation(kind: 'promotional' | 'transactional', config: SendConfig): Operation {
   const api = config.api === 'simple' ? 'simple' : 'advanced';
   // A version the family does not offer (or none) takes the family's default.
@@ -83,10 +80,7 @@ export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
   return { typed, plain, channel, template, set, warned: new Set() };
 }
 
-/**
- * The refusal of a msg with no recipient, pointing where the node looked and where the msg seems
- * to hold a number instead (msg.payload, or msg.topic as some other SMS nodes take it).
- */
+/** No recipient: where the node looked, and where the msg holds a number instead (payload, topic). */
 export function noRecipient(plan: FieldPlan, fields: SendFields, msg: Msg): GatewayError | undefined {
   if (fields.number !== undefined || fields.groups !== undefined || fields.admins !== undefined || fields.admin !== undefined) return undefined;
   const setting = plan.typed.find(([field]) => field === 'number')?.[1];
@@ -129,11 +123,10 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, 
   }
   for (const [field, value] of plan.plain) fields[field] = value;
   if (plan.channel) {
-    // Channel texts are templates too, like the node's text.
+    // Channel texts, and a WhatsApp or RCS message's text, are templates too.
     fields.channel = plan.channel.map((c: unknown) => {
       if (!isPlainObject(c)) return c;
       let out = typeof c.text === 'string' && c.text ? { ...c, text: renderText(node, c.text, msg) } : c;
-      // A WhatsApp or RCS text message's text is a template too.
       const message = c.message;
       if (isPlainObject(message) && typeof message.text === 'string' && message.text)
         out = { ...out, message: { ...message, text: renderText(node, message.text, msg) } };
@@ -164,12 +157,9 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, 
   return waiting.length ? Promise.all(waiting).then(overrides) : overrides();
 }
 
-/**
- * Renders the node's text against the msg like the core template node (`{{flow.x}}` too), without
- * HTML escaping (an SMS is not HTML); `<name>` placeholders reach the gateway untouched.
- */
 let mustache: typeof import('mustache') | undefined;
 
+/** As the core template node (`{{flow.x}}` too) but unescaped (not HTML); `<name>` reaches the gateway. */
 function renderText(node: Node, template: string, msg: Msg): string {
   if (!template.includes('{{')) return template;
   const context = node.context();

@@ -1,24 +1,19 @@
 /**
- * The input pipeline of the promotional and transactional nodes: read the msg's fields, prepare
- * the request (nothing is sent when it fails), gate it (storm protection, the outbox's order, the
- * rate limit), send it, route the answer (send-route.ts); each msg ends with exactly one `done`.
- *
- * A msg's way is a chain of promises, not an async function, which keeps a frame of all its locals
- * per msg in flight (a burst holds 10,000): as async steps, the bursts read 0.83x and 0.81x of the
- * floor against 0.97x and 0.92x. Each step returns undefined when the msg has ended at once.
+ * The send nodes' pipeline: read, prepare, gate (storm, outbox, rate limit), send, route; one
+ * `done` per msg. A chain of promises, not async steps, which keep a frame per msg in flight
+ * (bursts: 0.83x and 0.81x of the floor against 0.97x and 0.92x); undefined: the msg has ended.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, settledWithin, storableBody, type GatewayClient, type Operation, type PreparedRequest, type SendFields } from '../../gateway';
 import type { Account, DeferredHandler } from '../account/account';
 import { stormGuardOf, type StormGuard } from '../account/storm';
-import { catalogText, fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, statusText, type Done, type Msg, type NodeCatalog, type Send } from '../plumbing/runtime';
+import { fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, type Done, type Msg, type NodeCatalog, type Send } from '../plumbing/runtime';
 import { numberSetting } from '../plumbing/settings';
 import { accountOf } from './deployed-account';
 import { fieldPlan, noRecipient, nodeOperation, sendFields, type FieldPlan, type SendConfig } from './send-fields';
 import { SendRouter, SendTotals } from './send-route';
 
 type Kind = 'promotional' | 'transactional';
-/** When a msg was taken, and its place among every send node's msgs (the outbox keeps that order). */
 type Taken = { since: number; order: number };
 
 /** Counts the msgs the send nodes take, so the outbox keeps them in the order they came. */
@@ -48,11 +43,8 @@ class SendPipeline {
   readonly #totals: SendTotals;
   readonly #router: SendRouter;
   readonly #storm: StormGuard<{ msg: Msg; fields: SendFields }>;
-  /** The node's give-up time, ms from a msg's first attempt (0: the account's outbox time only). */
   readonly #giveUpMs: number;
-  /** Whether the status shows this node's msgs waiting in the outbox (cleared when none waits). */
   #showsWaiting = false;
-  /** Whether the status says the shared store cannot be reached. */
   #showsStoreTrouble = false;
   readonly #unwatch: (() => void) | undefined;
   readonly #stopDeferred: (() => void) | undefined;
@@ -108,7 +100,6 @@ class SendPipeline {
       .then(done);
   }
 
-  /** Reads a msg's fields (throws, or rejects, when they cannot be read), then goes on with them. */
   #read(msg: Msg, send: Send, done: Done): Promise<void> | undefined {
     const when = { since: Date.now(), order: ++taken };
     const account = this.#account;
@@ -120,7 +111,7 @@ class SendPipeline {
     return this.#dispatch(account, client, msg, assembled, when, send, done);
   }
 
-  readonly #ignored = (field: string) => this.node.warn(catalogText(this.texts, 'warnings.payload-ignored', { field }));
+  readonly #ignored = (field: string) => this.node.warn(this.texts('warnings.payload-ignored', { field }));
 
   /** Prepares the request (throws `invalid_request`: nothing is sent), then holds the msg back (storm), keeps it behind older ones (outbox) or sends it. */
   #dispatch(account: Account, client: GatewayClient, msg: Msg, fields: SendFields, when: Taken, send: Send, done: Done): Promise<void> | undefined {
@@ -147,7 +138,7 @@ class SendPipeline {
 
   /** Held back by storm protection: deliberately not sent, so not an error. */
   #held(done: Done): undefined {
-    this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(this.texts, 'held', { count: this.#storm.held }) }));
+    this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: this.texts('status.held', { count: this.#storm.held }) }));
     done();
     return undefined;
   }
@@ -161,7 +152,6 @@ class SendPipeline {
     done();
   }
 
-  /** The account sends the request or keeps it (outbox); its answer is routed to the ports. */
   #onward(account: Account, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> {
     return account
       .submit({
@@ -186,18 +176,17 @@ class SendPipeline {
   /** Sends outside an input handler (a msg from the outbox, a storm notice). */
   readonly #emit: Send = (m) => this.node.send(m as never);
 
-  readonly #showSending = () => this.#status.show(() => ({ fill: 'blue', shape: 'dot', text: statusText(this.texts, 'sending') }));
+  readonly #showSending = () => this.#status.show(() => ({ fill: 'blue', shape: 'dot', text: this.texts('status.sending') }));
 
-  /** What the sender of a msg that goes out should know: a schedule in the past, placeholders without a variable. */
   #warn(msg: Msg, prepared: PreparedRequest): void {
     if (prepared.pastSchedule) {
       // Sent at once, as the gateway does with it; the sender hears of it in the log and on the msg.
-      const warning = catalogText(this.texts, 'warnings.schedule-past', { schedule: prepared.pastSchedule });
+      const warning = this.texts('warnings.schedule-past', { schedule: prepared.pastSchedule });
       this.node.warn(warning);
       msg.bulkgate = { ...(msg.bulkgate as object | undefined), warning };
     }
     if (prepared.missingVariables.length) {
-      this.node.warn(catalogText(this.texts, 'warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
+      this.node.warn(this.texts('warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
     }
   }
 
@@ -228,7 +217,7 @@ class SendPipeline {
       if (!account) return;
       const whole = typeof fields.text === 'string' ? fields.text : '';
       const lastText = whole.length > 120 ? `${whole.slice(0, 117)}...` : whole;
-      const text = catalogText(this.texts, 'storm.notice', { count: held, seconds: this.#storm.windowMs / 1000, text: lastText });
+      const text = this.texts('storm.notice', { count: held, seconds: this.#storm.windowMs / 1000, text: lastText });
       // Channel texts would win over the notice: the cascade keeps its settings, not its texts.
       const channel = Array.isArray(fields.channel) ? fields.channel.map((c) => ({ ...(c as object), text: undefined })) : fields.channel;
       const client = account.gateway();
@@ -254,13 +243,13 @@ class SendPipeline {
         // Why they wait, while the gateway is marked unreachable.
         const cause = account.circuit.cause?.brief;
         const text = cause
-          ? statusText(texts, 'waiting-because', { count, cause: catalogText(texts, `status.causes.${cause.key}`, cause.params) })
-          : statusText(texts, 'waiting', { count });
+          ? texts('status.waiting-because', { count, cause: texts(`status.causes.${cause.key}`, cause.params) })
+          : texts('status.waiting', { count });
         return { fill: 'yellow', shape: 'ring', text };
       });
     } else if (queued > 0) {
       this.#showsWaiting = false;
-      this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: statusText(texts, 'queued', { count: queued }) }));
+      this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: texts('status.queued', { count: queued }) }));
     } else if (this.#showsWaiting || this.#showsStoreTrouble !== (account.storeTrouble !== undefined)) {
       this.#showsWaiting = false;
       this.#showsStoreTrouble = account.storeTrouble !== undefined;

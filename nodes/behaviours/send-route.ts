@@ -1,13 +1,10 @@
-/**
- * The last step of a send node's pipeline: an answer routed to the ports, what was accepted
- * tracked for the events node, duplicates the gateway dropped marked, the totals in the status.
- */
+/** A send's last step: the answer to the ports, what was accepted tracked, drops marked, the totals. */
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import { briefOf, scheduleMs, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
 import type { Account } from '../account/account';
 import { storeCause } from '../account/store-health';
 import { numberKey } from '../account/tracking';
-import { catalogText, sendInBatches, sequenceParts, statusText, type Msg, type NodeCatalog, type Send, type StatusThrottle } from '../plumbing/runtime';
+import { sendInBatches, sequenceParts, type Msg, type NodeCatalog, type Send, type StatusThrottle } from '../plumbing/runtime';
 
 export class SendTotals {
   sent = 0;
@@ -27,7 +24,7 @@ export class SendTotals {
   rejectedFor(last: SendRecord, count = 1): void {
     this.rejected += count;
     const brief = briefOf(String(last.type ?? 'invalid_phone_number'), String(last.error ?? ''));
-    this.lastReason = catalogText(this.texts, `brief.${brief.key}`, brief.params);
+    this.lastReason = this.texts(`brief.${brief.key}`, brief.params);
   }
 
   show(): void {
@@ -39,13 +36,12 @@ export class SendTotals {
     const { texts, sent, rejected, duplicates } = this;
     const queued = this.account?.limiter.queued ?? 0;
     const key = queued ? 'totals-queued' : rejected ? 'totals-why' : 'totals';
-    const totals = statusText(texts, key, { sent, rejected, queued, reason: this.lastReason });
-    // A msg the gateway dropped as a duplicate was not sent: the status says so beside the totals.
-    const text = duplicates ? `${totals} ${statusText(texts, 'duplicates', { count: duplicates })}` : totals;
+    const totals = texts(`status.${key}`, { sent, rejected, queued, reason: this.lastReason });
+    const text = duplicates ? `${totals} ${texts('status.duplicates', { count: duplicates })}` : totals;
     // While the shared store cannot be reached the copies of Node-RED are not coordinated: said beside the totals, or alone before any send.
     const trouble = this.account?.storeTrouble;
     if (trouble) {
-      const store = statusText(texts, 'store-down', { cause: catalogText(texts, `status.store-causes.${storeCause(trouble.reason)}`) });
+      const store = texts('status.store-down', { cause: texts(`status.store-causes.${storeCause(trouble.reason)}`) });
       return { fill: 'yellow', shape: 'ring', text: sent || rejected || duplicates ? `${text} / ${store}` : store };
     }
     return { fill: rejected || duplicates ? 'yellow' : 'green', shape: 'dot', text };
@@ -137,9 +133,8 @@ export class SendRouter {
   }
 
   /**
-   * Whether an accepted record is a duplicate the gateway dropped (duplicates_check): its sms_id came
-   * back before in the window (`gateway`: this msg was not sent), or, for an outbox resend, it cost
-   * nothing (`resend`: its first attempt got through; a success).
+   * A duplicate the gateway dropped (duplicates_check): `gateway`, its sms_id came back before (not
+   * sent); `resend`, an outbox resend that cost nothing (its first attempt got through).
    */
   #duplicateOf(record: SendRecord, resend: boolean): 'gateway' | 'resend' | undefined {
     if (record.status === 'error' || typeof record.sms_id !== 'string' || !this.account) return undefined;

@@ -1,11 +1,10 @@
 /** Node-RED plumbing shared by the nodes: property evaluation, status, the one failure path. */
-import type { Node, NodeAPI } from 'node-red';
+import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import type { Done, Msg, Send } from './msg';
 import { GatewayError, invalidRequest, type AbortGroup } from '../../gateway';
 
 export type { Done, Msg, Send } from './msg';
 
-/** A TypedInput setting: its value and type as the flow file stores them. */
 export interface TypedSetting {
   value: unknown;
   type: string | undefined;
@@ -14,10 +13,7 @@ export interface TypedSetting {
 /** TypedInput types whose value may only come through a callback (JSONata, async context stores). */
 const ASYNC_TYPES = new Set(['flow', 'global', 'jsonata']);
 
-/**
- * Evaluates a TypedInput against the msg: at once for most types (the fast path), through a
- * Promise for those that answer through the callback. Empty is "not set"; a failure names the field.
- */
+/** A TypedInput read against the msg: a Promise only for ASYNC_TYPES; empty is "not set". */
 export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, setting: TypedSetting): unknown {
   const type = setting.type || 'str';
   if (setting.value === undefined || setting.value === null || (setting.value === '' && type !== 'date')) return undefined;
@@ -38,34 +34,18 @@ export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, sett
   });
 }
 
-/** A node's own texts: its section of the node set's catalog (the `RED` a node module gets translates within its namespace). */
-export interface NodeCatalog {
-  RED: NodeAPI;
-  type: string;
-}
+/** A node's own texts: its section of the node set's catalog (a count picks the plural form). */
+export type NodeCatalog = (key: string, params?: Record<string, string | number>) => string;
 
-export function nodeCatalog(RED: NodeAPI, type: string): NodeCatalog {
-  return { RED, type };
-}
-
-export function catalogText(catalog: NodeCatalog, key: string, params?: Record<string, string | number>): string {
-  return catalog.RED._(`${catalog.type}.${key}`, params);
-}
-
-/** A status text, worded only when shown (StatusThrottle), so i18next is asked then, not once per msg; a count picks the language's plural form. */
-export function statusText(catalog: NodeCatalog, key: string, params?: Record<string, string | number>): string {
-  return catalogText(catalog, `status.${key}`, params);
-}
-
-type NodeStatus = Parameters<Node['status']>[0];
+export const nodeCatalog =
+  (RED: NodeAPI, type: string): NodeCatalog =>
+  (key, params) =>
+    RED._(`${type}.${key}`, params);
 
 /** Status shown at most this often (ms), always ending on the latest. */
 const STATUS_INTERVAL = 200;
 
-/**
- * Shows a node's status at most every STATUS_INTERVAL: a flow sending thousands of msgs a second
- * spends nothing on the rest (not even the text: `describe` is called only when it is shown).
- */
+/** Thousands of msgs a second spend nothing on status: `describe` (i18next) runs only when shown. */
 export class StatusThrottle {
   #last = 0;
   #pending: (() => NodeStatus) | undefined;
@@ -102,11 +82,8 @@ export const NO_ACCOUNT = () =>
   invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
 
 /**
- * The one error path of every node, which never throws out of a handler: the msg gets
- * `msg.bulkgate`, the status names the problem in a few words (`invalid number`, `text too long
- * (2000/612)`), and `done` hands the sentence to Catch nodes as a String object with `code` (the
- * type) and `cause`: Node-RED builds `msg.error` from it as from an Error, but the debug sidebar
- * shows it whole, not as a collapsed object with the sentence cut off.
+ * The one error path, which never throws: `msg.bulkgate`, a brief status, and to Catch the sentence
+ * as a String object with `code` and `cause` (the debug sidebar shows it whole, not collapsed).
  */
 export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   try {
@@ -114,7 +91,7 @@ export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, err
     const e = error instanceof GatewayError ? error : new GatewayError({ type: 'invalid_request', message: `The request could not be built: ${message}` });
     msg.bulkgate = e.toJSON();
     status.show(() => {
-      const text = catalogText(catalog, `brief.${e.brief.key}`, e.brief.params);
+      const text = catalog(`brief.${e.brief.key}`, e.brief.params);
       return { fill: 'red', shape: 'ring', text: text.includes('brief.') ? e.code.replace(/_/g, ' ') : text };
     });
     const sentence = Object.assign(new String(e.message), { code: e.code, message: e.message }) as unknown as Error;
@@ -167,17 +144,13 @@ export async function mapInSteps<T, R>(items: readonly T[], fn: (item: T, index:
 /** Msgs sent in one turn of the event loop when a node emits one msg per number or recipient. */
 export const EMIT_BATCH = 500;
 
-/**
- * Sends a node's outputs: at once when they are few; else in batches of EMIT_BATCH msgs (each
- * port's msgs in order), a turn of the event loop apart. Resolves after the last batch.
- */
+/** Sends a node's outputs at once, or when many in batches of EMIT_BATCH a turn of the event loop apart. */
 export function sendInBatches(send: Send, outputs: (Msg | Msg[] | null)[]): Promise<void> {
   const total = outputs.reduce((sum, out) => sum + (Array.isArray(out) ? out.length : out ? 1 : 0), 0);
   if (total <= EMIT_BATCH) {
     send(outputs);
     return Promise.resolve();
   }
-  // Each batch is the next EMIT_BATCH msgs of the ports' lists, taken one port after the other.
   let sent = 0;
   return new Promise((resolve, reject) => {
     const step = () => {
