@@ -1,13 +1,12 @@
-/** The node set: each type from its own module (`export default`: no CommonJS wrappers). */
+/** The node set: each registration its own module (`export default`: no CommonJS wrappers). */
 import type { NodeAPI } from 'node-red';
 import account from './bulkgate-account';
-import promotional from './bulkgate-promotional';
-import transactional from './bulkgate-transactional';
+import send from './bulkgate-send';
 import balance from './bulkgate-balance';
 import events from './bulkgate-events';
 import endpoints from './bulkgate-endpoints';
 
 const register = (RED: NodeAPI): void => {
-  for (const registerTypes of [account, promotional, transactional, balance, events, endpoints]) registerTypes(RED);
+  for (const registerTypes of [account, send, balance, events, endpoints]) registerTypes(RED);
 };
 export = register;

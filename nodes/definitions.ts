@@ -45,7 +45,15 @@ const NAME_AND_ACCOUNT: Record<string, SettingDefinition> = {
 const FROM_MSG = ['msg', 'flow', 'global', 'env', 'str', 'json', 'jsonata'] as const;
 const IDS = ['str', 'json', 'msg', 'flow', 'global', 'env', 'jsonata'] as const;
 
-function sendSettings(kind: 'promotional' | 'transactional'): Record<string, SettingDefinition> {
+/** A palette node: one input, its palette label. */
+function paletteNode(def: Omit<NodeDefinition, 'category' | 'label'> & { label?: 'send' }): NodeDefinition {
+  return { category: 'BulkGate', inputs: 1, label: 'plain', ...def };
+}
+
+const NUMBERS = ['msg', 'str', 'json', 'flow', 'global', 'env', 'jsonata'] as const;
+const TEXTS = ['str', 'msg', 'flow', 'global', 'env', 'jsonata'] as const;
+
+function sendNode(kind: 'promotional' | 'transactional', outputs: number): NodeDefinition {
   const recipients: Record<string, SettingDefinition> =
     kind === 'promotional'
       ? {
@@ -56,62 +64,50 @@ function sendSettings(kind: 'promotional' | 'transactional'): Record<string, Set
           admin: { value: '', typed: { types: ['num', 'msg', 'flow', 'global', 'env', 'jsonata'], type: 'num' } },
           variables: { value: 'variables', typed: { types: ['msg', 'json', 'flow', 'global', 'jsonata'], type: 'msg' } },
         };
-  return {
-    ...NAME_AND_ACCOUNT,
-    api: { value: 'advanced' },
-    version: { value: '2.0' },
-    encoding: { value: 'json' },
-    number: { value: 'number', typed: { types: FROM_MSG, type: 'msg' }, validate: 'validNumber' },
-    ...recipients,
-    text: { value: '', validate: 'validText' },
-    unicode: { value: 'auto' },
-    flash: { value: false },
-    sender_id: { value: '' },
-    sender_id_value: { value: '', typed: { types: ['str', 'msg', 'flow', 'global', 'env'], type: 'str' }, validate: 'validSenderValue' },
-    channel: { value: [{ type: 'sms' }], validate: 'validChannel' },
-    country: { value: '', typed: { types: ['str', 'msg', 'flow', 'global', 'env'], type: 'str' } },
-    schedule: { value: 'schedule', typed: { types: ['msg', 'flow', 'global', 'str', 'num', 'date', 'jsonata'], type: 'msg' } },
-    duplicates_check: { value: '' },
-    // Seconds from a msg's first attempt after which, still not sent, it goes to Catch (expired); empty: the account's outbox time.
-    giveUpAfter: { value: '', validate: 'number' },
-    ...(kind === 'transactional'
-      ? {
-          // Storm protection: alerts per window (0 = off) and the window in seconds.
-          stormLimit: { value: 0, validate: 'number' as const },
-          stormWindow: { value: 60, validate: 'number' as const },
-        }
-      : {}),
-  };
-}
-
-const NUMBERS = ['msg', 'str', 'json', 'flow', 'global', 'env', 'jsonata'] as const;
-const TEXTS = ['str', 'msg', 'flow', 'global', 'env', 'jsonata'] as const;
-
-function sendNode(kind: 'promotional' | 'transactional', outputs: number): NodeDefinition {
-  return {
+  return paletteNode({
     type: `bulkgate-${kind}`,
-    category: 'BulkGate',
-    inputs: 1,
     outputs,
-    settings: sendSettings(kind),
+    settings: {
+      ...NAME_AND_ACCOUNT,
+      api: { value: 'advanced' },
+      version: { value: '2.0' },
+      encoding: { value: 'json' },
+      number: { value: 'number', typed: { types: FROM_MSG, type: 'msg' }, validate: 'validNumber' },
+      ...recipients,
+      text: { value: '', validate: 'validText' },
+      unicode: { value: 'auto' },
+      flash: { value: false },
+      sender_id: { value: '' },
+      sender_id_value: { value: '', typed: { types: ['str', 'msg', 'flow', 'global', 'env'], type: 'str' }, validate: 'validSenderValue' },
+      channel: { value: [{ type: 'sms' }], validate: 'validChannel' },
+      country: { value: '', typed: { types: ['str', 'msg', 'flow', 'global', 'env'], type: 'str' } },
+      schedule: { value: 'schedule', typed: { types: ['msg', 'flow', 'global', 'str', 'num', 'date', 'jsonata'], type: 'msg' } },
+      duplicates_check: { value: '' },
+      // Seconds from a msg's first attempt after which, still not sent, it goes to Catch (expired); empty: the account's outbox time.
+      giveUpAfter: { value: '', validate: 'number' },
+      ...(kind === 'transactional'
+        ? {
+            // Storm protection: alerts per window (0 = off) and the window in seconds.
+            stormLimit: { value: 0, validate: 'number' as const },
+            stormWindow: { value: 60, validate: 'number' as const },
+          }
+        : {}),
+    },
     label: 'send',
     panel: { prepare: 'sendPanel', save: 'sendPanelSave' },
     shared: ['status', 'brief', 'warnings', 'send', ...(kind === 'transactional' ? (['storm'] as const) : [])],
-  };
+  });
 }
 
 function endpointNode(type: string, endpoint: EndpointKind, outputs: number, settings: Record<string, SettingDefinition>): NodeDefinition {
-  return {
+  return paletteNode({
     type,
     endpoint,
-    category: 'BulkGate',
-    inputs: 1,
     outputs,
     settings: { ...NAME_AND_ACCOUNT, ...settings },
-    label: 'plain',
     panel: { prepare: 'endpointPanel', save: 'endpointPanelSave' },
     shared: ['status', 'brief', 'warnings'],
-  };
+  });
 }
 
 export const DEFINITIONS: Record<string, NodeDefinition> = {
@@ -145,10 +141,8 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
   },
   'bulkgate-promotional': sendNode('promotional', 3),
   'bulkgate-transactional': sendNode('transactional', 2),
-  'bulkgate-balance': {
+  'bulkgate-balance': paletteNode({
     type: 'bulkgate-balance',
-    category: 'BulkGate',
-    inputs: 1,
     outputs: 2,
     settings: {
       ...NAME_AND_ACCOUNT,
@@ -156,13 +150,11 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       method: { value: 'POST' },
       threshold: { value: '', validate: 'number' },
     },
-    label: 'plain',
     panel: { prepare: 'balancePanel' },
     shared: ['status', 'brief'],
-  },
-  'bulkgate-events': {
+  }),
+  'bulkgate-events': paletteNode({
     type: 'bulkgate-events',
-    category: 'BulkGate',
     inputs: 0,
     outputs: 3,
     settings: {
@@ -175,10 +167,9 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       reportTimeout: { value: 0, validate: 'number' },
     },
     credentials: CREDENTIALS['bulkgate-events'],
-    label: 'plain',
     panel: { prepare: 'eventsPanel' },
     shared: ['status', 'brief', 'warnings'],
-  },
+  }),
   'bulkgate-otp': endpointNode('bulkgate-otp', 'otp', 2, {
     action: { value: 'send' },
     number: { value: 'number', typed: { types: NUMBERS, type: 'msg' }, validate: 'validNumber' },
@@ -221,10 +212,6 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
 
 /** The one node set (package.json `node-red.nodes`): Node-RED's start costs about 7 ms of CPU per set. */
 export const NODE_SET = 'bulkgate';
-
-export function settingDefaults(type: string): Record<string, unknown> {
-  return Object.fromEntries(Object.entries(DEFINITIONS[type]?.settings ?? {}).map(([name, setting]) => [name, setting.value]));
-}
 
 /** The TypedInput settings of a node: the types offered and the default (type and value). */
 export function typedSettings(type: string): Record<string, { types: readonly string[]; type: string; value: string }> {

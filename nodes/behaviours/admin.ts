@@ -1,10 +1,7 @@
 /**
- * The editor's "test connection" button: reads the balance through the runtime, so the browser
- * never needs the stored token. Protected by Node-RED's admin auth and permissions, and more:
- * - the stored token is used only with the deployed account's own base URL and timeout (a
- *   cross-site form could otherwise send it to any URL); another base URL needs the token typed;
- * - JSON only: a cross-site form cannot send `application/json` without a CORS preflight;
- * - the answer is the client's own sentence for the error type, never the remote body's text.
+ * The editor's admin endpoints (admin auth and permissions apply). "Test connection" uses the stored
+ * token only with the deployed base URL (a cross-site form could send it anywhere else); JSON only
+ * (a cross-site form cannot send it without a CORS preflight); answers in the client's own words.
  */
 import type { NodeAPI } from 'node-red';
 import type { Request, Response } from 'express';
@@ -37,7 +34,6 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
       waiting: account?.outbox?.waiting ?? 0,
       persistent: account?.outbox?.persistent ?? false,
       outage: cause ? { reason: cause.reason, since: cause.since } : null,
-      // While the shared store cannot be reached: why, and since when.
       store: account?.storeTrouble ?? null,
     });
   });
@@ -59,13 +55,9 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
   });
 }
 
-/**
- * The panel's fields: id, baseUrl, timeout, application_id, application_token, proxy (the http
- * proxy node chosen), store (`redis`: the store at storeUrl is tested too), storeUrl, storePassword.
- */
+/** The panel's fields (`store: 'redis'`: the store at storeUrl is tested too). */
 type TestRequest = Record<string, unknown>;
 
-/** The store's part of a test: whether it answered, or why not. */
 type StoreAnswer = { ok: true } | { ok: false; message: string };
 type TestAnswer = ({ ok: true; credit: number; currency: string } | { ok: false; type: string; message: string }) & { store?: StoreAnswer };
 
@@ -78,16 +70,12 @@ async function testConnection(RED: NodeAPI, input: TestRequest): Promise<TestAns
   return store ? { ...gatewayAnswer, store } : gatewayAnswer;
 }
 
-/**
- * The store answers: with the password typed, or the stored one only with the deployed account's
- * own store URL (as for the token: a cross-site form could otherwise send it to any server).
- */
+/** The stored password goes only to the deployed store URL, as the token to the deployed base URL. */
 async function testStore(RED: NodeAPI, input: TestRequest): Promise<StoreAnswer> {
   const { checkStore, storeUrlProblem } = sharedStore();
   const url = text(input.storeUrl);
   const problem = storeUrlProblem(url);
   if (problem) return { ok: false, message: problem };
-  // The field holds a placeholder when a password is stored; empty: none.
   let password: string | undefined = text(input.storePassword) || undefined;
   if (password === STORED_PLACEHOLDER) {
     const id = text(input.id);

@@ -1,7 +1,4 @@
-/**
- * What each endpoint node does with a msg: the one-time password (send, resend, verify), the
- * number check, the blacklist (check, add, remove) and the address book (contacts and consent).
- */
+/** What each endpoint node does with a msg: OTP, number check, blacklist, address book. */
 import { invalidRequest, isPhoneNumber, isPlainObject, normalizeNumber, type EndpointName } from '../../gateway';
 import { numbersOf, oneNumber, takenBy, type EndpointContext, type EndpointHandler, type EndpointOutcome } from './endpoint-node';
 import { mapInSteps, type Msg } from '../plumbing/runtime';
@@ -45,8 +42,7 @@ export const otp: EndpointHandler = async (ctx) => {
   if (action === 'send') {
     const fields: Record<string, unknown> = { number: scalar(await ctx.read('number')), country: await ctx.read('country') };
     for (const key of OTP_SEND_SETTINGS) fields[key] = ctx.config[key];
-    // Who asks, for the gateway's per-minute quota: the requester's address for an http in
-    // node's msg, else this node (all its requests share one quota).
+    // Who asks, for the gateway's per-minute quota: an http in node's requester, else this node.
     const req = msg.req as { ip?: unknown } | undefined;
     fields.request_quota_identification = (await ctx.read('request_quota_identification')) ?? (typeof req?.ip === 'string' && req.ip ? req.ip : ctx.node.id);
     if (Array.isArray(ctx.config.channel) && ctx.config.channel.length) fields.channel = ctx.config.channel;

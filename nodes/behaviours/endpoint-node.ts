@@ -1,8 +1,4 @@
-/**
- * The nodes of the gateway's other endpoints, each a thin adapter: its settings and the msg make
- * the call's fields (an object `msg.payload` in the API's names fills what the panel leaves empty),
- * the client checks and sends it, the answer is routed to the node's ports (endpoint-kinds.ts).
- */
+/** The nodes of the gateway's other endpoints: the settings and the msg make a call (endpoint-kinds.ts). */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, bodyFields, invalidRequest, isAbsent, isPlainObject, splitNumbers, type EndpointName } from '../../gateway';
 import { typedSettings } from '../definitions';
@@ -18,10 +14,7 @@ export interface EndpointContext {
   msg: Msg;
   /** A TypedInput setting of the node, read against the msg (undefined when empty). */
   read(field: string): Promise<unknown>;
-  /**
-   * The keys of an object msg.payload the endpoint's body takes that fill what the panel leaves
-   * empty: a key `panel` gives a value for, or one of `locked`, is ignored (the node warns once).
-   */
+  /** An object msg.payload's body keys, but those `panel` gives or `locked` (warned of once). */
   overrides(name: EndpointName, panel?: Record<string, unknown>, locked?: readonly string[]): Record<string, unknown>;
   call(name: EndpointName, fields: Record<string, unknown>): Promise<unknown>;
   /** One msg per result, in order, each a copy of the msg with msg.parts for a join node (a long list in steps). */
@@ -67,7 +60,6 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
     const account = accountOf(RED, config.account);
     const stop = new AbortGroup();
     const status = new StatusThrottle(node);
-    /** Payload keys this node has warned about ignoring (once each). */
     const warned = new Set<string>();
 
     answerInputs(node, texts, status, stop, async (msg, send, done) => {

@@ -16,7 +16,6 @@ import type { DeliveryTracker, Tracked } from '../account/tracking';
 
 interface EventsConfig {
   path?: string;
-  name?: string;
   account?: string;
   reportTimeout?: number | string;
   /** Not in the panel (tests use small ones): MAX_PENDING and MAX_WAIT_MS. */
@@ -32,7 +31,6 @@ const MAX_DEPTH = 32;
 /** Reports taken but not yet emitted, at most (per node): beyond, a call waits unread for room; after MAX_WAIT_MS, 503. */
 const MAX_PENDING = 20_000;
 const MAX_WAIT_MS = 30_000;
-const DEFAULT_EVENTS_PATH = '/bulkgate/events';
 
 type Request = IncomingMessage & { query?: Record<string, unknown>; body?: unknown; _body?: boolean; url: string };
 type Router = { stack: { route?: { stack: { handle: unknown }[] } }[] };
@@ -122,14 +120,12 @@ async function reportsOf(req: Request, query: Record<string, unknown>): Promise<
   if (list.length === 0) throw new Refusal(400, 'No reports', true);
   if (deeperThan(list)) throw new Refusal(400, `Nested deeper than ${MAX_DEPTH} levels`, true);
   if (list.length > MAX_REPORTS_PER_CALL) throw new Refusal(413, `More than ${MAX_REPORTS_PER_CALL} reports`);
-  const events: EventPayload[] = [];
-  for (const item of list) {
+  return list.map((item) => {
     const event = readEvent(item);
     // Refused at the first bad one: no more of the body is read.
     if (!event) throw new Refusal(400, 'Not a report', true);
-    events.push(event);
-  }
-  return events;
+    return event;
+  });
 }
 
 /** Whether a value nests arrays or objects deeper than MAX_DEPTH levels (walked without recursion). */
@@ -179,7 +175,7 @@ class EventsEndpoint {
     config: EventsConfig,
     private readonly texts: NodeCatalog,
   ) {
-    const path = (config.path || DEFAULT_EVENTS_PATH).trim();
+    const path = (config.path || '/bulkgate/events').trim();
     this.#path = path.startsWith('/') ? path : `/${path}`;
     this.#secret = node.credentials?.secret ?? '';
     const account = accountOf(RED, config.account);
@@ -254,11 +250,10 @@ class EventsEndpoint {
 
   /** With a shared store, some are looked up there. */
   #match(events: EventPayload[]): Promise<Matched[]> {
-    const tracker = this.#tracker;
     return Promise.all(
       events.map(async (event): Promise<Matched> => {
-        if (event.statusCode === INCOMING) return { event, last: await tracker?.lastTo(event.from) };
-        return { event, tracked: await tracker?.report(event.smsID, event.status) };
+        if (event.statusCode === INCOMING) return { event, last: await this.#tracker?.lastTo(event.from) };
+        return { event, tracked: await this.#tracker?.report(event.smsID, event.status) };
       }),
     );
   }

@@ -19,7 +19,7 @@ import {
   type SendFields,
   isPlainObject,
 } from '../../gateway';
-import { settingDefaults, typedSettings } from '../definitions';
+import { DEFINITIONS, typedSettings } from '../definitions';
 import { evaluate, type Msg, type TypedSetting } from '../plumbing/runtime';
 
 /** Send node settings as the flow file stores them (nodes/definitions.ts names them). */
@@ -64,12 +64,12 @@ export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
   }
   const plain: [SendField, unknown][] = [];
   const set = new Set<SendField>();
-  const defaults = settingDefaults(`bulkgate-${operation.kind}`);
+  const defaults = DEFINITIONS[`bulkgate-${operation.kind}`]?.settings ?? {};
   for (const field of PLAIN_FIELDS) {
     const value = config[field];
     if (taken.has(field) && value !== undefined && value !== '' && value !== false) {
       plain.push([field, value]);
-      if (value !== defaults[field]) set.add(field);
+      if (value !== defaults[field]?.value) set.add(field);
     }
   }
   const channel = taken.has('channel') && Array.isArray(config.channel) && config.channel.length ? config.channel : undefined;

@@ -51,8 +51,7 @@ const withCatalog =
     module(new Proxy(RED, { get: (target, prop, receiver) => (prop === '_' ? translate : Reflect.get(target, prop, receiver)) }));
 
 export const accountNode = withCatalog(require('../../nodes/bulkgate-account').default);
-export const promotionalNode = withCatalog(require('../../nodes/bulkgate-promotional').default);
-export const transactionalNode = withCatalog(require('../../nodes/bulkgate-transactional').default);
+export const sendNodes = withCatalog(require('../../nodes/bulkgate-send').default);
 export const balanceNode = withCatalog(require('../../nodes/bulkgate-balance').default);
 export const eventsNode = withCatalog(require('../../nodes/bulkgate-events').default);
 export const endpointNodes = withCatalog(require('../../nodes/bulkgate-endpoints').default);
@@ -62,7 +61,7 @@ export let httpNode: ((req: unknown, res: unknown) => void) | undefined;
 const captureHttpNode = (RED: { httpNode: (req: unknown, res: unknown) => void }) => {
   httpNode = RED.httpNode;
 };
-export const ALL_NODES = [accountNode, promotionalNode, transactionalNode, balanceNode, eventsNode, endpointNodes, joinNode, captureHttpNode];
+export const ALL_NODES = [accountNode, sendNodes, balanceNode, eventsNode, endpointNodes, joinNode, captureHttpNode];
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 export type TestNode = Node & { on(event: string, listener: (...args: any[]) => void): void };
