@@ -1,7 +1,4 @@
-/**
- * The credentials each node type keeps, read at start by the registration: a module of its own, as
- * requiring it takes 0.33 ms and the whole definitions 1.44 ms (medians of 15 fresh processes).
- */
+/** Each type's credentials, apart: requiring them takes 0.33 ms, the definitions 1.44 ms (medians of 15). */
 export type CredentialFields = Record<string, { type: 'text' | 'password'; required?: boolean }>;
 
 export const CREDENTIALS: Record<string, CredentialFields> = {

@@ -166,7 +166,6 @@ class EventsEndpoint {
   #closed = false;
   readonly #tracker: DeliveryTracker | undefined;
   readonly #gate: ReportGate;
-  /** The paths served by this runtime's events nodes, when this node serves its own. */
   #paths: Map<string, string> | undefined;
 
   constructor(

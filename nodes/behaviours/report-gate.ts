@@ -1,7 +1,6 @@
 /**
- * The events node's bound on reports taken but not yet emitted: a webhook call waits, unread, while
- * `limit` reports wait; it goes in oldest first, or is refused after `waitMs` (503: the vendor's
- * pages do not say that the gateway sends a refused report again, so refusing is the last resort).
+ * The events node's bound on reports not yet emitted: a call waits, unread, oldest first, or is
+ * refused after `waitMs` (503, the last resort: the gateway may not send a refused report again).
  */
 import { Fifo } from '../../gateway/fifo';
 

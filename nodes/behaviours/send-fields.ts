@@ -48,7 +48,6 @@ export interface FieldPlan {
   template: string;
   /** Listed settings the user changed from their default: msg.payload does not replace them. */
   set: ReadonlySet<SendField>;
-  /** Payload keys the node has warned about ignoring (once each). */
   warned: Set<string>;
 }
 
@@ -107,8 +106,7 @@ function isDefaultCascade(channel: unknown[]): boolean {
 export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, onIgnored?: (field: string) => void): SendFields | Promise<SendFields> {
   const fields: SendFields = {};
   const waiting: Promise<void>[] = [];
-  // Settings of the panel that gave a value for this msg, which a payload key does not replace:
-  // kept only when there is an object payload to fill from (not for a text payload, the usual case).
+  // The panel's settings that gave a value, which a payload key does not replace (object payloads only).
   const fromPanel = isPlainObject(msg.payload) ? new Set<SendField>(plan.set) : undefined;
 
   const take = (field: SendField, value: unknown) => {
@@ -141,7 +139,6 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, 
     throw invalidRequest(TIMESTAMP_AS_TEXT, { key: 'no-text' });
   }
 
-  // msg.payload's keys fill what the panel left empty or at its default; the panel wins.
   const overrides = () => {
     if (!fromPanel || !isPlainObject(msg.payload)) return fields;
     for (const field of SEND_FIELDS) {

@@ -11,7 +11,7 @@ import { fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, type Done, type Msg, typ
 import { numberSetting } from '../plumbing/settings';
 import { accountOf } from './deployed-account';
 import { fieldPlan, noRecipient, nodeOperation, sendFields, type FieldPlan, type SendConfig } from './send-fields';
-import { SendRouter, SendTotals } from './send-route';
+import { SendRouter } from './send-route';
 
 type Kind = 'promotional' | 'transactional';
 type Taken = { since: number; order: number };
@@ -40,7 +40,6 @@ class SendPipeline {
   readonly #wireStop = new AbortGroup();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #status: StatusThrottle;
-  readonly #totals: SendTotals;
   readonly #router: SendRouter;
   readonly #storm: StormGuard<{ msg: Msg; fields: SendFields }>;
   readonly #giveUpMs: number;
@@ -60,8 +59,7 @@ class SendPipeline {
     this.#plan = fieldPlan(config, this.#operation);
     this.#account = accountOf(RED, config.account);
     this.#status = new StatusThrottle(node);
-    this.#totals = new SendTotals(texts, this.#status, this.#account);
-    this.#router = new SendRouter(RED, node, this.#account, this.#totals);
+    this.#router = new SendRouter(RED, node, texts, this.#status, this.#account);
     // Storm protection is the transactional node's (a promotional send is one request to many).
     this.#storm = stormGuardOf(kind === 'transactional' ? config : {}, (last, held) => void this.#sendNotice(last.msg, last.fields, held));
     this.#giveUpMs = numberSetting(config.giveUpAfter, 0) * 1000;
@@ -146,8 +144,8 @@ class SendPipeline {
   /** Another copy of Node-RED sends this alert: the msg ends on port 1, marked (a dropped copy is a success, marked by why it was dropped). */
   #copyElsewhere(msg: Msg, send: Send, done: Done): undefined {
     msg.bulkgate = { ...(msg.bulkgate as object | undefined), duplicate: 'copy' };
-    this.#totals.duplicates++;
-    this.#totals.show();
+    this.#router.duplicates++;
+    this.#router.show();
     send([msg]);
     done();
   }
@@ -240,7 +238,6 @@ class SendPipeline {
       this.#showsWaiting = true;
       this.#status.show(() => {
         const count = account.outbox.waitingFor(this.node.id);
-        // Why they wait, while the gateway is marked unreachable.
         const cause = account.circuit.cause?.brief;
         const text = cause
           ? texts('status.waiting-because', { count, cause: texts(`status.causes.${cause.key}`, cause.params) })
@@ -253,7 +250,7 @@ class SendPipeline {
     } else if (this.#showsWaiting || this.#showsStoreTrouble !== (account.storeTrouble !== undefined)) {
       this.#showsWaiting = false;
       this.#showsStoreTrouble = account.storeTrouble !== undefined;
-      this.#totals.show();
+      this.#router.show();
     }
   }
 }

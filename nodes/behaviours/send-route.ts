@@ -6,7 +6,11 @@ import { storeCause } from '../account/store-health';
 import { numberKey } from '../account/tracking';
 import { sendInBatches, sequenceParts, type Msg, type NodeCatalog, type Send, type StatusThrottle } from '../plumbing/runtime';
 
-export class SendTotals {
+/** The wire body of a send (without credentials), read only when delivery tracking needs it. */
+type WireBody = () => Record<string, unknown>;
+
+/** Routes the answers to the ports, and keeps the totals the status shows. */
+export class SendRouter {
   sent = 0;
   rejected = 0;
   /** Msgs the gateway dropped as duplicates of an earlier one (duplicates_check). */
@@ -15,6 +19,8 @@ export class SendTotals {
   lastReason = '';
 
   constructor(
+    private readonly RED: NodeAPI,
+    private readonly node: Node,
     private readonly texts: NodeCatalog,
     private readonly status: StatusThrottle,
     private readonly account: Account | null,
@@ -46,18 +52,6 @@ export class SendTotals {
     }
     return { fill: rejected || duplicates ? 'yellow' : 'green', shape: 'dot', text };
   };
-}
-
-/** The wire body of a send (without credentials), read only when delivery tracking needs it. */
-type WireBody = () => Record<string, unknown>;
-
-export class SendRouter {
-  constructor(
-    private readonly RED: NodeAPI,
-    private readonly node: Node,
-    private readonly account: Account | null,
-    readonly totals: SendTotals,
-  ) {}
 
   /** Routes a result to the ports (a promotional one resolves once its last batch is sent); `resend`: a send from the outbox. */
   route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> | undefined {
@@ -78,16 +72,15 @@ export class SendRouter {
       tracker.track(record.sms_id, record.number ?? body().number, sent, at);
     }
     msg.payload = record;
-    const totals = this.totals;
     if (result.rejected) {
-      totals.rejectedFor(record);
+      this.rejectedFor(record);
       send([null, msg]);
     } else {
-      if (duplicate === 'gateway') totals.duplicates++;
-      else totals.sent++;
+      if (duplicate === 'gateway') this.duplicates++;
+      else this.sent++;
       send([msg, null]);
     }
-    totals.show();
+    this.show();
   }
 
   #promotional(msg: Msg, result: PromotionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> {
@@ -108,13 +101,12 @@ export class SendRouter {
       if (duplicate === 'gateway') dropped++;
       (record.status === 'error' ? refused : accepted).push(out);
     });
-    const totals = this.totals;
-    totals.duplicates += dropped;
-    totals.sent += accepted.length - dropped;
+    this.duplicates += dropped;
+    this.sent += accepted.length - dropped;
     const last = refused.at(-1)?.payload as SendRecord | undefined;
-    if (last) totals.rejectedFor(last, refused.length);
+    if (last) this.rejectedFor(last, refused.length);
     msg.payload = { total: result.total, response: result.response };
-    totals.show();
+    this.show();
     return sendInBatches(send, [accepted, refused, msg]);
   }
 

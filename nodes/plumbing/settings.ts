@@ -9,10 +9,7 @@ export function numberSetting(value: unknown, fallback: number, min = 0): number
   return Number.isFinite(n) && n >= min ? n : fallback;
 }
 
-/**
- * The proxy settings of a core `http proxy` node, by its id: undefined for no id (the client
- * then follows the environment's proxy variables), null when no such node is deployed.
- */
+/** A core `http proxy` node's settings: undefined for none (the environment's), null when not deployed. */
 export function proxySettings(RED: NodeAPI, id: string | undefined): ProxySettings | undefined | null {
   if (!id) return undefined;
   const proxy = RED.nodes.getNode(id) as { url?: string; noproxy?: string[]; credentials?: { username?: string; password?: string } } | null;
