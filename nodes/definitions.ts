@@ -238,7 +238,6 @@ export function registerTypeSource(def: NodeDefinition): string {
     if (s.typed) defaults.push(`      ${name}Type: { value: ${js(s.typed.type)} }`);
   }
   const version = def.label === 'send' ? ` + ' ' + (this.api === 'simple' ? 'simple ' : '') + (this.version || '2.0')` : '';
-  const label = `function () { return this.name || this._('${def.type}.paletteLabel')${version}; }`;
   const lines = [
     `    category: ${js(def.category)}`,
     ...(def.category === 'config' ? [] : [`    color: '#8FD3CB'`]),
@@ -247,7 +246,7 @@ export function registerTypeSource(def: NodeDefinition): string {
     ...(def.inputs !== undefined ? [`    inputs: ${def.inputs}`] : []),
     ...(def.outputs !== undefined ? [`    outputs: ${def.outputs}`, `    icon: '${def.type}.svg'`] : []),
     `    paletteLabel: function () { return this._('${def.type}.paletteLabel'); }`,
-    `    label: ${label}`,
+    `    label: function () { return this.name || this._('${def.type}.paletteLabel')${version}; }`,
     ...(def.category === 'config'
       ? []
       : [

@@ -4,16 +4,9 @@ import { AbortGroup, invalidRequest, type ApiFamily, type HttpMethod } from '../
 import { answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle } from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
 
-interface BalanceConfig {
-  account?: string;
-  api?: string;
-  method?: string;
-  threshold?: number | string;
-}
-
 export function balanceNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-balance');
-  function BulkgateBalance(this: Node, config: NodeDef & BalanceConfig) {
+  function BulkgateBalance(this: Node, config: NodeDef & { account?: string; api?: string; method?: string; threshold?: number | string }) {
     RED.nodes.createNode(this, config);
     const node = this;
     const account = accountOf(RED, config.account);

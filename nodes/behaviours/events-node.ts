@@ -99,24 +99,19 @@ async function readBody(req: Request): Promise<{ text: string } | { parsed: unkn
 
 /** The reports of one call; a Refusal when any is wrong. */
 async function reportsOf(req: Request, query: Record<string, unknown>): Promise<EventPayload[]> {
+  const { token: _token, ...report } = query;
+  const body = req.method === 'GET' ? { parsed: [report] } : await readBody(req);
   let raw: unknown;
-  if (req.method === 'GET') {
-    const { token: _token, ...report } = query;
-    raw = [report];
-  } else {
-    const body = await readBody(req);
-    if ('parsed' in body) raw = body.parsed;
-    else {
-      if (!body.text.trim()) throw new Refusal(400, 'No reports', true);
-      try {
-        raw = JSON.parse(body.text);
-      } catch {
-        throw new Refusal(400, 'Body is not JSON', true);
-      }
+  if ('parsed' in body) raw = body.parsed;
+  else {
+    if (!body.text.trim()) throw new Refusal(400, 'No reports', true);
+    try {
+      raw = JSON.parse(body.text);
+    } catch {
+      throw new Refusal(400, 'Body is not JSON', true);
     }
-    raw = Array.isArray(raw) ? raw : [raw];
   }
-  const list = raw as unknown[];
+  const list: unknown[] = Array.isArray(raw) ? raw : [raw];
   if (list.length === 0) throw new Refusal(400, 'No reports', true);
   if (deeperThan(list)) throw new Refusal(400, `Nested deeper than ${MAX_DEPTH} levels`, true);
   if (list.length > MAX_REPORTS_PER_CALL) throw new Refusal(413, `More than ${MAX_REPORTS_PER_CALL} reports`);
@@ -147,9 +142,7 @@ export function eventsNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-events');
   function BulkgateEvents(this: EventsNode, config: NodeDef & EventsConfig) {
     RED.nodes.createNode(this, config);
-    const endpoint = new EventsEndpoint(RED, this, config, texts);
-    this.on('close', () => endpoint.close());
-    endpoint.serve();
+    new EventsEndpoint(RED, this, config, texts);
   }
   return BulkgateEvents;
 }
@@ -185,10 +178,7 @@ class EventsEndpoint {
     const timeoutMs = numberSetting(config.reportTimeout, 0) * 1000;
     this.#tracker?.listen(node, timeoutMs, (tracked) => this.#noReport(tracked, timeoutMs));
     this.#gate = new ReportGate(numberSetting(config.pendingLimit, MAX_PENDING, 1), numberSetting(config.busyWaitMs, MAX_WAIT_MS, 1));
-  }
-
-  serve(): void {
-    const { RED, node, texts } = this;
+    node.on('close', () => this.close());
     if (!this.#secret) node.status({ fill: 'red', shape: 'ring', text: texts('status.no-secret') });
     // As the core http-in node: with httpNodeRoot off there is no server to listen on.
     if ((RED.settings as { httpNodeRoot?: unknown }).httpNodeRoot === false || !RED.httpNode) {
@@ -242,19 +232,14 @@ class EventsEndpoint {
     gate.taken(events.length);
     // Answer first: the gateway is not kept waiting for the flow (with a shared store, it waits
     // for the lookups, so that a report reaching any copy carries msg.sent).
-    const matched = await this.#match(events);
-    answer(res, 200, 'OK');
-    setImmediate(() => this.#emit(matched, 0));
-  }
-
-  /** With a shared store, some are looked up there. */
-  #match(events: EventPayload[]): Promise<Matched[]> {
-    return Promise.all(
+    const matched = await Promise.all(
       events.map(async (event): Promise<Matched> => {
         if (event.statusCode === INCOMING) return { event, last: await this.#tracker?.lastTo(event.from) };
         return { event, tracked: await this.#tracker?.report(event.smsID, event.status) };
       }),
     );
+    answer(res, 200, 'OK');
+    setImmediate(() => this.#emit(matched, 0));
   }
 
   /** A batch per turn of the event loop. */

@@ -3,22 +3,8 @@
  * fill what the panel leaves empty or at its default (the panel wins, as in Node-RED's core nodes).
  */
 import type { Node, NodeAPI } from 'node-red';
-import {
-  GatewayError,
-  isPhoneNumber,
-  bodyFields,
-  bodyShape,
-  invalidRequest,
-  schemaKey,
-  SEND_FIELDS,
-  sendOperation,
-  VERSIONS,
-  type ApiVersion,
-  type Operation,
-  type SendField,
-  type SendFields,
-  isPlainObject,
-} from '../../gateway';
+import { bodyFields, bodyShape, invalidRequest, isPhoneNumber, isPlainObject, schemaKey, SEND_FIELDS, sendOperation, VERSIONS } from '../../gateway';
+import type { ApiVersion, GatewayError, Operation, SendField, SendFields } from '../../gateway';
 import { DEFINITIONS, typedSettings } from '../definitions';
 import { evaluate, type Msg, type TypedSetting } from '../plumbing/runtime';
 

@@ -124,10 +124,7 @@ export class SendRouter {
     }
   }
 
-  /**
-   * A duplicate the gateway dropped (duplicates_check): `gateway`, its sms_id came back before (not
-   * sent); `resend`, an outbox resend that cost nothing (its first attempt got through).
-   */
+  /** A duplicate (duplicates_check): `gateway`, its sms_id came before (not sent); `resend`, a resend that cost nothing. */
   #duplicateOf(record: SendRecord, resend: boolean): 'gateway' | 'resend' | undefined {
     if (record.status === 'error' || typeof record.sms_id !== 'string' || !this.account) return undefined;
     const seen = this.account.recent.seenBefore(record.sms_id);

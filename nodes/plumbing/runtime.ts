@@ -37,10 +37,9 @@ export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, sett
 /** A node's own texts: its section of the node set's catalog (a count picks the plural form). */
 export type NodeCatalog = (key: string, params?: Record<string, string | number>) => string;
 
-export const nodeCatalog =
-  (RED: NodeAPI, type: string): NodeCatalog =>
-  (key, params) =>
-    RED._(`${type}.${key}`, params);
+export function nodeCatalog(RED: NodeAPI, type: string): NodeCatalog {
+  return (key, params) => RED._(`${type}.${key}`, params);
+}
 
 /** Status shown at most this often (ms), always ending on the latest. */
 const STATUS_INTERVAL = 200;
