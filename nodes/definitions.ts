@@ -1,7 +1,4 @@
-/**
- * One typed definition per node: the build writes its `registerType` block from it, the runtime
- * and the panels read it. Pure data (no Node-RED import): the editor bundle includes it.
- */
+/** Each node's typed definition, for its registerType block, the runtime and the panels (no Node-RED import). */
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../gateway/defaults';
 import { CREDENTIALS, type CredentialFields } from './credentials';
 

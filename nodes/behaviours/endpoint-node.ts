@@ -2,7 +2,7 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { AbortGroup, bodyFields, invalidRequest, isAbsent, isPlainObject, splitNumbers, type EndpointName } from '../../gateway';
 import { typedSettings } from '../definitions';
-import { answerInputs, evaluate, NO_ACCOUNT, nodeCatalog, mapInSteps, sendInBatches, sequenceParts, StatusThrottle, type Msg } from '../plumbing/runtime';
+import { answerInputs, evaluate, NO_ACCOUNT, nodeCatalog, mapInSteps, sendInBatches, sequence, StatusThrottle, type Msg } from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
 
 type EndpointConfig = NodeDef & Record<string, unknown>;
@@ -89,12 +89,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
           return out;
         },
         call: (name, fields) => client.call(name, fields, { signal: stop }),
-        parts: (payloads) => {
-          // One clone of the msg without its payload; each result's msg is a shallow copy of it.
-          const { payload: _payload, ...rest } = msg;
-          const template = RED.util.cloneMessage(rest as Msg);
-          return mapInSteps(payloads, (payload, index) => ({ ...template, payload, parts: sequenceParts(msg, msg._msgid, index, payloads.length) }) as Msg);
-        },
+        parts: (payloads) => mapInSteps(payloads, sequence(RED, msg, msg._msgid, payloads.length)),
       };
       const outcome = await handle(ctx);
       status.show(() => ({ fill: outcome.status.fill ?? 'green', shape: 'dot', text: texts(`status.${outcome.status.key}`, outcome.status.params) }));

@@ -1,8 +1,4 @@
-/**
- * The `bulkgate-events` node: the gateway's webhook (GET, one report; POST, a JSON array). A caller
- * is a stranger until the URL's secret token matches, and even then its body is bounded (bytes,
- * reports, depth) and every report is checked before any is emitted.
- */
+/** The gateway's webhook: a stranger until the URL's secret matches, and even then its body is bounded. */
 import { timingSafeEqual } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Node, NodeAPI, NodeDef } from 'node-red';
@@ -159,7 +155,6 @@ class EventsEndpoint {
   #closed = false;
   readonly #tracker: DeliveryTracker | undefined;
   readonly #gate: ReportGate;
-  #paths: Map<string, string> | undefined;
 
   constructor(
     private readonly RED: NodeAPI,
@@ -187,7 +182,6 @@ class EventsEndpoint {
     }
     let paths = servedPaths.get(RED.httpNode);
     if (!paths) servedPaths.set(RED.httpNode, (paths = new Map()));
-    this.#paths = paths;
     const other = paths.get(this.#path);
     if (other && other !== node.id) node.warn(texts('warnings.path-taken', { path: this.#path, node: other }));
     else paths.set(this.#path, node.id);
@@ -199,7 +193,8 @@ class EventsEndpoint {
     this.#closed = true;
     this.#tracker?.unlisten(this.node);
     this.#gate.open();
-    if (this.#paths?.get(this.#path) === this.node.id) this.#paths.delete(this.#path);
+    const paths = servedPaths.get(this.RED.httpNode);
+    if (paths?.get(this.#path) === this.node.id) paths.delete(this.#path);
     // Remove this node's own routes only: a user's http-in node on the same path stays. Express 4 keeps them as `_router`, 5 as `router`.
     const app = this.RED.httpNode as unknown as { _router?: Router; router?: Router };
     const router = app._router ?? app.router;

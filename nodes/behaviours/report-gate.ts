@@ -1,7 +1,4 @@
-/**
- * The events node's bound on reports not yet emitted: a call waits, unread, oldest first, or is
- * refused after `waitMs` (503, the last resort: the gateway may not send a refused report again).
- */
+/** Bounds reports not yet emitted: a call waits, unread; after `waitMs`, 503 (the gateway may not resend). */
 import { Fifo } from '../../gateway/fifo';
 
 export class ReportGate {

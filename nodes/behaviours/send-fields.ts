@@ -1,7 +1,4 @@
-/**
- * A msg's request fields: the node's settings, the text template, then an object msg.payload's keys
- * fill what the panel leaves empty or at its default (the panel wins, as in Node-RED's core nodes).
- */
+/** A msg's request fields: the settings and template; an object msg.payload fills what the panel leaves. */
 import type { Node, NodeAPI } from 'node-red';
 import { bodyFields, bodyShape, invalidRequest, isPhoneNumber, isPlainObject, schemaKey, SEND_FIELDS, sendOperation, VERSIONS } from '../../gateway';
 import type { ApiVersion, GatewayError, Operation, SendField, SendFields } from '../../gateway';

@@ -4,7 +4,7 @@ import { briefOf, scheduleMs, type PromotionalResult, type SendRecord, type Tran
 import type { Account } from '../account/account';
 import { storeCause } from '../account/store-health';
 import { numberKey } from '../account/tracking';
-import { sendInBatches, sequenceParts, type Msg, type NodeCatalog, type Send, type StatusThrottle } from '../plumbing/runtime';
+import { sendInBatches, sequence, type Msg, type NodeCatalog, type Send, type StatusThrottle } from '../plumbing/runtime';
 
 /** The wire body of a send (without credentials), read only when delivery tracking needs it. */
 type WireBody = () => Record<string, unknown>;
@@ -88,16 +88,12 @@ export class SendRouter {
     this.#trackPromotional(msg, records, body);
     const accepted: Msg[] = [];
     const refused: Msg[] = [];
-    // One clone of the msg (without its payload, which may hold the whole recipient list);
-    // each record's msg is a shallow copy of it, not a deep copy per recipient.
-    const { payload: _payload, ...rest } = msg;
-    const template = this.RED.util.cloneMessage(rest as Msg);
-    const id = this.RED.util.generateId();
+    const copy = sequence(this.RED, msg, this.RED.util.generateId(), records.length);
     let dropped = 0;
     records.forEach((record: SendRecord, index) => {
       const duplicate = this.#duplicateOf(record, resend);
-      const out = { ...template, payload: duplicate ? { ...record, duplicate } : record, parts: sequenceParts(msg, id, index, records.length) } as Msg;
-      if (duplicate) out.bulkgate = { ...(template.bulkgate as object | undefined), duplicate };
+      const out = copy(duplicate ? { ...record, duplicate } : record, index);
+      if (duplicate) out.bulkgate = { ...(out.bulkgate as object | undefined), duplicate };
       if (duplicate === 'gateway') dropped++;
       (record.status === 'error' ? refused : accepted).push(out);
     });

@@ -80,10 +80,7 @@ export class StatusThrottle {
 export const NO_ACCOUNT = () =>
   invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
 
-/**
- * The one error path, which never throws: `msg.bulkgate`, a brief status, and to Catch the sentence
- * as a String object with `code` and `cause` (the debug sidebar shows it whole, not collapsed).
- */
+/** Never throws; Catch gets a String (`code`, `cause`): the debug sidebar shows it whole, not collapsed. */
 export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   try {
     const message = error instanceof Error ? error.message : String(error);
@@ -118,11 +115,15 @@ export function answerInputs(
   });
 }
 
-/** `msg.parts` of one of `count` msgs made from one input, so a core join node in automatic mode reassembles them. */
-export function sequenceParts(msg: Msg, id: string | undefined, index: number, count: number): Record<string, unknown> {
-  const parts: Record<string, unknown> = { id, index, count, type: 'array', len: 1 };
-  if (msg.parts) parts.parts = msg.parts;
-  return parts;
+/** One msg per result, with msg.parts for a join node: shallow copies of one clone without the payload. */
+export function sequence(RED: NodeAPI, msg: Msg, id: string | undefined, count: number): (payload: unknown, index: number) => Msg {
+  const { payload: _payload, ...rest } = msg;
+  const template = RED.util.cloneMessage(rest as Msg);
+  return (payload, index) => {
+    const parts: Record<string, unknown> = { id, index, count, type: 'array', len: 1 };
+    if (msg.parts) parts.parts = msg.parts;
+    return { ...template, payload, parts } as Msg;
+  };
 }
 
 /** Items worked on in one turn of the event loop when a node goes through a long list. */
