@@ -92,12 +92,11 @@ async function testStore(RED: NodeAPI, input: TestRequest): Promise<StoreAnswer>
 
 async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer> {
   const typedToken = text(input.application_token);
-  const typed = typedToken !== '' && typedToken !== STORED_PLACEHOLDER;
   let baseUrl = text(input.baseUrl) || undefined;
   let timeout = numberSetting(input.timeout, DEFAULT_TIMEOUT, 1);
   let applicationId = text(input.application_id);
   let applicationToken = typedToken;
-  if (!typed) {
+  if (typedToken === '' || typedToken === STORED_PLACEHOLDER) {
     // "As deployed": the stored token, and only with the deployed account's own address and timeout.
     const id = text(input.id);
     const deployed = accountOf(RED, id);

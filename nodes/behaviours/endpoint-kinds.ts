@@ -93,8 +93,7 @@ const impossible = (given: string) => ({ phone_number: given, valid: false, coun
 
 export const numberCheck: EndpointHandler = async (ctx) => {
   const panel = await ctx.read('number');
-  const own = ctx.overrides('number-check', { numbers: scalar(panel) });
-  const given = requiredNumbers(own, panel);
+  const given = requiredNumbers(ctx.overrides('number-check', { numbers: scalar(panel) }), panel);
   const country = await ctx.read('country');
   const checked = await mapInSteps(given, (n) => isPhoneNumber(n));
   const possible = given.filter((_, i) => checked[i]);

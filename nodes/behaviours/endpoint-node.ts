@@ -7,7 +7,6 @@ import { accountOf } from './deployed-account';
 
 type EndpointConfig = NodeDef & Record<string, unknown>;
 
-/** What a node's kind does with one msg: the calls it makes and where the answers go. */
 export interface EndpointContext {
   node: Node;
   config: EndpointConfig;

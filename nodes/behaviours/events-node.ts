@@ -93,7 +93,6 @@ async function readBody(req: Request): Promise<{ text: string } | { parsed: unkn
   });
 }
 
-/** The reports of one call; a Refusal when any is wrong. */
 async function reportsOf(req: Request, query: Record<string, unknown>): Promise<EventPayload[]> {
   const { token: _token, ...report } = query;
   const body = req.method === 'GET' ? { parsed: [report] } : await readBody(req);
@@ -237,7 +236,6 @@ class EventsEndpoint {
     setImmediate(() => this.#emit(matched, 0));
   }
 
-  /** A batch per turn of the event loop. */
   #emit(matched: Matched[], from: number): void {
     const end = Math.min(matched.length, from + EMIT_BATCH);
     if (!this.#closed) for (let i = from; i < end; i++) this.#emitOne(matched[i] as Matched);

@@ -5,7 +5,6 @@ import type { ApiVersion, GatewayError, Operation, SendField, SendFields } from 
 import { DEFINITIONS, typedSettings } from '../definitions';
 import { evaluate, type Msg, type TypedSetting } from '../plumbing/runtime';
 
-/** Send node settings as the flow file stores them (nodes/definitions.ts names them). */
 export type SendConfig = Record<string, unknown>;
 
 const TIMESTAMP_AS_TEXT =

@@ -221,8 +221,7 @@ class SendPipeline {
       const client = account.gateway();
       const prepared = client.prepareOperation(this.#operation, { ...fields, text, channel });
       if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, this.#queueStop);
-      const result = await client.sendTransactional(prepared, this.#wireStop);
-      this.#router.transactional(msg, result, this.#emit, () => storableBody(prepared), false);
+      this.#router.transactional(msg, await client.sendTransactional(prepared, this.#wireStop), this.#emit, () => storableBody(prepared), false);
     } catch (error) {
       fail(this.texts, this.#status, msg, error, (e) => this.node.error(e, msg));
     }

@@ -9,7 +9,6 @@ import { sendInBatches, sequence, type Msg, type NodeCatalog, type Send, type St
 /** The wire body of a send (without credentials), read only when delivery tracking needs it. */
 type WireBody = () => Record<string, unknown>;
 
-/** Routes the answers to the ports, and keeps the totals the status shows. */
 export class SendRouter {
   sent = 0;
   rejected = 0;

@@ -76,7 +76,6 @@ export class StatusThrottle {
   }
 }
 
-/** A node whose account setting is empty (or names a deleted account). */
 export const NO_ACCOUNT = () =>
   invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
 
@@ -126,7 +125,6 @@ export function sequence(RED: NodeAPI, msg: Msg, id: string | undefined, count: 
   };
 }
 
-/** Items worked on in one turn of the event loop when a node goes through a long list. */
 const LIST_STEP = 5000;
 
 /** `items.map(fn)`, in steps of LIST_STEP a turn of the event loop apart when longer (100,000 numbers do not hold up every other flow). */
@@ -145,34 +143,22 @@ export async function mapInSteps<T, R>(items: readonly T[], fn: (item: T, index:
 export const EMIT_BATCH = 500;
 
 /** Sends a node's outputs at once, or when many in batches of EMIT_BATCH a turn of the event loop apart. */
-export function sendInBatches(send: Send, outputs: (Msg | Msg[] | null)[]): Promise<void> {
+export async function sendInBatches(send: Send, outputs: (Msg | Msg[] | null)[]): Promise<void> {
   const total = outputs.reduce((sum, out) => sum + (Array.isArray(out) ? out.length : out ? 1 : 0), 0);
-  if (total <= EMIT_BATCH) {
-    send(outputs);
-    return Promise.resolve();
+  if (total <= EMIT_BATCH) return send(outputs);
+  for (let sent = 0; ; sent += EMIT_BATCH) {
+    let start = 0;
+    const batch: (Msg | Msg[] | null)[] = outputs.map((out) => {
+      if (!Array.isArray(out)) return null;
+      const slice = out.slice(Math.max(0, sent - start), Math.max(0, sent + EMIT_BATCH - start));
+      start += out.length;
+      return slice.length ? slice : null;
+    });
+    const last = sent + EMIT_BATCH >= start;
+    // Single msgs (a summary) go with the last batch: after the msgs they sum up.
+    if (last) outputs.forEach((out, port) => (batch[port] = Array.isArray(out) ? (batch[port] ?? null) : out));
+    if (batch.some((b) => b)) send(batch);
+    if (last) return;
+    await new Promise((resolve) => setImmediate(resolve));
   }
-  let sent = 0;
-  return new Promise((resolve, reject) => {
-    const step = () => {
-      try {
-        let start = 0;
-        const batch: (Msg | Msg[] | null)[] = outputs.map((out) => {
-          if (!Array.isArray(out)) return null;
-          const slice = out.slice(Math.max(0, sent - start), Math.max(0, sent + EMIT_BATCH - start));
-          start += out.length;
-          return slice.length ? slice : null;
-        });
-        sent += EMIT_BATCH;
-        const left = sent < start;
-        // Single msgs (a summary) go with the last batch: after the msgs they sum up.
-        if (!left) outputs.forEach((out, port) => (batch[port] = Array.isArray(out) ? (batch[port] ?? null) : out));
-        if (batch.some((b) => b)) send(batch);
-        if (left) setImmediate(step);
-        else resolve();
-      } catch (error) {
-        reject(error as Error);
-      }
-    };
-    step();
-  });
 }
