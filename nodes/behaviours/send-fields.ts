@@ -43,16 +43,11 @@ export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
     if (!taken.has(field)) continue;
     typed.push([field, config[field] === undefined ? fallback : { value: config[field], type: config[`${field}Type`] as string | undefined }]);
   }
-  const plain: [SendField, unknown][] = [];
-  const set = new Set<SendField>();
+  const plain = PLAIN_FIELDS.map((field): [SendField, unknown] => [field, config[field]]).filter(
+    ([field, value]) => taken.has(field) && value !== undefined && value !== '' && value !== false,
+  );
   const defaults = DEFINITIONS[`bulkgate-${operation.kind}`]?.settings ?? {};
-  for (const field of PLAIN_FIELDS) {
-    const value = config[field];
-    if (taken.has(field) && value !== undefined && value !== '' && value !== false) {
-      plain.push([field, value]);
-      if (value !== defaults[field]?.value) set.add(field);
-    }
-  }
+  const set = new Set(plain.filter(([field, value]) => value !== defaults[field]?.value).map(([field]) => field));
   const channel = taken.has('channel') && Array.isArray(config.channel) && config.channel.length ? config.channel : undefined;
   // A payload's channel replaces the cascade only while it is the default one (SMS, nothing set).
   if (channel && !isDefaultCascade(channel)) set.add('channel');

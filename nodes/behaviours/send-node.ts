@@ -90,7 +90,7 @@ class SendPipeline {
     this.#status.close();
     this.#storm.close();
     this.#queueStop.abort();
-    void settledWithin(this.#inFlight, safeTimeout(this.#account))
+    void settledWithin(this.#inFlight, this.#account?.deployed.timeout ?? 0)
       .then(() => {
         this.#wireStop.abort();
         return Promise.all(this.#inFlight);
@@ -251,13 +251,5 @@ class SendPipeline {
       this.#showsStoreTrouble = account.storeTrouble !== undefined;
       this.#router.show();
     }
-  }
-}
-
-function safeTimeout(account: Account | null): number {
-  try {
-    return account?.gateway().timeout ?? 0;
-  } catch {
-    return 0;
   }
 }
