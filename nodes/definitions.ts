@@ -39,7 +39,6 @@ const NAME_AND_ACCOUNT: Record<string, SettingDefinition> = {
   account: { value: '', configType: 'bulkgate-account', required: true },
 };
 /** Where a recipient, a schedule... may come from: the TypedInput types per setting. */
-const FROM_MSG = ['msg', 'flow', 'global', 'env', 'str', 'json', 'jsonata'] as const;
 const IDS = ['str', 'json', 'msg', 'flow', 'global', 'env', 'jsonata'] as const;
 
 /** A palette node: one input, its palette label. */
@@ -69,7 +68,7 @@ function sendNode(kind: 'promotional' | 'transactional', outputs: number): NodeD
       api: { value: 'advanced' },
       version: { value: '2.0' },
       encoding: { value: 'json' },
-      number: { value: 'number', typed: { types: FROM_MSG, type: 'msg' }, validate: 'validNumber' },
+      number: { value: 'number', typed: { types: ['msg', 'flow', 'global', 'env', 'str', 'json', 'jsonata'], type: 'msg' }, validate: 'validNumber' },
       ...recipients,
       text: { value: '', validate: 'validText' },
       unicode: { value: 'auto' },
@@ -210,7 +209,6 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
 /** The one node set (package.json `node-red.nodes`): Node-RED's start costs about 7 ms of CPU per set. */
 export const NODE_SET = 'bulkgate';
 
-/** The TypedInput settings of a node: the types offered and the default (type and value). */
 export function typedSettings(type: string): Record<string, { types: readonly string[]; type: string; value: string }> {
   const typed = Object.entries(DEFINITIONS[type]?.settings ?? {}).filter(([, setting]) => setting.typed);
   return Object.fromEntries(typed.map(([name, setting]) => [name, { ...setting.typed!, value: String(setting.value ?? '') }]));

@@ -13,7 +13,7 @@ export interface AccountNode extends Node {
 
 export function accountNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-account');
-  function BulkgateAccount(this: AccountNode & { credentials: AccountCredentials }, config: NodeDef & AccountConfig) {
+  return function BulkgateAccount(this: AccountNode & { credentials: AccountCredentials }, config: NodeDef & AccountConfig) {
     RED.nodes.createNode(this, config);
     const node = this;
     const credentials = node.credentials ?? {};
@@ -56,6 +56,5 @@ export function accountNode(RED: NodeAPI) {
         .then(() => shared?.close())
         .then(done, done);
     });
-  }
-  return BulkgateAccount;
+  };
 }

@@ -48,8 +48,9 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
   });
   RED.httpAdmin.post('/bulkgate/test-connection', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
     if (!req.is('application/json')) return res.status(415).json({ ok: false, type: 'invalid_request', message: 'This endpoint takes application/json only' });
-    void testConnection(RED, (req.body ?? {}) as TestRequest).then(
-      (answer) => res.json(answer),
+    const input = (req.body ?? {}) as TestRequest;
+    void Promise.all([testGateway(RED, input), text(input.store) === 'redis' ? testStore(RED, input) : undefined]).then(
+      ([answer, store]) => res.json(store ? { ...answer, store } : answer),
       () => res.status(500).json({ ok: false, type: 'unknown', message: 'The test could not run' }),
     );
   });
@@ -64,11 +65,6 @@ type TestAnswer = ({ ok: true; credit: number; currency: string } | { ok: false;
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 const sameUrl = (a: string, b: string): boolean => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
 const refused = (message: string): TestAnswer => ({ ok: false, type: 'invalid_request', message });
-
-async function testConnection(RED: NodeAPI, input: TestRequest): Promise<TestAnswer> {
-  const [gatewayAnswer, store] = await Promise.all([testGateway(RED, input), text(input.store) === 'redis' ? testStore(RED, input) : undefined]);
-  return store ? { ...gatewayAnswer, store } : gatewayAnswer;
-}
 
 /** The stored password goes only to the deployed store URL, as the token to the deployed base URL. */
 async function testStore(RED: NodeAPI, input: TestRequest): Promise<StoreAnswer> {

@@ -6,7 +6,7 @@ import { accountOf } from './deployed-account';
 
 export function balanceNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-balance');
-  function BulkgateBalance(this: Node, config: NodeDef & { account?: string; api?: string; method?: string; threshold?: number | string }) {
+  return function BulkgateBalance(this: Node, config: NodeDef & { account?: string; api?: string; method?: string; threshold?: number | string }) {
     RED.nodes.createNode(this, config);
     const node = this;
     const account = accountOf(RED, config.account);
@@ -31,6 +31,5 @@ export function balanceNode(RED: NodeAPI) {
       send([msg, low ? RED.util.cloneMessage(msg) : null]);
       done();
     });
-  }
-  return BulkgateBalance;
+  };
 }

@@ -3,7 +3,6 @@ import type { NodeAPI } from 'node-red';
 import type { Account } from '../account/account';
 import type { AccountNode } from './account-node';
 
-/** The account a node's `account` setting names (a deployed `bulkgate-account` node's), or null. */
 export function accountOf(RED: NodeAPI, id: unknown): Account | null {
   if (typeof id !== 'string' || !id) return null;
   return (RED.nodes.getNode(id) as Partial<AccountNode> | null)?.account ?? null;

@@ -16,7 +16,6 @@ export interface EndpointContext {
   /** An object msg.payload's body keys, but those `panel` gives or `locked` (warned of once). */
   overrides(name: EndpointName, panel?: Record<string, unknown>, locked?: readonly string[]): Record<string, unknown>;
   call(name: EndpointName, fields: Record<string, unknown>): Promise<unknown>;
-  /** One msg per result, in order, each a copy of the msg with msg.parts for a join node (a long list in steps). */
   parts(payloads: unknown[]): Promise<Msg[]>;
 }
 
@@ -43,7 +42,6 @@ export function numbersOf(value: unknown, field = 'number'): string[] {
   throw invalidRequest(`${field} must be a phone number, numbers separated by ; or , or a list of them`);
 }
 
-/** One number where a call takes one (`phone_number`, a blacklist removal). */
 export function oneNumber(value: unknown, field: string): string | undefined {
   const numbers = numbersOf(value, field);
   if (numbers.length > 1) throw invalidRequest(`${field} must be one phone number (it holds ${numbers.length})`);
@@ -53,7 +51,7 @@ export function oneNumber(value: unknown, field: string): string | undefined {
 export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler) {
   const texts = nodeCatalog(RED, type);
   const defaults = typedSettings(type);
-  function BulkgateEndpointNode(this: Node, config: EndpointConfig) {
+  return function BulkgateEndpointNode(this: Node, config: EndpointConfig) {
     RED.nodes.createNode(this, config);
     const node = this;
     const account = accountOf(RED, config.account);
@@ -95,8 +93,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
       await sendInBatches(send, outcome.outputs);
       done();
     });
-  }
-  return BulkgateEndpointNode;
+  };
 }
 
 /** Keeps the fields a body takes: a node's setting the chosen action does not use stays out. */

@@ -135,11 +135,10 @@ const servedPaths = new WeakMap<object, Map<string, string>>();
 
 export function eventsNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-events');
-  function BulkgateEvents(this: EventsNode, config: NodeDef & EventsConfig) {
+  return function BulkgateEvents(this: EventsNode, config: NodeDef & EventsConfig) {
     RED.nodes.createNode(this, config);
     new EventsEndpoint(RED, this, config, texts);
-  }
-  return BulkgateEvents;
+  };
 }
 
 type EventsNode = Node & { credentials?: { secret?: string } };

@@ -13,21 +13,19 @@ import { accountOf } from './deployed-account';
 import { fieldPlan, noRecipient, nodeOperation, sendFields, type FieldPlan, type SendConfig } from './send-fields';
 import { SendRouter } from './send-route';
 
-type Kind = 'promotional' | 'transactional';
 type Taken = { since: number; order: number };
 
 /** Counts the msgs the send nodes take, so the outbox keeps them in the order they came. */
 let taken = 0;
 
-export function sendNode(RED: NodeAPI, kind: Kind) {
+export function sendNode(RED: NodeAPI, kind: 'promotional' | 'transactional') {
   const texts = nodeCatalog(RED, `bulkgate-${kind}`);
-  function BulkgateSend(this: Node, config: NodeDef & SendConfig) {
+  return function BulkgateSend(this: Node, config: NodeDef & SendConfig) {
     RED.nodes.createNode(this, config);
     const pipeline = new SendPipeline(RED, this, kind, config, texts);
     this.on('input', (msg: object, send: Send, done: Done) => pipeline.input(msg as Msg, send, done));
     this.on('close', (_removed: boolean, done: () => void) => pipeline.close(done));
-  }
-  return BulkgateSend;
+  };
 }
 
 class SendPipeline {
@@ -51,7 +49,7 @@ class SendPipeline {
   constructor(
     private readonly RED: NodeAPI,
     private readonly node: Node,
-    kind: Kind,
+    kind: 'promotional' | 'transactional',
     config: SendConfig,
     private readonly texts: NodeCatalog,
   ) {
@@ -232,20 +230,19 @@ class SendPipeline {
     const account = this.#account as Account;
     const queued = account.limiter.queued;
     const waiting = account.outbox.waitingFor(this.node.id);
-    const texts = this.texts;
     if (waiting > 0) {
       this.#showsWaiting = true;
       this.#status.show(() => {
         const count = account.outbox.waitingFor(this.node.id);
         const cause = account.circuit.cause?.brief;
         const text = cause
-          ? texts('status.waiting-because', { count, cause: texts(`status.causes.${cause.key}`, cause.params) })
-          : texts('status.waiting', { count });
+          ? this.texts('status.waiting-because', { count, cause: this.texts(`status.causes.${cause.key}`, cause.params) })
+          : this.texts('status.waiting', { count });
         return { fill: 'yellow', shape: 'ring', text };
       });
     } else if (queued > 0) {
       this.#showsWaiting = false;
-      this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: texts('status.queued', { count: queued }) }));
+      this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: this.texts('status.queued', { count: queued }) }));
     } else if (this.#showsWaiting || this.#showsStoreTrouble !== (account.storeTrouble !== undefined)) {
       this.#showsWaiting = false;
       this.#showsStoreTrouble = account.storeTrouble !== undefined;

@@ -33,7 +33,6 @@ export class SendRouter {
   }
 
   show(): void {
-    // Worded only when the throttle shows it, with the totals of then.
     this.status.show(this.#describe);
   }
 
