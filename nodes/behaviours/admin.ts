@@ -14,8 +14,6 @@ import { accountOf } from './deployed-account';
 // The gateway's code loads with the first test, the store's with the first test of a Redis store.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const gateway = () => require('../../gateway') as typeof import('../../gateway');
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const sharedStore = () => require('../account/redis-store') as typeof import('../account/redis-store');
 
 /** Admin apps the endpoint is on already (a runtime loads the account's module once; tests, often). */
 const registered = new WeakSet<object>();
@@ -68,7 +66,8 @@ const refused = (message: string): TestAnswer => ({ ok: false, type: 'invalid_re
 
 /** The stored password goes only to the deployed store URL, as the token to the deployed base URL. */
 async function testStore(RED: NodeAPI, input: TestRequest): Promise<StoreAnswer> {
-  const { checkStore, storeUrlProblem } = sharedStore();
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { checkStore, storeUrlProblem } = require('../account/redis-store') as typeof import('../account/redis-store');
   const url = text(input.storeUrl);
   const problem = storeUrlProblem(url);
   if (problem) return { ok: false, message: problem };

@@ -88,9 +88,6 @@ function requiredNumbers(own: Record<string, unknown>, panel: unknown): string[]
   return numbers;
 }
 
-/** The answer for a number the node's own checks find impossible, shaped as the gateway's own. */
-const impossible = (given: string) => ({ phone_number: given, valid: false, country: null, call_prefix: null, network_code: null, network_name: '' });
-
 export const numberCheck: EndpointHandler = async (ctx) => {
   const panel = await ctx.read('number');
   const given = requiredNumbers(ctx.overrides('number-check', { numbers: scalar(panel) }), panel);
@@ -102,7 +99,8 @@ export const numberCheck: EndpointHandler = async (ctx) => {
   const records = await mapInSteps(given, (number, i) => {
     // The gateway keys its answer by the number as sent (normalised).
     const record = checked[i] ? (answer[normalizeNumber(number)] ?? answer[number]) : undefined;
-    return isPlainObject(record) ? record : impossible(number);
+    // A number the node's own checks find impossible: answered as the gateway would.
+    return isPlainObject(record) ? record : { phone_number: number, valid: false, country: null, call_prefix: null, network_code: null, network_name: '' };
   });
   return split(ctx, records, (record) => record.valid === true, 'checked', 'port 2');
 };
