@@ -136,7 +136,6 @@ class SendPipeline {
   #held(done: Done): undefined {
     this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: this.texts('status.held', { count: this.#storm.held }) }));
     done();
-    return undefined;
   }
 
   /** Another copy of Node-RED sends this alert: the msg ends on port 1, marked (a dropped copy is a success, marked by why it was dropped). */
