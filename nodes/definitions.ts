@@ -1,6 +1,7 @@
 /** Each node's typed definition, for its registerType block, the runtime and the panels (no Node-RED import). */
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from '../gateway/defaults';
-import { CREDENTIALS, type CredentialFields } from './credentials';
+
+export type CredentialFields = Record<string, { type: 'text' | 'password'; required?: boolean }>;
 
 /** An editor check by name: `BulkGateEditor[name](node, kind, value)`; `number` is Node-RED's own. */
 export type Validator =
@@ -131,7 +132,12 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       store: { value: 'file' },
       storeUrl: { value: '', validate: 'validStoreUrl' },
     },
-    credentials: CREDENTIALS['bulkgate-account'],
+    credentials: {
+      application_id: { type: 'text', required: true },
+      application_token: { type: 'password', required: true },
+      // The Redis store's password: with the credentials, never in storeUrl (the flows file).
+      storePassword: { type: 'password' },
+    },
     label: 'plain',
     panel: { prepare: 'accountPanel' },
   },
@@ -162,7 +168,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       // Seconds to wait for a tracked message's final report before output 3 (0 = off).
       reportTimeout: { value: 0, validate: 'number' },
     },
-    credentials: CREDENTIALS['bulkgate-events'],
+    credentials: { secret: { type: 'password', required: true } },
     panel: { prepare: 'eventsPanel' },
     shared: ['status', 'brief', 'warnings'],
   }),

@@ -1,6 +1,6 @@
 /** A type whose code loads with its first node (loaded at start: 100 ms and 10 MB per Node-RED). */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { CREDENTIALS } from '../credentials';
+import { DEFINITIONS } from '../definitions';
 
 type NodeConstructor = (this: Node, config: NodeDef) => void;
 
@@ -10,6 +10,6 @@ export function registerLazily(RED: NodeAPI, type: string, load: () => NodeConst
     construct ??= load();
     construct.call(this, config);
   }
-  const credentials = CREDENTIALS[type];
+  const credentials = DEFINITIONS[type]?.credentials;
   RED.nodes.registerType(type, BulkgateNode as never, credentials ? { credentials } : undefined);
 }
