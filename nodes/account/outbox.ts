@@ -85,6 +85,7 @@ export class Outbox {
   #adoptTimer: NodeJS.Timeout | undefined;
   #expiryAt = Infinity;
   #running: Promise<void> | undefined;
+  /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
   #settling: Promise<void> = Promise.resolve();
   #rounds = 0;
 
