@@ -15,7 +15,10 @@ async function main(): Promise<void> {
       help: { type: 'boolean', default: false },
     },
   });
-  if (values.help) return console.log('Usage: bulkgate-simulator [--port N] [--host 127.0.0.1] [--account ID:TOKEN[:CREDIT]]... [--webhook URL] [--no-strict]');
+  if (values.help) {
+    console.log('Usage: bulkgate-simulator [--port N] [--host 127.0.0.1] [--account ID:TOKEN[:CREDIT]]... [--webhook URL] [--no-strict]');
+    return;
+  }
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0 to 65535, got "${values.port}"`);
   const simulator = await startSimulator({

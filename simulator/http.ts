@@ -29,10 +29,13 @@ export function readBody(req: IncomingMessage): Promise<string | undefined> {
     let size = 0;
     const onData = (chunk: Buffer) => {
       size += chunk.length;
-      if (size <= MAX_BODY) return void chunks.push(chunk);
-      req.off('data', onData);
-      req.resume();
-      resolve(undefined);
+      if (size > MAX_BODY) {
+        req.off('data', onData);
+        req.resume();
+        resolve(undefined);
+        return;
+      }
+      chunks.push(chunk);
     };
     req.on('data', onData);
     req.on('end', () => resolve(Buffer.concat(chunks).toString('utf8')));

@@ -13,8 +13,10 @@ export class WebhookDispatcher {
   /** A GET with the event as query parameters, or (bulk) a POST of a JSON array. */
   send(event: Record<string, unknown>): void {
     if (!this.url) return;
-    if (this.bulk)
-      return void fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([event]) }).catch(() => undefined);
+    if (this.bulk) {
+      void fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([event]) }).catch(() => undefined);
+      return;
+    }
     const single = new URL(this.url);
     for (const [k, v] of Object.entries(event)) single.searchParams.set(k, String(v));
     void fetch(single).catch(() => undefined);
