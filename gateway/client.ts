@@ -76,6 +76,9 @@ export interface SendPolicy {
   withdraw?: StopSignal;
 }
 
+/** One request through its attempts. */
+type Job = { prepared: PreparedRequest; signal?: StopSignal; policy?: SendPolicy };
+
 export class GatewayClient {
   readonly baseUrl: string;
   readonly timeout: number;
@@ -179,7 +182,7 @@ export class GatewayClient {
   #execute(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<Answer> {
     if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
     if (policy?.withdraw?.aborted) return Promise.reject(withdrawnError());
-    const task = this.#try(prepared, signal, policy, 1);
+    const task = this.#try({ prepared, signal, policy }, 1);
     const forget = () => this.#inFlight.delete(task);
     this.#inFlight.add(task);
     task.then(forget, forget);
@@ -187,21 +190,23 @@ export class GatewayClient {
   }
 
   /** Attempt number `attempt`. No combined signal per request: closing destroys the pool, ending its requests. */
-  #try(prepared: PreparedRequest, signal: StopSignal | undefined, policy: SendPolicy | undefined, attempt: number): Promise<Answer> {
+  #try(job: Job, attempt: number): Promise<Answer> {
+    const { prepared, signal, policy } = job;
     return this.#transport.send(prepared, signal, policy?.withdraw).then(
       (raw) => {
         const answer = readAnswer(raw, this.#identity.applicationToken);
         const refused = classifyAnswer(prepared, answer);
-        return refused ? this.#retry(prepared, signal, policy, attempt, refused) : answer;
+        return refused ? this.#retry(job, attempt, refused) : answer;
       },
       (error: unknown) => {
         const context = { stopped: this.#stopped(signal), closing: this.#closing.aborted, baseUrl: this.baseUrl, timeout: this.timeout };
-        return this.#retry(prepared, signal, policy, attempt, transportFailure(error, context));
+        return this.#retry(job, attempt, transportFailure(error, context));
       },
     );
   }
 
-  async #retry(prepared: PreparedRequest, signal: StopSignal | undefined, policy: SendPolicy | undefined, attempt: number, failure: Failure): Promise<Answer> {
+  async #retry(job: Job, attempt: number, failure: Failure): Promise<Answer> {
+    const { prepared, signal, policy } = job;
     const { error, reached } = failure;
     const withdraw = policy?.withdraw;
     const again = mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) && !this.#stopped(signal) && !withdraw?.aborted;
@@ -212,7 +217,7 @@ export class GatewayClient {
     if (giveUp && Date.now() + wait >= giveUp.at) throw ending(giveUp.error());
     await sleep(wait, [this.#closing, signal, withdraw]);
     if (this.#stopped(signal) || withdraw?.aborted) throw ending(this.#closing.aborted ? closedError() : error);
-    return this.#try(prepared, signal, policy, attempt + 1);
+    return this.#try(job, attempt + 1);
   }
 
   #stopped(signal: StopSignal | undefined): boolean {

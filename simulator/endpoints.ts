@@ -3,7 +3,7 @@ import { randomBytes, randomInt } from 'node:crypto';
 import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
 import { ENDPOINTS, type EndpointName } from '../gateway/operations';
 import type { SimulatorAccount } from './accounts';
-import { ApiError, completeNumber, isObject, PRICES, round, smsSender, type OutboxMessage, type SimulatedGateway } from './gateway';
+import { ApiError, completeNumber, isAbsent, isObject, PRICES, round, smsSender, type OutboxMessage, type SimulatedGateway } from './gateway';
 
 /** Entries kept per account and kind (OTPs, blacklist, contacts): the oldest go first. */
 const MAX_ENTRIES = 10_000;
@@ -73,7 +73,7 @@ function ofAccount<V>(maps: Map<string, Map<string, V>>, account: SimulatorAccou
 }
 
 function limitOf(value: unknown): number | null {
-  if (value === undefined || value === null || value === '') return null;
+  if (isAbsent(value)) return null;
   const n = Number(value);
   return Number.isInteger(n) && n >= 0 ? n : null;
 }

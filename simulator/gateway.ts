@@ -58,6 +58,7 @@ const invalidParameter = (message: string) => new ApiError(400, 'invalid_paramet
 /** Credits and prices to four decimals, as the gateway answers them. */
 export const round = (n: number) => Math.round(n * 10_000) / 10_000;
 export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
 const asBoolean = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true' || v === 'yes';
 
 interface Recipient {
@@ -282,7 +283,7 @@ function chatText(settings: Record<string, unknown>): string {
 }
 
 function parseSchedule(value: unknown): number | undefined {
-  if (value === undefined || value === null || value === '') return undefined;
+  if (isAbsent(value)) return undefined;
   const text = String(value);
   if (/^\d+$/.test(text)) return Number(text) * 1000;
   const ms = Date.parse(text);
