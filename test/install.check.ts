@@ -258,10 +258,12 @@ describe('installed from the packed tarball', function () {
       // canvas's edges (Node-RED 5's left one took the click in CI). reveal() leaves a node alone once its centre is in view.
       const where = await page.evaluate((id) => {
         const rect = (selector: string) => document.querySelector(selector)?.getBoundingClientRect();
+        // A hidden sidebar has an empty box at 0, 0: it covers nothing.
+        const shown = (selector: string) => ((rect(selector)?.width ?? 0) > 0 ? rect(selector) : undefined);
         const chart = document.getElementById('red-ui-workspace-chart')!;
         const box = chart.getBoundingClientRect();
-        const left = Math.max(box.left, rect('#red-ui-sidebar-left-separator .red-ui-sidebar-separator-handle')?.right ?? 0);
-        const right = Math.min(box.right, rect('#red-ui-sidebar')?.left ?? Infinity);
+        const left = Math.max(box.left, shown('#red-ui-sidebar-left-separator .red-ui-sidebar-separator-handle')?.right ?? 0);
+        const right = Math.min(box.right, shown('#red-ui-sidebar')?.left ?? Infinity);
         const button = rect(`[id="${id}"] .red-ui-flow-node-button`)!;
         chart.scrollLeft += button.left + button.width / 2 - (left + right) / 2;
         chart.scrollTop += button.top + button.height / 2 - (box.top + box.bottom) / 2;
