@@ -1,14 +1,10 @@
 /** The gateway client against the simulator over loopback HTTP: bodies, answers, errors. */
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
-import { AbortGroup, GatewayClient, GatewayError, sendOperation, type GatewayClientOptions, type SendFields } from '../gateway';
+import { AbortGroup, GatewayClient, GatewayError, type GatewayClientOptions } from '../gateway';
+import { prepare } from './support/prepare';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 import { until } from './support/wait';
-
-/** A send request checked and serialised as the nodes prepare one: the operation decided, then the fields. */
-function prepare(client: GatewayClient, kind: 'promotional' | 'transactional', fields: SendFields, options?: Parameters<typeof sendOperation>[1]) {
-  return client.prepareOperation(sendOperation(kind, options), fields);
-}
 
 /**
  * Runs a call that must fail; returns its GatewayError, checked in the test that made it: the

@@ -5,16 +5,12 @@
 import assert from 'node:assert/strict';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import express from 'express';
-import { GatewayClient, GatewayError, measureText, sendOperation, TEXT_COUNT_BOUND, type SendFields } from '../gateway';
+import { GatewayClient, GatewayError, measureText, TEXT_COUNT_BOUND } from '../gateway';
 import { startSimulator } from '../simulator/server';
+import { prepare } from './support/prepare';
 import { collect, describe as text, helper, httpNode, load, logs, seen, unload, type FlowNode, type TestNode } from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 import { until } from './support/wait';
-
-/** A send request checked and serialised as the nodes prepare one: the operation decided, then the fields. */
-function prepare(client: GatewayClient, kind: 'promotional' | 'transactional', fields: SendFields, options?: Parameters<typeof sendOperation>[1]) {
-  return client.prepareOperation(sendOperation(kind, options), fields);
-}
 
 const SECRET = 'webhook-secret-hardening';
 const COMBINING = '\u0301';
