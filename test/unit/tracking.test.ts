@@ -549,6 +549,28 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
     assert.deepEqual(late.sort(), ['failed', 'won']);
   });
 
+  it('output 3 that throws, with a shared store: the others still fire, and no rejection is left unhandled', async () => {
+    const unhandled: unknown[] = [];
+    const note = (reason: unknown) => unhandled.push(reason);
+    process.on('unhandledRejection', note);
+    try {
+      const tracker = new DeliveryTracker({ kind: 'shared', shared: standInStore().store });
+      const late: string[] = [];
+      tracker.listen({}, 60_000, (t) => {
+        late.push(t.smsId);
+        if (t.smsId === 'throws') throw new Error('an output that throws');
+      });
+      for (const id of ['throws', 'next']) tracker.track(id, '420777000001', sent(1));
+      await clock.tickAsync(60_000);
+      // Node reports an unhandled rejection after the microtasks, by the next turn of the loop.
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(late, ['throws', 'next']);
+      assert.deepEqual(unhandled, []);
+    } finally {
+      process.off('unhandledRejection', note);
+    }
+  });
+
   it("the look for a stopped copy's sends: skips what this copy knows is final or fired, never overlaps a look still running, and tries again after a failure; a node that throws stops none of the others", async () => {
     let answer: () => Promise<SharedTrackingLike extends { overdue(...a: never[]): Promise<infer R> } ? R : never> = async () => [];
     let looks = 0;
