@@ -1,5 +1,6 @@
 // The store's own RESP2 connection (TCP or TLS), for a cap on a reply no client library offers: a
-// hostile 1 GB reply took Node-RED to 2.2 GB with `@redis/client`. No offline queue or timeouts.
+// hostile 1 GB reply took Node-RED to 2.2 GB with `@redis/client`. No offline queue, no timeout per
+// command (script-batch.ts times each batch).
 import { connect as tcp, isIP, type Socket } from 'node:net';
 import { connect as tlsConnect } from 'node:tls';
 import { Fifo } from '../../gateway/fifo';

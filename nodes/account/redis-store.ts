@@ -12,7 +12,7 @@ import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './s
 import { CONNECT_TIMEOUT_MS, openConnection, RedisConnection } from './redis-connection';
 import { BATCH_TIMEOUT_MS, ScriptBatch, type RedisLike } from './script-batch';
 import type { SharedStormAnswer } from './storm';
-import { DeliveryTracker, type TrackedRecord } from './tracking';
+import { DeliveryTracker, TRACK_AGE_MS, TRACK_LIMIT, type TrackedRecord } from './tracking';
 
 export { storeUrlProblem } from './store-url';
 
@@ -186,8 +186,8 @@ export class SharedTracking {
   constructor(
     private readonly client: () => RedisLike,
     private readonly prefix: string,
-    readonly limit = 10_000,
-    readonly ageMs = 24 * 3600 * 1000,
+    readonly limit = TRACK_LIMIT,
+    readonly ageMs = TRACK_AGE_MS,
   ) {}
 
   record(record: TrackedRecord): Promise<unknown> {

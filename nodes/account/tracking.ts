@@ -43,10 +43,9 @@ export interface TrackingLog {
 /** Buffered and seen are not final. */
 const FINAL_STATUSES: ReadonlySet<string> = new Set(['delivered', 'not_delivered']);
 
-const TRACK_LIMIT = 10_000;
-const TRACK_HOURS = 24;
-/** setTimeout's ceiling; a report timeout beyond the 24 hours of memory could never fire anyway. */
-const MAX_TIMEOUT_MS = TRACK_HOURS * 3600 * 1000;
+/** What tracking remembers, in this process's memory and in the shared store alike: this many sends, this long. */
+export const TRACK_LIMIT = 10_000;
+export const TRACK_AGE_MS = 24 * 3600 * 1000;
 
 /** A number's digits: `+420 777 000 123`, `420777000123` and `00420777000123` are one number. */
 export function numberKey(value: unknown): string {
@@ -108,7 +107,8 @@ class ReportWatch {
     if (next === Infinity || next >= this.#timerAt) return;
     clearTimeout(this.#timer);
     this.#timerAt = next;
-    this.#timer = setTimeout(() => this.#fire(), Math.min(MAX_TIMEOUT_MS, Math.max(0, next - this.now())));
+    // setTimeout's ceiling: a report timeout beyond what is remembered could never fire anyway.
+    this.#timer = setTimeout(() => this.#fire(), Math.min(TRACK_AGE_MS, Math.max(0, next - this.now())));
   }
 }
 
@@ -127,7 +127,7 @@ export class DeliveryTracker {
   constructor(
     // Beside this process's memory: nowhere (no user directory), a file, or the copies' store.
     backing: { kind: 'memory' } | { kind: 'file'; log: TrackingLog } | { kind: 'shared'; shared: SharedTrackingLike },
-    private readonly limits: { count: number; ageMs: number } = { count: TRACK_LIMIT, ageMs: TRACK_HOURS * 3600 * 1000 },
+    private readonly limits: { count: number; ageMs: number } = { count: TRACK_LIMIT, ageMs: TRACK_AGE_MS },
     private readonly now: () => number = Date.now,
   ) {
     this.log = backing.kind === 'file' ? backing.log : undefined;
