@@ -143,7 +143,7 @@ export function redactAnswer<T>(value: T, secret: string | undefined): T {
   if (Array.isArray(value)) return value.map((v) => redactAnswer(v, secret)) as T;
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) out[key.replaceAll(secret, '***')] = redactAnswer((value as Record<string, unknown>)[key], secret);
+    for (const key of Object.keys(value)) out[redactAnswer(key, secret)] = redactAnswer((value as Record<string, unknown>)[key], secret);
     return out as T;
   }
   return value;

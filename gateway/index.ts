@@ -1,7 +1,7 @@
 /** The gateway client, usable without Node-RED: what the nodes (and a program of its own) take from it. */
 
 export { GatewayClient } from './client';
-export type { BalanceRecord, GatewayClientOptions, GiveUp, PromotionalResult, SendPolicy, SendRecord, TransactionalResult } from './client';
+export type { BalanceRecord, GatewayClientOptions, GiveUp, PromotionalResult, SendOptions, SendPolicy, SendRecord, TransactionalResult } from './client';
 export { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 export { baseUrlProblem } from './base-url';
 export { bypassesProxy, DEFAULT_CONNECTIONS, type ProxySettings } from './transport';

@@ -223,8 +223,9 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   const smsTexts = [
     { field: 'channel.sms.text', text: parseText('channel.sms.text', channel?.sms?.text) },
     { field: 'text', text },
-    ...(recipients?.entries ?? []).map((e, i) => ({ field: `number[${i}].text`, text: e.text })),
   ].filter((t): t is { field: string; text: string } => t.text !== undefined);
+  // Only the recipients with a text of their own: a list of 10,000 plain numbers adds nothing.
+  for (const [i, e] of (recipients?.entries ?? []).entries()) if (e.text !== undefined) smsTexts.push({ field: `number[${i}].text`, text: e.text });
   const unicode = resolveUnicode(
     parseUnicode(shape.v2 ? 'channel.sms.unicode' : 'unicode', shape.v2 ? channel?.sms?.unicode : f.unicode),
     smsTexts.map((t) => t.text),

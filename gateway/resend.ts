@@ -5,7 +5,7 @@ import { serialise } from './request';
 import { bodyFields, schemaKey } from './schemas';
 
 /** Whether the operation's body can carry duplicates_check (the simple 1.0 bodies cannot). */
-export function checksDuplicates(operation: Operation): boolean {
+function checksDuplicates(operation: Operation): boolean {
   const shape = bodyShape(operation);
   return bodyFields(schemaKey(operation.kind, shape.api, shape.version)).includes('duplicates_check');
 }
