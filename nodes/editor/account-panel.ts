@@ -1,16 +1,16 @@
 /** The account panel: the "test connection" button (the runtime reads the balance), and the outbox: how many wait, and emptying it. */
 import { t } from './i18n';
+import { byId } from './panel-fields';
 
 export function accountPanel(node: { id: string; credentials?: { has_application_token?: boolean } }): void {
   // "Leave it to keep the stored one" only where one is stored (Node-RED says whether, not what).
-  (document.getElementById('bulkgate-token-stored') as HTMLElement).style.display = node.credentials?.has_application_token ? '' : 'none';
-  const button = document.getElementById('bulkgate-test-connection') as HTMLButtonElement;
-  const result = document.getElementById('bulkgate-test-result') as HTMLElement;
-  const storeResult = document.getElementById('bulkgate-test-store') as HTMLElement;
-  const fields = (...ids: string[]) =>
-    Object.fromEntries(ids.map((id) => [id, (document.getElementById(`node-config-input-${id}`) as HTMLInputElement).value]));
+  byId('bulkgate-token-stored').style.display = node.credentials?.has_application_token ? '' : 'none';
+  const button = byId<HTMLButtonElement>('bulkgate-test-connection');
+  const result = byId('bulkgate-test-result');
+  const storeResult = byId('bulkgate-test-store');
+  const fields = (...ids: string[]) => Object.fromEntries(ids.map((id) => [id, byId<HTMLInputElement>(`node-config-input-${id}`).value]));
   showOutbox(node.id);
-  const store = document.getElementById('node-config-input-store') as HTMLSelectElement;
+  const store = byId<HTMLSelectElement>('node-config-input-store');
   if (!store.value) store.value = 'file';
   const showStore = () =>
     document.querySelectorAll<HTMLElement>('.bulkgate-store-redis').forEach((row) => (row.style.display = store.value === 'redis' ? '' : 'none'));
@@ -55,17 +55,17 @@ function report(element: HTMLElement, ok: boolean, text: string): void {
 
 /** How many messages wait in a deployed account's outbox, with a button that empties it. */
 function showOutbox(id: string): void {
-  const empty = document.getElementById('bulkgate-outbox-empty') as HTMLButtonElement;
+  const empty = byId<HTMLButtonElement>('bulkgate-outbox-empty');
   type Since = { reason: string; since: number } | null;
   const showTrouble = (elementId: string, key: string, trouble: Since | undefined) => {
-    const element = document.getElementById(elementId) as HTMLElement;
+    const element = byId(elementId);
     element.style.display = trouble ? '' : 'none';
     element.textContent = trouble ? t(key, { reason: trouble.reason, since: new Date(trouble.since).toLocaleString() }) : '';
   };
   const show = (answer: { waiting?: number; outage?: Since; store?: Since }) => {
     const count = answer.waiting ?? 0;
-    (document.getElementById('bulkgate-outbox-row') as HTMLElement).style.display = count > 0 ? '' : 'none';
-    (document.getElementById('bulkgate-outbox-waiting') as HTMLElement).textContent = t('outbox.waiting', { count });
+    byId('bulkgate-outbox-row').style.display = count > 0 ? '' : 'none';
+    byId('bulkgate-outbox-waiting').textContent = t('outbox.waiting', { count });
     showTrouble('bulkgate-outbox-failure', 'outbox.failure', answer.outage);
     showTrouble('bulkgate-store-trouble', 'outbox.store-trouble', answer.store);
   };

@@ -1,6 +1,7 @@
 // The events panel: a generated secret (a password credential: once deployed, the editor never gets
 // it back), and the webhook URL to paste into the portal, shown while the secret is known here.
 import { t } from './i18n';
+import { byId } from './panel-fields';
 
 /** What Node-RED puts in a password credential's field when one is stored. */
 const STORED = '__PWRD__';
@@ -8,11 +9,11 @@ const STORED = '__PWRD__';
 const randomSecret = () => Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('');
 
 export function eventsPanel(): void {
-  const secret = document.getElementById('node-input-secret') as HTMLInputElement;
-  const path = document.getElementById('node-input-path') as HTMLInputElement;
-  const url = document.getElementById('bulkgate-events-url') as HTMLElement;
-  const copy = document.getElementById('bulkgate-events-copy') as HTMLButtonElement;
-  const reveal = document.getElementById('bulkgate-events-reveal') as HTMLButtonElement;
+  const secret = byId<HTMLInputElement>('node-input-secret');
+  const path = byId<HTMLInputElement>('node-input-path');
+  const url = byId('bulkgate-events-url');
+  const copy = byId<HTMLButtonElement>('bulkgate-events-copy');
+  const reveal = byId<HTMLButtonElement>('bulkgate-events-reveal');
   if (!secret.value) secret.value = randomSecret();
   const refresh = () => {
     // Node-RED serves http-in routes under httpNodeRoot, at the editor's host.

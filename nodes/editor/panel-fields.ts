@@ -7,7 +7,7 @@ export const byId = <T extends HTMLElement | null = HTMLElement>(id: string) => 
 export function prepareFields(node: Record<string, unknown>, type: string): void {
   const defaults = (node as { _def?: { defaults?: Record<string, { value?: unknown }> } })._def?.defaults ?? {};
   for (const [key, def] of Object.entries(defaults)) {
-    const input = document.getElementById(`node-input-${key}`) as HTMLInputElement | null;
+    const input = byId<HTMLInputElement | null>(`node-input-${key}`);
     if (node[key] !== undefined || !input || typeof def.value === 'object' || input.type === 'checkbox') continue;
     input.value = String(def.value ?? '');
   }

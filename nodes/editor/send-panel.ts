@@ -24,6 +24,7 @@ export function sendPanel(node: PanelNode, kind: Kind): void {
   const text = byId<HTMLTextAreaElement>('node-input-text');
   const unicode = byId<HTMLSelectElement>('node-input-unicode');
   const list = byId('bulkgate-channels');
+  const counter = byId('bulkgate-counter');
 
   $('[data-only]').each((_i: number, row: HTMLElement) => $(row).toggle(row.getAttribute('data-only') === kind));
   const checks = kind === 'promotional' ? ['', 'same_text', 'same_number'] : ['', 'on'];
@@ -32,7 +33,7 @@ export function sendPanel(node: PanelNode, kind: Kind): void {
 
   const refreshCounter = () => {
     const mode = version.value === '1.0' ? (unicode.value as UnicodeMode) : smsUnicode(readCascade(list));
-    renderCounter(byId('bulkgate-counter'), describeText(text.value, mode));
+    renderCounter(counter, describeText(text.value, mode));
   };
   const refreshSender = () => {
     const labels = version.value === '1.0' ? senderValueText(sender.value) : undefined;
@@ -91,7 +92,7 @@ export function validText(node: PanelNode, _kind: Kind, value: string): boolean 
 
 /** While the panel is open its type picker is read (the node's setting changes only on Done). */
 export function validNumber(node: PanelNode, kind: Kind | 'otp' | 'contacts' | 'number-check' | 'blacklist', value: string): true | string {
-  const type = (document.getElementById('node-input-numberType') as HTMLInputElement | null)?.value || node.numberType || 'msg';
+  const type = byId<HTMLInputElement | null>('node-input-numberType')?.value || node.numberType || 'msg';
   if (type !== 'str' || !value) return true;
   const numbers = splitNumbers(value);
   const one = kind === 'transactional' || kind === 'otp' || kind === 'contacts' || (kind === 'blacklist' && node.action === 'remove');
