@@ -259,7 +259,10 @@ describe('installed from the packed tarball', function () {
       const where = await page.evaluate((id) => {
         const rect = (selector: string) => document.querySelector(selector)?.getBoundingClientRect();
         // A hidden sidebar has an empty box at 0, 0: it covers nothing.
-        const shown = (selector: string) => ((rect(selector)?.width ?? 0) > 0 ? rect(selector) : undefined);
+        const shown = (selector: string) => {
+          const found = rect(selector);
+          return found && found.width > 0 ? found : undefined;
+        };
         const chart = document.getElementById('red-ui-workspace-chart')!;
         const box = chart.getBoundingClientRect();
         const left = Math.max(box.left, shown('#red-ui-sidebar-left-separator .red-ui-sidebar-separator-handle')?.right ?? 0);
