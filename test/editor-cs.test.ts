@@ -40,7 +40,7 @@ describe('the editor in Czech', function () {
     });
     await page.waitForSelector('.red-ui-tray-body #node-input-name', { state: 'visible' });
     const labels = await page.$$eval('.red-ui-tray-body label span', (spans) => spans.map((s) => s.textContent?.trim()));
-    for (const label of ['Příjemci', 'Text', 'Duplicity', 'Vzdát to po', 'Limit záplavy'])
+    for (const label of ['Příjemci', 'Text', 'Duplicity', 'Max. čekání', 'Proti zahlcení'])
       assert.ok(labels.includes(label), `${label} in ${labels.join(', ')}`);
     // The panel says why a recipient is not a number, in Czech.
     await page.evaluate(() => {
@@ -62,7 +62,7 @@ describe('the editor in Czech', function () {
         timeout: 10_000,
       },
     );
-    assert.match(await helpText(), /Vzdát to po/);
+    assert.match(await helpText(), /Max\. čekání/);
     assert.deepEqual(browser.errors, [], 'no console error');
   });
 });

@@ -280,7 +280,7 @@ describe('several copies of Node-RED on one Redis store', function () {
         await redis.start();
       }
       assert.equal(await held(), 0, 'the store lost them');
-      const lost = (copy: NodeRedProcess) => [...copy.output().matchAll(/The shared store lost (\d+) messages? this copy keeps/g)].map((m) => Number(m[1]));
+      const lost = (copy: NodeRedProcess) => [...copy.output().matchAll(/The shared store lost (\d+) messages? this instance keeps/g)].map((m) => Number(m[1]));
       await until('both copies to write back what they hold', async () => (await held()) === 100, 20_000);
       assert.deepEqual([lost(a), lost(b)], [[50], [50]], 'each warned once, of its own');
       await sim.fault({ offline: { seconds: 0 } });
