@@ -2,7 +2,6 @@
 // sent again until taken or out of time; results come out in the order the msgs came.
 import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
-import type { Circuit } from './circuit';
 import { lockedError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import type { AccountStore, OutboxFile, OutboxLog } from './store';
@@ -34,8 +33,14 @@ export type NewEntry = Omit<OutboxEntry, 'id'>;
 export type SendResult = TransactionalResult | PromotionalResult;
 export type Outcome = { result: SendResult } | { error: GatewayError };
 
+/**
+ * What the outbox saw of the gateway, told to the account, which alone decides whether the gateway
+ * is unreachable: a probe that failed, one that got through, or nothing left waiting.
+ */
+export type OutboxReport = { kind: 'probe-failed'; failure: unknown } | { kind: 'probe-through' } | { kind: 'empty' };
+
 export interface OutboxWorker {
-  /** Without the account's retries; a probe goes out whatever the circuit says. */
+  /** Without the account's retries; a probe goes out whatever the account thinks of the gateway. */
   send(entry: OutboxEntry, probe: boolean): Promise<SendResult>;
   settle(entry: OutboxEntry, msg: Msg, outcome: Outcome): void;
   /** Whether a later attempt may get past it (the gateway unreachable, busy, closing). */
@@ -47,7 +52,7 @@ export interface OutboxWorker {
   size: number;
   account: string;
   concurrency: number;
-  circuit: Circuit;
+  report(report: OutboxReport): void;
 }
 
 // Unique by this process's tag (a pid comes back after a restart) and a count over its outboxes.
@@ -132,9 +137,7 @@ export class Outbox {
   }
 
   /** Resolves once on disk; a GatewayError when full, locked by another Node-RED, or unwritten. */
-  async keep(entry: NewEntry, msg: Msg, failure?: unknown): Promise<void> {
-    // At once: what waits for a connection, a retry or the rate limit is withdrawn and kept too.
-    if (failure !== undefined) this.#worker?.circuit.trip(failure);
+  async keep(entry: NewEntry, msg: Msg): Promise<void> {
     const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
     const journal = this.#journal;
@@ -276,10 +279,10 @@ export class Outbox {
     const entry = read ?? this.#entryOf(kept);
     const msg = this.#msgs.get(kept.id) ?? (entry.msg as Msg);
     this.#drop(kept);
-    // Else the next msg would wait for a probe that nothing schedules.
+    // No round probes now: the account hears that nothing waits.
     if (this.#live === 0 && this.#worker) {
       this.#rounds = 0;
-      this.#worker.circuit.reset();
+      this.#worker.report({ kind: 'empty' });
     }
     this.#changed();
     const written =
@@ -373,10 +376,10 @@ export class Outbox {
       const first = await this.#attempt(worker, probe, true);
       if ('transient' in first) {
         failed = true;
-        worker.circuit.trip(first.transient);
+        worker.report({ kind: 'probe-failed', failure: first.transient });
         return;
       }
-      worker.circuit.reset();
+      worker.report({ kind: 'probe-through' });
       void this.#end(first.kept, () => first.outcome, first.entry);
       failed = await this.#drain(worker);
     } finally {
