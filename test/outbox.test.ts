@@ -265,6 +265,45 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     assert.deepEqual(await delivered(), ['Alarm 1 after the outage', 'Alarm 2 after the outage', 'Alarm 3 after the outage']);
   });
 
+  it('a storm notice during an outage is an alert like any other: it waits behind the older alerts and is sent once when the gateway is back, after them', async () => {
+    await load(
+      [
+        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, timeout: 2000, outboxDelay: 300 },
+        { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', stormLimit: 2, stormWindow: 1, wires: [['ok'], ['bad']] },
+        { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+        { id: 'ok', type: 'helper' },
+        { id: 'bad', type: 'helper' },
+        { id: 'caught', type: 'helper' },
+      ],
+      credentials,
+    );
+    const caught: unknown[] = [];
+    (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m));
+    const outputs: Record<string, unknown>[] = [];
+    (helper.getNode('ok') as TestNode).on('input', (m: unknown) => outputs.push(m as never));
+    await sim.fault({ offline: { seconds: 600, mode: '503' } });
+    const node = helper.getNode('t') as TestNode;
+    for (let seq = 0; seq < 5; seq++) node.receive({ seq, payload: `Water ${seq}`, number: '420777123456' } as never);
+    // Two let through (kept), three held; the window's end (1 s) sends the notice, which waits behind them.
+    await until(`three kept (${fileEntries().length}; ${caught.length} in Catch)`, () => fileEntries().length === 3 || caught.length > 0, 10_000);
+    assert.deepEqual(caught, [], 'the notice did not go to Catch');
+    await sim.fault({ offline: { seconds: 0 } });
+    await until('three out of port 1', () => outputs.length === 3, 20_000);
+    await new Promise((r) => setTimeout(r, 500)); // checks that nothing more comes
+    const texts = await delivered();
+    assert.deepEqual(texts, ['Water 0', 'Water 1', 'Storm protection: 3 more alerts were held back in the last 1 s. The last one: Water 4']);
+    assert.deepEqual(
+      outputs.map((m) => [m.seq, m.held]),
+      [
+        [0, undefined],
+        [1, undefined],
+        [4, 3],
+      ],
+      'the notice ends once, after the older alerts',
+    );
+    assert.deepEqual(caught, []);
+  });
+
   it('errors a repeat cannot fix never go in: a wrong token and a failed check reach Catch at once', async () => {
     await load(flow(), { acc: { application_id: ACCOUNT_ID, application_token: 'wrong-token' } });
     const caught = collect('caught', 2, 10_000);
