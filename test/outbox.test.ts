@@ -213,6 +213,44 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     assert.deepEqual([...caught, ...caughtAfter], [], 'none ended as closed (or any error)');
   });
 
+  it('a redeploy during a drain (simple 1.0, which cannot be sent twice): the resends on the wire get the grace a live send gets, and each msg ends once, through the redeployed node', async () => {
+    const v1 = flow({ timeout: 3000 }).map((n) => (n.id === 't' ? { ...n, api: 'simple', version: '1.0' } : n));
+    await load(v1, credentials);
+    const endings = new Map<string, string[]>();
+    for (const id of ['ok', 'bad', 'caught']) {
+      (helper.getNode(id) as TestNode).on('input', (m: { topic?: string }) => endings.set(m.topic ?? '', [...(endings.get(m.topic ?? '') ?? []), id]));
+    }
+    await sim.fault({ offline: { seconds: 600, mode: '503' } });
+    const node = helper.getNode('t') as TestNode;
+    for (let i = 0; i < 12; i++) node.receive({ payload: `Gas ${i}`, number: '420777123456', topic: `gas-${i}` } as never);
+    await until('12 kept', () => fileEntries().length === 12);
+    // Back, each answer 1 s late: the probe, then the rest on the wire together.
+    await sim.fault({ latency: 1000, offline: { seconds: 0 } });
+    const sentBefore = (await sim.requests()).length;
+    await until('resends on the wire after the probe', async () => (await sim.requests()).length >= sentBefore + 4, 10_000);
+    // Only the account and the node restart; the helpers and the Catch node stay.
+    const v2 = [
+      { id: 'tab', type: 'tab', label: 'test' },
+      ...v1.map((n) => (n.type === 'bulkgate-account' ? { ...n, name: 'v2' } : { z: 'tab', ...n, ...(n.id === 't' ? { name: 'v2' } : {}) })),
+    ];
+    await helper.setFlows(v2, 'nodes', credentials);
+    await until(`12 ended (${endings.size})`, () => endings.size === 12, 30_000);
+    await new Promise((r) => setTimeout(r, 500)); // checks that none ends twice
+    assert.deepEqual(
+      [...endings.entries()].filter(([, ports]) => ports.length !== 1),
+      [],
+      'each ended once',
+    );
+    assert.deepEqual(
+      [...endings.values()].map(([port]) => port),
+      Array.from({ length: 12 }, () => 'ok'),
+      'each sent (the gateway answered within the grace)',
+    );
+    const texts = await delivered();
+    assert.equal(texts.length, 12);
+    assert.equal(new Set(texts).size, 12, 'none delivered twice');
+  });
+
   it('outboxMinutes past, the gateway still away: Catch with code expired and the reason', async () => {
     await load(flow({ outboxMinutes: 0.05 }), credentials);
     const caught = collect('caught', 1, 20_000);

@@ -11,6 +11,7 @@ import {
   GatewayError,
   invalidRequest,
   isWithdrawn,
+  settledWithin,
   storableBody,
   type GiveUp,
   type Operation,
@@ -354,11 +355,14 @@ export class Account {
 
   async close(): Promise<void> {
     this.limiter.close('the account was closed (redeploy or shutdown)');
-    this.#resendStop.abort();
     clearTimeout(this.#probeTimer);
     this.#unwatchOutbox();
     this.#listeners.clear();
-    await this.outbox.detach(this.#worker);
+    // Resends on the wire get the client's timeout to finish, as a live send does (the send node's close).
+    const detached = this.outbox.detach(this.#worker);
+    await settledWithin([detached], this.deployed.timeout);
+    this.#resendStop.abort();
+    await detached;
     await this.#client?.close();
   }
 

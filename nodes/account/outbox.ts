@@ -93,6 +93,9 @@ export class Outbox {
   /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
   #settling: Promise<void> = Promise.resolve();
   #rounds = 0;
+  /** Results that ended while no worker was attached (a redeploy's detach): the next one hands them on. */
+  #unsettled: { entry: OutboxEntry; msg: Msg; outcome: Outcome }[] = [];
+  #handOnTimer: NodeJS.Timeout | undefined;
 
   /** The account node running now. */
   warn: Warn;
@@ -178,6 +181,8 @@ export class Outbox {
     this.#rounds = 0;
     this.#schedule(worker.firstDelay);
     this.#armExpiry();
+    // After the first delay, as a round: by then the redeployed nodes are there to take their msgs.
+    if (this.#unsettled.length) this.#handOnTimer = setTimeout(() => this.#handOnUnsettled(worker), worker.firstDelay);
     const journal = this.#journal;
     if (journal?.kind === 'shared') {
       clearInterval(this.#adoptTimer);
@@ -219,6 +224,7 @@ export class Outbox {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     clearInterval(this.#adoptTimer);
+    clearTimeout(this.#handOnTimer);
     this.#armExpiry();
     await this.#running;
     await this.#settling;
@@ -291,17 +297,26 @@ export class Outbox {
         // Sent again after a restart at worst, with duplicates_check: the gateway drops the copy.
         () => undefined,
       ) ?? Promise.resolve();
-    const settled = this.#settling
-      .then(() => written)
-      .then(() => {
-        try {
-          this.#worker?.settle(entry, msg, outcome(entry));
-        } catch {
-          // The node's failure path already reports; an outbox round never stops for it.
-        }
-      });
+    const settled = this.#settling.then(() => written).then(() => this.#handOn(entry, msg, outcome(entry)));
     this.#settling = settled;
     return settled;
+  }
+
+  #handOn(entry: OutboxEntry, msg: Msg, outcome: Outcome): void {
+    const worker = this.#worker;
+    if (!worker) return void this.#unsettled.push({ entry, msg, outcome });
+    try {
+      worker.settle(entry, msg, outcome);
+    } catch {
+      // The node's failure path already reports; an outbox round never stops for it.
+    }
+  }
+
+  #handOnUnsettled(worker: OutboxWorker): void {
+    if (this.#worker !== worker) return;
+    const unsettled = this.#unsettled;
+    this.#unsettled = [];
+    for (const { entry, msg, outcome } of unsettled) this.#handOn(entry, msg, outcome);
   }
 
   #tidy(): void {

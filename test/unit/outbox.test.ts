@@ -241,6 +241,33 @@ describe('the outbox (unit, a stand-in account)', () => {
     }
   });
 
+  it('a result that ends while no account is attached (a redeploy between detach and attach) is handed to the next one, not dropped', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const first = standIn(() => 'ok');
+    let answer: () => void = () => undefined;
+    const onWire = new Promise<void>((wired) => {
+      first.worker.send = () =>
+        new Promise((resolve) => {
+          answer = () => resolve({ record: { status: 'accepted', number: '420777123456' }, rejected: false } as never);
+          wired();
+        });
+    });
+    await outbox.keep(newEntry(1), {});
+    outbox.attach(first.worker);
+    await onWire;
+    const detached = outbox.detach(first.worker);
+    answer();
+    await detached;
+    assert.deepEqual(first.settled, [], 'detached: not handed to the account that left');
+    assert.equal(outbox.waiting, 0);
+    const next = standIn(() => 'ok');
+    outbox.attach(next.worker);
+    await until('handed to the next account', () => next.settled.length === 1);
+    assert.equal(next.settled[0]?.seq, 1);
+    assert.ok('result' in (next.settled[0]?.outcome ?? {}));
+    await outbox.detach(next.worker);
+  });
+
   it('a node that throws while its msg is handed back does not stop the round', async () => {
     const outbox = new Outbox(undefined, () => undefined);
     const { worker: standInWorker, sent } = standIn(() => 'ok');
