@@ -292,8 +292,18 @@ export class Account {
     return send(client, s.operation, s.prepared, s.wireStop, policy);
   }
 
+  /**
+   * The msg's one deadline (its node's "give up after"), ms since the epoch: the rate-limit queue
+   * and the client's retries read it, and the outbox stores it with the entry (so it survives a
+   * restart) for its one expiry timer.
+   */
+  #deadline(s: Submission): number | undefined {
+    return s.giveUpMs > 0 ? s.since + s.giveUpMs : undefined;
+  }
+
   #giveUp(s: Submission, where: string): GiveUp | undefined {
-    return s.giveUpMs > 0 ? { at: s.since + s.giveUpMs, error: () => giveUpError(s.giveUpMs / 1000, where) } : undefined;
+    const at = this.#deadline(s);
+    return at === undefined ? undefined : { at, error: () => giveUpError(s.giveUpMs / 1000, where) };
   }
 
   #withdrawnReason(): string {
@@ -311,7 +321,7 @@ export class Account {
         msg: storableMsg(s.msg),
         since: s.since,
         order: s.order,
-        deadline: s.giveUpMs > 0 ? s.since + s.giveUpMs : undefined,
+        deadline: this.#deadline(s),
         attempts,
         reason,
       },

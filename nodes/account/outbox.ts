@@ -334,6 +334,9 @@ export class Outbox {
     for (const listener of this.#listeners) listener();
   }
 
+  // No jitter, unlike a request's retries (retry-policy.ts): an account probes with one request at a
+  // time and the rest wait for it, so there is no herd to spread; the cap (15 s) bounds how late the
+  // kept alerts leave once the gateway is back.
   #probeDelay(worker: OutboxWorker): number {
     return Math.min(MAX_PROBE_DELAY, worker.firstDelay * 2 ** Math.min(this.#rounds, 30));
   }
