@@ -277,31 +277,43 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     assert.equal(existsSync(join(userDir, 'bulkgate-outbox')), false);
   });
 
-  it('an outbox that cannot keep (its directory is a file): the gateway failure goes to Catch, and once the gateway is back the next alerts are sent, not refused', async () => {
-    // The outbox's directory cannot be made: every keep fails with outbox_unavailable.
-    writeFileSync(join(userDir, 'bulkgate-outbox'), 'not a directory');
-    await load(flow(), credentials);
-    const caught: { error: { code: string } }[] = [];
-    (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m as never));
-    const outputs: unknown[] = [];
-    (helper.getNode('ok') as TestNode).on('input', (m: unknown) => outputs.push(m));
-    await sim.fault({ offline: { seconds: 600, mode: '503' } });
-    const node = helper.getNode('t') as TestNode;
-    node.receive({ payload: 'Alarm during the outage', number: '420777123456' } as never);
-    await until('the failure in Catch', () => caught.length === 1, 10_000);
-    assert.equal(caught[0]?.error.code, 'outbox_unavailable');
-    await sim.fault({ offline: { seconds: 0 } });
-    // A few probe intervals (300 ms, doubling) after the failure: the door is open again.
-    await new Promise((r) => setTimeout(r, 1_500));
-    for (const seq of [1, 2, 3]) node.receive({ payload: `Alarm ${seq} after the outage`, number: '420777123456' } as never);
-    await until(`three sent (${outputs.length} sent, ${caught.length - 1} more in Catch)`, () => outputs.length + caught.length === 4, 10_000);
-    assert.deepEqual(
-      caught.map((m) => m.error.code),
-      ['outbox_unavailable'],
-      'nothing more refused while the gateway is up',
-    );
-    assert.deepEqual(await delivered(), ['Alarm 1 after the outage', 'Alarm 2 after the outage', 'Alarm 3 after the outage']);
-  });
+  const cannotKeep: [string, string, () => void][] = [
+    // The outbox's directory cannot be made (as a full disk or a permission): every keep fails.
+    ['its directory is a file', 'outbox_unavailable', () => writeFileSync(join(userDir, 'bulkgate-outbox'), 'not a directory')],
+    [
+      'a lock another host holds',
+      'outbox_locked',
+      () => {
+        mkdirSync(join(userDir, 'bulkgate-outbox'), { recursive: true });
+        writeFileSync(`${outboxFile()}.lock`, JSON.stringify({ pid: 1, host: 'another-host' }));
+      },
+    ],
+  ];
+  for (const [why, code, plant] of cannotKeep)
+    it(`an outbox that cannot keep (${why}): the gateway failure goes to Catch, and once the gateway is back the next alerts are sent, not refused`, async () => {
+      plant();
+      await load(flow(), credentials);
+      const caught: { error: { code: string } }[] = [];
+      (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m as never));
+      const outputs: unknown[] = [];
+      (helper.getNode('ok') as TestNode).on('input', (m: unknown) => outputs.push(m));
+      await sim.fault({ offline: { seconds: 600, mode: '503' } });
+      const node = helper.getNode('t') as TestNode;
+      node.receive({ payload: 'Alarm during the outage', number: '420777123456' } as never);
+      await until('the failure in Catch', () => caught.length === 1, 10_000);
+      assert.equal(caught[0]?.error.code, code);
+      await sim.fault({ offline: { seconds: 0 } });
+      // A few probe intervals (300 ms, doubling) after the failure: the door is open again.
+      await new Promise((r) => setTimeout(r, 1_500));
+      for (const seq of [1, 2, 3]) node.receive({ payload: `Alarm ${seq} after the outage`, number: '420777123456' } as never);
+      await until(`three sent (${outputs.length} sent, ${caught.length - 1} more in Catch)`, () => outputs.length + caught.length === 4, 10_000);
+      assert.deepEqual(
+        caught.map((m) => m.error.code),
+        [code],
+        'nothing more refused while the gateway is up',
+      );
+      assert.deepEqual(await delivered(), ['Alarm 1 after the outage', 'Alarm 2 after the outage', 'Alarm 3 after the outage']);
+    });
 
   it('a storm notice during an outage is an alert like any other: it waits behind the older alerts and is sent once when the gateway is back, after them', async () => {
     await load(
