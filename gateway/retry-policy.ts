@@ -17,7 +17,12 @@ export interface Failure {
   retryAfter?: number;
 }
 
-/** Retry-After (capped), else exponential backoff with "equal jitter": at least half the ceiling. */
+/**
+ * Retry-After (capped), else exponential backoff with "equal jitter": at least half the ceiling.
+ * One of three backoff rules, each for its own reason: this one spaces one request's retries,
+ * and many requests (every node, every copy of Node-RED) fail together in an outage, so jitter
+ * spreads them; the outbox's probes (outbox.ts) and the store's reconnects (redis-store.ts) differ.
+ */
 export function backoffDelay(
   attempt: number,
   retryAfter: number | undefined,

@@ -13,7 +13,6 @@ import { join } from 'node:path';
 import FakeTimers from '@sinonjs/fake-timers';
 import fc from 'fast-check';
 import { GatewayError } from '../gateway';
-import { Circuit } from '../nodes/account/circuit';
 import { MAX_PROBE_DELAY, Outbox, type NewEntry, type OutboxEntry, type OutboxWorker } from '../nodes/account/outbox';
 import { OutboxJournal } from '../nodes/account/outbox-journal';
 
@@ -53,7 +52,7 @@ class Real {
       size: 1_000_000,
       account: 'model',
       concurrency: 4,
-      circuit: new Circuit(),
+      report: () => undefined,
       transient: (error) => error instanceof GatewayError && error.retryable,
       send: (entry: OutboxEntry) => {
         const seq = (entry.msg as { seq: number }).seq;

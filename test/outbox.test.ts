@@ -213,6 +213,44 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     assert.deepEqual([...caught, ...caughtAfter], [], 'none ended as closed (or any error)');
   });
 
+  it('a redeploy during a drain (simple 1.0, which cannot be sent twice): the resends on the wire get the grace a live send gets, and each msg ends once, through the redeployed node', async () => {
+    const v1 = flow({ timeout: 3000 }).map((n) => (n.id === 't' ? { ...n, api: 'simple', version: '1.0' } : n));
+    await load(v1, credentials);
+    const endings = new Map<string, string[]>();
+    for (const id of ['ok', 'bad', 'caught']) {
+      (helper.getNode(id) as TestNode).on('input', (m: { topic?: string }) => endings.set(m.topic ?? '', [...(endings.get(m.topic ?? '') ?? []), id]));
+    }
+    await sim.fault({ offline: { seconds: 600, mode: '503' } });
+    const node = helper.getNode('t') as TestNode;
+    for (let i = 0; i < 12; i++) node.receive({ payload: `Gas ${i}`, number: '420777123456', topic: `gas-${i}` } as never);
+    await until('12 kept', () => fileEntries().length === 12);
+    // Back, each answer 1 s late: the probe, then the rest on the wire together.
+    await sim.fault({ latency: 1000, offline: { seconds: 0 } });
+    const sentBefore = (await sim.requests()).length;
+    await until('resends on the wire after the probe', async () => (await sim.requests()).length >= sentBefore + 4, 10_000);
+    // Only the account and the node restart; the helpers and the Catch node stay.
+    const v2 = [
+      { id: 'tab', type: 'tab', label: 'test' },
+      ...v1.map((n) => (n.type === 'bulkgate-account' ? { ...n, name: 'v2' } : { z: 'tab', ...n, ...(n.id === 't' ? { name: 'v2' } : {}) })),
+    ];
+    await helper.setFlows(v2, 'nodes', credentials);
+    await until(`12 ended (${endings.size})`, () => endings.size === 12, 30_000);
+    await new Promise((r) => setTimeout(r, 500)); // checks that none ends twice
+    assert.deepEqual(
+      [...endings.entries()].filter(([, ports]) => ports.length !== 1),
+      [],
+      'each ended once',
+    );
+    assert.deepEqual(
+      [...endings.values()].map(([port]) => port),
+      Array.from({ length: 12 }, () => 'ok'),
+      'each sent (the gateway answered within the grace)',
+    );
+    const texts = await delivered();
+    assert.equal(texts.length, 12);
+    assert.equal(new Set(texts).size, 12, 'none delivered twice');
+  });
+
   it('outboxMinutes past, the gateway still away: Catch with code expired and the reason', async () => {
     await load(flow({ outboxMinutes: 0.05 }), credentials);
     const caught = collect('caught', 1, 20_000);
@@ -237,6 +275,83 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     assert.equal(msg?.error.code, 'unknown');
     assert.equal(msg?.bulkgate?.status, 503);
     assert.equal(existsSync(join(userDir, 'bulkgate-outbox')), false);
+  });
+
+  const cannotKeep: [string, string, () => void][] = [
+    // The outbox's directory cannot be made (as a full disk or a permission): every keep fails.
+    ['its directory is a file', 'outbox_unavailable', () => writeFileSync(join(userDir, 'bulkgate-outbox'), 'not a directory')],
+    [
+      'a lock another host holds',
+      'outbox_locked',
+      () => {
+        mkdirSync(join(userDir, 'bulkgate-outbox'), { recursive: true });
+        writeFileSync(`${outboxFile()}.lock`, JSON.stringify({ pid: 1, host: 'another-host' }));
+      },
+    ],
+  ];
+  for (const [why, code, plant] of cannotKeep)
+    it(`an outbox that cannot keep (${why}): the gateway failure goes to Catch, and once the gateway is back the next alerts are sent, not refused`, async () => {
+      plant();
+      await load(flow(), credentials);
+      const caught: { error: { code: string } }[] = [];
+      (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m as never));
+      const outputs: unknown[] = [];
+      (helper.getNode('ok') as TestNode).on('input', (m: unknown) => outputs.push(m));
+      await sim.fault({ offline: { seconds: 600, mode: '503' } });
+      const node = helper.getNode('t') as TestNode;
+      node.receive({ payload: 'Alarm during the outage', number: '420777123456' } as never);
+      await until('the failure in Catch', () => caught.length === 1, 10_000);
+      assert.equal(caught[0]?.error.code, code);
+      await sim.fault({ offline: { seconds: 0 } });
+      // A few probe intervals (300 ms, doubling) after the failure: the door is open again.
+      await new Promise((r) => setTimeout(r, 1_500));
+      for (const seq of [1, 2, 3]) node.receive({ payload: `Alarm ${seq} after the outage`, number: '420777123456' } as never);
+      await until(`three sent (${outputs.length} sent, ${caught.length - 1} more in Catch)`, () => outputs.length + caught.length === 4, 10_000);
+      assert.deepEqual(
+        caught.map((m) => m.error.code),
+        [code],
+        'nothing more refused while the gateway is up',
+      );
+      assert.deepEqual(await delivered(), ['Alarm 1 after the outage', 'Alarm 2 after the outage', 'Alarm 3 after the outage']);
+    });
+
+  it('a storm notice during an outage is an alert like any other: it waits behind the older alerts and is sent once when the gateway is back, after them', async () => {
+    await load(
+      [
+        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, timeout: 2000, outboxDelay: 300 },
+        { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', stormLimit: 2, stormWindow: 1, wires: [['ok'], ['bad']] },
+        { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
+        { id: 'ok', type: 'helper' },
+        { id: 'bad', type: 'helper' },
+        { id: 'caught', type: 'helper' },
+      ],
+      credentials,
+    );
+    const caught: unknown[] = [];
+    (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m));
+    const outputs: Record<string, unknown>[] = [];
+    (helper.getNode('ok') as TestNode).on('input', (m: unknown) => outputs.push(m as never));
+    await sim.fault({ offline: { seconds: 600, mode: '503' } });
+    const node = helper.getNode('t') as TestNode;
+    for (let seq = 0; seq < 5; seq++) node.receive({ seq, payload: `Water ${seq}`, number: '420777123456' } as never);
+    // Two let through (kept), three held; the window's end (1 s) sends the notice, which waits behind them.
+    await until(`three kept (${fileEntries().length}; ${caught.length} in Catch)`, () => fileEntries().length === 3 || caught.length > 0, 10_000);
+    assert.deepEqual(caught, [], 'the notice did not go to Catch');
+    await sim.fault({ offline: { seconds: 0 } });
+    await until('three out of port 1', () => outputs.length === 3, 20_000);
+    await new Promise((r) => setTimeout(r, 500)); // checks that nothing more comes
+    const texts = await delivered();
+    assert.deepEqual(texts, ['Water 0', 'Water 1', 'Storm protection: 3 more alerts were held back in the last 1 s. The last one: Water 4']);
+    assert.deepEqual(
+      outputs.map((m) => [m.seq, m.held]),
+      [
+        [0, undefined],
+        [1, undefined],
+        [4, 3],
+      ],
+      'the notice ends once, after the older alerts',
+    );
+    assert.deepEqual(caught, []);
   });
 
   it('errors a repeat cannot fix never go in: a wrong token and a failed check reach Catch at once', async () => {

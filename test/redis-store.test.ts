@@ -11,7 +11,6 @@ import { join } from 'node:path';
 import { createServer, type Server, type Socket } from 'node:net';
 import { createClient, type RedisClientType } from '@redis/client';
 import { GatewayError } from '../gateway';
-import { Circuit } from '../nodes/account/circuit';
 import { Outbox, type OutboxWorker } from '../nodes/account/outbox';
 import {
   AlertClaims,
@@ -888,7 +887,7 @@ function flushWorker(): OutboxWorker {
     size: 100,
     account: 'flush',
     concurrency: 4,
-    circuit: new Circuit(),
+    report: () => undefined,
     transient: (error) => error instanceof GatewayError && error.retryable,
     send: async () => ({ record: { status: 'accepted', number: '420777123456' }, rejected: false }) as never,
     settle: () => undefined,

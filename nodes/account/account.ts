@@ -11,6 +11,7 @@ import {
   GatewayError,
   invalidRequest,
   isWithdrawn,
+  settledWithin,
   storableBody,
   type GiveUp,
   type Operation,
@@ -27,10 +28,12 @@ import {
   DEFAULT_OUTBOX_SIZE,
   deferrable,
   giveUpError,
+  MAX_PROBE_DELAY,
   outboxFor,
   storableMsg,
   type Outbox,
   type OutboxEntry,
+  type OutboxReport,
   type OutboxWorker,
   type Outcome,
   type SendResult,
@@ -130,6 +133,11 @@ export class Account {
   readonly #worker: OutboxWorker;
   readonly #unwatchOutbox: () => void;
   #outageSince: number | undefined;
+  /** While the gateway is unreachable and nothing waits in the outbox (it could not keep): the account's own probe. */
+  #probeTimer: NodeJS.Timeout | undefined;
+  #probeDelay = 0;
+  /** The probe is due: the next sends go out live, whatever the circuit says, and the first that gets through closes it. */
+  #probeDue = false;
 
   constructor(id: string, config: AccountConfig, credentials: AccountCredentials, surroundings: AccountSurroundings) {
     this.#label = config.name || id;
@@ -174,7 +182,7 @@ export class Account {
       account: this.#label,
       // As many as a live send has on the wire: the client's connections.
       concurrency: DEFAULT_CONNECTIONS,
-      circuit: this.circuit,
+      report: (report) => this.#heard(report),
       transient: (error, entry) => deferrable(error, entry.operation),
       send: (entry, probe) => this.#resend(entry, probe),
       settle: (entry, msg, outcome) => {
@@ -189,6 +197,42 @@ export class Account {
   }
 
   readonly #changed = (): void => this.#listeners.forEach((l) => l());
+
+  // The one owner of "the gateway is unreachable" (CONTRIBUTING: who decides a msg's fate): it
+  // trips on a live send's failure and a failed probe; it resets when a probe or a live send got
+  // through, or when nothing waits any more (else the next msg would wait for a probe that nothing
+  // schedules).
+  #heard(report: OutboxReport): void {
+    if (report.kind === 'probe-failed') this.circuit.trip(report.failure);
+    else this.#reachable();
+  }
+
+  #unreachable(failure: unknown): void {
+    this.#probeDue = false;
+    this.circuit.trip(failure);
+  }
+
+  #reachable(): void {
+    clearTimeout(this.#probeTimer);
+    this.#probeTimer = undefined;
+    this.#probeDelay = 0;
+    this.#probeDue = false;
+    this.circuit.reset();
+  }
+
+  /**
+   * Unreachable, and nothing kept (a store down, a full disk, a lock another Node-RED holds): no
+   * outbox round will probe, so the account does, with the next send after the outbox's delay
+   * (doubling to its longest); sends that can go out still do.
+   */
+  #probeLater(): void {
+    if (!this.circuit.open || this.outbox.waiting > 0 || this.#probeTimer || this.#probeDue) return;
+    this.#probeDelay = Math.min(MAX_PROBE_DELAY, this.#probeDelay ? this.#probeDelay * 2 : this.#worker.firstDelay);
+    this.#probeTimer = setTimeout(() => {
+      this.#probeTimer = undefined;
+      if (this.circuit.open && this.outbox.waiting === 0) this.#probeDue = true;
+    }, this.#probeDelay);
+  }
 
   storeState(state: StoreState, reason: string): void {
     if (state === 'unreachable' || state === 'lost') this.storeTrouble = { reason, since: this.storeTrouble?.since ?? Date.now() };
@@ -207,51 +251,67 @@ export class Account {
   submit(s: Submission): Promise<Submitted> {
     const outbox = this.outboxMinutes > 0 ? this.outbox : undefined;
     const prepared = s.prepared;
-    if (outbox && (outbox.waiting || this.circuit.open) && !prepared.nothingToSend) {
+    if (outbox && (outbox.waiting || (this.circuit.open && !this.#probeDue)) && !prepared.nothingToSend) {
       const reason = outbox.waiting ? 'older messages of this account wait in the outbox' : this.#withdrawnReason();
       return this.#keep(s, 0, reason).then(() => KEPT);
     }
     const client = this.gateway();
-    const withdraw = outbox ? this.circuit.signal : undefined;
+    // A probe goes out whatever the circuit says (it is open, and its signal fired).
+    const withdraw = outbox && !this.circuit.open ? this.circuit.signal : undefined;
     const limiter = this.limiter;
     let counted = false;
     const sending = limiter.enabled
       ? limiter.acquire(prepared.messages, s.queueStop, withdraw, this.#giveUp(s, "it waited for the account's rate limit")).then(() => {
           counted = true;
-          return this.#transmit(client, s, withdraw);
+          return this.#transmit(client, s, outbox !== undefined, withdraw);
         })
-      : this.#transmit(client, s, withdraw);
+      : this.#transmit(client, s, outbox !== undefined, withdraw);
     return sending.then(
-      (result): Submitted => ({ result }),
+      (result): Submitted => {
+        if (this.circuit.open && outbox && !outbox.waiting) this.#reachable();
+        return { result };
+      },
       (error: unknown) => {
         if (!outbox || !deferrable(error, s.operation)) throw error;
         // Sent from the outbox: this attempt does not use up the rate limit.
         if (counted) limiter.refund(prepared.messages);
         // Withdrawn, it was never tried (and the circuit is open already).
         const withdrawn = isWithdrawn(error);
-        return this.#keep(s, withdrawn ? 0 : 1, withdrawn ? this.#withdrawnReason() : (error as Error).message, withdrawn ? undefined : error).then(() => KEPT);
+        // At once, before the keep is on disk: what waits for a connection, a retry or the rate limit is withdrawn and kept too.
+        if (!withdrawn) this.#unreachable(error);
+        return this.#keep(s, withdrawn ? 0 : 1, withdrawn ? this.#withdrawnReason() : (error as Error).message).then(() => KEPT);
       },
     );
   }
 
-  #transmit(client: GatewayClient, s: Submission, withdraw: StopSignal | undefined): Promise<SendResult> {
+  #transmit(client: GatewayClient, s: Submission, kept: boolean, withdraw: StopSignal | undefined): Promise<SendResult> {
     s.onWire();
     const giveUp = this.#giveUp(s, 'the gateway could not be reached before the next retry was due');
     // With an outbox, no retries: the outbox is the retry.
-    const policy = withdraw || giveUp ? { withdraw, giveUp, retries: withdraw ? 0 : undefined } : undefined;
+    const policy = kept || giveUp ? { withdraw, giveUp, retries: kept ? 0 : undefined } : undefined;
     return send(client, s.operation, s.prepared, s.wireStop, policy);
   }
 
+  /**
+   * The msg's one deadline (its node's "give up after"), ms since the epoch: the rate-limit queue
+   * and the client's retries read it, and the outbox stores it with the entry (so it survives a
+   * restart) for its one expiry timer.
+   */
+  #deadline(s: Submission): number | undefined {
+    return s.giveUpMs > 0 ? s.since + s.giveUpMs : undefined;
+  }
+
   #giveUp(s: Submission, where: string): GiveUp | undefined {
-    return s.giveUpMs > 0 ? { at: s.since + s.giveUpMs, error: () => giveUpError(s.giveUpMs / 1000, where) } : undefined;
+    const at = this.#deadline(s);
+    return at === undefined ? undefined : { at, error: () => giveUpError(s.giveUpMs / 1000, where) };
   }
 
   #withdrawnReason(): string {
     return `the gateway could not be reached a moment ago: ${this.circuit.cause?.reason ?? 'no answer'}`;
   }
 
-  #keep(s: Submission, attempts: number, reason: string, failure?: unknown): Promise<void> {
-    return this.outbox.keep(
+  #keep(s: Submission, attempts: number, reason: string): Promise<void> {
+    const kept = this.outbox.keep(
       {
         node: s.node,
         operation: s.operation,
@@ -261,13 +321,16 @@ export class Account {
         msg: storableMsg(s.msg),
         since: s.since,
         order: s.order,
-        deadline: s.giveUpMs > 0 ? s.since + s.giveUpMs : undefined,
+        deadline: this.#deadline(s),
         attempts,
         reason,
       },
       s.msg,
-      failure,
     );
+    return kept.catch((error: unknown) => {
+      this.#probeLater();
+      throw error;
+    });
   }
 
   /** A request's body without the account's token: what identifies an alert across copies. */
@@ -302,10 +365,14 @@ export class Account {
 
   async close(): Promise<void> {
     this.limiter.close('the account was closed (redeploy or shutdown)');
-    this.#resendStop.abort();
+    clearTimeout(this.#probeTimer);
     this.#unwatchOutbox();
     this.#listeners.clear();
-    await this.outbox.detach(this.#worker);
+    // Resends on the wire get the client's timeout to finish, as a live send does (the send node's close).
+    const detached = this.outbox.detach(this.#worker);
+    await settledWithin([detached], this.deployed.timeout);
+    this.#resendStop.abort();
+    await detached;
     await this.#client?.close();
   }
 

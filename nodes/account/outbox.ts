@@ -2,7 +2,6 @@
 // sent again until taken or out of time; results come out in the order the msgs came.
 import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
-import type { Circuit } from './circuit';
 import { lockedError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import type { AccountStore, OutboxFile, OutboxLog } from './store';
@@ -34,8 +33,14 @@ export type NewEntry = Omit<OutboxEntry, 'id'>;
 export type SendResult = TransactionalResult | PromotionalResult;
 export type Outcome = { result: SendResult } | { error: GatewayError };
 
+/**
+ * What the outbox saw of the gateway, told to the account, which alone decides whether the gateway
+ * is unreachable: a probe that failed, one that got through, or nothing left waiting.
+ */
+export type OutboxReport = { kind: 'probe-failed'; failure: unknown } | { kind: 'probe-through' } | { kind: 'empty' };
+
 export interface OutboxWorker {
-  /** Without the account's retries; a probe goes out whatever the circuit says. */
+  /** Without the account's retries; a probe goes out whatever the account thinks of the gateway. */
   send(entry: OutboxEntry, probe: boolean): Promise<SendResult>;
   settle(entry: OutboxEntry, msg: Msg, outcome: Outcome): void;
   /** Whether a later attempt may get past it (the gateway unreachable, busy, closing). */
@@ -47,7 +52,7 @@ export interface OutboxWorker {
   size: number;
   account: string;
   concurrency: number;
-  circuit: Circuit;
+  report(report: OutboxReport): void;
 }
 
 // Unique by this process's tag (a pid comes back after a restart) and a count over its outboxes.
@@ -88,6 +93,9 @@ export class Outbox {
   /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
   #settling: Promise<void> = Promise.resolve();
   #rounds = 0;
+  /** Results that ended while no worker was attached (a redeploy's detach): the next one hands them on. */
+  #unsettled: { entry: OutboxEntry; msg: Msg; outcome: Outcome }[] = [];
+  #handOnTimer: NodeJS.Timeout | undefined;
 
   /** The account node running now. */
   warn: Warn;
@@ -132,9 +140,7 @@ export class Outbox {
   }
 
   /** Resolves once on disk; a GatewayError when full, locked by another Node-RED, or unwritten. */
-  async keep(entry: NewEntry, msg: Msg, failure?: unknown): Promise<void> {
-    // At once: what waits for a connection, a retry or the rate limit is withdrawn and kept too.
-    if (failure !== undefined) this.#worker?.circuit.trip(failure);
+  async keep(entry: NewEntry, msg: Msg): Promise<void> {
     const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
     const journal = this.#journal;
@@ -175,6 +181,8 @@ export class Outbox {
     this.#rounds = 0;
     this.#schedule(worker.firstDelay);
     this.#armExpiry();
+    // After the first delay, as a round: by then the redeployed nodes are there to take their msgs.
+    if (this.#unsettled.length) this.#handOnTimer = setTimeout(() => this.#handOnUnsettled(worker), worker.firstDelay);
     const journal = this.#journal;
     if (journal?.kind === 'shared') {
       clearInterval(this.#adoptTimer);
@@ -216,6 +224,7 @@ export class Outbox {
     clearTimeout(this.#timer);
     this.#timer = undefined;
     clearInterval(this.#adoptTimer);
+    clearTimeout(this.#handOnTimer);
     this.#armExpiry();
     await this.#running;
     await this.#settling;
@@ -276,10 +285,10 @@ export class Outbox {
     const entry = read ?? this.#entryOf(kept);
     const msg = this.#msgs.get(kept.id) ?? (entry.msg as Msg);
     this.#drop(kept);
-    // Else the next msg would wait for a probe that nothing schedules.
+    // No round probes now: the account hears that nothing waits.
     if (this.#live === 0 && this.#worker) {
       this.#rounds = 0;
-      this.#worker.circuit.reset();
+      this.#worker.report({ kind: 'empty' });
     }
     this.#changed();
     const written =
@@ -288,17 +297,26 @@ export class Outbox {
         // Sent again after a restart at worst, with duplicates_check: the gateway drops the copy.
         () => undefined,
       ) ?? Promise.resolve();
-    const settled = this.#settling
-      .then(() => written)
-      .then(() => {
-        try {
-          this.#worker?.settle(entry, msg, outcome(entry));
-        } catch {
-          // The node's failure path already reports; an outbox round never stops for it.
-        }
-      });
+    const settled = this.#settling.then(() => written).then(() => this.#handOn(entry, msg, outcome(entry)));
     this.#settling = settled;
     return settled;
+  }
+
+  #handOn(entry: OutboxEntry, msg: Msg, outcome: Outcome): void {
+    const worker = this.#worker;
+    if (!worker) return void this.#unsettled.push({ entry, msg, outcome });
+    try {
+      worker.settle(entry, msg, outcome);
+    } catch {
+      // The node's failure path already reports; an outbox round never stops for it.
+    }
+  }
+
+  #handOnUnsettled(worker: OutboxWorker): void {
+    if (this.#worker !== worker) return;
+    const unsettled = this.#unsettled;
+    this.#unsettled = [];
+    for (const { entry, msg, outcome } of unsettled) this.#handOn(entry, msg, outcome);
   }
 
   #tidy(): void {
@@ -316,6 +334,9 @@ export class Outbox {
     for (const listener of this.#listeners) listener();
   }
 
+  // No jitter, unlike a request's retries (retry-policy.ts): an account probes with one request at a
+  // time and the rest wait for it, so there is no herd to spread; the cap (15 s) bounds how late the
+  // kept alerts leave once the gateway is back.
   #probeDelay(worker: OutboxWorker): number {
     return Math.min(MAX_PROBE_DELAY, worker.firstDelay * 2 ** Math.min(this.#rounds, 30));
   }
@@ -373,10 +394,10 @@ export class Outbox {
       const first = await this.#attempt(worker, probe, true);
       if ('transient' in first) {
         failed = true;
-        worker.circuit.trip(first.transient);
+        worker.report({ kind: 'probe-failed', failure: first.transient });
         return;
       }
-      worker.circuit.reset();
+      worker.report({ kind: 'probe-through' });
       void this.#end(first.kept, () => first.outcome, first.entry);
       failed = await this.#drain(worker);
     } finally {

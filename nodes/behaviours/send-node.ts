@@ -76,7 +76,11 @@ class SendPipeline {
     } catch (error) {
       return failed(error);
     }
-    if (!task) return;
+    if (task) this.#track(task, failed);
+  }
+
+  /** Close waits for it. */
+  #track(task: Promise<void>, failed: (error: unknown) => void): void {
     const tracked = task.catch(failed);
     this.#inFlight.add(tracked);
     void tracked.then(() => this.#inFlight.delete(tracked));
@@ -203,10 +207,16 @@ class SendPipeline {
     }
   };
 
-  /** The one message a storm window ends with: how many alerts were held, and the last one's text. */
-  async #sendNotice(last: Msg, fields: SendFields, held: number): Promise<void> {
+  /**
+   * The one message a storm window ends with: how many alerts were held, and the last one's text.
+   * An alert like any other: through the account, behind the older ones in the outbox.
+   */
+  #sendNotice(last: Msg, fields: SendFields, held: number): void {
+    const when = { since: Date.now(), order: ++taken };
     const msg = this.RED.util.cloneMessage(last);
     msg.held = held;
+    const failed = (error: unknown) => fail(this.texts, this.#status, msg, error, (e) => this.node.error(e, msg));
+    let task: Promise<void>;
     try {
       const account = this.#account;
       if (!account) return;
@@ -215,13 +225,12 @@ class SendPipeline {
       const text = this.texts('storm.notice', { count: held, seconds: this.#storm.windowMs / 1000, text: lastText });
       // Channel texts would win over the notice: the cascade keeps its settings, not its texts.
       const channel = Array.isArray(fields.channel) ? fields.channel.map((c) => ({ ...(c as object), text: undefined })) : fields.channel;
-      const client = account.gateway();
-      const prepared = client.prepareOperation(this.#operation, { ...fields, text, channel });
-      if (account.limiter.enabled) await account.limiter.acquire(prepared.messages, this.#queueStop);
-      this.#router.transactional(msg, await client.sendTransactional(prepared, this.#wireStop), this.#emit, () => storableBody(prepared), false);
+      const prepared = account.gateway().prepareOperation(this.#operation, { ...fields, text, channel });
+      task = this.#onward(account, msg, prepared, when, this.#emit, () => undefined);
     } catch (error) {
-      fail(this.texts, this.#status, msg, error, (e) => this.node.error(e, msg));
+      return failed(error);
     }
+    this.#track(task, failed);
   }
 
   /** "N waiting" while this node's msgs wait in the outbox, "queued N" while the rate limit holds some, else the totals. */

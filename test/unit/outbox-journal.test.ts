@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayError, withdrawnError, isWithdrawn } from '../../gateway';
 import { Circuit } from '../../nodes/account/circuit';
-import { Outbox, type NewEntry, type OutboxEntry, type OutboxWorker, type Outcome } from '../../nodes/account/outbox';
+import { Outbox, type NewEntry, type OutboxEntry, type OutboxReport, type OutboxWorker, type Outcome } from '../../nodes/account/outbox';
 import { OutboxJournal } from '../../nodes/account/outbox-journal';
 import FakeTimers from '@sinonjs/fake-timers';
 import { RateLimiter } from '../../nodes/account/rate-limit';
@@ -37,6 +37,7 @@ function newEntry(i: number, since = Date.now()): NewEntry {
 /** A stand-in for the account: sends succeed until `failAfter` sends, then fail as the gateway being away. */
 function standIn(options: { failAfter?: number; minutes?: number } = {}) {
   const settled: { seq: unknown; outcome: Outcome }[] = [];
+  const reports: OutboxReport['kind'][] = [];
   let sent = 0;
   const worker: OutboxWorker = {
     minutes: options.minutes ?? 60,
@@ -44,7 +45,7 @@ function standIn(options: { failAfter?: number; minutes?: number } = {}) {
     size: 1_000_000,
     account: 'test',
     concurrency: 8,
-    circuit: new Circuit(),
+    report: (report) => reports.push(report.kind),
     transient: (error) => error instanceof GatewayError && error.retryable,
     send: async (entry: OutboxEntry) => {
       await new Promise((r) => setImmediate(r));
@@ -55,7 +56,7 @@ function standIn(options: { failAfter?: number; minutes?: number } = {}) {
     },
     settle: (_entry, msg, outcome) => settled.push({ seq: msg.seq, outcome }),
   };
-  return { worker, settled, sent: () => sent };
+  return { worker, settled, reports, sent: () => sent };
 }
 
 const until = (what: string, check: () => boolean, ms = 20_000) => waitUntil(what, check, ms, { every: 10 });
@@ -140,7 +141,7 @@ describe('outbox journal and policies (unit)', function () {
     const { warn } = warnings();
     const kept = new OutboxJournal(path);
     const outbox = new Outbox(kept, warn);
-    const { worker, settled } = standIn({ failAfter: 30 });
+    const { worker, settled, reports } = standIn({ failAfter: 30 });
     for (let i = 0; i < 50; i++) await outbox.keep(newEntry(i, Date.now()), {} as never);
     outbox.attach(worker);
     await until('30 sent', () => settled.length === 30);
@@ -150,7 +151,7 @@ describe('outbox journal and policies (unit)', function () {
       Array.from({ length: 30 }, (_, i) => i),
     );
     assert.equal(outbox.waiting, 20);
-    assert.equal(worker.circuit.open, true, 'the failure opened the circuit');
+    assert.equal(reports.at(-1), 'probe-failed', 'the next probe failed, and the account was told');
     await outbox.detach(worker);
     // What is left is read back from the file by the next process, in order.
     const journal = new OutboxJournal(path);
@@ -257,8 +258,8 @@ describe('outbox journal and policies (unit)', function () {
     afterEach(() => clock.uninstall());
 
     const failing = (minutes: number) => {
-      const { worker, settled } = standIn({ failAfter: 0, minutes });
-      return { worker: { ...worker, firstDelay: 1000 }, settled };
+      const { worker, settled, reports } = standIn({ failAfter: 0, minutes });
+      return { worker: { ...worker, firstDelay: 1000 }, settled, reports };
     };
     const expiredOf = (settled: { seq: unknown; outcome: Outcome }[]) =>
       settled.filter((s) => 'error' in s.outcome && s.outcome.error.code === 'expired').map((s) => s.seq);
@@ -293,17 +294,17 @@ describe('outbox journal and policies (unit)', function () {
       await outbox.detach(worker);
     });
 
-    it('when the last waiting message gives up, the circuit closes: the next msg tries the gateway itself, not after a probe delay', async () => {
+    it('when the last waiting message gives up, the account hears that nothing waits (it closes the circuit: the next msg tries the gateway itself, not after a probe delay)', async () => {
       const outbox = new Outbox(undefined, () => undefined);
-      const { worker, settled } = failing(60);
+      const { worker, settled, reports } = failing(60);
       outbox.attach(worker);
       await outbox.keep({ ...newEntry(1, Date.now()), deadline: Date.now() + 5_000 }, {} as never);
       await clock.tickAsync(1_001);
-      assert.equal(worker.circuit.open, true, 'the probe failed: the circuit is open');
+      assert.deepEqual(reports, ['probe-failed'], 'the probe failed, and the account was told');
       await clock.tickAsync(4_000);
       assert.deepEqual(expiredOf(settled), [1]);
       assert.equal(outbox.waiting, 0);
-      assert.equal(worker.circuit.open, false, 'nothing waits: a new msg goes to the gateway at once');
+      assert.equal(reports.at(-1), 'empty', 'nothing waits, and the account was told');
       await outbox.detach(worker);
     });
 

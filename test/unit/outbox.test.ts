@@ -5,7 +5,6 @@
  */
 import assert from 'node:assert/strict';
 import { GatewayError, sendOperation } from '../../gateway';
-import { Circuit } from '../../nodes/account/circuit';
 import {
   DEFAULT_OUTBOX_SIZE,
   MAX_PROBE_DELAY,
@@ -18,6 +17,7 @@ import {
   storableMsg,
   type NewEntry,
   type OutboxEntry,
+  type OutboxReport,
   type OutboxWorker,
   type Outcome,
 } from '../../nodes/account/outbox';
@@ -46,10 +46,11 @@ function newEntry(i: number, overrides: Partial<NewEntry> = {}): NewEntry {
 
 const unreachable = () => new GatewayError({ type: 'network', retryable: true, message: 'connect ECONNREFUSED' });
 
-/** A stand-in account: `answer(entry, probe)` decides each send; it records what was sent and what settled. */
+/** A stand-in account: `answer(entry, probe)` decides each send; it records what was sent, what settled and what it was told. */
 function standIn(answer: (entry: OutboxEntry, probe: boolean) => 'ok' | GatewayError, concurrency = 3) {
   const sent: { seq: unknown; probe: boolean; attempts: number }[] = [];
   const settled: { seq: unknown; outcome: Outcome }[] = [];
+  const reports: OutboxReport['kind'][] = [];
   let inFlight = 0;
   let most = 0;
   const worker: OutboxWorker = {
@@ -58,7 +59,7 @@ function standIn(answer: (entry: OutboxEntry, probe: boolean) => 'ok' | GatewayE
     size: 1_000,
     account: 'home',
     concurrency,
-    circuit: new Circuit(),
+    report: (report) => reports.push(report.kind),
     transient: (error) => error instanceof GatewayError && error.retryable,
     send: async (entry, probe) => {
       inFlight++;
@@ -73,7 +74,7 @@ function standIn(answer: (entry: OutboxEntry, probe: boolean) => 'ok' | GatewayE
     },
     settle: (_entry, msg, outcome) => settled.push({ seq: msg.seq, outcome }),
   };
-  return { worker, sent, settled, most: () => most };
+  return { worker, sent, settled, reports, most: () => most };
 }
 
 const until = (what: string, check: () => boolean, ms = 5_000) => waitUntil(what, check, ms, { every: 5 });
@@ -124,19 +125,23 @@ describe('the outbox (unit, a stand-in account)', () => {
     await outbox.detach(worker);
   });
 
-  it('a probe that fails leaves everything waiting, in order, and opens the circuit; the next that gets through closes it', async () => {
+  it('a probe that fails leaves everything waiting, in order, and is told to the account; so is the next that gets through, and then that nothing waits', async () => {
     const outbox = new Outbox(undefined, () => undefined);
     let away = true;
-    const { worker, sent, settled } = standIn(() => (away ? unreachable() : 'ok'));
+    const { worker, sent, settled, reports } = standIn(() => (away ? unreachable() : 'ok'));
     for (let i = 1; i <= 3; i++) await outbox.keep(newEntry(i), {});
     outbox.attach(worker);
     await until('a probe', () => sent.length === 1);
-    await until('the circuit open', () => worker.circuit.open);
+    await until('the failed probe told', () => reports.at(-1) === 'probe-failed');
     assert.equal(outbox.waiting, 3);
     assert.deepEqual(settled, []);
     away = false;
     await until('all settled', () => settled.length === 3, 10_000);
-    assert.equal(worker.circuit.open, false);
+    assert.deepEqual(reports.slice(-2), ['probe-through', 'empty']);
+    assert.ok(
+      reports.slice(0, -2).every((kind) => kind === 'probe-failed'),
+      `only failed probes before: ${reports.join()}`,
+    );
     const probes = sent.filter((s) => s.probe);
     assert.ok(probes.length >= 2 && probes.every((s) => s.seq === 1), 'only the oldest probes, once per round');
     assert.deepEqual(
@@ -151,14 +156,14 @@ describe('the outbox (unit, a stand-in account)', () => {
     const outbox = new Outbox(undefined, () => undefined);
     const lowCredit = new GatewayError({ type: 'low_credit', status: 400, message: 'There is not enough credit' });
     let failAt4 = true;
-    const { worker, sent, settled } = standIn((entry) => {
+    const { worker, sent, settled, reports } = standIn((entry) => {
       if (entry.msg.seq === 2) return lowCredit;
       if (entry.msg.seq === 4 && failAt4) return unreachable();
       return 'ok';
     }, 1);
     for (let i = 1; i <= 5; i++) await outbox.keep(newEntry(i), {});
     outbox.attach(worker);
-    await until('the unreachable one to end the round', () => settled.length === 3 && worker.circuit.open);
+    await until('the unreachable one to end the round', () => settled.length === 3 && reports.at(-1) === 'probe-failed');
     assert.ok(!sent.some((s) => s.seq === 5), '5 not tried after the unreachable one');
     assert.deepEqual(
       settled.map((s) => [s.seq, 'error' in s.outcome ? s.outcome.error.code : 'sent']),
@@ -234,6 +239,33 @@ describe('the outbox (unit, a stand-in account)', () => {
     } finally {
       await outbox.detach(worker);
     }
+  });
+
+  it('a result that ends while no account is attached (a redeploy between detach and attach) is handed to the next one, not dropped', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const first = standIn(() => 'ok');
+    let answer: () => void = () => undefined;
+    const onWire = new Promise<void>((wired) => {
+      first.worker.send = () =>
+        new Promise((resolve) => {
+          answer = () => resolve({ record: { status: 'accepted', number: '420777123456' }, rejected: false } as never);
+          wired();
+        });
+    });
+    await outbox.keep(newEntry(1), {});
+    outbox.attach(first.worker);
+    await onWire;
+    const detached = outbox.detach(first.worker);
+    answer();
+    await detached;
+    assert.deepEqual(first.settled, [], 'detached: not handed to the account that left');
+    assert.equal(outbox.waiting, 0);
+    const next = standIn(() => 'ok');
+    outbox.attach(next.worker);
+    await until('handed to the next account', () => next.settled.length === 1);
+    assert.equal(next.settled[0]?.seq, 1);
+    assert.ok('result' in (next.settled[0]?.outcome ?? {}));
+    await outbox.detach(next.worker);
   });
 
   it('a node that throws while its msg is handed back does not stop the round', async () => {
