@@ -527,6 +527,17 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
       }
     });
 
+    it('the lock taken over by another (this process did not touch it for the bound): a warning, and the entries are left to that one, not sent from here too', () => {
+      const stand = memoryLog({ left: [newEntry(1), newEntry(2)] });
+      const warnings: [string, unknown][] = [];
+      const outbox = new Outbox(stand.log, (key, params) => warnings.push([key, params]));
+      assert.equal(outbox.waiting, 2);
+      stand.holder('other');
+      (stand.log as OutboxFile).lost();
+      assert.deepEqual(warnings, [['outbox-lock-lost', { path: '/unit/outbox.jsonl' }]]);
+      assert.equal(outbox.waiting, 0);
+    });
+
     it('a holder seen touching its lock lives (two Node-REDs on one directory): the held msgs are refused, outbox_locked, and so is the next at once', async () => {
       const stand = memoryLog({ held: 'gone', left: [newEntry(1)] });
       const outbox = new Outbox(stand.log, () => undefined);
