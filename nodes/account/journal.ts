@@ -72,7 +72,7 @@ export class Journal {
   /** Another process took the lock over: its file is that one's now. */
   lost: () => void = () => undefined;
   readonly staleMs = lockStaleMs();
-  /** A third of the way to the bound at most twice over: a touch missed now and then is no loss. */
+  /** Six touches per bound: a few missed (a busy event loop, a slow disk) still leave it fresh. */
   readonly touchEveryMs = Math.max(100, Math.floor(this.staleMs / 6));
 
   /** `header`: a new or rewritten file's first line; `lockedError`: one writer, with the lock. */
