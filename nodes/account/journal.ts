@@ -1,6 +1,9 @@
 // An append-only file of JSON lines, one write per event-loop turn. A torn last line (power lost, a
 // kill, a full disk) is cut back before an append, or the next line would be lost with it. Owner
 // only, never through a symlink (a planted one would receive what is written); a lock: one writer.
+// The lock names its holder ({pid, host}) and is touched every few seconds while held: one not
+// touched for the bound is stale whatever host wrote it (a container recreated, a pod replaced
+// come back under another host name, with the same user directory).
 import {
   closeSync,
   constants,
@@ -8,6 +11,7 @@ import {
   fstatSync,
   fsyncSync,
   ftruncateSync,
+  futimesSync,
   mkdirSync,
   openSync,
   readFileSync,
@@ -25,6 +29,27 @@ const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 /** A file of any size is loaded, and a torn line of any length found, in steps of this. */
 const CHUNK = 1024 * 1024;
 
+/** A lock not touched for longer is stale, whatever host wrote it: its holder is gone. */
+export const LOCK_STALE_MS = 30_000;
+
+/** The bound: BULKGATE_OUTBOX_LOCK_STALE_MS where set (tests wait seconds, not 30), within setTimeout's range. */
+export function lockStaleMs(env: NodeJS.ProcessEnv = process.env): number {
+  const ms = Number(env.BULKGATE_OUTBOX_LOCK_STALE_MS);
+  return Number.isFinite(ms) && ms >= 600 ? Math.min(ms, 2 ** 31 - 1) : LOCK_STALE_MS;
+}
+
+/** The locks this process holds: a graceful stop (Node-RED exits after SIGTERM) gives them up. */
+const held = new Set<Journal>();
+let releaseOnExit = false;
+
+/** The lock as last seen by this process: its text and time, and when (monotonic) it last changed. */
+interface Seen {
+  signature: string;
+  since: number;
+  /** Changed while this process looked: its holder touches it. */
+  touched: boolean;
+}
+
 export class Journal {
   readonly #lockPath: string;
   #file: FileHandle | undefined;
@@ -37,7 +62,18 @@ export class Journal {
   #scheduled = false;
   #chain: Promise<unknown> = Promise.resolve();
   #compaction: Promise<number> | undefined;
+  /** What this process writes into the lock it holds. */
+  #me = '';
+  #heartbeat: NodeJS.Timeout | undefined;
+  /** Taken over by another process (this one did not touch it for the bound): not taken again by an append. */
+  #lost = false;
+  #seen: Seen | undefined;
   torn: (bytes: number) => void = () => undefined;
+  /** Another process took the lock over: its file is that one's now. */
+  lost: () => void = () => undefined;
+  readonly staleMs = lockStaleMs();
+  /** Six touches per bound: a few missed (a busy event loop, a slow disk) still leave it fresh. */
+  readonly touchEveryMs = Math.max(100, Math.floor(this.staleMs / 6));
 
   /** `header`: a new or rewritten file's first line; `lockedError`: one writer, with the lock. */
   constructor(
@@ -100,7 +136,7 @@ export class Journal {
   async #open(): Promise<FileHandle> {
     if (this.#file) return this.#file;
     const { header, lockedError } = this.options;
-    if (lockedError && !this.lock()) throw lockedError(this.path);
+    if (lockedError && (this.#lost || !this.lock())) throw lockedError(this.path);
     await mkdir(dirname(this.path), { recursive: true, mode: 0o700 });
     this.#cutTornTail(this.torn);
     const file = await open(this.path, constants.O_WRONLY | constants.O_APPEND | constants.O_CREAT | NO_FOLLOW, 0o600);
@@ -173,7 +209,7 @@ export class Journal {
     }
   }
 
-  /** Whether it is held; one left by a process gone (a crash, a power cut) is taken over. */
+  /** Whether it is held; one whose holder is gone (a crash, a power cut, a container recreated) is taken over. */
   lock(): boolean {
     if (this.#locked) return true;
     const me = JSON.stringify({ pid: process.pid, host: hostname() });
@@ -182,7 +218,8 @@ export class Journal {
     for (let tries = 0; tries < 2; tries++) {
       try {
         writeFileSync(this.#lockPath, me, { flag: 'wx', mode: 0o600 });
-        return (this.#locked = true);
+        this.#hold(me);
+        return true;
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
       }
@@ -196,22 +233,135 @@ export class Journal {
     return false;
   }
 
-  /** Whether it names a process of this machine that is gone (or cannot be read). */
-  #stale(): boolean {
-    let owner: { pid?: unknown; host?: unknown };
-    try {
-      owner = JSON.parse(readFileSync(this.#lockPath, 'utf8')) as typeof owner;
-    } catch {
-      return true;
+  #hold(me: string): void {
+    this.#me = me;
+    this.#locked = true;
+    this.#lost = false;
+    this.#seen = undefined;
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = setInterval(() => this.#touch(), this.touchEveryMs);
+    this.#heartbeat.unref?.();
+    held.add(this);
+    if (!releaseOnExit) {
+      releaseOnExit = true;
+      process.on('exit', () => {
+        for (const journal of held) journal.#unlock();
+      });
     }
-    if (owner.host !== hostname() || typeof owner.pid !== 'number') return false;
-    if (owner.pid === process.pid) return true;
+  }
+
+  /** Still this process's: its time set to now. Never throws (a timer's). */
+  #touch(): void {
+    let fd: number | undefined;
     try {
-      process.kill(owner.pid, 0);
-      return false;
+      fd = openSync(this.#lockPath, constants.O_RDONLY | NO_FOLLOW);
+      const text = readFileSync(fd, 'utf8');
+      if (text !== this.#me) return this.#lose();
+      const now = new Date();
+      futimesSync(fd, now, now);
     } catch (error) {
-      return (error as NodeJS.ErrnoException).code === 'ESRCH';
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') this.#lose();
+      // Otherwise (a disk that does not answer for a moment) the next touch tries again.
+    } finally {
+      if (fd !== undefined) closeSync(fd);
     }
+  }
+
+  /** Another process holds it now: nothing more is written here until it is taken again. */
+  #lose(): void {
+    this.#stopHolding();
+    this.#lost = true;
+    this.#chain = this.#chain.then(() => this.#close());
+    try {
+      this.lost();
+    } catch {
+      // The holder's to report; a timer never throws into Node-RED.
+    }
+  }
+
+  #stopHolding(): void {
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+    this.#locked = false;
+    held.delete(this);
+  }
+
+  /** At exit: the lock file goes when it is still this process's; the journal stays for the next start. */
+  #unlock(): void {
+    try {
+      if (readFileSync(this.#lockPath, 'utf8') === this.#me) unlinkSync(this.#lockPath);
+    } catch {
+      // Gone already, or never readable: nothing to give up.
+    }
+    this.#stopHolding();
+  }
+
+  /** The lock's text and time, as another process sees it; undefined when there is none. */
+  #look(): { owner: { pid?: unknown; host?: unknown } | undefined; seen: Seen } | undefined {
+    let text: string;
+    let mtime: number;
+    let fd: number;
+    try {
+      fd = openSync(this.#lockPath, constants.O_RDONLY | NO_FOLLOW);
+    } catch {
+      return undefined;
+    }
+    try {
+      text = readFileSync(fd, 'utf8');
+      mtime = fstatSync(fd).mtimeMs;
+    } catch {
+      text = '';
+      mtime = 0;
+    } finally {
+      closeSync(fd);
+    }
+    const signature = `${mtime} ${text}`;
+    const now = performance.now();
+    const last = this.#seen;
+    if (!last || last.signature !== signature) this.#seen = { signature, since: now, touched: last !== undefined };
+    let owner: { pid?: unknown; host?: unknown } | undefined;
+    try {
+      owner = JSON.parse(text) as typeof owner;
+    } catch {
+      owner = undefined;
+    }
+    return { owner, seen: this.#seen as Seen };
+  }
+
+  /** Whether its holder is gone: it names a process of this machine that is not running, cannot be read, or was not touched for the bound. */
+  #stale(): boolean {
+    const look = this.#look();
+    if (!look?.owner || typeof look.owner !== 'object') return true;
+    const { owner, seen } = look;
+    if (owner.host === hostname() && typeof owner.pid === 'number') {
+      if (owner.pid === process.pid) return true;
+      try {
+        process.kill(owner.pid, 0);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
+      }
+    }
+    // Its time is the wall clock's (the holder's, through the file system); a clock that differs
+    // from the holder's is covered by this process's own: the lock not seen changing for the bound.
+    const mtime = Number(seen.signature.slice(0, seen.signature.indexOf(' ')));
+    return Date.now() - mtime > this.staleMs || performance.now() - seen.since > this.staleMs;
+  }
+
+  /** Whether another process that holds the lock is known to run: one of this machine, or a lock seen touched lately. */
+  holderAlive(): boolean {
+    if (this.#locked) return false;
+    const look = this.#look();
+    if (!look) return false;
+    const { owner, seen } = look;
+    if (owner && owner.host === hostname() && typeof owner.pid === 'number' && owner.pid !== process.pid) {
+      try {
+        process.kill(owner.pid, 0);
+        return true;
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== 'ESRCH') return true;
+      }
+    }
+    return seen.touched && performance.now() - seen.since <= 3 * this.touchEveryMs;
   }
 
   /** After what is appended now; resolves with how many (asked meanwhile: the queued one). */
@@ -274,7 +424,7 @@ export class Journal {
       } catch {
         // Already gone.
       }
-      this.#locked = false;
+      this.#stopHolding();
     });
     this.#chain = run.catch(() => undefined);
     return run;

@@ -88,6 +88,10 @@ export class Outbox {
   #dueAt = 0;
   #expiryTimer: NodeJS.Timeout | undefined;
   #adoptTimer: NodeJS.Timeout | undefined;
+  /** While the file's lock is another's: looks again at each touch it should get. */
+  #lockTimer: NodeJS.Timeout | undefined;
+  /** Msgs to keep held (in memory, their `done` not yet called) until the lock is this process's. */
+  #held: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   #expiryAt = Infinity;
   #running: Promise<void> | undefined;
   /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
@@ -104,15 +108,74 @@ export class Outbox {
   constructor(log: OutboxLog | undefined, warn: Warn) {
     this.warn = warn;
     this.#journal = log;
-    if (log?.kind === 'file') log.warn = (key, params) => this.warn(key, params);
-    // A file another living Node-RED holds is that one's to send.
+    if (log?.kind === 'file') {
+      log.warn = (key, params) => this.warn(key, params);
+      log.lost = () => this.#lockLost(log);
+    }
+    // A file another living Node-RED holds is that one's to send; one whose holder is gone, this one's.
     if (log?.kind !== 'file' || !log.exists()) return;
     try {
-      if (log.lock()) this.#adopt();
-      else warn('outbox-locked', { path: log.where });
+      if (this.#take(log)) return;
+      if (log.holderAlive()) warn('outbox-locked', { path: log.where });
+      else warn('outbox-lock-waiting', { path: log.where, seconds: Math.round(log.staleMs / 1000) });
+      this.#watchLock(log);
     } catch (error) {
       warn('outbox-unreadable', { path: log.where, reason: (error as Error).message });
     }
+  }
+
+  /** Whether the lock is this process's; when it has just been taken, the file's entries are adopted. */
+  #take(journal: OutboxFile): boolean {
+    if (journal.locked) return true;
+    if (!journal.lock()) return false;
+    clearInterval(this.#lockTimer);
+    this.#lockTimer = undefined;
+    this.#adopt();
+    for (const waiter of this.#held.splice(0)) waiter.resolve();
+    return true;
+  }
+
+  /** Until the lock is taken: a holder that is gone leaves it untouched, and it is stale after the bound. */
+  #watchLock(journal: OutboxFile): void {
+    if (this.#lockTimer) return;
+    this.#lockTimer = setInterval(() => {
+      try {
+        if (this.#take(journal)) return;
+      } catch (error) {
+        for (const waiter of this.#held.splice(0)) waiter.reject(unavailableError(journal.where, error));
+        return;
+      }
+      // A living holder touches it: the held msgs are refused, as any that come while it lives.
+      if (this.#held.length && journal.holderAlive()) for (const waiter of this.#held.splice(0)) waiter.reject(lockedError(journal.where));
+      if (!this.#held.length && !journal.exists()) {
+        clearInterval(this.#lockTimer);
+        this.#lockTimer = undefined;
+      }
+    }, journal.touchEveryMs);
+    this.#lockTimer.unref?.();
+  }
+
+  /** Another Node-RED took the file over (this one did not touch the lock for the bound: a stopped event loop, a machine asleep): its entries are that one's to send now. */
+  #lockLost(journal: OutboxFile): void {
+    this.warn('outbox-lock-lost', { path: journal.where });
+    for (const kept of this.#kept()) if (kept.state === 'waiting') this.#drop(kept);
+    this.#changed();
+    this.#watchLock(journal);
+  }
+
+  /** Resolves once the lock is this process's; refused when its holder lives, or the outbox is full with the held ones. */
+  async #lockFor(journal: OutboxFile, size: number): Promise<void> {
+    try {
+      if (this.#take(journal)) return;
+    } catch (error) {
+      throw unavailableError(journal.where, error);
+    }
+    if (journal.holderAlive()) throw lockedError(journal.where);
+    if (this.#live + this.#held.length >= size) throw fullError(size, this.#worker?.account);
+    await new Promise<void>((resolve, reject) => {
+      this.#held.push({ resolve, reject });
+      this.#watchLock(journal);
+    });
   }
 
   #adopt(): void {
@@ -145,14 +208,8 @@ export class Outbox {
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
     const journal = this.#journal;
     if (journal?.kind === 'file' && !journal.locked) {
-      let held: boolean;
-      try {
-        held = journal.lock();
-      } catch (error) {
-        throw unavailableError(journal.where, error);
-      }
-      if (!held) throw lockedError(journal.where);
-      this.#adopt();
+      await this.#lockFor(journal, size);
+      if (this.#live >= size) throw fullError(size, this.#worker?.account);
     }
     if (!journal && !this.#warnedMemoryOnly) {
       this.#warnedMemoryOnly = true;

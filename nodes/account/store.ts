@@ -33,6 +33,13 @@ export interface OutboxFile extends OutboxLogBase {
   warn: Warn;
   /** One that is gone is taken over; returns whether it is held. */
   lock(): boolean;
+  /** Whether the process that holds the lock is known to run (of this machine, or seen touching it). */
+  holderAlive(): boolean;
+  /** A lock not touched for longer is stale, whatever host wrote it. */
+  readonly staleMs: number;
+  readonly touchEveryMs: number;
+  /** Called when another process took the lock over. */
+  lost: () => void;
   exists(): boolean;
   load(warn: Warn): Map<string, { entry: JournalEntry; line: string }>;
   wantsCompaction(live: number): boolean;

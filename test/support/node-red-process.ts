@@ -27,21 +27,28 @@ export interface NodeRedProcess {
   flows(flows: unknown[], credentials: Record<string, unknown>): void;
   /**
    * Starts Node-RED; `env` is added to its environment, `fileSizeKb` limits the size of every
-   * file it writes (`ulimit -f`: a write beyond it fails with EFBIG, as on a full disk).
+   * file it writes (`ulimit -f`: a write beyond it fails with EFBIG, as on a full disk),
+   * `hostname` runs it under that host name (a UTS namespace of its own, as a new container or
+   * pod gets: `unshare --uts`, as root in CI).
    */
-  start(options?: { env?: Record<string, string>; fileSizeKb?: number }): Promise<string>;
+  start(options?: { env?: Record<string, string>; fileSizeKb?: number; hostname?: string }): Promise<string>;
   kill(): Promise<void>;
+  /** SIGTERM, as `docker stop` and Kubernetes send: Node-RED stops its flows and exits. */
+  stop(): Promise<void>;
   remove(): Promise<void>;
 }
 
-export function nodeRedProcess(prefix = 'bulkgate-copy-'): NodeRedProcess {
-  const userDir = mkdtempSync(join(tmpdir(), prefix));
-  mkdirSync(join(userDir, 'node_modules'));
-  symlinkSync(ROOT, join(userDir, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
-  writeFileSync(
-    join(userDir, 'settings.js'),
-    `module.exports = { flowFile: 'flows.json', credentialSecret: false, logging: { console: { level: 'info' } }, editorTheme: { projects: { enabled: false } } };\n`,
-  );
+/** `userDir`: another process's (two Node-REDs on one user directory). */
+export function nodeRedProcess(prefix = 'bulkgate-copy-', existing?: string): NodeRedProcess {
+  const userDir = existing ?? mkdtempSync(join(tmpdir(), prefix));
+  if (!existing) {
+    mkdirSync(join(userDir, 'node_modules'));
+    symlinkSync(ROOT, join(userDir, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
+    writeFileSync(
+      join(userDir, 'settings.js'),
+      `module.exports = { flowFile: 'flows.json', credentialSecret: false, logging: { console: { level: 'info' } }, editorTheme: { projects: { enabled: false } } };\n`,
+    );
+  }
   let child: ChildProcess | undefined;
   let output = '';
   const self: NodeRedProcess = {
@@ -57,10 +64,13 @@ export function nodeRedProcess(prefix = 'bulkgate-copy-'): NodeRedProcess {
       output = '';
       const args = [require.resolve('node-red/red.js'), '--userDir', userDir, '--port', String(port), '--settings', join(userDir, 'settings.js')];
       const env = { ...process.env, ...options.env };
-      child =
-        options.fileSizeKb === undefined
-          ? spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env })
-          : spawn('bash', ['-c', `ulimit -f ${options.fileSizeKb} && exec "$0" "$@"`, process.execPath, ...args], { stdio: ['ignore', 'pipe', 'pipe'], env });
+      const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
+      if (options.hostname !== undefined) {
+        // A plain user gets one too where user namespaces are allowed (as root inside it, only there).
+        const namespace = process.getuid?.() === 0 ? ['--uts'] : ['--uts', '--map-root-user'];
+        child = spawn('unshare', [...namespace, 'sh', '-c', 'hostname "$0" && exec "$@"', options.hostname, process.execPath, ...args], { stdio, env });
+      } else if (options.fileSizeKb === undefined) child = spawn(process.execPath, args, { stdio, env });
+      else child = spawn('bash', ['-c', `ulimit -f ${options.fileSizeKb} && exec "$0" "$@"`, process.execPath, ...args], { stdio, env });
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${output}`)), 60_000);
         const onData = (chunk: Buffer) => {
@@ -82,6 +92,12 @@ export function nodeRedProcess(prefix = 'bulkgate-copy-'): NodeRedProcess {
       if (!child || child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child?.once('exit', r));
       child.kill('SIGKILL');
+      await exited;
+    },
+    async stop() {
+      if (!child || child.exitCode !== null || child.signalCode !== null) return;
+      const exited = new Promise((r) => child?.once('exit', r));
+      child.kill('SIGTERM');
       await exited;
     },
     async remove() {

@@ -1,12 +1,16 @@
 /**
- * The outbox's file itself (unit): one writer at a time (its lock, taken over only from a process
- * of this machine that is gone), what each line holds, when the file counts as mostly spent, and
- * that an empty outbox leaves no file and no lock behind.
+ * The outbox's file itself (unit): one writer at a time (its lock, taken over at once from a
+ * process of this machine that is gone, and from any whose lock went untouched for the bound),
+ * what each line holds, when the file counts as mostly spent, and that an empty outbox leaves no
+ * file and no lock behind.
  */
 import assert from 'node:assert/strict';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import FakeTimers from '@sinonjs/fake-timers';
+import { LOCK_STALE_MS, lockStaleMs } from '../../nodes/account/journal';
 import { OutboxJournal, lockedError } from '../../nodes/account/outbox-journal';
 
 /** A process id no process has (beyond Linux's pid_max). */
@@ -49,11 +53,129 @@ describe("the outbox's file (unit)", () => {
     assert.equal(new OutboxJournal(path).lock(), true, 'damaged');
   });
 
-  it('a lock of another machine (a shared disk) or without a pid is never taken over', () => {
-    lockOf(GONE_PID, 'another-host');
-    assert.equal(new OutboxJournal(path).lock(), false);
-    lockOf('12');
-    assert.equal(new OutboxJournal(path).lock(), false);
+  describe('a lock whose holder is gone, wherever it ran (a fake clock)', () => {
+    let clock: ReturnType<typeof FakeTimers.install>;
+    const T = 1_700_000_000_000;
+    beforeEach(() => (clock = FakeTimers.install({ toFake: ['setInterval', 'clearInterval', 'Date', 'performance'], now: T })));
+    afterEach(() => clock.uninstall());
+    /** The lock's time, as its holder's touch sets it. */
+    const touch = (at = Date.now()) => utimesSync(`${path}.lock`, new Date(at), new Date(at));
+
+    it("the bound is 30 s; BULKGATE_OUTBOX_LOCK_STALE_MS sets it (tests), within setTimeout's range", () => {
+      assert.equal(LOCK_STALE_MS, 30_000);
+      assert.equal(lockStaleMs({}), 30_000);
+      assert.equal(lockStaleMs({ BULKGATE_OUTBOX_LOCK_STALE_MS: '4000' }), 4000);
+      assert.equal(lockStaleMs({ BULKGATE_OUTBOX_LOCK_STALE_MS: 'soon' }), 30_000);
+      assert.equal(lockStaleMs({ BULKGATE_OUTBOX_LOCK_STALE_MS: '10' }), 30_000, 'shorter than the touches could keep up with');
+      assert.equal(lockStaleMs({ BULKGATE_OUTBOX_LOCK_STALE_MS: '1e12' }), 2 ** 31 - 1);
+      assert.equal(new OutboxJournal(path).touchEveryMs, 5000, 'touched six times per bound');
+    });
+
+    it('another host, or no pid: not taken while touched within the bound; taken once untouched for longer (a recreated container, a new pod)', async () => {
+      lockOf(GONE_PID, 'another-host');
+      touch(T - 1000);
+      const journal = new OutboxJournal(path);
+      assert.equal(journal.lock(), false, 'touched 1 s ago');
+      clock.tick(30_000 - 1000);
+      assert.equal(journal.lock(), false, 'exactly the bound');
+      clock.tick(1);
+      assert.equal(journal.lock(), true, 'untouched for longer than the bound');
+      assert.deepEqual(JSON.parse(readFileSync(`${path}.lock`, 'utf8')), { pid: process.pid, host: hostname() });
+      await journal.close();
+      rmSync(`${path}.lock`);
+      lockOf('12');
+      touch();
+      const other = new OutboxJournal(path);
+      assert.equal(other.lock(), false);
+      clock.tick(30_001);
+      assert.equal(other.lock(), true, 'without a pid: by its time only');
+    });
+
+    it('another host, not touched for an hour (a container recreated long after): taken at the first look, nothing to wait for', () => {
+      lockOf(GONE_PID, 'another-host');
+      touch(T - 3_600_000);
+      assert.equal(new OutboxJournal(path).lock(), true);
+    });
+
+    it('a lock touched by its holder is never stale: another host that keeps touching it keeps it, past the bound many times', () => {
+      lockOf(GONE_PID, 'another-host');
+      touch();
+      const journal = new OutboxJournal(path);
+      for (let i = 0; i < 40; i++) {
+        clock.tick(5000);
+        touch();
+        assert.equal(journal.lock(), false, `after ${(i + 1) * 5} s`);
+      }
+    });
+
+    it("a holder's clock ahead of this one's (a shared disk): stale once not seen changing for the bound on this process's own clock", () => {
+      lockOf(GONE_PID, 'another-host');
+      touch(T + 3_600_000);
+      const journal = new OutboxJournal(path);
+      assert.equal(journal.lock(), false, 'first seen now');
+      clock.tick(30_000);
+      assert.equal(journal.lock(), false, 'unchanged for the bound, not longer');
+      clock.tick(1);
+      assert.equal(journal.lock(), true);
+    });
+
+    it("the holder's death is known only by its lock: alive once seen touched, and for three touches after; a lock first seen is not known to live", () => {
+      lockOf(GONE_PID, 'another-host');
+      touch();
+      const journal = new OutboxJournal(path);
+      assert.equal(journal.holderAlive(), false, 'first seen: it may be a dead one');
+      clock.tick(5000);
+      touch();
+      assert.equal(journal.holderAlive(), true, 'seen touched');
+      clock.tick(15_000);
+      assert.equal(journal.holderAlive(), true, 'three touches since');
+      clock.tick(1);
+      assert.equal(journal.holderAlive(), false, 'no touch seen for more than three');
+      lockOf(process.ppid);
+      assert.equal(new OutboxJournal(path).holderAlive(), true, 'a living process of this machine');
+    });
+
+    it("the holder touches its lock every 5 s (an unref'd timer); a lock taken over meanwhile is lost: not touched, nothing more written, its owner told", async () => {
+      const journal = new OutboxJournal(path);
+      let lost = 0;
+      journal.lost = () => lost++;
+      assert.equal(journal.lock(), true);
+      clock.tick(5000);
+      assert.equal(statSync(`${path}.lock`).mtimeMs, Date.now(), 'touched');
+      clock.tick(5000);
+      assert.equal(statSync(`${path}.lock`).mtimeMs, Date.now(), 'touched again');
+      lockOf(GONE_PID, 'another-host');
+      touch(T);
+      clock.tick(5000);
+      assert.equal(lost, 1);
+      assert.equal(journal.locked, false);
+      assert.equal(statSync(`${path}.lock`).mtimeMs, T, "the other's lock is left alone");
+      const error = await journal.keep('{"id":"a"}').then(
+        () => undefined,
+        (e: { code: string }) => e,
+      );
+      assert.equal(error?.code, 'outbox_locked', 'an append does not take it back');
+      assert.equal(journal.lock(), false, 'touched 5 s ago by the other');
+    });
+  });
+
+  it('a graceful stop (the process exits) gives the lock up and leaves the file; a kill leaves the lock', () => {
+    const child = (exit: string) =>
+      spawnSync(
+        process.execPath,
+        [
+          '-e',
+          `const { OutboxJournal } = require(${JSON.stringify(require.resolve('../../nodes/account/outbox-journal'))}); const j = new OutboxJournal(${JSON.stringify(path)}); j.keep('{"id":"a"}').then(() => { ${exit} });`,
+        ],
+        { encoding: 'utf8' },
+      );
+    const stopped = child('process.exit(0)');
+    assert.equal(stopped.status, 0, stopped.stderr);
+    assert.equal(existsSync(`${path}.lock`), false, 'given up at exit');
+    assert.match(readFileSync(path, 'utf8'), /\{"id":"a"\}/);
+    const killed = child("process.kill(process.pid, 'SIGKILL')");
+    assert.equal(killed.signal, 'SIGKILL');
+    assert.equal(existsSync(`${path}.lock`), true, 'a kill leaves it (its time tells, or its pid on this machine)');
   });
 
   it('the file: a header, each kept line, then a done line per message that left; appended in one write per turn; owner only', async () => {

@@ -4,6 +4,7 @@
  * it), its bound, and the errors and msgs it hands back.
  */
 import assert from 'node:assert/strict';
+import FakeTimers from '@sinonjs/fake-timers';
 import { GatewayError, sendOperation } from '../../gateway';
 import {
   DEFAULT_OUTBOX_SIZE,
@@ -373,7 +374,9 @@ describe("the outbox's rules (unit)", () => {
 });
 
 /** A stand-in log in memory: what a file or a shared store would hold, with each call recorded. */
-function memoryLog(options: { held?: 'free' | 'other' | 'broken'; left?: NewEntry[]; shared?: boolean } = {}) {
+function memoryLog(options: { held?: 'free' | 'other' | 'gone' | 'broken'; left?: NewEntry[]; shared?: boolean } = {}) {
+  /** 'gone': another's lock that is not stale yet, and whose holder is not known to live. */
+  let held = options.held;
   const lines = new Map<string, string>();
   (options.left ?? []).forEach((entry, i) => lines.set(`left-${i}`, JSON.stringify({ id: `left-${i}`, ...entry })));
   const calls: string[] = [];
@@ -419,10 +422,14 @@ function memoryLog(options: { held?: 'free' | 'other' | 'broken'; left?: NewEntr
         },
         lock() {
           calls.push('lock');
-          if (options.held === 'broken') throw new Error('EACCES: the lock file');
-          locked = options.held !== 'other';
+          if (held === 'broken') throw new Error('EACCES: the lock file');
+          locked = held !== 'other' && held !== 'gone';
           return locked;
         },
+        holderAlive: () => held === 'other',
+        staleMs: 30_000,
+        touchEveryMs: 5000,
+        lost: () => undefined,
         exists: () => lines.size > 0,
         load: () => new Map([...lines].map(([id, line]) => [id, { entry: JSON.parse(line) as OutboxEntry, line }])),
         wantsCompaction: () => false,
@@ -440,6 +447,8 @@ function memoryLog(options: { held?: 'free' | 'other' | 'broken'; left?: NewEntr
     refuse: (error: Error | undefined) => (refuseKeep = error),
     leftByAnother: (entry: OutboxEntry) => elsewhere.push({ entry, line: JSON.stringify(entry) }),
     failAdoption: (fails: boolean) => (adoptFails = fails),
+    /** The other holder's lock: now stale ('free'), or seen touched ('other'). */
+    holder: (now: 'free' | 'other') => (held = now),
   };
 }
 
@@ -482,6 +491,97 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
     assert.equal(outbox.waiting, 0);
     await assert.rejects(outbox.keep(newEntry(2), {}), (e: GatewayError) => e.code === 'outbox_locked' && e.message.includes('/unit/outbox.jsonl'));
     assert.equal(outbox.waiting, 0);
+  });
+
+  describe('a log whose lock another holds that is not known to live (a Node-RED killed, come back under another host name), a fake clock', () => {
+    let clock: ReturnType<typeof FakeTimers.install>;
+    beforeEach(() => (clock = FakeTimers.install({ toFake: ['setInterval', 'clearInterval'] })));
+    afterEach(() => clock.uninstall());
+    const settledState = (promise: Promise<unknown>) => {
+      const state = { value: 'pending' as string };
+      promise.then(
+        () => (state.value = 'kept'),
+        (e: GatewayError) => (state.value = e.code),
+      );
+      return state;
+    };
+
+    it('at the start: a warning naming the bound; once the lock is stale, it is taken and what the file holds is adopted, with no keep to wait for', async () => {
+      const stand = memoryLog({ held: 'gone', left: [newEntry(1)] });
+      const warnings: [string, unknown][] = [];
+      const outbox = new Outbox(stand.log, (key, params) => warnings.push([key, params]));
+      assert.deepEqual(warnings, [['outbox-lock-waiting', { path: '/unit/outbox.jsonl', seconds: 30 }]]);
+      assert.equal(outbox.waiting, 0);
+      clock.tick(5000);
+      assert.equal(outbox.waiting, 0, 'not stale yet');
+      stand.holder('free');
+      clock.tick(5000);
+      assert.equal(outbox.waiting, 1, 'taken and adopted');
+      const looks = stand.calls.length;
+      clock.tick(50_000);
+      assert.equal(stand.calls.length, looks, 'no more looks once it is held');
+    });
+
+    it('a keep meanwhile is held (not refused, not written) until the lock is stale, then written; within the outbox size', async () => {
+      const stand = memoryLog({ held: 'gone', left: [newEntry(1)] });
+      const outbox = new Outbox(stand.log, () => undefined);
+      const keeps = [settledState(outbox.keep(newEntry(2), {})), settledState(outbox.keep(newEntry(3), {}))];
+      await Promise.resolve();
+      clock.tick(5000);
+      await new Promise((r) => setImmediate(r));
+      assert.deepEqual(
+        keeps.map((k) => k.value),
+        ['pending', 'pending'],
+        'held',
+      );
+      assert.equal(stand.calls.filter((c) => c === 'keep').length, 0, "nothing written while the lock is another's");
+      stand.holder('free');
+      clock.tick(5000);
+      await until('both kept', () => keeps.every((k) => k.value === 'kept'));
+      assert.equal(outbox.waiting, 3, "the file's one and the two held");
+      assert.deepEqual([...stand.lines.keys()].length, 3);
+    });
+
+    it('held msgs count toward the outbox size: past it, outbox_full', async () => {
+      const stand = memoryLog({ held: 'gone', left: [newEntry(1)] });
+      const outbox = new Outbox(stand.log, () => undefined);
+      const { worker } = standIn(() => 'ok');
+      const small = { ...worker, size: 2 };
+      outbox.attach(small);
+      try {
+        const first = settledState(outbox.keep(newEntry(2), {}));
+        const second = settledState(outbox.keep(newEntry(3), {}));
+        const third = settledState(outbox.keep(newEntry(4), {}));
+        await new Promise((r) => setImmediate(r));
+        assert.deepEqual([first.value, second.value, third.value], ['pending', 'pending', 'outbox_full']);
+      } finally {
+        await outbox.detach(small);
+      }
+    });
+
+    it('the lock taken over by another (this process did not touch it for the bound): a warning, and the entries are left to that one, not sent from here too', () => {
+      const stand = memoryLog({ left: [newEntry(1), newEntry(2)] });
+      const warnings: [string, unknown][] = [];
+      const outbox = new Outbox(stand.log, (key, params) => warnings.push([key, params]));
+      assert.equal(outbox.waiting, 2);
+      stand.holder('other');
+      (stand.log as OutboxFile).lost();
+      assert.deepEqual(warnings, [['outbox-lock-lost', { path: '/unit/outbox.jsonl' }]]);
+      assert.equal(outbox.waiting, 0);
+    });
+
+    it('a holder seen touching its lock lives (two Node-REDs on one directory): the held msgs are refused, outbox_locked, and so is the next at once', async () => {
+      const stand = memoryLog({ held: 'gone', left: [newEntry(1)] });
+      const outbox = new Outbox(stand.log, () => undefined);
+      const held = settledState(outbox.keep(newEntry(2), {}));
+      await new Promise((r) => setImmediate(r));
+      stand.holder('other');
+      clock.tick(5000);
+      await until('refused', () => held.value !== 'pending');
+      assert.equal(held.value, 'outbox_locked');
+      await assert.rejects(outbox.keep(newEntry(3), {}), (e: GatewayError) => e.code === 'outbox_locked');
+      assert.equal(outbox.waiting, 0);
+    });
   });
 
   it('a log that cannot be read at the start: a warning with the reason, and the outbox still starts', () => {
