@@ -40,9 +40,11 @@ export function translate(key: string, params?: Record<string, unknown>): string
     return value;
   };
   const path = `${type}.${match[2] as string}`;
-  let value = lookUp(path);
-  // A text with a count: its plural form, as i18next picks it (`_one`, `_other`).
-  if (value === undefined && typeof params?.count === 'number') value = lookUp(`${path}_${new Intl.PluralRules('en-US').select(params.count)}`);
+  // A text with a count: its plural form, as i18next picks it (`_one`, `_other`), before the bare
+  // key the build adds for Node-RED 3.1 and 4.0 (their i18next's singular). Node-RED's own i18n with
+  // the catalogs of every language: counts.test.ts.
+  const plural = typeof params?.count === 'number' ? lookUp(`${path}_${new Intl.PluralRules('en-US').select(params.count)}`) : undefined;
+  const value = plural ?? lookUp(path);
   if (typeof value !== 'string') return key;
   return value.replace(/__(\w+)__/g, (whole, name: string) => (params && name in params ? String(params[name]) : whole));
 }
