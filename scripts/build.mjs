@@ -136,6 +136,7 @@ for (const lang of readdirSync(join(root, 'locales'), { withFileTypes: true })
     // A node's own entries of a section (its statuses) are kept beside the shared ones.
     for (const section of def.shared ?? []) catalog[def.type][section] = { ...shared[section], ...catalog[def.type][section] };
   }
+  addV3Plurals(catalog, lang);
   const outDir = join(nodesOut, 'locales', lang);
   mkdirSync(outDir, { recursive: true });
   // Without indentation: Node-RED reads and parses the catalog at every start (a fifth less to read).
@@ -145,6 +146,40 @@ for (const lang of readdirSync(join(root, 'locales'), { withFileTypes: true })
 cpSync(join(root, 'icons'), join(nodesOut, 'icons'), { recursive: true });
 writeFileSync(stampPath, digest);
 console.error('built dist/');
+
+/**
+ * Node-RED 3.1 and 4.0 run i18next 21 with `compatibilityJSON: 'v3'` (in the runtime and in the
+ * editor): a count picks `key` or `key_plural` in a language of two forms, `key_0`, `key_1`, ... in
+ * one of more, numbered as i18next 21's own rules number them; the `_one`/`_few`/`_many`/`_other`
+ * keys of the catalogs (i18next's v4 format, what 4.1 and later read) are raw keys there. The
+ * catalogs stay written in the v4 format; each count text gets its v3 keys from it, here, beside
+ * the v4 ones (4.1 and later turn `_plural` into `_other` only where `_other` is missing, and ignore
+ * the rest). Per language: the sample numbers of i18next 21's rule for it (its `sets`, `nr`), one
+ * per form in its order; a sample's form in the v4 catalog is the one Intl.PluralRules gives it.
+ */
+function addV3Plurals(catalog, lang) {
+  const I18NEXT_V3_NUMBERS = { en: [1, 2], de: [1, 2], cs: [1, 2, 5] };
+  const numbers = I18NEXT_V3_NUMBERS[lang.split('-')[0]];
+  if (!numbers) throw new Error(`locales/${lang}: add the language's plural numbers of i18next 21 to I18NEXT_V3_NUMBERS in scripts/build.mjs`);
+  const rules = new Intl.PluralRules(lang);
+  // A language of two forms, the first for 1, gets `key` and `key_plural` (i18next's simplifyPluralSuffix).
+  const suffixes = numbers.length === 2 && numbers[0] === 1 ? ['', '_plural'] : numbers.map((_, index) => `_${index}`);
+  const walk = (section, path) => {
+    for (const [key, value] of Object.entries(section)) {
+      if (value && typeof value === 'object') walk(value, `${path}${key}.`);
+      const base = /^(.+)_other$/.exec(key)?.[1];
+      if (base === undefined || typeof value !== 'string') continue;
+      numbers.forEach((sample, index) => {
+        const name = `${base}${suffixes[index]}`;
+        const text = section[`${base}_${rules.select(sample)}`];
+        if (typeof text !== 'string') throw new Error(`locales/${lang}: ${path}${base}_${rules.select(sample)} is missing (the form of ${sample})`);
+        if (name in section) throw new Error(`locales/${lang}: ${path}${name} is taken, it is the i18next 21 form of ${path}${base}`);
+        section[name] = text;
+      });
+    }
+  };
+  walk(catalog, '');
+}
 
 /** The digest of what the build reads: the sources, catalogs, icons, examples and the package's settings. */
 function sourceDigest() {

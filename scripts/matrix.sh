@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # The node tests on every Node-RED the package declares, each on the Node.js it needs:
-#   Node-RED 3.1.x on Node.js 20 (the declared minimum); 4.1.x (the project's own install) on
+#   Node-RED 3.1.x on Node.js 20 (the declared minimum); 4.0.x on Node.js 20 (the last line with
+#   i18next 21, as 3.1, and without msg.error.code in Catch); 4.1.x (the project's own install) on
 #   Node.js 20, 22, 24 and 26; 5.0.x on Node.js 22, 24 and 26 (it needs 22). Node.js 22, 24 and 26
 #   are the LTS lines in use; 20 is past its end of life but supported while Node-RED supports it.
+# The count texts go through each version's own i18n (counts.test.js): 3.1 and 4.0 read another
+# catalog format than 4.1 and later.
 # Installs go to .matrix/ (not committed). Prints one table at the end; fails if any test failed.
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MATRIX=.matrix
-SPECS="dist/test/nodes.test.js dist/test/protection.test.js dist/test/endpoints.test.js dist/test/channels.test.js"
+SPECS="dist/test/nodes.test.js dist/test/protection.test.js dist/test/endpoints.test.js dist/test/channels.test.js dist/test/counts.test.js"
 mkdir -p "$MATRIX"
 export npm_config_fund=false npm_config_audit=false npm_config_loglevel=error
 
@@ -22,6 +25,7 @@ install() { # folder, packages...
 for v in 22 24 26; do install "node$v" "node@$v" || exit 1; done
 install nr5 node-red@5.0 || exit 1
 install nr31 node-red@3.1 || exit 1
+install nr40 node-red@4.0 || exit 1
 nodebin() { # the node binary a registry `node@N` package installed
   local bin="$MATRIX/node$1/node_modules/node/bin/node"
   [ -x "$bin" ] || bin="$MATRIX/node$1/node_modules/.bin/node"
@@ -50,6 +54,7 @@ run() { # label, node binary, NODE_RED_HOME or ""
 }
 
 run "declared minimum" node "$PWD/$MATRIX/nr31"
+run "last i18next 21" node "$PWD/$MATRIX/nr40"
 run "project default" node ""
 for v in 22 24 26; do run "project default" "$(nodebin $v)" ""; done
 for v in 22 24 26; do run "latest" "$(nodebin $v)" "$PWD/$MATRIX/nr5"; done

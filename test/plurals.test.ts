@@ -2,7 +2,8 @@
  * Counts in the language's plural forms: every catalog string with a count has exactly the forms
  * its language has (i18next's `_one`, `_few`, `_many`, `_other` keys, by Intl.PluralRules), and a
  * Node-RED started in Czech and in German (its `lang` from LANG) shows the right form at runtime:
- * an events node's status after 1, 2 and 5 reports.
+ * an events node's status after 1, 2 and 5 reports. The forms as each Node-RED's own i18next reads
+ * them (3.1 and 4.0 another format, which the build derives): counts.test.ts, in the version matrix.
  */
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';

@@ -4,6 +4,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Node } from 'node-red';
 import { NODE_SET } from '../../nodes/definitions';
+import type { Translate } from './i18n';
 
 /**
  * The Node-RED under test: the project's own devDependency, or another install named by
@@ -15,8 +16,9 @@ helper.init(fromHome('node-red'));
 
 export { helper };
 export const NODE_RED_VERSION: string = require(fromHome('node-red/package.json')).version;
-/** Node-RED 3.1 builds a Catch node's msg.error without the Error's code; msg.bulkgate.type has it on every version. */
-export const ERROR_CODE_IN_CATCH = Number(NODE_RED_VERSION.split('.')[0]) >= 4;
+/** Node-RED 3.1 and 4.0 build a Catch node's msg.error without the Error's code (4.1.0 added it); msg.bulkgate.type has it on every version. */
+const [MAJOR = 0, MINOR = 0] = NODE_RED_VERSION.split('.').map(Number);
+export const ERROR_CODE_IN_CATCH = MAJOR > 4 || (MAJOR === 4 && MINOR >= 1);
 
 /**
  * The test helper's `RED._` answers the key itself; Node-RED's answers the text of the
@@ -38,30 +40,35 @@ export function translate(key: string, params?: Record<string, unknown>): string
     return value;
   };
   const path = `${type}.${match[2] as string}`;
-  let value = lookUp(path);
-  // A text with a count: its plural form, as i18next picks it (`_one`, `_other`).
-  if (value === undefined && typeof params?.count === 'number') value = lookUp(`${path}_${new Intl.PluralRules('en-US').select(params.count)}`);
+  // A text with a count: its plural form, as i18next picks it (`_one`, `_other`), before the bare
+  // key the build adds for Node-RED 3.1 and 4.0 (their i18next's singular). Node-RED's own i18n with
+  // the catalogs of every language: counts.test.ts.
+  const plural = typeof params?.count === 'number' ? lookUp(`${path}_${new Intl.PluralRules('en-US').select(params.count)}`) : undefined;
+  const value = plural ?? lookUp(path);
   if (typeof value !== 'string') return key;
   return value.replace(/__(\w+)__/g, (whole, name: string) => (params && name in params ? String(params[name]) : whole));
 }
 type NodeModule = (RED: Record<string, unknown>) => unknown;
 const withCatalog =
-  (module: NodeModule): NodeModule =>
+  (module: NodeModule, _: Translate = translate): NodeModule =>
   (RED) =>
-    module(new Proxy(RED, { get: (target, prop, receiver) => (prop === '_' ? translate : Reflect.get(target, prop, receiver)) }));
+    module(new Proxy(RED, { get: (target, prop, receiver) => (prop === '_' ? _ : Reflect.get(target, prop, receiver)) }));
 
-export const accountNode = withCatalog(require('../../nodes/bulkgate-account').default);
-export const sendNodes = withCatalog(require('../../nodes/bulkgate-send').default);
-export const balanceNode = withCatalog(require('../../nodes/bulkgate-balance').default);
-export const eventsNode = withCatalog(require('../../nodes/bulkgate-events').default);
-export const endpointNodes = withCatalog(require('../../nodes/bulkgate-endpoints').default);
+/** The package's node modules (each registration), as Node-RED loads them. */
+const NODE_MODULES: NodeModule[] = [
+  require('../../nodes/bulkgate-account').default,
+  require('../../nodes/bulkgate-send').default,
+  require('../../nodes/bulkgate-balance').default,
+  require('../../nodes/bulkgate-events').default,
+  require('../../nodes/bulkgate-endpoints').default,
+];
 export const joinNode = require(fromHome('@node-red/nodes/core/sequence/17-split.js'));
 /** Node-RED's HTTP node app as the nodes see it (the helper does not serve it): tests serve it. */
 export let httpNode: ((req: unknown, res: unknown) => void) | undefined;
 const captureHttpNode = (RED: { httpNode: (req: unknown, res: unknown) => void }) => {
   httpNode = RED.httpNode;
 };
-export const ALL_NODES = [accountNode, sendNodes, balanceNode, eventsNode, endpointNodes, joinNode, captureHttpNode];
+export const ALL_NODES = [...NODE_MODULES.map((module) => withCatalog(module)), joinNode, captureHttpNode];
 
 export type FlowNode = Record<string, unknown> & { id: string; type: string };
 export type TestNode = Node & { on(event: string, listener: (...args: any[]) => void): void };
@@ -69,10 +76,18 @@ export type TestNode = Node & { on(event: string, listener: (...args: any[]) => 
 /** Everything the package showed a user during the run: msgs, statuses, warnings, errors, logs. */
 export const seen: unknown[] = [];
 
-/** Loads a flow on one tab (flow context needs a tab); config nodes stay global. */
-export async function load(nodes: FlowNode[], credentials: Record<string, unknown> = {}, options: { record?: boolean } = {}): Promise<void> {
+/**
+ * Loads a flow on one tab (flow context needs a tab); config nodes stay global. `translate`: the
+ * nodes' `RED._` (a Node-RED's own i18n, test/support/i18n.ts) instead of the en-US catalog's.
+ */
+export async function load(
+  nodes: FlowNode[],
+  credentials: Record<string, unknown> = {},
+  options: { record?: boolean; translate?: Translate } = {},
+): Promise<void> {
   const flow: FlowNode[] = [{ id: 'tab', type: 'tab', label: 'test' }, ...nodes.map((n) => (n.type === 'bulkgate-account' ? n : { z: 'tab', ...n }))];
-  await helper.load(ALL_NODES, flow, credentials);
+  const modules = options.translate ? [...NODE_MODULES.map((module) => withCatalog(module, options.translate)), joinNode, captureHttpNode] : ALL_NODES;
+  await helper.load(modules, flow, credentials);
   if (options.record === false) return;
   for (const n of flow) {
     const node = helper.getNode(n.id) as TestNode | null;
