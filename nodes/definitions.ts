@@ -28,7 +28,7 @@ export interface NodeDefinition {
   /** The BulkGateEditor functions that prepare and save the panel. */
   panel: { prepare: string; save?: string };
   /** Sections of locales/<lang>/shared.json the build copies into this node's own catalog. */
-  shared?: readonly ('status' | 'brief' | 'warnings' | 'send' | 'storm' | 'errors')[];
+  shared?: readonly ('status' | 'brief' | 'warnings' | 'send' | 'storm' | 'errors' | 'tracking')[];
   /** The other endpoints' nodes: the handler endpoint-kinds.ts exports for this type. */
   endpoint?: EndpointKind;
 }
@@ -140,6 +140,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     },
     label: 'plain',
     panel: { prepare: 'accountPanel' },
+    shared: ['errors', 'tracking'],
   },
   'bulkgate-promotional': sendNode('promotional', 3),
   'bulkgate-transactional': sendNode('transactional', 2),
@@ -170,7 +171,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     },
     credentials: { secret: { type: 'password', required: true } },
     panel: { prepare: 'eventsPanel' },
-    shared: ['status', 'brief', 'warnings', 'errors'],
+    shared: ['status', 'brief', 'warnings', 'errors', 'tracking'],
   }),
   'bulkgate-otp': endpointNode('bulkgate-otp', 'otp', 2, {
     action: { value: 'send' },

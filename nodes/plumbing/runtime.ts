@@ -94,6 +94,19 @@ export function sentenceOf(catalog: NodeCatalog, error: unknown): string {
   return word(error.wording);
 }
 
+/** A log line's parameters with each cause (an Error) worded in the user's language. */
+export function wordCauses(catalog: NodeCatalog, params: Record<string, string | number | Error>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(params)) out[name] = value instanceof Error ? sentenceOf(catalog, value) : value;
+  return out;
+}
+
+/** A text through the catalog, else (a catalog without the key) its English. */
+export function wordedOr(catalog: NodeCatalog, key: string, params: Record<string, string | number>, english: string): string {
+  const text = catalog(key, params);
+  return text.endsWith(key) ? english : text;
+}
+
 /** Never throws; Catch gets a String (`code`, `cause`): the debug sidebar shows it whole, not collapsed. */
 export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   try {
