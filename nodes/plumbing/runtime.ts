@@ -102,9 +102,9 @@ export function wordCauses(catalog: NodeCatalog, params: Record<string, string |
 }
 
 /** A text through the catalog, else (a catalog without the key) its English. */
-export function wordedOr(catalog: NodeCatalog, key: string, params: Record<string, string | number>, english: string): string {
+export function wordedOr(catalog: NodeCatalog, key: string, params: Record<string, string | number>, fallback: string): string {
   const text = catalog(key, params);
-  return text.endsWith(key) ? english : text;
+  return text.endsWith(key) ? fallback : text;
 }
 
 /** Never throws; Catch gets a String (`code`, `cause`): the debug sidebar shows it whole, not collapsed. */
