@@ -130,8 +130,7 @@ export class GatewayClient {
     }
     return this.#execute(prepared, signal, policy).then((answer) => {
       const data = (answer.body as { data?: unknown }).data;
-      if (!isPlainObject(data) || !isPlainObject(data.total) || !Array.isArray(data.response))
-        throw badResponse(answer.status, 'a promotional result without total and response');
+      if (!isPlainObject(data) || !isPlainObject(data.total) || !Array.isArray(data.response)) throw badResponse(answer.status, 'promotional-result');
       return withRejected(data as unknown as PromotionalResult, prepared);
     });
   }
@@ -159,7 +158,7 @@ export class GatewayClient {
       };
     }
     const data = body.data;
-    if (!isPlainObject(data) || typeof data.status !== 'string') throw badResponse(answer.status, 'a transactional result without a status');
+    if (!isPlainObject(data) || typeof data.status !== 'string') throw badResponse(answer.status, 'transactional-result');
     return { record: data as SendRecord, rejected: data.status === 'error' };
   }
 
@@ -169,7 +168,7 @@ export class GatewayClient {
     const encoding = options.encoding ?? (method === 'GET' ? 'query' : 'json');
     const answer = await this.#execute(prepareInfo({ kind: 'info', api, version: '1.0', method, encoding }, this.#identity), options.signal);
     const data = (answer.body as { data?: unknown }).data;
-    if (!isPlainObject(data) || typeof data.credit !== 'number') throw badResponse(answer.status, 'a balance without credit');
+    if (!isPlainObject(data) || typeof data.credit !== 'number') throw badResponse(answer.status, 'balance-result');
     return data as BalanceRecord;
   }
 

@@ -1,5 +1,6 @@
 /** The other endpoints' bodies (one-time passwords, number check, blacklist, address book). */
 import { invalidRequest } from './errors';
+import { wording } from './wording';
 import { ENDPOINTS, type EndpointName } from './operations';
 import { CREDENTIAL_KEYS, credentialsBody, isAbsent, isPlainObject, type AccountIdentity, type PreparedRequest } from './prepared';
 import { setOrDelete, wireCascade } from './request';
@@ -39,11 +40,11 @@ function endpointFields(name: EndpointName, given: Record<string, unknown>): Rec
 
 export function prepareEndpoint(name: EndpointName, given: Record<string, unknown>, account: AccountIdentity): PreparedRequest {
   const endpoint: { path: string; read: boolean } | undefined = ENDPOINTS[name];
-  if (!endpoint) throw invalidRequest(`there is no ${String(name)} endpoint`);
+  if (!endpoint) throw invalidRequest(wording('no-endpoint', { name: String(name) }));
   const fields = endpointFields(name, given);
   // Only the account gives the credentials.
   const credential = CREDENTIAL_KEYS.find((key) => key in fields);
-  if (credential) throw invalidRequest(`${credential} is not a field of the ${name} request (it comes from the account)`);
+  if (credential) throw invalidRequest(wording('credential-field', { field: credential, name }));
   if (account.defaultCountry && name === 'otp send' && fields.country === undefined) fields.country = account.defaultCountry;
   if (account.defaultCountry && name === 'number-check' && Array.isArray(fields.numbers)) {
     fields.numbers = fields.numbers.map((n) => (isPlainObject(n) && n.country === undefined ? { ...n, country: account.defaultCountry } : n));

@@ -1,36 +1,33 @@
 /** The one error type of the client, and the sentences and status words of each type. */
+import { english, ERRORS, type ErrorKey, type Wording } from './wording';
 
-export const WRONG_CREDENTIALS =
-  'The gateway does not accept this application id and token: check them in the BulkGate account node (they come from the API application in the BulkGate portal)';
+export const WRONG_CREDENTIALS = ERRORS.type['wrong-credentials'];
 
 /** Per type: the sentence of a gateway type we can say (others pass through) and its own status phrase. */
-const TYPES: Record<string, { sentence?: string; brief?: string }> = {
-  unknown_identity: { sentence: WRONG_CREDENTIALS, brief: 'wrong-token' },
-  authentication_failed: { sentence: WRONG_CREDENTIALS, brief: 'wrong-token' },
-  low_credit: { sentence: 'There is not enough credit on the account to send this', brief: 'low-credit' },
-  banned: { sentence: 'The account or application is banned from sending', brief: 'banned' },
-  invalid_numeric_sender: { sentence: 'The numeric sender is not valid' },
-  empty_message: { sentence: 'The message text is empty', brief: 'no-text' },
-  admin_not_found: { sentence: 'The administrator was not found' },
-  no_recipients: { sentence: 'The request has no recipient', brief: 'no-recipient' },
-  blacklisted_number: { sentence: 'The number is on the blacklist', brief: 'blacklisted' },
-  method_not_allowed: { sentence: 'The gateway does not allow this HTTP method here' },
-  unknown_action: { sentence: 'The gateway does not know this endpoint' },
-  unsupported_api_version: { sentence: 'The gateway does not support this API version' },
-  invalid_phone_number: { sentence: 'Invalid phone number', brief: 'invalid-number' },
-  invalid_id_provided: {
-    sentence: 'The gateway knows no one-time password by this id (it has expired, or msg.otpId is not the id the send answered)',
-    brief: 'unknown-otp',
-  },
-  invalid_input_parameters: { sentence: 'The gateway did not accept the fields of this request' },
-  invalid_wallet: { sentence: "The wallet is not one of this account's wallets" },
-  you_must_select_wallet: { sentence: 'The account has more than one wallet: set the wallet to use' },
-  no_valid_numbers: { sentence: 'None of the numbers is a valid phone number' },
-  number_already_exists: { sentence: 'The number is already on the list' },
-  missing_parameters: { sentence: 'The gateway found a required field missing' },
-  use_number_or_source_id_not_both: { sentence: 'Give number or source_id, not both' },
-  number_not_found: { sentence: 'The number is not in the address book', brief: 'not-found' },
-  invalid_phone_mobile: { sentence: 'Invalid phone number', brief: 'invalid-number' },
+const TYPES: Record<string, { sentence?: ErrorKey; brief?: string }> = {
+  unknown_identity: { sentence: 'type.wrong-credentials', brief: 'wrong-token' },
+  authentication_failed: { sentence: 'type.wrong-credentials', brief: 'wrong-token' },
+  low_credit: { sentence: 'type.low_credit', brief: 'low-credit' },
+  banned: { sentence: 'type.banned', brief: 'banned' },
+  invalid_numeric_sender: { sentence: 'type.invalid_numeric_sender' },
+  empty_message: { sentence: 'type.empty_message', brief: 'no-text' },
+  admin_not_found: { sentence: 'type.admin_not_found' },
+  no_recipients: { sentence: 'type.no_recipients', brief: 'no-recipient' },
+  blacklisted_number: { sentence: 'type.blacklisted_number', brief: 'blacklisted' },
+  method_not_allowed: { sentence: 'type.method_not_allowed' },
+  unknown_action: { sentence: 'type.unknown_action' },
+  unsupported_api_version: { sentence: 'type.unsupported_api_version' },
+  invalid_phone_number: { sentence: 'type.invalid_phone_number', brief: 'invalid-number' },
+  invalid_id_provided: { sentence: 'type.invalid_id_provided', brief: 'unknown-otp' },
+  invalid_input_parameters: { sentence: 'type.invalid_input_parameters' },
+  invalid_wallet: { sentence: 'type.invalid_wallet' },
+  you_must_select_wallet: { sentence: 'type.you_must_select_wallet' },
+  no_valid_numbers: { sentence: 'type.no_valid_numbers' },
+  number_already_exists: { sentence: 'type.number_already_exists' },
+  missing_parameters: { sentence: 'type.missing_parameters' },
+  use_number_or_source_id_not_both: { sentence: 'type.use_number_or_source_id_not_both' },
+  number_not_found: { sentence: 'type.number_not_found', brief: 'not-found' },
+  invalid_phone_mobile: { sentence: 'type.invalid_phone_number', brief: 'invalid-number' },
   network: { brief: 'unreachable' },
   timeout: { brief: 'timeout' },
   rate_limited: { brief: 'rate-limited' },
@@ -54,17 +51,25 @@ export class GatewayError extends Error {
   readonly detail: string | null;
   readonly retryable: boolean;
   readonly brief: ErrorBrief;
+  /** The sentence as a catalog key and its parameters, for the nodes to word in the user's language (the message is its English). */
+  readonly wording: Wording | undefined;
   /** The request may have reached the gateway (so a resend could send it twice). */
   mayHaveReached: boolean | undefined;
 
-  constructor(init: { type: string; message: string; brief?: ErrorBrief; status?: number; detail?: string | null; retryable?: boolean; cause?: unknown }) {
-    super(init.message, init.cause === undefined ? undefined : { cause: readableCause(init.cause) });
+  constructor(
+    init: { type: string; brief?: ErrorBrief; status?: number; detail?: string | null; retryable?: boolean; cause?: unknown } & (
+      { message: string; wording?: undefined } | { wording: Wording; message?: undefined }
+    ),
+  ) {
+    const message = init.wording ? english(init.wording) : init.message;
+    super(message, init.cause === undefined ? undefined : { cause: readableCause(init.cause) });
     this.name = 'GatewayError';
     this.code = init.type;
     this.status = init.status;
     this.detail = init.detail ?? null;
     this.retryable = init.retryable ?? false;
-    this.brief = init.brief ?? briefOf(init.type, init.message);
+    this.brief = init.brief ?? briefOf(init.type, message);
+    this.wording = init.wording;
   }
 
   get type(): string {
@@ -82,8 +87,11 @@ export class GatewayError extends Error {
   }
 }
 
-export function invalidRequest(message: string, brief?: ErrorBrief): GatewayError {
-  return new GatewayError({ type: 'invalid_request', message, brief });
+/** A check's error: its sentence worded (the nodes say it in the user's language), or plain English. */
+export function invalidRequest(said: Wording | string, brief?: ErrorBrief): GatewayError {
+  return typeof said === 'string'
+    ? new GatewayError({ type: 'invalid_request', message: said, brief })
+    : new GatewayError({ type: 'invalid_request', wording: said, brief });
 }
 
 /** A status for an error without one: the type's, else the field a check names first, else the type. */
@@ -114,7 +122,7 @@ function readableCause(cause: unknown): string {
 const TYPE_SHAPE = /^[a-z][a-z0-9_]{0,63}$/i;
 
 export function typeSentence(type: string): string {
-  return TYPES[type]?.sentence ?? 'The gateway refused the request';
+  return english({ key: TYPES[type]?.sentence ?? 'type.refused' });
 }
 
 /** The error for an answer whose body carried `error` (both versions), its strings redacted. */
@@ -124,7 +132,8 @@ export function gatewayAnswerError(status: number, body: { type?: unknown; error
   if (typeof body.type === 'string' && TYPE_SHAPE.test(body.type)) type = body.type;
   else if (typeof body.error === 'string' && /^[a-z_]+$/.test(body.error)) type = body.error;
   const described = typeof body.error === 'string' && body.error !== type ? body.error : undefined;
-  const sentence = TYPES[type]?.sentence ?? (described ? `The gateway refused the request: ${described}` : 'The gateway refused the request');
+  const own = TYPES[type]?.sentence;
+  const sentence: Wording = own ? { key: own } : described ? { key: 'type.refused-described', params: { described } } : { key: 'type.refused' };
   const detail = typeof body.detail === 'string' ? body.detail : null;
   const retryable = !NEVER_RETRY.has(type) && (status === 429 || status >= 500);
   return new GatewayError({
@@ -132,7 +141,7 @@ export function gatewayAnswerError(status: number, body: { type?: unknown; error
     status,
     detail,
     retryable,
-    message: `${sentence} (${type}, HTTP ${status})${detail ? `: ${detail}` : ''}`,
+    wording: detail ? { key: 'answer-detail', params: { sentence, type, status, detail } } : { key: 'answer', params: { sentence, type, status } },
   });
 }
 

@@ -1,4 +1,6 @@
 /** The operations of the reference (class, API family, version, method, encoding) and their paths. */
+import { wording, type Wording } from './wording';
+
 export type OperationKind = 'promotional' | 'transactional' | 'info';
 export type ApiFamily = 'advanced' | 'simple';
 export type ApiVersion = '1.0' | '2.0';
@@ -41,17 +43,17 @@ export function operationPath(op: Pick<Operation, 'kind' | 'api' | 'version'>): 
   return `/api/${op.version}/${op.api}/${op.kind}`;
 }
 
-export function operationProblem(op: Operation): string | undefined {
+export function operationProblem(op: Operation): Wording | undefined {
   const versions = VERSIONS[op.kind]?.[op.api];
-  if (!versions) return `api must be one of ${API_FAMILIES.join(', ')}`;
+  if (!versions) return wording('api-unknown', { apis: API_FAMILIES.join(', ') });
   if (!versions.includes(op.version)) {
-    return `version ${op.version} does not exist for the ${op.api} ${op.kind} API (it offers ${versions.join(', ')})`;
+    return wording('version-unknown', { version: op.version, api: op.api, kind: op.kind, versions: versions.join(', ') });
   }
   // The 2.0 simple transactional path takes the advanced 2.0 body: JSON only.
   const table = op.kind === 'info' ? INFO_ENCODINGS : SEND_ENCODINGS;
   const allowed = op.kind === 'transactional' && op.api === 'simple' && op.version === '2.0' ? ['POST json'] : table[op.api];
   if (!allowed.includes(`${op.method} ${op.encoding}`)) {
-    return `${op.method} with a ${op.encoding} body is not offered by the ${op.api} ${op.kind} API (it takes ${allowed.join(', ')})`;
+    return wording('encoding-unknown', { method: op.method, encoding: op.encoding, api: op.api, kind: op.kind, allowed: allowed.join(', ') });
   }
   return undefined;
 }

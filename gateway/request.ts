@@ -3,6 +3,7 @@ import { CHANNELS } from './channels';
 import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
 import { credentialsBody, impossibleNumber, isAbsent, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
 import { invalidRequest, type GatewayError } from './errors';
+import { wording } from './wording';
 import { isPhoneNumber, normalizeNumber, normalizeSchedule, scheduleMs, splitNumbers } from './recipients';
 import { schemaKey } from './schemas';
 import { validateBody } from './validate';
@@ -32,7 +33,7 @@ export type SendFields = Partial<Record<SendField, unknown>>;
 function parseBoolean(field: string, value: unknown): boolean {
   if (value === true || value === 1 || value === 'true' || value === 'yes' || value === '1' || value === 'on') return true;
   if (value === false || value === 0 || value === 'false' || value === 'no' || value === '0' || value === 'off') return false;
-  throw invalidRequest(`${field} must be true or false`);
+  throw invalidRequest(wording('not-boolean', { field }));
 }
 
 function parseUnicode(field: string, value: unknown): UnicodeMode {
@@ -43,7 +44,7 @@ function parseUnicode(field: string, value: unknown): UnicodeMode {
 function parseText(field: string, value: unknown): string | undefined {
   if (isAbsent(value)) return undefined;
   const text = typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
-  if (text === undefined) throw invalidRequest(`${field} must be a string`);
+  if (text === undefined) throw invalidRequest(wording('not-string', { field }));
   // Refused before anything counts it: no text that cannot fit costs more than this comparison.
   if (text.length > TEXT_COUNT_BOUND) throw textTooLong(field, { characters: text.length });
   return text;
@@ -99,10 +100,10 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
       entries.push({});
       return;
     }
-    if (!isPlainObject(item)) throw invalidRequest(`number[${i}] must be a phone number or an object {number, text, variables}`);
+    if (!isPlainObject(item)) throw invalidRequest(wording('not-recipient', { field: `number[${i}]` }));
     // The reference: an entry without a number is skipped.
     if (isAbsent(item.number)) return;
-    if (typeof item.number !== 'string' && typeof item.number !== 'number') throw invalidRequest(`number[${i}].number must be a phone number`);
+    if (typeof item.number !== 'string' && typeof item.number !== 'number') throw invalidRequest(wording('not-phone', { field: `number[${i}].number` }));
     if (impossible(item.number)) return;
     const entry: Record<string, unknown> = {};
     // Own keys only, so `__proto__` in a msg is just a key.
@@ -110,10 +111,10 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
       if (key === 'number') entry.number = normalizeNumber(item.number);
       else if (key === 'text') setOrDelete(entry, 'text', parseText(`number[${i}].text`, v));
       else if (key === 'variables') setOrDelete(entry, 'variables', isAbsent(v) ? undefined : v);
-      else throw invalidRequest(`number[${i}].${key} is not a field of a recipient entry (number, text, variables)`);
+      else throw invalidRequest(wording('not-recipient-field', { field: `number[${i}].${key}` }));
     }
     if (simple && (entry.text !== undefined || entry.variables !== undefined)) {
-      throw invalidRequest(`number[${i}] carries text or variables, which only the advanced API takes`);
+      throw invalidRequest(wording('recipient-text-advanced', { field: `number[${i}]` }));
     }
     wire.push(simple ? entry.number : entry);
     entries.push({ text: entry.text as string | undefined, variables: isPlainObject(entry.variables) ? entry.variables : undefined });
@@ -125,10 +126,10 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
 function transactionalNumber(value: unknown): string | number | undefined {
   if (isAbsent(value)) return undefined;
   const list = (typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value]).filter((n) => !isAbsent(n));
-  if (list.length > 1) throw invalidRequest(`number must be one phone number for a transactional message (it holds ${list.length})`);
+  if (list.length > 1) throw invalidRequest(wording('one-number', { numbers: list.length }));
   const [only] = list;
   if (only === undefined) return undefined;
-  if (typeof only !== 'string' && typeof only !== 'number') throw invalidRequest('number must be a phone number');
+  if (typeof only !== 'string' && typeof only !== 'number') throw invalidRequest(wording('not-phone', { field: 'number' }));
   return only;
 }
 
@@ -144,19 +145,19 @@ function cascade(value: unknown): Channel | undefined {
   if (Array.isArray(value)) {
     value.forEach((item, i) => {
       if (!isPlainObject(item) || !isChannel(item.type)) {
-        throw invalidRequest(`channel[${i}] must be a ${CHANNELS.join(', ')} channel`);
+        throw invalidRequest(wording('not-channel-entry', { field: `channel[${i}]`, channels: CHANNELS.join(', ') }));
       }
-      if (item.type in out) throw invalidRequest(`channel lists ${item.type} twice`);
+      if (item.type in out) throw invalidRequest(wording('channel-twice', { channel: item.type }));
       const { type, ...settings } = item;
       out[type as string] = settings;
     });
     return out;
   }
-  if (!isPlainObject(value)) throw invalidRequest(`channel must be an object holding ${CHANNELS.join(', ')} channels`);
+  if (!isPlainObject(value)) throw invalidRequest(wording('not-channel-object', { channels: CHANNELS.join(', ') }));
   for (const [name, settings] of Object.entries(value)) {
     // Checked before use as a key: "__proto__" must never reach an assignment.
-    if (!isChannel(name)) throw invalidRequest(`channel.${name} is not a channel (${CHANNELS.join(', ')})`);
-    if (!isPlainObject(settings)) throw invalidRequest(`channel.${name} must be an object`);
+    if (!isChannel(name)) throw invalidRequest(wording('not-a-channel', { field: `channel.${name}`, channels: CHANNELS.join(', ') }));
+    if (!isPlainObject(settings)) throw invalidRequest(wording('not-object', { field: `channel.${name}` }));
     out[name] = { ...settings };
   }
   return out;
@@ -205,7 +206,7 @@ interface Shape {
 
 export function prepareSend(operation: Operation, fields: SendFields, account: AccountIdentity): PreparedRequest {
   checkOperation(operation);
-  if (operation.kind === 'info') throw invalidRequest('info is not a send operation');
+  if (operation.kind === 'info') throw invalidRequest(wording('not-send'));
   const { api, version } = bodyShape(operation);
   const shape: Shape = { v2: version === '2.0', simple: api === 'simple', promotional: operation.kind === 'promotional' };
 
@@ -267,12 +268,12 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
 /** The 2.0 cascade, with 1.0's top-level SMS settings moved into channel.sms. */
 function channelOf(shape: Shape, f: SendFields): Channel | undefined {
   if (!shape.v2) {
-    if (f.channel !== undefined) throw invalidRequest('channel exists in version 2.0 only');
+    if (f.channel !== undefined) throw invalidRequest(wording('v2-only', { field: 'channel' }));
     return undefined;
   }
   let channel = cascade(f.channel);
-  if (f.flash !== undefined && parseBoolean('flash', f.flash)) throw invalidRequest('flash exists in version 1.0 only; version 2.0 has no flash SMS');
-  if (f.admin !== undefined) throw invalidRequest('admin exists in version 1.0 only; version 2.0 sends to a number');
+  if (f.flash !== undefined && parseBoolean('flash', f.flash)) throw invalidRequest(wording('flash-v1-only'));
+  if (f.admin !== undefined) throw invalidRequest(wording('admin-v1-only'));
   const moved: Record<string, unknown> = {};
   for (const key of ['sender_id', 'sender_id_value', 'unicode'] as const) if (f[key] !== undefined) moved[key] = f[key];
   if (Object.keys(moved).length) {
@@ -292,11 +293,11 @@ function addRecipients(
     const recipients = promotionalRecipients(f.number, shape.simple);
     if (recipients?.entries.length) body.number = recipients.wire;
     for (const key of ['groups', 'admins'] as const) {
-      if (shape.simple && f[key] !== undefined) throw invalidRequest(`${key} exists in the advanced API only`);
+      if (shape.simple && f[key] !== undefined) throw invalidRequest(wording('advanced-only', { field: key }));
       const ids = parseIds(f[key]);
       if (ids !== undefined) body[key] = ids;
     }
-    if (f.variables !== undefined) throw invalidRequest('variables belong to each recipient in a promotional message: number[i].variables');
+    if (f.variables !== undefined) throw invalidRequest(wording('variables-per-recipient'));
     return { recipients, rejected: recipients?.rejected ?? [] };
   }
   const number = transactionalNumber(f.number);
@@ -304,7 +305,7 @@ function addRecipients(
   if (number !== undefined && !isPhoneNumber(number)) rejected = [impossibleNumber(0, number)];
   else if (number !== undefined) body.number = normalizeNumber(number);
   if (f.admin !== undefined) body.admin = digitsAsNumber(f.admin);
-  if (f.variables !== undefined && shape.simple) throw invalidRequest('variables exist in the advanced API only');
+  if (f.variables !== undefined && shape.simple) throw invalidRequest(wording('variables-advanced-only'));
   return { rejected, transactionalVariables: isPlainObject(f.variables) ? f.variables : undefined };
 }
 
@@ -332,8 +333,8 @@ function addDelivery(shape: Shape, f: SendFields, body: Body, account: AccountId
   if (country !== undefined) body.country = typeof country === 'string' ? country.trim() : country;
   if (f.schedule !== undefined) {
     const schedule = normalizeSchedule(f.schedule);
-    if (schedule === undefined) throw invalidRequest('schedule must be a Date, a unix timestamp (seconds or milliseconds) or an ISO 8601 date-time');
-    if (shape.simple && !shape.promotional) throw invalidRequest('schedule is not taken by the simple transactional API');
+    if (schedule === undefined) throw invalidRequest(wording('bad-schedule'));
+    if (shape.simple && !shape.promotional) throw invalidRequest(wording('schedule-simple'));
     body.schedule = schedule;
   }
   const duplicates = duplicatesCheck(shape.promotional, f.duplicates_check);
@@ -344,9 +345,9 @@ function addDelivery(shape: Shape, f: SendFields, body: Body, account: AccountId
 function requireText(shape: Shape, text: string | undefined, channel: Channel | undefined, body: Body, recipients: Recipients | undefined): void {
   const channelTexts = channel ? Object.values(channel).every((c) => !isAbsent(c.text)) : false;
   if (text !== undefined || channelTexts) return;
-  if (!shape.promotional) throw invalidRequest(shape.v2 ? 'text is required (or a text in every channel)' : 'text is required', { key: 'no-text' });
+  if (!shape.promotional) throw invalidRequest(wording(shape.v2 ? 'text-required-v2' : 'text-required'), { key: 'no-text' });
   const needsTop = shape.simple || body.groups !== undefined || body.admins !== undefined || recipients?.entries.some((e) => e.text === undefined);
-  if (needsTop) throw invalidRequest('text is required when number holds plain numbers or groups or admins are used', { key: 'no-text' });
+  if (needsTop) throw invalidRequest(wording('text-required-promotional'), { key: 'no-text' });
 }
 
 /** A number the schemas take, standing in for the rejected ones while the rest is checked. */
@@ -420,7 +421,7 @@ export function serialise(operation: Operation, body: Record<string, unknown>): 
 }
 
 function textTooLong(field: string, measure: { characters: number; limit?: number }): GatewayError {
-  return invalidRequest(`${field} is ${measure.characters} characters; the limit is ${TEXT_LIMIT_GSM7} (${TEXT_LIMIT_UNICODE} with Unicode)`, {
+  return invalidRequest(wording('text-too-long', { field, characters: measure.characters, limit: TEXT_LIMIT_GSM7, unicodeLimit: TEXT_LIMIT_UNICODE }), {
     key: 'text-too-long',
     params: { characters: measure.characters, limit: measure.limit ?? TEXT_LIMIT_GSM7 },
   });

@@ -1,5 +1,6 @@
 /** The retry policy: what an answer or error stands for, whether and when to try again. */
 import { GatewayError, gatewayAnswerError } from './errors';
+import { ERRORS, wording, type Wording } from './wording';
 import { WITHDRAWN_CODE, withdrawnError } from './withdrawn';
 import { isPlainObject, type PreparedRequest } from './prepared';
 
@@ -61,8 +62,8 @@ export function classifyAnswer(prepared: Pick<PreparedRequest, 'operation'>, ans
   if (isPlainObject(body) && body.data !== undefined && status < 400) return undefined;
   const error =
     status === 429
-      ? new GatewayError({ type: 'rate_limited', status, retryable: true, message: 'The gateway asked to slow down (HTTP 429)' })
-      : badResponse(status, body === undefined ? 'a body that is not JSON' : 'JSON without data or error');
+      ? new GatewayError({ type: 'rate_limited', status, retryable: true, wording: { key: 'rate-limited' } })
+      : badResponse(status, body === undefined ? 'not-json' : 'no-data');
   return { error, reached, retryAfter: answer.retryAfter };
 }
 
@@ -71,38 +72,36 @@ export function transportFailure(error: unknown, context: { stopped: boolean; cl
   if (error instanceof GatewayError) return { error, reached: true };
   const code = (error as { code?: string })?.code ?? '';
   const name = (error as { name?: string })?.name ?? '';
-  const failure = (type: string, message: string, reached: boolean): Failure => ({
-    error: new GatewayError({ type, retryable: true, message, cause: error }),
+  const failure = (type: string, said: Wording, reached: boolean): Failure => ({
+    error: new GatewayError({ type, retryable: true, wording: said, cause: error }),
     reached,
   });
   if (code === WITHDRAWN_CODE) return { error: withdrawnError(), reached: false };
   if (context.closing || code === 'UND_ERR_DESTROYED') return { error: closedError(), reached: true };
   if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
     // A connect timeout means nothing was sent.
-    const message = `No answer from the gateway at ${context.baseUrl} within ${context.timeout} ms`;
-    return failure('timeout', message, code !== 'UND_ERR_CONNECT_TIMEOUT');
+    return failure('timeout', wording('timeout', { url: context.baseUrl, ms: context.timeout }), code !== 'UND_ERR_CONNECT_TIMEOUT');
   }
   if (context.stopped) return { error: closedError(), reached: true };
   // A proxy that would not open the tunnel: nothing reached the gateway.
   const proxyRefusal = code === 'UND_ERR_ABORTED' ? /^Proxy response \((\d+)\)/.exec((error as Error).message ?? '') : null;
-  if (proxyRefusal)
-    return failure('network', `The proxy would not connect to the gateway at ${context.baseUrl} (HTTP ${proxyRefusal[1]} from the proxy)`, false);
-  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return { error: badResponse(200, 'an answer larger than 64 MB'), reached: true };
+  if (proxyRefusal) return failure('network', wording('proxy-refused', { url: context.baseUrl, status: proxyRefusal[1] as string }), false);
+  if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return { error: badResponse(200, 'too-large'), reached: true };
   const notSent = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code);
-  const broke = notSent ? '' : '; the connection broke before an answer';
-  return failure('network', `Could not reach the gateway at ${context.baseUrl}${code ? ` (${code})` : ''}${broke}`, !notSent);
+  const said = notSent ? (code ? 'unreachable-code' : 'unreachable') : code ? 'broke-code' : 'broke';
+  return failure('network', wording(said, { url: context.baseUrl, ...(code ? { code } : {}) }), !notSent);
 }
 
 /** An answer that is not the documented JSON; retryable when the status says the gateway was busy. */
-export function badResponse(status: number, what: string): GatewayError {
+export function badResponse(status: number, what: keyof typeof ERRORS.what): GatewayError {
   return new GatewayError({
     type: 'bad_response',
     status,
     retryable: status === 429 || status >= 500,
-    message: `The gateway answered HTTP ${status} with ${what}, not the documented JSON`,
+    wording: wording('bad-response', { status, what: wording(`what.${what}`) }),
   });
 }
 
 export function closedError(): GatewayError {
-  return new GatewayError({ type: 'closed', retryable: true, message: 'The request was stopped because the node was closed (redeploy or shutdown)' });
+  return new GatewayError({ type: 'closed', retryable: true, wording: wording('closed') });
 }

@@ -3,28 +3,39 @@ import { SENDER_TYPES, SENDER_VALUE_KIND } from './senders';
 import type { ApiFamily, ApiVersion, OperationKind } from './operations';
 import { PHONE_DIGITS } from './recipients';
 import { CHAT_CONTENTS, CHAT_TEXT_LIMITS } from './channels';
+import { english, type ErrorKey, type Wording } from './wording';
 
 type Schema = Record<string, unknown>;
 
-const PHONE_RULE = 'must be a phone number: 3 to 20 digits once spaces, dashes, dots, brackets and a leading + or 00 are removed';
-const phone: Schema = { type: 'string', pattern: PHONE_DIGITS, rule: PHONE_RULE };
-const text: Schema = { type: 'string', minLength: 1, rule: 'must be a non-empty string' };
-const anyString: Schema = { type: 'string', rule: 'must be a string' };
+/** Each rule's wording by its English sentence, for a check's error to carry (the nodes word it in the user's language). */
+export const RULE_WORDING = new Map<string, Wording>();
+
+/** A rule: its English sentence in the schema (the editor and the generated validators read that), its wording kept beside. */
+function said(key: ErrorKey, params?: Record<string, string | number>): string {
+  const wording: Wording = params ? { key, params } : { key };
+  const sentence = english(wording);
+  RULE_WORDING.set(sentence, wording);
+  return sentence;
+}
+
+const phone: Schema = { type: 'string', pattern: PHONE_DIGITS, rule: said('rule.phone') };
+const text: Schema = { type: 'string', minLength: 1, rule: said('rule.non-empty-string') };
+const anyString: Schema = { type: 'string', rule: said('rule.string') };
 const variables: Schema = {
   type: 'object',
-  additionalProperties: { type: ['string', 'number'], rule: 'must be a string or a number' },
-  rule: 'must be an object of names to strings or numbers',
+  additionalProperties: { type: ['string', 'number'], rule: said('rule.string-or-number') },
+  rule: said('rule.variables'),
 };
 const listOf = (items: Schema, rule: string): Schema => ({ type: 'array', minItems: 1, items, rule });
-const ids = listOf({ type: 'integer', minimum: 0, rule: 'must be an integer id' }, 'must be a list of integer ids');
-const country: Schema = { type: 'string', pattern: '^[A-Za-z]{2}$', rule: 'must be a two-letter ISO 3166-1 country code such as CZ or GB' };
-const schedule: Schema = { type: 'string', minLength: 1, rule: 'must be a unix timestamp or an ISO 8601 date-time' };
-const flag: Schema = { type: 'boolean', rule: 'must be true or false' };
-const onOff: Schema = { enum: ['on', 'off'], rule: 'must be on or off' };
-const seconds: Schema = { type: 'integer', minimum: 1, rule: 'must be a whole number of seconds, at least 1' };
+const ids = listOf({ type: 'integer', minimum: 0, rule: said('rule.integer-id') }, said('rule.integer-ids'));
+const country: Schema = { type: 'string', pattern: '^[A-Za-z]{2}$', rule: said('rule.country') };
+const schedule: Schema = { type: 'string', minLength: 1, rule: said('rule.schedule') };
+const flag: Schema = { type: 'boolean', rule: said('rule.boolean') };
+const onOff: Schema = { enum: ['on', 'off'], rule: said('rule.on-off') };
+const seconds: Schema = { type: 'integer', minimum: 1, rule: said('rule.seconds') };
 const credentials: Schema = {
-  application_id: { type: 'string', minLength: 1, rule: 'is required (set it in the account)' },
-  application_token: { type: 'string', minLength: 1, rule: 'is required (set it in the account)' },
+  application_id: { type: 'string', minLength: 1, rule: said('rule.credential') },
+  application_token: { type: 'string', minLength: 1, rule: said('rule.credential') },
   application_product: { type: 'string' },
 };
 
@@ -40,7 +51,7 @@ function sender(version: ApiVersion): Schema {
   return {
     sender_id: {
       anyOf: [{ enum: SENDER_TYPES[version] }, { type: 'integer', minimum: 0 }],
-      rule: `must be one of ${SENDER_TYPES[version].join(', ')} or a sender profile id (integer) in version ${version}`,
+      rule: said('rule.sender', { types: SENDER_TYPES[version].join(', '), version }),
     },
     sender_id_value: text,
   };
@@ -56,77 +67,75 @@ function senderValueRequired(version: ApiVersion): Schema {
 
 function chatText(name: 'whatsapp' | 'rcs'): Schema {
   const limit = CHAT_TEXT_LIMITS[name];
-  return { type: 'string', minLength: 1, maxLength: limit, rule: `must be a text of 1 to ${limit} characters` };
+  return { type: 'string', minLength: 1, maxLength: limit, rule: said('rule.chat-text', { limit }) };
 }
 
 function chat(name: 'whatsapp' | 'rcs', contents: Record<string, Schema>): Schema {
   const kinds = CHAT_CONTENTS[name];
-  const sender = { type: 'string', minLength: 1, rule: `must be the name of a registered ${name === 'rcs' ? 'RCS' : 'WhatsApp'} sender` };
+  const sender = { type: 'string', minLength: 1, rule: said('rule.chat-sender', { platform: name === 'rcs' ? 'RCS' : 'WhatsApp' }) };
   return objectOf({ sender, expiration: seconds, ...contents }, ['sender'], {
     oneOf: kinds.map((kind) => ({ required: [kind] })),
-    rule: `must hold exactly one of ${kinds.join(', ')}`,
+    rule: said('rule.one-content', { contents: kinds.join(', ') }),
   });
 }
 
 function channel(kind: OperationKind): Schema {
-  const button = objectOf({ caption: text, url: text }, ['caption', 'url'], { rule: 'must be an object with caption and url' });
+  const button = objectOf({ caption: text, url: text }, ['caption', 'url'], { rule: said('rule.button') });
   return objectOf(
     {
       whatsapp: chat('whatsapp', {
-        message: objectOf({ text: chatText('whatsapp'), preview_url: flag }, ['text'], { rule: 'must be an object {text, preview_url}' }),
+        message: objectOf({ text: chatText('whatsapp'), preview_url: flag }, ['text'], { rule: said('rule.whatsapp-message') }),
         template: objectOf(
           {
-            template: { type: 'string', minLength: 1, rule: 'must be the name of an approved template' },
-            language: { type: 'string', minLength: 2, rule: 'must be a language code such as en' },
-            header: { type: 'object', rule: "must be the template header's object (type and its value)" },
-            body: { type: ['array', 'object'], rule: "must be the template body's parameters" },
-            buttons: { type: 'array', items: { type: 'object' }, rule: "must be a list of the template buttons' objects" },
+            template: { type: 'string', minLength: 1, rule: said('rule.template') },
+            language: { type: 'string', minLength: 2, rule: said('rule.language') },
+            header: { type: 'object', rule: said('rule.template-header') },
+            body: { type: ['array', 'object'], rule: said('rule.template-body') },
+            buttons: { type: 'array', items: { type: 'object' }, rule: said('rule.template-buttons') },
           },
           ['template'],
-          { rule: 'must be an object {template, language, header, body, buttons}' },
+          { rule: said('rule.whatsapp-template') },
         ),
-        file: { type: 'object', rule: 'must be a file object' },
+        file: { type: 'object', rule: said('rule.file') },
         otp: {
           type: 'object',
           required: ['template', 'code'],
           properties: { template: { type: 'string', minLength: 1 }, code: { type: ['string', 'number'] }, language: { type: 'string' } },
-          rule: 'must be an object {template, code, language}',
+          rule: said('rule.otp'),
         },
-        location: { type: 'object', rule: 'must be a location object' },
+        location: { type: 'object', rule: said('rule.location') },
       }),
       rcs: chat('rcs', {
-        message: objectOf(
-          { text: chatText('rcs'), suggestions: { type: 'array', items: { type: 'object' }, rule: 'must be a list of suggestion objects' } },
-          ['text'],
-          { rule: 'must be an object {text, suggestions}' },
-        ),
-        file: { type: 'object', required: ['url'], rule: 'must be an object {url, force_refresh, suggestions}' },
-        card: { type: 'object', rule: 'must be a card object' },
-        carousel: { type: 'object', rule: 'must be a carousel object' },
+        message: objectOf({ text: chatText('rcs'), suggestions: { type: 'array', items: { type: 'object' }, rule: said('rule.suggestions') } }, ['text'], {
+          rule: said('rule.rcs-message'),
+        }),
+        file: { type: 'object', required: ['url'], rule: said('rule.rcs-file') },
+        card: { type: 'object', rule: said('rule.card') },
+        carousel: { type: 'object', rule: said('rule.carousel') },
       }),
       viber: objectOf({ text, sender: anyString, expiration: seconds, button }, kind === 'promotional' ? ['sender', 'button'] : ['sender']),
       sms: objectOf({ text, ...sender('2.0'), unicode: flag }, [], senderValueRequired('2.0')),
     },
     [],
-    { minProperties: 1, rule: 'must hold viber, whatsapp, rcs and/or sms, in the order they are tried' },
+    { minProperties: 1, rule: said('rule.cascade') },
   );
 }
 
 const recipientEntry: Schema = {
   anyOf: [phone, objectOf({ number: phone, text, variables }, ['number'])],
-  rule: 'must be a phone number or an object {number, text, variables}',
+  rule: said('rule.recipient'),
 };
 
 const oneRecipientSource: Schema = {
   anyOf: [{ required: ['number'] }, { required: ['groups'] }, { required: ['admins'] }],
-  rule: 'one of number, groups, admins is required',
+  rule: said('rule.one-recipient-source'),
 };
 
 const smsSettingsV1 = { unicode: flag, flash: flag, ...sender('1.0') };
 
 /** What both advanced promotional versions take, before and after their SMS settings. */
 const promotionalRecipients = {
-  number: listOf(recipientEntry, 'must be a list of recipients'),
+  number: listOf(recipientEntry, said('rule.recipients')),
   groups: ids,
   admins: ids,
   text,
@@ -134,7 +143,7 @@ const promotionalRecipients = {
 const promotionalDelivery = {
   country,
   schedule,
-  duplicates_check: { enum: ['same_text', 'same_number', null], rule: 'must be same_text, same_number or null' },
+  duplicates_check: { enum: ['same_text', 'same_number', null], rule: said('rule.promotional-duplicates') },
 };
 
 export const SCHEMAS: Record<string, Schema> = {
@@ -158,7 +167,7 @@ export const SCHEMAS: Record<string, Schema> = {
   ),
   'promotional simple 1.0': body(
     {
-      number: { type: 'string', pattern: '^[0-9]{3,20}(;[0-9]{3,20})*$', rule: 'must be phone numbers separated by ;' },
+      number: { type: 'string', pattern: '^[0-9]{3,20}(;[0-9]{3,20})*$', rule: said('rule.simple-numbers') },
       text,
       ...smsSettingsV1,
       country,
@@ -170,7 +179,7 @@ export const SCHEMAS: Record<string, Schema> = {
   'transactional advanced 1.0': body(
     {
       number: phone,
-      admin: { type: 'integer', minimum: 0, rule: 'must be an integer administrator id' },
+      admin: { type: 'integer', minimum: 0, rule: said('rule.admin-id') },
       text,
       variables,
       ...smsSettingsV1,
@@ -179,7 +188,7 @@ export const SCHEMAS: Record<string, Schema> = {
       duplicates_check: onOff,
     },
     ['text'],
-    { allOf: [{ anyOf: [{ required: ['number'] }, { required: ['admin'] }], rule: 'number or admin is required' }, senderValueRequired('1.0')] },
+    { allOf: [{ anyOf: [{ required: ['number'] }, { required: ['admin'] }], rule: said('rule.number-or-admin') }, senderValueRequired('1.0')] },
   ),
   'transactional advanced 2.0': body(
     {
@@ -208,28 +217,28 @@ export const SCHEMAS: Record<string, Schema> = {
 };
 
 /** The other endpoints' bodies (the vendor's API pages), keyed by endpoint name. */
-const wallet: Schema = { type: 'string', minLength: 1, rule: 'must be a wallet id such as bg1234567891234567' };
-const phones = listOf(phone, 'must be a list of phone numbers');
-const otpId: Schema = { type: 'string', minLength: 1, rule: 'must be the id the OTP send answered (msg.otpId)' };
-const limit = (what: string, minimum: number): Schema => ({
+const wallet: Schema = { type: 'string', minLength: 1, rule: said('rule.wallet') };
+const phones = listOf(phone, said('rule.phones'));
+const otpId: Schema = { type: 'string', minLength: 1, rule: said('rule.otp-id') };
+const limit = (what: 'resends' | 'verifications' | 'daily', minimum: number): Schema => ({
   type: ['integer', 'null'],
   minimum,
-  rule: `must be a whole number of ${what}, at least ${minimum} (empty: no limit)`,
+  rule: said(`rule.limit-${what}`, { minimum }),
 });
 const otpChannel = objectOf(
   {
-    viber: objectOf({ sender: { type: 'string', minLength: 1, rule: 'must be the name of a registered Viber sender' }, expiration: seconds }, ['sender']),
+    viber: objectOf({ sender: { type: 'string', minLength: 1, rule: said('rule.viber-sender') }, expiration: seconds }, ['sender']),
     sms: objectOf(sender('2.0'), [], senderValueRequired('2.0')),
   },
   [],
-  { minProperties: 1, rule: 'must hold viber and/or sms, in the order they are tried' },
+  { minProperties: 1, rule: said('rule.otp-cascade') },
 );
 const contact = objectOf(
   {
-    type: { enum: ['person', 'company'], rule: 'must be person or company' },
+    type: { enum: ['person', 'company'], rule: said('rule.contact-type') },
     phone_mobile: phone,
-    phone: { ...phone, rule: `(the secondary number) ${PHONE_RULE}` },
-    gender: { enum: ['male', 'female', 'unknown'], rule: 'must be male, female or unknown' },
+    phone: { ...phone, rule: said('rule.secondary-phone') },
+    gender: { enum: ['male', 'female', 'unknown'], rule: said('rule.gender') },
     country,
     ...Object.fromEntries(
       [
@@ -253,7 +262,7 @@ const contact = objectOf(
     ),
   },
   [],
-  { minProperties: 1, rule: 'must be an object of contact fields (phone_mobile, first_name, last_name, email, ...)' },
+  { minProperties: 1, rule: said('rule.contact') },
 );
 const contactGroups = { groups: ids, group_name: text };
 const byPhoneNumber = (extra: Schema = {}) => body({ phone_number: phone, ...extra }, ['phone_number', ...Object.keys(extra)]);
@@ -263,39 +272,37 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
     {
       number: phone,
       country,
-      language: { type: 'string', pattern: '^[A-Za-z]{2}$', rule: 'must be a two-letter language code such as en or cs' },
-      code_type: { enum: ['int', 'string', 'combined'], rule: 'must be int, string or combined' },
-      code_length: { type: 'integer', minimum: 4, maximum: 100, rule: 'must be a whole number from 4 to 100' },
-      request_quota_number: { type: 'integer', minimum: 1, rule: 'must be a whole number of requests a minute, at least 1' },
+      language: { type: 'string', pattern: '^[A-Za-z]{2}$', rule: said('rule.otp-language') },
+      code_type: { enum: ['int', 'string', 'combined'], rule: said('rule.code-type') },
+      code_length: { type: 'integer', minimum: 4, maximum: 100, rule: said('rule.code-length') },
+      request_quota_number: { type: 'integer', minimum: 1, rule: said('rule.request-quota') },
       request_quota_identification: {
         type: 'string',
         minLength: 1,
-        rule: "must be a non-empty string that names who asks (the requester's IP address, say)",
+        rule: said('rule.requester'),
       },
       trials_available_resend: limit('resends', 0),
       trials_available_verification: limit('verifications', 1),
-      daily_limit: limit('requests a day', 1),
+      daily_limit: limit('daily', 1),
       expiration: seconds,
       channel: otpChannel,
     },
     ['number', 'request_quota_identification'],
   ),
   'otp resend': body({ id: otpId }, ['id']),
-  'otp verify': body({ id: otpId, code: { type: 'string', minLength: 1, rule: 'must be the code the person typed (a non-empty string)' } }, ['id', 'code']),
+  'otp verify': body({ id: otpId, code: { type: 'string', minLength: 1, rule: said('rule.otp-code') } }, ['id', 'code']),
   'number-check': body(
     {
-      numbers: listOf(objectOf({ phone_number: phone, country }, ['phone_number']), 'must be a list of phone numbers'),
+      numbers: listOf(objectOf({ phone_number: phone, country }, ['phone_number']), said('rule.phones')),
     },
     ['numbers'],
   ),
-  'black-list check': body({ numbers: phones, wallet, route: { enum: ['promotional', 'transactional'], rule: 'must be promotional or transactional' } }, [
-    'numbers',
-  ]),
+  'black-list check': body({ numbers: phones, wallet, route: { enum: ['promotional', 'transactional'], rule: said('rule.route') } }, ['numbers']),
   'black-list add': body(
     {
       numbers: phones,
       wallet,
-      type: { enum: ['black-list', 'opt-out'], rule: 'must be black-list or opt-out' },
+      type: { enum: ['black-list', 'opt-out'], rule: said('rule.blacklist-type') },
       source_id: text,
       reason: anyString,
     },
@@ -303,12 +310,12 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
   ),
   'black-list remove': body({ number: phone, source_id: text, wallet }, [], {
     oneOf: [{ required: ['number'] }, { required: ['source_id'] }],
-    rule: 'give number or source_id, not both',
+    rule: said('rule.number-or-source'),
   }),
   'address-book get': byPhoneNumber(),
   'address-book add': body({ ...contactGroups, data: contact }, ['data']),
   'address-book edit': byPhoneNumber({ data: contact }),
-  'address-book import': body({ ...contactGroups, data: listOf(contact, 'must be a list of contacts') }, ['data']),
+  'address-book import': body({ ...contactGroups, data: listOf(contact, said('rule.contacts')) }, ['data']),
   'address-book remove': byPhoneNumber(),
   'address-book consent-show': byPhoneNumber(),
   'address-book consent-add': byPhoneNumber(),

@@ -1,7 +1,8 @@
 /** Validates wire bodies with validators ajv generated at build time: ajv is no runtime dependency. */
 import { invalidRequest } from './errors';
-import { ENDPOINT_SCHEMAS, SCHEMAS } from './schemas';
+import { ENDPOINT_SCHEMAS, RULE_WORDING, SCHEMAS } from './schemas';
 import { SENDER_VALUE_KIND } from './senders';
+import { wording, type Wording } from './wording';
 
 interface Validator {
   (body: unknown): boolean;
@@ -33,7 +34,7 @@ function validatorFor(key: string): Validator | undefined {
 /** Throws `invalid_request` with the sentence naming the failed field and rule. */
 export function validateBody(key: string, wireBody: unknown): void {
   const validate = validatorFor(key);
-  if (!validate || !SCHEMAS[key]) throw invalidRequest(`there is no ${key} operation`);
+  if (!validate || !SCHEMAS[key]) throw invalidRequest(wording('no-operation', { name: key }));
   if (!validate(wireBody)) throw invalidRequest(describeError(key, validate.errors ?? []));
 }
 
@@ -60,25 +61,37 @@ function ruleOf(key: string, schemaPath: string): unknown {
   return (schema as { rule?: unknown } | undefined)?.rule;
 }
 
-function describeError(key: string, errors: NonNullable<Validator['errors']>): string {
+/** A rule's wording (a rule no table knows is passed on as it is, in English). */
+const ruleWording = (rule: string): Wording | string => RULE_WORDING.get(rule) ?? rule;
+
+function describeError(key: string, errors: NonNullable<Validator['errors']>): Wording {
   // An anyOf (or oneOf) failure is reported after its branches' errors; it carries the useful sentence.
   const error = errors.find((e) => e.keyword === 'anyOf' || e.keyword === 'oneOf') ?? errors[0];
-  if (!error) return 'the request is not valid';
+  if (!error) return wording('request-not-valid');
   const rule = ruleOf(key, error.schemaPath);
   switch (error.keyword) {
     case 'required': {
-      const when = error.params.missingProperty === 'sender_id_value' ? ` when sender_id is ${Object.keys(SENDER_VALUE_KIND).join(', ')}` : '';
-      return `${fieldName(error.instancePath, String(error.params.missingProperty))} is required${when}`;
+      const field = fieldName(error.instancePath, String(error.params.missingProperty));
+      if (error.params.missingProperty === 'sender_id_value')
+        return wording('required-sender-value', { field, types: Object.keys(SENDER_VALUE_KIND).join(', ') });
+      return wording('required', { field });
     }
     case 'additionalProperties':
-      return `${fieldName(error.instancePath, String(error.params.additionalProperty))} is not a field of the ${key} request`;
+      return wording('unknown-field', { field: fieldName(error.instancePath, String(error.params.additionalProperty)), name: key });
     case 'anyOf':
     case 'oneOf':
-      if (!error.instancePath && typeof rule === 'string') return rule;
-      return `${fieldName(error.instancePath)} ${typeof rule === 'string' ? rule : 'is not valid'}`;
+      if (!error.instancePath && typeof rule === 'string') {
+        const said = ruleWording(rule);
+        return typeof said === 'string' ? wording('request-rule', { rule: said }) : said;
+      }
+      return typeof rule === 'string'
+        ? wording('field-rule', { field: fieldName(error.instancePath), rule: ruleWording(rule) })
+        : wording('field-not-valid', { field: fieldName(error.instancePath) });
     default: {
-      const field = fieldName(error.instancePath) || 'the request';
-      return `${field} ${typeof rule === 'string' ? rule : (error.message ?? 'is not valid')}`;
+      const field = fieldName(error.instancePath);
+      const said = typeof rule === 'string' ? ruleWording(rule) : error.message;
+      if (said === undefined) return field ? wording('field-not-valid', { field }) : wording('request-not-valid');
+      return field ? wording('field-rule', { field, rule: said }) : wording('request-rule', { rule: said });
     }
   }
 }

@@ -5,7 +5,7 @@ export function withdrawnError(): GatewayError {
   const error = new GatewayError({
     type: 'network',
     retryable: true,
-    message: 'Not sent: withdrawn before it reached the gateway',
+    wording: { key: 'withdrawn' },
   });
   error.mayHaveReached = false;
   withdrawn.add(error);

@@ -28,7 +28,7 @@ export interface NodeDefinition {
   /** The BulkGateEditor functions that prepare and save the panel. */
   panel: { prepare: string; save?: string };
   /** Sections of locales/<lang>/shared.json the build copies into this node's own catalog. */
-  shared?: readonly ('status' | 'brief' | 'warnings' | 'send' | 'storm')[];
+  shared?: readonly ('status' | 'brief' | 'warnings' | 'send' | 'storm' | 'errors' | 'tracking')[];
   /** The other endpoints' nodes: the handler endpoint-kinds.ts exports for this type. */
   endpoint?: EndpointKind;
 }
@@ -92,7 +92,7 @@ function sendNode(kind: 'promotional' | 'transactional', outputs: number): NodeD
     },
     label: 'send',
     panel: { prepare: 'sendPanel', save: 'sendPanelSave' },
-    shared: ['status', 'brief', 'warnings', 'send', ...(kind === 'transactional' ? (['storm'] as const) : [])],
+    shared: ['status', 'brief', 'warnings', 'send', 'errors', ...(kind === 'transactional' ? (['storm'] as const) : [])],
   });
 }
 
@@ -103,7 +103,7 @@ function endpointNode(type: string, endpoint: EndpointKind, outputs: number, set
     outputs,
     settings: { ...NAME_AND_ACCOUNT, ...settings },
     panel: { prepare: 'endpointPanel', save: 'endpointPanelSave' },
-    shared: ['status', 'brief', 'warnings'],
+    shared: ['status', 'brief', 'warnings', 'errors'],
   });
 }
 
@@ -140,6 +140,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     },
     label: 'plain',
     panel: { prepare: 'accountPanel' },
+    shared: ['errors', 'tracking'],
   },
   'bulkgate-promotional': sendNode('promotional', 3),
   'bulkgate-transactional': sendNode('transactional', 2),
@@ -153,7 +154,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       threshold: { value: '', validate: 'number' },
     },
     panel: { prepare: 'balancePanel' },
-    shared: ['status', 'brief'],
+    shared: ['status', 'brief', 'errors'],
   }),
   'bulkgate-events': paletteNode({
     type: 'bulkgate-events',
@@ -170,7 +171,7 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     },
     credentials: { secret: { type: 'password', required: true } },
     panel: { prepare: 'eventsPanel' },
-    shared: ['status', 'brief', 'warnings'],
+    shared: ['status', 'brief', 'warnings', 'errors', 'tracking'],
   }),
   'bulkgate-otp': endpointNode('bulkgate-otp', 'otp', 2, {
     action: { value: 'send' },

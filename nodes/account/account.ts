@@ -37,7 +37,6 @@ import {
   type OutboxWorker,
   type Outcome,
   type SendResult,
-  type Warn,
 } from './outbox';
 import { RateLimiter } from './rate-limit';
 import { RecentSends } from './recent-sends';
@@ -83,7 +82,8 @@ interface AccountSurroundings {
   claims: AlertClaimer | undefined;
   /** The proxy to use: undefined for the environment's, null when the one chosen is missing. */
   proxy(): ProxySettings | undefined | null;
-  warn: Warn;
+  /** A log line by its catalog key; a cause given as an Error is worded in the user's language by the node. */
+  warn: (key: string, params: Record<string, string | number | Error>) => void;
 }
 
 export type DeferredHandler = (msg: Msg, entry: OutboxEntry, outcome: Outcome) => void;
@@ -164,7 +164,7 @@ export class Account {
       const url = this.deployed.baseUrl;
       if (cause) {
         this.#outageSince = cause.since;
-        surroundings.warn('gateway-unreachable', { url, reason: cause.reason });
+        surroundings.warn('gateway-unreachable', { url, reason: cause.failure instanceof Error ? cause.failure : cause.reason });
       } else if (this.#outageSince !== undefined) {
         surroundings.warn('gateway-reachable', { url, seconds: Math.round((Date.now() - this.#outageSince) / 1000) });
         this.#outageSince = undefined;
@@ -190,7 +190,7 @@ export class Account {
         if (handler) return handler(msg, entry, outcome);
         // Its node was deleted.
         if ('result' in outcome) surroundings.warn('outbox-orphan-sent', { node: entry.node });
-        else surroundings.warn('outbox-orphan-failed', { node: entry.node, reason: outcome.error.message });
+        else surroundings.warn('outbox-orphan-failed', { node: entry.node, reason: outcome.error });
       },
     };
     this.outbox.attach(this.#worker);

@@ -4,6 +4,8 @@ import { AbortGroup, GatewayError } from '../../gateway';
 
 interface Outage {
   reason: string;
+  /** The failure itself: a node words it in the user's language. */
+  failure: unknown;
   /** A catalog key under `cause.`, a few words a status can show (`3 waiting: HTTP 503`). */
   brief: { key: string; params?: Record<string, string | number> };
   since: number;
@@ -59,7 +61,7 @@ export class Circuit {
     const brief = shortCause(failure);
     const cause = this.#cause;
     if (cause && cause.brief.key === brief.key && cause.brief.params?.status === brief.params?.status) return;
-    this.#cause = { reason: (failure as Error)?.message ?? String(failure), brief, since: cause?.since ?? Date.now() };
+    this.#cause = { reason: (failure as Error)?.message ?? String(failure), failure, brief, since: cause?.since ?? Date.now() };
     if (!cause) this.#opened.abort();
     this.onChange();
   }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { OutboxJournal, type JournalEntry, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import { DeliveryTracker } from './tracking';
-import { TrackingFile, trackingPath } from './tracking-file';
+import { TrackingFile, trackingPath, type TrackingWarn } from './tracking-file';
 
 export interface AccountStore {
   /** Undefined: the outbox lives in memory only. */
@@ -98,7 +98,7 @@ export class MemoryWindow implements RateWindow {
 }
 
 /** Each in memory only when Node-RED has no user directory. */
-export function localStore(userDir: string | undefined, warn: (text: string) => void = () => undefined): AccountStore {
+export function localStore(userDir: string | undefined, warn: TrackingWarn = () => undefined): AccountStore {
   return {
     outboxLog(accountId) {
       if (!userDir) return undefined;

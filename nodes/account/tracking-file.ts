@@ -2,6 +2,7 @@
 // output 3 fired (a rewrite: `{"s": {...}, "f": true, "l": true}`). Not flushed at each commit: a
 // report that races a crash is the worst that can be lost.
 import { join } from 'node:path';
+import { fill } from '../../gateway/wording';
 import { Journal } from './journal';
 import type { Tracked, TrackedRecord, TrackingLog } from './tracking';
 
@@ -12,16 +13,40 @@ export function trackingPath(userDir: string, accountId: string): string {
   return join(userDir, 'bulkgate-tracking', `${accountId.replace(/[^\w.-]/g, '_')}.jsonl`);
 }
 
+/** The file's log lines in English; the nodes word them through the catalog's `tracking` section (its en-US the same: a test keeps them equal). */
+export const TRACKING_LOG = {
+  torn: '__path__: the last line was written in part (__bytes__ bytes cut off before anything else is written)',
+  damaged: '__path__: __lines__ damaged line(s) skipped',
+  unreadable: 'could not read __path__: __reason__',
+  unwritable: 'could not write __path__: __reason__',
+  unrewritable: 'could not rewrite __path__: __reason__',
+} as const;
+
+export interface TrackingLine {
+  key: keyof typeof TRACKING_LOG;
+  params: Record<string, string | number>;
+}
+
+/** A log line: its English text, and its key and parameters for a node to word in the user's language. */
+export type TrackingWarn = (text: string, line: TrackingLine) => void;
+
 export class TrackingFile extends Journal implements TrackingLog {
   #lines = 0;
   #warned = false;
 
   constructor(
     path: string,
-    private readonly warn: (text: string) => void = () => undefined,
+    private readonly warnText: TrackingWarn = () => undefined,
   ) {
     super(path, { durable: false });
-    this.torn = (bytes) => warn(`${path}: the last line was written in part (${bytes} bytes cut off before anything else is written)`);
+    this.torn = (bytes) => this.#warn('torn', { path, bytes });
+  }
+
+  #warn(key: TrackingLine['key'], params: TrackingLine['params']): void {
+    this.warnText(
+      fill(TRACKING_LOG[key], params, () => ''),
+      { key, params },
+    );
   }
 
   load(): { records: TrackedRecord[]; final: Set<string>; late: Set<string> } {
@@ -47,9 +72,9 @@ export class TrackingFile extends Journal implements TrackingLog {
     try {
       this.read(take);
     } catch (error) {
-      this.#warnOnce(`could not read ${this.path}: ${(error as Error).message}`);
+      this.#warnOnce('unreadable', { path: this.path, reason: (error as Error).message });
     }
-    if (damaged) this.warn(`${this.path}: ${damaged} damaged line(s) skipped`);
+    if (damaged) this.#warn('damaged', { path: this.path, lines: damaged });
     return { records, final, late };
   }
 
@@ -74,19 +99,19 @@ export class TrackingFile extends Journal implements TrackingLog {
     const lines = () => live().flatMap((t) => sendLine(recordOf(t), { ...(t.final ? { f: true } : {}), ...(t.late ? { l: true } : {}) }) ?? []);
     void this.compact(lines).then(
       (written) => (this.#lines += written),
-      (error: unknown) => this.#warnOnce(`could not rewrite ${this.path}: ${(error as Error).message}`),
+      (error: unknown) => this.#warnOnce('unrewritable', { path: this.path, reason: (error as Error).message }),
     );
   }
 
   #append(line: string): void {
     this.#lines++;
-    void this.append(line).catch((error: unknown) => this.#warnOnce(`could not write ${this.path}: ${(error as Error).message}`));
+    void this.append(line).catch((error: unknown) => this.#warnOnce('unwritable', { path: this.path, reason: (error as Error).message }));
   }
 
-  #warnOnce(text: string): void {
+  #warnOnce(key: TrackingLine['key'], params: TrackingLine['params']): void {
     if (this.#warned) return;
     this.#warned = true;
-    this.warn(text);
+    this.#warn(key, params);
   }
 }
 

@@ -4,7 +4,7 @@ import { Account, type AccountConfig, type AccountCredentials } from '../account
 import { redisStore } from '../account/redis-store';
 import { localStore } from '../account/store';
 import { storeUrlProblem } from '../account/store-url';
-import { nodeCatalog } from '../plumbing/runtime';
+import { nodeCatalog, wordCauses, wordedOr } from '../plumbing/runtime';
 import { numberSetting, proxySettings } from '../plumbing/settings';
 
 export interface AccountNode extends Node {
@@ -17,13 +17,15 @@ export function accountNode(RED: NodeAPI) {
     RED.nodes.createNode(this, config);
     const node = this;
     const credentials = node.credentials ?? {};
-    const local = localStore((RED.settings as { userDir?: string }).userDir, (text) => RED.log.warn(`bulkgate: ${text}`));
+    const local = localStore((RED.settings as { userDir?: string }).userDir, (text, line) =>
+      RED.log.warn(`bulkgate: ${wordedOr(texts, `tracking.${line.key}`, line.params, text)}`),
+    );
     const shared = sharedStore();
     node.account = new Account(node.id, config, credentials, {
       store: shared ?? local,
       claims: shared?.claims,
       proxy: () => proxySettings(RED, config.proxy),
-      warn: (key, params) => node.warn(texts(`warnings.${key}`, params)),
+      warn: (key, params) => node.warn(texts(`warnings.${key}`, wordCauses(texts, params))),
     });
     /** A Redis store when the account sets one it can use (else the account says what is wrong, on the first msg). */
     function sharedStore() {

@@ -5,7 +5,7 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { INCOMING, readEvent, type EventPayload } from '../../gateway';
 import { localStore } from '../account/store';
 import { numberSetting } from '../plumbing/settings';
-import { EMIT_BATCH, nodeCatalog, type NodeCatalog } from '../plumbing/runtime';
+import { EMIT_BATCH, nodeCatalog, wordedOr, type NodeCatalog } from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
 import { ReportGate } from './report-gate';
 import type { DeliveryTracker, Tracked } from '../account/tracking';
@@ -165,7 +165,10 @@ class EventsEndpoint {
     this.#secret = node.credentials?.secret ?? '';
     const account = accountOf(RED, config.account);
     this.#tracker = config.account
-      ? (account?.tracker ?? localStore((RED.settings as { userDir?: string }).userDir, (text) => RED.log.warn(`bulkgate: ${text}`)).tracker(config.account))
+      ? (account?.tracker ??
+        localStore((RED.settings as { userDir?: string }).userDir, (text, line) =>
+          RED.log.warn(`bulkgate: ${wordedOr(texts, `tracking.${line.key}`, line.params, text)}`),
+        ).tracker(config.account))
       : undefined;
     if (config.account && !account) node.warn(texts('warnings.tracking-account-missing', { account: config.account }));
     const timeoutMs = numberSetting(config.reportTimeout, 0) * 1000;

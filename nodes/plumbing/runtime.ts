@@ -2,6 +2,7 @@
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import type { Done, Msg, Send } from './msg';
 import { GatewayError, invalidRequest, type AbortGroup } from '../../gateway';
+import { english, type Wording } from '../../gateway/wording';
 
 export type { Done, Msg, Send } from './msg';
 
@@ -79,6 +80,33 @@ export class StatusThrottle {
 export const NO_ACCOUNT = () =>
   invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
 
+/** An error's sentence in the user's language: its wording through the `errors` section of the catalog, else its message. */
+export function sentenceOf(catalog: NodeCatalog, error: unknown): string {
+  if (!(error instanceof GatewayError) || !error.wording) return error instanceof Error ? error.message : String(error);
+  const word = (said: Wording): string => {
+    const params: Record<string, string | number> = {};
+    for (const [name, value] of Object.entries(said.params ?? {})) params[name] = typeof value === 'object' ? word(value) : value;
+    const key = `errors.${said.key}`;
+    const text = catalog(key, params);
+    // A catalog without the key (an older translation) answers the key: the English then.
+    return text.endsWith(key) ? english(said) : text;
+  };
+  return word(error.wording);
+}
+
+/** A log line's parameters with each cause (an Error) worded in the user's language. */
+export function wordCauses(catalog: NodeCatalog, params: Record<string, string | number | Error>): Record<string, string | number> {
+  const out: Record<string, string | number> = {};
+  for (const [name, value] of Object.entries(params)) out[name] = value instanceof Error ? sentenceOf(catalog, value) : value;
+  return out;
+}
+
+/** A text through the catalog, else (a catalog without the key) its English. */
+export function wordedOr(catalog: NodeCatalog, key: string, params: Record<string, string | number>, fallback: string): string {
+  const text = catalog(key, params);
+  return text.endsWith(key) ? fallback : text;
+}
+
 /** Never throws; Catch gets a String (`code`, `cause`): the debug sidebar shows it whole, not collapsed. */
 export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   try {
@@ -89,7 +117,8 @@ export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, err
       const text = catalog(`brief.${e.brief.key}`, e.brief.params);
       return { fill: 'red', shape: 'ring', text: text.includes('brief.') ? e.code.replace(/_/g, ' ') : text };
     });
-    const sentence = Object.assign(new String(e.message), { code: e.code, message: e.message }) as unknown as Error;
+    const worded = sentenceOf(catalog, e);
+    const sentence = Object.assign(new String(worded), { code: e.code, message: worded }) as unknown as Error;
     if (e.cause !== undefined) Object.assign(sentence, { cause: String(e.cause) });
     done(sentence);
   } catch {

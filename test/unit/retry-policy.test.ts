@@ -122,7 +122,7 @@ describe('retry policy (unit)', () => {
     assert.equal(classifyAnswer(send, { ...invalid, body: { ...invalid.body, type: 'unknown_identity' } })?.error.code, 'unknown_identity');
     // Busy answers are worth another try; other bad ones are not.
     assert.deepEqual(
-      [429, 499, 500, 503, 200].map((status) => badResponse(status, 'x').retryable),
+      [429, 499, 500, 503, 200].map((status) => badResponse(status, 'not-json').retryable),
       [true, false, true, true, false],
     );
     assert.deepEqual(

@@ -1,0 +1,171 @@
+/**
+ * Errors in the user's language: a Node-RED started in German or Czech (its `lang` from LANG)
+ * shows a check's error at a Catch node and in its log in that language, naming the field and the
+ * limit; in English it reads as the standalone client's message. And every sentence an error can
+ * carry exists in each catalog with the same parameters.
+ */
+import assert from 'node:assert/strict';
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { RULE_WORDING, SCHEMAS } from '../gateway/schemas';
+import { ERRORS } from '../gateway/wording';
+import { TRACKING_LOG } from '../nodes/account/tracking-file';
+import { appendLinesNode, nodeRedProcess } from './support/node-red-process';
+import { until } from './support/wait';
+
+const LOCALES = join(__dirname, '..', '..', 'locales');
+
+type Section = { [key: string]: string | Section };
+
+/** Each key of a section (nested keys dotted) with the sorted names of its `__parameters__`. */
+function keysAndParams(section: Section, prefix = ''): Map<string, string> {
+  const out = new Map<string, string>();
+  for (const [key, value] of Object.entries(section)) {
+    const path = prefix ? `${prefix}.${key}` : key;
+    if (typeof value === 'string') out.set(path, [...new Set([...value.matchAll(/__(\w+)__/g)].map((m) => m[1]))].sort().join());
+    else for (const [k, v] of keysAndParams(value, path)) out.set(k, v);
+  }
+  return out;
+}
+
+/** What is wrong with the catalogs' `section` (errors, tracking) against the English sentences the code carries. */
+function catalogProblems(catalogs: Record<string, Record<string, Section>>, section = 'errors', english: object = ERRORS): string[] {
+  const problems: string[] = [];
+  const wanted = keysAndParams(english as Section);
+  for (const [lang, catalog] of Object.entries(catalogs)) {
+    const found = keysAndParams(catalog[section] ?? {});
+    for (const [key, params] of wanted) {
+      if (!found.has(key)) problems.push(`${lang}: ${section}.${key} missing`);
+      else if (found.get(key) !== params) problems.push(`${lang}: ${section}.${key} has parameters ${found.get(key)}, the English ${params}`);
+    }
+    for (const key of found.keys()) if (!wanted.has(key)) problems.push(`${lang}: ${section}.${key} is no sentence the code carries`);
+  }
+  return problems;
+}
+
+const readCatalogs = (): Record<string, Record<string, Section>> =>
+  Object.fromEntries(
+    readdirSync(LOCALES, { withFileTypes: true })
+      .filter((e) => e.isDirectory())
+      .map((e) => [e.name, JSON.parse(readFileSync(join(LOCALES, e.name, 'shared.json'), 'utf8'))]),
+  );
+
+describe("errors in the user's language", function () {
+  this.timeout(120_000);
+
+  it('every sentence an error can carry is in each catalog, with the same parameters; en-US is the client’s English', () => {
+    const catalogs = readCatalogs();
+    assert.deepEqual(Object.keys(catalogs).sort(), ['cs', 'de', 'en-US']);
+    assert.deepEqual(catalogProblems(catalogs), []);
+    assert.deepEqual(catalogProblems(catalogs, 'tracking', TRACKING_LOG), []);
+    // The en-US catalog says what the standalone client (and the tracking file) say, word for word.
+    assert.deepEqual(catalogs['en-US']?.errors, ERRORS);
+    assert.deepEqual(catalogs['en-US']?.tracking, TRACKING_LOG);
+  });
+
+  it("every schema rule carries its wording (a check's error names the rule in the user's language)", () => {
+    const unworded: string[] = [];
+    const walk = (schema: unknown, path: string) => {
+      if (Array.isArray(schema)) schema.forEach((s, i) => walk(s, `${path}/${i}`));
+      else if (schema && typeof schema === 'object') {
+        const { rule } = schema as { rule?: unknown };
+        if (typeof rule === 'string' && !RULE_WORDING.has(rule)) unworded.push(`${path}: ${rule}`);
+        for (const [key, value] of Object.entries(schema)) walk(value, `${path}/${key}`);
+      }
+    };
+    for (const [key, schema] of Object.entries(SCHEMAS)) walk(schema, key);
+    assert.deepEqual(unworded, []);
+  });
+
+  it('the check fails on a key missing from de and on a parameter dropped in cs (negative control)', () => {
+    const catalogs = readCatalogs();
+    const de = catalogs.de?.errors as Section;
+    delete de['text-too-long'];
+    const cs = catalogs.cs?.errors as Section;
+    cs['not-boolean'] = 'musí být true nebo false';
+    assert.deepEqual(catalogProblems(catalogs).sort(), ['cs: errors.not-boolean has parameters , the English field', 'de: errors.text-too-long missing']);
+  });
+
+  const LONG = 'x'.repeat(640);
+  for (const [locale, expected, unreachable, damaged] of [
+    [
+      'de_DE.UTF-8',
+      'text hat 640 Zeichen; erlaubt sind höchstens 612 (mit Unicode 268)',
+      'Das Gateway unter http://127.0.0.1:9 ist nicht erreichbar (ECONNREFUSED)',
+      'beschädigte Zeilen übersprungen: 1',
+    ],
+    [
+      'cs_CZ.UTF-8',
+      'text má 640 znaků; povoleno je nejvýše 612 (s Unicode 268)',
+      'Brána na http://127.0.0.1:9 je nedostupná (ECONNREFUSED)',
+      'přeskočeno poškozených řádků: 1',
+    ],
+    [
+      'en_US.UTF-8',
+      'text is 640 characters; the limit is 612 (268 with Unicode)',
+      'Could not reach the gateway at http://127.0.0.1:9 (ECONNREFUSED)',
+      '1 damaged line(s) skipped',
+    ],
+  ] as const) {
+    it(`Node-RED started with LANG=${locale}: a too-long text's error at a Catch node and in the log reads "${expected}"; the causes in the log lines and the tracking file's lines in the same language`, async () => {
+      const copy = nodeRedProcess('bulkgate-error-language-');
+      const caught = join(copy.userDir, 'caught.txt');
+      // A tracking file with a damaged line: the events node's account reads it, and says so in the log.
+      const tracking = join(copy.userDir, 'bulkgate-tracking', 'acc.jsonl');
+      mkdirSync(join(copy.userDir, 'bulkgate-tracking'));
+      writeFileSync(tracking, 'not a line of the tracking file\n');
+      copy.flows(
+        [
+          { id: 'tab', type: 'tab', label: 'errors' },
+          // Nothing is sent: the check refuses the text before a request exists.
+          { id: 'acc', type: 'bulkgate-account', name: 'home', baseUrl: 'http://127.0.0.1:9', retries: 0 },
+          {
+            id: 'alarm',
+            z: 'tab',
+            type: 'inject',
+            props: [{ p: 'payload' }, { p: 'number', v: '420777123456', vt: 'str' }],
+            payload: LONG,
+            payloadType: 'str',
+            wires: [['t', 'uncaught']],
+          },
+          // A text that fits, for a gateway nobody answers at: the account's log line names the cause.
+          {
+            id: 'short',
+            z: 'tab',
+            type: 'inject',
+            props: [{ p: 'payload' }, { p: 'number', v: '420777123456', vt: 'str' }],
+            payload: 'fits',
+            payloadType: 'str',
+            wires: [['t']],
+          },
+          { id: 'e', z: 'tab', type: 'bulkgate-events', account: 'acc', path: '/error-language', wires: [[], [], []] },
+          { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [[], []] },
+          // An error no Catch node takes is logged, and the debug sidebar shows it.
+          { id: 'uncaught', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [[], []] },
+          { id: 'c', z: 'tab', type: 'catch', scope: ['t'], uncaught: false, wires: [['f']] },
+          { id: 'f', z: 'tab', type: 'function', func: 'msg.payload = msg.error.message; return msg;', outputs: 1, wires: [['w']] },
+          appendLinesNode('w', caught),
+        ],
+        { acc: { application_id: '1', application_token: 'error-language-token' }, e: { secret: 'error-language-secret' } },
+      );
+      try {
+        const editor = await copy.start({ env: { LANG: locale, LC_ALL: locale } });
+        const res = await fetch(`${editor}/inject/alarm`, { method: 'POST' });
+        assert.equal(res.status, 200);
+        const lines = () => (existsSync(caught) ? readFileSync(caught, 'utf8').split('\n').filter(Boolean) : []);
+        await until('the Catch node wrote what it caught', () => lines().length > 0).catch(() => undefined);
+        assert.deepEqual(lines(), [expected], copy.output());
+        // The same error, taken by no Catch node: the log (and the debug sidebar) say the same.
+        const logged = `[error] [bulkgate-transactional:uncaught] ${expected}`;
+        await until('the error in the log', () => copy.output().includes(logged)).catch(() => undefined);
+        assert.ok(copy.output().includes(logged), `${logged}\n${copy.output()}`);
+        assert.ok(copy.output().includes(`${tracking}: ${damaged}`), `${damaged}\n${copy.output()}`);
+        assert.equal((await fetch(`${editor}/inject/short`, { method: 'POST' })).status, 200);
+        await until('the outage in the log', () => copy.output().includes(unreachable)).catch(() => undefined);
+        assert.ok(copy.output().includes(unreachable), `${unreachable}\n${copy.output()}`);
+      } finally {
+        await copy.remove();
+      }
+    });
+  }
+});
