@@ -96,12 +96,12 @@ describe(`count texts on Node-RED ${NODE_RED_VERSION}, through its own i18n`, fu
       de: {
         events: ['1 Ereignis', '2 Ereignisse', '5 Ereignisse'],
         waiting: ['1 wartet: HTTP 503', '2 warten: HTTP 503', '5 warten: HTTP 503'],
-        storm: [1, 'Sturmschutz: 1 weiterer Alarm wurde in den letzten 1 s zurückgehalten. Der letzte: Tür offen (3)'],
+        storm: [1, 'Alarmflut-Schutz: 1 weiterer Alarm wurde in den letzten 1 s zurückgehalten. Der letzte: Tür offen (3)'],
       },
       cs: {
         events: ['1 událost', '2 události', '5 událostí'],
         waiting: ['1 čeká: HTTP 503', '2 čekají: HTTP 503', '5 čeká: HTTP 503'],
-        storm: [2, 'Ochrana proti záplavě: za posledních 1 s byla zadržena další 2 upozornění. Poslední: Tür offen (4)'],
+        storm: [2, 'Ochrana proti zahlcení: za posledních 1 s byla zadržena další 2 upozornění. Poslední: Tür offen (4)'],
       },
     } as const;
 
