@@ -79,7 +79,11 @@ export class StatusThrottle {
 export const NO_ACCOUNT = () =>
   invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
 
-/** Never throws; Catch gets a String (`code`, `cause`): the debug sidebar shows it whole, not collapsed. */
+/**
+ * Never throws. Catch gets the GatewayError itself: Node-RED copies its sentence (toString), its
+ * stack, its cause (3.1.10 and later) and its code (4.1 and later) into msg.error; msg.bulkgate.type
+ * carries the code on every version.
+ */
 export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   try {
     const message = error instanceof Error ? error.message : String(error);
@@ -89,9 +93,7 @@ export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, err
       const text = catalog(`brief.${e.brief.key}`, e.brief.params);
       return { fill: 'red', shape: 'ring', text: text.includes('brief.') ? e.code.replace(/_/g, ' ') : text };
     });
-    const sentence = Object.assign(new String(e.message), { code: e.code, message: e.message }) as unknown as Error;
-    if (e.cause !== undefined) Object.assign(sentence, { cause: String(e.cause) });
-    done(sentence);
+    done(e);
   } catch {
     // The failure path must never throw out of a handler.
   }

@@ -15,8 +15,9 @@ helper.init(fromHome('node-red'));
 
 export { helper };
 export const NODE_RED_VERSION: string = require(fromHome('node-red/package.json')).version;
-/** Node-RED 3.1 builds a Catch node's msg.error without the Error's code; msg.bulkgate.type has it on every version. */
-export const ERROR_CODE_IN_CATCH = Number(NODE_RED_VERSION.split('.')[0]) >= 4;
+/** Node-RED before 4.1 builds a Catch node's msg.error without the Error's code; msg.bulkgate.type has it on every version. */
+const [MAJOR, MINOR] = NODE_RED_VERSION.split('.').map(Number) as [number, number];
+export const ERROR_CODE_IN_CATCH = MAJOR > 4 || (MAJOR === 4 && MINOR >= 1);
 
 /**
  * The test helper's `RED._` answers the key itself; Node-RED's answers the text of the
@@ -56,6 +57,8 @@ export const balanceNode = withCatalog(require('../../nodes/bulkgate-balance').d
 export const eventsNode = withCatalog(require('../../nodes/bulkgate-events').default);
 export const endpointNodes = withCatalog(require('../../nodes/bulkgate-endpoints').default);
 export const joinNode = require(fromHome('@node-red/nodes/core/sequence/17-split.js'));
+/** Node-RED's own nodes of the version under test (`common/20-inject.js`, `function/10-switch.js`, ...). */
+export const coreNode = (file: string): unknown => require(fromHome(`@node-red/nodes/core/${file}`));
 /** Node-RED's HTTP node app as the nodes see it (the helper does not serve it): tests serve it. */
 export let httpNode: ((req: unknown, res: unknown) => void) | undefined;
 const captureHttpNode = (RED: { httpNode: (req: unknown, res: unknown) => void }) => {
