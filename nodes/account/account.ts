@@ -150,7 +150,8 @@ export class Account {
     const limit = numberSetting(config.rateLimit, 0);
     const windowMs = numberSetting(config.rateWindow, 60) * 1000;
     this.limiter = new RateLimiter(limit, windowMs, numberSetting(config.queueSize, 100), changed, surroundings.store.rateWindow(id, limit, windowMs));
-    // One log line when an outage starts, one when its cause changes, one when it ends.
+    // One log line when an outage starts, one when its cause changes, one when it ends: "reachable
+    // again" only when the gateway answered; when the last msg stopped waiting, not a word of it.
     this.circuit.onChange = () => {
       const cause = this.circuit.cause;
       const url = this.deployed.baseUrl;
@@ -158,7 +159,8 @@ export class Account {
         this.#outageSince = cause.since;
         surroundings.warn('gateway-unreachable', { url, reason: cause.reason });
       } else if (this.#outageSince !== undefined) {
-        surroundings.warn('gateway-reachable', { url, seconds: Math.round((Date.now() - this.#outageSince) / 1000) });
+        const seconds = Math.round((Date.now() - this.#outageSince) / 1000);
+        surroundings.warn(this.circuit.ended === 'answered' ? 'gateway-reachable' : 'gateway-nothing-waits', { url, seconds });
         this.#outageSince = undefined;
       }
       changed();

@@ -272,6 +272,7 @@ export class Outbox {
     return entry;
   }
 
+  /** `read`: the entry an attempt read, so the gateway answered it; without, the entry gave up or was discarded. */
   #end(kept: Kept, outcome: (entry: OutboxEntry) => Outcome, read?: OutboxEntry): Promise<void> {
     const entry = read ?? this.#entryOf(kept);
     const msg = this.#msgs.get(kept.id) ?? (entry.msg as Msg);
@@ -279,7 +280,7 @@ export class Outbox {
     // Else the next msg would wait for a probe that nothing schedules.
     if (this.#live === 0 && this.#worker) {
       this.#rounds = 0;
-      this.#worker.circuit.reset();
+      this.#worker.circuit.reset(read ? 'answered' : 'nothing-waits');
     }
     this.#changed();
     const written =
@@ -376,7 +377,7 @@ export class Outbox {
         worker.circuit.trip(first.transient);
         return;
       }
-      worker.circuit.reset();
+      worker.circuit.reset('answered');
       void this.#end(first.kept, () => first.outcome, first.entry);
       failed = await this.#drain(worker);
     } finally {

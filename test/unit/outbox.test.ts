@@ -137,6 +137,7 @@ describe('the outbox (unit, a stand-in account)', () => {
     away = false;
     await until('all settled', () => settled.length === 3, 10_000);
     assert.equal(worker.circuit.open, false);
+    assert.equal(worker.circuit.ended, 'answered', 'the gateway answered the probe');
     const probes = sent.filter((s) => s.probe);
     assert.ok(probes.length >= 2 && probes.every((s) => s.seq === 1), 'only the oldest probes, once per round');
     assert.deepEqual(
@@ -144,6 +145,19 @@ describe('the outbox (unit, a stand-in account)', () => {
       [2, 3],
       'the rest follow the probe that got through',
     );
+    await outbox.detach(worker);
+  });
+
+  it('the last waiting msg gives up while the gateway is away: the circuit closes as "nothing waits", not "answered"', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const { worker, settled } = standIn(() => unreachable());
+    await outbox.keep(newEntry(1, { deadline: Date.now() + 300 }), {});
+    outbox.attach(worker);
+    await until('the circuit open', () => worker.circuit.open);
+    await until('given up', () => settled.length === 1);
+    assert.equal((settled[0]?.outcome as { error: GatewayError }).error.code, 'expired');
+    assert.equal(worker.circuit.open, false, 'the next msg tries the gateway at once');
+    assert.equal(worker.circuit.ended, 'nothing-waits');
     await outbox.detach(worker);
   });
 
