@@ -193,7 +193,7 @@ describe('the demo (npm start)', function () {
         pressButton,
         sidebar,
         {
-          inject: 'i4',
+          inject: 'ex01-i4',
           expect: [
             { name: 'credit', match: /"credit":10\b/ },
             { name: 'credit is low!', match: /"credit":10\b/ },
@@ -211,7 +211,7 @@ describe('the demo (npm start)', function () {
       const navigations: string[] = [];
       page.on('framenavigated', (f) => navigations.push(f.url()));
       const tab = tabOf(readdirSync(EXAMPLES).find((f) => f.startsWith('01')) as string) as string;
-      await pressByApi(demo.editorUrl)(`${tab}-i1`);
+      await pressByApi(demo.editorUrl)(`${tab}-ex01-i1`);
       await page.waitForFunction((n) => document.querySelectorAll('.bubble').length > n, before, { timeout: 10_000 });
       assert.deepEqual(navigations, [], 'no reload');
       assert.match(await page.locator('.credit').first().innerText(), /account 10000: [\d.]+ credits/);
@@ -256,7 +256,7 @@ describe('the demo (npm start)', function () {
       const sender = flows.find((n) => n.z === tab && n.type === 'bulkgate-transactional') as unknown as { account: string };
       const waiting = async () => ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/${sender.account}`)).json()) as { waiting: number }).waiting;
       const before = (await outbox()).messages.length;
-      await pressByApi(demo.editorUrl)(`${tab}-i1`);
+      await pressByApi(demo.editorUrl)(`${tab}-ex01-i1`);
       await until('the alert in the outbox', async () => (await waiting()) === 1, 20_000).catch(() => undefined);
       assert.equal(await waiting(), 1, 'the alert waits in the outbox');
       assert.equal((await outbox()).messages.length, before, 'nothing was delivered while the gateway was away');

@@ -86,7 +86,7 @@ async function guestLink(demo: DemoProcess, sidebar: Sidebar): Promise<void> {
   const before = (await otps()).length;
   const shown = () => sidebar.debug.filter((d) => d.name === 'code sent').length;
   const shownBefore = shown();
-  await pressByApi(demo.editorUrl)('i1');
+  await pressByApi(demo.editorUrl)('ex07-i1');
   let code = '';
   await until('the new code texted', async () => {
     const sent = await otps();

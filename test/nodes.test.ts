@@ -616,9 +616,11 @@ describe('nodes in the Node-RED runtime', function () {
         for (const id of ['ok', 'bad']) (helper.getNode(id) as TestNode).on('input', (m: unknown) => outputs.push(m));
         receive('t', { payload: 'x', topic: 'door', ...input });
         const [msg] = await caught;
-        // Node-RED copies the Error's code into msg.error since 4.0; on 3.1 msg.bulkgate.type carries it.
+        // Node-RED copies the Error's code into msg.error since 4.1; before, msg.bulkgate.type alone carries it.
         if (ERROR_CODE_IN_CATCH) assert.equal(msg?.error.code, code);
         assert.match(msg?.error.message, message);
+        // An Error's stack: copied by every version (a String object has none).
+        assert.match(msg?.error.stack, /^GatewayError: [^\n]+\n\s+at /);
         assert.equal(msg?.error.source.id, 't');
         assert.equal(msg?.bulkgate.type, code);
         assert.equal(msg?.topic, 'door');
@@ -629,7 +631,7 @@ describe('nodes in the Node-RED runtime', function () {
       });
     }
 
-    it('without a Catch node, the debug sidebar gets the sentence as its first line, and a readable cause', async () => {
+    it('without a Catch node, the debug sidebar gets an Error: the sentence as its message, its stack, a readable cause', async () => {
       await load(
         flow({ baseUrl: 'http://127.0.0.1:1' }, {}).filter((n) => n.type !== 'catch'),
         credentials(),
@@ -639,13 +641,16 @@ describe('nodes in the Node-RED runtime', function () {
       );
       receive('t', { payload: 'x' });
       const error = await logged;
-      // What Node-RED sends to the sidebar (its own encoder): a string, not a collapsed Error object.
+      // What Node-RED sends to the sidebar (its own encoder): an error, its message the sentence.
       const { util } = require(require.resolve('@node-red/util', { paths: [require.resolve('node-red')] })) as {
         util: { encodeObject(m: unknown): { msg: string; format: string } };
       };
       const encoded = util.encodeObject({ msg: error });
-      assert.equal(encoded.format, 'String');
-      assert.match(encoded.msg, /^Could not reach the gateway/);
+      assert.equal(encoded.format, 'error');
+      assert.match((JSON.parse(encoded.msg) as { data: { message: string } }).data.message, /^Could not reach the gateway/);
+      assert.ok(error instanceof Error);
+      assert.match(String(error), /^Could not reach the gateway/, 'its text (a log line, a Catch node) is the sentence alone');
+      assert.match(error.stack ?? '', /^GatewayError: Could not reach the gateway[^\n]*\n\s+at /);
       assert.match(String((error as { cause?: unknown }).cause), /^connect ECONNREFUSED 127\.0\.0\.1:1$/);
       assert.equal((error as { code?: string }).code, 'network');
     });

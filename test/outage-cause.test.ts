@@ -9,7 +9,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { freePort } from './support/node-red-process';
-import { helper, load, statusOf, unload, type TestNode } from './support/red';
+import { collect, helper, load, statusOf, unload, type TestNode } from './support/red';
 import { watchEscapes } from './support/escapes';
 import { startSimulator } from '../simulator/server';
 import { ACCOUNT_ID, TOKEN } from './support/simulator';
@@ -79,5 +79,39 @@ describe('a message that waits says why: the gateway port closed', function () {
     } finally {
       await back.close();
     }
+  });
+
+  it('the last waiting msg gives up while the gateway is still away: the log says nothing waits any more, not that the gateway is back', async () => {
+    const port = await freePort();
+    const url = `http://127.0.0.1:${port}`;
+    await load(
+      [
+        { id: 'acc', type: 'bulkgate-account', baseUrl: url, retries: 0, timeout: 2000, outboxDelay: 100 },
+        { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', giveUpAfter: 1, wires: [[], []] },
+        { id: 'c', type: 'catch', scope: ['t'], uncaught: false, wires: [['caught']] },
+        { id: 'caught', type: 'helper' },
+      ],
+      { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } },
+    );
+    const account = helper.getNode('acc') as unknown as { warn: { args: unknown[][] } };
+    const logLines = () => account.warn.args.map((a) => String(a[0]));
+    const caught = collect('caught', 1, 10_000);
+    (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({ payload: 'Door opened', number: '420777123456' });
+    const [msg] = await caught;
+    assert.equal(msg?.bulkgate.type, 'expired');
+    await new Promise((r) => setTimeout(r, 300)); // checks that no other line follows
+    const after = logLines().slice(logLines().findIndex((l) => /cannot be reached/.test(l)) + 1);
+    assert.deepEqual(
+      after.filter((l) => /reachable again/.test(l)),
+      [],
+      'not "reachable again": nothing answered',
+    );
+    assert.equal(after.length, 1, logLines().join('\n'));
+    assert.match(
+      after[0] as string,
+      new RegExp(
+        `^The gateway at ${url} has not answered for \\d+ s, and no message waits for it any more \\(the last gave up or was discarded\\): the next one tries it at once$`,
+      ),
+    );
   });
 });

@@ -22,7 +22,7 @@ import {
 } from '../../gateway';
 import type { Msg } from '../plumbing/msg';
 import { numberSetting } from '../plumbing/settings';
-import { Circuit } from './circuit';
+import { Circuit, type OutageEnd } from './circuit';
 import type { StoreState } from './store-health';
 import {
   DEFAULT_OUTBOX_SIZE,
@@ -158,7 +158,8 @@ export class Account {
     const limit = numberSetting(config.rateLimit, 0);
     const windowMs = numberSetting(config.rateWindow, 60) * 1000;
     this.limiter = new RateLimiter(limit, windowMs, numberSetting(config.queueSize, 100), changed, surroundings.store.rateWindow(id, limit, windowMs));
-    // One log line when an outage starts, one when its cause changes, one when it ends.
+    // One log line when an outage starts, one when its cause changes, one when it ends: "reachable
+    // again" only when the gateway answered; when the last msg stopped waiting, not a word of it.
     this.circuit.onChange = () => {
       const cause = this.circuit.cause;
       const url = this.deployed.baseUrl;
@@ -166,7 +167,8 @@ export class Account {
         this.#outageSince = cause.since;
         surroundings.warn('gateway-unreachable', { url, reason: cause.failure instanceof Error ? cause.failure : cause.reason });
       } else if (this.#outageSince !== undefined) {
-        surroundings.warn('gateway-reachable', { url, seconds: Math.round((Date.now() - this.#outageSince) / 1000) });
+        const seconds = Math.round((Date.now() - this.#outageSince) / 1000);
+        surroundings.warn(this.circuit.ended === 'answered' ? 'gateway-reachable' : 'gateway-nothing-waits', { url, seconds });
         this.#outageSince = undefined;
       }
       changed();
@@ -204,7 +206,7 @@ export class Account {
   // schedules).
   #heard(report: OutboxReport): void {
     if (report.kind === 'probe-failed') this.circuit.trip(report.failure);
-    else this.#reachable();
+    else this.#reachable(report.kind === 'empty' && !report.answered ? 'nothing-waits' : 'answered');
   }
 
   #unreachable(failure: unknown): void {
@@ -212,12 +214,12 @@ export class Account {
     this.circuit.trip(failure);
   }
 
-  #reachable(): void {
+  #reachable(how: OutageEnd): void {
     clearTimeout(this.#probeTimer);
     this.#probeTimer = undefined;
     this.#probeDelay = 0;
     this.#probeDue = false;
-    this.circuit.reset();
+    this.circuit.reset(how);
   }
 
   /**
@@ -268,7 +270,7 @@ export class Account {
       : this.#transmit(client, s, outbox !== undefined, withdraw);
     return sending.then(
       (result): Submitted => {
-        if (this.circuit.open && outbox && !outbox.waiting) this.#reachable();
+        if (this.circuit.open && outbox && !outbox.waiting) this.#reachable('answered');
         return { result };
       },
       (error: unknown) => {

@@ -37,9 +37,13 @@ function shortCause(error: unknown): Outage['brief'] {
   return { key: (code && CODES[code]) || 'network' };
 }
 
+/** How an outage ended: the gateway answered a waiting msg, or the last one stopped waiting without an answer (gave up, discarded). */
+export type OutageEnd = 'answered' | 'nothing-waits';
+
 export class Circuit {
   #opened = new AbortGroup();
   #cause: Outage | undefined;
+  #ended: OutageEnd | undefined;
   /** Also when the cause of an outage changes. */
   onChange: () => void = () => undefined;
 
@@ -50,6 +54,11 @@ export class Circuit {
   /** Fires when the circuit opens (at once while it is open). */
   get signal(): AbortGroup {
     return this.#opened;
+  }
+
+  /** How the last outage ended (the log says "reachable again" only when it answered). */
+  get ended(): OutageEnd | undefined {
+    return this.#ended;
   }
 
   /** The last failure; `since` the first. */
@@ -66,9 +75,10 @@ export class Circuit {
     this.onChange();
   }
 
-  reset(): void {
+  reset(how: OutageEnd): void {
     if (!this.#cause) return;
     this.#cause = undefined;
+    this.#ended = how;
     this.#opened = new AbortGroup();
     this.onChange();
   }

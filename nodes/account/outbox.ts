@@ -37,7 +37,8 @@ export type Outcome = { result: SendResult } | { error: GatewayError };
  * What the outbox saw of the gateway, told to the account, which alone decides whether the gateway
  * is unreachable: a probe that failed, one that got through, or nothing left waiting.
  */
-export type OutboxReport = { kind: 'probe-failed'; failure: unknown } | { kind: 'probe-through' } | { kind: 'empty' };
+// `empty`: nothing waits any more; `answered` when the gateway answered the last one (else it gave up or was discarded).
+export type OutboxReport = { kind: 'probe-failed'; failure: unknown } | { kind: 'probe-through' } | { kind: 'empty'; answered: boolean };
 
 export interface OutboxWorker {
   /** Without the account's retries; a probe goes out whatever the account thinks of the gateway. */
@@ -338,6 +339,7 @@ export class Outbox {
     return entry;
   }
 
+  /** `read`: the entry an attempt read, so the gateway answered it; without, the entry gave up or was discarded. */
   #end(kept: Kept, outcome: (entry: OutboxEntry) => Outcome, read?: OutboxEntry): Promise<void> {
     const entry = read ?? this.#entryOf(kept);
     const msg = this.#msgs.get(kept.id) ?? (entry.msg as Msg);
@@ -345,7 +347,7 @@ export class Outbox {
     // No round probes now: the account hears that nothing waits.
     if (this.#live === 0 && this.#worker) {
       this.#rounds = 0;
-      this.#worker.report({ kind: 'empty' });
+      this.#worker.report({ kind: 'empty', answered: read !== undefined });
     }
     this.#changed();
     const written =

@@ -175,7 +175,9 @@ class EventsEndpoint {
     this.#tracker?.listen(node, timeoutMs, (tracked) => this.#noReport(tracked, timeoutMs));
     this.#gate = new ReportGate(numberSetting(config.pendingLimit, MAX_PENDING, 1), numberSetting(config.busyWaitMs, MAX_WAIT_MS, 1));
     node.on('close', () => this.close());
-    if (!this.#secret) node.status({ fill: 'red', shape: 'ring', text: texts('status.no-secret') });
+    // Cleared with a secret too: Node-RED keeps the status of the node this one replaces (deployed
+    // before it had a secret) and shows it to every editor that connects later.
+    node.status(this.#secret ? {} : { fill: 'red', shape: 'ring', text: texts('status.no-secret') });
     // As the core http-in node: with httpNodeRoot off there is no server to listen on.
     if ((RED.settings as { httpNodeRoot?: unknown }).httpNodeRoot === false || !RED.httpNode) {
       node.warn(texts('warnings.no-http-node'));

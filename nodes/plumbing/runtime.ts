@@ -107,7 +107,11 @@ export function wordedOr(catalog: NodeCatalog, key: string, params: Record<strin
   return text.endsWith(key) ? fallback : text;
 }
 
-/** Never throws; Catch gets a String (`code`, `cause`): the debug sidebar shows it whole, not collapsed. */
+/**
+ * Never throws. Catch gets the GatewayError itself, its sentence in the user's language: Node-RED
+ * copies that sentence (toString), its stack, its cause (3.1.10 and later) and its code (4.1 and
+ * later) into msg.error; msg.bulkgate.type carries the code on every version.
+ */
 export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   try {
     const message = error instanceof Error ? error.message : String(error);
@@ -118,9 +122,9 @@ export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, err
       return { fill: 'red', shape: 'ring', text: text.includes('brief.') ? e.code.replace(/_/g, ' ') : text };
     });
     const worded = sentenceOf(catalog, e);
-    const sentence = Object.assign(new String(worded), { code: e.code, message: worded }) as unknown as Error;
-    if (e.cause !== undefined) Object.assign(sentence, { cause: String(e.cause) });
-    done(sentence);
+    // The error itself (its stack, code, cause, wording), its message worded for this Node-RED's language;
+    // a copy, so the English the standalone client would read stays on the original.
+    done(worded === e.message ? e : Object.assign(Object.create(Object.getPrototypeOf(e) as object) as GatewayError, e, { message: worded, stack: e.stack }));
   } catch {
     // The failure path must never throw out of a handler.
   }

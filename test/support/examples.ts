@@ -46,77 +46,81 @@ export const DOOR_ALERT_FAILED = 'alert failed (rate limited, no credit, ...)';
 /** Examples by the number their file name starts with. */
 export const EXAMPLE_CLICKS: Record<string, Click[]> = {
   // The inject stands in for the door contact; the tests publish to the broker too.
-  '02': [{ inject: 'i1', expect: [{ name: 'door alarm: sent', match: /"status":"accepted"/ }], absent: [DOOR_ALERT_FAILED] }],
+  '02': [{ inject: 'ex02-i1', expect: [{ name: 'door alarm: sent', match: /"status":"accepted"/ }], absent: [DOOR_ALERT_FAILED] }],
   '01': [
-    { inject: 'i1', expect: [{ name: 'door alert: accepted', match: /"status":"accepted"/ }] },
+    { inject: 'ex01-i1', expect: [{ name: 'door alert: accepted', match: /"status":"accepted"/ }] },
     {
-      inject: 'i2',
+      inject: 'ex01-i2',
       expect: [
         { name: 'campaign: accepted', match: /"status":"accepted"/, count: 2 },
         { name: 'campaign: rejected', match: /"code":9/ },
         { name: 'campaign: summary', match: /"accepted":2.*"error":1|"error":1.*"accepted":2/ },
       ],
     },
-    { inject: 'i3', expect: [{ name: 'cascade: per recipient', match: /"status":"accepted"/, count: 2 }] },
+    { inject: 'ex01-i3', expect: [{ name: 'cascade: per recipient', match: /"status":"accepted"/, count: 2 }] },
     // 100 credits, threshold 50: the credit, and no low-credit warning.
-    { inject: 'i4', expect: [{ name: 'credit', match: /"credit":/ }], absent: ['credit is low!'] },
-    { inject: 'i5', expect: [{ name: 'caught error', match: /schedule must be a Date/ }], errorsOnPurpose: ['t2'] },
+    { inject: 'ex01-i4', expect: [{ name: 'credit', match: /"credit":/ }], absent: ['credit is low!'] },
+    { inject: 'ex01-i5', expect: [{ name: 'caught error', match: /schedule must be a Date/ }], errorsOnPurpose: ['ex01-t2'] },
   ],
   '03': [
     {
-      inject: 'i1',
+      inject: 'ex03-i1',
       expect: [
         { name: 'campaign: results per recipient', match: /"status":"scheduled"/ },
         { name: 'campaign: summary (price, counters)', match: /"scheduled":3/ },
       ],
     },
   ],
-  '04': [{ inject: 'i1', expect: [{ name: 'daily credit', match: /"credit":/ }], absent: ['top-up reminder sent'] }],
+  '04': [{ inject: 'ex04-i1', expect: [{ name: 'daily credit', match: /"credit":/ }], absent: ['top-up reminder sent'] }],
   '05': [
-    { inject: 'i1', expect: [{ name: 'shipping notice: accepted', match: /"status":"accepted"/ }], absent: ['shipping notice: rejected'] },
+    { inject: 'ex05-i1', expect: [{ name: 'shipping notice: accepted', match: /"status":"accepted"/ }], absent: ['shipping notice: rejected'] },
     // The WhatsApp user on WhatsApp (0.04 credits), the other by SMS (0.05): each accepted.
-    { inject: 'i2', expect: [{ name: 'water alarm: result', match: /"status":"accepted".*"price":0.04/ }] },
-    { inject: 'i3', expect: [{ name: 'water alarm: result', match: /"status":"accepted".*"price":0.05/ }] },
+    { inject: 'ex05-i2', expect: [{ name: 'water alarm: result', match: /"status":"accepted".*"price":0.04/ }] },
+    { inject: 'ex05-i3', expect: [{ name: 'water alarm: result', match: /"status":"accepted".*"price":0.05/ }] },
   ],
   '06': [
     // The owner acknowledges the kitchen alarm: past the 5 s report timeout, no escalation.
-    { inject: 'i3', expect: [{ name: 'alarm accepted', match: /"status":"accepted"/ }] },
-    { inject: 'i4', expect: [{ name: 'acknowledged', match: /"acknowledged":"alarm\/kitchen"/ }], absent: ['escalated to the neighbour'], settle: 6000 },
+    { inject: 'ex06-i3', expect: [{ name: 'alarm accepted', match: /"status":"accepted"/ }] },
+    { inject: 'ex06-i4', expect: [{ name: 'acknowledged', match: /"acknowledged":"alarm\/kitchen"/ }], absent: ['escalated to the neighbour'], settle: 6000 },
     // No report within 5 s for the garage alarm: the neighbour gets it.
-    { inject: 'i1', expect: [{ name: 'escalated to the neighbour', match: /"status":"accepted"/ }] },
-    { inject: 'i2', expect: [{ name: 'alarm delivered', match: /"alarm":"alarm\/cellar".*"status":"delivered"/ }], absent: ['escalated to the neighbour'] },
+    { inject: 'ex06-i1', expect: [{ name: 'escalated to the neighbour', match: /"status":"accepted"/ }] },
+    {
+      inject: 'ex06-i2',
+      expect: [{ name: 'alarm delivered', match: /"alarm":"alarm\/cellar".*"status":"delivered"/ }],
+      absent: ['escalated to the neighbour'],
+    },
     // A STOP reply puts the number on the opt-out list; the check then finds it there.
-    { inject: 'i7', expect: [{ name: 'not on the list', match: /"number":"420777000125","listed":false/ }], absent: ['on the opt-out list'] },
-    { inject: 'i5', expect: [{ name: 'opted out', match: /blacklisted/ }] },
-    { inject: 'i6', expect: [{ name: 'on the opt-out list', match: /"number":"420777000124","listed":true/ }], absent: ['not on the list'] },
+    { inject: 'ex06-i7', expect: [{ name: 'not on the list', match: /"number":"420777000125","listed":false/ }], absent: ['on the opt-out list'] },
+    { inject: 'ex06-i5', expect: [{ name: 'opted out', match: /blacklisted/ }] },
+    { inject: 'ex06-i6', expect: [{ name: 'on the opt-out list', match: /"number":"420777000124","listed":true/ }], absent: ['not on the list'] },
   ],
   '08': [
     {
-      inject: 'i1',
+      inject: 'ex08-i1',
       expect: [
         { name: 'valid number', match: /"valid":true/, count: 2 },
         { name: 'invalid number', match: /"phone_number":"12ab","valid":false/ },
         { name: 'contact saved', match: /"phone_mobile":"42077700030[12]"/, count: 2 },
       ],
     },
-    { inject: 'i2', expect: [{ name: 'contact', match: /"phone_mobile":"420777000301".*"note":"number checked"/ }] },
-    { inject: 'i3', expect: [{ name: 'consent', match: /"agreement":"20\d\d-/ }] },
+    { inject: 'ex08-i2', expect: [{ name: 'contact', match: /"phone_mobile":"420777000301".*"note":"number checked"/ }] },
+    { inject: 'ex08-i3', expect: [{ name: 'consent', match: /"agreement":"20\d\d-/ }] },
   ],
   // The gateway away: the alarm gives up after its 5 s and the siren's stand-in goes; then the gateway is back.
   '09': [
-    { inject: 'i1', expect: [{ name: 'simulator', match: /"ok":true/ }] },
+    { inject: 'ex09-i1', expect: [{ name: 'simulator', match: /"ok":true/ }] },
     {
-      inject: 'i2',
+      inject: 'ex09-i2',
       expect: [{ name: 'fallback: siren', match: /Siren on: Alarm: the front door opened \(Not sent within 5 s/ }],
       absent: ['alarm: sent', 'alarm: other failure'],
-      errorsOnPurpose: ['t1'],
+      errorsOnPurpose: ['ex09-t1'],
     },
-    { inject: 'i3', expect: [{ name: 'simulator', match: /"ok":true/ }] },
+    { inject: 'ex09-i3', expect: [{ name: 'simulator', match: /"ok":true/ }] },
   ],
   '07': [
-    { inject: 'i1', expect: [{ name: 'code sent', match: /otp-/ }] },
-    { inject: 'i2', expect: [{ name: 'wrong code', match: /"verified":false/ }], absent: ['door opens'] },
-    { inject: 'i3', expect: [{ name: 'door opens', match: /"verified":true/ }], absent: ['wrong code'] },
+    { inject: 'ex07-i1', expect: [{ name: 'code sent', match: /otp-/ }] },
+    { inject: 'ex07-i2', expect: [{ name: 'wrong code', match: /"verified":false/ }], absent: ['door opens'] },
+    { inject: 'ex07-i3', expect: [{ name: 'door opens', match: /"verified":true/ }], absent: ['wrong code'] },
   ],
 };
 

@@ -63,6 +63,8 @@ const NODE_MODULES: NodeModule[] = [
   require('../../nodes/bulkgate-endpoints').default,
 ];
 export const joinNode = require(fromHome('@node-red/nodes/core/sequence/17-split.js'));
+/** Node-RED's own nodes of the version under test (`common/20-inject.js`, `function/10-switch.js`, ...). */
+export const coreNode = (file: string): unknown => require(fromHome(`@node-red/nodes/core/${file}`));
 /** Node-RED's HTTP node app as the nodes see it (the helper does not serve it): tests serve it. */
 export let httpNode: ((req: unknown, res: unknown) => void) | undefined;
 const captureHttpNode = (RED: { httpNode: (req: unknown, res: unknown) => void }) => {

@@ -12,7 +12,7 @@ describe('circuit (unit)', () => {
     const circuit = new Circuit();
     const changes: boolean[] = [];
     circuit.onChange = () => changes.push(circuit.open);
-    circuit.reset();
+    circuit.reset('answered');
     assert.deepEqual(changes, [], 'closed already');
     const before = circuit.signal;
     circuit.trip('HTTP 503');
@@ -21,10 +21,14 @@ describe('circuit (unit)', () => {
     assert.equal(before.aborted, true, 'what waited stops');
     assert.equal(circuit.signal, before, 'while open, waits stop at once');
     assert.equal(circuit.cause?.reason, 'HTTP 503', 'it says why it opened');
-    circuit.reset();
-    circuit.reset();
+    circuit.reset('answered');
+    circuit.reset('nothing-waits');
     assert.deepEqual(changes, [true, false]);
     assert.equal(circuit.cause, undefined);
+    assert.equal(circuit.ended, 'answered', 'how it ended: a reset of a closed circuit changes nothing');
+    circuit.trip('HTTP 503');
+    circuit.reset('nothing-waits');
+    assert.equal(circuit.ended, 'nothing-waits');
     assert.equal(circuit.signal.aborted, false, 'a new signal once closed');
   });
 

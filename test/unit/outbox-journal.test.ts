@@ -213,7 +213,7 @@ describe('outbox journal and policies (unit)', function () {
     circuit.trip('HTTP 503');
     assert.equal(stopped, 1);
     assert.equal(circuit.signal.aborted, true);
-    circuit.reset();
+    circuit.reset('answered');
     assert.equal(circuit.open, false);
     assert.equal(circuit.signal.aborted, false);
     const withdrawn = withdrawnError();
@@ -364,7 +364,7 @@ describe('outbox journal and policies (unit)', function () {
     circuit.trip('HTTP 503');
     await assert.rejects(waiting, (error: unknown) => isWithdrawn(error));
     assert.equal(limiter.queued, 0);
-    circuit.reset();
+    circuit.reset('answered');
     const next = limiter.acquire(1, undefined, circuit.signal);
     let through = false;
     void next.then(() => (through = true));

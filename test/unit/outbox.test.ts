@@ -51,7 +51,8 @@ const unreachable = () => new GatewayError({ type: 'network', retryable: true, m
 function standIn(answer: (entry: OutboxEntry, probe: boolean) => 'ok' | GatewayError, concurrency = 3) {
   const sent: { seq: unknown; probe: boolean; attempts: number }[] = [];
   const settled: { seq: unknown; outcome: Outcome }[] = [];
-  const reports: OutboxReport['kind'][] = [];
+  // `empty` when the gateway answered the last waiting one; `nothing answered` when it gave up or was discarded.
+  const reports: (OutboxReport['kind'] | 'nothing answered')[] = [];
   let inFlight = 0;
   let most = 0;
   const worker: OutboxWorker = {
@@ -60,7 +61,7 @@ function standIn(answer: (entry: OutboxEntry, probe: boolean) => 'ok' | GatewayE
     size: 1_000,
     account: 'home',
     concurrency,
-    report: (report) => reports.push(report.kind),
+    report: (report) => reports.push(report.kind === 'empty' && !report.answered ? 'nothing answered' : report.kind),
     transient: (error) => error instanceof GatewayError && error.retryable,
     send: async (entry, probe) => {
       inFlight++;
@@ -150,6 +151,18 @@ describe('the outbox (unit, a stand-in account)', () => {
       [2, 3],
       'the rest follow the probe that got through',
     );
+    await outbox.detach(worker);
+  });
+
+  it('the last waiting msg gives up while the gateway is away: the account hears that nothing waits, and that nothing answered', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const { worker, settled, reports } = standIn(() => unreachable());
+    await outbox.keep(newEntry(1, { deadline: Date.now() + 300 }), {});
+    outbox.attach(worker);
+    await until('the failed probe told', () => reports.includes('probe-failed'));
+    await until('given up', () => settled.length === 1);
+    assert.equal((settled[0]?.outcome as { error: GatewayError }).error.code, 'expired');
+    assert.equal(reports.at(-1), 'nothing answered', 'the account closes the circuit as "nothing waits", not "reachable again"');
     await outbox.detach(worker);
   });
 

@@ -318,7 +318,7 @@ describe('rate limit (unit, fake clock)', () => {
       assert.deepEqual([held?.code, held?.mayHaveReached], ['network', false]);
       assert.equal(limiter.queued, 0);
       assert.equal((await refusal(limiter.acquire(1, undefined, circuit.signal)))?.code, 'network');
-      circuit.reset();
+      circuit.reset('answered');
       await clock.tickAsync(1_001);
       await limiter.acquire(1, undefined, circuit.signal);
       limiter.close('done');
