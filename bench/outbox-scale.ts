@@ -5,7 +5,9 @@
  * - the backlog it leaves, drained when the gateway returns: msgs/s from the first to the last
  *   that leaves, and the event loop's delay meanwhile (p99), which is what another route of the
  *   same Node-RED waits on top of its own work;
- * - 100,000 numbers through a number check: the event loop's delay meanwhile (p99).
+ * - 100,000 numbers through a number check: the event loop's delay meanwhile (p99);
+ * - three promotional lists of 10,000 numbers each, sent at once, live and from the outbox after
+ *   an outage: the event loop's delay meanwhile (p99), what another route waits on.
  */
 import { monitorEventLoopDelay, performance } from 'node:perf_hooks';
 
@@ -100,6 +102,7 @@ export async function outboxScale(
         runtime.node('scale-check').receive({ payload: numbers });
       }),
   );
+  const lists = await bigLists(runtime, fixedUrl, credentials);
   return {
     storm: { alerts: plan.storm, outageSeconds: plan.outageSeconds, requestsToFailingGateway: failed },
     drain: {
@@ -115,5 +118,58 @@ export async function outboxScale(
       loopDelayP99Ms: check.p99Ms,
       loopDelayMaxMs: check.maxMs,
     },
+    lists,
+  };
+}
+
+/** Three promotional msgs of this many numbers each, sent at once (the issue's probe). */
+export const LISTS = { count: 3, numbers: 10_000 };
+
+/**
+ * Three lists at once, live, then the same three kept through a short outage and sent from the
+ * outbox: the event loop's delay from the first msg in to the last summary out (p99, max).
+ */
+async function bigLists(runtime: ScaleRuntime, fixedUrl: string, credentials: { application_id: string; application_token: string }) {
+  await runtime.deploy([
+    // No retry: a 503 is kept at once (the outbox decides when the lists go again).
+    { id: 'lists-acc', type: 'bulkgate-account', baseUrl: fixedUrl, retries: 0, timeout: 60_000, outboxDelay: 200, credentials },
+    { id: 'lists-p', type: 'bulkgate-promotional', account: 'lists-acc', text: 'Hi <first_name>, the water is off on Monday.', wires: [[], [], ['lists-sum']] },
+    { id: 'lists-sum', type: 'bench-sink' },
+  ]);
+  let summaries = 0;
+  let allSummed: () => void = () => undefined;
+  runtime.onSink('lists-sum', () => {
+    if (++summaries === LISTS.count) allSummed();
+  });
+  const lists = Array.from({ length: LISTS.count }, (_, l) =>
+    Array.from({ length: LISTS.numbers }, (_, i) => ({ number: `42077${l}${String(i).padStart(6, '0')}`, variables: { first_name: `Name${i}` } })),
+  );
+  const sendAll = () =>
+    new Promise<void>((resolve) => {
+      summaries = 0;
+      allSummed = resolve;
+      for (const number of lists) runtime.node('lists-p').receive({ payload: { number } });
+    });
+  // A warm-up list of 10 (the first use loads the send's code once per process).
+  await new Promise<void>((resolve) => {
+    summaries = LISTS.count - 1;
+    allSummed = resolve;
+    runtime.node('lists-p').receive({ payload: { number: lists[0]?.slice(0, 10) } });
+  });
+  let started = performance.now();
+  const live = await loopDelayDuring(sendAll);
+  const liveMs = round(performance.now() - started, 0);
+  // From the outbox: the lists fail with 503 and are kept; the gateway back, the outbox sends them.
+  await control(fixedUrl, 'down');
+  const kept = sendAll();
+  await new Promise((r) => setTimeout(r, 2000));
+  await control(fixedUrl, 'up');
+  started = performance.now();
+  const fromOutbox = await loopDelayDuring(() => kept);
+  return {
+    lists: LISTS.count,
+    numbers: LISTS.numbers,
+    live: { inputToLastSummaryMs: liveMs, loopDelayP99Ms: live.p99Ms, loopDelayMaxMs: live.maxMs },
+    fromOutbox: { upToLastSummaryMs: round(performance.now() - started, 0), loopDelayP99Ms: fromOutbox.p99Ms, loopDelayMaxMs: fromOutbox.maxMs },
   };
 }

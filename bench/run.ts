@@ -35,7 +35,7 @@ import { sharedStore } from './shared-store';
 import { storeBatching } from './store-batching';
 
 function scaleTargets(scale: Awaited<ReturnType<typeof outboxScale>>) {
-  const { storm, drain, numberCheck } = scale;
+  const { storm, drain, numberCheck, lists } = scale;
   return [
     {
       target: `${storm.alerts} alerts during a ${storm.outageSeconds} s outage: requests to the failing gateway <= 100`,
@@ -48,6 +48,16 @@ function scaleTargets(scale: Awaited<ReturnType<typeof outboxScale>>) {
       target: `${numberCheck.numbers} numbers through a number check: the event loop delay another route sees, p99 < 50 ms`,
       value: numberCheck.loopDelayP99Ms,
       pass: numberCheck.loopDelayP99Ms < 50,
+    },
+    {
+      target: `${lists.lists} promotional lists of ${lists.numbers} numbers at once: the event loop delay another route sees, p99 < 50 ms`,
+      value: lists.live.loopDelayP99Ms,
+      pass: lists.live.loopDelayP99Ms < 50,
+    },
+    {
+      target: `the same lists sent from the outbox after an outage: the event loop delay another route sees, p99 < 50 ms`,
+      value: lists.fromOutbox.loopDelayP99Ms,
+      pass: lists.fromOutbox.loopDelayP99Ms < 50,
     },
   ];
 }

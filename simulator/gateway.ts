@@ -97,14 +97,23 @@ function strictCheck(version: Version, body: Record<string, unknown>): void {
   }
 }
 
+/** The key of the duplicate check's index: an account's number. */
+const recipientKey = (account: string, number: string) => `${account}\u0000${number}`;
+
 export class SimulatedGateway {
   readonly state = { outbox: [] as OutboxMessage[], nextId: 1 };
+  /**
+   * The outbox's messages by account and number, oldest first: the duplicate check looks a
+   * recipient up here (a scan of the whole outbox per recipient stalled a list at 60,000).
+   */
+  #byRecipient = new Map<string, OutboxMessage[]>();
   /** Told of each message when it goes out (at once, or when its schedule comes): for delivery reports. */
   onSent: (message: OutboxMessage) => void = () => undefined;
   constructor(private readonly strict: boolean) {}
 
   reset(): void {
     this.state.outbox = [];
+    this.#byRecipient.clear();
     this.state.nextId = 1;
   }
 
@@ -118,6 +127,10 @@ export class SimulatedGateway {
       created: new Date(now).toISOString(),
     };
     this.state.outbox.push(message);
+    const key = recipientKey(message.account, message.number);
+    const same = this.#byRecipient.get(key);
+    if (same) same.push(message);
+    else this.#byRecipient.set(key, [message]);
     if (scheduled === undefined) this.onSent(message);
     return message;
   }
@@ -239,13 +252,10 @@ export class SimulatedGateway {
     // Duplicates: a copy of a recent message is not sent again; its original record is answered.
     const duplicateOf = (plan: Plan & { invalid: false }): OutboxMessage | undefined => {
       if (!duplicates) return undefined;
-      return this.state.outbox.find(
-        (m) =>
-          m.account === account.id &&
-          m.number === plan.number &&
-          now - Date.parse(m.created) < DUPLICATE_WINDOW_MS &&
-          (duplicates === 'same_number' || m.text === plan.delivery.text),
-      );
+      const same = this.#byRecipient.get(recipientKey(account.id, plan.number));
+      // Those past the window are never a duplicate again: dropped from the index, oldest first.
+      while (same?.[0] && now - Date.parse(same[0].created) >= DUPLICATE_WINDOW_MS) same.shift();
+      return same?.find((m) => duplicates === 'same_number' || m.text === plan.delivery.text);
     };
     const cost = plans.reduce((sum, p) => sum + (p.invalid || duplicateOf(p) ? 0 : p.price), 0);
     if (cost > account.credit + 1e-9) throw new ApiError(400, 'low_credit', 'Low credit', `This needs ${round(cost)} credits; ${round(account.credit)} left`);

@@ -179,6 +179,32 @@ describe('gateway client', () => {
       await client.promotional({ number: '420777111222', text: 'other', duplicates_check: 'same_number' });
       assert.equal((await sim.outbox()).messages.length, 1, 'same_number drops a different text too');
     });
+
+    it("the simulator's duplicate check looks a number up, not the whole outbox: a list of 2,000 after 2,000 does not read each kept message per recipient", async () => {
+      const numbers = Array.from({ length: 2000 }, (_, i) => `420777${String(i).padStart(6, '0')}`);
+      await client.promotional({ number: numbers, text: 'first', duplicates_check: 'same_text' });
+      // Every read of a kept message by its place in the outbox, counted (a scan per recipient reads them all for each).
+      const { state } = sim.sim.gateway;
+      let reads = 0;
+      state.outbox = new Proxy(state.outbox, {
+        get(target, key, receiver) {
+          if (typeof key === 'string' && /^\d+$/.test(key)) reads++;
+          return Reflect.get(target, key, receiver) as unknown;
+        },
+      });
+      const second = await client.promotional({ number: numbers, text: 'second', duplicates_check: 'same_text' });
+      assert.equal(second.response.filter((r) => r.status === 'accepted').length, 2000, 'another text: none is a duplicate');
+      const again = await client.promotional({ number: numbers, text: 'second', duplicates_check: 'same_text' });
+      assert.equal(new Set(again.response.map((r) => r.sms_id)).size, 2000);
+      assert.deepEqual(
+        again.response.map((r) => r.sms_id),
+        second.response.map((r) => r.sms_id),
+        'the same text again: each the original',
+      );
+      // A scan per recipient reads over 2 × 2,000 × 2,000; the index, none (the timer that releases scheduled ones reads them all once a second).
+      assert.ok(reads < 400_000, `${reads} reads of kept messages for 4,000 recipients checked`);
+      assert.equal((await sim.outbox()).messages.length, 4000);
+    });
   });
 
   describe('promotional, advanced 1.0', () => {

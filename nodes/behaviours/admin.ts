@@ -1,10 +1,11 @@
 /**
  * The editor's admin endpoints (admin auth and permissions apply). "Test connection" uses the stored
- * token only with the deployed base URL (a cross-site form could send it anywhere else); JSON only
- * (a cross-site form cannot send it without a CORS preflight); answers in the client's own words.
+ * token only with the deployed base URL (a cross-site form could send it anywhere else); each
+ * endpoint refuses a request a page of another site sent (`fromAnotherSite`); answers in the
+ * client's own words.
  */
 import type { NodeAPI } from 'node-red';
-import type { Request, Response } from 'express';
+import type { NextFunction, Request, Response } from 'express';
 import type { GatewayClient } from '../../gateway';
 import { DEFAULT_TIMEOUT } from '../../gateway/defaults';
 import type { AccountCredentials } from '../account/account';
@@ -20,11 +21,41 @@ const registered = new WeakSet<object>();
 /** What Node-RED puts in a password field when a value is stored. */
 const STORED_PLACEHOLDER = '__PWRD__';
 
+/**
+ * Whether a web page of another site sent this request. Node-RED's admin app answers CORS with `*`
+ * and echoes any header a preflight asks for, so neither JSON nor a custom header keeps such a page
+ * out, and without adminAuth nothing else does. The browser's `Sec-Fetch-Site` decides where it is
+ * sent (every current browser): only the editor's own pages (`same-origin`) and a typed address
+ * (`none`) pass; another port of the same host is `same-site`, refused too. It names the page's
+ * origin against the address the browser asked, so a proxy that rewrites Host (Home Assistant's
+ * ingress) changes nothing. Without it (an older browser), `Origin` against this request's Host:
+ * behind such a proxy these differ and an older browser is refused; X-Forwarded-Host is not
+ * trusted, as the page itself could set it. No Origin either: not a page's cross-origin request
+ * (curl, a script, the editor's same-origin GET in an older browser).
+ */
+export function fromAnotherSite(req: Request): boolean {
+  const site = req.get('sec-fetch-site');
+  if (site !== undefined) return site !== 'same-origin' && site !== 'none';
+  const origin = req.get('origin');
+  if (origin === undefined) return false;
+  try {
+    return new URL(origin).host !== req.get('host');
+  } catch {
+    // `null` (a sandboxed frame, a file) or anything unreadable.
+    return true;
+  }
+}
+
 export function registerAdminEndpoints(RED: NodeAPI): void {
   if (registered.has(RED.httpAdmin)) return;
   registered.add(RED.httpAdmin);
+  // Before the permission check: refused with adminAuth or without (a page cannot hold the editor's token, but need not try).
+  const sameSiteOnly = (req: Request, res: Response, next: NextFunction) => {
+    if (!fromAnotherSite(req)) return next();
+    res.status(403).json({ ok: false, type: 'cross_site', message: RED._('bulkgate-account.admin.cross-site') });
+  };
   // The outbox of a deployed account: how many wait, and emptying it (each message goes to Catch).
-  RED.httpAdmin.get('/bulkgate/outbox/:id', RED.auth.needsPermission('bulkgate-account.read'), (req: Request, res: Response) => {
+  RED.httpAdmin.get('/bulkgate/outbox/:id', sameSiteOnly, RED.auth.needsPermission('bulkgate-account.read'), (req: Request, res: Response) => {
     const account = accountOf(RED, String(req.params.id));
     // While the gateway is marked unreachable: the last failure (the client's own sentence) and since when.
     const cause = account?.circuit.cause;
@@ -35,7 +66,7 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
       store: account?.storeTrouble ?? null,
     });
   });
-  RED.httpAdmin.post('/bulkgate/outbox/:id/empty', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
+  RED.httpAdmin.post('/bulkgate/outbox/:id/empty', sameSiteOnly, RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
     if (!req.is('application/json')) return res.status(415).json({ ok: false, message: 'This endpoint takes application/json only' });
     const account = accountOf(RED, String(req.params.id));
     if (!account) return res.status(404).json({ ok: false, message: 'No deployed BulkGate account has this id' });
@@ -44,7 +75,7 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
       () => res.status(500).json({ ok: false, message: 'The outbox could not be emptied' }),
     );
   });
-  RED.httpAdmin.post('/bulkgate/test-connection', RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
+  RED.httpAdmin.post('/bulkgate/test-connection', sameSiteOnly, RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
     if (!req.is('application/json')) return res.status(415).json({ ok: false, type: 'invalid_request', message: 'This endpoint takes application/json only' });
     const input = (req.body ?? {}) as TestRequest;
     void Promise.all([testGateway(RED, input), text(input.store) === 'redis' ? testStore(RED, input) : undefined]).then(

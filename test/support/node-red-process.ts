@@ -9,6 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..');
+/** The Node-RED to start: the project's own, or the install NODE_RED_HOME names (the version matrix), as in red.ts. */
+const RED_JS = require.resolve('node-red/red.js', process.env.NODE_RED_HOME ? { paths: [process.env.NODE_RED_HOME] } : undefined);
 
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -62,7 +64,7 @@ export function nodeRedProcess(prefix = 'bulkgate-copy-', existing?: string): No
     async start(options = {}) {
       const port = await freePort();
       output = '';
-      const args = [require.resolve('node-red/red.js'), '--userDir', userDir, '--port', String(port), '--settings', join(userDir, 'settings.js')];
+      const args = [RED_JS, '--userDir', userDir, '--port', String(port), '--settings', join(userDir, 'settings.js')];
       const env = { ...process.env, ...options.env };
       const stdio: ['ignore', 'pipe', 'pipe'] = ['ignore', 'pipe', 'pipe'];
       if (options.hostname !== undefined) {
