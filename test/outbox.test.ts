@@ -6,7 +6,8 @@
  */
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { collect, helper, load, statusOf, unload, type FlowNode, type TestNode } from './support/red';
 import { watchEscapes } from './support/escapes';
@@ -281,14 +282,20 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     // The outbox's directory cannot be made (as a full disk or a permission): every keep fails.
     ['its directory is a file', 'outbox_unavailable', () => writeFileSync(join(userDir, 'bulkgate-outbox'), 'not a directory')],
     [
-      'a lock another host holds',
+      // Another living Node-RED on this directory (a process of this host that runs): refused, not
+      // held (a lock of another host is held for until it goes stale: the lock fault test).
+      'a lock another living process holds',
       'outbox_locked',
       () => {
+        const holder = spawn(process.execPath, ['-e', 'setTimeout(() => {}, 120000)'], { stdio: 'ignore' });
+        lockHolders.push(holder);
         mkdirSync(join(userDir, 'bulkgate-outbox'), { recursive: true });
-        writeFileSync(`${outboxFile()}.lock`, JSON.stringify({ pid: 1, host: 'another-host' }));
+        writeFileSync(`${outboxFile()}.lock`, JSON.stringify({ pid: holder.pid, host: hostname() }));
       },
     ],
   ];
+  const lockHolders: ChildProcess[] = [];
+  after(() => lockHolders.forEach((holder) => holder.kill()));
   for (const [why, code, plant] of cannotKeep)
     it(`an outbox that cannot keep (${why}): the gateway failure goes to Catch, and once the gateway is back the next alerts are sent, not refused`, async () => {
       plant();
