@@ -1,5 +1,6 @@
 /** The gateway client (no Node-RED import): each operation prepared, sent, read and retried. */
 import { AbortGroup, onStop, settledWithin, type StopSignal } from './abort';
+import { timerDelay } from './clock';
 import { withdrawnError } from './withdrawn';
 import { baseUrlProblem } from './base-url';
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
@@ -259,7 +260,7 @@ function sleep(ms: number, signals: (StopSignal | undefined)[]): Promise<void> {
       for (const stop of stops) stop();
       resolve();
     };
-    const timer = setTimeout(done, ms);
+    const timer = setTimeout(done, timerDelay(ms));
     const stops = signals.map((s) => onStop(s, done));
   });
 }

@@ -1,7 +1,7 @@
 // The account's outbox: a message the gateway could not take is logged before the msg's `done` and
 // sent again until taken or out of time; results come out in the order the msgs came.
 import { randomBytes } from 'node:crypto';
-import { GatewayError, resendable, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
+import { GatewayError, resendable, timerDelay, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
 import { lockedError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import type { AccountStore, OutboxFile, OutboxLog } from './store';
@@ -428,7 +428,7 @@ export class Outbox {
     this.#expiryTimer = undefined;
     this.#expiryAt = first;
     if (first === Infinity) return;
-    // setTimeout's longest wait is about 24.8 days; the timer is armed again when it fires.
+    // Within setTimeout's longest wait; the timer is armed again when it fires.
     this.#expiryTimer = setTimeout(
       () => {
         this.#expiryTimer = undefined;
@@ -436,7 +436,7 @@ export class Outbox {
         if (this.#worker) this.#expire(this.#worker);
         this.#armExpiry();
       },
-      Math.min(2 ** 31 - 1, Math.max(0, first - Date.now() + 1)),
+      timerDelay(first - Date.now() + 1),
     );
   }
 

@@ -1,6 +1,6 @@
 // The account's rate limit, shared by its nodes: at most `limit` messages in a sliding window (kept
 // by the account's store), with a bounded FIFO queue for what has to wait.
-import { GatewayError, withdrawnError, onStop, type GiveUp, type StopSignal } from '../../gateway';
+import { after, GatewayError, withdrawnError, monotonicNow, onStop, timerDelay, type GiveUp, type StopSignal } from '../../gateway';
 import { Fifo } from '../../gateway/fifo';
 import { MemoryWindow, type RateWindow, type Reservation } from './store';
 
@@ -63,11 +63,12 @@ export class RateLimiter {
       const stopListening = onStop(signal, () => this.#refuse(waiter, closed('the request was cancelled')));
       const stopWithdrawing = onStop(withdraw, () => this.#refuse(waiter, withdrawnError()));
       // Its node's give-up time passes while it waits here: it ends then, not when its turn comes.
-      const timer = giveUp ? setTimeout(() => this.#refuse(waiter, giveUp.error()), Math.max(0, giveUp.at - Date.now())) : undefined;
+      // Its wait is taken from the wall clock once; then it runs on Node's timers, which a clock step does not move.
+      const stopGivingUp = giveUp ? after(giveUp.at - Date.now(), () => this.#refuse(waiter, giveUp.error())) : undefined;
       waiter.unlisten = () => {
         stopListening();
         stopWithdrawing();
-        clearTimeout(timer);
+        stopGivingUp?.();
       };
       this.#queue.push(waiter);
       if (!behind) return void this.#pump();
@@ -136,9 +137,10 @@ export class RateLimiter {
     this.#asking = run;
     let reservation: Reservation | undefined;
     try {
+      // This process's window counts on the monotonic clock: a wall clock stepped back an hour would hold it shut for the hour, one stepped forward would empty it.
       reservation = await this.window.reserveInOrder(
         run.map((w) => w.messages),
-        Date.now(),
+        monotonicNow(),
       );
     } catch (error) {
       // The window could not answer (its store is unreachable): the head is refused, the rest asked again.
@@ -170,7 +172,8 @@ export class RateLimiter {
     this.#timer = setTimeout(() => {
       this.#timer = undefined;
       void this.#pump();
-    }, wait);
+      // A shared store's clock stepped back answers a wait of the step: asked again within the timer's limit.
+    }, timerDelay(wait));
   }
 }
 

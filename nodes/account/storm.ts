@@ -1,5 +1,6 @@
 // Alert storms: past `limit` messages in a window, the rest are held back (each ends without error)
 // and one notice at its end says how many; with a shared store the copies count in one window.
+import { timerDelay } from '../../gateway';
 import { numberSetting } from '../plumbing/settings';
 
 /** A node's storm guard from its settings: `stormLimit` alerts (0 or missing: off) per `stormWindow` seconds. */
@@ -61,7 +62,7 @@ export class StormGuard<T> {
     if (answer.admitted) return true;
     let window = this.#shared.get(answer.window);
     if (!window) {
-      const timer = setTimeout(() => this.#endShared(answer.window, collect), Math.max(0, answer.endsInMs) + SHARED_SETTLE_MS);
+      const timer = setTimeout(() => this.#endShared(answer.window, collect), timerDelay(answer.endsInMs + SHARED_SETTLE_MS));
       this.#shared.set(answer.window, (window = { last: item, held: 0, timer }));
     }
     window.held++;

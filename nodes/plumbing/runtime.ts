@@ -1,7 +1,7 @@
 /** Node-RED plumbing shared by the nodes: property evaluation, status, the one failure path. */
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import type { Done, Msg, Send } from './msg';
-import { GatewayError, invalidRequest, type AbortGroup } from '../../gateway';
+import { GatewayError, invalidRequest, monotonicNow, type AbortGroup } from '../../gateway';
 import { english, type Wording } from '../../gateway/wording';
 
 export type { Done, Msg, Send } from './msg';
@@ -47,14 +47,15 @@ const STATUS_INTERVAL = 200;
 
 /** Thousands of msgs a second spend nothing on status: `describe` (i18next) runs only when shown. */
 export class StatusThrottle {
-  #last = 0;
+  /** When one was last shown, on the monotonic clock: a wall clock stepped back would freeze the status for the step. */
+  #last = -Infinity;
   #pending: (() => NodeStatus) | undefined;
   #timer: NodeJS.Timeout | undefined;
 
   constructor(private readonly node: Node) {}
 
   show(describe: () => NodeStatus): void {
-    const now = Date.now();
+    const now = monotonicNow();
     if (!this.#timer && now - this.#last >= STATUS_INTERVAL) {
       this.#last = now;
       this.node.status(describe());
@@ -66,7 +67,7 @@ export class StatusThrottle {
 
   readonly #flush = () => {
     this.#timer = undefined;
-    this.#last = Date.now();
+    this.#last = monotonicNow();
     if (this.#pending) this.node.status(this.#pending());
     this.#pending = undefined;
   };

@@ -46,7 +46,7 @@ function passes(limiter: RateLimiter, labels: string[], order: string[]): Promis
 describe('rate limit (unit, fake clock)', () => {
   let clock: ReturnType<typeof FakeTimers.install>;
   beforeEach(() => {
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
   });
   afterEach(() => clock.uninstall());
 
@@ -354,5 +354,109 @@ describe('rate limit (unit, fake clock)', () => {
       assert.equal(passed, true);
       limiter.close('done');
     });
+  });
+});
+
+const DAY = 24 * 3600 * 1000;
+
+/** A window kept elsewhere whose own clock is the wall clock (a shared store's server, stepped with this host). */
+class WallWindow extends FarWindow {
+  override async reserveInOrder(sends: readonly number[]): Promise<Reservation> {
+    return super.reserveInOrder(sends, Date.now());
+  }
+}
+
+describe('rate limit across clock steps (unit, fake clock: the wall clock steps, timers and the monotonic clock do not)', () => {
+  let clock: ReturnType<typeof FakeTimers.install>;
+  beforeEach(() => {
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.parse('2026-11-25T10:00:00Z') });
+  });
+  afterEach(() => clock.uninstall());
+
+  it('a step back of 30 days with a queued msg: the window is asked a bounded number of times (no timer past the 24.8-day limit, which fires after 1 ms), and a give-up time is not ended early', async () => {
+    const window = new WallWindow(1, 60_000);
+    const limiter = new RateLimiter(1, 60_000, 10, () => undefined, window);
+    await limiter.acquire(1);
+    const order: string[] = [];
+    void passes(limiter, ['b'], order);
+    await clock.tickAsync(0);
+    clock.setSystemTime(Date.now() - 30 * DAY);
+    const expired = new GatewayError({ type: 'expired', message: 'not sent in time' });
+    void limiter.acquire(1, undefined, undefined, { at: Date.now() + 30 * DAY + 600_000, error: () => expired }).then(
+      () => void order.push('c'),
+      (error: GatewayError) => void order.push(`c:${error.code}`),
+    );
+    const before = window.asked;
+    await clock.tickAsync(120_000);
+    assert.ok(window.asked - before <= 3, `asked ${window.asked - before} times in 2 minutes`);
+    assert.deepEqual(order, [], 'b waits for the window (its store says 30 days), c behind it, its give-up time not reached');
+    limiter.close('done');
+  });
+
+  it("a step back of an hour: this process's window still admits at its rate (2 per 1 s)", async () => {
+    const limiter = new RateLimiter(2, 1_000, 10);
+    const order: string[] = [];
+    const all = passes(limiter, ['a', 'b', 'c', 'd'], order);
+    await clock.tickAsync(0);
+    assert.deepEqual(order, ['a', 'b']);
+    clock.setSystemTime(Date.now() - 3600_000);
+    await clock.tickAsync(1_001);
+    assert.deepEqual(order, ['a', 'b', 'c', 'd'], 'the window passed, on the clock that does not step');
+    await Promise.all(all);
+    limiter.close('done');
+  });
+
+  it('a step forward of a year: the window holds (no burst), and a msg waiting with a give-up time is not ended untried', async () => {
+    const limiter = new RateLimiter(2, 1_000, 10);
+    const order: string[] = [];
+    void passes(limiter, ['a', 'b'], order);
+    await clock.tickAsync(0);
+    clock.setSystemTime(Date.now() + 365 * DAY);
+    const expired = new GatewayError({ type: 'expired', message: 'not sent in time' });
+    const giveUp = { at: Date.now() + 600_000, error: () => expired };
+    const later = ['c', 'd'].map((label) =>
+      limiter.acquire(1, undefined, undefined, giveUp).then(
+        () => void order.push(label),
+        (error: GatewayError) => void order.push(`${label}:${error.code}`),
+      ),
+    );
+    await clock.tickAsync(500);
+    assert.deepEqual(order, ['a', 'b'], 'c and d wait for the window: a year on the wall clock is not a second passed');
+    await clock.tickAsync(501);
+    assert.deepEqual(order, ['a', 'b', 'c', 'd']);
+    await Promise.all(later);
+    limiter.close('done');
+  });
+});
+
+describe('rate limit past the timer limit (real timers: Node warns of a wait past 2^31-1 ms)', () => {
+  it('a window that answers a wait of 30 days, and a give-up time 30 days on: no TimeoutOverflowWarning, no question asked again, nothing ended', async () => {
+    const warnings: Error[] = [];
+    const onWarning = (warning: Error) => void warnings.push(warning);
+    process.on('warning', onWarning);
+    let asked = 0;
+    const window: RateWindow = {
+      reserveInOrder: async () => (asked++ === 0 ? { passed: 1, wait: 0 } : { passed: 0, wait: 30 * DAY }),
+      refund: async () => undefined,
+    };
+    const limiter = new RateLimiter(1, 60_000, 10, () => undefined, window);
+    try {
+      await limiter.acquire(1);
+      let ended: unknown;
+      void limiter.acquire(1, undefined, undefined, { at: Date.now() + 30 * DAY, error: () => new GatewayError({ type: 'expired', message: 'late' }) }).then(
+        () => (ended = 'passed'),
+        (error: unknown) => (ended = error),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      assert.deepEqual(
+        warnings.map((w) => w.name),
+        [],
+      );
+      assert.equal(asked, 2, 'asked once for the first, once for the second');
+      assert.equal(ended, undefined);
+    } finally {
+      limiter.close('done');
+      process.off('warning', onWarning);
+    }
   });
 });

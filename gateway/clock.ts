@@ -1,0 +1,30 @@
+// Time inside a process. The wall clock (Date.now) steps: NTP sets a Raspberry Pi without a
+// real-time clock right after boot, by hours or years. So durations run on the monotonic clock,
+// and no timer is armed past Node's limit (Node fires a longer one after 1 ms, with a
+// TimeoutOverflowWarning: a pump that asks again floods the log).
+
+/** setTimeout's longest wait: 2^31-1 ms, about 24.8 days. */
+export const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** A wait a timer can be armed with: 0 to MAX_TIMER_MS (one that waited less checks again and is armed again). */
+export function timerDelay(ms: number): number {
+  return ms > 0 ? Math.min(MAX_TIMER_MS, ms) : 0;
+}
+
+/** Calls `fire` once `ms` have passed (Node's timers run on the monotonic clock), in timers within the limit; returns its cancel. */
+export function after(ms: number, fire: () => void): () => void {
+  let left = Number.isFinite(ms) ? Math.max(0, ms) : MAX_TIMER_MS;
+  let timer: NodeJS.Timeout;
+  const arm = (): void => {
+    const wait = timerDelay(left);
+    left -= wait;
+    timer = setTimeout(left > 0 ? arm : fire, wait);
+  };
+  arm();
+  return () => clearTimeout(timer);
+}
+
+/** Ms on a clock that never steps; read through the global at each call, so a fake clock in a test reaches it. */
+export function monotonicNow(): number {
+  return performance.now();
+}
