@@ -58,10 +58,11 @@ export class GatewayError extends Error {
 
   constructor(
     init: { type: string; brief?: ErrorBrief; status?: number; detail?: string | null; retryable?: boolean; cause?: unknown } & (
-      { message: string; wording?: undefined } | { wording: Wording; message?: undefined }
+      { message: string; wording?: Wording } | { wording: Wording; message?: undefined }
     ),
   ) {
-    const message = init.wording ? english(init.wording) : init.message;
+    // A message beside a wording is its English from a table the client does not hold (the nodes' own sentences).
+    const message = init.message ?? english(init.wording);
     super(message, init.cause === undefined ? undefined : { cause: readableCause(init.cause) });
     this.name = 'GatewayError';
     this.code = init.type;

@@ -170,7 +170,8 @@ export const ERRORS = {
   withdrawn: 'Not sent: withdrawn before it reached the gateway',
 } as const;
 
-type Leaves<T, P extends string = ''> = {
+/** The dotted keys of a table of sentences. */
+export type Leaves<T, P extends string = ''> = {
   [K in keyof T & string]: T[K] extends string ? `${P}${K}` : Leaves<T[K], `${P}${K}.`>;
 }[keyof T & string];
 

@@ -10,10 +10,14 @@ import { join } from 'node:path';
 import { RULE_WORDING, SCHEMAS } from '../gateway/schemas';
 import { ERRORS } from '../gateway/wording';
 import { TRACKING_LOG } from '../nodes/account/tracking-file';
+import { NODE_ERRORS } from '../nodes/plumbing/wording';
 import { appendLinesNode, nodeRedProcess } from './support/node-red-process';
 import { until } from './support/wait';
 
 const LOCALES = join(__dirname, '..', '..', 'locales');
+
+/** Every sentence an error can carry: the client's and the nodes' own (one catalog section, so no key in both). */
+const ALL_ERRORS = { ...ERRORS, ...NODE_ERRORS };
 
 type Section = { [key: string]: string | Section };
 
@@ -29,7 +33,7 @@ function keysAndParams(section: Section, prefix = ''): Map<string, string> {
 }
 
 /** What is wrong with the catalogs' `section` (errors, tracking) against the English sentences the code carries. */
-function catalogProblems(catalogs: Record<string, Record<string, Section>>, section = 'errors', english: object = ERRORS): string[] {
+function catalogProblems(catalogs: Record<string, Record<string, Section>>, section = 'errors', english: object = ALL_ERRORS): string[] {
   const problems: string[] = [];
   const wanted = keysAndParams(english as Section);
   for (const [lang, catalog] of Object.entries(catalogs)) {
@@ -59,7 +63,11 @@ describe("errors in the user's language", function () {
     assert.deepEqual(catalogProblems(catalogs), []);
     assert.deepEqual(catalogProblems(catalogs, 'tracking', TRACKING_LOG), []);
     // The en-US catalog says what the standalone client (and the tracking file) say, word for word.
-    assert.deepEqual(catalogs['en-US']?.errors, ERRORS);
+    assert.deepEqual(
+      Object.keys(NODE_ERRORS).filter((key) => key in ERRORS),
+      [],
+    );
+    assert.deepEqual(catalogs['en-US']?.errors, ALL_ERRORS);
     assert.deepEqual(catalogs['en-US']?.tracking, TRACKING_LOG);
   });
 
@@ -83,7 +91,46 @@ describe("errors in the user's language", function () {
     delete de['text-too-long'];
     const cs = catalogs.cs?.errors as Section;
     cs['not-boolean'] = 'musí být true nebo false';
-    assert.deepEqual(catalogProblems(catalogs).sort(), ['cs: errors.not-boolean has parameters , the English field', 'de: errors.text-too-long missing']);
+    // The nodes' own sentences too.
+    delete de['no-number'];
+    cs['one-phone'] = '__field__ musí být jediné telefonní číslo';
+    assert.deepEqual(catalogProblems(catalogs).sort(), [
+      'cs: errors.not-boolean has parameters , the English field',
+      'cs: errors.one-phone has parameters field, the English field,numbers',
+      'de: errors.no-number missing',
+      'de: errors.text-too-long missing',
+    ]);
+  });
+
+  it('Node-RED started with LANG=de_DE.UTF-8: a send with no number reaches a Catch node in German, naming the field and where it read', async () => {
+    const copy = nodeRedProcess('bulkgate-error-language-');
+    const caught = join(copy.userDir, 'caught.txt');
+    copy.flows(
+      [
+        { id: 'tab', type: 'tab', label: 'errors' },
+        { id: 'acc', type: 'bulkgate-account', name: 'home', baseUrl: 'http://127.0.0.1:9', retries: 0 },
+        // No msg.number: the node's check refuses the msg before a request exists.
+        { id: 'alarm', z: 'tab', type: 'inject', props: [{ p: 'payload' }], payload: 'fits', payloadType: 'str', wires: [['t']] },
+        { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [[], []] },
+        { id: 'c', z: 'tab', type: 'catch', scope: ['t'], uncaught: false, wires: [['f']] },
+        { id: 'f', z: 'tab', type: 'function', func: 'msg.payload = msg.error.message; return msg;', outputs: 1, wires: [['w']] },
+        appendLinesNode('w', caught),
+      ],
+      { acc: { application_id: '1', application_token: 'error-language-token' } },
+    );
+    try {
+      const editor = await copy.start({ env: { LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8' } });
+      assert.equal((await fetch(`${editor}/inject/alarm`, { method: 'POST' })).status, 200);
+      const lines = () => (existsSync(caught) ? readFileSync(caught, 'utf8').split('\n').filter(Boolean) : []);
+      await until('the Catch node wrote what it caught', () => lines().length > 0).catch(() => undefined);
+      assert.deepEqual(
+        lines(),
+        ['keine Nummer: das Feld Empfänger liest msg.number (füllen Sie es oder wählen Sie im Node eine andere Eigenschaft)'],
+        copy.output(),
+      );
+    } finally {
+      await copy.remove();
+    }
   });
 
   const LONG = 'x'.repeat(640);

@@ -1,8 +1,9 @@
 /** The `bulkgate-balance` node: reads the credit; port 2 fires when it is below the threshold. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, invalidRequest, type ApiFamily, type HttpMethod } from '../../gateway';
+import { AbortGroup, type ApiFamily, type HttpMethod } from '../../gateway';
 import { answerInputs, NO_ACCOUNT, nodeCatalog, StatusThrottle } from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
+import { nodeInvalid } from '../plumbing/wording';
 
 export function balanceNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-balance');
@@ -18,7 +19,7 @@ export function balanceNode(RED: NodeAPI) {
 
     answerInputs(node, texts, status, stop, async (msg, send, done) => {
       if (!account) throw NO_ACCOUNT();
-      if (threshold !== undefined && !Number.isFinite(threshold)) throw invalidRequest(`threshold must be a number, got "${String(config.threshold)}"`);
+      if (threshold !== undefined && !Number.isFinite(threshold)) throw nodeInvalid('threshold-not-number', { value: String(config.threshold) });
       status.show(() => ({ fill: 'blue', shape: 'dot', text: texts('status.reading') }));
       const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop });
       msg.payload = balance;

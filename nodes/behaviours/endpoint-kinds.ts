@@ -1,13 +1,14 @@
 /** What each endpoint node does with a msg: OTP, number check, blacklist, address book. */
-import { invalidRequest, isPhoneNumber, isPlainObject, normalizeNumber, type EndpointName } from '../../gateway';
+import { isPhoneNumber, isPlainObject, normalizeNumber, type EndpointName } from '../../gateway';
 import { numbersOf, oneNumber, takenBy, type EndpointContext, type EndpointHandler, type EndpointOutcome } from './endpoint-node';
 import { mapInSteps, type Msg } from '../plumbing/runtime';
+import { nodeInvalid } from '../plumbing/wording';
 
 /** An action setting: the node's, or the default when a flow file has none. */
 function actionOf<T extends string>(ctx: EndpointContext, actions: readonly T[]): T {
   const action = ctx.config.action;
   if (action === undefined || action === '') return actions[0] as T;
-  if (!(actions as readonly string[]).includes(String(action))) throw invalidRequest(`action must be one of ${actions.join(', ')}, not ${String(action)}`);
+  if (!(actions as readonly string[]).includes(String(action))) throw nodeInvalid('action-unknown', { actions: actions.join(', '), action: String(action) });
   return action as T;
 }
 
@@ -84,7 +85,7 @@ async function split<T>(ctx: EndpointContext, records: T[], first: (record: T) =
 /** The numbers a call takes: the payload's own, else the panel's; one at least. */
 function requiredNumbers(own: Record<string, unknown>, panel: unknown): string[] {
   const numbers = own.numbers !== undefined ? numbersOf(own.numbers, 'numbers') : numbersOf(panel);
-  if (numbers.length === 0) throw invalidRequest('number is required: one or more phone numbers, in msg.payload by default', { key: 'no-recipient' });
+  if (numbers.length === 0) throw nodeInvalid('number-required', undefined, { key: 'no-recipient' });
   return numbers;
 }
 
@@ -168,7 +169,7 @@ export const contacts: EndpointHandler = async (ctx) => {
     if (action === 'add' && isPlainObject(fields.data) && fields.data.phone_mobile === undefined && fields.phone_number !== undefined) {
       fields.data = { phone_mobile: fields.phone_number, ...fields.data };
     }
-    if (fields.data === undefined) throw invalidRequest(`data is required: the contact's fields (phone_mobile, first_name, ...) in msg.payload`);
+    if (fields.data === undefined) throw nodeInvalid('data-required');
   }
   msg.payload = await ctx.call(name, takenBy(name, fields));
   return { outputs: [msg], status: { key: action } } satisfies EndpointOutcome;

@@ -4,6 +4,8 @@ import { AbortGroup, bodyFields, invalidRequest, isAbsent, isPlainObject, splitN
 import { typedSettings } from '../definitions';
 import { answerInputs, evaluate, NO_ACCOUNT, nodeCatalog, mapInSteps, sendInBatches, sequence, StatusThrottle, type Msg } from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
+import { nodeInvalid } from '../plumbing/wording';
+import { wording } from '../../gateway/wording';
 
 type EndpointConfig = NodeDef & Record<string, unknown>;
 
@@ -36,15 +38,15 @@ export function numbersOf(value: unknown, field = 'number'): string[] {
       if (typeof entry === 'string' || (typeof entry === 'number' && Number.isFinite(entry))) return [String(entry)];
       if (isPlainObject(entry) && (typeof entry.number === 'string' || typeof entry.number === 'number')) return [String(entry.number)];
       if (isPlainObject(entry) && (typeof entry.phone_number === 'string' || typeof entry.phone_number === 'number')) return [String(entry.phone_number)];
-      throw invalidRequest(`${field}[${i}] must be a phone number`);
+      throw invalidRequest(wording('not-phone', { field: `${field}[${i}]` }));
     });
   }
-  throw invalidRequest(`${field} must be a phone number, numbers separated by ; or , or a list of them`);
+  throw nodeInvalid('not-phones', { field });
 }
 
 export function oneNumber(value: unknown, field: string): string | undefined {
   const numbers = numbersOf(value, field);
-  if (numbers.length > 1) throw invalidRequest(`${field} must be one phone number (it holds ${numbers.length})`);
+  if (numbers.length > 1) throw nodeInvalid('one-phone', { field, numbers: numbers.length });
   return numbers[0];
 }
 

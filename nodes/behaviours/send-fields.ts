@@ -1,14 +1,13 @@
 /** A msg's request fields: the settings and template; an object msg.payload fills what the panel leaves. */
 import type { Node, NodeAPI } from 'node-red';
-import { bodyFields, bodyShape, invalidRequest, isPhoneNumber, isPlainObject, schemaKey, SEND_FIELDS, sendOperation, VERSIONS } from '../../gateway';
+import { bodyFields, bodyShape, isPhoneNumber, isPlainObject, schemaKey, SEND_FIELDS, sendOperation, VERSIONS } from '../../gateway';
 import type { ApiVersion, GatewayError, Operation, SendField, SendFields } from '../../gateway';
 import { DEFINITIONS, typedSettings } from '../definitions';
 import { evaluate, type Msg, type TypedSetting } from '../plumbing/runtime';
+import { nodeInvalid, nodeWording } from '../plumbing/wording';
+import type { Wording } from '../../gateway/wording';
 
 export type SendConfig = Record<string, unknown>;
-
-const TIMESTAMP_AS_TEXT =
-  "text is empty in the node, so msg.payload is the text, and it is a number (an inject node's timestamp?): write the text in the node, or send msg.payload as a string";
 
 const channelHasText = (channel: unknown) => Array.isArray(channel) && channel.some((c) => isPlainObject(c) && typeof c.text === 'string' && c.text !== '');
 
@@ -60,17 +59,18 @@ export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
 export function noRecipient(plan: FieldPlan, fields: SendFields, msg: Msg): GatewayError | undefined {
   if (fields.number !== undefined || fields.groups !== undefined || fields.admins !== undefined || fields.admin !== undefined) return undefined;
   const setting = plan.typed.find(([field]) => field === 'number')?.[1];
-  const where = setting ? describeSetting(setting) : 'nothing';
+  const where = setting ? describeSetting(setting) : nodeWording('setting.nothing');
   const elsewhere = (['payload', 'topic'] as const).find((key) => typeof msg[key] === 'string' && isPhoneNumber(msg[key] as string));
-  const hint = elsewhere ? `; msg.${elsewhere} holds a phone number: to send to it, set Recipients to msg.${elsewhere}` : '';
-  return invalidRequest(`no number: the Recipients field reads ${where} (set it, or choose another property in the node)${hint}`, { key: 'no-recipient' });
+  return elsewhere
+    ? nodeInvalid('no-number-elsewhere', { where, elsewhere }, { key: 'no-recipient' })
+    : nodeInvalid('no-number', { where }, { key: 'no-recipient' });
 }
 
 /** Where a TypedInput reads from, as a user reads it in the panel. */
-function describeSetting({ type, value }: TypedSetting): string {
+function describeSetting({ type, value }: TypedSetting): string | Wording {
   if (type === 'msg' || type === 'flow' || type === 'global') return `${type}.${String(value ?? '')}`;
-  if (type === 'env') return `the environment variable ${String(value ?? '')}`;
-  return type === 'jsonata' ? 'its JSONata expression' : 'a fixed value that is empty';
+  if (type === 'env') return nodeWording('setting.env', { name: String(value ?? '') });
+  return nodeWording(type === 'jsonata' ? 'setting.jsonata' : 'setting.empty');
 }
 
 /** The default cascade: SMS alone, with none of its settings changed. */
@@ -113,7 +113,7 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, 
   else if (typeof msg.payload === 'string') fields.text = msg.payload;
   else if (typeof msg.payload === 'number' && !channelHasText(fields.channel)) {
     // An inject node's default payload is a timestamp: sent as the text, it would be digits.
-    throw invalidRequest(TIMESTAMP_AS_TEXT, { key: 'no-text' });
+    throw nodeInvalid('timestamp-as-text', undefined, { key: 'no-text' });
   }
 
   const overrides = () => {
@@ -148,6 +148,6 @@ function renderText(node: Node, template: string, msg: Msg): string {
   try {
     return mustache.render(template, view, {}, { escape: (value: unknown) => String(value) });
   } catch (error) {
-    throw invalidRequest(`text template could not be filled from the msg: ${(error as Error).message}`);
+    throw nodeInvalid('template-unfilled', { cause: (error as Error).message });
   }
 }

@@ -1,8 +1,9 @@
 /** Node-RED plumbing shared by the nodes: property evaluation, status, the one failure path. */
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import type { Done, Msg, Send } from './msg';
-import { GatewayError, invalidRequest, monotonicNow, type AbortGroup } from '../../gateway';
-import { english, type Wording } from '../../gateway/wording';
+import { GatewayError, monotonicNow, type AbortGroup } from '../../gateway';
+import type { Wording } from '../../gateway/wording';
+import { nodeEnglish, nodeInvalid } from './wording';
 
 export type { Done, Msg, Send } from './msg';
 
@@ -19,7 +20,7 @@ export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, sett
   const type = setting.type || 'str';
   if (setting.value === undefined || setting.value === null || (setting.value === '' && type !== 'date')) return undefined;
   const unreadable = (error: unknown) =>
-    invalidRequest(`${field} could not be read from ${type} ${String(setting.value)}: ${(error as Error)?.message ?? String(error)}`);
+    nodeInvalid('unreadable', { field, type, value: String(setting.value), cause: (error as Error)?.message ?? String(error) });
   if (!ASYNC_TYPES.has(type)) {
     try {
       return RED.util.evaluateNodeProperty(setting.value as string, type, node, msg);
@@ -78,8 +79,7 @@ export class StatusThrottle {
   }
 }
 
-export const NO_ACCOUNT = () =>
-  invalidRequest('No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)', { key: 'no-account' });
+export const NO_ACCOUNT = () => nodeInvalid('no-account', undefined, { key: 'no-account' });
 
 /** An error's sentence in the user's language: its wording through the `errors` section of the catalog, else its message. */
 export function sentenceOf(catalog: NodeCatalog, error: unknown): string {
@@ -90,7 +90,7 @@ export function sentenceOf(catalog: NodeCatalog, error: unknown): string {
     const key = `errors.${said.key}`;
     const text = catalog(key, params);
     // A catalog without the key (an older translation) answers the key: the English then.
-    return text.endsWith(key) ? english(said) : text;
+    return text.endsWith(key) ? nodeEnglish(said) : text;
   };
   return word(error.wording);
 }
@@ -116,7 +116,7 @@ export function wordedOr(catalog: NodeCatalog, key: string, params: Record<strin
 export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   try {
     const message = error instanceof Error ? error.message : String(error);
-    const e = error instanceof GatewayError ? error : new GatewayError({ type: 'invalid_request', message: `The request could not be built: ${message}` });
+    const e = error instanceof GatewayError ? error : nodeInvalid('not-built', { cause: message });
     msg.bulkgate = e.toJSON();
     status.show(() => {
       const text = catalog(`brief.${e.brief.key}`, e.brief.params);
