@@ -8,8 +8,6 @@ import {
   DEFAULT_RETRIES,
   DEFAULT_TIMEOUT,
   GatewayClient,
-  GatewayError,
-  invalidRequest,
   isWithdrawn,
   settledWithin,
   storableBody,
@@ -22,6 +20,8 @@ import {
 } from '../../gateway';
 import type { Msg } from '../plumbing/msg';
 import { numberSetting } from '../plumbing/settings';
+import { nodeError, nodeInvalid, nodeWording } from '../plumbing/wording';
+import type { Wording } from '../../gateway/wording';
 import { Circuit, type OutageEnd } from './circuit';
 import type { StoreState } from './store-health';
 import {
@@ -125,7 +125,7 @@ export class Account {
   readonly #config: AccountConfig;
   readonly #credentials: AccountCredentials;
   readonly #surroundings: AccountSurroundings;
-  readonly #problem: string | undefined;
+  readonly #problem: string | Wording | undefined;
   #client: GatewayClient | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #deferredTargets = new Map<string, DeferredHandler>();
@@ -150,7 +150,7 @@ export class Account {
     const missing = (['application_id', 'application_token'] as const).find((key) => !credentials[key]);
     this.#problem =
       baseUrlProblem(baseUrl) ??
-      (missing ? `the account has no ${missing}` : undefined) ??
+      (missing ? nodeWording('account-no-credential', { field: missing }) : undefined) ??
       (config.store === 'redis' ? storeUrlProblem(config.storeUrl) : undefined);
     this.claims = surroundings.claims;
 
@@ -244,7 +244,7 @@ export class Account {
   }
 
   gateway(): GatewayClient {
-    if (this.#problem) throw invalidRequest(`${this.#problem}; open the BulkGate account "${this.#label}" and set it`, { key: 'account-incomplete' });
+    if (this.#problem) throw nodeInvalid('account-problem', { problem: this.#problem, account: this.#label }, { key: 'account-incomplete' });
     return (this.#client ??= this.#build());
   }
 
@@ -263,7 +263,7 @@ export class Account {
     const limiter = this.limiter;
     let counted = false;
     const sending = limiter.enabled
-      ? limiter.acquire(prepared.messages, s.queueStop, withdraw, this.#giveUp(s, "it waited for the account's rate limit")).then(() => {
+      ? limiter.acquire(prepared.messages, s.queueStop, withdraw, this.#giveUp(s, nodeWording('reason.rate-wait'))).then(() => {
           counted = true;
           return this.#transmit(client, s, outbox !== undefined, withdraw);
         })
@@ -288,7 +288,7 @@ export class Account {
 
   #transmit(client: GatewayClient, s: Submission, kept: boolean, withdraw: StopSignal | undefined): Promise<SendResult> {
     s.onWire();
-    const giveUp = this.#giveUp(s, 'the gateway could not be reached before the next retry was due');
+    const giveUp = this.#giveUp(s, nodeWording('reason.retry-due'));
     // With an outbox, no retries: the outbox is the retry.
     const policy = kept || giveUp ? { withdraw, giveUp, retries: kept ? 0 : undefined } : undefined;
     return send(client, s.operation, s.prepared, s.wireStop, policy);
@@ -303,7 +303,7 @@ export class Account {
     return s.giveUpMs > 0 ? s.since + s.giveUpMs : undefined;
   }
 
-  #giveUp(s: Submission, where: string): GiveUp | undefined {
+  #giveUp(s: Submission, where: Wording): GiveUp | undefined {
     const at = this.#deadline(s);
     return at === undefined ? undefined : { at, error: () => giveUpError(s.giveUpMs / 1000, where) };
   }
@@ -355,18 +355,11 @@ export class Account {
   }
 
   emptyOutbox(): Promise<number> {
-    return this.outbox.empty(
-      () =>
-        new GatewayError({
-          type: 'discarded',
-          message: 'Not sent: removed from the outbox in the editor (the account\'s "empty" button)',
-          brief: { key: 'discarded' },
-        }),
-    );
+    return this.outbox.empty(() => nodeError({ type: 'discarded', key: 'discarded', brief: { key: 'discarded' } }));
   }
 
   async close(): Promise<void> {
-    this.limiter.close('the account was closed (redeploy or shutdown)');
+    this.limiter.close(nodeWording('reason.account-closed'));
     clearTimeout(this.#probeTimer);
     this.#unwatchOutbox();
     this.#listeners.clear();
@@ -381,10 +374,7 @@ export class Account {
   /** On first use: by then the http proxy config node has started. */
   #build(): GatewayClient {
     const proxy = this.#surroundings.proxy();
-    if (proxy === null)
-      throw invalidRequest(`proxy: the http proxy node this account uses is missing; open the BulkGate account "${this.#label}" and choose one (or none)`, {
-        key: 'account-incomplete',
-      });
+    if (proxy === null) throw nodeInvalid('proxy-missing', { account: this.#label }, { key: 'account-incomplete' });
     const config = this.#config;
     try {
       return new GatewayClient({
@@ -401,9 +391,9 @@ export class Account {
       });
     } catch (error) {
       // A proxy URL undici cannot use; the message names no credential.
-      throw invalidRequest(`proxy: ${proxy ? "the http proxy node's URL is not one undici can use" : (error as Error).message}`, {
-        key: 'account-incomplete',
-      });
+      throw proxy
+        ? nodeInvalid('proxy-unusable', undefined, { key: 'account-incomplete' })
+        : nodeInvalid('proxy-error', { cause: (error as Error).message }, { key: 'account-incomplete' });
     }
   }
 

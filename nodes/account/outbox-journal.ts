@@ -1,6 +1,7 @@
 // The outbox's file, durable and locked: an entry per kept message, `{"done": id}` per one gone;
 // rewritten with the live entries when most lines are spent, removed with its lock when none waits.
-import { GatewayError } from '../../gateway';
+import type { GatewayError } from '../../gateway';
+import { nodeError } from '../plumbing/wording';
 import { Journal } from './journal';
 
 export interface JournalEntry {
@@ -94,9 +95,10 @@ export class OutboxJournal extends Journal {
 }
 
 export function lockedError(path: string): GatewayError {
-  return new GatewayError({
+  return nodeError({
     type: 'outbox_locked',
-    message: `Not kept: another Node-RED process holds the outbox file ${path} (two Node-REDs on one user directory); this message could not wait for the gateway`,
+    key: 'outbox-locked',
+    params: { file: path },
     brief: { key: 'outbox-locked' },
   });
 }

@@ -6,6 +6,8 @@ import { lockedError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import type { AccountStore, OutboxFile, OutboxLog } from './store';
 import type { Msg } from '../plumbing/msg';
+import { nodeError, nodeWording } from '../plumbing/wording';
+import type { Wording } from '../../gateway/wording';
 
 export type { Warn } from './outbox-journal';
 
@@ -526,20 +528,19 @@ function before(a: Kept, b: Kept): boolean {
 
 /** A full disk, a permission: the msg cannot wait. */
 function unavailableError(where: string, cause: unknown): GatewayError {
-  return new GatewayError({
+  return nodeError({
     type: 'outbox_unavailable',
-    message: `Not kept: the outbox file ${where} could not be written (${(cause as Error)?.message ?? String(cause)}); this message could not wait for the gateway`,
+    key: 'outbox-unwritable',
+    params: { file: where, cause: (cause as Error)?.message ?? String(cause) },
     brief: { key: 'outbox-unavailable' },
     cause,
   });
 }
 
 export function fullError(size: number, account?: string): GatewayError {
-  return new GatewayError({
-    type: 'outbox_full',
-    message: `Not kept: the outbox${account ? ` of the BulkGate account "${account}"` : ''} already holds ${size} messages waiting for the gateway (the account's "outbox size" setting)`,
-    brief: { key: 'outbox-full' },
-  });
+  return account
+    ? nodeError({ type: 'outbox_full', key: 'outbox-full-of', params: { account, size }, brief: { key: 'outbox-full' } })
+    : nodeError({ type: 'outbox_full', key: 'outbox-full', params: { size }, brief: { key: 'outbox-full' } });
 }
 
 /** One per log (or account id, in memory) in this process: it outlives redeploys. */
@@ -574,21 +575,14 @@ export function deferrable(error: unknown, operation: Operation): boolean {
 }
 
 export function expiredError(entry: OutboxEntry, minutes: number): GatewayError {
-  const tries = `${entry.attempts} attempt${entry.attempts === 1 ? '' : 's'}`;
+  const tries = nodeWording(entry.attempts === 1 ? 'count.attempt-one' : 'count.attempts', { n: entry.attempts });
   if (entry.deadline !== undefined && entry.deadline < entry.since + minutes * 60_000) {
-    return giveUpError(Math.round((entry.deadline - entry.since) / 1000), `the gateway could not be reached in time (${tries}). Last: ${entry.reason}`);
+    return giveUpError(Math.round((entry.deadline - entry.since) / 1000), nodeWording('reason.unreached', { tries, last: entry.reason }));
   }
-  return new GatewayError({
-    type: 'expired',
-    message: `Not sent: the gateway could not be reached for ${minutes} minute${minutes === 1 ? '' : 's'} (the account's outbox time; ${tries}). Last: ${entry.reason}`,
-    brief: { key: 'expired' },
-  });
+  const spent = nodeWording(minutes === 1 ? 'count.minute-one' : 'count.minutes', { n: minutes });
+  return nodeError({ type: 'expired', key: 'expired', params: { minutes: spent, tries, last: entry.reason }, brief: { key: 'expired' } });
 }
 
-export function giveUpError(seconds: number, why: string): GatewayError {
-  return new GatewayError({
-    type: 'expired',
-    message: `Not sent within ${seconds} s (the node's "give up after"): ${why}`,
-    brief: { key: 'expired' },
-  });
+export function giveUpError(seconds: number, why: string | Wording): GatewayError {
+  return nodeError({ type: 'expired', key: 'gave-up', params: { seconds, why }, brief: { key: 'expired' } });
 }

@@ -2,6 +2,8 @@
 // by the account's store), with a bounded FIFO queue for what has to wait.
 import { after, GatewayError, withdrawnError, monotonicNow, onStop, timerDelay, type GiveUp, type StopSignal } from '../../gateway';
 import { Fifo } from '../../gateway/fifo';
+import type { Wording } from '../../gateway/wording';
+import { nodeError, nodeWording } from '../plumbing/wording';
 import { MemoryWindow, type RateWindow, type Reservation } from './store';
 
 interface Waiter {
@@ -21,7 +23,7 @@ export class RateLimiter {
   #timer: NodeJS.Timeout | undefined;
   /** The run of waiters (from the head) whose answer from the window is awaited. */
   #asking: Waiter[] | undefined;
-  #closed: string | undefined;
+  #closed: string | Wording | undefined;
   #refused = 0;
 
   constructor(
@@ -45,14 +47,11 @@ export class RateLimiter {
   acquire(messages: number, signal?: StopSignal, withdraw?: StopSignal, giveUp?: GiveUp): Promise<void> {
     if (this.#closed) return Promise.reject(closed(this.#closed));
     if (!this.enabled) return Promise.resolve();
-    if (signal?.aborted) return Promise.reject(closed('the request was cancelled'));
+    if (signal?.aborted) return Promise.reject(closed(nodeWording('reason.cancelled')));
     if (withdraw?.aborted) return Promise.reject(withdrawnError());
     if (messages > this.limit) {
       return Promise.reject(
-        new GatewayError({
-          type: 'rate_limited',
-          message: `This request has ${messages} messages; the account's rate limit allows ${this.limit} per ${this.windowMs / 1000} s`,
-        }),
+        nodeError({ type: 'rate_limited', key: 'over-rate-limit', params: { messages, limit: this.limit, seconds: this.windowMs / 1000 } }),
       );
     }
     // Behind a msg the window refused, this one waits too (strict order): no question needed.
@@ -60,7 +59,7 @@ export class RateLimiter {
     if (behind && this.#refused >= this.queueSize) return Promise.reject(this.#full());
     return new Promise((resolve, reject) => {
       const waiter: Waiter = { messages, resolve, reject };
-      const stopListening = onStop(signal, () => this.#refuse(waiter, closed('the request was cancelled')));
+      const stopListening = onStop(signal, () => this.#refuse(waiter, closed(nodeWording('reason.cancelled'))));
       const stopWithdrawing = onStop(withdraw, () => this.#refuse(waiter, withdrawnError()));
       // Its node's give-up time passes while it waits here: it ends then, not when its turn comes.
       // Its wait is taken from the wall clock once; then it runs on Node's timers, which a clock step does not move.
@@ -91,7 +90,7 @@ export class RateLimiter {
     );
   }
 
-  close(reason: string): void {
+  close(reason: string | Wording): void {
     this.#closed = reason;
     clearTimeout(this.#timer);
     this.#timer = undefined;
@@ -104,10 +103,7 @@ export class RateLimiter {
   }
 
   #full(): GatewayError {
-    return new GatewayError({
-      type: 'rate_limited',
-      message: `Rate limit reached (${this.limit} per ${this.windowMs / 1000} s) and ${this.queueSize} messages already wait; this one was refused`,
-    });
+    return nodeError({ type: 'rate_limited', key: 'rate-queue-full', params: { limit: this.limit, seconds: this.windowMs / 1000, queued: this.queueSize } });
   }
 
   /** Out of the queue, its listeners stopped; false when it had left already. */
@@ -144,7 +140,7 @@ export class RateLimiter {
       );
     } catch (error) {
       // The window could not answer (its store is unreachable): the head is refused, the rest asked again.
-      this.#refuse(run[0] as Waiter, error instanceof GatewayError ? error : closed(`the rate limit could not be checked (${(error as Error).message})`));
+      this.#refuse(run[0] as Waiter, error instanceof GatewayError ? error : closed(nodeWording('reason.rate-unchecked', { cause: (error as Error).message })));
     }
     this.#asking = undefined;
     if (reservation) this.#settle(run, reservation);
@@ -177,7 +173,7 @@ export class RateLimiter {
   }
 }
 
-function closed(reason: string): GatewayError {
+function closed(reason: string | Wording): GatewayError {
   // It waited here: the gateway never saw it.
-  return Object.assign(new GatewayError({ type: 'closed', retryable: true, message: `Not sent: ${reason}` }), { mayHaveReached: false });
+  return Object.assign(nodeError({ type: 'closed', retryable: true, key: 'not-sent', params: { reason } }), { mayHaveReached: false });
 }

@@ -3,8 +3,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GatewayError, settledWithin } from '../../gateway';
+import { settledWithin } from '../../gateway';
 import { fullError } from './outbox';
+import { nodeError } from '../plumbing/wording';
 import { isEntry, type JournalEntry } from './outbox-journal';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, storeFailure, type StoreState } from './store-health';
@@ -258,9 +259,10 @@ export class RedisOutboxLog implements SharedOutboxLog {
       full = await run(this.client(), 'keep', this.#keys(entry.id), [String(entry.since), entry.id, line, this.copyId, String(this.claimMs), String(size)]);
     } catch (error) {
       this.#unsettled.add(entry.id);
-      throw new GatewayError({
+      throw nodeError({
         type: 'store_unavailable',
-        message: `Not kept: the gateway could not be reached and the shared store does not answer, so the message cannot wait (${(error as Error).message})`,
+        key: 'store-unavailable',
+        params: { cause: (error as Error).message },
         brief: { key: 'store-unavailable' },
       });
     }

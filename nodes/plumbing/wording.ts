@@ -29,6 +29,40 @@ export const NODE_ERRORS = {
   'data-required': "data is required: the contact's fields (phone_mobile, first_name, ...) in msg.payload",
   'not-phones': '__field__ must be a phone number, numbers separated by ; or , or a list of them',
   'one-phone': '__field__ must be one phone number (it holds __numbers__)',
+  // The account: its settings, its rate limit, its outbox.
+  'account-problem': '__problem__; open the BulkGate account "__account__" and set it',
+  'account-no-credential': 'the account has no __field__',
+  'proxy-missing': 'proxy: the http proxy node this account uses is missing; open the BulkGate account "__account__" and choose one (or none)',
+  'proxy-unusable': "proxy: the http proxy node's URL is not one undici can use",
+  'proxy-error': 'proxy: __cause__',
+  discarded: 'Not sent: removed from the outbox in the editor (the account\'s "empty" button)',
+  'not-sent': 'Not sent: __reason__',
+  reason: {
+    cancelled: 'the request was cancelled',
+    'account-closed': 'the account was closed (redeploy or shutdown)',
+    'rate-unchecked': 'the rate limit could not be checked (__cause__)',
+    'rate-wait': "it waited for the account's rate limit",
+    'retry-due': 'the gateway could not be reached before the next retry was due',
+    unreached: 'the gateway could not be reached in time (__tries__). Last: __last__',
+  },
+  'over-rate-limit': "This request has __messages__ messages; the account's rate limit allows __limit__ per __seconds__ s",
+  'rate-queue-full': 'Rate limit reached (__limit__ per __seconds__ s) and __queued__ messages already wait; this one was refused',
+  'outbox-unwritable': 'Not kept: the outbox file __file__ could not be written (__cause__); this message could not wait for the gateway',
+  'outbox-full': 'Not kept: the outbox already holds __size__ messages waiting for the gateway (the account\'s "outbox size" setting)',
+  'outbox-full-of':
+    'Not kept: the outbox of the BulkGate account "__account__" already holds __size__ messages waiting for the gateway (the account\'s "outbox size" setting)',
+  'outbox-locked':
+    'Not kept: another Node-RED process holds the outbox file __file__ (two Node-REDs on one user directory); this message could not wait for the gateway',
+  'store-unavailable': 'Not kept: the gateway could not be reached and the shared store does not answer, so the message cannot wait (__cause__)',
+  expired: "Not sent: the gateway could not be reached for __minutes__ (the account's outbox time; __tries__). Last: __last__",
+  'gave-up': 'Not sent within __seconds__ s (the node\'s "give up after"): __why__',
+  // A count inside a sentence (`n`, not i18next's `count`: one key per form the English needs).
+  count: {
+    'minute-one': '__n__ minute',
+    minutes: '__n__ minutes',
+    'attempt-one': '__n__ attempt',
+    attempts: '__n__ attempts',
+  },
 } as const;
 
 export type NodeErrorKey = Leaves<typeof NODE_ERRORS>;
@@ -42,6 +76,21 @@ export function nodeEnglish(said: Wording): string {
   let text: unknown = NODE_ERRORS;
   for (const part of said.key.split('.')) text = (text as Record<string, unknown> | undefined)?.[part];
   return typeof text === 'string' ? fill(text, said.params, nodeEnglish) : english(said);
+}
+
+type ErrorBrief = { key: string; params?: Record<string, string | number> };
+
+/** An error of the nodes' own: its sentence worded, its English the message. */
+export function nodeError(init: {
+  type: string;
+  key: NodeErrorKey;
+  params?: Record<string, WordingParam>;
+  brief?: ErrorBrief;
+  retryable?: boolean;
+  cause?: unknown;
+}): GatewayError {
+  const wording = nodeWording(init.key, init.params);
+  return new GatewayError({ type: init.type, wording, message: nodeEnglish(wording), brief: init.brief, retryable: init.retryable, cause: init.cause });
 }
 
 /** A node's check refusing a msg: its sentence worded (in the user's language at Catch), its English the message. */
