@@ -10,7 +10,10 @@ import { join } from 'node:path';
 import { RULE_WORDING, SCHEMAS } from '../gateway/schemas';
 import { ERRORS } from '../gateway/wording';
 import { TRACKING_LOG } from '../nodes/account/tracking-file';
-import { NODE_ERRORS } from '../nodes/plumbing/wording';
+import { expiredError, fullError, giveUpError, type OutboxEntry } from '../nodes/account/outbox';
+import { lockedError } from '../nodes/account/outbox-journal';
+import { NO_ACCOUNT, sentenceOf } from '../nodes/plumbing/runtime';
+import { NODE_ERRORS, nodeWording } from '../nodes/plumbing/wording';
 import { appendLinesNode, nodeRedProcess } from './support/node-red-process';
 import { until } from './support/wait';
 
@@ -131,6 +134,53 @@ describe("errors in the user's language", function () {
     } finally {
       await copy.remove();
     }
+  });
+
+  /** A catalog as Node-RED's i18next reads it for `errors.*`: the key's text, its `__name__` filled. */
+  const catalogOf = (lang: string) => {
+    const root = JSON.parse(readFileSync(join(LOCALES, lang, 'shared.json'), 'utf8')) as Section;
+    return (key: string, params?: Record<string, string | number>): string => {
+      let text: Section | string | undefined = root;
+      for (const part of key.split('.')) text = typeof text === 'object' ? text[part] : undefined;
+      return typeof text === 'string' ? text.replace(/__(\w+)__/g, (whole, name: string) => String(params?.[name] ?? whole)) : key;
+    };
+  };
+
+  it("the account's errors (outbox, rate limit, no account) are worded from the catalog: in German, and in en-US the English message", () => {
+    const entry = { attempts: 3, since: 0, reason: 'HTTP 503' } as OutboxEntry;
+    const errors = [expiredError(entry, 5), fullError(3, 'home'), lockedError('/u/outbox'), giveUpError(90, nodeWording('reason.rate-wait')), NO_ACCOUNT()];
+    assert.deepEqual(
+      errors.map((e) => sentenceOf(catalogOf('de'), e)),
+      [
+        'Nicht gesendet: das Gateway war 5 Minuten lang nicht erreichbar (Postausgangszeit des Kontos; 3 Versuche). Zuletzt: HTTP 503',
+        'Nicht aufbewahrt: im Postausgang des BulkGate-Kontos "home" warten schon 3 Nachrichten auf das Gateway (Einstellung „Postausgang bis“ des Kontos)',
+        'Nicht aufbewahrt: eine andere Node-RED-Instanz hält die Postausgangsdatei /u/outbox (zwei Node-RED-Instanzen in einem Benutzerverzeichnis); diese Nachricht konnte nicht auf das Gateway warten',
+        'Nicht innerhalb von 90 s gesendet („Aufgeben nach“ des Nodes): sie wartete auf das Ratenlimit des Kontos',
+        'In diesem Node ist kein BulkGate-Konto gewählt: Öffnen Sie ihn und wählen Sie eines (oder legen Sie mit dem Stift-Knopf eines an)',
+      ],
+    );
+    assert.deepEqual(
+      errors.map((e) => sentenceOf(catalogOf('en-US'), e)),
+      errors.map((e) => e.message),
+    );
+  });
+
+  it('no error in the nodes is built from an English sentence alone (each carries a wording key); a planted one is found', () => {
+    const NODES = join(__dirname, '..', '..', 'nodes');
+    // An error built from a message: a check's `invalidRequest(`...`)` or a `new GatewayError({... message` outside the wording helpers.
+    const englishOnly = (source: string) => /invalidRequest\(\s*[`'"]|new GatewayError\(\{[^}]*\bmessage:/.test(source);
+    const sources = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+        e.isDirectory() ? (e.name === 'editor' ? [] : sources(join(dir, e.name))) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+      );
+    const files = sources(NODES).filter((file) => !file.endsWith(join('plumbing', 'wording.ts')));
+    assert.ok(files.length > 20, files.join());
+    assert.deepEqual(
+      files.filter((file) => englishOnly(readFileSync(file, 'utf8'))),
+      [],
+    );
+    assert.ok(englishOnly('throw invalidRequest(`threshold must be a number, got ${x}`);'));
+    assert.ok(englishOnly("new GatewayError({ type: 'closed', retryable: true, message: `Not sent: ${reason}` })"));
   });
 
   const LONG = 'x'.repeat(640);
