@@ -87,10 +87,8 @@ export function sentenceOf(catalog: NodeCatalog, error: unknown): string {
   const word = (said: Wording): string => {
     const params: Record<string, string | number> = {};
     for (const [name, value] of Object.entries(said.params ?? {})) params[name] = typeof value === 'object' ? word(value) : value;
-    const key = `errors.${said.key}`;
-    const text = catalog(key, params);
-    // A catalog without the key (an older translation) answers the key: the English then.
-    return text.endsWith(key) ? nodeEnglish(said) : text;
+    // A catalog without the key (an older translation): the English.
+    return wordedOr(catalog, `errors.${said.key}`, params, nodeEnglish(said));
   };
   return word(error.wording);
 }
