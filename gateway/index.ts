@@ -3,7 +3,7 @@
 export { GatewayClient } from './client';
 export type { BalanceRecord, GatewayClientOptions, GiveUp, PromotionalResult, SendOptions, SendPolicy, SendRecord, TransactionalResult } from './client';
 export { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
-export { baseUrlProblem } from './base-url';
+export { baseUrlProblem, baseUrlWording } from './base-url';
 export { bypassesProxy, DEFAULT_CONNECTIONS, type ProxySettings } from './transport';
 
 export { after, MAX_TIMER_MS, monotonicNow, timerDelay } from './clock';

@@ -46,6 +46,8 @@ export const ERRORS = {
   'no-endpoint': 'there is no __name__ endpoint',
   'no-operation': 'there is no __name__ operation',
   'credential-field': '__field__ is not a field of the __name__ request (it comes from the account)',
+  'base-url-not-url': 'baseUrl must be a URL such as https://portal.bulkgate.com',
+  'base-url-not-https': 'baseUrl must use https:// (plain http:// only for loopback hosts such as the simulator)',
   // A wire body the schemas refuse: the field and the schema's rule.
   'request-not-valid': 'the request is not valid',
   required: '__field__ is required',

@@ -136,6 +136,58 @@ describe("errors in the user's language", function () {
     }
   });
 
+  it("Node-RED started with LANG=cs_CZ.UTF-8: an account's base URL and store URL that cannot be used reach a Catch node in Czech, naming the setting and the rule", async () => {
+    const copy = nodeRedProcess('bulkgate-error-language-');
+    const caught = join(copy.userDir, 'caught.txt');
+    copy.flows(
+      [
+        { id: 'tab', type: 'tab', label: 'errors' },
+        // Plain http to another machine: the token would travel in the clear. (No id equal to a name: Node-RED reads that as a dependency.)
+        { id: 'acc-web', type: 'bulkgate-account', name: 'web', baseUrl: 'http://example.com', retries: 0 },
+        // A shared store whose URL carries a password (it would sit in the flows file).
+        {
+          id: 'acc-shared',
+          type: 'bulkgate-account',
+          name: 'shared',
+          baseUrl: 'http://127.0.0.1:9',
+          store: 'redis',
+          storeUrl: 'redis://:secret@127.0.0.1:6379',
+          retries: 0,
+        },
+        { id: 'alarm', z: 'tab', type: 'inject', props: [{ p: 'payload' }], payload: 'fits', payloadType: 'str', wires: [['t1']] },
+        { id: 'alarm2', z: 'tab', type: 'inject', props: [{ p: 'payload' }], payload: 'fits', payloadType: 'str', wires: [['t2']] },
+        { id: 't1', z: 'tab', type: 'bulkgate-transactional', account: 'acc-web', number: '420777777777', numberType: 'str', wires: [[], []] },
+        { id: 't2', z: 'tab', type: 'bulkgate-transactional', account: 'acc-shared', number: '420777777777', numberType: 'str', wires: [[], []] },
+        { id: 'c', z: 'tab', type: 'catch', scope: ['t1', 't2'], uncaught: false, wires: [['f']] },
+        { id: 'f', z: 'tab', type: 'function', func: 'msg.payload = msg.error.message; return msg;', outputs: 1, wires: [['w']] },
+        appendLinesNode('w', caught),
+      ],
+      {
+        'acc-web': { application_id: '1', application_token: 'error-language-token' },
+        'acc-shared': { application_id: '1', application_token: 'error-language-token' },
+      },
+    );
+    try {
+      const editor = await copy.start({ env: { LANG: 'cs_CZ.UTF-8', LC_ALL: 'cs_CZ.UTF-8' } });
+      const lines = () => (existsSync(caught) ? readFileSync(caught, 'utf8').split('\n').filter(Boolean) : []);
+      assert.equal((await fetch(`${editor}/inject/alarm`, { method: 'POST' })).status, 200);
+      await until('the Catch node wrote the first', () => lines().length > 0).catch(() => undefined);
+      assert.equal((await fetch(`${editor}/inject/alarm2`, { method: 'POST' })).status, 200);
+      await until('the Catch node wrote the second', () => lines().length > 1).catch(() => undefined);
+      assert.deepEqual(
+        lines(),
+        [
+          'základní URL (baseUrl) musí začínat https:// (prosté http:// jen pro adresy tohoto počítače, například simulátor); otevřete účet BulkGate "web" a nastavte ho',
+          'adresa úložiště (storeUrl) nesmí obsahovat heslo: to patří do pole „Heslo úložiště“ účtu (uložené s přihlašovacími údaji); otevřete účet BulkGate "shared" a nastavte ho',
+        ],
+        copy.output(),
+      );
+      assert.doesNotMatch(copy.output(), /secret/);
+    } finally {
+      await copy.remove();
+    }
+  });
+
   /** A catalog as Node-RED's i18next reads it for `errors.*`: the key's text, its `__name__` filled. */
   const catalogOf = (lang: string) => {
     const root = JSON.parse(readFileSync(join(LOCALES, lang, 'shared.json'), 'utf8')) as Section;

@@ -2,7 +2,7 @@
 // tracker and recent sms_ids; no Node-RED import. The send nodes prepare, `submit` and route.
 import {
   AbortGroup,
-  baseUrlProblem,
+  baseUrlWording,
   DEFAULT_BASE_URL,
   DEFAULT_CONNECTIONS,
   DEFAULT_RETRIES,
@@ -42,7 +42,7 @@ import { RateLimiter } from './rate-limit';
 import { RecentSends } from './recent-sends';
 import type { AlertClaimer } from './redis-store';
 import type { AccountStore } from './store';
-import { storeUrlProblem } from './store-url';
+import { storeUrlWording } from '../plumbing/store-url';
 import type { DeliveryTracker } from './tracking';
 
 export interface AccountConfig {
@@ -149,9 +149,9 @@ export class Account {
     this.deployed = { baseUrl, timeout: numberSetting(config.timeout, DEFAULT_TIMEOUT, 1), storeUrl };
     const missing = (['application_id', 'application_token'] as const).find((key) => !credentials[key]);
     this.#problem =
-      baseUrlProblem(baseUrl) ??
+      baseUrlWording(baseUrl) ??
       (missing ? nodeWording('account-no-credential', { field: missing }) : undefined) ??
-      (config.store === 'redis' ? storeUrlProblem(config.storeUrl) : undefined);
+      (config.store === 'redis' ? storeUrlWording(config.storeUrl) : undefined);
     this.claims = surroundings.claims;
 
     const changed = this.#changed;

@@ -15,7 +15,7 @@ import { BATCH_TIMEOUT_MS, ScriptBatch, type RedisLike } from './script-batch';
 import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, TRACK_AGE_MS, TRACK_LIMIT, type TrackedRecord } from './tracking';
 
-export { storeUrlProblem } from './store-url';
+export { storeUrlProblem } from '../plumbing/store-url';
 
 /** Keys of one BulkGate application: a hash of its id, so two accounts (both with the node id `acc`) never share one. */
 export function keyPrefix(applicationId: string): string {

@@ -3,7 +3,7 @@ import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { Account, type AccountConfig, type AccountCredentials } from '../account/account';
 import { redisStore } from '../account/redis-store';
 import { localStore } from '../account/store';
-import { storeUrlProblem } from '../account/store-url';
+import { storeUrlProblem } from '../plumbing/store-url';
 import { nodeCatalog, wordCauses, wordedOr } from '../plumbing/runtime';
 import { numberSetting, proxySettings } from '../plumbing/settings';
 

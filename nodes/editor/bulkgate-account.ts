@@ -1,6 +1,6 @@
 /** The editor code, bundled into the account's HTML (every node needs an account, so it is always loaded). */
-import { baseUrlProblem } from '../../gateway/base-url';
-import { storeUrlProblem } from '../account/store-url';
+import { baseUrlWording } from '../../gateway/base-url';
+import { storeUrlWording } from '../plumbing/store-url';
 import { accountPanel } from './account-panel';
 import { balancePanel } from './balance-panel';
 import { endpointPanel, endpointPanelSave } from './endpoint-panel';
@@ -23,9 +23,9 @@ window.BulkGateEditor = {
   validSenderValue,
   validChannel,
   // The sentence shows as the field's tooltip: why a URL is refused (the token travels with every request).
-  validBaseUrl: (_node: unknown, _kind: string, value: string) => !value || !baseUrlProblem(value) || t('invalid.baseUrl'),
+  validBaseUrl: (_node: unknown, _kind: string, value: string) => !value || !baseUrlWording(value) || t('invalid.baseUrl'),
   // Empty is allowed here (the file store needs none); a Redis store without one is refused at deploy.
-  validStoreUrl: (_node: unknown, _kind: string, value: string) => !value || !storeUrlProblem(value) || t('invalid.storeUrl'),
+  validStoreUrl: (_node: unknown, _kind: string, value: string) => !value || !storeUrlWording(value) || t('invalid.storeUrl'),
   validCountry: (_node: unknown, _kind: string, value: string) => !value || /^[A-Za-z]{2}$/.test(value),
   validPath: (_node: unknown, _kind: string, value: string) => !value || /^\/?[\w\-/.]+$/.test(value),
 };

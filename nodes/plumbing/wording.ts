@@ -5,6 +5,7 @@
  */
 import { GatewayError } from '../../gateway';
 import { english, fill, type Leaves, type Wording, type WordingParam } from '../../gateway/wording';
+import { STORE_URL_ERRORS } from './store-url';
 
 export const NODE_ERRORS = {
   'no-account': 'No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)',
@@ -32,6 +33,7 @@ export const NODE_ERRORS = {
   // The account: its settings, its rate limit, its outbox.
   'account-problem': '__problem__; open the BulkGate account "__account__" and set it',
   'account-no-credential': 'the account has no __field__',
+  'store-url': STORE_URL_ERRORS,
   'proxy-missing': 'proxy: the http proxy node this account uses is missing; open the BulkGate account "__account__" and choose one (or none)',
   'proxy-unusable': "proxy: the http proxy node's URL is not one undici can use",
   'proxy-error': 'proxy: __cause__',
