@@ -287,5 +287,7 @@ export const ONLY_START = process.argv.includes('--start');
 export const ONLY_TRACKING = process.argv.includes('--tracking');
 /** `--scale` measures the outbox at scale (a storm during an outage, its drain, 100,000 numbers) only. */
 export const ONLY_SCALE = process.argv.includes('--scale');
+/** `--lists`: of the scale row, the three 10,000-number promotional lists only (for a profile). */
+export const ONLY_LISTS = process.argv.includes('--lists');
 /** `--redis`: the shared store (Redis) against the default one, and its round trips per send. */
 export const ONLY_REDIS = process.argv.includes('--redis');

@@ -8,13 +8,14 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { join } from 'node:path';
-import { outboxScale } from './outbox-scale';
+import { bigLists, outboxScale } from './outbox-scale';
 import {
   CONCURRENCY,
   ID,
   ONLY_BURST,
   ONLY_CLOSED,
   ONLY_SCALE,
+  ONLY_LISTS,
   ONLY_REDIS,
   ONLY_START,
   ONLY_TRACKING,
@@ -88,7 +89,7 @@ async function main(): Promise<void> {
     `node-red-contrib-bulkgate benchmark: ${machine.cores} cores (${machine.cpu}), Node.js ${machine.node}${QUICK ? ', quick' : ''}; median of ${PLAN.runs} runs after a warm-up (closed loops and bursts: ${PLAN.comparisonRuns} rounds, the clients compared ${PLAN.backToBack} times back to back in each)`,
   );
   // First, with nothing else running in this process: each start is a process of its own.
-  const installed = ONLY_BURST || ONLY_CLOSED || ONLY_TRACKING || ONLY_SCALE || ONLY_REDIS ? undefined : await installCost();
+  const installed = ONLY_BURST || ONLY_CLOSED || ONLY_TRACKING || ONLY_SCALE || ONLY_LISTS || ONLY_REDIS ? undefined : await installCost();
   if (ONLY_START) return;
   await runtime.start();
   const fixed = await startServer([join(ROOT, 'dist', 'bench', 'fixed-server.js')], /listening on (http\S+)/);
@@ -105,6 +106,11 @@ async function main(): Promise<void> {
       const shared = await sharedStore(fixed.url);
       await storeBatching();
       for (const t of sharedTargets(shared)) console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${t.value}`);
+      return;
+    }
+    if (ONLY_LISTS) {
+      const lists = await bigLists(runtime, fixed.url, { application_id: ID, application_token: TOKEN });
+      console.log(`\nthree promotional lists\n${JSON.stringify(lists, null, 2)}`);
       return;
     }
     if (ONLY_SCALE) {

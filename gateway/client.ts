@@ -8,7 +8,7 @@ import { prepareEndpoint } from './endpoints';
 import { GatewayError, invalidRequest } from './errors';
 import { sendOperation, type ApiFamily, type BodyEncoding, type EndpointName, type HttpMethod, type Operation } from './operations';
 import { INVALID_NUMBER_CODE, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
-import { prepareInfo, prepareSend, type SendFields } from './request';
+import { prepareInfo, prepareSend, prepareSendInSteps, type SendFields } from './request';
 import { prepareResend, storableBody } from './resend';
 import { backoffDelay, badResponse, classifyAnswer, closedError, mayRetry, transportFailure, type Answer, type Failure } from './retry-policy';
 import { DEFAULT_CONNECTIONS, readAnswer, Transport, type ProxySettings } from './transport';
@@ -109,6 +109,11 @@ export class GatewayClient {
   /** Checks and serialises a send request without sending it (throws `invalid_request`). */
   prepareOperation(operation: Operation, fields: SendFields): PreparedRequest {
     return prepareSend(operation, fields, this.#identity);
+  }
+
+  /** prepareOperation, a long list of recipients in steps a turn of the event loop apart (a promise); a short one at once. */
+  prepareOperationInSteps(operation: Operation, fields: SendFields): PreparedRequest | Promise<PreparedRequest> {
+    return prepareSendInSteps(operation, fields, this.#identity);
   }
 
   /** A body kept without credentials (an outbox's), ready to send again with this account's. */

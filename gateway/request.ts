@@ -6,7 +6,8 @@ import { invalidRequest, type GatewayError } from './errors';
 import { wording } from './wording';
 import { isPhoneNumber, normalizeNumber, normalizeSchedule, scheduleMs, splitNumbers } from './recipients';
 import { schemaKey } from './schemas';
-import { validateBody } from './validate';
+import { atOnce, eachInSteps, inTurns, LIST_STEP, type Steps } from './steps';
+import { isValidBody, validateBody } from './validate';
 import { PROFILE_ID_CHOICE } from './senders';
 import { measureText, needsUnicode, resolveUnicode, TEXT_COUNT_BOUND, TEXT_LIMIT_GSM7, TEXT_LIMIT_UNICODE, type UnicodeMode } from './text';
 
@@ -81,7 +82,7 @@ interface Recipients {
   rejected: RejectedRecipient[];
 }
 
-function promotionalRecipients(value: unknown, simple: boolean): Recipients | undefined {
+function* promotionalRecipients(value: unknown, simple: boolean): Steps<Recipients | undefined> {
   if (isAbsent(value)) return undefined;
   const list: unknown[] = typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value];
   const wire: unknown[] = [];
@@ -93,7 +94,7 @@ function promotionalRecipients(value: unknown, simple: boolean): Recipients | un
     rejected.push(impossibleNumber(wire.length + rejected.length, given));
     return true;
   };
-  list.forEach((item, i) => {
+  yield* eachInSteps(list, (item, i) => {
     if (typeof item === 'string' || typeof item === 'number') {
       if (isAbsent(item) || impossible(item)) return;
       wire.push(normalizeNumber(item));
@@ -205,6 +206,18 @@ interface Shape {
 }
 
 export function prepareSend(operation: Operation, fields: SendFields, account: AccountIdentity): PreparedRequest {
+  return atOnce(preparing(operation, fields, account));
+}
+
+/**
+ * `prepareSend`, with a list longer than LIST_STEP checked and written in steps a turn of the
+ * event loop apart (a promise); a shorter one at once, as `prepareSend` (no promise, no turn).
+ */
+export function prepareSendInSteps(operation: Operation, fields: SendFields, account: AccountIdentity): PreparedRequest | Promise<PreparedRequest> {
+  return inTurns(preparing(operation, fields, account));
+}
+
+function* preparing(operation: Operation, fields: SendFields, account: AccountIdentity): Steps<PreparedRequest> {
   checkOperation(operation);
   if (operation.kind === 'info') throw invalidRequest(wording('not-send'));
   const { api, version } = bodyShape(operation);
@@ -216,7 +229,7 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   let channel = channelOf(shape, f);
   const text = parseText('text', f.text);
   const body: Body = credentialsBody(account);
-  const { recipients, rejected, transactionalVariables } = addRecipients(shape, f, body);
+  const { recipients, rejected, transactionalVariables } = yield* addRecipients(shape, f, body);
   if (text !== undefined) body.text = text;
   if (f.variables !== undefined) body.variables = f.variables;
 
@@ -235,16 +248,16 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
   addDelivery(shape, f, body, account);
   requireText(shape, text, channel, body, recipients);
 
-  for (const { field, text: t } of smsTexts) checkLength(field, t, unicode);
+  yield* eachInSteps(smsTexts, ({ field, text: t }) => checkLength(field, t, unicode));
   const viberText = parseText('channel.viber.text', channel?.viber?.text);
   if (viberText !== undefined) checkLength('channel.viber.text', viberText, needsUnicode(viberText));
 
   // With every number rejected and no group or admin, nothing is sent, but the rest is still checked.
   const nothingToSend = rejected.length > 0 && body.number === undefined && body.groups === undefined && body.admins === undefined && body.admin === undefined;
   const placeholder = shape.simple || !shape.promotional ? PLACEHOLDER_NUMBER : [PLACEHOLDER_NUMBER];
-  validateBody(schemaKey(operation.kind, api, version), nothingToSend ? { ...body, number: placeholder } : body);
+  yield* validateInSteps(schemaKey(operation.kind, api, version), nothingToSend ? { ...body, number: placeholder } : body);
 
-  const missingVariables = findMissingVariables(text, channel, recipients, transactionalVariables);
+  const missingVariables = yield* findMissingVariables(text, channel, recipients, transactionalVariables);
   const scheduled = scheduleMs(body.schedule);
   // A minute of grace: a schedule of "now" computed a moment ago is not a mistake.
   const pastSchedule = scheduled !== undefined && scheduled < Date.now() - 60_000 ? new Date(scheduled).toISOString() : undefined;
@@ -255,7 +268,7 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
     operation,
     method: 'POST',
     path: operationPath(operation),
-    ...serialise(operation, body),
+    ...(yield* serialiseInSteps(operation, body)),
     messages: nothingToSend ? 0 : Math.max(1, numbers + listed),
     duplicatesChecked: body.duplicates_check === 'on' || body.duplicates_check === 'same_text' || body.duplicates_check === 'same_number',
     missingVariables,
@@ -284,13 +297,13 @@ function channelOf(shape: Shape, f: SendFields): Channel | undefined {
   return channel;
 }
 
-function addRecipients(
+function* addRecipients(
   shape: Shape,
   f: SendFields,
   body: Body,
-): { recipients?: Recipients; rejected: RejectedRecipient[]; transactionalVariables?: Record<string, unknown> } {
+): Steps<{ recipients?: Recipients; rejected: RejectedRecipient[]; transactionalVariables?: Record<string, unknown> }> {
   if (shape.promotional) {
-    const recipients = promotionalRecipients(f.number, shape.simple);
+    const recipients = yield* promotionalRecipients(f.number, shape.simple);
     if (recipients?.entries.length) body.number = recipients.wire;
     for (const key of ['groups', 'admins'] as const) {
       if (shape.simple && f[key] !== undefined) throw invalidRequest(wording('advanced-only', { field: key }));
@@ -365,22 +378,22 @@ function checkLength(field: string, text: string, unicode: boolean): void {
   if (measure.characters > measure.limit) throw textTooLong(field, measure);
 }
 
-function findMissingVariables(
+function* findMissingVariables(
   text: string | undefined,
   channel: Channel | undefined,
   recipients: Recipients | undefined,
   transactionalVariables: Record<string, unknown> | undefined,
-): string[] {
+): Steps<string[]> {
   const shared = [text, ...Object.values(channel ?? {}).map((c) => (typeof c.text === 'string' ? c.text : undefined))];
   const sharedNames = shared.flatMap(placeholders);
   // The usual alert: one number, a text without placeholders; nothing to look for.
   if (!recipients && sharedNames.length === 0) return [];
   const missing = new Set<string>();
-  for (const entry of recipients?.entries ?? [{ variables: transactionalVariables }]) {
+  yield* eachInSteps(recipients?.entries ?? [{ variables: transactionalVariables }], (entry) => {
     const names = entry.text !== undefined ? placeholders(entry.text) : sharedNames;
     // Own keys only: an inherited `constructor` or `toString` is no variable.
     for (const name of names) if (!(entry.variables && Object.hasOwn(entry.variables, name))) missing.add(name);
-  }
+  });
   return [...missing];
 }
 
@@ -418,6 +431,43 @@ export function serialise(operation: Operation, body: Record<string, unknown>): 
   }
   if (operation.encoding === 'query') return { query: `?${form.toString()}` };
   return { payload: form.toString(), contentType: 'application/x-www-form-urlencoded' };
+}
+
+/**
+ * validateBody, a list of recipients longer than LIST_STEP checked a step at a time: the body with
+ * each step's slice of the list in its place. The list's rules are per recipient (and at least
+ * one), so a body valid at every step is valid whole; one that is not is checked whole, once, so
+ * the error names the field and rule the whole body's first error does.
+ */
+function* validateInSteps(key: string, body: Body): Steps<void> {
+  const list = body.number;
+  if (!Array.isArray(list) || list.length <= LIST_STEP) return validateBody(key, body);
+  for (let from = 0; from < list.length; from += LIST_STEP) {
+    if (from > 0) yield;
+    if (!isValidBody(key, { ...body, number: list.slice(from, from + LIST_STEP) })) return validateBody(key, body);
+  }
+}
+
+/** serialise, a JSON list of recipients longer than LIST_STEP written a step at a time: the same characters as JSON.stringify. */
+function* serialiseInSteps(operation: Operation, body: Body): Steps<ReturnType<typeof serialise>> {
+  const list = body.number;
+  if (operation.encoding !== 'json' || !Array.isArray(list) || list.length <= LIST_STEP) return serialise(operation, body);
+  // The fields before and after the list, in the body's order (JSON.stringify's).
+  const before: Body = {};
+  const after: Body = {};
+  let past = false;
+  for (const [key, value] of Object.entries(body)) {
+    if (key === 'number') past = true;
+    else (past ? after : before)[key] = value;
+  }
+  const steps: string[] = [];
+  for (let from = 0; from < list.length; from += LIST_STEP) {
+    if (from > 0) yield;
+    steps.push(JSON.stringify(list.slice(from, from + LIST_STEP)).slice(1, -1));
+  }
+  const head = JSON.stringify(before).slice(1, -1);
+  const tail = JSON.stringify(after).slice(1, -1);
+  return { payload: `{${head ? `${head},` : ''}"number":[${steps.join(',')}]${tail ? `,${tail}` : ''}}`, contentType: 'application/json' };
 }
 
 function textTooLong(field: string, measure: { characters: number; limit?: number }): GatewayError {

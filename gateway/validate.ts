@@ -38,6 +38,11 @@ export function validateBody(key: string, wireBody: unknown): void {
   if (!validate(wireBody)) throw invalidRequest(describeError(key, validate.errors ?? []));
 }
 
+/** Whether the body passes, without describing why not (a step of a long list: request.ts). */
+export function isValidBody(key: string, wireBody: unknown): boolean {
+  return validatorFor(key)?.(wireBody) ?? false;
+}
+
 const unescape = (segment: string): string => segment.replace(/~1/g, '/').replace(/~0/g, '~');
 
 /** An ajv error path (/number/0/text) as the field name a user reads (number[0].text). */

@@ -113,11 +113,18 @@ class SendPipeline {
 
   readonly #ignored = (field: string) => this.node.warn(this.texts('warnings.payload-ignored', { field }));
 
-  /** Prepares the request (throws `invalid_request`: nothing is sent), then holds the msg back (storm), keeps it behind older ones (outbox) or sends it. */
+  /** Prepares the request (throws `invalid_request`: nothing is sent), then gates it. */
   #dispatch(account: Account, client: GatewayClient, msg: Msg, fields: SendFields, when: Taken, send: Send, done: Done): Promise<void> | undefined {
     const missing = noRecipient(this.#plan, fields, msg);
     if (missing) throw missing;
-    const prepared = client.prepareOperation(this.#operation, fields);
+    // A long promotional list is checked and written in steps: the other flows run between them.
+    const preparing = client.prepareOperationInSteps(this.#operation, fields);
+    if (preparing instanceof Promise) return preparing.then((prepared) => this.#gate(account, msg, fields, prepared, when, send, done));
+    return this.#gate(account, msg, fields, preparing, when, send, done);
+  }
+
+  /** Holds the msg back (storm), keeps it behind older ones (outbox) or sends it. */
+  #gate(account: Account, msg: Msg, fields: SendFields, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> | undefined {
     const item = { msg, fields };
     const onward = (admitted: boolean) => {
       if (!admitted) return this.#held(done);

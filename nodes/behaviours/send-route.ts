@@ -2,6 +2,7 @@
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import { briefOf, scheduleMs, type PromotionalResult, type SendRecord, type TransactionalResult } from '../../gateway';
 import type { Account } from '../account/account';
+import { eachInSteps, inTurns } from '../../gateway/steps';
 import { storeCause } from '../account/store-health';
 import { numberKey } from '../account/tracking';
 import { sendInBatches, sequence, type Msg, type NodeCatalog, type Send, type StatusThrottle } from '../plumbing/runtime';
@@ -81,41 +82,47 @@ export class SendRouter {
     this.show();
   }
 
+  /** A msg per recipient; a long answer's records in steps a turn of the event loop apart (another flow waits no more than a step). */
   #promotional(msg: Msg, result: PromotionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> {
     const records = result.response;
-    this.#trackPromotional(msg, records, body);
+    const track = this.#trackerFor(msg, body);
     const accepted: Msg[] = [];
     const refused: Msg[] = [];
     const copy = sequence(this.RED, msg, this.RED.util.generateId(), records.length);
     let dropped = 0;
-    records.forEach((record: SendRecord, index) => {
+    const each = (record: SendRecord, index: number) => {
+      track?.(record);
       const duplicate = this.#duplicateOf(record, resend);
       const out = copy(duplicate ? { ...record, duplicate } : record, index);
       if (duplicate) out.bulkgate = { ...(out.bulkgate as object | undefined), duplicate };
       if (duplicate === 'gateway') dropped++;
       (record.status === 'error' ? refused : accepted).push(out);
-    });
-    this.duplicates += dropped;
-    this.sent += accepted.length - dropped;
-    const last = refused.at(-1)?.payload as SendRecord | undefined;
-    if (last) this.rejectedFor(last, refused.length);
-    msg.payload = { total: result.total, response: result.response };
-    this.show();
-    return sendInBatches(send, [accepted, refused, msg]);
+    };
+    const routed = () => {
+      this.duplicates += dropped;
+      this.sent += accepted.length - dropped;
+      const last = refused.at(-1)?.payload as SendRecord | undefined;
+      if (last) this.rejectedFor(last, refused.length);
+      msg.payload = { total: result.total, response: result.response };
+      this.show();
+      return sendInBatches(send, [accepted, refused, msg]);
+    };
+    const stepping = inTurns(eachInSteps(records, each));
+    return stepping instanceof Promise ? stepping.then(routed) : routed();
   }
 
-  /** msg.sent.payload of each recipient: its entry of the request, as the node sent it. */
-  #trackPromotional(msg: Msg, records: SendRecord[], body: WireBody): void {
+  /** Tracks a record: msg.sent.payload of each recipient is its entry of the request, as the node sent it. */
+  #trackerFor(msg: Msg, body: WireBody): ((record: SendRecord) => void) | undefined {
     const tracker = this.account?.tracker;
-    if (!tracker?.listening) return;
+    if (!tracker?.listening) return undefined;
     const wire = body();
     const entries = recipientEntries(wire.number);
     const at = scheduleMs(wire.schedule);
-    for (const record of records) {
-      if (record.status === 'error' || typeof record.sms_id !== 'string') continue;
+    return (record) => {
+      if (record.status === 'error' || typeof record.sms_id !== 'string') return;
       const payload = entries.get(numberKey(record.number)) ?? { number: record.number };
       tracker.track(record.sms_id, record.number, { topic: msg.topic, payload, node: this.node.id }, at);
-    }
+    };
   }
 
   /** A duplicate (duplicates_check): `gateway`, its sms_id came before (not sent); `resend`, a resend that cost nothing. */
