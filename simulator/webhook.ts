@@ -2,24 +2,61 @@
 import type { SimulatorAccount } from './accounts';
 import type { OutboxMessage } from './gateway';
 
+/** An http(s) URL: anything else would throw later, in a report's timer, and end the process. */
+export function isWebhookUrl(url: unknown): url is string {
+  return typeof url === 'string' && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol);
+}
+
+export interface Webhook {
+  url: string;
+  /** A POST of a JSON array per call (the gateway's "Bulk DLRs"), else a GET with query parameters. */
+  bulk: boolean;
+}
+
+/**
+ * Every webhook set, each called with every event: the demo runs several examples with an events
+ * node each, on its own path, and each needs the reports and replies (a gateway application has
+ * one webhook; the simulator stands in for several applications).
+ */
 export class WebhookDispatcher {
-  bulk = false;
   /** Milliseconds from a message going out to its report. */
   delay = 200;
+  readonly #hooks = new Map<string, Webhook>();
   #timers = new Set<NodeJS.Timeout>();
 
-  constructor(public url = '') {}
+  constructor(urls: string | string[] = []) {
+    for (const url of [urls].flat()) if (url) this.add(url);
+  }
 
-  /** A GET with the event as query parameters, or (bulk) a POST of a JSON array. */
+  /** Sets a webhook; one already set with this URL keeps its place and takes the new `bulk`. */
+  add(url: string, bulk = false): void {
+    this.#hooks.set(url, { url, bulk });
+  }
+
+  /** Removes the webhook with this URL; false when none was set. */
+  remove(url: string): boolean {
+    return this.#hooks.delete(url);
+  }
+
+  clear(): void {
+    this.#hooks.clear();
+  }
+
+  list(): Webhook[] {
+    return [...this.#hooks.values()].map((hook) => ({ ...hook }));
+  }
+
+  /** To each webhook: a GET with the event as query parameters, or (bulk) a POST of a JSON array. */
   send(event: Record<string, unknown>): void {
-    if (!this.url) return;
-    if (this.bulk) {
-      void fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([event]) }).catch(() => undefined);
-      return;
+    for (const { url, bulk } of this.#hooks.values()) {
+      if (bulk) {
+        void fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([event]) }).catch(() => undefined);
+        continue;
+      }
+      const single = new URL(url);
+      for (const [k, v] of Object.entries(event)) single.searchParams.set(k, String(v));
+      void fetch(single).catch(() => undefined);
     }
-    const single = new URL(this.url);
-    for (const [k, v] of Object.entries(event)) single.searchParams.set(k, String(v));
-    void fetch(single).catch(() => undefined);
   }
 
   /** Delivered (1) or not (3), then Viber's "seen" (13); none for silent numbers. */
