@@ -11,6 +11,9 @@ export interface Webhook {
   url: string;
   /** A POST of a JSON array per call (the gateway's "Bulk DLRs"), else a GET with query parameters. */
   bulk: boolean;
+  /** Calls answered 2xx, and the others (another status, or no answer): whether the receiver gets them. */
+  answered: number;
+  failed: number;
 }
 
 /**
@@ -30,7 +33,9 @@ export class WebhookDispatcher {
 
   /** Sets a webhook; one already set with this URL keeps its place and takes the new `bulk`. */
   add(url: string, bulk = false): void {
-    this.#hooks.set(url, { url, bulk });
+    const hook = this.#hooks.get(url);
+    if (hook) hook.bulk = bulk;
+    else this.#hooks.set(url, { url, bulk, answered: 0, failed: 0 });
   }
 
   /** Removes the webhook with this URL; false when none was set. */
@@ -48,14 +53,22 @@ export class WebhookDispatcher {
 
   /** To each webhook: a GET with the event as query parameters, or (bulk) a POST of a JSON array. */
   send(event: Record<string, unknown>): void {
-    for (const { url, bulk } of this.#hooks.values()) {
-      if (bulk) {
-        void fetch(url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([event]) }).catch(() => undefined);
-        continue;
+    for (const hook of this.#hooks.values()) {
+      let call: Promise<Response>;
+      if (hook.bulk) call = fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([event]) });
+      else {
+        const single = new URL(hook.url);
+        for (const [k, v] of Object.entries(event)) single.searchParams.set(k, String(v));
+        call = fetch(single);
       }
-      const single = new URL(url);
-      for (const [k, v] of Object.entries(event)) single.searchParams.set(k, String(v));
-      void fetch(single).catch(() => undefined);
+      call.then(
+        (res) => {
+          if (res.ok) hook.answered++;
+          else hook.failed++;
+          void res.body?.cancel().catch(() => undefined);
+        },
+        () => hook.failed++,
+      );
     }
   }
 

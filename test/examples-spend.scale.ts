@@ -110,10 +110,11 @@ for (const webhook of [false, true]) {
         const from = (await outbox()).length;
         const res = await deploy(flow);
         assert.ok(res.ok, `deploy: HTTP ${res.status} ${await res.text()}`);
+        const hooksSet: string[] = [];
         if (webhook)
           for (const events of flow.filter((n) => n.type === 'bulkgate-events')) {
-            const path = String(events.path || '/bulkgate/events').replace(/^\//, '');
-            assert.equal((await call('/simulator/webhook', 'POST', { url: `${demo.editorUrl}/${path}?token=${SECRET}` })).status, 200);
+            hooksSet.push(`${demo.editorUrl}/${String(events.path || '/bulkgate/events').replace(/^\//, '')}?token=${SECRET}`);
+            assert.equal((await call('/simulator/webhook', 'POST', { url: hooksSet.at(-1) })).status, 200);
           }
         await until('the flow to be deployed', async () =>
           ((await (await fetch(`${demo.editorUrl}/flows`)).json()) as FlowNode[]).some((n) => n.z === 'spend-tab'),
@@ -121,6 +122,12 @@ for (const webhook of [false, true]) {
         for (const inject of flow.filter((n) => n.type === 'inject')) await pressByApi(demo.editorUrl)(inject.id);
         // Waits for the clock: every timeout and step of the example passes twice (and a report's delay).
         await new Promise((r) => setTimeout(r, Math.max(5, 2 * waits + 3) * 1000));
+        // With the webhook: each events node's was called and answered (the negative control: without one, nothing reaches the flow).
+        if (webhook) {
+          const hooks = ((await (await call('/simulator/webhook', 'GET')).json()) as { webhooks: { url: string; answered: number }[] }).webhooks;
+          for (const url of hooksSet)
+            assert.ok((hooks.find((h) => h.url === url)?.answered ?? 0) > 0, `the webhook ${url.split('?')[0]} was called and answered`);
+        }
         const sent = (await outbox()).slice(from).map(({ number, text }) => ({ number, text }));
         const numbers = byNumber(sent);
         console.log(`      ${file}: ${[...numbers].map(([n, texts]) => `${n} ×${texts.length}`).join(', ') || 'no SMS'} in ${Math.max(5, 2 * waits + 3)} s`);

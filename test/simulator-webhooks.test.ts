@@ -81,10 +81,11 @@ describe('the simulator calls every webhook set', function () {
     for (const reply of await Promise.all([aReply, bReply])) assert.equal(reply[0]?.payload.message, 'OK');
     await quiet();
     assert.deepEqual(calls.sort(), ['/example-a/events', '/example-a/events', '/example-b/events', '/example-b/events'], 'each webhook called once per event');
+    // Each says it was answered: a report and a reply each.
     const listed = (await (await webhook('GET')).json()) as { webhooks: { url: string; bulk: boolean }[] };
     assert.deepEqual(listed.webhooks, [
-      { url: hook('a'), bulk: false },
-      { url: hook('b'), bulk: false },
+      { url: hook('a'), bulk: false, answered: 2, failed: 0 },
+      { url: hook('b'), bulk: false, answered: 2, failed: 0 },
     ]);
   });
 
