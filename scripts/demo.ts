@@ -64,6 +64,8 @@ export function demoFlows(simulatorUrl: string, mqttPort: number): FlowNode[] {
   const flows: FlowNode[] = [];
   /** Demo accounts by the example settings they carry (without id, name, place and credentials). */
   const demoAccounts = new Map<string, FlowNode>();
+  /** The events nodes' paths so far: one path, one events node (a second would only get a warning). */
+  const eventPaths = new Set<string>();
   const demoAccountFor = (example: FlowNode): FlowNode => {
     const { id: _id, name, x: _x, y: _y, z: _z, credentials: _credentials, baseUrl: _baseUrl, ...settings } = example;
     const key = JSON.stringify(settings);
@@ -95,7 +97,12 @@ export function demoFlows(simulatorUrl: string, mqttPort: number): FlowNode[] {
       const copy: FlowNode = { ...node, id: `${tab}-${node.id}`, z: tab };
       if (typeof copy.account === 'string' && accounts.has(copy.account)) copy.account = (accounts.get(copy.account) as FlowNode).id;
       // The webhook's secret, in the credential store like the account's token.
-      if (copy.type === 'bulkgate-events') copy.credentials = { secret: EVENTS_SECRET };
+      if (copy.type === 'bulkgate-events') {
+        copy.credentials = { secret: EVENTS_SECRET };
+        const path = `/${String(copy.path || '/bulkgate/events').replace(/^\//, '')}`;
+        copy.path = eventPaths.has(path) ? `${path}-${tab}` : path;
+        eventPaths.add(copy.path as string);
+      }
       // Examples point at the simulator's default address; the demo's may differ.
       if (typeof copy.url === 'string') copy.url = copy.url.replace('http://127.0.0.1:1881', simulatorUrl);
       if (copy.type === 'mqtt-broker') Object.assign(copy, { broker: '127.0.0.1', port: String(mqttPort) });
@@ -257,15 +264,15 @@ async function main(): Promise<void> {
       await new Promise((r) => setTimeout(r, 50));
     }
   }
-  // Delivery reports and replies from the simulator go to the demo's events node (the kept
-  // flows' one too: its secret is the demo's unless the user changed it).
+  // Delivery reports and replies from the simulator go to every events node of the demo, each
+  // example's on its own path (the kept flows' too: their secret is the demo's unless the user
+  // changed it); the simulator calls each webhook set.
   const deployed = (await (await fetch(`${editorUrl}flows`)).json()) as FlowNode[];
-  const events = deployed.find((n) => n.type === 'bulkgate-events');
-  if (events) {
+  for (const events of deployed.filter((n) => n.type === 'bulkgate-events')) {
     await fetch(`${simulator.url}/simulator/webhook`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `${editorUrl}${String(events.path ?? '/bulkgate/events').replace(/^\//, '')}?token=${EVENTS_SECRET}` }),
+      body: JSON.stringify({ url: `${editorUrl}${String(events.path || '/bulkgate/events').replace(/^\//, '')}?token=${EVENTS_SECRET}` }),
     });
   }
 

@@ -3,6 +3,7 @@
 import { parseArgs } from 'node:util';
 import { DEMO_ACCOUNT, parseAccountFlag } from './accounts';
 import { startSimulator } from './server';
+import { isWebhookUrl } from './webhook';
 
 async function main(): Promise<void> {
   const { values } = parseArgs({
@@ -10,15 +11,17 @@ async function main(): Promise<void> {
       port: { type: 'string', default: process.env.SIMULATOR_PORT ?? '0' },
       host: { type: 'string', default: '127.0.0.1' },
       account: { type: 'string', multiple: true, default: [] },
-      webhook: { type: 'string' },
+      webhook: { type: 'string', multiple: true, default: [] },
       'no-strict': { type: 'boolean', default: false },
       help: { type: 'boolean', default: false },
     },
   });
   if (values.help) {
-    console.log('Usage: bulkgate-simulator [--port N] [--host 127.0.0.1] [--account ID:TOKEN[:CREDIT]]... [--webhook URL] [--no-strict]');
+    console.log('Usage: bulkgate-simulator [--port N] [--host 127.0.0.1] [--account ID:TOKEN[:CREDIT]]... [--webhook URL]... [--no-strict]');
     return;
   }
+  const badWebhook = values.webhook.find((url) => !isWebhookUrl(url));
+  if (badWebhook !== undefined) throw new Error(`--webhook must be an http or https URL, got "${badWebhook}"`);
   const port = Number(values.port);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0 to 65535, got "${values.port}"`);
   const simulator = await startSimulator({

@@ -4,10 +4,14 @@ import type { SimulatorAccountInit } from './accounts';
 import type { Fault } from './faults';
 import { json, mediaType, parseObject, readBody } from './http';
 import type { SimulatorState } from './state';
+import { isWebhookUrl } from './webhook';
 
 export async function serveControl(state: SimulatorState, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
   let input: Record<string, unknown> | undefined = {};
-  if (req.method === 'POST') {
+  // A DELETE may carry a body (which webhook); without one it is read as {}.
+  const bodied =
+    req.method === 'POST' || (req.method === 'DELETE' && (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined));
+  if (bodied) {
     // JSON only: a cross-site form or a text/plain fetch cannot send it without a preflight.
     if (mediaType(req) !== 'application/json') {
       req.resume();
@@ -40,15 +44,25 @@ export async function serveControl(state: SimulatorState, req: IncomingMessage, 
     case 'DELETE /simulator/faults':
       state.faults.clear();
       return json(res, 200, { ok: true });
+    case 'GET /simulator/webhook':
+      return json(res, 200, { webhooks: state.webhook.list(), delay: state.webhook.delay });
     case 'POST /simulator/webhook': {
+      // Adds one: each example that sets its webhook keeps the others' (the demo runs them together).
       // Checked here: a bad URL taken would throw later, in a report's timer, and end the process.
       const url = input.url ?? '';
-      if (url !== '' && !(typeof url === 'string' && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol)))
-        return json(res, 400, { error: 'url must be an http or https URL, or empty to turn the webhook off' });
-      state.webhook.url = url as string;
-      state.webhook.bulk = input.bulk === true;
+      if (url !== '' && !isWebhookUrl(url)) return json(res, 400, { error: 'url must be an http or https URL, or empty to turn every webhook off' });
+      if (url === '') state.webhook.clear();
+      else state.webhook.add(url as string, input.bulk === true);
       if (typeof input.delay === 'number') state.webhook.delay = input.delay;
-      return json(res, 200, { ok: true });
+      return json(res, 200, { ok: true, webhooks: state.webhook.list().length });
+    }
+    case 'DELETE /simulator/webhook': {
+      const url = input.url ?? '';
+      if (typeof url !== 'string') return json(res, 400, { error: 'url must be the URL of a webhook set, or absent to remove every webhook' });
+      if (url === '') state.webhook.clear();
+      // Named without its query: that is where a webhook's secret is.
+      else if (!state.webhook.remove(url)) return json(res, 404, { error: `no webhook ${url.split('?')[0]} is set` });
+      return json(res, 200, { ok: true, webhooks: state.webhook.list().length });
     }
     case 'POST /simulator/incoming': {
       const smsID = `sim-in-${String(state.gateway.state.nextId++).padStart(8, '0')}`;

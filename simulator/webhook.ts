@@ -2,24 +2,74 @@
 import type { SimulatorAccount } from './accounts';
 import type { OutboxMessage } from './gateway';
 
+/** An http(s) URL: anything else would throw later, in a report's timer, and end the process. */
+export function isWebhookUrl(url: unknown): url is string {
+  return typeof url === 'string' && URL.canParse(url) && /^https?:$/.test(new URL(url).protocol);
+}
+
+export interface Webhook {
+  url: string;
+  /** A POST of a JSON array per call (the gateway's "Bulk DLRs"), else a GET with query parameters. */
+  bulk: boolean;
+  /** Calls answered 2xx, and the others (another status, or no answer): whether the receiver gets them. */
+  answered: number;
+  failed: number;
+}
+
+/**
+ * Every webhook set, each called with every event: the demo runs several examples with an events
+ * node each, on its own path, and each needs the reports and replies (a gateway application has
+ * one webhook; the simulator stands in for several applications).
+ */
 export class WebhookDispatcher {
-  bulk = false;
   /** Milliseconds from a message going out to its report. */
   delay = 200;
+  readonly #hooks = new Map<string, Webhook>();
   #timers = new Set<NodeJS.Timeout>();
 
-  constructor(public url = '') {}
+  constructor(urls: string | string[] = []) {
+    for (const url of [urls].flat()) if (url) this.add(url);
+  }
 
-  /** A GET with the event as query parameters, or (bulk) a POST of a JSON array. */
+  /** Sets a webhook; one already set with this URL keeps its place and takes the new `bulk`. */
+  add(url: string, bulk = false): void {
+    const hook = this.#hooks.get(url);
+    if (hook) hook.bulk = bulk;
+    else this.#hooks.set(url, { url, bulk, answered: 0, failed: 0 });
+  }
+
+  /** Removes the webhook with this URL; false when none was set. */
+  remove(url: string): boolean {
+    return this.#hooks.delete(url);
+  }
+
+  clear(): void {
+    this.#hooks.clear();
+  }
+
+  list(): Webhook[] {
+    return [...this.#hooks.values()].map((hook) => ({ ...hook }));
+  }
+
+  /** To each webhook: a GET with the event as query parameters, or (bulk) a POST of a JSON array. */
   send(event: Record<string, unknown>): void {
-    if (!this.url) return;
-    if (this.bulk) {
-      void fetch(this.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([event]) }).catch(() => undefined);
-      return;
+    for (const hook of this.#hooks.values()) {
+      let call: Promise<Response>;
+      if (hook.bulk) call = fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([event]) });
+      else {
+        const single = new URL(hook.url);
+        for (const [k, v] of Object.entries(event)) single.searchParams.set(k, String(v));
+        call = fetch(single);
+      }
+      call.then(
+        (res) => {
+          if (res.ok) hook.answered++;
+          else hook.failed++;
+          void res.body?.cancel().catch(() => undefined);
+        },
+        () => hook.failed++,
+      );
     }
-    const single = new URL(this.url);
-    for (const [k, v] of Object.entries(event)) single.searchParams.set(k, String(v));
-    void fetch(single).catch(() => undefined);
   }
 
   /** Delivered (1) or not (3), then Viber's "seen" (13); none for silent numbers. */
