@@ -52,10 +52,9 @@ export class SendRouter {
   };
 
   /** Routes a result to the ports (a promotional one resolves once its last batch is sent); `resend`: a send from the outbox. */
-  route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> | undefined {
+  async route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> {
     if ('response' in result) return this.#promotional(msg, result, send, body, resend);
     this.transactional(msg, result, send, body, resend);
-    return undefined;
   }
 
   transactional(msg: Msg, result: TransactionalResult, send: Send, body: WireBody, resend: boolean): void {
