@@ -1,5 +1,5 @@
 /** The gateway client (no Node-RED import): each operation prepared, sent, read and retried. */
-import { AbortGroup, onStop, settledWithin, type StopSignal } from './abort';
+import { onStop, settledWithin } from './abort';
 import { timerDelay } from './clock';
 import { withdrawnError } from './withdrawn';
 import { baseUrlProblem } from './base-url';
@@ -28,7 +28,7 @@ export interface GatewayClientOptions extends AccountIdentity {
   proxy?: ProxySettings;
 }
 
-export type SendOptions = NonNullable<Parameters<typeof sendOperation>[1]> & { signal?: StopSignal };
+export type SendOptions = NonNullable<Parameters<typeof sendOperation>[1]> & { signal?: AbortSignal };
 
 export interface SendRecord {
   status: string;
@@ -74,11 +74,11 @@ export interface SendPolicy {
   giveUp?: GiveUp;
   retries?: number;
   /** Withdraws the request wherever it waits (a connection, a backoff): it ends with `withdrawnError()`. */
-  withdraw?: StopSignal;
+  withdraw?: AbortSignal;
 }
 
 /** One request through its attempts. */
-type Job = { prepared: PreparedRequest; signal?: StopSignal; policy?: SendPolicy };
+type Job = { prepared: PreparedRequest; signal?: AbortSignal; policy?: SendPolicy };
 
 export class GatewayClient {
   readonly baseUrl: string;
@@ -88,7 +88,7 @@ export class GatewayClient {
   readonly #transport: Transport;
   readonly #backoff: { retryDelay: number; retryMaxDelay: number };
   /** Stopped by close(): the retry sleeps wake, no new attempt starts. */
-  readonly #closing = new AbortGroup();
+  readonly #closing = new AbortController();
   #inFlight = new Set<Promise<Answer>>();
 
   constructor(options: GatewayClientOptions) {
@@ -111,8 +111,8 @@ export class GatewayClient {
     return prepareSend(operation, fields, this.#identity);
   }
 
-  /** prepareOperation, a long list of recipients in steps a turn of the event loop apart (a promise); a short one at once. */
-  prepareOperationInSteps(operation: Operation, fields: SendFields): PreparedRequest | Promise<PreparedRequest> {
+  /** prepareOperation, a long list of recipients in steps a turn of the event loop apart; a short one at once. */
+  async prepareOperationInSteps(operation: Operation, fields: SendFields): Promise<PreparedRequest> {
     return prepareSendInSteps(operation, fields, this.#identity);
   }
 
@@ -129,23 +129,19 @@ export class GatewayClient {
     return this.sendTransactional(this.prepareOperation(sendOperation('transactional', options), fields), options.signal);
   }
 
-  // Not async: each would keep a frame of its locals per request in flight (10,000 in a burst).
-  sendPromotional(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<PromotionalResult> {
-    if (prepared.nothingToSend) {
-      return Promise.resolve(withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared));
-    }
-    return this.#execute(prepared, signal, policy).then((answer) => {
-      const data = (answer.body as { data?: unknown }).data;
-      if (!isPlainObject(data) || !isPlainObject(data.total) || !Array.isArray(data.response)) throw badResponse(answer.status, 'promotional-result');
-      return withRejected(data as unknown as PromotionalResult, prepared);
-    });
+  async sendPromotional(prepared: PreparedRequest, signal?: AbortSignal, policy?: SendPolicy): Promise<PromotionalResult> {
+    if (prepared.nothingToSend) return withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared);
+    const answer = await this.#execute(prepared, signal, policy);
+    const data = (answer.body as { data?: unknown }).data;
+    if (!isPlainObject(data) || !isPlainObject(data.total) || !Array.isArray(data.response)) throw badResponse(answer.status, 'promotional-result');
+    return withRejected(data as unknown as PromotionalResult, prepared);
   }
 
-  sendTransactional(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<TransactionalResult> {
+  async sendTransactional(prepared: PreparedRequest, signal?: AbortSignal, policy?: SendPolicy): Promise<TransactionalResult> {
     const rejected = prepared.rejected[0];
     // An impossible number is answered as the gateway answers an invalid one: a rejected recipient.
-    if (prepared.nothingToSend && rejected) return Promise.resolve({ rejected: true, record: { ...rejected.record } });
-    return this.#execute(prepared, signal, policy).then((answer) => this.#transactionalResult(prepared, answer));
+    if (prepared.nothingToSend && rejected) return { rejected: true, record: { ...rejected.record } };
+    return this.#transactionalResult(prepared, await this.#execute(prepared, signal, policy));
   }
 
   #transactionalResult(prepared: PreparedRequest, answer: Answer): TransactionalResult {
@@ -168,7 +164,7 @@ export class GatewayClient {
     return { record: data as SendRecord, rejected: data.status === 'error' };
   }
 
-  async info(options: { api?: ApiFamily; method?: HttpMethod; encoding?: BodyEncoding; signal?: StopSignal } = {}): Promise<BalanceRecord> {
+  async info(options: { api?: ApiFamily; method?: HttpMethod; encoding?: BodyEncoding; signal?: AbortSignal } = {}): Promise<BalanceRecord> {
     const api = options.api ?? 'advanced';
     const method = options.method ?? (api === 'simple' ? 'GET' : 'POST');
     const encoding = options.encoding ?? (method === 'GET' ? 'query' : 'json');
@@ -179,38 +175,44 @@ export class GatewayClient {
   }
 
   /** One call to the other endpoints: the answer's `data` (a wrong OTP code is `{verified: false}`, no error). */
-  async call(name: EndpointName, fields: Record<string, unknown>, options: { signal?: StopSignal } = {}): Promise<unknown> {
+  async call(name: EndpointName, fields: Record<string, unknown>, options: { signal?: AbortSignal } = {}): Promise<unknown> {
     const answer = await this.#execute(prepareEndpoint(name, fields, this.#identity), options.signal);
     return (answer.body as { data: unknown }).data;
   }
 
-  #execute(prepared: PreparedRequest, signal?: StopSignal, policy?: SendPolicy): Promise<Answer> {
-    if (this.#closing.aborted) return Promise.reject(Object.assign(closedError(), { mayHaveReached: false }));
-    if (policy?.withdraw?.aborted) return Promise.reject(withdrawnError());
-    const task = this.#try({ prepared, signal, policy }, 1);
-    const forget = () => this.#inFlight.delete(task);
+  async #execute(prepared: PreparedRequest, signal?: AbortSignal, policy?: SendPolicy): Promise<Answer> {
+    if (this.#closing.signal.aborted) throw Object.assign(closedError(), { mayHaveReached: false });
+    if (policy?.withdraw?.aborted) throw withdrawnError();
+    const task = this.#attempts({ prepared, signal, policy });
     this.#inFlight.add(task);
-    task.then(forget, forget);
-    return task;
+    try {
+      return await task;
+    } finally {
+      this.#inFlight.delete(task);
+    }
   }
 
-  /** Attempt number `attempt`. No combined signal per request: closing destroys the pool, ending its requests. */
-  #try(job: Job, attempt: number): Promise<Answer> {
+  /** The request through its attempts. No combined signal per request: closing destroys the pool, ending its requests. */
+  async #attempts(job: Job): Promise<Answer> {
     const { prepared, signal, policy } = job;
-    return this.#transport.send(prepared, signal, policy?.withdraw).then(
-      (raw) => {
-        const answer = readAnswer(raw, this.#identity.applicationToken);
-        const refused = classifyAnswer(prepared, answer);
-        return refused ? this.#retry(job, attempt, refused) : answer;
-      },
-      (error: unknown) => {
-        const context = { stopped: this.#stopped(signal), closing: this.#closing.aborted, baseUrl: this.baseUrl, timeout: this.timeout };
-        return this.#retry(job, attempt, transportFailure(error, context));
-      },
-    );
+    for (let attempt = 1; ; attempt++) {
+      let raw;
+      try {
+        raw = await this.#transport.send(prepared, signal, policy?.withdraw);
+      } catch (error) {
+        const context = { stopped: this.#stopped(signal), closing: this.#closing.signal.aborted, baseUrl: this.baseUrl, timeout: this.timeout };
+        await this.#beforeRetry(job, attempt, transportFailure(error, context));
+        continue;
+      }
+      const answer = readAnswer(raw, this.#identity.applicationToken);
+      const refused = classifyAnswer(prepared, answer);
+      if (!refused) return answer;
+      await this.#beforeRetry(job, attempt, refused);
+    }
   }
 
-  async #retry(job: Job, attempt: number, failure: Failure): Promise<Answer> {
+  /** Waits out the backoff before attempt `attempt + 1`, or throws the failure's error when none may follow. */
+  async #beforeRetry(job: Job, attempt: number, failure: Failure): Promise<void> {
     const { prepared, signal, policy } = job;
     const { error, reached } = failure;
     const withdraw = policy?.withdraw;
@@ -220,13 +222,12 @@ export class GatewayClient {
     const wait = backoffDelay(attempt, failure.retryAfter, this.#backoff);
     const giveUp = policy?.giveUp;
     if (giveUp && Date.now() + wait >= giveUp.at) throw ending(giveUp.error());
-    await sleep(wait, [this.#closing, signal, withdraw]);
-    if (this.#stopped(signal) || withdraw?.aborted) throw ending(this.#closing.aborted ? closedError() : error);
-    return this.#try(job, attempt + 1);
+    await sleep(wait, [this.#closing.signal, signal, withdraw]);
+    if (this.#stopped(signal) || withdraw?.aborted) throw ending(this.#closing.signal.aborted ? closedError() : error);
   }
 
-  #stopped(signal: StopSignal | undefined): boolean {
-    return Boolean(signal?.aborted) || this.#closing.aborted;
+  #stopped(signal: AbortSignal | undefined): boolean {
+    return Boolean(signal?.aborted) || this.#closing.signal.aborted;
   }
 
   #numberOf(prepared: PreparedRequest): string | undefined {
@@ -257,7 +258,7 @@ function withRejected(result: PromotionalResult, prepared: PreparedRequest): Pro
   return { total: { ...result.total, status }, response };
 }
 
-function sleep(ms: number, signals: (StopSignal | undefined)[]): Promise<void> {
+function sleep(ms: number, signals: (AbortSignal | undefined)[]): Promise<void> {
   return new Promise((resolve) => {
     if (signals.some((s) => s?.aborted)) return resolve();
     const done = () => {

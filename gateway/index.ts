@@ -7,7 +7,7 @@ export { baseUrlProblem, baseUrlWording } from './base-url';
 export { bypassesProxy, DEFAULT_CONNECTIONS, type ProxySettings } from './transport';
 
 export { after, MAX_TIMER_MS, monotonicNow, timerDelay } from './clock';
-export { AbortGroup, onStop, settledWithin, type StopSignal } from './abort';
+export { onStop, settledWithin } from './abort';
 export { withdrawnError, isWithdrawn } from './withdrawn';
 
 export { briefOf, GatewayError, invalidRequest, typeSentence } from './errors';

@@ -211,9 +211,9 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
 
 /**
  * `prepareSend`, with a list longer than LIST_STEP checked and written in steps a turn of the
- * event loop apart (a promise); a shorter one at once, as `prepareSend` (no promise, no turn).
+ * event loop apart; a shorter one at once, as `prepareSend` (no turn).
  */
-export function prepareSendInSteps(operation: Operation, fields: SendFields, account: AccountIdentity): PreparedRequest | Promise<PreparedRequest> {
+export async function prepareSendInSteps(operation: Operation, fields: SendFields, account: AccountIdentity): Promise<PreparedRequest> {
   return inTurns(preparing(operation, fields, account));
 }
 

@@ -31,7 +31,7 @@ export function atOnce<T>(steps: Steps<T>): T {
 }
 
 /** The first step at once; when more follow, each in a later turn (setImmediate: what waits on I/O and timers goes first). */
-export function inTurns<T>(steps: Steps<T>): T | Promise<T> {
+export async function inTurns<T>(steps: Steps<T>): Promise<T> {
   const first = steps.next();
   if (first.done) return first.value;
   return new Promise<T>((resolve, reject) => {

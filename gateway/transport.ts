@@ -1,6 +1,6 @@
 /** The client's transport (no retries, no operations): the pool or proxy agent, the wire, the answers. */
 import type { Dispatcher, Pool } from 'undici';
-import { onStop, type StopSignal } from './abort';
+import { onStop } from './abort';
 import { Fifo } from './fifo';
 import { WITHDRAWN_CODE } from './withdrawn';
 import { redactAnswer } from './errors';
@@ -63,7 +63,7 @@ export class Transport {
     });
   }
 
-  send(prepared: PreparedRequest, signal: StopSignal | undefined, withdraw: StopSignal | undefined): Promise<RawAnswer> {
+  send(prepared: PreparedRequest, signal: AbortSignal | undefined, withdraw: AbortSignal | undefined): Promise<RawAnswer> {
     // A new object per request: a proxy agent adds the Host header to it.
     const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': 'node-red-contrib-bulkgate' };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
@@ -117,8 +117,8 @@ class AnswerReader implements Dispatcher.DispatchHandler {
   #stopListening: (() => void) | undefined;
 
   constructor(
-    private readonly signal: StopSignal | undefined,
-    private readonly withdraw: StopSignal | undefined,
+    private readonly signal: AbortSignal | undefined,
+    private readonly withdraw: AbortSignal | undefined,
     private readonly wire: WireQueue,
     private readonly resolve: (answer: RawAnswer) => void,
     private readonly reject: (error: unknown) => void,
@@ -169,8 +169,8 @@ class AnswerReader implements Dispatcher.DispatchHandler {
 interface WireWaiter {
   start(): void;
   reject(error: unknown): void;
-  signal: StopSignal | undefined;
-  withdraw: StopSignal | undefined;
+  signal: AbortSignal | undefined;
+  withdraw: AbortSignal | undefined;
 }
 
 /** At most `connections` requests in undici: its pool queue instead read 0.92x-0.95x, not 0.98x-1.00x. */
@@ -201,7 +201,7 @@ class WireQueue {
   }
 }
 
-function stopReason(signal: StopSignal | undefined, withdraw: StopSignal | undefined): Error | undefined {
+function stopReason(signal: AbortSignal | undefined, withdraw: AbortSignal | undefined): Error | undefined {
   if (signal?.aborted) return aborted();
   if (withdraw?.aborted) return Object.assign(new Error('withdrawn'), { code: WITHDRAWN_CODE });
   return undefined;

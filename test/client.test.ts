@@ -1,7 +1,9 @@
 /** The gateway client against the simulator over loopback HTTP: bodies, answers, errors. */
 import assert from 'node:assert/strict';
 import diagnostics from 'node:diagnostics_channel';
-import { AbortGroup, GatewayClient, GatewayError, type GatewayClientOptions } from '../gateway';
+import { getEventListeners } from 'node:events';
+import { GatewayClient, GatewayError, onStop, type GatewayClientOptions } from '../gateway';
+import { listening } from '../gateway/abort';
 import { prepare } from './support/prepare';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 import { until } from './support/wait';
@@ -595,55 +597,55 @@ describe('gateway client', () => {
     });
   });
 
-  describe('stopping requests with a group (a node closing)', () => {
+  describe('stopping requests with a signal (a node closing)', () => {
     it('abort() calls each listener still listening once, in the order they joined; one that stopped is not called', () => {
-      const group = new AbortGroup();
+      const controller = new AbortController();
       const calls: string[] = [];
-      group.onAbort(() => calls.push('a'));
-      const stopB = group.onAbort(() => calls.push('b'));
-      group.onAbort(() => calls.push('c'));
+      onStop(controller.signal, () => calls.push('a'));
+      const stopB = onStop(controller.signal, () => calls.push('b'));
+      onStop(controller.signal, () => calls.push('c'));
       stopB();
       stopB(); // a second stop changes nothing
-      assert.equal(group.aborted, false);
-      group.abort();
-      group.abort(); // nobody listens any more
-      assert.equal(group.aborted, true);
-      assert.deepEqual(calls, ['a', 'c']);
+      assert.equal(listening(controller.signal), 2);
+      controller.abort();
+      controller.abort(); // nobody listens any more
+      assert.equal(listening(controller.signal), 0);
+      onStop(controller.signal, () => calls.push('late'));
+      assert.deepEqual(calls, ['a', 'c'], 'a listener that came after the abort is not called');
     });
 
-    it('a listener that stops another while the group aborts does not keep it from being called', () => {
-      const group = new AbortGroup();
+    it('a listener that stops another while the signal aborts does not keep it from being called', () => {
+      const controller = new AbortController();
       const calls: string[] = [];
       let stopSecond = () => undefined as unknown;
-      group.onAbort(() => {
+      onStop(controller.signal, () => {
         calls.push('first');
         stopSecond();
       });
-      stopSecond = group.onAbort(() => calls.push('second'));
-      group.abort();
+      stopSecond = onStop(controller.signal, () => calls.push('second'));
+      controller.abort();
       assert.deepEqual(calls, ['first', 'second']);
     });
 
-    it('a request on the wire ends when its group aborts; a finished one has stopped listening', async () => {
-      const group = new AbortGroup();
+    it('10,000 waits on one signal are one listener on the signal itself (an EventTarget looks through all its listeners on each add)', () => {
+      const controller = new AbortController();
+      const stops = Array.from({ length: 10_000 }, () => onStop(controller.signal, () => undefined));
+      assert.equal(listening(controller.signal), 10_000);
+      assert.equal(getEventListeners(controller.signal, 'abort').length, 1);
+      for (const stop of stops) stop();
+      assert.equal(listening(controller.signal), 0);
+    });
+
+    it('a request on the wire ends when its signal aborts; a finished one has stopped listening', async () => {
+      const group = new AbortController();
       const calls: number[] = [];
-      const watched = new AbortGroup();
-      // Finished requests must leave the group: abort() would otherwise reach their readers.
-      const original = watched.onAbort.bind(watched);
-      let listening = 0;
-      watched.onAbort = (listener) => {
-        listening++;
-        const stop = original(listener);
-        return () => {
-          listening--;
-          return stop();
-        };
-      };
+      // Finished requests must stop listening: abort() would otherwise reach their readers.
+      const watched = new AbortController();
       const quick = make({ retries: 0 });
-      for (let i = 0; i < 3; i++) await quick.transactional({ number: '420777123456', text: `one ${i}` }, { signal: watched });
-      assert.equal(listening, 0, 'no finished request still listens');
+      for (let i = 0; i < 3; i++) await quick.transactional({ number: '420777123456', text: `one ${i}` }, { signal: watched.signal });
+      assert.equal(listening(watched.signal), 0, 'no finished request still listens');
       await sim.fault({ hang: true });
-      const pending = quick.transactional({ number: '420777123456', text: 'hangs' }, { signal: group }).then(
+      const pending = quick.transactional({ number: '420777123456', text: 'hangs' }, { signal: group.signal }).then(
         () => calls.push(1),
         (error: unknown) => error,
       );

@@ -1,7 +1,6 @@
 // The account at runtime: its gateway client (one connection pool), rate limit, circuit, outbox,
 // tracker and recent sms_ids; no Node-RED import. The send nodes prepare, `submit` and route.
 import {
-  AbortGroup,
   baseUrlWording,
   DEFAULT_BASE_URL,
   DEFAULT_CONNECTIONS,
@@ -16,7 +15,6 @@ import {
   type PreparedRequest,
   type ProxySettings,
   type SendPolicy,
-  type StopSignal,
 } from '../../gateway';
 import type { Msg } from '../plumbing/msg';
 import { numberSetting } from '../plumbing/settings';
@@ -98,8 +96,8 @@ interface Submission {
   order: number;
   /** Its node's give-up time, ms from `since`; 0: the account's outbox time only. */
   giveUpMs: number;
-  queueStop: StopSignal;
-  wireStop: StopSignal;
+  queueStop: AbortSignal;
+  wireStop: AbortSignal;
   onWire: () => void;
 }
 
@@ -129,7 +127,7 @@ export class Account {
   #client: GatewayClient | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #deferredTargets = new Map<string, DeferredHandler>();
-  readonly #resendStop = new AbortGroup();
+  readonly #resendStop = new AbortController();
   readonly #worker: OutboxWorker;
   readonly #unwatchOutbox: () => void;
   #outageSince: number | undefined;
@@ -249,44 +247,42 @@ export class Account {
   }
 
   // Behind what waits in the outbox (order is kept per account), else through the rate limit.
-  // A chain of promises: a burst holds thousands in flight, and an async frame per msg is not free.
-  submit(s: Submission): Promise<Submitted> {
+  async submit(s: Submission): Promise<Submitted> {
     const outbox = this.outboxMinutes > 0 ? this.outbox : undefined;
     const prepared = s.prepared;
     if (outbox && (outbox.waiting || (this.circuit.open && !this.#probeDue)) && !prepared.nothingToSend) {
       const reason = outbox.waiting ? 'older messages of this account wait in the outbox' : this.#withdrawnReason();
-      return this.#keep(s, 0, reason).then(() => KEPT);
+      await this.#keep(s, 0, reason);
+      return KEPT;
     }
     const client = this.gateway();
     // A probe goes out whatever the circuit says (it is open, and its signal fired).
     const withdraw = outbox && !this.circuit.open ? this.circuit.signal : undefined;
     const limiter = this.limiter;
     let counted = false;
-    const sending = limiter.enabled
-      ? limiter.acquire(prepared.messages, s.queueStop, withdraw, this.#giveUp(s, nodeWording('reason.rate-wait'))).then(() => {
-          counted = true;
-          return this.#transmit(client, s, outbox !== undefined, withdraw);
-        })
-      : this.#transmit(client, s, outbox !== undefined, withdraw);
-    return sending.then(
-      (result): Submitted => {
-        if (this.circuit.open && outbox && !outbox.waiting) this.#reachable('answered');
-        return { result };
-      },
-      (error: unknown) => {
-        if (!outbox || !deferrable(error, s.operation)) throw error;
-        // Sent from the outbox: this attempt does not use up the rate limit.
-        if (counted) limiter.refund(prepared.messages);
-        // Withdrawn, it was never tried (and the circuit is open already).
-        const withdrawn = isWithdrawn(error);
-        // At once, before the keep is on disk: what waits for a connection, a retry or the rate limit is withdrawn and kept too.
-        if (!withdrawn) this.#unreachable(error);
-        return this.#keep(s, withdrawn ? 0 : 1, withdrawn ? this.#withdrawnReason() : (error as Error).message).then(() => KEPT);
-      },
-    );
+    let result: SendResult;
+    try {
+      if (limiter.enabled) {
+        await limiter.acquire(prepared.messages, s.queueStop, withdraw, this.#giveUp(s, nodeWording('reason.rate-wait')));
+        counted = true;
+      }
+      result = await this.#transmit(client, s, outbox !== undefined, withdraw);
+    } catch (error) {
+      if (!outbox || !deferrable(error, s.operation)) throw error;
+      // Sent from the outbox: this attempt does not use up the rate limit.
+      if (counted) limiter.refund(prepared.messages);
+      // Withdrawn, it was never tried (and the circuit is open already).
+      const withdrawn = isWithdrawn(error);
+      // At once, before the keep is on disk: what waits for a connection, a retry or the rate limit is withdrawn and kept too.
+      if (!withdrawn) this.#unreachable(error);
+      await this.#keep(s, withdrawn ? 0 : 1, withdrawn ? this.#withdrawnReason() : (error as Error).message);
+      return KEPT;
+    }
+    if (this.circuit.open && outbox && !outbox.waiting) this.#reachable('answered');
+    return { result };
   }
 
-  #transmit(client: GatewayClient, s: Submission, kept: boolean, withdraw: StopSignal | undefined): Promise<SendResult> {
+  #transmit(client: GatewayClient, s: Submission, kept: boolean, withdraw: AbortSignal | undefined): Promise<SendResult> {
     s.onWire();
     const giveUp = this.#giveUp(s, nodeWording('reason.retry-due'));
     // With an outbox, no retries: the outbox is the retry.
@@ -312,7 +308,7 @@ export class Account {
     return `the gateway could not be reached a moment ago: ${this.circuit.cause?.reason ?? 'no answer'}`;
   }
 
-  #keep(s: Submission, attempts: number, reason: string): Promise<void> {
+  async #keep(s: Submission, attempts: number, reason: string): Promise<void> {
     const kept = this.outbox.keep(
       {
         node: s.node,
@@ -329,10 +325,12 @@ export class Account {
       },
       s.msg,
     );
-    return kept.catch((error: unknown) => {
+    try {
+      await kept;
+    } catch (error) {
       this.#probeLater();
       throw error;
-    });
+    }
   }
 
   /** A request's body without the account's token: what identifies an alert across copies. */
@@ -401,14 +399,16 @@ export class Account {
     const client = this.gateway();
     const prepared = client.prepareResend(entry.operation, entry);
     const withdraw = probe ? undefined : this.circuit.signal;
-    if (this.limiter.enabled) await this.limiter.acquire(prepared.messages, this.#resendStop, withdraw);
-    return send(client, entry.operation, prepared, this.#resendStop, { retries: 0, withdraw }).catch((error: unknown) => {
+    if (this.limiter.enabled) await this.limiter.acquire(prepared.messages, this.#resendStop.signal, withdraw);
+    try {
+      return await send(client, entry.operation, prepared, this.#resendStop.signal, { retries: 0, withdraw });
+    } catch (error) {
       if (deferrable(error, entry.operation)) this.limiter.refund(prepared.messages);
       throw error;
-    });
+    }
   }
 }
 
-function send(client: GatewayClient, operation: Operation, prepared: PreparedRequest, stop: StopSignal, policy?: SendPolicy): Promise<SendResult> {
+function send(client: GatewayClient, operation: Operation, prepared: PreparedRequest, stop: AbortSignal, policy?: SendPolicy): Promise<SendResult> {
   return operation.kind === 'promotional' ? client.sendPromotional(prepared, stop, policy) : client.sendTransactional(prepared, stop, policy);
 }

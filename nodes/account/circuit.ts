@@ -1,6 +1,6 @@
 // Whether the gateway is known to be unreachable: while open, new sends and those waiting are kept.
 // Without it, an alarm storm during an outage sends every alert and retry to a failing gateway.
-import { AbortGroup, GatewayError } from '../../gateway';
+import { GatewayError } from '../../gateway';
 
 interface Outage {
   reason: string;
@@ -41,7 +41,7 @@ function shortCause(error: unknown): Outage['brief'] {
 export type OutageEnd = 'answered' | 'nothing-waits';
 
 export class Circuit {
-  #opened = new AbortGroup();
+  #opened = new AbortController();
   #cause: Outage | undefined;
   #ended: OutageEnd | undefined;
   /** Also when the cause of an outage changes. */
@@ -52,8 +52,8 @@ export class Circuit {
   }
 
   /** Fires when the circuit opens (at once while it is open). */
-  get signal(): AbortGroup {
-    return this.#opened;
+  get signal(): AbortSignal {
+    return this.#opened.signal;
   }
 
   /** How the last outage ended (the log says "reachable again" only when it answered). */
@@ -79,7 +79,7 @@ export class Circuit {
     if (!this.#cause) return;
     this.#cause = undefined;
     this.#ended = how;
-    this.#opened = new AbortGroup();
+    this.#opened = new AbortController();
     this.onChange();
   }
 }

@@ -1,6 +1,6 @@
 // The account's rate limit, shared by its nodes: at most `limit` messages in a sliding window (kept
 // by the account's store), with a bounded FIFO queue for what has to wait.
-import { after, GatewayError, withdrawnError, monotonicNow, onStop, timerDelay, type GiveUp, type StopSignal } from '../../gateway';
+import { after, GatewayError, withdrawnError, monotonicNow, onStop, timerDelay, type GiveUp } from '../../gateway';
 import { Fifo } from '../../gateway/fifo';
 import type { Wording } from '../../gateway/wording';
 import { nodeError, nodeWording } from '../plumbing/wording';
@@ -44,7 +44,7 @@ export class RateLimiter {
   }
 
   /** Rejects `rate_limited` when `queueSize` wait already; `withdraw` (the account's circuit) withdraws what waits. */
-  acquire(messages: number, signal?: StopSignal, withdraw?: StopSignal, giveUp?: GiveUp): Promise<void> {
+  acquire(messages: number, signal?: AbortSignal, withdraw?: AbortSignal, giveUp?: GiveUp): Promise<void> {
     if (this.#closed) return Promise.reject(closed(this.#closed));
     if (!this.enabled) return Promise.resolve();
     if (signal?.aborted) return Promise.reject(closed(nodeWording('reason.cancelled')));

@@ -1,6 +1,6 @@
 /** The nodes of the gateway's other endpoints: the settings and the msg make a call (endpoint-kinds.ts). */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, bodyFields, invalidRequest, isAbsent, isPlainObject, splitNumbers, type EndpointName } from '../../gateway';
+import { bodyFields, invalidRequest, isAbsent, isPlainObject, splitNumbers, type EndpointName } from '../../gateway';
 import { typedSettings } from '../definitions';
 import { answerInputs, evaluate, NO_ACCOUNT, nodeCatalog, mapInSteps, sendInBatches, sequence, StatusThrottle, type Msg } from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
@@ -57,7 +57,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
     RED.nodes.createNode(this, config);
     const node = this;
     const account = accountOf(RED, config.account);
-    const stop = new AbortGroup();
+    const stop = new AbortController();
     const status = new StatusThrottle(node);
     const warned = new Set<string>();
 
@@ -87,7 +87,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
           }
           return out;
         },
-        call: (name, fields) => client.call(name, fields, { signal: stop }),
+        call: (name, fields) => client.call(name, fields, { signal: stop.signal }),
         parts: (payloads) => mapInSteps(payloads, sequence(RED, msg, msg._msgid, payloads.length)),
       };
       const outcome = await handle(ctx);

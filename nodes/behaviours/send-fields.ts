@@ -80,9 +80,8 @@ function isDefaultCascade(channel: unknown[]): boolean {
   return Object.entries(only).every(([key, value]) => key === 'type' || ([undefined, null, '', false, 'auto'] as unknown[]).includes(value));
 }
 
-export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, onIgnored?: (field: string) => void): SendFields | Promise<SendFields> {
+export async function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, onIgnored?: (field: string) => void): Promise<SendFields> {
   const fields: SendFields = {};
-  const waiting: Promise<void>[] = [];
   // The panel's settings that gave a value, which a payload key does not replace (object payloads only).
   const fromPanel = isPlainObject(msg.payload) ? new Set<SendField>(plan.set) : undefined;
 
@@ -91,11 +90,8 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, 
     fields[field] = value;
     fromPanel?.add(field);
   };
-  for (const [field, setting] of plan.typed) {
-    const value = evaluate(RED, node, msg, field, setting);
-    if (value instanceof Promise) waiting.push(value.then((v) => take(field, v)));
-    else take(field, value);
-  }
+  // Most settings are read at once; only flow, global and JSONata ones make it wait.
+  for (const [field, setting] of plan.typed) take(field, await evaluate(RED, node, msg, field, setting));
   for (const [field, value] of plan.plain) fields[field] = value;
   if (plan.channel) {
     // Channel texts, and a WhatsApp or RCS message's text, are templates too.
@@ -116,19 +112,16 @@ export function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, 
     throw nodeInvalid('timestamp-as-text', undefined, { key: 'no-text' });
   }
 
-  const overrides = () => {
-    if (!fromPanel || !isPlainObject(msg.payload)) return fields;
-    for (const field of SEND_FIELDS) {
-      if (!Object.prototype.hasOwnProperty.call(msg.payload, field)) continue;
-      if (!fromPanel.has(field)) fields[field] = msg.payload[field];
-      else if (!plan.warned.has(field) && msg.payload[field] !== fields[field]) {
-        plan.warned.add(field);
-        onIgnored?.(field);
-      }
+  if (!fromPanel || !isPlainObject(msg.payload)) return fields;
+  for (const field of SEND_FIELDS) {
+    if (!Object.prototype.hasOwnProperty.call(msg.payload, field)) continue;
+    if (!fromPanel.has(field)) fields[field] = msg.payload[field];
+    else if (!plan.warned.has(field) && msg.payload[field] !== fields[field]) {
+      plan.warned.add(field);
+      onIgnored?.(field);
     }
-    return fields;
-  };
-  return waiting.length ? Promise.all(waiting).then(overrides) : overrides();
+  }
+  return fields;
 }
 
 let mustache: typeof import('mustache') | undefined;

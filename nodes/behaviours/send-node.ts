@@ -1,10 +1,6 @@
-/**
- * The send nodes' pipeline: read, prepare, gate (storm, outbox, rate limit), send, route; one
- * `done` per msg. A chain of promises, not async steps, which keep a frame per msg in flight
- * (bursts: 0.83x and 0.81x of the floor against 0.97x and 0.92x); undefined: the msg has ended.
- */
+/** The send nodes' pipeline: read, prepare, gate (storm, outbox, rate limit), send, route; one `done` per msg. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, settledWithin, storableBody, type GatewayClient, type Operation, type PreparedRequest, type SendFields } from '../../gateway';
+import { settledWithin, storableBody, type GatewayClient, type Operation, type PreparedRequest, type SendFields } from '../../gateway';
 import type { Account, DeferredHandler } from '../account/account';
 import { stormGuardOf, type StormGuard } from '../account/storm';
 import { fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, type Done, type Msg, type NodeCatalog, type Send } from '../plumbing/runtime';
@@ -33,9 +29,9 @@ class SendPipeline {
   readonly #plan: FieldPlan;
   readonly #account: Account | null;
   /** Aborts what waits in the account's queue: on close it is refused at once. */
-  readonly #queueStop = new AbortGroup();
+  readonly #queueStop = new AbortController();
   /** Aborts requests on the wire: on close, after they had the timeout to finish. */
-  readonly #wireStop = new AbortGroup();
+  readonly #wireStop = new AbortController();
   readonly #inFlight = new Set<Promise<void>>();
   readonly #status: StatusThrottle;
   readonly #router: SendRouter;
@@ -69,88 +65,71 @@ class SendPipeline {
 
   /** A msg comes in: it ends once, on a port, in the outbox, held back, or at Catch; nothing throws out of here. */
   input(msg: Msg, send: Send, done: Done): void {
-    const failed = (error: unknown) => fail(this.texts, this.#status, msg, error, done);
-    let task: Promise<void> | undefined;
-    try {
-      task = this.#read(msg, send, done);
-    } catch (error) {
-      return failed(error);
-    }
-    if (task) this.#track(task, failed);
+    this.#track(this.#read(msg, send, done), (error) => fail(this.texts, this.#status, msg, error, done));
   }
 
-  /** Close waits for it. */
+  /** Close waits for it; its error ends its msg at Catch. */
   #track(task: Promise<void>, failed: (error: unknown) => void): void {
     const tracked = task.catch(failed);
     this.#inFlight.add(tracked);
-    void tracked.then(() => this.#inFlight.delete(tracked));
+    void tracked.finally(() => this.#inFlight.delete(tracked));
   }
 
-  close(done: () => void): void {
+  async close(done: () => void): Promise<void> {
     this.#unwatch?.();
     this.#stopDeferred?.();
     this.#status.close();
     this.#storm.close();
     this.#queueStop.abort();
-    void settledWithin(this.#inFlight, this.#account?.deployed.timeout ?? 0)
-      .then(() => {
-        this.#wireStop.abort();
-        return Promise.all(this.#inFlight);
-      })
-      .then(done);
+    await settledWithin(this.#inFlight, this.#account?.deployed.timeout ?? 0);
+    this.#wireStop.abort();
+    await Promise.all(this.#inFlight);
+    done();
   }
 
-  #read(msg: Msg, send: Send, done: Done): Promise<void> | undefined {
+  async #read(msg: Msg, send: Send, done: Done): Promise<void> {
     const when = { since: Date.now(), order: ++taken };
     const account = this.#account;
     if (!account) throw NO_ACCOUNT();
     const client = account.gateway();
-    const assembled = sendFields(this.RED, this.node, this.#plan, msg, this.#ignored);
-    // Most settings are read at once; only flow, global and JSONata ones make it wait.
-    if (assembled instanceof Promise) return assembled.then((fields) => this.#dispatch(account, client, msg, fields, when, send, done));
-    return this.#dispatch(account, client, msg, assembled, when, send, done);
+    const fields = await sendFields(this.RED, this.node, this.#plan, msg, this.#ignored);
+    await this.#dispatch(account, client, msg, fields, when, send, done);
   }
 
   readonly #ignored = (field: string) => this.node.warn(this.texts('warnings.payload-ignored', { field }));
 
-  /** Prepares the request (throws `invalid_request`: nothing is sent), then gates it. */
-  #dispatch(account: Account, client: GatewayClient, msg: Msg, fields: SendFields, when: Taken, send: Send, done: Done): Promise<void> | undefined {
+  /** Prepares the request (throws `invalid_request`: nothing is sent), then holds the msg back (storm), keeps it behind older ones (outbox) or sends it. */
+  async #dispatch(account: Account, client: GatewayClient, msg: Msg, fields: SendFields, when: Taken, send: Send, done: Done): Promise<void> {
     const missing = noRecipient(this.#plan, fields, msg);
     if (missing) throw missing;
     // A long promotional list is checked and written in steps: the other flows run between them.
-    const preparing = client.prepareOperationInSteps(this.#operation, fields);
-    if (preparing instanceof Promise) return preparing.then((prepared) => this.#gate(account, msg, fields, prepared, when, send, done));
-    return this.#gate(account, msg, fields, preparing, when, send, done);
-  }
-
-  /** Holds the msg back (storm), keeps it behind older ones (outbox) or sends it. */
-  #gate(account: Account, msg: Msg, fields: SendFields, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> | undefined {
+    const prepared = await client.prepareOperationInSteps(this.#operation, fields);
     const item = { msg, fields };
-    const onward = (admitted: boolean) => {
-      if (!admitted) return this.#held(done);
-      this.#warn(msg, prepared);
-      return this.#onward(account, msg, prepared, when, send, done);
-    };
+    let admitted: boolean;
     // With a shared store, an alert several copies of Node-RED raised at once goes out from one,
     // and the storm guard counts what every copy sends (one call to the store for both).
     const claims = account.claims;
-    if (!claims || prepared.nothingToSend) return onward(this.#storm.admit(item));
-    const storm = this.#storm.enabled ? { limit: this.#storm.limit, windowMs: this.#storm.windowMs } : undefined;
-    return claims.claim(this.node.id, account.alertBody(prepared), storm).then((decision) => {
+    if (!claims || prepared.nothingToSend) admitted = this.#storm.admit(item);
+    else {
+      const storm = this.#storm.enabled ? { limit: this.#storm.limit, windowMs: this.#storm.windowMs } : undefined;
+      const decision = await claims.claim(this.node.id, account.alertBody(prepared), storm);
       if (!decision.ours) return this.#copyElsewhere(msg, send, done);
-      if (!decision.storm) return onward(this.#storm.admit(item));
-      return onward(this.#storm.admitShared(item, decision.storm, (window) => claims.collectHeld(this.node.id, window)));
-    });
+      if (!decision.storm) admitted = this.#storm.admit(item);
+      else admitted = this.#storm.admitShared(item, decision.storm, (window) => claims.collectHeld(this.node.id, window));
+    }
+    if (!admitted) return this.#held(done);
+    this.#warn(msg, prepared);
+    await this.#onward(account, msg, prepared, when, send, done);
   }
 
   /** Held back by storm protection: deliberately not sent, so not an error. */
-  #held(done: Done): undefined {
+  #held(done: Done): void {
     this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: this.texts('status.held', { count: this.#storm.held }) }));
     done();
   }
 
   /** Another copy of Node-RED sends this alert: the msg ends on port 1, marked (a dropped copy is a success, marked by why it was dropped). */
-  #copyElsewhere(msg: Msg, send: Send, done: Done): undefined {
+  #copyElsewhere(msg: Msg, send: Send, done: Done): void {
     msg.bulkgate = { ...(msg.bulkgate as object | undefined), duplicate: 'copy' };
     this.#router.duplicates++;
     this.#router.show();
@@ -158,25 +137,22 @@ class SendPipeline {
     done();
   }
 
-  #onward(account: Account, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> {
-    return account
-      .submit({
-        node: this.node.id,
-        operation: this.#operation,
-        prepared,
-        msg,
-        ...when,
-        giveUpMs: this.#giveUpMs,
-        queueStop: this.#queueStop,
-        wireStop: this.#wireStop,
-        onWire: this.#showSending,
-      })
-      .then((submitted) => {
-        // Kept in the outbox: this msg's handling ends now; it comes out of the ports when it leaves.
-        if ('kept' in submitted) return done();
-        const routing = this.#router.route(msg, submitted.result, send, () => storableBody(prepared), false);
-        return routing ? routing.then(() => done()) : done();
-      });
+  async #onward(account: Account, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> {
+    const submitted = await account.submit({
+      node: this.node.id,
+      operation: this.#operation,
+      prepared,
+      msg,
+      ...when,
+      giveUpMs: this.#giveUpMs,
+      queueStop: this.#queueStop.signal,
+      wireStop: this.#wireStop.signal,
+      onWire: this.#showSending,
+    });
+    // Kept in the outbox: this msg's handling ends now; it comes out of the ports when it leaves.
+    if ('kept' in submitted) return done();
+    await this.#router.route(msg, submitted.result, send, () => storableBody(prepared), false);
+    done();
   }
 
   /** Sends outside an input handler (a msg from the outbox, a storm notice). */
@@ -202,7 +178,7 @@ class SendPipeline {
     try {
       if ('result' in outcome) {
         msg.bulkgate = { ...(msg.bulkgate as object | undefined), deferred };
-        void this.#router.route(msg, outcome.result, this.#emit, () => entry.body, true)?.catch(() => undefined);
+        void this.#router.route(msg, outcome.result, this.#emit, () => entry.body, true).catch(() => undefined);
       } else {
         fail(this.texts, this.#status, msg, outcome.error, (e) => {
           msg.bulkgate = { ...(msg.bulkgate as object), deferred };
@@ -222,22 +198,18 @@ class SendPipeline {
     const when = { since: Date.now(), order: ++taken };
     const msg = this.RED.util.cloneMessage(last);
     msg.held = held;
-    const failed = (error: unknown) => fail(this.texts, this.#status, msg, error, (e) => this.node.error(e, msg));
-    let task: Promise<void>;
-    try {
-      const account = this.#account;
-      if (!account) return;
+    const account = this.#account;
+    if (!account) return;
+    const notice = async () => {
       const whole = typeof fields.text === 'string' ? fields.text : '';
       const lastText = whole.length > 120 ? `${whole.slice(0, 117)}...` : whole;
       const text = this.texts('storm.notice', { count: held, seconds: this.#storm.windowMs / 1000, text: lastText });
       // Channel texts would win over the notice: the cascade keeps its settings, not its texts.
       const channel = Array.isArray(fields.channel) ? fields.channel.map((c) => ({ ...(c as object), text: undefined })) : fields.channel;
       const prepared = account.gateway().prepareOperation(this.#operation, { ...fields, text, channel });
-      task = this.#onward(account, msg, prepared, when, this.#emit, () => undefined);
-    } catch (error) {
-      return failed(error);
-    }
-    this.#track(task, failed);
+      await this.#onward(account, msg, prepared, when, this.#emit, () => undefined);
+    };
+    this.#track(notice(), (error) => fail(this.texts, this.#status, msg, error, (e) => this.node.error(e, msg)));
   }
 
   /** "N waiting" while this node's msgs wait in the outbox, "queued N" while the rate limit holds some, else the totals. */

@@ -53,10 +53,9 @@ export class SendRouter {
   };
 
   /** Routes a result to the ports (a promotional one resolves once its last batch is sent); `resend`: a send from the outbox. */
-  route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> | undefined {
+  async route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> {
     if ('response' in result) return this.#promotional(msg, result, send, body, resend);
     this.transactional(msg, result, send, body, resend);
-    return undefined;
   }
 
   transactional(msg: Msg, result: TransactionalResult, send: Send, body: WireBody, resend: boolean): void {
@@ -83,7 +82,7 @@ export class SendRouter {
   }
 
   /** A msg per recipient; a long answer's records in steps a turn of the event loop apart (another flow waits no more than a step). */
-  #promotional(msg: Msg, result: PromotionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> {
+  async #promotional(msg: Msg, result: PromotionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> {
     const records = result.response;
     const track = this.#trackerFor(msg, body);
     const accepted: Msg[] = [];
@@ -107,8 +106,9 @@ export class SendRouter {
       this.show();
       return sendInBatches(send, [accepted, refused, msg]);
     };
-    const stepping = inTurns(eachInSteps(records, each));
-    return stepping instanceof Promise ? stepping.then(routed) : routed();
+    // A long list's records are routed in steps a turn of the event loop apart.
+    await inTurns(eachInSteps(records, each));
+    return routed();
   }
 
   /** Tracks a record: msg.sent.payload of each recipient is its entry of the request, as the node sent it. */

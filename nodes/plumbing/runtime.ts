@@ -1,7 +1,7 @@
 /** Node-RED plumbing shared by the nodes: property evaluation, status, the one failure path. */
 import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import type { Done, Msg, Send } from './msg';
-import { GatewayError, monotonicNow, type AbortGroup } from '../../gateway';
+import { GatewayError, monotonicNow } from '../../gateway';
 import type { Wording } from '../../gateway/wording';
 import { nodeEnglish, nodeInvalid } from './wording';
 
@@ -15,8 +15,8 @@ export interface TypedSetting {
 /** TypedInput types whose value may only come through a callback (JSONata, async context stores). */
 const ASYNC_TYPES = new Set(['flow', 'global', 'jsonata']);
 
-/** A TypedInput read against the msg: a Promise only for ASYNC_TYPES; empty is "not set". */
-export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, setting: TypedSetting): unknown {
+/** A TypedInput read against the msg (only ASYNC_TYPES wait for a callback); empty is "not set". */
+export async function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, setting: TypedSetting): Promise<unknown> {
   const type = setting.type || 'str';
   if (setting.value === undefined || setting.value === null || (setting.value === '' && type !== 'date')) return undefined;
   const unreadable = (error: unknown) =>
@@ -28,7 +28,7 @@ export function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, sett
       throw unreadable(error);
     }
   }
-  return new Promise((resolve, reject) => {
+  return await new Promise((resolve, reject) => {
     RED.util.evaluateNodeProperty(setting.value as string, type, node, msg, (err: Error | null, value: unknown) => {
       if (err) reject(unreadable(err));
       else resolve(value);
@@ -134,7 +134,7 @@ export function answerInputs(
   node: Node,
   catalog: NodeCatalog,
   status: StatusThrottle,
-  stop: AbortGroup,
+  stop: AbortController,
   handle: (msg: Msg, send: Send, done: Done) => Promise<void>,
 ): void {
   node.on('input', (msg: object, send: Send, done: Done) => {

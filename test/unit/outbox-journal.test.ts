@@ -208,7 +208,7 @@ describe('outbox journal and policies (unit)', function () {
   it('the circuit: trip stops what waits on its signal, reset gives a new one; a withdrawn error is marked and never reached the gateway', () => {
     const circuit = new Circuit();
     let stopped = 0;
-    circuit.signal.onAbort(() => stopped++);
+    circuit.signal.addEventListener('abort', () => stopped++);
     circuit.trip('HTTP 503');
     circuit.trip('HTTP 503');
     assert.equal(stopped, 1);

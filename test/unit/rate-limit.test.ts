@@ -5,7 +5,8 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { AbortGroup, GatewayError } from '../../gateway';
+import { GatewayError } from '../../gateway';
+import { listening } from '../../gateway/abort';
 import { Circuit } from '../../nodes/account/circuit';
 import { RateLimiter } from '../../nodes/account/rate-limit';
 import { MemoryWindow, type RateWindow, type Reservation } from '../../nodes/account/store';
@@ -100,9 +101,9 @@ describe('rate limit (unit, fake clock)', () => {
     const order: string[] = [];
     const labels = Array.from({ length: 20 }, (_, i) => `m${i}`);
     const all = passes(limiter, labels.slice(0, 10), order);
-    const stop = new AbortGroup();
+    const stop = new AbortController();
     all.push(
-      limiter.acquire(1, stop).then(
+      limiter.acquire(1, stop.signal).then(
         () => void order.push('cancelled'),
         (error: GatewayError) => void order.push(`cancelled:${error.code}`),
       ),
@@ -170,8 +171,8 @@ describe('rate limit (unit, fake clock)', () => {
   it('one timer at most: a msg that leaves the queue and another that waits leave no timer behind once the limit is closed', async () => {
     const limiter = new RateLimiter(1, 60_000, 10);
     await limiter.acquire(1);
-    const stop = new AbortGroup();
-    const leaving = limiter.acquire(1, stop).catch((error: GatewayError) => error.code);
+    const stop = new AbortController();
+    const leaving = limiter.acquire(1, stop.signal).catch((error: GatewayError) => error.code);
     stop.abort();
     assert.equal(await leaving, 'closed');
     const waiting = limiter.acquire(1).catch((error: GatewayError) => error.code);
@@ -204,14 +205,15 @@ describe('rate limit (unit, fake clock)', () => {
     let changes = 0;
     const limiter = new RateLimiter(1, 1_000, 10, () => changes++);
     await limiter.acquire(1);
-    const stop = new AbortGroup();
+    const stop = new AbortController();
     const circuit = new Circuit();
     const giveUp = { at: Date.now() + 60_000, error: () => new GatewayError({ type: 'timeout', message: 'gave up' }) };
-    const waiting = limiter.acquire(1, stop, circuit.signal, giveUp);
+    const waiting = limiter.acquire(1, stop.signal, circuit.signal, giveUp);
     await clock.tickAsync(1_001);
     await waiting;
     assert.equal(changes, 2);
     assert.equal(clock.countTimers(), 0, 'no give-up timer left behind');
+    assert.equal(listening(stop.signal) + listening(circuit.signal), 0, 'no listener left on either signal');
     stop.abort();
     circuit.trip('HTTP 503');
     await clock.tickAsync(0);
