@@ -10,6 +10,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import { GatewayError, MAX_TIMER_MS, monotonicAt, sendOperation } from '../../gateway';
 import { Outbox, type NewEntry, type OutboxEntry, type OutboxWorker, type Outcome } from '../../nodes/account/outbox';
 import { RateLimiter } from '../../nodes/account/rate-limit';
+import { RecentSends } from '../../nodes/account/recent-sends';
 import { DeliveryTracker, type Tracked } from '../../nodes/account/tracking';
 
 const SECOND = 1000;
@@ -180,6 +181,16 @@ describe('the wall clock steps (unit, fake clock)', () => {
       assert.ok(await tracker.report('a', 'buffered'), 'known 23 hours after its send (25 by the wall clock)');
       clock.tick(HOUR + 1);
       assert.equal(await tracker.report('a', 'delivered'), undefined);
+    });
+
+    it("the gateway's duplicate window (5 minutes) holds: an sms_id got again a minute later is still a dropped copy", () => {
+      const recent = new RecentSends();
+      assert.equal(recent.seenBefore('sms-1'), false);
+      step(HOUR);
+      clock.tick(MINUTE);
+      assert.equal(recent.seenBefore('sms-1'), true);
+      clock.tick(5 * MINUTE);
+      assert.equal(recent.seenBefore('sms-1'), false, 'after the window, not');
     });
   });
 
