@@ -1,6 +1,6 @@
 /** The gateway client (no Node-RED import): each operation prepared, sent, read and retried. */
 import { onStop, settledWithin } from './abort';
-import { timerDelay } from './clock';
+import { monotonicNow, timerDelay } from './clock';
 import { withdrawnError } from './withdrawn';
 import { baseUrlProblem } from './base-url';
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
@@ -64,6 +64,7 @@ export interface BalanceRecord {
 
 /** When a msg gives up waiting (its node's give-up time), and the error it ends with then. */
 export interface GiveUp {
+  /** On the monotonic clock (monotonicNow): a step of the wall clock neither ends it early nor holds it. */
   at: number;
   error: () => GatewayError;
 }
@@ -221,7 +222,7 @@ export class GatewayClient {
     if (!again) throw ending(error);
     const wait = backoffDelay(attempt, failure.retryAfter, this.#backoff);
     const giveUp = policy?.giveUp;
-    if (giveUp && Date.now() + wait >= giveUp.at) throw ending(giveUp.error());
+    if (giveUp && monotonicNow() + wait >= giveUp.at) throw ending(giveUp.error());
     await sleep(wait, [this.#closing.signal, signal, withdraw]);
     if (this.#stopped(signal) || withdraw?.aborted) throw ending(this.#closing.signal.aborted ? closedError() : error);
   }

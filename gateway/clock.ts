@@ -28,3 +28,21 @@ export function after(ms: number, fire: () => void): () => void {
 export function monotonicNow(): number {
   return performance.now();
 }
+
+/** Wall minus monotonic, as last read: read again only when the wall clock stepped (a second or more). */
+let wallOffset: number | undefined;
+
+/**
+ * A stored wall-clock time (ms since the epoch: a deadline's start, an age, written to survive a
+ * restart) as a point on the monotonic clock, taken once when this process first looks at it: its
+ * age then, plus monotonic time from then on, so a step of the wall clock later moves nothing. A
+ * time in the future (the clock stepped back since it was written) is taken as now; one long past
+ * (a step forward, a power cut) as that old: the wall clock is all a process knows of the time
+ * before it. Times given alike come out alike (one offset until the clock steps), so order holds.
+ */
+export function monotonicAt(wall: number): number {
+  const mono = monotonicNow();
+  const offset = Date.now() - mono;
+  if (wallOffset === undefined || Math.abs(offset - wallOffset) >= 1000) wallOffset = offset;
+  return Math.min(mono, wall - wallOffset);
+}

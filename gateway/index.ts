@@ -6,7 +6,7 @@ export { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 export { baseUrlProblem, baseUrlWording } from './base-url';
 export { bypassesProxy, DEFAULT_CONNECTIONS, type ProxySettings } from './transport';
 
-export { after, MAX_TIMER_MS, monotonicNow, timerDelay } from './clock';
+export { after, MAX_TIMER_MS, monotonicAt, monotonicNow, timerDelay } from './clock';
 export { onStop, settledWithin } from './abort';
 export { withdrawnError, isWithdrawn } from './withdrawn';
 

@@ -4,7 +4,10 @@
  * the outbox to tidy its list, and restarts from the journal, run against the real outbox with a
  * stand-in sender, checked at every step against the invariant: an entry is attempted only while
  * it waits (never while on the wire, never once it ended), it ends once, and nothing waiting is
- * forgotten (a restart loads exactly what did not end; at the end, everything kept ended).
+ * forgotten (a restart loads exactly what did not end; at the end, everything kept ended). The wall
+ * clock steps too (forward a year or an hour, back an hour or 30 days, as NTP sets a Raspberry Pi):
+ * an entry ends as expired only once its 60 minutes passed, on the monotonic clock since it was
+ * kept, or since a restart plus its age then by the wall clock (a power cut's length counts).
  */
 import assert from 'node:assert/strict';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,7 +28,11 @@ interface Model {
   waiting: Set<number>;
   ended: Set<number>;
   next: number;
+  /** When each may expire, on the monotonic clock; its wall-clock time kept, for a restart. */
+  due: Map<number, { at: number; since: number }>;
 }
+
+const OUTBOX_MS = 60 * 60_000;
 
 /** The real outbox, its stand-in sender's sends on the wire, and what broke the invariant. */
 class Real {
@@ -68,8 +75,12 @@ class Real {
           });
         });
       },
-      settle: (_entry, msg) => {
+      settle: (_entry, msg, outcome) => {
         const seq = (msg as { seq: number }).seq;
+        const due = this.model.due.get(seq);
+        if ('error' in outcome && outcome.error.code === 'expired' && due && performance.now() < due.at) {
+          this.broken.push(`${seq} expired ${Math.round((due.at - performance.now()) / 1000)} s before its 60 minutes passed`);
+        }
         this.onWire.delete(seq);
         this.settled.set(seq, (this.settled.get(seq) ?? 0) + 1);
         if (this.model.ended.has(seq)) this.broken.push(`${seq} ended twice`);
@@ -123,6 +134,7 @@ class Keep implements fc.AsyncCommand<Model, Real> {
     for (let i = 0; i < this.count; i++) {
       const seq = model.next++;
       model.waiting.add(seq);
+      model.due.set(seq, { at: performance.now() + OUTBOX_MS, since: Date.now() });
       keeps.push(real.outbox.keep(entry(seq), { seq } as never));
     }
     await Promise.all(keeps);
@@ -186,11 +198,29 @@ class Restart implements fc.AsyncCommand<Model, Real> {
     }
     await real.outbox.detach(real.worker);
     await real.journal.close();
+    // A new process knows an entry's age only by the wall clock: a time ahead is now, a step forward is real.
+    for (const seq of model.waiting) {
+      const due = model.due.get(seq) as { at: number; since: number };
+      due.at = performance.now() + OUTBOX_MS - Math.max(0, Date.now() - due.since);
+    }
     real.open();
     await quiet();
     assert.equal(real.outbox.waiting, model.waiting.size, 'a restart loads exactly what did not end');
   }
   toString = () => 'restart';
+}
+
+/** NTP steps the wall clock: the monotonic clock and the timers go on as before. */
+class StepClock implements fc.AsyncCommand<Model, Real> {
+  constructor(readonly by: number) {}
+  check = () => true;
+  async run(_model: Model, real: Real) {
+    clock.setSystemTime(Date.now() + this.by);
+    clock.tick(MAX_PROBE_DELAY);
+    await quiet();
+    assert.deepEqual(real.broken, []);
+  }
+  toString = () => `clock steps ${this.by > 0 ? '+' : ''}${this.by / 3_600_000} h`;
 }
 
 const commands = [
@@ -200,6 +230,7 @@ const commands = [
   fc.tuple(fc.nat(), fc.constantFrom<Finish>('ok', 'ok', 'transient', 'refused')).map(([i, how]) => new FinishOne(i, how)),
   fc.nat().map((seed) => new DrainOutOfOrder(seed)),
   fc.constant(new Restart()),
+  fc.constantFrom(365 * 24, 1, -1, -30 * 24).map((hours) => new StepClock(hours * 3_600_000)),
 ];
 
 describe('the outbox against a model (fast-check commands)', function () {
@@ -207,7 +238,7 @@ describe('the outbox against a model (fast-check commands)', function () {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'bulkgate-model-'));
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval'] });
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
   });
   afterEach(() => {
     clock.uninstall();
@@ -218,7 +249,7 @@ describe('the outbox against a model (fast-check commands)', function () {
     let run = 0;
     await fc.assert(
       fc.asyncProperty(fc.commands(commands, { maxCommands: 25 }), async (steps) => {
-        const model: Model = { waiting: new Set(), ended: new Set(), next: 0 };
+        const model: Model = { waiting: new Set(), ended: new Set(), next: 0, due: new Map() };
         const real = new Real(join(dir, `run${run++}`, 'acc.jsonl'), model);
         try {
           await fc.asyncModelRun(() => ({ model, real }), steps);

@@ -8,6 +8,8 @@ import {
   DEFAULT_TIMEOUT,
   GatewayClient,
   isWithdrawn,
+  monotonicAt,
+  monotonicNow,
   settledWithin,
   storableBody,
   type GiveUp,
@@ -96,6 +98,8 @@ interface Submission {
   order: number;
   /** Its node's give-up time, ms from `since`; 0: the account's outbox time only. */
   giveUpMs: number;
+  /** `since` on the monotonic clock, set at the account's first look: its give-up time counts from it. */
+  startedAt?: number;
   queueStop: AbortSignal;
   wireStop: AbortSignal;
   onWire: () => void;
@@ -162,10 +166,11 @@ export class Account {
       const cause = this.circuit.cause;
       const url = this.deployed.baseUrl;
       if (cause) {
-        this.#outageSince = cause.since;
+        // On the monotonic clock: the outage's length in the log line, whatever the wall clock did meanwhile.
+        this.#outageSince ??= monotonicNow();
         surroundings.warn('gateway-unreachable', { url, reason: cause.failure instanceof Error ? cause.failure : cause.reason });
       } else if (this.#outageSince !== undefined) {
-        const seconds = Math.round((Date.now() - this.#outageSince) / 1000);
+        const seconds = Math.round((monotonicNow() - this.#outageSince) / 1000);
         surroundings.warn(this.circuit.ended === 'answered' ? 'gateway-reachable' : 'gateway-nothing-waits', { url, seconds });
         this.#outageSince = undefined;
       }
@@ -291,17 +296,18 @@ export class Account {
   }
 
   /**
-   * The msg's one deadline (its node's "give up after"), ms since the epoch: the rate-limit queue
-   * and the client's retries read it, and the outbox stores it with the entry (so it survives a
-   * restart) for its one expiry timer.
+   * The msg's one deadline (its node's "give up after"), ms since the epoch: the outbox stores it
+   * with the entry (so it survives a restart) for its one expiry timer; the rate-limit queue and the
+   * client's retries read the same time on the monotonic clock (#giveUp).
    */
   #deadline(s: Submission): number | undefined {
     return s.giveUpMs > 0 ? s.since + s.giveUpMs : undefined;
   }
 
   #giveUp(s: Submission, where: Wording): GiveUp | undefined {
-    const at = this.#deadline(s);
-    return at === undefined ? undefined : { at, error: () => giveUpError(s.giveUpMs / 1000, where) };
+    if (s.giveUpMs <= 0) return undefined;
+    const at = (s.startedAt ??= monotonicAt(s.since)) + s.giveUpMs;
+    return { at, error: () => giveUpError(s.giveUpMs / 1000, where) };
   }
 
   #withdrawnReason(): string {

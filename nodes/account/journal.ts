@@ -48,6 +48,8 @@ interface Seen {
   since: number;
   /** Changed while this process looked: its holder touches it. */
   touched: boolean;
+  /** Its age by the wall clock when first seen (0 for a time ahead): from then on it ages on this process's monotonic clock. */
+  age: number;
 }
 
 export class Journal {
@@ -318,7 +320,7 @@ export class Journal {
     const signature = `${mtime} ${text}`;
     const now = performance.now();
     const last = this.#seen;
-    if (!last || last.signature !== signature) this.#seen = { signature, since: now, touched: last !== undefined };
+    if (!last || last.signature !== signature) this.#seen = { signature, since: now, touched: last !== undefined, age: Math.max(0, Date.now() - mtime) };
     let owner: { pid?: unknown; host?: unknown } | undefined;
     try {
       owner = JSON.parse(text) as typeof owner;
@@ -341,10 +343,11 @@ export class Journal {
         if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
       }
     }
-    // Its time is the wall clock's (the holder's, through the file system); a clock that differs
-    // from the holder's is covered by this process's own: the lock not seen changing for the bound.
-    const mtime = Number(seen.signature.slice(0, seen.signature.indexOf(' ')));
-    return Date.now() - mtime > this.staleMs || performance.now() - seen.since > this.staleMs;
+    // Its time is the wall clock's (the holder's, through the file system), read once when first
+    // seen; then the lock not seen changing, on this process's own clock: a holder's clock ahead
+    // counts from then, and a step of the wall clock while this process watches makes no living
+    // holder's lock stale.
+    return seen.age + (performance.now() - seen.since) > this.staleMs;
   }
 
   /** Whether another process that holds the lock is known to run: one of this machine, or a lock seen touched lately. */

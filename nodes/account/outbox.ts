@@ -2,6 +2,7 @@
 // sent again until taken or out of time; results come out in the order the msgs came.
 import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, timerDelay, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
+import { monotonicAt, monotonicNow } from '../../gateway/clock';
 import { lockedError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import type { AccountStore, OutboxFile, OutboxLog } from './store';
@@ -68,6 +69,8 @@ export const DEFAULT_OUTBOX_SIZE = 10_000;
 /** Not the whole entry: a kept message is held once, as its line (JSON, as first kept). */
 interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'deadline' | 'attempts' | 'reason'> {
   line: string;
+  /** `since` on this process's monotonic clock, fixed when it was kept or loaded: what its age and give-up time count from (a step of the wall clock later moves neither). */
+  startedAt: number;
   // Only waiting -> wire -> waiting, or -> ended: no round attempts one on the wire or ended.
   state: 'waiting' | 'wire' | 'ended';
 }
@@ -302,7 +305,7 @@ export class Outbox {
 
   /** After every msg that came before it: concurrent sends fail in any order. */
   #insert({ id, node, since, order, deadline, attempts, reason }: OutboxEntry, line: string): Kept {
-    const kept: Kept = { id, node, since, order, deadline, attempts, reason, line, state: 'waiting' };
+    const kept: Kept = { id, node, since, order, deadline, attempts, reason, line, startedAt: monotonicAt(since), state: 'waiting' };
     const list = this.#list;
     let at = list.length;
     while (at > this.#head && before(kept, list[at - 1] as Kept)) at--;
@@ -404,7 +407,7 @@ export class Outbox {
 
   #schedule(ms: number): void {
     if (!this.#worker || this.#running || this.#live === 0) return;
-    const at = Date.now() + ms;
+    const at = monotonicNow() + ms;
     if (this.#timer && this.#dueAt <= at) return;
     clearTimeout(this.#timer);
     this.#dueAt = at;
@@ -438,7 +441,7 @@ export class Outbox {
         if (this.#worker) this.#expire(this.#worker);
         this.#armExpiry();
       },
-      timerDelay(first - Date.now() + 1),
+      timerDelay(first - monotonicNow() + 1),
     );
   }
 
@@ -512,18 +515,20 @@ export class Outbox {
   }
 
   #expire(worker: OutboxWorker): void {
-    const now = Date.now();
+    const now = monotonicNow();
     const due = this.#kept().filter((kept) => kept.state === 'waiting' && now >= giveUpAt(kept, worker));
     for (const kept of due) void this.#end(kept, () => ({ error: expiredError(this.#entryOf(kept), worker.minutes) }));
   }
 }
 
+/** On the monotonic clock: the account's outbox time, or its node's give-up time (stored as a wall-clock deadline, counted as a duration from `since`). */
 function giveUpAt(kept: Kept, worker: OutboxWorker): number {
-  return Math.min(kept.since + worker.minutes * 60_000, kept.deadline ?? Infinity);
+  return kept.startedAt + Math.min(worker.minutes * 60_000, (kept.deadline ?? Infinity) - kept.since);
 }
 
+// By `startedAt`, not `since`: an alert kept after the wall clock stepped back goes behind the older ones.
 function before(a: Kept, b: Kept): boolean {
-  return a.since < b.since || (a.since === b.since && a.order < b.order);
+  return a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.order < b.order);
 }
 
 /** A full disk, a permission: the msg cannot wait. */

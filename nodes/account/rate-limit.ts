@@ -62,8 +62,7 @@ export class RateLimiter {
       const stopListening = onStop(signal, () => this.#refuse(waiter, closed(nodeWording('reason.cancelled'))));
       const stopWithdrawing = onStop(withdraw, () => this.#refuse(waiter, withdrawnError()));
       // Its node's give-up time passes while it waits here: it ends then, not when its turn comes.
-      // Its wait is taken from the wall clock once; then it runs on Node's timers, which a clock step does not move.
-      const stopGivingUp = giveUp ? after(giveUp.at - Date.now(), () => this.#refuse(waiter, giveUp.error())) : undefined;
+      const stopGivingUp = giveUp ? after(giveUp.at - monotonicNow(), () => this.#refuse(waiter, giveUp.error())) : undefined;
       waiter.unlisten = () => {
         stopListening();
         stopWithdrawing();

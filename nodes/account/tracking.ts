@@ -1,5 +1,6 @@
 // Sends accepted, by sms_id, for the events node (`msg.sent`, output 3, `msg.inReplyTo`); bounded,
 // and only while an events node of the account runs (a user without one pays nothing).
+import { monotonicAt, monotonicNow } from '../../gateway/clock';
 import { Fifo } from '../../gateway/fifo';
 
 /** As a log writes it and the copies share it. */
@@ -20,6 +21,13 @@ export interface Tracked extends TrackedRecord {
   forgotten: boolean;
   /** Output 3 fired: an events node started later (redeploy, restart) does not fire it again. */
   late?: boolean;
+  /** `acceptedAt` on this process's monotonic clock, fixed when tracked or loaded: the report timeout and the 24 hours count from it. */
+  startedAt?: number;
+}
+
+/** Where a send's age counts from in this process (see monotonicAt): set at the first look. */
+function startedAt(tracked: Tracked): number {
+  return (tracked.startedAt ??= monotonicAt(tracked.acceptedAt));
 }
 
 export interface SharedTrackingLike {
@@ -64,7 +72,6 @@ class ReportWatch {
   constructor(
     readonly timeoutMs: number,
     private readonly onNoReport: (tracked: Tracked) => void,
-    private readonly now: () => number,
   ) {}
 
   add(tracked: Tracked): void {
@@ -86,14 +93,15 @@ class ReportWatch {
     clearTimeout(this.#timer);
   }
 
+  /** On the monotonic clock: a step of the wall clock neither fires it early nor holds it back. */
   #due(tracked: Tracked): number {
-    return tracked.countsFrom + this.timeoutMs;
+    return startedAt(tracked) + (tracked.countsFrom - tracked.acceptedAt) + this.timeoutMs;
   }
 
   #fire(): void {
     this.#timer = undefined;
     this.#timerAt = Infinity;
-    const now = this.now();
+    const now = monotonicNow();
     const late: Tracked[] = [];
     for (let first = this.#queue.peek(); first && this.#due(first) <= now; first = this.#queue.peek()) late.push(this.#queue.shift() as Tracked);
     while (this.#scheduled.length && this.#due(this.#scheduled[0] as Tracked) <= now) late.push(this.#scheduled.shift() as Tracked);
@@ -108,7 +116,7 @@ class ReportWatch {
     clearTimeout(this.#timer);
     this.#timerAt = next;
     // setTimeout's ceiling: a report timeout beyond what is remembered could never fire anyway.
-    this.#timer = setTimeout(() => this.#fire(), Math.min(TRACK_AGE_MS, Math.max(0, next - this.now())));
+    this.#timer = setTimeout(() => this.#fire(), Math.min(TRACK_AGE_MS, Math.max(0, next - monotonicNow())));
   }
 }
 
@@ -171,7 +179,6 @@ export class DeliveryTracker {
               () => fire(tracked),
             )
         : fire,
-      this.now,
     );
     this.#watches.set(owner, watch);
     for (const tracked of this.#bySmsId.values()) if (!tracked.final && !tracked.late) watch.add(tracked);
@@ -231,7 +238,7 @@ export class DeliveryTracker {
     const acceptedAt = this.now();
     const countsFrom = scheduledAt !== undefined && scheduledAt > acceptedAt ? scheduledAt : acceptedAt;
     const record: TrackedRecord = { smsId, number: numberKey(number), sent, acceptedAt, countsFrom };
-    const tracked: Tracked = { ...record, final: false, forgotten: false };
+    const tracked: Tracked = { ...record, final: false, forgotten: false, startedAt: monotonicNow() };
     this.#remember(tracked);
     for (const watch of this.#watches.values()) watch.add(tracked);
     this.log?.sent(record);
@@ -265,13 +272,13 @@ export class DeliveryTracker {
     return record ? { ...record, final: false, forgotten: false } : undefined;
   }
 
-  /** Insertion order is acceptance order. */
+  /** Insertion order is acceptance order; the age on the monotonic clock (a step forward of a day forgets nothing). */
   #trim(): void {
-    const oldest = this.now() - this.limits.ageMs;
+    const oldest = monotonicNow() - this.limits.ageMs;
     let forgot = false;
     for (let tracked = this.#byAge.peek(); tracked; tracked = this.#byAge.peek()) {
       if (!tracked.forgotten) {
-        if (this.#bySmsId.size <= this.limits.count && tracked.acceptedAt >= oldest) break;
+        if (this.#bySmsId.size <= this.limits.count && startedAt(tracked) >= oldest) break;
         this.#forget(tracked);
         forgot = true;
       }

@@ -119,6 +119,21 @@ describe("the outbox's file (unit)", () => {
       assert.equal(journal.lock(), true);
     });
 
+    it('the wall clock stepped forward an hour while this process watches: a lock its holder touched just before is not stale until untouched for the bound', () => {
+      lockOf(GONE_PID, 'another-host');
+      touch();
+      const journal = new OutboxJournal(path);
+      assert.equal(journal.lock(), false, 'first seen now');
+      clock.setSystemTime(Date.now() + 3_600_000);
+      clock.tick(1000);
+      assert.equal(journal.lock(), false, 'an hour by the wall clock, 1 s by this process');
+      touch();
+      clock.tick(30_000);
+      assert.equal(journal.lock(), false, 'touched after the step, unchanged for the bound');
+      clock.tick(1);
+      assert.equal(journal.lock(), true);
+    });
+
     it("the holder's death is known only by its lock: alive once seen touched, and for three touches after; a lock first seen is not known to live", () => {
       lockOf(GONE_PID, 'another-host');
       touch();

@@ -152,7 +152,7 @@ describe('rate limit (unit, fake clock)', () => {
     let changes = 0;
     const limiter = new RateLimiter(5, 1_000, 10, () => changes++, window);
     window.failing = true;
-    const giveUp = { at: Date.now() + 60_000, error: () => new GatewayError({ type: 'timeout', message: 'gave up' }) };
+    const giveUp = { at: performance.now() + 60_000, error: () => new GatewayError({ type: 'timeout', message: 'gave up' }) };
     const refused = limiter.acquire(1, undefined, undefined, giveUp).catch((error: unknown) => error);
     await clock.tickAsync(0);
     const error = (await refused) as GatewayError;
@@ -207,7 +207,7 @@ describe('rate limit (unit, fake clock)', () => {
     await limiter.acquire(1);
     const stop = new AbortController();
     const circuit = new Circuit();
-    const giveUp = { at: Date.now() + 60_000, error: () => new GatewayError({ type: 'timeout', message: 'gave up' }) };
+    const giveUp = { at: performance.now() + 60_000, error: () => new GatewayError({ type: 'timeout', message: 'gave up' }) };
     const waiting = limiter.acquire(1, stop.signal, circuit.signal, giveUp);
     await clock.tickAsync(1_001);
     await waiting;
@@ -331,7 +331,7 @@ describe('rate limit (unit, fake clock)', () => {
       await limiter.acquire(1);
       const expired = new GatewayError({ type: 'expired', message: 'not sent in time' });
       let ended: GatewayError | undefined;
-      void limiter.acquire(1, undefined, undefined, { at: Date.now() + 3_000, error: () => expired }).catch((e: GatewayError) => (ended = e));
+      void limiter.acquire(1, undefined, undefined, { at: performance.now() + 3_000, error: () => expired }).catch((e: GatewayError) => (ended = e));
       await clock.tickAsync(2_999);
       assert.equal(ended, undefined);
       assert.equal(limiter.queued, 1);
@@ -415,7 +415,7 @@ describe('rate limit across clock steps (unit, fake clock: the wall clock steps,
     await clock.tickAsync(0);
     clock.setSystemTime(Date.now() + 365 * DAY);
     const expired = new GatewayError({ type: 'expired', message: 'not sent in time' });
-    const giveUp = { at: Date.now() + 600_000, error: () => expired };
+    const giveUp = { at: performance.now() + 600_000, error: () => expired };
     const later = ['c', 'd'].map((label) =>
       limiter.acquire(1, undefined, undefined, giveUp).then(
         () => void order.push(label),

@@ -43,17 +43,22 @@ describe("delivery tracking: the account's memory is bounded", () => {
   });
 
   it('a message older than 24 hours is forgotten', async () => {
-    let now = Date.parse('2026-11-22T10:00:00Z');
-    const tracker = new DeliveryTracker({ kind: 'memory' }, undefined, () => now);
-    tracker.listen({}, 0, () => undefined);
-    tracker.track('old', '420777000001', sent(1));
-    now += 23 * 3600 * 1000;
-    tracker.track('new', '420777000002', sent(2));
-    assert.ok(await tracker.report('old', 'buffered'));
-    now += 3600 * 1000 + 1;
-    assert.equal(await tracker.report('old', 'delivered'), undefined);
-    assert.equal(await tracker.lastTo('420777000001'), undefined);
-    assert.ok(await tracker.report('new', 'delivered'));
+    // Its age on the monotonic clock (a step of the wall clock forgets nothing: clock-steps.test.ts).
+    const clock = FakeTimers.install({ toFake: ['Date', 'performance'] });
+    try {
+      const tracker = new DeliveryTracker({ kind: 'memory' });
+      tracker.listen({}, 0, () => undefined);
+      tracker.track('old', '420777000001', sent(1));
+      clock.tick(23 * 3600 * 1000);
+      tracker.track('new', '420777000002', sent(2));
+      assert.ok(await tracker.report('old', 'buffered'));
+      clock.tick(3600 * 1000 + 1);
+      assert.equal(await tracker.report('old', 'delivered'), undefined);
+      assert.equal(await tracker.lastTo('420777000001'), undefined);
+      assert.ok(await tracker.report('new', 'delivered'));
+    } finally {
+      clock.uninstall();
+    }
   });
 
   it('nothing is remembered while no events node listens', () => {
@@ -66,7 +71,7 @@ describe("delivery tracking: the account's memory is bounded", () => {
 describe('delivery tracking: the report timeout (unit, fake clock)', () => {
   let clock: ReturnType<typeof FakeTimers.install>;
   beforeEach(() => {
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
   });
   afterEach(() => clock.uninstall());
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
@@ -123,7 +128,7 @@ describe('delivery tracking: the report timeout (unit, fake clock)', () => {
 
   it('with a shared store, the sends a stopped copy left: looked for every quarter of the timeout (1 to 30 s), fired once each; unlisten stops the look', async () => {
     clock.uninstall();
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
     const asked: [number, number][] = [];
     const orphan = { smsId: 'orphan', number: '420777000001', sent: sent(1), acceptedAt: 0, countsFrom: 0 };
     let left = [orphan];
@@ -213,7 +218,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
   let dir = '';
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'bulkgate-tracking-'));
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'] });
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'] });
   });
   afterEach(() => {
     clock.uninstall();
@@ -444,7 +449,7 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
 describe('delivery tracking with a shared store (unit, a stand-in store, fake clock)', () => {
   let clock: ReturnType<typeof FakeTimers.install>;
   beforeEach(() => {
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date'] });
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
   });
   afterEach(() => clock.uninstall());
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
@@ -610,7 +615,7 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
 describe('delivery tracking: scheduled sends, repeats and edges (unit, fake clock)', () => {
   let clock: ReturnType<typeof FakeTimers.install>;
   beforeEach(() => {
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date'], now: Date.parse('2026-11-25T10:00:00Z') });
+    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.parse('2026-11-25T10:00:00Z') });
   });
   afterEach(() => clock.uninstall());
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
