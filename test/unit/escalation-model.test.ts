@@ -120,7 +120,7 @@ class Real {
         else
           for (const s of f.sms) {
             out.push(`${topic} sms ${s.round}:${s.step}:${s.number}${s.late ? ' late' : ''}`);
-            const once = `${topic} raised at ${f.incident.raised + this.monoOrigin}: ${s.round}:${s.step}:${s.number}`;
+            const once = `${topic} (code ${f.incident.code}) raised at ${f.incident.raised + this.monoOrigin}: ${s.round}:${s.step}:${s.number}`;
             this.sms.set(once, (this.sms.get(once) ?? 0) + 1);
             this.book.answered(f.incident.key, s);
           }
