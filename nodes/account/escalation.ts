@@ -2,7 +2,7 @@
 // Times inside a process are on the monotonic clock (a wall clock that steps would fire a step
 // hours early or late); what is stored is wall-clock time, turned back into the monotonic clock at
 // load as its age then plus the monotonic time elapsed since.
-import { normalizeNumber } from '../../gateway';
+import { normalizeNumber } from '../../gateway/recipients';
 
 /** Seconds a wait may last: 1 to 86,400 (a day). */
 export const WAIT_BOUNDS = { min: 1, max: 86_400 } as const;
@@ -200,10 +200,10 @@ export class IncidentBook {
   }
 
   /** The SMS's answer is recorded (taken, kept in the outbox, or failed for good): it is not sent again after a crash. */
-  answered(key: string, sms: PendingSms, number?: string): void {
+  answered(key: string, sms: PendingSms | undefined, number?: string): void {
     const incident = this.#incidents.get(key);
     if (!incident) return;
-    const at = incident.pending.findIndex((p) => p.step === sms.step && p.round === sms.round && p.number === sms.number);
+    const at = sms ? incident.pending.findIndex((p) => p.step === sms.step && p.round === sms.round && p.number === sms.number) : -1;
     if (at >= 0) incident.pending.splice(at, 1);
     // The gateway's record names the number as it normalised it (with the account's default country): a reply comes from that one.
     if (number) {
