@@ -211,6 +211,38 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     );
   });
 
+  it("example 10: the owner is texted, then replies OK through the simulator and the events node: acknowledged by the owner's number", async () => {
+    const example = JSON.parse(
+      readFileSync(join(__dirname, '..', '..', 'examples', '10 - Escalation until someone acknowledges.json'), 'utf8'),
+    ) as (FlowNode & {
+      credentials?: Record<string, unknown>;
+    })[];
+    const pick = (id: string) => example.find((n) => n.id === id) as FlowNode & { credentials?: Record<string, unknown> };
+    const [acc, escalation, events] = ['ex10-acc', 'ex10-x1', 'ex10-e1'].map(pick) as (FlowNode & { credentials?: Record<string, unknown> })[];
+    await load(
+      [
+        { ...acc!, baseUrl: sim.url, credentials: undefined },
+        { ...escalation!, wires: [['sms'], ['ended'], ['nobody']] },
+        { ...events!, credentials: undefined },
+        ...['sms', 'ended', 'nobody'].map((id) => ({ id, type: 'helper' })),
+      ] as FlowNode[],
+      { 'ex10-acc': acc!.credentials, 'ex10-e1': events!.credentials },
+    );
+    await fetch(`${sim.url}/simulator/webhook`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ url: `${base}/bulkgate/events?token=${events!.credentials?.secret as string}`, delay: 10 }),
+    });
+    const first = collect('sms', 1);
+    receive('ex10-x1', { topic: 'alarm/cellar', payload: 'Alarm: water in the cellar' });
+    const [sent] = await first;
+    assert.equal(sent?.escalation.number, '420777000101');
+    const ended = collect('ended', 1);
+    await replyFrom('420777000101', 'OK');
+    const [ack] = await ended;
+    assert.deepEqual([ack?.escalation.state, ack?.escalation.by, ack?.topic], ['acknowledged', '420777000101', 'alarm/cellar']);
+  });
+
   it('an account with no escalation node writes nothing', async () => {
     await load([{ id: 'acc', type: 'bulkgate-account', baseUrl: sim.url }], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
     assert.throws(() => readFileSync(join(userDir, 'bulkgate-escalation', 'acc.json')), /ENOENT/);
