@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forgetDesks } from '../nodes/account/escalation-desk';
-import { collect, helper, httpNode, load, unload, type FlowNode, type TestNode } from './support/red';
+import { collect, helper, httpNode, load, statusOf, unload, type FlowNode, type TestNode } from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 
 const OWNER = '420777100001';
@@ -39,6 +39,7 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     await sim.reset();
   });
   afterEach(async () => {
+    await sim.fault({ offline: { seconds: 0 } });
     await unload();
     forgetDesks();
     helper.settings({});
@@ -52,10 +53,10 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
   const receive = (id: string, msg: unknown) => (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
   const steps = (...s: [string, number][]) => s.map(([numbers, wait]) => ({ numbers, wait }));
 
-  async function deploy(node: Record<string, unknown>, extra: FlowNode[] = []): Promise<void> {
+  async function deploy(node: Record<string, unknown>, extra: FlowNode[] = [], accountSettings: Record<string, unknown> = {}): Promise<void> {
     await load(
       [
-        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0 },
+        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, ...accountSettings },
         { id: 'x', type: 'bulkgate-escalation', account: 'acc', wires: [['sms'], ['ended'], ['nobody']], ...node },
         { id: 'e', type: 'bulkgate-events', path: '/bulkgate/events', wires: [[], ['x']] },
         { id: 'c', type: 'catch', scope: ['x'], wires: [['caught']] },
@@ -241,6 +242,40 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     await replyFrom('420777000101', 'OK');
     const [ack] = await ended;
     assert.deepEqual([ack?.escalation.state, ack?.escalation.by, ack?.topic], ['acknowledged', '420777000101', 'alarm/cellar']);
+  });
+
+  it('the gateway down when a step is due: its SMS waits in the outbox (the status says so) and is sent once after, on output 1', async () => {
+    await deploy({ steps: steps([OWNER, 60]), repeat: 1 }, [], { outboxDelay: 200 });
+    await sim.fault({ offline: { seconds: 2, mode: '503' } });
+    const waiting = statusOf('x', (s) => /waiting/.test(s.text ?? ''));
+    const sms = collect('sms', 1, 15_000);
+    receive('x', { topic: 'door', payload: 'Door' });
+    await waiting;
+    const [sent] = await sms;
+    assert.deepEqual([sent?.escalation.step, sent?.escalation.number, sent?.payload.status], [1, OWNER, 'accepted']);
+    await new Promise((r) => setTimeout(r, 500));
+    assert.deepEqual(
+      (await texted()).map((m) => m.number),
+      [OWNER],
+      'sent once',
+    );
+  });
+
+  it('an acknowledgement withdraws the chain SMS still waiting for the rate limit', async () => {
+    await deploy({ steps: steps([`${OWNER}; ${NEIGHBOUR}`, 60]), repeat: 1 }, [], { rateLimit: 1, rateWindow: 60 });
+    const first = collect('sms', 1);
+    receive('x', { topic: 'door', payload: 'Door' });
+    const [sent] = await first;
+    const ended = collect('ended', 1);
+    receive('x', { topic: 'door', escalation: 'acknowledge' });
+    await ended;
+    // Nothing must happen: the second SMS waited for the rate limit and is gone.
+    await new Promise((r) => setTimeout(r, 300));
+    assert.equal((helper.getNode('acc') as unknown as { account: { limiter: { queued: number } } }).account.limiter.queued, 0);
+    assert.deepEqual(
+      (await texted()).map((m) => m.number),
+      [sent?.escalation.number],
+    );
   });
 
   it('an account with no escalation node writes nothing', async () => {
