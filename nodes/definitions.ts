@@ -5,7 +5,7 @@ export type CredentialFields = Record<string, { type: 'text' | 'password'; requi
 
 /** An editor check by name: `BulkGateEditor[name](node, kind, value)`; `number` is Node-RED's own. */
 export type Validator =
-  'number' | 'validNumber' | 'validText' | 'validSenderValue' | 'validChannel' | 'validBaseUrl' | 'validStoreUrl' | 'validCountry' | 'validPath';
+  'number' | 'validNumber' | 'validText' | 'validSenderValue' | 'validChannel' | 'validBaseUrl' | 'validStoreUrl' | 'validCountry' | 'validPath' | 'validSteps';
 
 export interface SettingDefinition {
   value: unknown;
@@ -172,6 +172,22 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
     credentials: { secret: { type: 'password', required: true } },
     panel: { prepare: 'eventsPanel' },
     shared: ['status', 'brief', 'warnings', 'errors', 'tracking'],
+  }),
+  'bulkgate-escalation': paletteNode({
+    type: 'bulkgate-escalation',
+    outputs: 3,
+    settings: {
+      ...NAME_AND_ACCOUNT,
+      // 1 to 10 steps: `numbers` as the Recipients field takes them, `wait` seconds before the next step.
+      steps: { value: [{ numbers: '', wait: 300 }], validate: 'validSteps' },
+      repeat: { value: 1, validate: 'number' },
+      text: { value: '' },
+      ackWords: { value: 'OK, ACK' },
+      sender_id: { value: 'gSystem' },
+      sender_id_value: { value: '' },
+    },
+    panel: { prepare: 'escalationPanel', save: 'escalationPanelSave' },
+    shared: ['status', 'brief', 'warnings', 'errors'],
   }),
   'bulkgate-otp': endpointNode('bulkgate-otp', 'otp', 2, {
     action: { value: 'send' },

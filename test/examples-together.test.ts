@@ -1,5 +1,5 @@
 /**
- * The nine examples imported one after another into one Node-RED, as a user does: no node id is
+ * The ten examples imported one after another into one Node-RED, as a user does: no node id is
  * in two example files (the editor asks "nodes already exist" for any id it has, config nodes
  * too, and imports a copy or keeps the first), so each example brings its own nodes and its own
  * account node, and keeps the account settings it documents at work: example 02's rate limit (5
@@ -42,7 +42,7 @@ describe('the examples imported one after another into one Node-RED', function (
         seen.set(node.id, file);
       }
     }
-    assert.equal(files.length, 9);
+    assert.equal(files.length, 10);
     assert.deepEqual(shared, []);
   });
 

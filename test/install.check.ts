@@ -36,6 +36,7 @@ const TYPES = [
   'bulkgate-number-check',
   'bulkgate-blacklist',
   'bulkgate-contacts',
+  'bulkgate-escalation',
 ];
 
 function freePort(): Promise<number> {
@@ -106,7 +107,7 @@ describe('installed from the packed tarball', function () {
     execFileSync('npm', ['install', '--no-audit', '--no-fund', tarball], { cwd: userDir, stdio: 'inherit' });
   });
 
-  it('Node-RED 5.0 on Node.js 22 loads all nine types with no error', async () => {
+  it('Node-RED 5.0 on Node.js 22 loads all ten types with no error', async () => {
     assert.ok(existsSync(NODE_RED_5) && NODE_22, 'Node-RED 5.0 and Node.js 22 in .matrix/ (bash scripts/matrix.sh --install-only)');
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;

@@ -44,13 +44,14 @@ describe('lean: what the package loads, and when', function () {
     return report;
   };
 
-  it('installed, no node deployed: all nine types registered, none of the dependencies loaded', () => {
+  it('installed, no node deployed: all ten types registered, none of the dependencies loaded', () => {
     const installed = stage('installed');
     assert.deepEqual(installed.types?.sort(), [
       'bulkgate-account',
       'bulkgate-balance',
       'bulkgate-blacklist',
       'bulkgate-contacts',
+      'bulkgate-escalation',
       'bulkgate-events',
       'bulkgate-number-check',
       'bulkgate-otp',

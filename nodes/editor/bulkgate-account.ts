@@ -4,6 +4,7 @@ import { storeUrlWording } from '../plumbing/store-url';
 import { accountPanel } from './account-panel';
 import { balancePanel } from './balance-panel';
 import { endpointPanel, endpointPanelSave } from './endpoint-panel';
+import { escalationPanel, escalationPanelSave, validSteps } from './escalation-panel';
 import { eventsPanel } from './events-panel';
 import { sendPanel, sendPanelSave, validChannel, validNumber, validSenderValue, validText } from './send-panel';
 import { t } from './i18n';
@@ -17,11 +18,14 @@ window.BulkGateEditor = {
   eventsPanel: marked('node-input-name', eventsPanel),
   endpointPanel: marked('node-input-name', endpointPanel),
   endpointPanelSave,
+  escalationPanel: marked('node-input-name', escalationPanel),
+  escalationPanelSave,
   // Every check takes (node, kind, value), as the definitions' generated validators call it.
   validText,
   validNumber,
   validSenderValue,
   validChannel,
+  validSteps,
   // The sentence shows as the field's tooltip: why a URL is refused (the token travels with every request).
   validBaseUrl: (_node: unknown, _kind: string, value: string) => !value || !baseUrlWording(value) || t('invalid.baseUrl'),
   // Empty is allowed here (the file store needs none); a Redis store without one is refused at deploy.

@@ -58,6 +58,18 @@ export const NODE_ERRORS = {
   'store-unavailable': 'Not kept: the gateway could not be reached and the shared store does not answer, so the message cannot wait (__cause__)',
   expired: "Not sent: the gateway could not be reached for __minutes__ (the account's outbox time; __tries__). Last: __last__",
   'gave-up': 'Not sent within __seconds__ s (the node\'s "give up after"): __why__',
+  // The escalation node's chain, checked when an incident is raised (nothing is sent when it fails).
+  escalation: {
+    'no-steps': 'steps: the chain has no step (it takes 1 to 10)',
+    'too-many-steps': 'steps: the chain has __steps__ steps; it takes at most 10',
+    'no-numbers': 'steps: step __step__ has no number',
+    'bad-number': 'steps: step __step__ has an impossible number, __number__',
+    wait: 'steps: step __step__ waits __wait__; a wait is a whole number of seconds from 1 to 86400',
+    repeat: 'repeat must be a whole number from 1 to 10, not __repeat__',
+    command: 'msg.escalation must be "acknowledge" or "resolve", not __value__',
+    unstored: 'The incident could not be stored (__where__): __cause__; nothing was sent',
+    rejected: 'The gateway refused the chain SMS to __number__: __reason__',
+  },
   // A count inside a sentence (`n`, not i18next's `count`: one key per form the English needs).
   count: {
     'minute-one': '__n__ minute',

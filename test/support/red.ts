@@ -58,6 +58,7 @@ const withCatalog =
 const NODE_MODULES: NodeModule[] = [
   require('../../nodes/bulkgate-account').default,
   require('../../nodes/bulkgate-send').default,
+  require('../../nodes/bulkgate-escalation').default,
   require('../../nodes/bulkgate-balance').default,
   require('../../nodes/bulkgate-events').default,
   require('../../nodes/bulkgate-endpoints').default,

@@ -1,0 +1,9 @@
+/** `bulkgate-escalation`: an incident's chain of SMS until someone acknowledges (ports: each SMS taken, acknowledged or resolved, nobody acknowledged). Its code loads when the first one starts. */
+import type { NodeAPI } from 'node-red';
+import { registerLazily } from './plumbing/lazy';
+
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const load = (RED: NodeAPI) => (require('./behaviours/escalation-node') as typeof import('./behaviours/escalation-node')).escalationNode(RED) as never;
+
+const register = (RED: NodeAPI): void => registerLazily(RED, 'bulkgate-escalation', () => load(RED));
+export default register;
