@@ -6,7 +6,7 @@
  * account's (escalation-desk.ts), stored before a raising msg's `done`.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { AbortGroup, GatewayError, isPhoneNumber, normalizeNumber, sendOperation, splitNumbers, type PreparedRequest } from '../../gateway';
+import { GatewayError, isPhoneNumber, normalizeNumber, sendOperation, splitNumbers, type PreparedRequest } from '../../gateway';
 import type { Account } from '../account/account';
 import {
   DEFAULT_ACK_WORDS,
@@ -111,8 +111,8 @@ class EscalationRuntime {
   readonly #desk: EscalationDesk | undefined;
   readonly #status: StatusThrottle;
   /** Each incident's SMS waiting for the rate limit: withdrawn when it is acknowledged or resolved. */
-  readonly #queued = new Map<string, AbortGroup>();
-  readonly #wireStop = new AbortGroup();
+  readonly #queued = new Map<string, AbortController>();
+  readonly #wireStop = new AbortController();
   readonly #detach: (() => void) | undefined;
   readonly #stopDeferred: (() => void) | undefined;
   readonly #unwatch: (() => void) | undefined;
@@ -248,7 +248,7 @@ class EscalationRuntime {
       return;
     }
     let queue = this.#queued.get(incident.key);
-    if (!queue) this.#queued.set(incident.key, (queue = new AbortGroup()));
+    if (!queue) this.#queued.set(incident.key, (queue = new AbortController()));
     let prepared: PreparedRequest;
     try {
       prepared = account.gateway().prepareOperation(OPERATION, {
@@ -271,8 +271,8 @@ class EscalationRuntime {
         since: Date.now(),
         order: ++taken,
         giveUpMs: 0,
-        queueStop: queue,
-        wireStop: this.#wireStop,
+        queueStop: queue.signal,
+        wireStop: this.#wireStop.signal,
         onWire: () => undefined,
       })
       .then(
