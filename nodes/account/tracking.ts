@@ -77,7 +77,7 @@ class ReportWatch {
   add(tracked: Tracked): void {
     if (tracked.countsFrom > tracked.acceptedAt) {
       let i = this.#scheduled.length;
-      while (i > 0 && (this.#scheduled[i - 1] as Tracked).countsFrom > tracked.countsFrom) i--;
+      while (i > 0 && this.#due(this.#scheduled[i - 1] as Tracked) > this.#due(tracked)) i--;
       this.#scheduled.splice(i, 0, tracked);
     } else this.#queue.push(tracked);
     this.#arm();

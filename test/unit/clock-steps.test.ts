@@ -172,6 +172,19 @@ describe('the wall clock steps (unit, fake clock)', () => {
       assert.equal(late.length, 6, 'once each');
     });
 
+    it('scheduled sends: each fires at its own schedule and timeout, in the order they fall due, the step between them not counted', () => {
+      const tracker = new DeliveryTracker({ kind: 'memory' });
+      const late: string[] = [];
+      tracker.listen({}, 5 * MINUTE, (t: Tracked) => late.push(t.smsId));
+      tracker.track('in-20', '420777000001', sent(1), Date.now() + 20 * MINUTE);
+      step(HOUR);
+      tracker.track('in-10', '420777000002', sent(2), Date.now() + 10 * MINUTE);
+      clock.tick(15 * MINUTE);
+      assert.deepEqual(late, ['in-10']);
+      clock.tick(10 * MINUTE);
+      assert.deepEqual(late, ['in-10', 'in-20']);
+    });
+
     it('the 24 hours tracking remembers run on the monotonic clock: still known after the step, forgotten 24 hours after the send', async () => {
       const tracker = new DeliveryTracker({ kind: 'memory' });
       tracker.listen({}, 0, () => undefined);
