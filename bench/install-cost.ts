@@ -2,7 +2,7 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { copyFileSync, cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { basename, dirname, join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { PLAN, ROOT, median, ordered, percentile, round } from './harness';
 
 /** Runs bench/start-probe.js in a process of its own and returns its report. */
@@ -37,7 +37,15 @@ export function linkDependencies(nodeModules: string): void {
     .trim()
     .split('\n')
     .filter((dir) => dir.startsWith(join(ROOT, 'node_modules')));
-  for (const dir of dependencies) symlinkSync(dir, join(nodeModules, basename(dir)), 'dir');
+  // By the name it is required with: a scoped one (`@redis/client`) in its scope's folder.
+  for (const dir of dependencies) {
+    const name = relative(join(ROOT, 'node_modules'), dir);
+    // One nested in another's node_modules is found there, through the link to the other.
+    if (name.includes('node_modules')) continue;
+    const link = join(nodeModules, name);
+    mkdirSync(dirname(link), { recursive: true });
+    symlinkSync(dir, link, 'dir');
+  }
 }
 
 /**

@@ -33,7 +33,6 @@ import { BURST_SHAPES, burst, burstShape, promotional } from './burst';
 import { counting, soak, trackingSoak, usage } from './soak';
 import { installCost } from './install-cost';
 import { sharedStore } from './shared-store';
-import { storeBatching } from './store-batching';
 
 function scaleTargets(scale: Awaited<ReturnType<typeof outboxScale>>) {
   const { storm, drain, numberCheck, lists } = scale;
@@ -104,7 +103,6 @@ async function main(): Promise<void> {
     }
     if (ONLY_REDIS) {
       const shared = await sharedStore(fixed.url);
-      await storeBatching();
       for (const t of sharedTargets(shared)) console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${t.value}`);
       return;
     }
@@ -131,7 +129,6 @@ async function main(): Promise<void> {
     const outboxFiles = runtime.outboxFiles();
     const scale = await outboxScale(runtime, fixed.url, { application_id: ID, application_token: TOKEN }, PLAN.scale);
     const shared = await sharedStore(fixed.url);
-    const batching = await storeBatching();
     console.log(`\noutbox at scale\n${JSON.stringify(scale, null, 2)}`);
 
     const at = (client: string, concurrency: number) =>
@@ -229,7 +226,7 @@ async function main(): Promise<void> {
     mkdirSync(join(ROOT, 'bench'), { recursive: true });
     writeFileSync(
       join(ROOT, 'bench', 'results.json'),
-      `${JSON.stringify({ machine, plan: PLAN, installed, transactional, burst: bursts, outboxFiles, promotional: promo, soak: steady, tracking, inUse, counting: count, scale, shared, batching, targets }, null, 2)}\n`,
+      `${JSON.stringify({ machine, plan: PLAN, installed, transactional, burst: bursts, outboxFiles, promotional: promo, soak: steady, tracking, inUse, counting: count, scale, shared, targets }, null, 2)}\n`,
     );
     console.log('\nwritten to bench/results.json');
   } finally {

@@ -4,9 +4,12 @@
  * in a closed loop at concurrency 16, each account with a rate limit and an events node tracking
  * it, so every part of the state a send touches is in play; and per alert at concurrency 1, the
  * difference the store makes to its time from input to answer, paired run by run. Then the round trips to Redis a happy
- * send makes, counted by the server (MONITOR), and the script calls they carry, by name.
+ * send makes, counted by the server (MONITOR), by script.
  */
+import { createHash } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { createClient } from '@redis/client';
+import { SCRIPT_NAMES, scriptPath } from '../nodes/account/store-scripts';
 import { startRedis } from '../test/support/redis';
 import { ID, PLAN, TOKEN, closedLoop, describeRatio, inRounds, median, round, runtime, serverProcesses, setRatio, type FlowNode } from './harness';
 import { nodeRedSender } from './closed-loop';
@@ -33,21 +36,33 @@ function storeFlow(key: string, baseUrl: string, store: Record<string, unknown>)
   ];
 }
 
-/** What each script call is for, by the name the store's batch gives it. */
+/** What each script call is for, by its script's name. */
 const PARTS: Record<string, string> = {
   claim: 'the cross-copy claim of the alert',
   reserve: 'the shared rate window',
   record: "tracking's record of the send",
 };
 
+/** The store's scripts by the SHA1 their EVALSHA names. */
+const BY_SHA = new Map(
+  SCRIPT_NAMES.map((name) => [
+    createHash('sha1')
+      .update(readFileSync(scriptPath(name), 'utf8'))
+      .digest('hex'),
+    name,
+  ]),
+);
+
 /**
  * One MONITOR line of a command this process sent (the lines of the commands a script runs say
- * `lua`): the script calls it carries, by name (a batch is JSON, each call `["name",[keys],...`,
- * its quotes escaped in the line).
+ * `lua`): the script it calls, by name.
  */
 function calls(line: string): string[] | undefined {
   if (/\[\d+ lua\]/.test(line)) return undefined;
-  return [...line.matchAll(/\[\\"([a-zA-Z]+)\\",\[/g)].map((m) => PARTS[m[1] as string] ?? (m[1] as string));
+  const sha = /"evalsha" "([0-9a-f]{40})"/i.exec(line)?.[1];
+  if (!sha) return undefined;
+  const name = BY_SHA.get(sha) ?? sha;
+  return [PARTS[name] ?? name];
 }
 
 async function countRoundTrips(url: string, concurrency: number, send: Parameters<typeof closedLoop>[2]) {
@@ -90,6 +105,11 @@ export async function sharedStore(fixedUrl: string) {
       `shared store c=${CONCURRENCY}: redis store ${rate('redis store')} msg/s, file store ${rate('file store')} msg/s; redis vs file, back to back ${describeRatio(ratio)}`,
     );
 
+    const at16 = (client: string, field: 'p50' | 'p99') => round(median((runs.get(client) ?? []).map((r) => r[field])), 3);
+    console.log(
+      `shared store c=${CONCURRENCY}, per alert: file p50 ${at16('file store', 'p50')} ms p99 ${at16('file store', 'p99')} ms, redis p50 ${at16('redis store', 'p50')} ms p99 ${at16('redis store', 'p99')} ms`,
+    );
+
     // What a user feels: per alert, one at a time, the time from input to the gateway's answer
     // routed, with each store; the runs alternate, and each set's pair gives one difference.
     const one = PLAN.messages[1] as number;
@@ -111,7 +131,7 @@ export async function sharedStore(fixedUrl: string) {
     );
 
     // Round trips per happy send: the server's own account of what it was asked, while 400 sends go,
-    // one at a time (each call its own round trip) and 16 at a time (calls share batches).
+    // one at a time and 16 at a time (each call its own EVALSHA).
     const roundTrips = {
       1: await countRoundTrips(redis.url, 1, redisSender.send),
       [CONCURRENCY]: await countRoundTrips(redis.url, CONCURRENCY, redisSender.send),

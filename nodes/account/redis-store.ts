@@ -1,8 +1,9 @@
 // The account's state in Redis or Valkey, shared by copies of Node-RED: each decision two copies
 // could race on is one Lua script (atomic), timed by the server's `TIME` (skewed clocks agree).
+// `@redis/client` is required only here, when an account's store is `redis`: an install that does
+// not use it loads none of it.
 import { createHash, randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import type { RedisClientOptions, RedisFunctions, RedisModules, RedisScripts } from '@redis/client';
 import { settledWithin } from '../../gateway';
 import { fullError } from './outbox';
 import { nodeError } from '../plumbing/wording';
@@ -10,30 +11,57 @@ import { isEntry, type JournalEntry } from './outbox-journal';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './store';
-import { CONNECT_TIMEOUT_MS, openConnection, RedisConnection } from './redis-connection';
-import { BATCH_TIMEOUT_MS, ScriptBatch, type RedisLike } from './script-batch';
+import { ANSWER_TIMEOUT_MS, scriptDefinitions, TimedCalls, type ScriptName, type StoreCalls } from './store-scripts';
 import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, TRACK_AGE_MS, TRACK_LIMIT, type TrackedRecord } from './tracking';
 
 export { storeUrlProblem } from '../plumbing/store-url';
 
-/** Keys of one BulkGate application: a hash of its id, so two accounts (both with the node id `acc`) never share one. */
+/**
+ * Keys of one BulkGate application: a hash of its id, so two accounts (both with the node id `acc`)
+ * never share one; in braces, Redis Cluster's hash tag, so every key of an account is in one slot.
+ */
 export function keyPrefix(applicationId: string): string {
-  return `bulkgate:${createHash('sha256').update(applicationId).digest('hex').slice(0, 16)}:`;
+  return `bulkgate:{${createHash('sha256').update(applicationId).digest('hex').slice(0, 16)}}:`;
 }
 
 const COPY_ID = randomBytes(9).toString('base64url');
 
-const NAMES = ['reserve', 'refund', 'claim', 'collectHeld', 'record', 'overdue', 'get', 'markFinal', 'claimLate', 'keep', 'done', 'adopt', 'renew'] as const;
+/** How long connecting and the handshake may take (Test connection's wait too). */
+export const CONNECT_TIMEOUT_MS = 5000;
 
-/** The store's scripts by name (lua/collect-held.lua is `collectHeld`): what a batch runs. */
-export const STORE_SCRIPTS = Object.fromEntries(
-  NAMES.map((name) => [name, readFileSync(join(__dirname, 'lua', `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.lua`), 'utf8')]),
-) as Record<(typeof NAMES)[number], string>;
+type Client = ReturnType<typeof import('@redis/client').createClient> & Record<ScriptName, (keys: string[], args: string[]) => Promise<unknown>>;
 
-/** A call of one of the store's scripts (a batch runs each by its text). */
-function run(client: RedisLike, script: (typeof NAMES)[number], keys: string[], args: string[]): Promise<unknown> {
-  return client.eval(STORE_SCRIPTS[script], { keys, arguments: args });
+/**
+ * A client of the store at `url`, not connected yet: no offline queue (a call while it is away
+ * fails at once, never waits for it), RESP2 (any Redis or Valkey), the store's scripts defined.
+ * Its 'error' listener is the caller's to attach before connecting: without one, a store that goes
+ * away would take Node-RED down.
+ */
+function storeClient(url: string, password: string | undefined, reconnect: false | ((retries: number) => number)): Client {
+  // Required here, not imported: an install whose accounts keep their state in files loads none of it.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { createClient, defineScript } = require('@redis/client') as typeof import('@redis/client');
+  // The user name (an ACL user) out of the URL, decoded, beside the password from the credentials:
+  // left in the URL, the client would log in with it and no password.
+  const where = new URL(url);
+  const username = decodeURIComponent(where.username);
+  where.username = '';
+  const options: RedisClientOptions<RedisModules, RedisFunctions, RedisScripts, 2> = {
+    url: where.href,
+    RESP: 2,
+    disableOfflineQueue: true,
+    scripts: scriptDefinitions(defineScript),
+    socket: { connectTimeout: CONNECT_TIMEOUT_MS, keepAlive: true, noDelay: true, reconnectStrategy: reconnect },
+  };
+  if (username) options.username = username;
+  if (password !== undefined) options.password = password;
+  return createClient(options) as unknown as Client;
+}
+
+/** A server may echo the password (an odd one, in its answer to AUTH): the reason told in states and logs never holds it. */
+function redacted(reason: string, password: string | undefined): string {
+  return password ? reason.replaceAll(password, '***') : reason;
 }
 
 // A reservation's name: this copy's id and a count (random bytes: 1 % of a busy bench in syscalls).
@@ -41,7 +69,7 @@ let reservations = 0;
 
 export class RedisWindow implements RateWindow {
   constructor(
-    private readonly redis: RedisLike,
+    private readonly redis: StoreCalls,
     private readonly key: string,
     readonly limit: number,
     readonly windowMs: number,
@@ -49,18 +77,18 @@ export class RedisWindow implements RateWindow {
 
   async reserveInOrder(sends: readonly number[]): Promise<Reservation> {
     const args = [String(this.windowMs), String(this.limit), `${COPY_ID}.${++reservations}`, ...sends.map(String)];
-    const [passed, wait] = (await run(this.redis, 'reserve', [this.key], args)) as [number, number];
+    const [passed, wait] = (await this.redis.run('reserve', [this.key], args)) as [number, number];
     return { passed: Number(passed), wait: Number(wait) };
   }
 
   async refund(messages: number): Promise<void> {
-    await run(this.redis, 'refund', [this.key], [String(messages)]);
+    await this.redis.run('refund', [this.key], [String(messages)]);
   }
 }
 
 export class AlertClaims {
   constructor(
-    private readonly redis: RedisLike,
+    private readonly redis: StoreCalls,
     private readonly prefix: string,
     private readonly copyId: string,
     readonly windowMs = 10_000,
@@ -71,7 +99,7 @@ export class AlertClaims {
     // The key of an alert: the node and a hash of its request body without the credentials.
     const claim = `${this.prefix}claim:${createHash('sha256').update(nodeId).update('\0').update(body).digest('hex').slice(0, 32)}`;
     const args = [this.copyId, String(this.windowMs), ...(storm && storm.limit > 0 ? [String(storm.limit), String(storm.windowMs)] : [])];
-    const [ours, admitted, window, endsInMs] = (await run(this.redis, 'claim', [claim, `${this.prefix}storm:${nodeId}`], args)) as [
+    const [ours, admitted, window, endsInMs] = (await this.redis.run('claim', [claim, `${this.prefix}storm:${nodeId}`], args)) as [
       number,
       number?,
       string?,
@@ -84,7 +112,7 @@ export class AlertClaims {
 
   /** The count every copy held in a storm window, for the notice (one copy gets it, the others 0). */
   async collectHeld(nodeId: string, window: string): Promise<number> {
-    return Number(await run(this.redis, 'collectHeld', [`${this.prefix}storm:${nodeId}:held:${window}`], []));
+    return Number(await this.redis.run('collectHeld', [`${this.prefix}storm:${nodeId}:held:${window}`], []));
   }
 }
 
@@ -92,11 +120,44 @@ export class AlertClaims {
 export type AlertClaimer = Pick<AlertClaims, 'claim' | 'collectHeld'>;
 
 /** The store at `url` answers (Test connection): undefined, or why not, as {@link storeFailure} tells it. */
-export function checkStore(url: string, password: string | undefined, timeoutMs = CONNECT_TIMEOUT_MS): Promise<string | undefined> {
-  return openConnection(url, password || undefined, timeoutMs).then(
-    (connection) => void connection.destroy(),
-    (error: Error) => storeFailure(error),
-  );
+export async function checkStore(url: string, password: string | undefined, timeoutMs = CONNECT_TIMEOUT_MS): Promise<string | undefined> {
+  password ||= undefined;
+  let client: Client;
+  try {
+    client = storeClient(url, password, false);
+  } catch (error) {
+    return redacted(storeFailure(error as Error), password);
+  }
+  let failure: Error | undefined;
+  client.on('error', (error: Error) => (failure ??= error));
+  // A timer of its own: a server that accepts and never finishes the handshake holds the client's connect.
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timeout: the store did not answer within ${timeoutMs / 1000} s of connecting`)), timeoutMs);
+  });
+  try {
+    await Promise.race([client.connect(), late]);
+    return undefined;
+  } catch (error) {
+    return redacted(storeFailure(failure ?? (error as Error)), password);
+  } finally {
+    clearTimeout(timer);
+    client.destroy();
+  }
+}
+
+/** A copy's calls to the store at `url` once it is connected, timed as the account's are (the tests and the benchmark hold copies so). */
+export async function openStoreCalls(
+  url: string,
+  password?: string,
+  timeoutMs = ANSWER_TIMEOUT_MS,
+  onHung?: (hung: boolean) => void,
+): Promise<StoreCalls & { close(): void }> {
+  const client = storeClient(url, password, (retries) => Math.min(200 * (retries + 1), 5000));
+  client.on('error', () => undefined);
+  await client.connect();
+  const calls = new TimedCalls((name, keys, args) => client[name](keys, args), timeoutMs, onHung);
+  return { run: (name, keys, args) => calls.run(name, keys, args), close: () => client.destroy() };
 }
 
 /** The account's state on a Redis or Valkey server; what is not shared yet stays in `local`. */
@@ -107,58 +168,93 @@ export function redisStore(
   // back to this copy's memory; `eviction`'s detail is the `maxmemory-policy`.
   events: { onState(state: StoreState, detail: string): void },
 ): AccountStore & { claims: AlertClaimer; close(): Promise<void> } {
+  const password = settings.password || undefined;
   let up = false;
   let everUp = false;
-  // Closed (a redeploy): what the connection says after it is not told.
+  // Closed (a redeploy): what the client says after it is not told.
   let closed = false;
   // Why the store could not be reached, as last told (once per reason, not per try).
   let told: string | undefined;
+  // A listener that throws must not escape into the client's reconnect loop: it would stop trying.
+  const say = (state: StoreState, detail: string) => {
+    try {
+      events.onState(state, detail);
+    } catch {
+      // The listener's own failure; the store goes on.
+    }
+  };
   const tell = (state: StoreState, detail: string) => {
     up = state === 'connected' || state === 'back';
     told = up ? undefined : detail;
-    events.onState(state, detail);
+    say(state, detail);
   };
-  const connection = new RedisConnection(
-    {
-      url: settings.url,
-      password: settings.password || undefined,
+  const failed = (error: Error) => {
+    const reason = redacted(storeFailure(error), password);
+    if (!closed && (up || reason !== told)) tell(up || everUp ? 'lost' : 'unreachable', reason);
+  };
+  const ready = (client: Client) => {
+    if (closed) return;
+    tell(everUp ? 'back' : 'connected', settings.url);
+    // An evicting server could drop a waiting msg or a claim: told once (CONFIG refused: not).
+    if (!everUp)
+      client
+        .sendCommand(['CONFIG', 'GET', 'maxmemory-policy'])
+        .then((answer) => {
+          const policy = (answer as unknown as string[])[1];
+          if (policy && policy !== 'noeviction') say('eviction', policy);
+        })
+        .catch(() => undefined);
+    everUp = true;
+  };
+  let client: Client | undefined;
+  let handshake: NodeJS.Timeout | undefined;
+  const open = () => {
+    let made: Client;
+    try {
       // Linear 200 ms steps to 5 s: a store on the local network is back within seconds of a restart
       // and a reconnect costs the gateway nothing; the kept alerts wait for it.
-      reconnect: (retries) => Math.min(200 * (retries + 1), 5000),
-      connectTimeoutMs: CONNECT_TIMEOUT_MS,
-    },
-    {
-      failed: (error) => {
-        const reason = storeFailure(error);
-        if (!closed && (up || reason !== told)) tell(up || everUp ? 'lost' : 'unreachable', reason);
-      },
-      ready: () => {
-        if (closed) return;
-        tell(everUp ? 'back' : 'connected', settings.url);
-        // An evicting server could drop a waiting msg or a claim: told once (CONFIG refused: not).
-        if (!everUp)
-          connection
-            .command(['CONFIG', 'GET', 'maxmemory-policy'])
-            .then((answer) => {
-              const policy = (answer as string[])[1];
-              if (policy && policy !== 'noeviction') events.onState('eviction', policy);
-            })
-            .catch(() => undefined);
-        everUp = true;
-      },
+      made = storeClient(settings.url, password, (retries) => Math.min(200 * (retries + 1), 5000));
+    } catch (error) {
+      // A URL past storeUrl's check that the client cannot take: told, never thrown at the account.
+      failed(error as Error);
+      return;
+    }
+    client = made;
+    // Always listened to: an 'error' nobody hears would take Node-RED down.
+    made.on('error', (error: Error) => {
+      if (made === client) failed(error);
+    });
+    // Connected, then silent in the handshake: the client would wait for it forever; a new one tries again.
+    made.on('connect', () => {
+      clearTimeout(handshake);
+      handshake = setTimeout(() => {
+        if (made !== client || made.isReady || closed) return;
+        failed(new Error(`timeout: the store did not answer within ${CONNECT_TIMEOUT_MS / 1000} s of connecting`));
+        made.destroy();
+        open();
+      }, CONNECT_TIMEOUT_MS).unref();
+    });
+    made.on('ready', () => {
+      clearTimeout(handshake);
+      if (made === client) ready(made);
+    });
+    made.connect().catch(() => undefined);
+  };
+  open();
+  // Connected but silent: lost after one answer's time (memory serves); an answer brings it back.
+  const redis = new TimedCalls(
+    (name, keys, args) => (client ? client[name](keys, args) : Promise.reject(new Error('The store is not connected'))),
+    ANSWER_TIMEOUT_MS,
+    (hung) => {
+      if (hung && up) tell('lost', `${STORE_CAUSES['no-answer'][0]}: the store did not answer within ${ANSWER_TIMEOUT_MS / 1000} s`);
+      else if (!hung && !up && client?.isReady) tell('back', settings.url);
     },
   );
-  connection.connect();
-  // Connected but silent: lost after one batch's time (memory serves); an answer brings it back.
-  const redis = new ScriptBatch(connection, STORE_SCRIPTS, BATCH_TIMEOUT_MS, (hung) => {
-    if (hung && up) tell('lost', `${STORE_CAUSES['no-answer'][0]}: the store did not answer within ${BATCH_TIMEOUT_MS / 1000} s`);
-    else if (!hung && !up && connection.isReady) tell('back', settings.url);
-  });
   const prefix = keyPrefix(settings.applicationId);
   const claims = new AlertClaims(redis, prefix, COPY_ID);
   // The outbox log and the tracker outlive redeploys: calls go through the running account's client.
   keepLatest('store-client', prefix, redis);
-  const running = () => latest<RedisLike>('store-client', prefix) as RedisLike;
+  const running = () => latest<StoreCalls>('store-client', prefix) as StoreCalls;
   return {
     outboxLog: () => keptOnce('shared-outbox-log', prefix, () => new RedisOutboxLog(running, prefix, COPY_ID, settings.claimMs)),
     tracker: () => keptOnce('shared-tracker', prefix, () => new DeliveryTracker({ kind: 'shared', shared: new SharedTracking(running, prefix) })),
@@ -178,53 +274,56 @@ export function redisStore(
     close: async () => {
       up = false;
       closed = true;
+      clearTimeout(handshake);
+      const last = client;
+      if (!last) return;
       // A store that never answers would hold a graceful close, and the redeploy, forever.
-      if (connection.isReady) await settledWithin([connection.close()], BATCH_TIMEOUT_MS);
-      connection.destroy();
+      if (last.isReady) await settledWithin([last.close()], ANSWER_TIMEOUT_MS);
+      if (last.isOpen) last.destroy();
     },
   };
 }
 
 export class SharedTracking {
   constructor(
-    private readonly client: () => RedisLike,
+    private readonly client: () => StoreCalls,
     private readonly prefix: string,
     readonly limit = TRACK_LIMIT,
     readonly ageMs = TRACK_AGE_MS,
   ) {}
 
   record(record: TrackedRecord): Promise<unknown> {
-    // The keys are built on the server from the fields given beside the JSON (not decoded there).
+    // The keys are built on the server from the fields given beside the JSON (not decoded there), under the prefix.
     const { smsId, number, acceptedAt, countsFrom } = record;
-    const args = [this.prefix, JSON.stringify(record), String(this.ageMs), String(this.limit), smsId, number, String(acceptedAt), String(countsFrom)];
-    return run(this.client(), 'record', [], args);
+    const args = [JSON.stringify(record), String(this.ageMs), String(this.limit), smsId, number, String(acceptedAt), String(countsFrom)];
+    return this.client().run('record', [`${this.prefix}sent`, `${this.prefix}waiting`, this.prefix], args);
   }
 
   async lookup(smsId: string): Promise<TrackedRecord | undefined> {
-    const text = (await run(this.client(), 'get', [`${this.prefix}sent:${smsId}`], [])) as string | null;
+    const text = (await this.client().run('get', [`${this.prefix}sent:${smsId}`], [])) as string | null;
     return text ? (JSON.parse(text) as TrackedRecord) : undefined;
   }
 
   async lastTo(number: string): Promise<TrackedRecord | undefined> {
-    const smsId = (await run(this.client(), 'get', [`${this.prefix}to:${number}`], [])) as string | null;
+    const smsId = (await this.client().run('get', [`${this.prefix}to:${number}`], [])) as string | null;
     return smsId ? this.lookup(smsId) : undefined;
   }
 
   /** A final report came (at any copy): no copy fires output 3 for it. */
   markFinal(smsId: string): Promise<unknown> {
-    return run(this.client(), 'markFinal', [`${this.prefix}final:${smsId}`, `${this.prefix}waiting`], [String(this.ageMs), smsId]);
+    return this.client().run('markFinal', [`${this.prefix}final:${smsId}`, `${this.prefix}waiting`], [String(this.ageMs), smsId]);
   }
 
   /** Whether output 3 fires here: no final report came at any copy, and no other copy fired it. */
   async claimLate(smsId: string): Promise<boolean> {
     const keys = [`${this.prefix}final:${smsId}`, `${this.prefix}late:${smsId}`, `${this.prefix}waiting`];
-    return Number(await run(this.client(), 'claimLate', keys, [String(this.ageMs), smsId])) === 1;
+    return Number(await this.client().run('claimLate', keys, [String(this.ageMs), smsId])) === 1;
   }
 
   /** What a copy that stopped left unwatched, at most 100 at a time, with output 3 claimed for this copy. */
   async overdue(timeoutMs: number, graceMs: number): Promise<TrackedRecord[]> {
-    const args = [String(timeoutMs + graceMs), String(this.ageMs), '100', `${this.prefix}final:`, `${this.prefix}late:`, `${this.prefix}sent:`];
-    const answer = (await run(this.client(), 'overdue', [`${this.prefix}waiting`], args)) as string[];
+    const args = [String(timeoutMs + graceMs), String(this.ageMs), '100'];
+    const answer = (await this.client().run('overdue', [`${this.prefix}waiting`, this.prefix], args)) as string[];
     return answer.map((text) => JSON.parse(text) as TrackedRecord);
   }
 }
@@ -238,7 +337,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
   readonly #unsettled = new Set<string>();
 
   constructor(
-    private readonly client: () => RedisLike,
+    private readonly client: () => StoreCalls,
     private readonly prefix: string,
     private readonly copyId: string,
     /** How long a claim lasts unless renewed: a copy gone for this long leaves its entries to the others. */
@@ -256,7 +355,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
     const entry = JSON.parse(line) as { id: string; since: number };
     let full: unknown;
     try {
-      full = await run(this.client(), 'keep', this.#keys(entry.id), [String(entry.since), entry.id, line, this.copyId, String(this.claimMs), String(size)]);
+      full = await this.client().run('keep', this.#keys(entry.id), [String(entry.since), entry.id, line, this.copyId, String(this.claimMs), String(size)]);
     } catch (error) {
       this.#unsettled.add(entry.id);
       throw nodeError({
@@ -272,7 +371,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
 
   async done(id: string): Promise<void> {
     try {
-      await run(this.client(), 'done', this.#keys(id), [id]);
+      await this.client().run('done', this.#keys(id), [id]);
       this.#unsettled.delete(id);
     } catch (error) {
       this.#unsettled.add(id);
@@ -282,9 +381,9 @@ export class RedisOutboxLog implements SharedOutboxLog {
 
   async adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]> {
     const [outbox, entries, claims] = this.#keys();
-    // At most 1,000 entries and 4 MB of lines (a first of any size): far below the reply cap.
-    const args = [this.copyId, String(this.claimMs), '1000', claims, String(4 * 1024 * 1024)];
-    const flat = (await run(this.client(), 'adopt', [outbox, entries], args)) as string[];
+    // At most 1,000 entries and 4 MB of lines (a first of any size): one look stays short for the server.
+    const args = [this.copyId, String(this.claimMs), '1000', String(4 * 1024 * 1024)];
+    const flat = (await this.client().run('adopt', [outbox, entries, claims], args)) as string[];
     const found: { entry: JournalEntry; line: string }[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
       if (known(flat[i] as string) || this.#unsettled.has(flat[i] as string)) continue;
@@ -304,7 +403,7 @@ export class RedisOutboxLog implements SharedOutboxLog {
     await Promise.all([...this.#unsettled].map((id) => this.done(id)));
     if (!ids.length) return [];
     const [, entries, claims] = this.#keys();
-    const lost = await run(this.client(), 'renew', [entries], [String(this.claimMs), claims, this.copyId, ...ids]);
+    const lost = await this.client().run('renew', [entries, claims], [String(this.claimMs), this.copyId, ...ids]);
     return Array.isArray(lost) ? lost.map(String) : [];
   }
 }

@@ -14,7 +14,7 @@ import { until } from './wait';
 
 const ROOT = join(__dirname, '..', '..', '..');
 const [baseUrl, applicationId, applicationToken] = process.argv.slice(2) as [string, string, string];
-const DEPENDENCIES = ['undici', 'ajv', 'mustache', 'libphonenumber-js', 'sms-segments-calculator'];
+const DEPENDENCIES = ['undici', 'ajv', 'mustache', 'libphonenumber-js', 'sms-segments-calculator', '@redis/client'];
 
 /** The dependencies the package's own code has required so far (Node-RED's core nodes load ajv and mustache too). */
 const required = new Set<string>();

@@ -1,26 +1,27 @@
--- Each accepted send as a key that expires, the newest ARGV[4] in a sorted set (older ones deleted
--- once per batch), and the last send to each number.
-local p, age, id, number = ARGV[1], tonumber(ARGV[3]), ARGV[5], ARGV[6]
-redis.call('SET', p .. 'sent:' .. id, ARGV[2], 'PX', age)
+-- Each accepted send (ARGV[1], its id ARGV[4]) as a key that expires after ARGV[2] ms, the newest
+-- ARGV[3] in a sorted set (older ones deleted with their keys), and the last send to each number
+-- (ARGV[5]). KEYS: the sends by acceptance (ARGV[6]), those waiting for a report by when their
+-- time counts from (ARGV[7]), the account's prefix (its `sent:` and `to:` keys).
+local age, id, number = tonumber(ARGV[2]), ARGV[4], ARGV[5]
+local p = KEYS[3]
+redis.call('SET', p .. 'sent:' .. id, ARGV[1], 'PX', age)
 if number ~= '' then redis.call('SET', p .. 'to:' .. number, id, 'PX', age) end
-redis.call('ZADD', p .. 'sent', ARGV[7], id)
-redis.call('ZADD', p .. 'waiting', ARGV[8], id)
-B.atEnd('bound:' .. p, function()
-  local over = redis.call('ZCARD', p .. 'sent') - tonumber(ARGV[4])
-  if over > 0 then
-    local old = redis.call('ZRANGE', p .. 'sent', 0, over - 1)
-    for i = 1, #old, 1000 do
-      local gone, sent = {}, {}
-      for j = i, math.min(i + 999, #old) do
-        gone[#gone + 1] = old[j]
-        sent[#sent + 1] = p .. 'sent:' .. old[j]
-      end
-      redis.call('DEL', unpack(sent))
-      redis.call('ZREM', p .. 'waiting', unpack(gone))
+redis.call('ZADD', KEYS[1], ARGV[6], id)
+redis.call('ZADD', KEYS[2], ARGV[7], id)
+local over = redis.call('ZCARD', KEYS[1]) - tonumber(ARGV[3])
+if over > 0 then
+  local old = redis.call('ZRANGE', KEYS[1], 0, over - 1)
+  for i = 1, #old, 1000 do
+    local gone, sent = {}, {}
+    for j = i, math.min(i + 999, #old) do
+      gone[#gone + 1] = old[j]
+      sent[#sent + 1] = p .. 'sent:' .. old[j]
     end
-    redis.call('ZREMRANGEBYRANK', p .. 'sent', 0, over - 1)
+    redis.call('DEL', unpack(sent))
+    redis.call('ZREM', KEYS[2], unpack(gone))
   end
-  redis.call('PEXPIRE', p .. 'sent', age)
-  redis.call('PEXPIRE', p .. 'waiting', age)
-end)
+  redis.call('ZREMRANGEBYRANK', KEYS[1], 0, over - 1)
+end
+redis.call('PEXPIRE', KEYS[1], age)
+redis.call('PEXPIRE', KEYS[2], age)
 return 0

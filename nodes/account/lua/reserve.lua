@@ -1,6 +1,7 @@
 -- The shared window: the messages sent, scored by the server's time. Counts as many of the sends
 -- ARGV[4..] (messages each) as fit, in order: {passed, ms until the oldest leaves or 0}.
-local now = B.now()
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local windowMs = tonumber(ARGV[1])
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now - windowMs)
 local count = redis.call('ZCARD', KEYS[1])
