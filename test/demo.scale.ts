@@ -65,6 +65,7 @@ describe('the demo (npm start)', function () {
       'One-time password for a door keypad',
       'Check a customer list and keep the address book',
       'Alarm with a fallback',
+      'Escalation until someone acknowledges',
     ]);
     // One demo account per set of settings the examples document: example 02 keeps its rate limit.
     const accounts = flows.filter((n) => n.type === 'bulkgate-account') as { id: string; rateLimit?: number; rateWindow?: number; queueSize?: number }[];
