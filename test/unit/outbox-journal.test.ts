@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { GatewayError, withdrawnError, isWithdrawn } from '../../gateway';
 import { Circuit } from '../../nodes/account/circuit';
 import { Outbox, type NewEntry, type OutboxEntry, type OutboxReport, type OutboxWorker, type Outcome } from '../../nodes/account/outbox';
-import { OutboxJournal } from '../../nodes/account/outbox-journal';
+import { FileOutboxLog, OutboxJournal } from '../../nodes/account/outbox-journal';
 import FakeTimers from '@sinonjs/fake-timers';
 import { RateLimiter } from '../../nodes/account/rate-limit';
 import { EMIT_BATCH, sendInBatches, type Msg } from '../../nodes/plumbing/runtime';
@@ -83,7 +83,7 @@ describe('outbox journal and policies (unit)', function () {
     mkdirSync(join(dir, 'bulkgate-outbox'));
     writeFileSync(path, lines.join('\n') + '\n');
     const { warn, seen } = warnings();
-    const outbox = new Outbox(new OutboxJournal(path), warn);
+    const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), warn);
     assert.equal(outbox.waiting, 200_000);
     assert.equal(outbox.waitingFor('t'), 200_000);
     assert.deepEqual(seen, []);
@@ -103,7 +103,7 @@ describe('outbox journal and policies (unit)', function () {
       ].join('\n') + '\n',
     );
     const { warn, seen } = warnings();
-    const outbox = new Outbox(new OutboxJournal(path), warn);
+    const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), warn);
     assert.equal(outbox.waiting, 1, 'b waits; a was done');
     assert.equal(seen.length, 1);
     assert.match(seen[0] as string, /^outbox-bad-lines .*"bad":2,"kept":1/);
@@ -132,7 +132,7 @@ describe('outbox journal and policies (unit)', function () {
       ].join('\n') + '\n',
     );
     const { warn, seen } = warnings();
-    const outbox = new Outbox(new OutboxJournal(path), warn);
+    const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), warn);
     assert.equal(outbox.waiting, 2, 'the whole entry and the one with a deadline');
     assert.deepEqual(seen, [`outbox-bad-lines ${JSON.stringify({ path, bad: damaged.length, kept: 2 })}`]);
   });
@@ -140,7 +140,7 @@ describe('outbox journal and policies (unit)', function () {
   it('a drain with a stand-in sender: results handed on in the order the msgs came; a transient failure stops it and keeps the rest in order', async () => {
     const { warn } = warnings();
     const kept = new OutboxJournal(path);
-    const outbox = new Outbox(kept, warn);
+    const outbox = new Outbox(new FileOutboxLog(kept), warn);
     const { worker, settled, reports } = standIn({ failAfter: 30 });
     for (let i = 0; i < 50; i++) await outbox.keep(newEntry(i, Date.now()), {} as never);
     outbox.attach(worker);
@@ -164,7 +164,7 @@ describe('outbox journal and policies (unit)', function () {
 
   it('a file mostly spent is compacted: its lines are the waiting entries only; an empty outbox removes it and its lock', async () => {
     const { warn } = warnings();
-    const outbox = new Outbox(new OutboxJournal(path), warn);
+    const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), warn);
     const { worker, settled } = standIn({ failAfter: 4000 });
     for (let i = 0; i < 5000; i++) void outbox.keep(newEntry(i), {} as never);
     await until('all kept', () => existsSync(path) && readFileSync(path, 'utf8').split('\n').length >= 5001);
