@@ -44,6 +44,8 @@ export interface OutboxFile {
   load(warn: Warn): Map<string, LoggedEntry>;
   keep(line: string): Promise<void>;
   done(id: string): Promise<void>;
+  attempt(id: string): Promise<void>;
+  back(id: string): Promise<void>;
   wantsCompaction(live: number): boolean;
   compact(lines: () => string[]): Promise<unknown>;
   /** Nothing waits: removes it and gives it up. */
@@ -64,6 +66,8 @@ export class FileOutboxLog implements OutboxLog {
   #lockTimer: NodeJS.Timeout | undefined;
   /** Msgs kept waiting (in memory, their `done` not yet called) until the lock is this process's. */
   #held: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  /** Ids whose last attempt had no answer yet: a rewrite keeps their attempt lines. */
+  readonly #attempted = new Set<string>();
 
   constructor(readonly file: OutboxFile) {
     this.where = file.where;
@@ -98,7 +102,11 @@ export class FileOutboxLog implements OutboxLog {
     clearInterval(this.#lockTimer);
     this.#lockTimer = undefined;
     const holder = this.#holder;
-    if (holder && holder.adopt([...file.load(holder.warn).values()]) === 0) void file.release();
+    if (holder) {
+      const found = [...file.load(holder.warn).values()];
+      for (const { entry, attempted } of found) if (attempted) this.#attempted.add(entry.id);
+      if (holder.adopt(found) === 0) void file.release();
+    }
     for (const waiter of this.#held.splice(0)) waiter.resolve();
     return true;
   }
@@ -153,14 +161,30 @@ export class FileOutboxLog implements OutboxLog {
   }
 
   done(id: string): Promise<void> {
+    this.#attempted.delete(id);
     return this.file.done(id);
+  }
+
+  attempt(id: string): Promise<void> {
+    this.#attempted.add(id);
+    return this.file.attempt(id);
+  }
+
+  back(id: string): void {
+    this.#attempted.delete(id);
+    // One that could not be written: a crash would end a simple 1.0 entry as unconfirmed, never send it twice.
+    void this.file.back(id).catch(() => undefined);
   }
 
   spent(live: number, lines: () => string[]): void {
     const file = this.file;
     if (live === 0) void file.release();
     else if (file.wantsCompaction(live)) {
-      file.compact(lines).catch((error: unknown) => this.#holder?.warn('outbox-unreadable', { path: file.where, reason: (error as Error).message }));
+      // The attempt lines after their entries: a rewrite keeps what a crash must know.
+      const attempted = () => [...this.#attempted].map((id) => JSON.stringify({ attempt: id }));
+      file
+        .compact(() => [...lines(), ...attempted()])
+        .catch((error: unknown) => this.#holder?.warn('outbox-unreadable', { path: file.where, reason: (error as Error).message }));
     }
   }
 }
@@ -185,6 +209,18 @@ export class OutboxJournal extends Journal implements OutboxFile {
     return this.append(JSON.stringify({ done: id }), true);
   }
 
+  /** Durable before the request goes: after a crash, the gateway may have this entry. */
+  attempt(id: string): Promise<void> {
+    this.spent++;
+    return this.append(JSON.stringify({ attempt: id }));
+  }
+
+  /** The attempt had an answer: the entry waits again. */
+  back(id: string): Promise<void> {
+    this.spent++;
+    return this.append(JSON.stringify({ back: id }), true);
+  }
+
   load(warn: Warn): Map<string, LoggedEntry> {
     const live = new Map<string, LoggedEntry>();
     let bad = 0;
@@ -195,6 +231,11 @@ export class OutboxJournal extends Journal implements OutboxFile {
         const value = JSON.parse(line) as Record<string, unknown>;
         if (value.bulkgateOutbox !== undefined) return lines--;
         if (typeof value.done === 'string') return void live.delete(value.done);
+        if (typeof value.attempt === 'string' || typeof value.back === 'string') {
+          const logged = live.get((value.attempt ?? value.back) as string);
+          if (logged) logged.attempted = typeof value.attempt === 'string';
+          return;
+        }
         if (!isEntry(value)) throw new Error('not an entry');
         live.delete(value.id);
         live.set(value.id, { entry: value as unknown as JournalEntry, line });

@@ -14,6 +14,8 @@ export type Warn = (key: string, params: Record<string, string | number>) => voi
 export interface LoggedEntry {
   entry: JournalEntry;
   line: string;
+  /** An attempt was recorded and no answer to it: the gateway may have it. */
+  attempted?: boolean;
 }
 
 /** What an outbox tells its log, which calls it back when entries become this process's or stop being so. */
@@ -47,6 +49,10 @@ export interface OutboxLog {
   /** Resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
   keep(line: string, size: number): Promise<void>;
   done(id: string): Promise<void>;
+  /** Before each request: resolves once it is recorded (on disk), so a crash cannot hide that the gateway may have it. */
+  attempt(id: string): Promise<void>;
+  /** The attempt had an answer, and the entry waits again (it did not reach the gateway, or can be dropped there). */
+  back(id: string): void;
   /** After a done line: `live` entries still wait (their lines, for a rewrite). */
   spent(live: number, lines: () => string[]): void;
   /** While an account runs here: its entries are renewed and what others left adopted. */

@@ -120,7 +120,14 @@ export class Outbox {
 
   /** What its log found this process's now: sent soon, ended on time. */
   #adopt(found: LoggedEntry[]): number {
-    for (const { entry, line } of found) this.#insert(entry as unknown as OutboxEntry, line);
+    for (const { entry, line, attempted } of found) {
+      const kept = this.#insert(entry as unknown as OutboxEntry, line);
+      // Its attempt had no answer (a crash, a kill): the gateway may have it. Where it cannot drop a
+      // copy (simple 1.0), it ends once in Catch, never sent blind; else it goes again with duplicates_check.
+      if (attempted && !resendable((entry as unknown as OutboxEntry).operation, true)) {
+        void this.#end(kept, () => ({ error: unconfirmedError() }));
+      }
+    }
     if (found.length) {
       this.#changed();
       this.#schedule(0);
@@ -397,15 +404,23 @@ export class Outbox {
     kept.state = 'wire';
     kept.attempts++;
     const entry = this.#entryOf(kept);
+    // Where the gateway cannot drop a copy (simple 1.0), on disk before the request: after a crash the
+    // entry is known to be possibly at the gateway. An advanced one is sent again with duplicates_check
+    // either way, so it costs no write. A disk that refuses the line does not hold the send.
+    const recorded = this.#journal && !resendable(entry.operation, true);
     try {
+      if (recorded) await this.#journal?.attempt(kept.id).catch(() => undefined);
       return { kept, entry, outcome: { result: await worker.send(entry, probe) } };
     } catch (error) {
       if (worker.transient(error, entry)) {
         kept.reason = (error as Error)?.message ?? String(error);
         kept.state = 'waiting';
+        if (recorded) this.#journal?.back(kept.id);
         return { kept, transient: error };
       }
-      return { kept, entry, outcome: { error: error as GatewayError } };
+      // Cut off by a redeploy (its account detached while it was on the wire) where the gateway cannot drop a copy.
+      const cutOff = this.#worker !== worker && error instanceof GatewayError && error.retryable && error.mayHaveReached !== false;
+      return { kept, entry, outcome: { error: cutOff ? unconfirmedError() : (error as GatewayError) } };
     }
   }
 
@@ -468,6 +483,11 @@ export function expiredError(entry: OutboxEntry, minutes: number): GatewayError 
   }
   const spent = nodeWording(minutes === 1 ? 'count.minute-one' : 'count.minutes', { n: minutes });
   return nodeError({ type: 'expired', key: 'expired', params: { minutes: spent, tries, last: entry.reason }, brief: { key: 'expired' } });
+}
+
+/** A send whose attempt had no answer before a crash or a redeploy, where the gateway cannot drop a copy: it may have been delivered. */
+export function unconfirmedError(): GatewayError {
+  return nodeError({ type: 'unconfirmed', key: 'unconfirmed', brief: { key: 'unconfirmed' } });
 }
 
 export function giveUpError(seconds: number, why: string | Wording): GatewayError {

@@ -258,6 +258,12 @@ export class RedisOutboxLog implements OutboxLog {
 
   spent(): void {}
 
+  // Not recorded in the store: an entry a copy that died had on the wire is adopted as waiting (sent
+  // again; with duplicates_check the gateway drops the copy).
+  async attempt(): Promise<void> {}
+
+  back(): void {}
+
   attach(): void {
     clearInterval(this.#adoptTimer);
     this.#adoptTimer = setInterval(() => void this.#look(), this.adoptEveryMs);

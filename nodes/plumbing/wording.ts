@@ -56,6 +56,8 @@ export const NODE_ERRORS = {
   'store-unavailable': 'Not kept: the gateway could not be reached and the shared store does not answer, so the message cannot wait (__cause__)',
   expired: "Not sent: the gateway could not be reached for __minutes__ (the account's outbox time; __tries__). Last: __last__",
   'gave-up': 'Not sent within __seconds__ s (the node\'s "give up after"): __why__',
+  unconfirmed:
+    'Not confirmed: Node-RED stopped or was redeployed while this message was being sent, and this API cannot drop a second copy, so it was not sent again; it may have been delivered',
   // A count inside a sentence (`n`, not i18next's `count`: one key per form the English needs).
   count: {
     'minute-one': '__n__ minute',

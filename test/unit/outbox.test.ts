@@ -284,6 +284,36 @@ describe('the outbox (unit, a stand-in account)', () => {
     await outbox.detach(next.worker);
   });
 
+  it('a simple 1.0 resend cut off by a redeploy (no answer within the grace): the next account gets it as unconfirmed, not as closed and never sent again', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const simple = sendOperation('transactional', { api: 'simple', version: '1.0' });
+    const first = standIn(() => 'ok');
+    first.worker.transient = (error, entry) => deferrable(error, entry.operation);
+    let cutOff: () => void = () => undefined;
+    const onWire = new Promise<void>((wired) => {
+      first.worker.send = () =>
+        new Promise((_resolve, reject) => {
+          // What the client says when the account stops a request on the wire: closed, and it may have reached the gateway.
+          cutOff = () => reject(Object.assign(new GatewayError({ type: 'closed', retryable: true, message: 'closed' }), { mayHaveReached: true }));
+          wired();
+        });
+    });
+    await outbox.keep(newEntry(1, { operation: simple }), {});
+    outbox.attach(first.worker);
+    await onWire;
+    const detached = outbox.detach(first.worker);
+    cutOff();
+    await detached;
+    const next = standIn(() => 'ok');
+    outbox.attach(next.worker);
+    await until('handed to the next account', () => next.settled.length === 1);
+    const outcome = next.settled[0]?.outcome as { error: GatewayError };
+    assert.equal(outcome.error?.code, 'unconfirmed');
+    assert.equal(next.sent.length, 0, 'never sent again');
+    assert.equal(outbox.waiting, 0);
+    await outbox.detach(next.worker);
+  });
+
   it('a node that throws while its msg is handed back does not stop the round', async () => {
     const outbox = new Outbox(undefined, () => undefined);
     const { worker: standInWorker, sent } = standIn(() => 'ok');
@@ -411,6 +441,8 @@ function memoryLog(options: { held?: 'free' | 'other' | 'gone' | 'broken'; left?
       calls.push('done');
       lines.delete(id);
     },
+    attempt: async () => undefined,
+    back: async () => undefined,
   };
   // The shared log's own rounds (renew, write back, adopt) over a stand-in store.
   class SharedStandIn extends RedisOutboxLog {
