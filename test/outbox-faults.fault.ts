@@ -101,8 +101,14 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
   it('the drain of 5,000 alerts kept during an outage, answers 0-20 ms late (simple 1.0 API): each delivered and ended once', () =>
     drain('drain, simple 1.0', { api: 'simple', version: '1.0' }));
 
-  it('Node-RED killed (SIGKILL) again and again during a drain: each alert delivered once; a msg emitted before a kill may come out again as a resend', async () => {
-    alertFlow(copy, sim);
+  it('Node-RED killed (SIGKILL) again and again during a drain: each alert delivered once; a msg emitted before a kill may come out again as a resend', () =>
+    killedDuringDrain('SIGKILL', {}));
+
+  it('Node-RED killed (SIGKILL) again and again during a drain, simple 1.0 (no duplicates_check): none delivered twice; one whose attempt had no answer ends once in Catch, unconfirmed', () =>
+    killedDuringDrain('SIGKILL, simple 1.0,', { api: 'simple', version: '1.0' }));
+
+  async function killedDuringDrain(fault: string, flow: FlowOptions) {
+    alertFlow(copy, sim, flow);
     const alerts = ids('k', 3000);
     await keepDuringOutage(await start(), alerts);
     await copy.kill();
@@ -124,8 +130,8 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
     // A send goes from the journal and leaves it when it ended: with every alert ended and the
     // journal empty, nothing is left that could go a second time.
     await until('every alert ended and the outbox emptied', () => allEnded(alerts) && waitingInJournal(copy).size === 0, 300_000, output);
-    check(`SIGKILL x ${kills} during a drain`, alerts);
-  });
+    check(`${fault} x ${kills} during a drain`, alerts);
+  }
 
   it('a torn tail (a line cut mid-way; garbage appended) with alerts kept after it, then a restart: each delivered once, and the warning says the tail was cut', async () => {
     alertFlow(copy, sim);

@@ -17,7 +17,7 @@ import FakeTimers from '@sinonjs/fake-timers';
 import fc from 'fast-check';
 import { GatewayError } from '../gateway';
 import { MAX_PROBE_DELAY, Outbox, type NewEntry, type OutboxEntry, type OutboxWorker } from '../nodes/account/outbox';
-import { OutboxJournal } from '../nodes/account/outbox-journal';
+import { FileOutboxLog, OutboxJournal } from '../nodes/account/outbox-journal';
 
 const realSetTimeout = globalThis.setTimeout;
 const OPERATION = { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' } as const;
@@ -52,7 +52,7 @@ class Real {
 
   open(): void {
     this.journal = new OutboxJournal(this.path);
-    this.outbox = new Outbox(this.journal, () => undefined);
+    this.outbox = new Outbox(new FileOutboxLog(this.journal), () => undefined);
     this.worker = {
       minutes: 60,
       firstDelay: 10,

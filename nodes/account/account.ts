@@ -23,7 +23,6 @@ import { numberSetting } from '../plumbing/settings';
 import { nodeError, nodeInvalid, nodeWording } from '../plumbing/wording';
 import type { Wording } from '../../gateway/wording';
 import { Circuit, type OutageEnd } from './circuit';
-import type { StoreState } from './store-health';
 import {
   DEFAULT_OUTBOX_SIZE,
   deferrable,
@@ -112,7 +111,9 @@ export class Account {
   /** The only address, timeout and store URL the stored token and store password are sent to. */
   readonly deployed: { baseUrl: string; timeout: number; storeUrl: string };
   /** While the shared store cannot be reached: why (the client's words) and since when. */
-  storeTrouble: { reason: string; since: number } | undefined;
+  get storeTrouble(): { reason: string; since: number } | undefined {
+    return this.#surroundings.store.health.trouble;
+  }
   readonly limiter: RateLimiter;
   readonly circuit = new Circuit();
   readonly outbox: Outbox;
@@ -134,6 +135,7 @@ export class Account {
   readonly #resendStop = new AbortController();
   readonly #worker: OutboxWorker;
   readonly #unwatchOutbox: () => void;
+  readonly #unwatchStore: () => void;
   #outageSince: number | undefined;
   /** While the gateway is unreachable and nothing waits in the outbox (it could not keep): the account's own probe. */
   #probeTimer: NodeJS.Timeout | undefined;
@@ -180,6 +182,7 @@ export class Account {
     this.outboxMinutes = numberSetting(config.outboxMinutes, 60, 0);
     this.outbox = outboxFor(surroundings.store, id, surroundings.warn);
     this.#unwatchOutbox = this.outbox.watch(changed);
+    this.#unwatchStore = surroundings.store.health.watch(changed);
     this.#worker = {
       minutes: this.outboxMinutes,
       firstDelay: numberSetting(config.outboxDelay, 1000, 1),
@@ -237,13 +240,6 @@ export class Account {
       this.#probeTimer = undefined;
       if (this.circuit.open && this.outbox.waiting === 0) this.#probeDue = true;
     }, this.#probeDelay);
-  }
-
-  storeState(state: StoreState, reason: string): void {
-    if (state === 'unreachable' || state === 'lost') this.storeTrouble = { reason, since: this.storeTrouble?.since ?? Date.now() };
-    else if (state === 'connected' || state === 'back') this.storeTrouble = undefined;
-    else return;
-    this.#changed();
   }
 
   gateway(): GatewayClient {
@@ -366,6 +362,7 @@ export class Account {
     this.limiter.close(nodeWording('reason.account-closed'));
     clearTimeout(this.#probeTimer);
     this.#unwatchOutbox();
+    this.#unwatchStore();
     this.#listeners.clear();
     // Resends on the wire get the client's timeout to finish, as a live send does (the send node's close).
     const detached = this.outbox.detach(this.#worker);

@@ -3,12 +3,9 @@
 import type { GatewayError } from '../../gateway';
 import { nodeError } from '../plumbing/wording';
 import { Journal } from './journal';
+import type { JournalEntry, LoggedEntry, OutboxHolder, OutboxLog, Warn } from './outbox-log';
 
-export interface JournalEntry {
-  id: string;
-  node: string;
-  since: number;
-}
+export type { JournalEntry, Warn } from './outbox-log';
 
 /** Not a damaged or hand-edited line. */
 export function isEntry(value: Record<string, unknown>): value is Record<string, unknown> & JournalEntry {
@@ -25,13 +22,174 @@ export function isEntry(value: Record<string, unknown>): value is Record<string,
   );
 }
 
-export type Warn = (key: string, params: Record<string, string | number>) => void;
-
 /** Spent lines a file may hold before it is rewritten (when they are also most of it). */
 const COMPACT_AFTER = 2000;
 
-export class OutboxJournal extends Journal {
-  readonly kind = 'file';
+/** The file's own moves, under its lock (OutboxJournal; a stand-in in the unit tests). */
+export interface OutboxFile {
+  readonly where: string;
+  readonly locked: boolean;
+  /** Who hears of a torn tail cut back. */
+  warn: Warn;
+  /** One that is gone is taken over; returns whether it is held. */
+  lock(): boolean;
+  /** Whether the process that holds the lock is known to run (of this machine, or seen touching it). */
+  holderAlive(): boolean;
+  /** A lock not touched for longer is stale, whatever host wrote it. */
+  readonly staleMs: number;
+  readonly touchEveryMs: number;
+  /** Called when another process took the lock over. */
+  lost: () => void;
+  exists(): boolean;
+  load(warn: Warn): Map<string, LoggedEntry>;
+  keep(line: string): Promise<void>;
+  done(id: string): Promise<void>;
+  attempt(id: string): Promise<void>;
+  back(id: string): Promise<void>;
+  wantsCompaction(live: number): boolean;
+  compact(lines: () => string[]): Promise<unknown>;
+  /** Nothing waits: removes it and gives it up. */
+  release(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * The outbox's log as a file one process holds at a time: the others leave its entries alone, and
+ * the file of a process that is gone is taken over, its entries adopted.
+ */
+export class FileOutboxLog implements OutboxLog {
+  readonly where: string;
+  readonly attach = () => undefined;
+  readonly detach = () => undefined;
+  #holder: OutboxHolder | undefined;
+  /** While the lock is another's: looks again at each touch it should get. */
+  #lockTimer: NodeJS.Timeout | undefined;
+  /** Msgs kept waiting (in memory, their `done` not yet called) until the lock is this process's. */
+  #held: { resolve: () => void; reject: (error: unknown) => void }[] = [];
+  /** Ids whose last attempt had no answer yet: a rewrite keeps their attempt lines. */
+  readonly #attempted = new Set<string>();
+
+  constructor(readonly file: OutboxFile) {
+    this.where = file.where;
+  }
+
+  get writable(): boolean {
+    return this.file.locked;
+  }
+
+  // A file another living Node-RED holds is that one's to send; one whose holder is gone, this one's.
+  open(holder: OutboxHolder): void {
+    const file = this.file;
+    this.#holder = holder;
+    file.warn = (key, params) => holder.warn(key, params);
+    file.lost = () => this.#lockLost(holder);
+    if (!file.exists()) return;
+    try {
+      if (this.#take()) return;
+      if (file.holderAlive()) holder.warn('outbox-locked', { path: file.where });
+      else holder.warn('outbox-lock-waiting', { path: file.where, seconds: Math.round(file.staleMs / 1000) });
+      this.#watchLock();
+    } catch (error) {
+      holder.warn('outbox-unreadable', { path: file.where, reason: (error as Error).message });
+    }
+  }
+
+  /** Whether the lock is this process's; when it has just been taken, the file's entries are adopted. */
+  #take(): boolean {
+    const file = this.file;
+    if (file.locked) return true;
+    if (!file.lock()) return false;
+    clearInterval(this.#lockTimer);
+    this.#lockTimer = undefined;
+    const holder = this.#holder;
+    if (holder) {
+      const found = [...file.load(holder.warn).values()];
+      for (const { entry, attempted } of found) if (attempted) this.#attempted.add(entry.id);
+      if (holder.adopt(found) === 0) void file.release();
+    }
+    for (const waiter of this.#held.splice(0)) waiter.resolve();
+    return true;
+  }
+
+  /** Until the lock is taken: a holder that is gone leaves it untouched, and it is stale after the bound. */
+  #watchLock(): void {
+    if (this.#lockTimer) return;
+    const file = this.file;
+    this.#lockTimer = setInterval(() => {
+      try {
+        if (this.#take()) return;
+      } catch (error) {
+        for (const waiter of this.#held.splice(0)) waiter.reject(unwritableError(file.where, error));
+        return;
+      }
+      // A living holder touches it: the held msgs are refused, as any that come while it lives.
+      if (this.#held.length && file.holderAlive()) for (const waiter of this.#held.splice(0)) waiter.reject(lockedError(file.where));
+      if (!this.#held.length && !file.exists()) {
+        clearInterval(this.#lockTimer);
+        this.#lockTimer = undefined;
+      }
+    }, file.touchEveryMs);
+    this.#lockTimer.unref?.();
+  }
+
+  /** Another Node-RED took the file over (this one did not touch the lock for the bound: a stopped event loop, a machine asleep): its entries are that one's to send now. */
+  #lockLost(holder: OutboxHolder): void {
+    holder.warn('outbox-lock-lost', { path: this.file.where });
+    holder.lost();
+    this.#watchLock();
+  }
+
+  /** Resolves once the lock is this process's; refused when its holder lives, or the outbox is full with the held ones. */
+  async whenWritable(full: (held: number) => GatewayError | undefined): Promise<void> {
+    const file = this.file;
+    try {
+      if (this.#take()) return;
+    } catch (error) {
+      throw unwritableError(file.where, error);
+    }
+    if (file.holderAlive()) throw lockedError(file.where);
+    const refused = full(this.#held.length);
+    if (refused) throw refused;
+    await new Promise<void>((resolve, reject) => {
+      this.#held.push({ resolve, reject });
+      this.#watchLock();
+    });
+  }
+
+  keep(line: string): Promise<void> {
+    return this.file.keep(line);
+  }
+
+  done(id: string): Promise<void> {
+    this.#attempted.delete(id);
+    return this.file.done(id);
+  }
+
+  attempt(id: string): Promise<void> {
+    this.#attempted.add(id);
+    return this.file.attempt(id);
+  }
+
+  back(id: string): void {
+    this.#attempted.delete(id);
+    // One that could not be written: a crash would end a simple 1.0 entry as unconfirmed, never send it twice.
+    void this.file.back(id).catch(() => undefined);
+  }
+
+  spent(live: number, lines: () => string[]): void {
+    const file = this.file;
+    if (live === 0) void file.release();
+    else if (file.wantsCompaction(live)) {
+      // The attempt lines after their entries: a rewrite keeps what a crash must know.
+      const attempted = () => [...this.#attempted].map((id) => JSON.stringify({ attempt: id }));
+      file
+        .compact(() => [...lines(), ...attempted()])
+        .catch((error: unknown) => this.#holder?.warn('outbox-unreadable', { path: file.where, reason: (error as Error).message }));
+    }
+  }
+}
+
+export class OutboxJournal extends Journal implements OutboxFile {
   readonly where = this.path;
   spent = 0;
   warn: Warn = () => undefined;
@@ -51,8 +209,20 @@ export class OutboxJournal extends Journal {
     return this.append(JSON.stringify({ done: id }), true);
   }
 
-  load(warn: Warn): Map<string, { entry: JournalEntry; line: string }> {
-    const live = new Map<string, { entry: JournalEntry; line: string }>();
+  /** Durable before the request goes: after a crash, the gateway may have this entry. */
+  attempt(id: string): Promise<void> {
+    this.spent++;
+    return this.append(JSON.stringify({ attempt: id }));
+  }
+
+  /** The attempt had an answer: the entry waits again. */
+  back(id: string): Promise<void> {
+    this.spent++;
+    return this.append(JSON.stringify({ back: id }), true);
+  }
+
+  load(warn: Warn): Map<string, LoggedEntry> {
+    const live = new Map<string, LoggedEntry>();
     let bad = 0;
     let lines = 0;
     const take = (line: string) => {
@@ -61,6 +231,11 @@ export class OutboxJournal extends Journal {
         const value = JSON.parse(line) as Record<string, unknown>;
         if (value.bulkgateOutbox !== undefined) return lines--;
         if (typeof value.done === 'string') return void live.delete(value.done);
+        if (typeof value.attempt === 'string' || typeof value.back === 'string') {
+          const logged = live.get((value.attempt ?? value.back) as string);
+          if (logged) logged.attempted = typeof value.attempt === 'string';
+          return;
+        }
         if (!isEntry(value)) throw new Error('not an entry');
         live.delete(value.id);
         live.set(value.id, { entry: value as unknown as JournalEntry, line });
@@ -100,5 +275,16 @@ export function lockedError(path: string): GatewayError {
     key: 'outbox-locked',
     params: { file: path },
     brief: { key: 'outbox-locked' },
+  });
+}
+
+/** A full disk, a permission: the msg cannot wait. */
+export function unwritableError(where: string, cause: unknown): GatewayError {
+  return nodeError({
+    type: 'outbox_unavailable',
+    key: 'outbox-unwritable',
+    params: { file: where, cause: (cause as Error)?.message ?? String(cause) },
+    brief: { key: 'outbox-unavailable' },
+    cause,
   });
 }

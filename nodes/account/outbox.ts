@@ -3,9 +3,9 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, timerDelay, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
 import { monotonicAt, monotonicNow } from '../../gateway/clock';
-import { lockedError, type Warn } from './outbox-journal';
+import { lockedError, unwritableError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
-import type { AccountStore, OutboxFile, OutboxLog } from './store';
+import type { AccountStore, LoggedEntry, OutboxLog } from './store';
 import type { Msg } from '../plumbing/msg';
 import { nodeError, nodeWording } from '../plumbing/wording';
 import type { Wording } from '../../gateway/wording';
@@ -93,11 +93,6 @@ export class Outbox {
   #timer: NodeJS.Timeout | undefined;
   #dueAt = 0;
   #expiryTimer: NodeJS.Timeout | undefined;
-  #adoptTimer: NodeJS.Timeout | undefined;
-  /** While the file's lock is another's: looks again at each touch it should get. */
-  #lockTimer: NodeJS.Timeout | undefined;
-  /** Msgs to keep held (in memory, their `done` not yet called) until the lock is this process's. */
-  #held: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   #expiryAt = Infinity;
   #running: Promise<void> | undefined;
   /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
@@ -114,81 +109,34 @@ export class Outbox {
   constructor(log: OutboxLog | undefined, warn: Warn) {
     this.warn = warn;
     this.#journal = log;
-    if (log?.kind === 'file') {
-      log.warn = (key, params) => this.warn(key, params);
-      log.lost = () => this.#lockLost(log);
-    }
-    // A file another living Node-RED holds is that one's to send; one whose holder is gone, this one's.
-    if (log?.kind !== 'file' || !log.exists()) return;
-    try {
-      if (this.#take(log)) return;
-      if (log.holderAlive()) warn('outbox-locked', { path: log.where });
-      else warn('outbox-lock-waiting', { path: log.where, seconds: Math.round(log.staleMs / 1000) });
-      this.#watchLock(log);
-    } catch (error) {
-      warn('outbox-unreadable', { path: log.where, reason: (error as Error).message });
-    }
-  }
-
-  /** Whether the lock is this process's; when it has just been taken, the file's entries are adopted. */
-  #take(journal: OutboxFile): boolean {
-    if (journal.locked) return true;
-    if (!journal.lock()) return false;
-    clearInterval(this.#lockTimer);
-    this.#lockTimer = undefined;
-    this.#adopt();
-    for (const waiter of this.#held.splice(0)) waiter.resolve();
-    return true;
-  }
-
-  /** Until the lock is taken: a holder that is gone leaves it untouched, and it is stale after the bound. */
-  #watchLock(journal: OutboxFile): void {
-    if (this.#lockTimer) return;
-    this.#lockTimer = setInterval(() => {
-      try {
-        if (this.#take(journal)) return;
-      } catch (error) {
-        for (const waiter of this.#held.splice(0)) waiter.reject(unavailableError(journal.where, error));
-        return;
-      }
-      // A living holder touches it: the held msgs are refused, as any that come while it lives.
-      if (this.#held.length && journal.holderAlive()) for (const waiter of this.#held.splice(0)) waiter.reject(lockedError(journal.where));
-      if (!this.#held.length && !journal.exists()) {
-        clearInterval(this.#lockTimer);
-        this.#lockTimer = undefined;
-      }
-    }, journal.touchEveryMs);
-    this.#lockTimer.unref?.();
-  }
-
-  /** Another Node-RED took the file over (this one did not touch the lock for the bound: a stopped event loop, a machine asleep): its entries are that one's to send now. */
-  #lockLost(journal: OutboxFile): void {
-    this.warn('outbox-lock-lost', { path: journal.where });
-    for (const kept of this.#kept()) if (kept.state === 'waiting') this.#drop(kept);
-    this.#changed();
-    this.#watchLock(journal);
-  }
-
-  /** Resolves once the lock is this process's; refused when its holder lives, or the outbox is full with the held ones. */
-  async #lockFor(journal: OutboxFile, size: number): Promise<void> {
-    try {
-      if (this.#take(journal)) return;
-    } catch (error) {
-      throw unavailableError(journal.where, error);
-    }
-    if (journal.holderAlive()) throw lockedError(journal.where);
-    if (this.#live + this.#held.length >= size) throw fullError(size, this.#worker?.account);
-    await new Promise<void>((resolve, reject) => {
-      this.#held.push({ resolve, reject });
-      this.#watchLock(journal);
+    log?.open({
+      warn: (key, params) => this.warn(key, params),
+      adopt: (found) => this.#adopt(found),
+      lost: () => {
+        for (const kept of this.#kept()) if (kept.state === 'waiting') this.#drop(kept);
+        this.#changed();
+      },
+      held: () => this.#kept().map(({ id, line }) => ({ id, line })),
+      size: () => this.#worker?.size ?? DEFAULT_OUTBOX_SIZE,
     });
   }
 
-  #adopt(): void {
-    const journal = this.#journal as OutboxFile;
-    for (const { entry, line } of journal.load(this.warn).values()) this.#insert(entry as unknown as OutboxEntry, line);
-    if (this.#live === 0) void journal.release();
-    else this.#changed();
+  /** What its log found this process's now: sent soon, ended on time. */
+  #adopt(found: LoggedEntry[]): number {
+    for (const { entry, line, attempted } of found) {
+      const kept = this.#insert(entry as unknown as OutboxEntry, line);
+      // Its attempt had no answer (a crash, a kill): the gateway may have it. Where it cannot drop a
+      // copy (simple 1.0), it ends once in Catch, never sent blind; else it goes again with duplicates_check.
+      if (attempted && !resendable((entry as unknown as OutboxEntry).operation, true)) {
+        void this.#end(kept, () => ({ error: unconfirmedError() }));
+      }
+    }
+    if (found.length) {
+      this.#changed();
+      this.#schedule(0);
+      this.#armExpiry();
+    }
+    return this.#live;
   }
 
   get waiting(): number {
@@ -213,8 +161,8 @@ export class Outbox {
     const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
     const journal = this.#journal;
-    if (journal?.kind === 'file' && !journal.locked) {
-      await this.#lockFor(journal, size);
+    if (journal && !journal.writable) {
+      await journal.whenWritable((held) => (this.#live + held >= size ? fullError(size, this.#worker?.account) : undefined));
       if (this.#live >= size) throw fullError(size, this.#worker?.account);
     }
     if (!journal && !this.#warnedMemoryOnly) {
@@ -231,7 +179,7 @@ export class Outbox {
     } catch (error) {
       this.#drop(kept);
       this.#changed();
-      throw error instanceof GatewayError ? error : unavailableError(journal?.where ?? '', error);
+      throw error instanceof GatewayError ? error : unwritableError(journal?.where ?? '', error);
     }
     // A timer is only brought forward: an alarm storm during an outage is not a storm of probes.
     if (this.#worker) this.#schedule(this.#probeDelay(this.#worker));
@@ -246,39 +194,7 @@ export class Outbox {
     this.#armExpiry();
     // After the first delay, as a round: by then the redeployed nodes are there to take their msgs.
     if (this.#unsettled.length) this.#handOnTimer = setTimeout(() => this.#handOnUnsettled(worker), worker.firstDelay);
-    const journal = this.#journal;
-    if (journal?.kind === 'shared') {
-      clearInterval(this.#adoptTimer);
-      this.#adoptTimer = setInterval(() => void this.#adoptShared(), journal.adoptEveryMs);
-      this.#adoptTimer.unref?.();
-    }
-  }
-
-  /** Renews its claims, writes back what the store lost (a flush, an eviction), adopts orphans. */
-  async #adoptShared(): Promise<void> {
-    const journal = this.#journal;
-    if (journal?.kind !== 'shared' || !this.#worker) return;
-    try {
-      const live = new Map(this.#kept().map((kept) => [kept.id, kept]));
-      const lost = await journal.renew([...live.keys()]);
-      // Not one that ended meanwhile: its done went after this renew.
-      const back = lost.map((id) => live.get(id)).filter((kept): kept is Kept => kept !== undefined && kept.state !== 'ended');
-      if (back.length) {
-        this.warn('store-entries-lost', { count: back.length });
-        const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
-        // One that cannot be written back now is found lost again at the next look.
-        await Promise.all(back.map((kept) => journal.keep(kept.line, size).catch(() => undefined)));
-      }
-      const found = await journal.adoptable((id) => live.has(id));
-      for (const { entry, line } of found) this.#insert(entry as unknown as OutboxEntry, line);
-      if (found.length) {
-        this.#changed();
-        this.#schedule(0);
-        this.#armExpiry();
-      }
-    } catch {
-      // The store does not answer: the next look may.
-    }
+    this.#journal?.attach();
   }
 
   async detach(worker: OutboxWorker): Promise<void> {
@@ -286,7 +202,7 @@ export class Outbox {
     this.#worker = undefined;
     clearTimeout(this.#timer);
     this.#timer = undefined;
-    clearInterval(this.#adoptTimer);
+    this.#journal?.detach();
     clearTimeout(this.#handOnTimer);
     this.#armExpiry();
     await this.#running;
@@ -357,7 +273,7 @@ export class Outbox {
     this.#changed();
     const written =
       this.#journal?.done(kept.id).then(
-        () => this.#tidy(),
+        () => this.#journal?.spent(this.#live, () => this.#kept().map((kept) => kept.line)),
         // Sent again after a restart at worst, with duplicates_check: the gateway drops the copy.
         () => undefined,
       ) ?? Promise.resolve();
@@ -381,17 +297,6 @@ export class Outbox {
     const unsettled = this.#unsettled;
     this.#unsettled = [];
     for (const { entry, msg, outcome } of unsettled) this.#handOn(entry, msg, outcome);
-  }
-
-  #tidy(): void {
-    const journal = this.#journal;
-    if (journal?.kind !== 'file') return;
-    if (this.#live === 0) void journal.release();
-    else if (journal.wantsCompaction(this.#live)) {
-      journal
-        .compact(() => this.#kept().map((kept) => kept.line))
-        .catch((error: unknown) => this.warn('outbox-unreadable', { path: journal.where, reason: (error as Error).message }));
-    }
   }
 
   #changed(): void {
@@ -502,15 +407,23 @@ export class Outbox {
     kept.state = 'wire';
     kept.attempts++;
     const entry = this.#entryOf(kept);
+    // Where the gateway cannot drop a copy (simple 1.0), on disk before the request: after a crash the
+    // entry is known to be possibly at the gateway. An advanced one is sent again with duplicates_check
+    // either way, so it costs no write. A disk that refuses the line does not hold the send.
+    const recorded = this.#journal && !resendable(entry.operation, true);
     try {
+      if (recorded) await this.#journal?.attempt(kept.id).catch(() => undefined);
       return { kept, entry, outcome: { result: await worker.send(entry, probe) } };
     } catch (error) {
       if (worker.transient(error, entry)) {
         kept.reason = (error as Error)?.message ?? String(error);
         kept.state = 'waiting';
+        if (recorded) this.#journal?.back(kept.id);
         return { kept, transient: error };
       }
-      return { kept, entry, outcome: { error: error as GatewayError } };
+      // Cut off by a redeploy (its account detached while it was on the wire) where the gateway cannot drop a copy.
+      const cutOff = this.#worker !== worker && error instanceof GatewayError && error.retryable && error.mayHaveReached !== false;
+      return { kept, entry, outcome: { error: cutOff ? unconfirmedError() : (error as GatewayError) } };
     }
   }
 
@@ -529,17 +442,6 @@ function giveUpAt(kept: Kept, worker: OutboxWorker): number {
 // By `startedAt`, not `since`: an alert kept after the wall clock stepped back goes behind the older ones.
 function before(a: Kept, b: Kept): boolean {
   return a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.order < b.order);
-}
-
-/** A full disk, a permission: the msg cannot wait. */
-function unavailableError(where: string, cause: unknown): GatewayError {
-  return nodeError({
-    type: 'outbox_unavailable',
-    key: 'outbox-unwritable',
-    params: { file: where, cause: (cause as Error)?.message ?? String(cause) },
-    brief: { key: 'outbox-unavailable' },
-    cause,
-  });
 }
 
 export function fullError(size: number, account?: string): GatewayError {
@@ -586,6 +488,11 @@ export function expiredError(entry: OutboxEntry, minutes: number): GatewayError 
   }
   const spent = nodeWording(minutes === 1 ? 'count.minute-one' : 'count.minutes', { n: minutes });
   return nodeError({ type: 'expired', key: 'expired', params: { minutes: spent, tries, last: entry.reason }, brief: { key: 'expired' } });
+}
+
+/** A send whose attempt had no answer before a crash or a redeploy, where the gateway cannot drop a copy: it may have been delivered. */
+export function unconfirmedError(): GatewayError {
+  return nodeError({ type: 'unconfirmed', key: 'unconfirmed', brief: { key: 'unconfirmed' } });
 }
 
 export function giveUpError(seconds: number, why: string | Wording): GatewayError {

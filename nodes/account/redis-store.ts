@@ -7,13 +7,13 @@ import type { RedisClientOptions, RedisFunctions, RedisModules, RedisScripts } f
 import { settledWithin } from '../../gateway';
 import { fullError } from './outbox';
 import { nodeError } from '../plumbing/wording';
-import { isEntry, type JournalEntry } from './outbox-journal';
+import { isEntry } from './outbox-journal';
 import { keepLatest, keptOnce, latest } from './registry';
-import { STORE_CAUSES, storeFailure, type StoreState } from './store-health';
-import type { AccountStore, RateWindow, Reservation, SharedOutboxLog } from './store';
+import { STORE_CAUSES, StoreHealth, storeFailure, type StoreState } from './store-health';
+import type { AccountStore, LoggedEntry, OutboxHolder, OutboxLog, RateWindow, Reservation } from './store';
 import { ANSWER_TIMEOUT_MS, scriptDefinitions, TimedCalls, type ScriptName, type StoreCalls } from './store-scripts';
 import type { SharedStormAnswer } from './storm';
-import { DeliveryTracker, TRACK_AGE_MS, TRACK_LIMIT, type TrackedRecord } from './tracking';
+import { DeliveryTracker, SharedTrackingState, TRACK_AGE_MS, TRACK_LIMIT, type TrackedRecord } from './tracking';
 
 export { storeUrlProblem } from '../plumbing/store-url';
 
@@ -169,12 +169,11 @@ export function redisStore(
   events: { onState(state: StoreState, detail: string): void },
 ): AccountStore & { claims: AlertClaimer; close(): Promise<void> } {
   const password = settings.password || undefined;
-  let up = false;
+  // Whether it answers, the one place that knows: the rate window, the alert claims and the account's nodes read it.
+  const health = new StoreHealth(false);
   let everUp = false;
   // Closed (a redeploy): what the client says after it is not told.
   let closed = false;
-  // Why the store could not be reached, as last told (once per reason, not per try).
-  let told: string | undefined;
   // A listener that throws must not escape into the client's reconnect loop: it would stop trying.
   const say = (state: StoreState, detail: string) => {
     try {
@@ -184,13 +183,12 @@ export function redisStore(
     }
   };
   const tell = (state: StoreState, detail: string) => {
-    up = state === 'connected' || state === 'back';
-    told = up ? undefined : detail;
+    health.tell(state, detail);
     say(state, detail);
   };
   const failed = (error: Error) => {
     const reason = redacted(storeFailure(error), password);
-    if (!closed && (up || reason !== told)) tell(up || everUp ? 'lost' : 'unreachable', reason);
+    if (!closed && (health.up || reason !== health.trouble?.reason)) tell(health.up || everUp ? 'lost' : 'unreachable', reason);
   };
   const ready = (client: Client) => {
     if (closed) return;
@@ -246,8 +244,8 @@ export function redisStore(
     (name, keys, args) => (client ? client[name](keys, args) : Promise.reject(new Error('The store is not connected'))),
     ANSWER_TIMEOUT_MS,
     (hung) => {
-      if (hung && up) tell('lost', `${STORE_CAUSES['no-answer'][0]}: the store did not answer within ${ANSWER_TIMEOUT_MS / 1000} s`);
-      else if (!hung && !up && client?.isReady) tell('back', settings.url);
+      if (hung && health.up) tell('lost', `${STORE_CAUSES['no-answer'][0]}: the store did not answer within ${ANSWER_TIMEOUT_MS / 1000} s`);
+      else if (!hung && !health.up && client?.isReady) tell('back', settings.url);
     },
   );
   const prefix = keyPrefix(settings.applicationId);
@@ -257,22 +255,23 @@ export function redisStore(
   const running = () => latest<StoreCalls>('store-client', prefix) as StoreCalls;
   return {
     outboxLog: () => keptOnce('shared-outbox-log', prefix, () => new RedisOutboxLog(running, prefix, COPY_ID, settings.claimMs)),
-    tracker: () => keptOnce('shared-tracker', prefix, () => new DeliveryTracker({ kind: 'shared', shared: new SharedTracking(running, prefix) })),
+    tracker: () => keptOnce('shared-tracker', prefix, () => new DeliveryTracker(new SharedTrackingState(new SharedTracking(running, prefix)))),
     // While Redis does not answer, this copy decides alone (its own window and storm guard), never stopping a send.
     rateWindow: (accountId, limit, windowMs) => {
       const shared = new RedisWindow(redis, `${prefix}window`, limit, windowMs);
       const own = local.rateWindow(accountId, limit, windowMs);
       return {
-        reserveInOrder: (sends, now) => (up ? shared.reserveInOrder(sends).catch(() => own.reserveInOrder(sends, now)) : own.reserveInOrder(sends, now)),
-        refund: (messages) => (up ? shared.refund(messages).catch(() => own.refund(messages)) : own.refund(messages)),
+        reserveInOrder: (sends, now) => (health.up ? shared.reserveInOrder(sends).catch(() => own.reserveInOrder(sends, now)) : own.reserveInOrder(sends, now)),
+        refund: (messages) => (health.up ? shared.refund(messages).catch(() => own.refund(messages)) : own.refund(messages)),
       };
     },
     claims: {
-      claim: (nodeId, body, storm) => (up ? claims.claim(nodeId, body, storm).catch(() => ({ ours: true })) : Promise.resolve({ ours: true })),
+      claim: (nodeId, body, storm) => (health.up ? claims.claim(nodeId, body, storm).catch(() => ({ ours: true })) : Promise.resolve({ ours: true })),
       collectHeld: (nodeId, window) => claims.collectHeld(nodeId, window),
     },
+    health,
     close: async () => {
-      up = false;
+      health.close();
       closed = true;
       clearTimeout(handshake);
       const last = client;
@@ -328,10 +327,14 @@ export class SharedTracking {
   }
 }
 
-export class RedisOutboxLog implements SharedOutboxLog {
-  readonly kind = 'shared';
+/** Each entry claimed by one copy at a time, renewed while it holds it; one whose claim lapsed (its copy is gone) is adopted. */
+export class RedisOutboxLog implements OutboxLog {
   readonly where = 'the shared store';
   readonly adoptEveryMs: number;
+  /** A keep waits for nothing: the store refuses it when full, or fails. */
+  readonly writable = true;
+  #holder: OutboxHolder | undefined;
+  #adoptTimer: NodeJS.Timeout | undefined;
   // Ids the store may hold though this copy is done with them (a failed keep may run there late, or
   // a done failed): ended at the next look, before the claim lapses and another copy sends it.
   readonly #unsettled = new Set<string>();
@@ -344,6 +347,55 @@ export class RedisOutboxLog implements SharedOutboxLog {
     private readonly claimMs = 30_000,
   ) {
     this.adoptEveryMs = Math.max(100, Math.floor(claimMs / 3));
+  }
+
+  open(holder: OutboxHolder): void {
+    this.#holder = holder;
+  }
+
+  async whenWritable(): Promise<void> {}
+
+  spent(): void {}
+
+  // Not recorded in the store: an entry a copy that died had on the wire is adopted as waiting (sent
+  // again; with duplicates_check the gateway drops the copy).
+  async attempt(): Promise<void> {}
+
+  back(): void {}
+
+  attach(): void {
+    clearInterval(this.#adoptTimer);
+    this.#adoptTimer = setInterval(() => void this.#look(), this.adoptEveryMs);
+    this.#adoptTimer.unref?.();
+  }
+
+  detach(): void {
+    clearInterval(this.#adoptTimer);
+    this.#adoptTimer = undefined;
+  }
+
+  /** Renews its claims, writes back what the store lost (a flush, an eviction), adopts orphans. */
+  async #look(): Promise<void> {
+    const holder = this.#holder;
+    if (!holder || !this.#adoptTimer) return;
+    try {
+      const live = new Map(holder.held().map((kept) => [kept.id, kept.line]));
+      const lost = await this.renew([...live.keys()]);
+      // Not one that ended meanwhile: its done went after this renew.
+      const ended = new Set(live.keys());
+      for (const { id } of holder.held()) ended.delete(id);
+      const back = lost.filter((id) => live.has(id) && !ended.has(id)).map((id) => live.get(id) as string);
+      if (back.length) {
+        holder.warn('store-entries-lost', { count: back.length });
+        const size = holder.size();
+        // One that cannot be written back now is found lost again at the next look.
+        await Promise.all(back.map((line) => this.keep(line, size).catch(() => undefined)));
+      }
+      const found = await this.adoptable((id) => live.has(id));
+      if (found.length) holder.adopt(found);
+    } catch {
+      // The store does not answer: the next look may.
+    }
   }
 
   /** Without an id, the last is the claims' prefix. */
@@ -379,12 +431,12 @@ export class RedisOutboxLog implements SharedOutboxLog {
     }
   }
 
-  async adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]> {
+  async adoptable(known: (id: string) => boolean): Promise<LoggedEntry[]> {
     const [outbox, entries, claims] = this.#keys();
     // At most 1,000 entries and 4 MB of lines (a first of any size): one look stays short for the server.
     const args = [this.copyId, String(this.claimMs), '1000', String(4 * 1024 * 1024)];
     const flat = (await this.client().run('adopt', [outbox, entries, claims], args)) as string[];
-    const found: { entry: JournalEntry; line: string }[] = [];
+    const found: LoggedEntry[] = [];
     for (let i = 0; i + 1 < flat.length; i += 2) {
       if (known(flat[i] as string) || this.#unsettled.has(flat[i] as string)) continue;
       try {

@@ -25,3 +25,40 @@ export function storeFailure(error: Error): string {
   const [words] = Object.values(STORE_CAUSES).find(([, pattern]) => pattern?.test(text)) ?? STORE_CAUSES.network;
   return `${words}: ${error.message}`;
 }
+
+/** Whether the account's store can be reached: the one place that knows (a store in this process always can). */
+export class StoreHealth {
+  /** While it cannot: why (the client's words) and since when. */
+  #trouble: { reason: string; since: number } | undefined;
+  readonly #listeners = new Set<() => void>();
+
+  /** `up`: answers now; a shared store is not before it connected, nor after it was closed (no trouble either). */
+  constructor(private connected: boolean) {}
+
+  get up(): boolean {
+    return this.connected;
+  }
+
+  get trouble(): { reason: string; since: number } | undefined {
+    return this.#trouble;
+  }
+
+  /** What the connection saw; an eviction policy is no trouble of reach. */
+  tell(state: StoreState, reason: string): void {
+    this.connected = state === 'connected' || state === 'back';
+    if (state === 'unreachable' || state === 'lost') this.#trouble = { reason, since: this.#trouble?.since ?? Date.now() };
+    else if (state === 'connected' || state === 'back') this.#trouble = undefined;
+    else return;
+    for (const listener of this.#listeners) listener();
+  }
+
+  /** Closed (a redeploy): nothing is asked of it any more. */
+  close(): void {
+    this.connected = false;
+  }
+
+  watch(listener: () => void): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+}

@@ -1,9 +1,12 @@
 // The account's state boundary (outbox, tracked sends, rate window): in this process or in a store
 // the copies of Node-RED share (redis-store.ts); nothing above it knows which.
+export type { LoggedEntry, OutboxHolder, OutboxLog } from './outbox-log';
 import { join } from 'node:path';
-import { OutboxJournal, type JournalEntry, type Warn } from './outbox-journal';
+import { FileOutboxLog, OutboxJournal } from './outbox-journal';
+import type { OutboxLog } from './outbox-log';
 import { keptOnce } from './registry';
-import { DeliveryTracker } from './tracking';
+import { StoreHealth } from './store-health';
+import { DeliveryTracker, memoryTracking } from './tracking';
 import { TrackingFile, trackingPath, type TrackingWarn } from './tracking-file';
 
 export interface AccountStore {
@@ -12,51 +15,8 @@ export interface AccountStore {
   tracker(accountId: string): DeliveryTracker;
   /** At most `limit` messages in any `windowMs`. */
   rateWindow(accountId: string, limit: number, windowMs: number): RateWindow;
-}
-
-/** Each kept message a line (its entry as JSON), each one that left a `done`. */
-export type OutboxLog = OutboxFile | SharedOutboxLog;
-
-interface OutboxLogBase {
-  /** For warnings (a file's path). */
-  readonly where: string;
-  /** Resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
-  keep(line: string, size: number): Promise<void>;
-  done(id: string): Promise<void>;
-}
-
-/** A file one process holds at a time; the others leave its entries alone. */
-export interface OutboxFile extends OutboxLogBase {
-  readonly kind: 'file';
-  readonly locked: boolean;
-  /** Who hears of a torn tail cut back. */
-  warn: Warn;
-  /** One that is gone is taken over; returns whether it is held. */
-  lock(): boolean;
-  /** Whether the process that holds the lock is known to run (of this machine, or seen touching it). */
-  holderAlive(): boolean;
-  /** A lock not touched for longer is stale, whatever host wrote it. */
-  readonly staleMs: number;
-  readonly touchEveryMs: number;
-  /** Called when another process took the lock over. */
-  lost: () => void;
-  exists(): boolean;
-  load(warn: Warn): Map<string, { entry: JournalEntry; line: string }>;
-  wantsCompaction(live: number): boolean;
-  compact(lines: () => string[]): Promise<unknown>;
-  /** Nothing waits: removes it and gives it up. */
-  release(): Promise<void>;
-  close(): Promise<void>;
-}
-
-/** Each entry claimed by one copy at a time, renewed while it holds it. */
-export interface SharedOutboxLog extends OutboxLogBase {
-  readonly kind: 'shared';
-  readonly adoptEveryMs: number;
-  /** The entries whose claim has lapsed (their copy is gone), now claimed by this one; `known`: ids this copy already holds. */
-  adoptable(known: (id: string) => boolean): Promise<{ entry: JournalEntry; line: string }[]>;
-  /** Renews these claims; answers those the store lost. */
-  renew(ids: string[]): Promise<string[]>;
+  /** Whether the state can be reached now (the account's nodes show it when it cannot). */
+  readonly health: StoreHealth;
 }
 
 /** How many sends of a run passed (from the first), and the ms until the oldest leaves (0: all passed). */
@@ -103,16 +63,18 @@ export function localStore(userDir: string | undefined, warn: TrackingWarn = () 
     outboxLog(accountId) {
       if (!userDir) return undefined;
       const path = join(userDir, 'bulkgate-outbox', `${accountId.replace(/[^\w.-]/g, '_')}.jsonl`);
-      return keptOnce('journal', path, () => new OutboxJournal(path));
+      return keptOnce('journal', path, () => new FileOutboxLog(new OutboxJournal(path)));
     },
     tracker(accountId) {
       // By user directory too: two Node-RED runtimes in one process (the tests) keep their own.
       return keptOnce(
         'tracker',
         `${userDir ?? ''}\0${accountId}`,
-        () => new DeliveryTracker(userDir ? { kind: 'file', log: new TrackingFile(trackingPath(userDir, accountId), warn) } : { kind: 'memory' }),
+        () => new DeliveryTracker(userDir ? new TrackingFile(trackingPath(userDir, accountId), warn) : memoryTracking()),
       );
     },
     rateWindow: (_accountId, limit, windowMs) => new MemoryWindow(limit, windowMs),
+    // A file or this process's memory: its trouble is an error of each write, not a state.
+    health: new StoreHealth(true),
   };
 }

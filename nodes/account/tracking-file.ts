@@ -4,7 +4,7 @@
 import { join } from 'node:path';
 import { fill } from '../../gateway/wording';
 import { Journal } from './journal';
-import type { Tracked, TrackedRecord, TrackingLog } from './tracking';
+import type { Tracked, TrackedRecord, TrackingState } from './tracking';
 
 /** Beyond it, no topic and payload: the file stays within about 2 x 10,000 lines of 2 KB. */
 export const MAX_LINE = 2048;
@@ -30,7 +30,7 @@ export interface TrackingLine {
 /** A log line: its English text, and its key and parameters for a node to word in the user's language. */
 export type TrackingWarn = (text: string, line: TrackingLine) => void;
 
-export class TrackingFile extends Journal implements TrackingLog {
+export class TrackingFile extends Journal implements TrackingState {
   #lines = 0;
   #warned = false;
 
@@ -83,8 +83,27 @@ export class TrackingFile extends Journal implements TrackingLog {
     if (line !== undefined) this.#append(line);
   }
 
-  final(smsId: string): void {
-    this.#append(JSON.stringify({ f: smsId }));
+  /** Only for a send it holds (and once). */
+  final(smsId: string, here = true): void {
+    if (here) this.#append(JSON.stringify({ f: smsId }));
+  }
+
+  // This process's alone: output 3 is its to fire.
+  ownsLate(_smsId: string, fire: () => void): void {
+    fire();
+  }
+
+  // It holds every send this process remembers, nothing more.
+  async lookup(): Promise<undefined> {
+    return undefined;
+  }
+
+  async lastTo(): Promise<undefined> {
+    return undefined;
+  }
+
+  watchOverdue(): () => void {
+    return () => undefined;
   }
 
   late(smsId: string): void {

@@ -39,13 +39,99 @@ export interface SharedTrackingLike {
   overdue(timeoutMs: number, graceMs: number): Promise<TrackedRecord[]>;
 }
 
-/** Declared here, not in tracking-file.ts: that file imports the tracker's types. */
-export interface TrackingLog {
+/**
+ * Where tracked sends are kept beside this process's memory: nowhere (no user directory), a file
+ * (tracking-file.ts), or the store the copies share ({@link SharedTrackingState}). Declared here, not
+ * in tracking-file.ts: that file imports the tracker's types.
+ */
+export interface TrackingState {
+  /** What an earlier run left. */
   load(): { records: TrackedRecord[]; final: Set<string>; late: Set<string> };
   sent(record: TrackedRecord): void;
-  final(smsId: string): void;
+  /** A final report; `here`: for a send this process remembers. */
+  final(smsId: string, here: boolean): void;
+  /** Whether output 3 is this process's to fire: `fire` is called at once, when the copies agreed, or never. */
+  ownsLate(smsId: string, fire: () => void): void;
+  /** Output 3 fired. */
   late(smsId: string): void;
   compactIfSpent(remembered: number, live: () => Tracked[]): void;
+  /** A send this process does not remember (another copy's). */
+  lookup(smsId: string): Promise<TrackedRecord | undefined>;
+  lastTo(number: string): Promise<TrackedRecord | undefined>;
+  /** What a copy that stopped left unwatched, handed to `overdue` until the answer is called. */
+  watchOverdue(timeoutMs: number, overdue: (record: TrackedRecord) => void): () => void;
+}
+
+/** In this process's memory only. */
+export function memoryTracking(): TrackingState {
+  return {
+    load: () => ({ records: [], final: new Set(), late: new Set() }),
+    sent: () => undefined,
+    final: () => undefined,
+    ownsLate: (_smsId, fire) => fire(),
+    late: () => undefined,
+    compactIfSpent: () => undefined,
+    lookup: async () => undefined,
+    lastTo: async () => undefined,
+    watchOverdue: () => () => undefined,
+  };
+}
+
+/** The store the copies share: a final report or output 3 counts for all, and each looks after the sends of a copy that stopped. */
+export class SharedTrackingState implements TrackingState {
+  constructor(private readonly shared: SharedTrackingLike) {}
+
+  load() {
+    return { records: [], final: new Set<string>(), late: new Set<string>() };
+  }
+
+  sent(record: TrackedRecord): void {
+    this.shared.record(record).catch(() => undefined);
+  }
+
+  /** At any copy: no copy fires output 3 for it. */
+  final(smsId: string): void {
+    this.shared.markFinal(smsId).catch(() => undefined);
+  }
+
+  // Not when a final report came at another copy, and on one copy only; a store that does not answer: here.
+  ownsLate(smsId: string, fire: () => void): void {
+    void this.shared.claimLate(smsId).then(
+      (ours) => ours && fire(),
+      () => fire(),
+    );
+  }
+
+  late(): void {}
+
+  compactIfSpent(): void {}
+
+  lookup(smsId: string): Promise<TrackedRecord | undefined> {
+    return this.shared.lookup(smsId);
+  }
+
+  lastTo(number: string): Promise<TrackedRecord | undefined> {
+    return this.shared.lastTo(number);
+  }
+
+  /** Output 3 for the sends of a copy that stopped: claimed in the shared store, so once in all. */
+  watchOverdue(timeoutMs: number, overdue: (record: TrackedRecord) => void): () => void {
+    // That long after the timeout: the sending copy's own watch fires first when it runs.
+    const every = Math.min(30_000, Math.max(1000, Math.floor(timeoutMs / 4)));
+    let busy = false;
+    const timer = setInterval(() => {
+      if (busy) return;
+      busy = true;
+      void this.shared
+        .overdue(timeoutMs, every)
+        .then((records) => records.forEach(overdue))
+        // The store does not answer: the next look tries again.
+        .catch(() => undefined)
+        .finally(() => (busy = false));
+    }, every);
+    timer.unref();
+    return () => clearInterval(timer);
+  }
 }
 
 /** Buffered and seen are not final. */
@@ -126,21 +212,15 @@ export class DeliveryTracker {
   readonly #byAge = new Fifo<Tracked>();
   #byNumber = new Map<string, Tracked>();
   #watches = new Map<object, ReportWatch>();
-  #sweeps = new Map<object, NodeJS.Timeout>();
+  #sweeps = new Map<object, () => void>();
   #listeners = new Set<object>();
   #loaded = false;
-  private readonly log: TrackingLog | undefined;
-  private readonly shared: SharedTrackingLike | undefined;
 
   constructor(
-    // Beside this process's memory: nowhere (no user directory), a file, or the copies' store.
-    backing: { kind: 'memory' } | { kind: 'file'; log: TrackingLog } | { kind: 'shared'; shared: SharedTrackingLike },
+    private readonly state: TrackingState,
     private readonly limits: { count: number; ageMs: number } = { count: TRACK_LIMIT, ageMs: TRACK_AGE_MS },
     private readonly now: () => number = Date.now,
-  ) {
-    this.log = backing.kind === 'file' ? backing.log : undefined;
-    this.shared = backing.kind === 'shared' ? backing.shared : undefined;
-  }
+  ) {}
 
   /** Only then are sends remembered. */
   get listening(): boolean {
@@ -161,58 +241,29 @@ export class DeliveryTracker {
       try {
         if (!tracked.late) {
           tracked.late = true;
-          this.log?.late(tracked.smsId);
+          this.state.late(tracked.smsId);
         }
         onNoReport(tracked);
       } catch {
         // An events node's output must not stop the others.
       }
     };
-    const shared = this.shared;
-    const watch = new ReportWatch(
-      timeoutMs,
-      // Shared: not when a final report came at another copy, and on one copy only.
-      shared
-        ? (tracked) =>
-            void shared.claimLate(tracked.smsId).then(
-              (ours) => ours && !tracked.final && fire(tracked),
-              () => fire(tracked),
-            )
-        : fire,
-    );
+    const watch = new ReportWatch(timeoutMs, (tracked) => this.state.ownsLate(tracked.smsId, () => !tracked.final && fire(tracked)));
     this.#watches.set(owner, watch);
     for (const tracked of this.#bySmsId.values()) if (!tracked.final && !tracked.late) watch.add(tracked);
-    if (shared) this.#sweep(owner, shared, timeoutMs, fire);
-  }
-
-  /** Output 3 for the sends of a copy that stopped: claimed in the shared store, so once in all. */
-  #sweep(owner: object, shared: SharedTrackingLike, timeoutMs: number, fire: (tracked: Tracked) => void): void {
-    // That long after the timeout: the sending copy's own watch fires first when it runs.
-    const every = Math.min(30_000, Math.max(1000, Math.floor(timeoutMs / 4)));
-    let busy = false;
-    const timer = setInterval(() => {
-      if (busy) return;
-      busy = true;
-      void shared
-        .overdue(timeoutMs, every)
-        .then((records) => {
-          for (const record of records) {
-            const tracked = this.#bySmsId.get(record.smsId) ?? { ...record, final: false, forgotten: false };
-            if (!tracked.final && !tracked.late) fire(tracked);
-          }
-        })
-        // The store does not answer: the next look tries again.
-        .catch(() => undefined)
-        .finally(() => (busy = false));
-    }, every);
-    timer.unref();
-    this.#sweeps.set(owner, timer);
+    this.#sweeps.set(
+      owner,
+      this.state.watchOverdue(timeoutMs, (record) => {
+        const tracked = this.#bySmsId.get(record.smsId) ?? { ...record, final: false, forgotten: false };
+        if (!tracked.final && !tracked.late) fire(tracked);
+      }),
+    );
   }
 
   #load(): void {
-    if (this.#loaded || !this.log) return;
+    if (this.#loaded) return;
     this.#loaded = true;
-    const { records, final, late } = this.log.load();
+    const { records, final, late } = this.state.load();
     for (const record of records) this.#remember({ ...record, final: final.has(record.smsId), forgotten: false, late: late.has(record.smsId) });
     this.#trim();
   }
@@ -227,7 +278,7 @@ export class DeliveryTracker {
 
   unlisten(owner: object): void {
     this.#listeners.delete(owner);
-    clearInterval(this.#sweeps.get(owner));
+    this.#sweeps.get(owner)?.();
     this.#sweeps.delete(owner);
     this.#watches.get(owner)?.stop();
     this.#watches.delete(owner);
@@ -241,10 +292,9 @@ export class DeliveryTracker {
     const tracked: Tracked = { ...record, final: false, forgotten: false, startedAt: monotonicNow() };
     this.#remember(tracked);
     for (const watch of this.#watches.values()) watch.add(tracked);
-    this.log?.sent(record);
-    this.shared?.record(record).catch(() => undefined);
+    this.state.sent(record);
     this.#trim();
-    this.log?.compactIfSpent(this.#bySmsId.size, () => [...this.#bySmsId.values()]);
+    this.state.compactIfSpent(this.#bySmsId.size, () => [...this.#bySmsId.values()]);
   }
 
   /** With a shared store, one another copy sent too. */
@@ -252,13 +302,10 @@ export class DeliveryTracker {
     this.#trim();
     const tracked = typeof smsId === 'string' ? this.#bySmsId.get(smsId) : undefined;
     const final = FINAL_STATUSES.has(status);
-    if (final && typeof smsId === 'string') this.shared?.markFinal(smsId).catch(() => undefined);
-    if (tracked && final && !tracked.final) {
-      tracked.final = true;
-      this.log?.final(tracked.smsId);
-    }
-    if (tracked || !this.shared || typeof smsId !== 'string' || !this.listening) return tracked;
-    const record = await this.shared.lookup(smsId).catch(() => undefined);
+    if (final && typeof smsId === 'string') this.state.final(smsId, tracked !== undefined && !tracked.final);
+    if (tracked && final) tracked.final = true;
+    if (tracked || typeof smsId !== 'string' || !this.listening) return tracked;
+    const record = await this.state.lookup(smsId).catch(() => undefined);
     return record ? { ...record, final, forgotten: false } : undefined;
   }
 
@@ -267,8 +314,8 @@ export class DeliveryTracker {
     this.#trim();
     const key = numberKey(number);
     const own = key ? this.#byNumber.get(key) : undefined;
-    if (own || !key || !this.shared || !this.listening) return own;
-    const record = await this.shared.lastTo(key).catch(() => undefined);
+    if (own || !key || !this.listening) return own;
+    const record = await this.state.lastTo(key).catch(() => undefined);
     return record ? { ...record, final: false, forgotten: false } : undefined;
   }
 

@@ -41,8 +41,6 @@ export function accountNode(RED: NodeAPI) {
               const text = texts(`warnings.store-${state}`, { detail });
               if (state === 'lost' || state === 'unreachable' || state === 'eviction') node.warn(text);
               else node.log(text);
-              // Told after the account is built (the client connects later): its nodes show it.
-              node.account?.storeState(state, detail);
             },
           },
         );

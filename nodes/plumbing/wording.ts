@@ -58,6 +58,8 @@ export const NODE_ERRORS = {
   'store-unavailable': 'Not kept: the gateway could not be reached and the shared store does not answer, so the message cannot wait (__cause__)',
   expired: "Not sent: the gateway could not be reached for __minutes__ (the account's outbox time; __tries__). Last: __last__",
   'gave-up': 'Not sent within __seconds__ s (the node\'s "give up after"): __why__',
+  unconfirmed:
+    'Not confirmed: Node-RED stopped or was redeployed while this message was being sent, and this API cannot drop a second copy, so it was not sent again; it may have been delivered',
   // The escalation node's chain, checked when an incident is raised (nothing is sent when it fails).
   escalation: {
     'no-steps': 'steps: the chain has no step (it takes 1 to 10)',

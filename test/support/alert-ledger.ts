@@ -177,7 +177,8 @@ export function ledger(fault: string, handedIn: string[], copy: NodeRedProcess, 
       row.sentTwice++;
       problems.push(`${alert} delivered ${times} times`);
     }
-    let twice = caught && times > 0;
+    // Unconfirmed (a simple 1.0 attempt without an answer when Node-RED was killed): it may have been delivered.
+    let twice = caught && times > 0 && !ends.some((e) => e.code === 'unconfirmed');
     const lives = new Map<string, number>();
     for (const end of ends) lives.set(end.life, (lives.get(end.life) ?? 0) + 1);
     if ([...lives.values()].some((n) => n > 1)) twice = true;

@@ -11,7 +11,7 @@ import { GatewayError, MAX_TIMER_MS, monotonicAt, sendOperation } from '../../ga
 import { Outbox, type NewEntry, type OutboxEntry, type OutboxWorker, type Outcome } from '../../nodes/account/outbox';
 import { RateLimiter } from '../../nodes/account/rate-limit';
 import { RecentSends } from '../../nodes/account/recent-sends';
-import { DeliveryTracker, type Tracked } from '../../nodes/account/tracking';
+import { DeliveryTracker, memoryTracking, type Tracked } from '../../nodes/account/tracking';
 
 const SECOND = 1000;
 const MINUTE = 60 * SECOND;
@@ -134,7 +134,7 @@ describe('the wall clock steps (unit, fake clock)', () => {
     });
 
     it("tracked sends are not forgotten (24 hours are not over): output 3 fires at each one's timeout", () => {
-      const tracker = new DeliveryTracker({ kind: 'memory' });
+      const tracker = new DeliveryTracker(memoryTracking());
       const late: string[] = [];
       tracker.listen({}, 10 * MINUTE, (t: Tracked) => late.push(t.smsId));
       tracker.track('a', '420777000001', sent(1));
@@ -153,7 +153,7 @@ describe('the wall clock steps (unit, fake clock)', () => {
 
   describe('forward an hour with tracked sends', () => {
     it('no early no_report: each send fires at its own timeout, once, however the wall clock stepped between', () => {
-      const tracker = new DeliveryTracker({ kind: 'memory' });
+      const tracker = new DeliveryTracker(memoryTracking());
       const late: string[] = [];
       tracker.listen({}, 30 * MINUTE, (t: Tracked) => late.push(t.smsId));
       for (const id of ['a', 'b', 'c', 'd', 'e']) {
@@ -173,7 +173,7 @@ describe('the wall clock steps (unit, fake clock)', () => {
     });
 
     it('scheduled sends: each fires at its own schedule and timeout, in the order they fall due, the step between them not counted', () => {
-      const tracker = new DeliveryTracker({ kind: 'memory' });
+      const tracker = new DeliveryTracker(memoryTracking());
       const late: string[] = [];
       tracker.listen({}, 5 * MINUTE, (t: Tracked) => late.push(t.smsId));
       tracker.track('in-20', '420777000001', sent(1), Date.now() + 20 * MINUTE);
@@ -186,7 +186,7 @@ describe('the wall clock steps (unit, fake clock)', () => {
     });
 
     it('the 24 hours tracking remembers run on the monotonic clock: still known after the step, forgotten 24 hours after the send', async () => {
-      const tracker = new DeliveryTracker({ kind: 'memory' });
+      const tracker = new DeliveryTracker(memoryTracking());
       tracker.listen({}, 0, () => undefined);
       tracker.track('a', '420777000001', sent(1));
       step(2 * HOUR);
@@ -239,7 +239,7 @@ describe('the wall clock steps (unit, fake clock)', () => {
     });
 
     it('output 3 fires at the timeout, not an hour late', () => {
-      const tracker = new DeliveryTracker({ kind: 'memory' });
+      const tracker = new DeliveryTracker(memoryTracking());
       const late: string[] = [];
       tracker.listen({}, 10 * MINUTE, (t: Tracked) => late.push(t.smsId));
       tracker.track('a', '420777000001', sent(1));
@@ -270,7 +270,7 @@ describe('the wall clock steps (unit, fake clock)', () => {
     });
 
     it('output 3 fires at the timeout; the rate limit holds its window', async () => {
-      const tracker = new DeliveryTracker({ kind: 'memory' });
+      const tracker = new DeliveryTracker(memoryTracking());
       const late: string[] = [];
       tracker.listen({}, 10 * MINUTE, (t: Tracked) => late.push(t.smsId));
       tracker.track('a', '420777000001', sent(1));

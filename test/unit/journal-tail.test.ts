@@ -11,7 +11,7 @@ import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Outbox } from '../../nodes/account/outbox';
-import { OutboxJournal, type Warn } from '../../nodes/account/outbox-journal';
+import { FileOutboxLog, OutboxJournal, type Warn } from '../../nodes/account/outbox-journal';
 import { TrackingFile } from '../../nodes/account/tracking-file';
 
 const entry = (id: string) => JSON.stringify({ id, node: 't', body: { text: id }, since: 1, order: 0, attempts: 1, reason: '' });
@@ -79,7 +79,7 @@ describe("the outbox's journal at its tail (unit)", () => {
     const restore = await fillingDisk(dir, () => full);
     try {
       const journal = new OutboxJournal(path);
-      const outbox = new Outbox(journal, warn);
+      const outbox = new Outbox(new FileOutboxLog(journal), warn);
       await outbox.keep({ ...JSON.parse(entry('x')), operation: {}, rejected: [], messages: 1, msg: {}, order: 0, attempts: 1, reason: '' }, {});
       full = true;
       await assert.rejects(

@@ -8,16 +8,17 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { GatewayError, withdrawnError, isWithdrawn } from '../../gateway';
+import { GatewayError, withdrawnError, isWithdrawn, sendOperation } from '../../gateway';
 import { Circuit } from '../../nodes/account/circuit';
 import { Outbox, type NewEntry, type OutboxEntry, type OutboxReport, type OutboxWorker, type Outcome } from '../../nodes/account/outbox';
-import { OutboxJournal } from '../../nodes/account/outbox-journal';
+import { FileOutboxLog, OutboxJournal } from '../../nodes/account/outbox-journal';
 import FakeTimers from '@sinonjs/fake-timers';
 import { RateLimiter } from '../../nodes/account/rate-limit';
 import { EMIT_BATCH, sendInBatches, type Msg } from '../../nodes/plumbing/runtime';
 import { until as waitUntil } from '../support/wait';
 
 const OPERATION = { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' } as const;
+const SIMPLE = sendOperation('transactional', { api: 'simple', version: '1.0' });
 
 function newEntry(i: number, since = Date.now()): NewEntry {
   return {
@@ -76,6 +77,65 @@ describe('outbox journal and policies (unit)', function () {
   });
   afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
+  it('a simple 1.0 attempt is on disk before its request; after a crash, a simple 1.0 entry whose attempt had no answer ends once, unconfirmed, never sent again; an advanced 2.0 one and one answered before the crash are sent', async () => {
+    const live = new Outbox(new FileOutboxLog(new OutboxJournal(path)), () => undefined);
+    const onDisk: boolean[] = [];
+    const { worker } = standIn();
+    const send = worker.send;
+    worker.send = (entry, probe) => {
+      onDisk.push(readFileSync(path, 'utf8').includes(JSON.stringify({ attempt: entry.id })));
+      return send(entry, probe);
+    };
+    const simple = (i: number) => ({ ...newEntry(i), operation: SIMPLE as never });
+    await live.keep(simple(0), {});
+    live.attach(worker);
+    await until('sent', () => onDisk.length === 1);
+    await live.detach(worker);
+    assert.deepEqual(onDisk, [true], 'the attempt line was written before the request');
+
+    // As a SIGKILL leaves it: entries, attempts without an answer, one answered (back) before the crash.
+    rmSync(path, { force: true });
+    writeFileSync(
+      path,
+      [
+        '{"bulkgateOutbox":2}',
+        JSON.stringify({ id: 's1', ...simple(1) }),
+        JSON.stringify({ id: 'a2', ...newEntry(2) }),
+        JSON.stringify({ id: 's3', ...simple(3) }),
+        JSON.stringify({ attempt: 's1' }),
+        JSON.stringify({ attempt: 'a2' }),
+        JSON.stringify({ attempt: 's3' }),
+        JSON.stringify({ back: 's3' }),
+        '',
+      ].join('\n'),
+    );
+    const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), () => undefined);
+    const after = standIn();
+    const sent: unknown[] = [];
+    const sendAfter = after.worker.send;
+    after.worker.send = (entry, probe) => {
+      sent.push(entry.msg.seq);
+      return sendAfter(entry, probe);
+    };
+    outbox.attach(after.worker);
+    try {
+      await until('all three ended', () => after.settled.length === 3);
+      assert.deepEqual(sent.sort(), [2, 3], 'the simple 1.0 entry whose attempt had no answer is not sent again');
+      const unconfirmed = after.settled.find((s) => s.seq === 1)?.outcome as { error?: GatewayError };
+      assert.equal(unconfirmed.error?.code, 'unconfirmed');
+      assert.deepEqual(
+        after.settled
+          .filter((s) => 'result' in s.outcome)
+          .map((s) => s.seq)
+          .sort(),
+        [2, 3],
+      );
+      await until('the journal given back', () => !existsSync(path));
+    } finally {
+      await outbox.detach(after.worker);
+    }
+  });
+
   it('a file of 200,000 entries loads whole (no spread of call arguments), oldest first', () => {
     const lines = ['{"bulkgateOutbox":2}'];
     const since = Date.now();
@@ -83,7 +143,7 @@ describe('outbox journal and policies (unit)', function () {
     mkdirSync(join(dir, 'bulkgate-outbox'));
     writeFileSync(path, lines.join('\n') + '\n');
     const { warn, seen } = warnings();
-    const outbox = new Outbox(new OutboxJournal(path), warn);
+    const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), warn);
     assert.equal(outbox.waiting, 200_000);
     assert.equal(outbox.waitingFor('t'), 200_000);
     assert.deepEqual(seen, []);
@@ -103,7 +163,7 @@ describe('outbox journal and policies (unit)', function () {
       ].join('\n') + '\n',
     );
     const { warn, seen } = warnings();
-    const outbox = new Outbox(new OutboxJournal(path), warn);
+    const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), warn);
     assert.equal(outbox.waiting, 1, 'b waits; a was done');
     assert.equal(seen.length, 1);
     assert.match(seen[0] as string, /^outbox-bad-lines .*"bad":2,"kept":1/);
@@ -132,7 +192,7 @@ describe('outbox journal and policies (unit)', function () {
       ].join('\n') + '\n',
     );
     const { warn, seen } = warnings();
-    const outbox = new Outbox(new OutboxJournal(path), warn);
+    const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), warn);
     assert.equal(outbox.waiting, 2, 'the whole entry and the one with a deadline');
     assert.deepEqual(seen, [`outbox-bad-lines ${JSON.stringify({ path, bad: damaged.length, kept: 2 })}`]);
   });
@@ -140,7 +200,7 @@ describe('outbox journal and policies (unit)', function () {
   it('a drain with a stand-in sender: results handed on in the order the msgs came; a transient failure stops it and keeps the rest in order', async () => {
     const { warn } = warnings();
     const kept = new OutboxJournal(path);
-    const outbox = new Outbox(kept, warn);
+    const outbox = new Outbox(new FileOutboxLog(kept), warn);
     const { worker, settled, reports } = standIn({ failAfter: 30 });
     for (let i = 0; i < 50; i++) await outbox.keep(newEntry(i, Date.now()), {} as never);
     outbox.attach(worker);
@@ -164,7 +224,7 @@ describe('outbox journal and policies (unit)', function () {
 
   it('a file mostly spent is compacted: its lines are the waiting entries only; an empty outbox removes it and its lock', async () => {
     const { warn } = warnings();
-    const outbox = new Outbox(new OutboxJournal(path), warn);
+    const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), warn);
     const { worker, settled } = standIn({ failAfter: 4000 });
     for (let i = 0; i < 5000; i++) void outbox.keep(newEntry(i), {} as never);
     await until('all kept', () => existsSync(path) && readFileSync(path, 'utf8').split('\n').length >= 5001);

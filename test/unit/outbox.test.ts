@@ -22,7 +22,9 @@ import {
   type OutboxWorker,
   type Outcome,
 } from '../../nodes/account/outbox';
-import { localStore, type OutboxFile, type OutboxLog } from '../../nodes/account/store';
+import { FileOutboxLog } from '../../nodes/account/outbox-journal';
+import { RedisOutboxLog } from '../../nodes/account/redis-store';
+import { localStore, type LoggedEntry, type OutboxLog } from '../../nodes/account/store';
 import { until as waitUntil } from '../support/wait';
 
 const OPERATION = sendOperation('transactional', {});
@@ -282,6 +284,36 @@ describe('the outbox (unit, a stand-in account)', () => {
     await outbox.detach(next.worker);
   });
 
+  it('a simple 1.0 resend cut off by a redeploy (no answer within the grace): the next account gets it as unconfirmed, not as closed and never sent again', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const simple = sendOperation('transactional', { api: 'simple', version: '1.0' });
+    const first = standIn(() => 'ok');
+    first.worker.transient = (error, entry) => deferrable(error, entry.operation);
+    let cutOff: () => void = () => undefined;
+    const onWire = new Promise<void>((wired) => {
+      first.worker.send = () =>
+        new Promise((_resolve, reject) => {
+          // What the client says when the account stops a request on the wire: closed, and it may have reached the gateway.
+          cutOff = () => reject(Object.assign(new GatewayError({ type: 'closed', retryable: true, message: 'closed' }), { mayHaveReached: true }));
+          wired();
+        });
+    });
+    await outbox.keep(newEntry(1, { operation: simple }), {});
+    outbox.attach(first.worker);
+    await onWire;
+    const detached = outbox.detach(first.worker);
+    cutOff();
+    await detached;
+    const next = standIn(() => 'ok');
+    outbox.attach(next.worker);
+    await until('handed to the next account', () => next.settled.length === 1);
+    const outcome = next.settled[0]?.outcome as { error: GatewayError };
+    assert.equal(outcome.error?.code, 'unconfirmed');
+    assert.equal(next.sent.length, 0, 'never sent again');
+    assert.equal(outbox.waiting, 0);
+    await outbox.detach(next.worker);
+  });
+
   it('a node that throws while its msg is handed back does not stop the round', async () => {
     const outbox = new Outbox(undefined, () => undefined);
     const { worker: standInWorker, sent } = standIn(() => 'ok');
@@ -409,25 +441,28 @@ function memoryLog(options: { held?: 'free' | 'other' | 'gone' | 'broken'; left?
       calls.push('done');
       lines.delete(id);
     },
+    attempt: async () => undefined,
+    back: async () => undefined,
   };
+  // The shared log's own rounds (renew, write back, adopt) over a stand-in store.
+  class SharedStandIn extends RedisOutboxLog {
+    override readonly adoptEveryMs = 10;
+    override keep = base.keep;
+    override done = base.done;
+    override async renew(ids: string[]) {
+      calls.push(`renew ${ids.length}`);
+      // What the store no longer holds (a flush): the copy writes it back.
+      return ids.filter((id) => !lines.has(id));
+    }
+    override async adoptable(known: (id: string) => boolean) {
+      calls.push('adoptable');
+      if (adoptFails) throw new Error('the store does not answer');
+      return elsewhere.splice(0).filter(({ entry }) => !known(entry.id)) as unknown as LoggedEntry[];
+    }
+  }
   const log: OutboxLog = options.shared
-    ? {
-        kind: 'shared',
-        ...base,
-        adoptEveryMs: 10,
-        renew: async (ids: string[]) => {
-          calls.push(`renew ${ids.length}`);
-          // What the store no longer holds (a flush): the copy writes it back.
-          return ids.filter((id) => !lines.has(id));
-        },
-        adoptable: async (known: (id: string) => boolean) => {
-          calls.push('adoptable');
-          if (adoptFails) throw new Error('the store does not answer');
-          return elsewhere.splice(0).filter(({ entry }) => !known(entry.id));
-        },
-      }
-    : {
-        kind: 'file',
+    ? new SharedStandIn(() => undefined as never, 'unit:', 'copy-unit')
+    : new FileOutboxLog({
         ...base,
         warn: () => undefined,
         get locked() {
@@ -452,7 +487,7 @@ function memoryLog(options: { held?: 'free' | 'other' | 'gone' | 'broken'; left?
           locked = false;
         },
         close: async () => undefined,
-      };
+      });
   return {
     log,
     calls,
@@ -491,7 +526,7 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
     new Outbox(empty.log, () => undefined);
     assert.deepEqual(empty.calls, [], 'no lock taken for nothing');
     const spent = memoryLog({ left: [newEntry(1)] });
-    (spent.log as OutboxFile).load = () => new Map();
+    (spent.log as FileOutboxLog).file.load = () => new Map();
     new Outbox(spent.log, () => undefined);
     assert.deepEqual(spent.calls, ['lock', 'release']);
   });
@@ -578,7 +613,7 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
       const outbox = new Outbox(stand.log, (key, params) => warnings.push([key, params]));
       assert.equal(outbox.waiting, 2);
       stand.holder('other');
-      (stand.log as OutboxFile).lost();
+      (stand.log as FileOutboxLog).file.lost();
       assert.deepEqual(warnings, [['outbox-lock-lost', { path: '/unit/outbox.jsonl' }]]);
       assert.equal(outbox.waiting, 0);
     });

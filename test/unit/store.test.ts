@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { FileOutboxLog } from '../../nodes/account/outbox-journal';
 import { MemoryWindow, localStore } from '../../nodes/account/store';
 import { until } from '../support/wait';
 
@@ -21,7 +22,7 @@ describe("this process's store (unit)", () => {
   afterEach(() => rmSync(userDir, { recursive: true, force: true }));
 
   it('is the file store', () => {
-    assert.equal(localStore(userDir).outboxLog('acc')?.kind, 'file');
+    assert.ok(localStore(userDir).outboxLog('acc') instanceof FileOutboxLog);
   });
 
   it("the outbox: <userDir>/bulkgate-outbox/<account id>.jsonl, one log per file for the process's life; none without a user directory", () => {

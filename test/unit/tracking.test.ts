@@ -9,14 +9,14 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFi
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecentSends } from '../../nodes/account/recent-sends';
-import { DeliveryTracker, numberKey, type SharedTrackingLike, type Tracked } from '../../nodes/account/tracking';
+import { DeliveryTracker, SharedTrackingState, memoryTracking, numberKey, type SharedTrackingLike, type Tracked } from '../../nodes/account/tracking';
 import { MAX_LINE, TrackingFile, trackingPath } from '../../nodes/account/tracking-file';
 
 describe("delivery tracking: the account's memory is bounded", () => {
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
 
   it('the 10,001st message forgets the first (its report and replies no longer match); the second is still known', async () => {
-    const tracker = new DeliveryTracker({ kind: 'memory' });
+    const tracker = new DeliveryTracker(memoryTracking());
     tracker.listen({}, 0, () => undefined);
     for (let i = 0; i < 10_001; i++) tracker.track(`id-${i}`, `420777${String(i).padStart(6, '0')}`, sent(i));
     assert.equal(tracker.size, 10_000);
@@ -27,7 +27,7 @@ describe("delivery tracking: the account's memory is bounded", () => {
   });
 
   it('over many turnovers (30,000 sends, a bound of 1,000): always the newest 1,000; one tracked again counts from its second send', async () => {
-    const tracker = new DeliveryTracker({ kind: 'memory' }, { count: 1_000, ageMs: 3600_000 });
+    const tracker = new DeliveryTracker(memoryTracking(), { count: 1_000, ageMs: 3600_000 });
     tracker.listen({}, 0, () => undefined);
     for (let i = 0; i < 30_000; i++) {
       tracker.track(`id-${i}`, '420777000001', sent(i));
@@ -46,7 +46,7 @@ describe("delivery tracking: the account's memory is bounded", () => {
     // Its age on the monotonic clock (a step of the wall clock forgets nothing: clock-steps.test.ts).
     const clock = FakeTimers.install({ toFake: ['Date', 'performance'] });
     try {
-      const tracker = new DeliveryTracker({ kind: 'memory' });
+      const tracker = new DeliveryTracker(memoryTracking());
       tracker.listen({}, 0, () => undefined);
       tracker.track('old', '420777000001', sent(1));
       clock.tick(23 * 3600 * 1000);
@@ -62,7 +62,7 @@ describe("delivery tracking: the account's memory is bounded", () => {
   });
 
   it('nothing is remembered while no events node listens', () => {
-    const tracker = new DeliveryTracker({ kind: 'memory' });
+    const tracker = new DeliveryTracker(memoryTracking());
     tracker.track('x', '420777000001', sent(1));
     assert.equal(tracker.size, 0);
   });
@@ -78,7 +78,7 @@ describe('delivery tracking: the report timeout (unit, fake clock)', () => {
   const events = { node: 'events' };
 
   it('no final report within the timeout: output 3 once, not a moment before; a final report before it: none', async () => {
-    const tracker = new DeliveryTracker({ kind: 'memory' });
+    const tracker = new DeliveryTracker(memoryTracking());
     const late: string[] = [];
     const owner = {};
     tracker.listen(owner, 60_000, (t: Tracked) => late.push(t.smsId));
@@ -97,7 +97,7 @@ describe('delivery tracking: the report timeout (unit, fake clock)', () => {
   });
 
   it('a scheduled message counts from its schedule; one sent at once after it, from its acceptance', () => {
-    const tracker = new DeliveryTracker({ kind: 'memory' });
+    const tracker = new DeliveryTracker(memoryTracking());
     const late: string[] = [];
     tracker.listen(events, 10_000, (t: Tracked) => late.push(t.smsId));
     tracker.track('later', '420777000001', sent(1), Date.now() + 60_000);
@@ -112,7 +112,7 @@ describe('delivery tracking: the report timeout (unit, fake clock)', () => {
   });
 
   it('unlisten stops output 3 and leaves no timer; a forgotten message never fires', () => {
-    const tracker = new DeliveryTracker({ kind: 'memory' }, { count: 1, ageMs: 3_600_000 });
+    const tracker = new DeliveryTracker(memoryTracking(), { count: 1, ageMs: 3_600_000 });
     const late: string[] = [];
     tracker.listen(events, 5_000, (t: Tracked) => late.push(t.smsId));
     tracker.track('first', '420777000001', sent(1));
@@ -145,7 +145,7 @@ describe('delivery tracking: the report timeout (unit, fake clock)', () => {
         return out;
       },
     };
-    const tracker = new DeliveryTracker({ kind: 'shared', shared: shared });
+    const tracker = new DeliveryTracker(new SharedTrackingState(shared));
     const late: Tracked[] = [];
     tracker.listen(events, 60_000, (t: Tracked) => late.push(t));
     await clock.tickAsync(14_999);
@@ -231,7 +231,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
   it('a restart keeps what was sent: a report after it carries msg.sent; output 3 fires after it, at the timeout from the send, and not again for one that fired before', async () => {
     const path = trackingPath(dir, 'acc');
     const beforeLog = new TrackingFile(path);
-    const before = new DeliveryTracker({ kind: 'file', log: beforeLog });
+    const before = new DeliveryTracker(beforeLog);
     const lateBefore: string[] = [];
     const events = {};
     before.listen(events, 60_000, (t: Tracked) => lateBefore.push(t.smsId));
@@ -246,7 +246,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
 
     // The restart: a new tracker on the same file, an events node listening again.
     const afterLog = new TrackingFile(path);
-    const after = new DeliveryTracker({ kind: 'file', log: afterLog });
+    const after = new DeliveryTracker(afterLog);
     const lateAfter: string[] = [];
     after.listen({}, 60_000, (t: Tracked) => lateAfter.push(t.smsId));
     assert.deepEqual((await after.report('answered', 'delivered'))?.sent, sent(1));
@@ -257,7 +257,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
     assert.deepEqual(lateAfter, ['silent'], 'once, for the silent one only');
     await written(afterLog);
     // A second restart: the answered one is final and the silent one has fired; nothing fires again.
-    const third = new DeliveryTracker({ kind: 'file', log: new TrackingFile(path) });
+    const third = new DeliveryTracker(new TrackingFile(path));
     const lateThird: string[] = [];
     third.listen({}, 60_000, (t: Tracked) => lateThird.push(t.smsId));
     clock.tick(120_000);
@@ -267,7 +267,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
   it("a send whose line would pass 2 KB is kept without the msg's topic and payload: its report after a restart still matches", async () => {
     const path = trackingPath(dir, 'acc');
     const log = new TrackingFile(path);
-    const before = new DeliveryTracker({ kind: 'file', log });
+    const before = new DeliveryTracker(log);
     before.listen({}, 0, () => undefined);
     before.track('big', '420777000001', { topic: 'camera', payload: 'x'.repeat(MAX_LINE), node: 'n' });
     before.track('small', '420777000002', sent(2));
@@ -278,7 +278,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
         .every((line) => line.length <= MAX_LINE),
     );
     const afterLog = new TrackingFile(path);
-    const after = new DeliveryTracker({ kind: 'file', log: afterLog });
+    const after = new DeliveryTracker(afterLog);
     after.listen({}, 0, () => undefined);
     assert.deepEqual((await after.report('big', 'delivered'))?.sent, { node: 'n' });
     assert.deepEqual((await after.report('small', 'delivered'))?.sent, sent(2));
@@ -288,7 +288,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
   it('nothing is written while no events node listens', async () => {
     const path = trackingPath(dir, 'acc');
     const log = new TrackingFile(path);
-    const tracker = new DeliveryTracker({ kind: 'file', log });
+    const tracker = new DeliveryTracker(log);
     tracker.track('id', '420777000001', sent(1));
     await written(log);
     assert.equal(existsSync(path), false);
@@ -297,7 +297,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
   it('the file stays bounded: 30,000 sends leave at most 2 x 10,000 + 1,000 lines, and the last 10,000 load; a damaged line is skipped', async () => {
     const path = trackingPath(dir, 'acc');
     const log = new TrackingFile(path);
-    const tracker = new DeliveryTracker({ kind: 'file', log });
+    const tracker = new DeliveryTracker(log);
     tracker.listen({}, 0, () => undefined);
     for (let i = 0; i < 30_000; i++) {
       tracker.track(`id-${i}`, `420777${String(i).padStart(6, '0')}`, sent(i));
@@ -309,7 +309,7 @@ describe('delivery tracking kept in the user directory (unit, fake clock)', () =
     appendFileSync(path, '{"s": broken\n');
     const warnings: string[] = [];
     const loadedLog = new TrackingFile(path, (w) => warnings.push(w));
-    const loaded = new DeliveryTracker({ kind: 'file', log: loadedLog });
+    const loaded = new DeliveryTracker(loadedLog);
     loaded.listen({}, 0, () => undefined);
     assert.equal(loaded.size, 10_000);
     assert.equal(await loaded.report('id-19999', 'delivered'), undefined);
@@ -479,7 +479,7 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
 
   it("a report for another copy's send is looked up in the store; final or not as its status says; a store that fails or knows nothing gives no msg.sent", async () => {
     const { store, calls } = standInStore({ lookup: async (id) => (id === 'theirs' ? record('theirs') : undefined) });
-    const tracker = new DeliveryTracker({ kind: 'shared', shared: store });
+    const tracker = new DeliveryTracker(new SharedTrackingState(store));
     assert.equal(await tracker.report('theirs', 'delivered'), undefined, 'no events node listens: nothing is asked');
     assert.deepEqual(calls, ['markFinal theirs']);
     tracker.listen({}, 0, () => undefined);
@@ -496,17 +496,16 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
       ['markFinal theirs', 'markFinal theirs', 'markFinal unknown'],
       'each final report is marked for every copy; buffered is not final',
     );
-    const failing = new DeliveryTracker({
-      kind: 'shared',
-      shared: standInStore({ lookup: () => Promise.reject(new Error('down')), markFinal: () => Promise.reject(new Error('down')) }).store,
-    });
+    const failing = new DeliveryTracker(
+      new SharedTrackingState(standInStore({ lookup: () => Promise.reject(new Error('down')), markFinal: () => Promise.reject(new Error('down')) }).store),
+    );
     failing.listen({}, 0, () => undefined);
     assert.equal(await failing.report('theirs', 'delivered'), undefined);
   });
 
   it("a reply's alarm: this copy's own first, else the last the copies sent to that number; a store that fails gives none", async () => {
     const { store, calls } = standInStore({ lastTo: async (n) => (n === '420777000009' ? record('theirs') : undefined) });
-    const tracker = new DeliveryTracker({ kind: 'shared', shared: store });
+    const tracker = new DeliveryTracker(new SharedTrackingState(store));
     assert.equal(await tracker.lastTo('+420 777 000 009'), undefined, 'no events node listens');
     tracker.listen({}, 0, () => undefined);
     tracker.track('mine', '420777000001', sent(1));
@@ -518,14 +517,14 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
       calls.filter((c) => c.startsWith('lastTo')),
       ['lastTo 420777000009', 'lastTo 420777000002'],
     );
-    const failing = new DeliveryTracker({ kind: 'shared', shared: standInStore({ lastTo: () => Promise.reject(new Error('down')) }).store });
+    const failing = new DeliveryTracker(new SharedTrackingState(standInStore({ lastTo: () => Promise.reject(new Error('down')) }).store));
     failing.listen({}, 0, () => undefined);
     assert.equal(await failing.lastTo('420777000009'), undefined);
   });
 
   it('every send is recorded in the store; a store that refuses it stops nothing', async () => {
     const { store, calls } = standInStore({ record: () => Promise.reject(new Error('down')) });
-    const tracker = new DeliveryTracker({ kind: 'shared', shared: store });
+    const tracker = new DeliveryTracker(new SharedTrackingState(store));
     tracker.listen({}, 0, () => undefined);
     tracker.track('a', '420777000001', sent(1));
     tracker.track('b', '420777000002', sent(2), Date.now() + 5000);
@@ -543,7 +542,7 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
     let reportMeanwhile: (() => void) | undefined;
     claims.set('answered', () => new Promise((resolve) => (reportMeanwhile = () => resolve(true))));
     const { store } = standInStore({ claimLate: (id) => (claims.get(id) as () => Promise<boolean>)() });
-    const tracker = new DeliveryTracker({ kind: 'shared', shared: store });
+    const tracker = new DeliveryTracker(new SharedTrackingState(store));
     const late: string[] = [];
     tracker.listen({}, 60_000, (t) => late.push(t.smsId));
     for (const id of claims.keys()) tracker.track(id, '420777000001', sent(1));
@@ -559,7 +558,7 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
     const note = (reason: unknown) => unhandled.push(reason);
     process.on('unhandledRejection', note);
     try {
-      const tracker = new DeliveryTracker({ kind: 'shared', shared: standInStore().store });
+      const tracker = new DeliveryTracker(new SharedTrackingState(standInStore().store));
       const late: string[] = [];
       tracker.listen({}, 60_000, (t) => {
         late.push(t.smsId);
@@ -585,7 +584,7 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
         return answer();
       },
     });
-    const tracker = new DeliveryTracker({ kind: 'shared', shared: store });
+    const tracker = new DeliveryTracker(new SharedTrackingState(store));
     const late: string[] = [];
     tracker.listen({}, 4_000, (t) => {
       late.push(t.smsId);
@@ -621,7 +620,7 @@ describe('delivery tracking: scheduled sends, repeats and edges (unit, fake cloc
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
 
   it("a scheduled send's timeout counts from its schedule, in schedule order whatever the order sent; a schedule in the past counts from acceptance", () => {
-    const tracker = new DeliveryTracker({ kind: 'memory' });
+    const tracker = new DeliveryTracker(memoryTracking());
     const late: [string, number][] = [];
     const start = Date.now();
     tracker.listen({}, 60_000, (t) => late.push([t.smsId, Date.now() - start]));
@@ -647,7 +646,7 @@ describe('delivery tracking: scheduled sends, repeats and edges (unit, fake cloc
   });
 
   it('the same sms_id tracked twice is one message: output 3 once, for the later send', () => {
-    const tracker = new DeliveryTracker({ kind: 'memory' });
+    const tracker = new DeliveryTracker(memoryTracking());
     const late: unknown[] = [];
     tracker.listen({}, 1_000, (t) => late.push(t.sent.payload));
     tracker.track('x', '420777000001', sent(1));
@@ -659,7 +658,7 @@ describe('delivery tracking: scheduled sends, repeats and edges (unit, fake cloc
   });
 
   it('a listener without a timeout never fires output 3 and arms no timer; output 3 fired once does not fire again for the next listener', () => {
-    const tracker = new DeliveryTracker({ kind: 'memory' });
+    const tracker = new DeliveryTracker(memoryTracking());
     const late: string[] = [];
     const events = {};
     tracker.listen(events, 0, (t) => late.push(t.smsId));
@@ -674,7 +673,7 @@ describe('delivery tracking: scheduled sends, repeats and edges (unit, fake cloc
   });
 
   it('not_delivered is final too; a report with an sms_id that is not a string matches nothing; a send without digits has no number to reply to', async () => {
-    const tracker = new DeliveryTracker({ kind: 'memory' });
+    const tracker = new DeliveryTracker(memoryTracking());
     const late: string[] = [];
     tracker.listen({}, 1_000, (t) => late.push(t.smsId));
     tracker.track('failed', '420777000001', sent(1));
@@ -687,7 +686,7 @@ describe('delivery tracking: scheduled sends, repeats and edges (unit, fake cloc
   });
 
   it('24 hours is kept to the millisecond: a send exactly 24 h old still matches, one a millisecond older does not', async () => {
-    const tracker = new DeliveryTracker({ kind: 'memory' });
+    const tracker = new DeliveryTracker(memoryTracking());
     tracker.listen({}, 0, () => undefined);
     tracker.track('a', '420777000001', sent(1));
     clock.tick(1);
