@@ -3,7 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, timerDelay, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
 import { monotonicAt, monotonicNow } from '../../gateway/clock';
-import { lockedError, unwritableError, type Warn } from './outbox-journal';
+import { unwritableError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import type { AccountStore, LoggedEntry, OutboxLog } from './store';
 import type { Msg } from '../plumbing/msg';
