@@ -239,6 +239,7 @@ describe('editor panels in Chromium', function () {
       ['bulkgate-balance', 'SMS credit'],
       ['bulkgate-blacklist', 'SMS blacklist'],
       ['bulkgate-contacts', 'SMS contacts'],
+      ['bulkgate-escalation', 'SMS escalation'],
       ['bulkgate-events', 'SMS events'],
       ['bulkgate-number-check', 'SMS number check'],
       ['bulkgate-otp', 'SMS code (OTP)'],
