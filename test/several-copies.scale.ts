@@ -144,11 +144,16 @@ describe('several copies of Node-RED on one Redis store', function () {
     await until('all twelve at the gateway', async () => (await sim.outbox()).messages.length >= 12, 20_000);
     const times = (await sim.requests()).filter((r) => r.path.includes('transactional')).map((r) => Date.parse(r.at));
     assert.equal(times.length, 12);
-    // Counted where the gateway sees them, less 50 ms: the window is kept when a send is let go, and
-    // the first request of a copy also opens its connection (it arrives up to ~40 ms later than it left).
+    // Counted where the gateway sees them, less 150 ms: the window is kept when a send is let go, and
+    // the first request of a copy also opens its connection (it arrives ~40 ms later than it left, and
+    // past 100 ms on a loaded CI machine). Each copy deciding alone would let 10 through: still caught.
+    const first = Math.min(...times);
     for (const t of times) {
-      const inWindow = times.filter((u) => u >= t && u < t + 1950).length;
-      assert.ok(inWindow <= 5, `${inWindow} requests in the 2 s from ${new Date(t).toISOString()}`);
+      const inWindow = times.filter((u) => u >= t && u < t + 1850).length;
+      assert.ok(
+        inWindow <= 5,
+        `${inWindow} requests in the 2 s from ${new Date(t).toISOString()} (at ms ${times.map((u) => u - first).sort((a, b) => a - b)})`,
+      );
     }
   });
 
