@@ -1,7 +1,8 @@
 /**
  * Work on a long list in steps a turn of the event loop apart: three promotional lists of 10,000
  * numbers checked and written at once held every other flow of the Node-RED for 60 to 150 ms each
- * (issue 62.9). The work is written once, as a generator that yields between steps; `atOnce` runs
+ * (now other flows wait no longer than a step). The work is written once, as a generator that
+ * yields between steps; `atOnce` runs
  * it through (a short list never yields: the one-number alert pays no turn), `inTurns` lets the
  * event loop run between its steps.
  */

@@ -1,6 +1,6 @@
 /**
  * The wall clock steps in a running Node-RED (a preload steps Date.now() as NTP does on a Raspberry
- * Pi without a real-time clock; issue 62, finding 6): alerts kept during an outage, the clock a year
+ * Pi without a real-time clock): alerts kept during an outage, the clock a year
  * ahead, the gateway back. Each is sent and ends once on port 1, none expired untried. Run by
  * `npm run test:faults`.
  */

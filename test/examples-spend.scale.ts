@@ -1,5 +1,6 @@
 /**
- * No example can spend credit in a loop (issue 61.8). Each example file deployed alone as the
+ * No example can spend credit in a loop (clicked once, none texts a number again and again with a
+ * growing text). Each example file deployed alone as the
  * editor imports it (onto a tab, its own account pointed at the simulator), every inject clicked
  * once, then watched long enough for every report timeout, "give up after" and escalation step in
  * it to pass twice (the test's copy shortens them to a second or two); at the simulator, no number

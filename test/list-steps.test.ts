@@ -1,5 +1,5 @@
 /**
- * A promotional list longer than a step (issue 62.9) through the node in the Node-RED runtime,
+ * A promotional list longer than a step through the node in the Node-RED runtime,
  * against the simulator: prepared and routed in steps, it ends as a short list does (a msg per
  * recipient at its place, one summary, one request), and a refusal deep in it reaches Catch
  * naming the recipient.

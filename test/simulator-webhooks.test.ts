@@ -1,5 +1,5 @@
 /**
- * The simulator calls every webhook set (issue 61.9): two examples in one Node-RED (the demo's
+ * The simulator calls every webhook set: two examples in one Node-RED (the demo's
  * tabs) each with an events node on its own path, each setting its webhook as an example does
  * (`POST /simulator/webhook`), both get every delivery report and reply; one removed
  * (`DELETE /simulator/webhook`), the other still gets them; a URL set twice is called once per

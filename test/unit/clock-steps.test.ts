@@ -1,6 +1,6 @@
 /**
- * The wall clock steps (NTP sets a Raspberry Pi without a real-time clock after boot; issue 62,
- * finding 6), on a fake clock: `setSystemTime` moves Date.now and leaves the monotonic clock and the
+ * The wall clock steps (NTP sets a Raspberry Pi without a real-time clock after boot), on a fake
+ * clock: `setSystemTime` moves Date.now and leaves the monotonic clock and the
  * timers alone, as a step does. Four rows: forward a year, forward an hour with tracked sends, back
  * an hour, back 30 days: nothing kept is expired untried, output 3 neither early nor late, the rate
  * limit holds its window, and no timer is armed past Node's limit.

@@ -1,5 +1,5 @@
 /**
- * Long lists in steps (unit, issue 62.9): a promotional list of 10,000 numbers is checked and
+ * Long lists in steps (unit): a promotional list of 10,000 numbers is checked and
  * written a step at a time, the event loop running between steps, so other flows wait no longer
  * than a step; a short list is prepared at once (no turn of the event loop: the one-number alert's path).
  * Either way the request is the same, character for character, and so is a refusal.
