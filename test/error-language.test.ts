@@ -188,6 +188,72 @@ describe("errors in the user's language", function () {
     }
   });
 
+  it("a failure below the package is worded by its code: the disk's, the network's, the store's; an unknown one keeps its words", () => {
+    const de = catalogOf('de');
+    const fault = (message: string, code?: string) => Object.assign(new Error(message), code ? { code } : {});
+    const worded = (error: unknown) => sentenceOf(de, error);
+    assert.equal(worded(fault("ENOSPC: no space left on device, write '/data/x'", 'ENOSPC')), 'kein Platz mehr auf dem Datenträger (ENOSPC)');
+    assert.equal(worded(fault("EACCES: permission denied, open '/data/x'", 'EACCES')), 'keine Berechtigung (EACCES)');
+    assert.equal(worded(fault('EROFS: read-only file system', 'EROFS')), 'das Dateisystem ist schreibgeschützt (EROFS)');
+    assert.equal(worded(fault('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED')), 'dort lauscht niemand (ECONNREFUSED)');
+    assert.equal(worded(fault('getaddrinfo ENOTFOUND redis.local', 'ENOTFOUND')), 'Host nicht gefunden (ENOTFOUND)');
+    assert.equal(worded(fault('WRONGPASS invalid username-password pair or user is disabled.')), 'Benutzer oder Passwort abgelehnt (WRONGPASS)');
+    assert.equal(
+      worded(fault('self-signed certificate in certificate chain', 'SELF_SIGNED_CERT_IN_CHAIN')),
+      'Zertifikat abgelehnt (SELF_SIGNED_CERT_IN_CHAIN)',
+    );
+    assert.equal(worded(fault('Connection timeout', undefined)), 'Connection timeout');
+    assert.equal(worded('something odd'), 'something odd');
+  });
+
+  it('Node-RED started with LANG=de_DE.UTF-8: what failed below the package (a store nobody listens at, an outbox folder that is a file) reads in German in the log and at Catch, with its code', async () => {
+    const copy = nodeRedProcess('bulkgate-error-language-');
+    const caught = join(copy.userDir, 'caught.txt');
+    // The outbox's folder taken by a file: a msg that must wait cannot be kept.
+    writeFileSync(join(copy.userDir, 'bulkgate-outbox'), 'not a folder');
+    copy.flows(
+      [
+        { id: 'tab', type: 'tab', label: 'errors' },
+        { id: 'acc-home', type: 'bulkgate-account', name: 'home', baseUrl: 'http://127.0.0.1:9', retries: 0 },
+        {
+          id: 'acc-shared',
+          type: 'bulkgate-account',
+          name: 'shared',
+          baseUrl: 'http://127.0.0.1:9',
+          store: 'redis',
+          storeUrl: 'redis://127.0.0.1:1',
+          retries: 0,
+        },
+        { id: 'alarm', z: 'tab', type: 'inject', props: [{ p: 'payload' }], payload: 'fits', payloadType: 'str', wires: [['t']] },
+        { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc-home', number: '420777777777', numberType: 'str', wires: [[], []] },
+        { id: 't2', z: 'tab', type: 'bulkgate-transactional', account: 'acc-shared', number: '420777777777', numberType: 'str', wires: [[], []] },
+        { id: 'c', z: 'tab', type: 'catch', scope: ['t'], uncaught: false, wires: [['f']] },
+        { id: 'f', z: 'tab', type: 'function', func: 'msg.payload = msg.error.message; return msg;', outputs: 1, wires: [['w']] },
+        appendLinesNode('w', caught),
+      ],
+      {
+        'acc-home': { application_id: '1', application_token: 'error-language-token' },
+        'acc-shared': { application_id: '1', application_token: 'error-language-token' },
+      },
+    );
+    try {
+      const editor = await copy.start({ env: { LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8' } });
+      const store = 'Der gemeinsame Speicher ist nicht erreichbar (dort lauscht niemand (ECONNREFUSED))';
+      await until('the store line in the log', () => copy.output().includes(store)).catch(() => undefined);
+      assert.ok(copy.output().includes(store), `${store}\n${copy.output()}`);
+      assert.equal((await fetch(`${editor}/inject/alarm`, { method: 'POST' })).status, 200);
+      const lines = () => (existsSync(caught) ? readFileSync(caught, 'utf8').split('\n').filter(Boolean) : []);
+      await until('the Catch node wrote what it caught', () => lines().length > 0).catch(() => undefined);
+      assert.match(
+        lines()[0] ?? copy.output(),
+        /^Nicht aufbewahrt: die Postausgangsdatei .*bulkgate-outbox.* konnte nicht geschrieben werden \(ein Ordner im Pfad fehlt oder ist eine Datei \((ENOTDIR|EEXIST)\)\);/,
+      );
+      assert.doesNotMatch(copy.output() + lines().join('\n'), /nothing listening|not a directory|file already exists/);
+    } finally {
+      await copy.remove();
+    }
+  });
+
   /** A catalog as Node-RED's i18next reads it for `errors.*`: the key's text, its `__name__` filled. */
   const catalogOf = (lang: string) => {
     const root = JSON.parse(readFileSync(join(LOCALES, lang, 'shared.json'), 'utf8')) as Section;

@@ -20,7 +20,7 @@ import {
 } from '../../gateway';
 import type { Msg } from '../plumbing/msg';
 import { numberSetting } from '../plumbing/settings';
-import { nodeError, nodeInvalid, nodeWording } from '../plumbing/wording';
+import { causeOf, nodeError, nodeInvalid, nodeWording } from '../plumbing/wording';
 import type { Wording } from '../../gateway/wording';
 import { Circuit, type OutageEnd } from './circuit';
 import {
@@ -252,7 +252,7 @@ export class Account {
     const outbox = this.outboxMinutes > 0 ? this.outbox : undefined;
     const prepared = s.prepared;
     if (outbox && (outbox.waiting || (this.circuit.open && !this.#probeDue)) && !prepared.nothingToSend) {
-      const reason = outbox.waiting ? 'older messages of this account wait in the outbox' : this.#withdrawnReason();
+      const reason = outbox.waiting ? nodeWording('reason.older-wait') : this.#withdrawnReason();
       await this.#keep(s, 0, reason);
       return KEPT;
     }
@@ -276,7 +276,7 @@ export class Account {
       const withdrawn = isWithdrawn(error);
       // At once, before the keep is on disk: what waits for a connection, a retry or the rate limit is withdrawn and kept too.
       if (!withdrawn) this.#unreachable(error);
-      await this.#keep(s, withdrawn ? 0 : 1, withdrawn ? this.#withdrawnReason() : (error as Error).message);
+      await this.#keep(s, withdrawn ? 0 : 1, withdrawn ? this.#withdrawnReason() : causeOf(error));
       return KEPT;
     }
     if (this.circuit.open && outbox && !outbox.waiting) this.#reachable('answered');
@@ -306,11 +306,12 @@ export class Account {
     return { at, error: () => giveUpError(s.giveUpMs / 1000, where) };
   }
 
-  #withdrawnReason(): string {
-    return `the gateway could not be reached a moment ago: ${this.circuit.cause?.reason ?? 'no answer'}`;
+  #withdrawnReason(): Wording {
+    const failure = this.circuit.cause?.failure;
+    return failure === undefined ? nodeWording('reason.retry-due') : nodeWording('reason.unreachable-now', { cause: causeOf(failure) });
   }
 
-  async #keep(s: Submission, attempts: number, reason: string): Promise<void> {
+  async #keep(s: Submission, attempts: number, reason: Wording): Promise<void> {
     const kept = this.outbox.keep(
       {
         node: s.node,
@@ -394,7 +395,7 @@ export class Account {
       // A proxy URL undici cannot use; the message names no credential.
       throw proxy
         ? nodeInvalid('proxy-unusable', undefined, { key: 'account-incomplete' })
-        : nodeInvalid('proxy-error', { cause: (error as Error).message }, { key: 'account-incomplete' });
+        : nodeInvalid('proxy-error', { cause: causeOf(error) }, { key: 'account-incomplete' });
     }
   }
 

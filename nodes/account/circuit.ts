@@ -1,6 +1,7 @@
 // Whether the gateway is known to be unreachable: while open, new sends and those waiting are kept.
 // Without it, an alarm storm during an outage sends every alert and retry to a failing gateway.
 import { GatewayError } from '../../gateway';
+import { causeKind, type CauseKind } from '../plumbing/wording';
 
 interface Outage {
   reason: string;
@@ -11,30 +12,24 @@ interface Outage {
   since: number;
 }
 
-const CODES: Record<string, string> = {
-  ECONNREFUSED: 'refused',
-  ENOTFOUND: 'not-found',
-  EAI_AGAIN: 'not-found',
-  ECONNRESET: 'reset',
-  EPIPE: 'reset',
-  UND_ERR_SOCKET: 'reset',
-  UND_ERR_CLOSED: 'reset',
-  EHOSTUNREACH: 'no-route',
-  ENETUNREACH: 'no-route',
-  UND_ERR_CONNECT_TIMEOUT: 'timeout',
-  UND_ERR_HEADERS_TIMEOUT: 'timeout',
-  UND_ERR_BODY_TIMEOUT: 'timeout',
+// A status's few words for a kind of failure below the package (`status.causes.<key>`); any other: `network`.
+const BRIEF: Partial<Record<CauseKind, string>> = {
+  refused: 'refused',
+  'not-found': 'not-found',
+  reset: 'reset',
+  'no-route': 'no-route',
+  'no-answer': 'timeout',
 };
 
-/** The failure's HTTP status, or the transport's error code in its cause. */
+/** The failure's HTTP status, or what failed below it (the transport's error code). */
 function shortCause(error: unknown): Outage['brief'] {
   if (!(error instanceof GatewayError)) return { key: 'network' };
   if (error.status !== undefined) return { key: 'http', params: { status: error.status } };
   if (error.code === 'timeout') return { key: 'timeout' };
   if (error.code === 'closed') return { key: 'closing' };
   if (/^The proxy would not connect/.test(error.message)) return { key: 'proxy' };
-  const code = /\b(E[A-Z]{3,}|UND_ERR_[A-Z_]+)\b/.exec(`${error.message} ${String(error.cause ?? '')}`)?.[1];
-  return { key: (code && CODES[code]) || 'network' };
+  const kind = causeKind(error)?.kind;
+  return { key: (kind && BRIEF[kind]) || 'network' };
 }
 
 /** How an outage ended: the gateway answered a waiting msg, or the last one stopped waiting without an answer (gave up, discarded). */

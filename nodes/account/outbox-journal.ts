@@ -1,7 +1,7 @@
 // The outbox's file, durable and locked: an entry per kept message, `{"done": id}` per one gone;
 // rewritten with the live entries when most lines are spent, removed with its lock when none waits.
 import type { GatewayError } from '../../gateway';
-import { nodeError } from '../plumbing/wording';
+import { causeOf, nodeError } from '../plumbing/wording';
 import { Journal } from './journal';
 import type { JournalEntry, LoggedEntry, OutboxHolder, OutboxLog, Warn } from './outbox-log';
 
@@ -17,7 +17,8 @@ export function isEntry(value: Record<string, unknown>): value is Record<string,
     typeof value.since === 'number' &&
     typeof value.order === 'number' &&
     typeof value.attempts === 'number' &&
-    typeof value.reason === 'string' &&
+    (typeof value.reason === 'string' ||
+      (typeof value.reason === 'object' && value.reason !== null && typeof (value.reason as { key?: unknown }).key === 'string')) &&
     (value.deadline === undefined || typeof value.deadline === 'number')
   );
 }
@@ -90,7 +91,7 @@ export class FileOutboxLog implements OutboxLog {
       else holder.warn('outbox-lock-waiting', { path: file.where, seconds: Math.round(file.staleMs / 1000) });
       this.#watchLock();
     } catch (error) {
-      holder.warn('outbox-unreadable', { path: file.where, reason: (error as Error).message });
+      holder.warn('outbox-unreadable', { path: file.where, reason: error as Error });
     }
   }
 
@@ -184,7 +185,7 @@ export class FileOutboxLog implements OutboxLog {
       const attempted = () => [...this.#attempted].map((id) => JSON.stringify({ attempt: id }));
       file
         .compact(() => [...lines(), ...attempted()])
-        .catch((error: unknown) => this.#holder?.warn('outbox-unreadable', { path: file.where, reason: (error as Error).message }));
+        .catch((error: unknown) => this.#holder?.warn('outbox-unreadable', { path: file.where, reason: error as Error }));
     }
   }
 }
@@ -246,7 +247,7 @@ export class OutboxJournal extends Journal implements OutboxFile {
     try {
       this.read(take, (bytes) => warn('outbox-torn-tail', { path: this.path, bytes }));
     } catch (error) {
-      warn('outbox-unreadable', { path: this.path, reason: (error as Error).message });
+      warn('outbox-unreadable', { path: this.path, reason: error as Error });
     }
     if (bad) warn('outbox-bad-lines', { path: this.path, bad, kept: live.size });
     this.spent = lines - live.size;
@@ -283,7 +284,7 @@ export function unwritableError(where: string, cause: unknown): GatewayError {
   return nodeError({
     type: 'outbox_unavailable',
     key: 'outbox-unwritable',
-    params: { file: where, cause: (cause as Error)?.message ?? String(cause) },
+    params: { file: where, cause: causeOf(cause) },
     brief: { key: 'outbox-unavailable' },
     cause,
   });

@@ -8,7 +8,8 @@ export interface JournalEntry {
   since: number;
 }
 
-export type Warn = (key: string, params: Record<string, string | number>) => void;
+// A cause (an Error) is worded where the line is written, in the user's language.
+export type Warn = (key: string, params: Record<string, string | number | Error>) => void;
 
 /** An entry as its log holds it: the entry, and its line (JSON, as first kept). */
 export interface LoggedEntry {

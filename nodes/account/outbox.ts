@@ -7,8 +7,8 @@ import { unwritableError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import type { AccountStore, LoggedEntry, OutboxLog } from './store';
 import type { Msg } from '../plumbing/msg';
-import { nodeError, nodeWording } from '../plumbing/wording';
-import type { Wording } from '../../gateway/wording';
+import { causeOf, nodeError, nodeWording } from '../plumbing/wording';
+import type { Wording, WordingParam } from '../../gateway/wording';
 
 export type { Warn } from './outbox-journal';
 
@@ -26,7 +26,8 @@ export interface OutboxEntry {
   /** Which msg came first among those taken in the same millisecond. */
   order: number;
   attempts: number;
-  reason: string;
+  /** Why it waits: the last failure's wording (a plain string in a line an older version kept). */
+  reason: WordingParam;
   /** Its node's `giveUpAfter`, ms since the epoch; the account's time applies too. */
   deadline?: number;
 }
@@ -416,7 +417,7 @@ export class Outbox {
       return { kept, entry, outcome: { result: await worker.send(entry, probe) } };
     } catch (error) {
       if (worker.transient(error, entry)) {
-        kept.reason = (error as Error)?.message ?? String(error);
+        kept.reason = causeOf(error);
         kept.state = 'waiting';
         if (recorded) this.#journal?.back(kept.id);
         return { kept, transient: error };

@@ -3,7 +3,7 @@
 import { after, GatewayError, withdrawnError, monotonicNow, onStop, timerDelay, type GiveUp } from '../../gateway';
 import { Fifo } from '../../gateway/fifo';
 import type { Wording } from '../../gateway/wording';
-import { nodeError, nodeWording } from '../plumbing/wording';
+import { causeOf, nodeError, nodeWording } from '../plumbing/wording';
 import { MemoryWindow, type RateWindow, type Reservation } from './store';
 
 interface Waiter {
@@ -139,7 +139,7 @@ export class RateLimiter {
       );
     } catch (error) {
       // The window could not answer (its store is unreachable): the head is refused, the rest asked again.
-      this.#refuse(run[0] as Waiter, error instanceof GatewayError ? error : closed(nodeWording('reason.rate-unchecked', { cause: (error as Error).message })));
+      this.#refuse(run[0] as Waiter, error instanceof GatewayError ? error : closed(nodeWording('reason.rate-unchecked', { cause: causeOf(error) })));
     }
     this.#asking = undefined;
     if (reservation) this.#settle(run, reservation);

@@ -6,7 +6,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClientOptions, RedisFunctions, RedisModules, RedisScripts } from '@redis/client';
 import { settledWithin } from '../../gateway';
 import { fullError } from './outbox';
-import { nodeError } from '../plumbing/wording';
+import { causeOf, nodeError } from '../plumbing/wording';
 import { isEntry } from './outbox-journal';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, StoreHealth, storeFailure, type StoreState } from './store-health';
@@ -133,7 +133,10 @@ export async function checkStore(url: string, password: string | undefined, time
   // A timer of its own: a server that accepts and never finishes the handshake holds the client's connect.
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(() => reject(new Error(`timeout: the store did not answer within ${timeoutMs / 1000} s of connecting`)), timeoutMs);
+    timer = setTimeout(
+      () => reject(Object.assign(new Error(`timeout: the store did not answer within ${timeoutMs / 1000} s of connecting`), { code: 'ETIMEDOUT' })),
+      timeoutMs,
+    );
   });
   try {
     await Promise.race([client.connect(), late]);
@@ -227,7 +230,7 @@ export function redisStore(
       clearTimeout(handshake);
       handshake = setTimeout(() => {
         if (made !== client || made.isReady || closed) return;
-        failed(new Error(`timeout: the store did not answer within ${CONNECT_TIMEOUT_MS / 1000} s of connecting`));
+        failed(Object.assign(new Error(`timeout: the store did not answer within ${CONNECT_TIMEOUT_MS / 1000} s of connecting`), { code: 'ETIMEDOUT' }));
         made.destroy();
         open();
       }, CONNECT_TIMEOUT_MS).unref();
@@ -244,7 +247,7 @@ export function redisStore(
     (name, keys, args) => (client ? client[name](keys, args) : Promise.reject(new Error('The store is not connected'))),
     ANSWER_TIMEOUT_MS,
     (hung) => {
-      if (hung && health.up) tell('lost', `${STORE_CAUSES['no-answer'][0]}: the store did not answer within ${ANSWER_TIMEOUT_MS / 1000} s`);
+      if (hung && health.up) tell('lost', `${STORE_CAUSES['no-answer']}: the store did not answer within ${ANSWER_TIMEOUT_MS / 1000} s (ETIMEDOUT)`);
       else if (!hung && !health.up && client?.isReady) tell('back', settings.url);
     },
   );
@@ -413,7 +416,7 @@ export class RedisOutboxLog implements OutboxLog {
       throw nodeError({
         type: 'store_unavailable',
         key: 'store-unavailable',
-        params: { cause: (error as Error).message },
+        params: { cause: causeOf(error) },
         brief: { key: 'store-unavailable' },
       });
     }

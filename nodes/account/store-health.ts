@@ -1,29 +1,40 @@
 // Whether a shared store can be reached, in words: a log line's reason, and the short cause a status shows.
+import { causeKind, type CauseKind } from '../plumbing/wording';
 
 export type StoreState = 'connected' | 'unreachable' | 'lost' | 'back' | 'eviction';
 
-// By the key a status names it with: the words a log line starts with, and what a client's error
-// says for it (the first that matches; else `network`).
+// By the key a status names it with (`status.store-causes.<key>`): the words a log line starts with.
 export const STORE_CAUSES = {
-  auth: ['authentication refused', /WRONGPASS|NOAUTH|NOPERM|invalid password|AUTH/i],
-  certificate: ['certificate refused', /certificate|CERT_|self[- ]signed|altnames|TLS/i],
-  refused: ['nothing listening', /ECONNREFUSED/],
-  'no-answer': ['no answer', /timeout|ETIMEDOUT/i],
-  'not-found': ['host not found', /ENOTFOUND|EAI_AGAIN/],
-  network: ['no connection', undefined],
+  auth: 'authentication refused',
+  certificate: 'certificate refused',
+  refused: 'nothing listening',
+  'no-answer': 'no answer',
+  'not-found': 'host not found',
+  network: 'no connection',
 } as const;
 type StoreCause = keyof typeof STORE_CAUSES;
 
+// Each kind of failure below the package a store's status names; any other reads `network`.
+const STORE_KINDS: Partial<Record<CauseKind, StoreCause>> = {
+  auth: 'auth',
+  'no-permission': 'auth',
+  certificate: 'certificate',
+  refused: 'refused',
+  'no-answer': 'no-answer',
+  'not-found': 'not-found',
+};
+
 /** The cause a reason told by {@link storeFailure} starts with. */
 export function storeCause(reason: string): StoreCause {
-  return (Object.keys(STORE_CAUSES) as StoreCause[]).find((key) => reason.startsWith(`${STORE_CAUSES[key][0]}:`)) ?? 'network';
+  return (Object.keys(STORE_CAUSES) as StoreCause[]).find((key) => reason.startsWith(`${STORE_CAUSES[key]}:`)) ?? 'network';
 }
 
-/** Why a store cannot be reached, in words a user acts on, with the client's own message. */
+/** Why a store cannot be reached, in words a user acts on, with the client's own message (and its code, so a log line can word it: causeOf). */
 export function storeFailure(error: Error): string {
-  const text = `${error.message ?? ''} ${(error as { code?: string }).code ?? ''}`;
-  const [words] = Object.values(STORE_CAUSES).find(([, pattern]) => pattern?.test(text)) ?? STORE_CAUSES.network;
-  return `${words}: ${error.message}`;
+  const known = causeKind(error);
+  const words = STORE_CAUSES[(known && STORE_KINDS[known.kind]) ?? 'network'];
+  const code = (error as { code?: unknown }).code;
+  return `${words}: ${error.message}${typeof code === 'string' && !error.message.includes(code) ? ` (${code})` : ''}`;
 }
 
 /** Whether the account's store can be reached: the one place that knows (a store in this process always can). */

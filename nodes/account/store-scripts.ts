@@ -90,7 +90,7 @@ export class TimedCalls implements StoreCalls {
     if (this.#probe) return;
     this.#probe = answer;
     // What waits beside it would wait as long: it fails now, the first with its own reason.
-    const late = new Error(`the store did not answer within ${this.timeoutMs / 1000} s`);
+    const late = Object.assign(new Error(`the store did not answer within ${this.timeoutMs / 1000} s`), { code: 'ETIMEDOUT' });
     for (const waiter of this.#waiting) {
       clearTimeout(waiter.timer);
       waiter.reject(late);
@@ -115,6 +115,6 @@ export class TimedCalls implements StoreCalls {
   }
 
   #hungError(): Error {
-    return new Error(`the store did not answer within ${this.timeoutMs / 1000} s, and has not answered since`);
+    return Object.assign(new Error(`the store did not answer within ${this.timeoutMs / 1000} s, and has not answered since`), { code: 'ETIMEDOUT' });
   }
 }

@@ -4,7 +4,7 @@ import { Account, type AccountConfig, type AccountCredentials } from '../account
 import { redisStore } from '../account/redis-store';
 import { localStore } from '../account/store';
 import { storeUrlProblem } from '../plumbing/store-url';
-import { nodeCatalog, wordCauses, wordedOr } from '../plumbing/runtime';
+import { nodeCatalog, sentenceOf, wordCauses, wordedOr } from '../plumbing/runtime';
 import { numberSetting, proxySettings } from '../plumbing/settings';
 
 export interface AccountNode extends Node {
@@ -38,8 +38,10 @@ export function accountNode(RED: NodeAPI) {
           local,
           {
             onState: (state, detail) => {
-              const text = texts(`warnings.store-${state}`, { detail });
-              if (state === 'lost' || state === 'unreachable' || state === 'eviction') node.warn(text);
+              // Why it cannot be reached, in the user's language (the client's words where no kind fits); else a URL or a policy.
+              const down = state === 'lost' || state === 'unreachable';
+              const text = texts(`warnings.store-${state}`, { detail: down ? sentenceOf(texts, detail) : detail });
+              if (down || state === 'eviction') node.warn(text);
               else node.log(text);
             },
           },

@@ -23,8 +23,8 @@ import {
 import { deskFor, EscalationDesk } from '../account/escalation-desk';
 import { EscalationFile, EscalationMemory, escalationPath } from '../account/escalation-store';
 import { storableMsg, type SendResult } from '../account/outbox';
-import { fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, type Done, type Msg, type NodeCatalog, type Send } from '../plumbing/runtime';
-import { nodeError, nodeInvalid } from '../plumbing/wording';
+import { fail, NO_ACCOUNT, nodeCatalog, sentenceOf, StatusThrottle, type Done, type Msg, type NodeCatalog, type Send } from '../plumbing/runtime';
+import { causeOf, nodeError, nodeInvalid } from '../plumbing/wording';
 import { accountOf } from './deployed-account';
 
 export interface EscalationConfig {
@@ -130,8 +130,7 @@ class EscalationRuntime {
     if (!this.#account || !config.account) return;
     const desk = (this.#desk = deskOf(RED, config.account));
     void desk.ready.then(() => {
-      if (desk.loadError)
-        node.warn(texts('warnings.unreadable', { where: desk.state.where, cause: String((desk.loadError as Error)?.message ?? desk.loadError) }));
+      if (desk.loadError) node.warn(texts('warnings.unreadable', { where: desk.state.where, cause: sentenceOf(texts, desk.loadError) }));
       this.#show();
     });
     this.#detach = desk.attach(node.id, {
@@ -177,7 +176,7 @@ class EscalationRuntime {
       throw nodeError({
         type: 'store_unavailable',
         key: 'escalation.unstored',
-        params: { where: desk.state.where, cause: (error as Error)?.message ?? String(error) },
+        params: { where: desk.state.where, cause: causeOf(error) },
         cause: error,
       });
     }

@@ -3,7 +3,7 @@ import type { Node, NodeAPI, NodeStatus } from 'node-red';
 import type { Done, Msg, Send } from './msg';
 import { GatewayError, monotonicNow } from '../../gateway';
 import type { Wording } from '../../gateway/wording';
-import { nodeEnglish, nodeInvalid } from './wording';
+import { causeOf, nodeEnglish, nodeInvalid } from './wording';
 
 export type { Done, Msg, Send } from './msg';
 
@@ -83,14 +83,16 @@ export const NO_ACCOUNT = () => nodeInvalid('no-account', undefined, { key: 'no-
 
 /** An error's sentence in the user's language: its wording through the `errors` section of the catalog, else its message. */
 export function sentenceOf(catalog: NodeCatalog, error: unknown): string {
-  if (!(error instanceof GatewayError) || !error.wording) return error instanceof Error ? error.message : String(error);
+  // An error of the package's own by its wording; one from below (the disk, the network) by what failed.
+  const said = error instanceof GatewayError ? error.wording : causeOf(error);
+  if (!said) return (error as Error).message;
   const word = (said: Wording): string => {
     const params: Record<string, string | number> = {};
     for (const [name, value] of Object.entries(said.params ?? {})) params[name] = typeof value === 'object' ? word(value) : value;
     // A catalog without the key (an older translation): the English.
     return wordedOr(catalog, `errors.${said.key}`, params, nodeEnglish(said));
   };
-  return word(error.wording);
+  return word(said);
 }
 
 /** A log line's parameters with each cause (an Error) worded in the user's language. */

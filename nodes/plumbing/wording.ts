@@ -39,7 +39,25 @@ export const NODE_ERRORS = {
   'proxy-error': 'proxy: __cause__',
   discarded: 'Not sent: removed from the outbox in the editor (the account\'s "empty" button)',
   'not-sent': 'Not sent: __reason__',
+  // What failed below the package (the disk, the network, the store's server), as a person acts on it; the code to search for.
+  cause: {
+    'disk-full': 'no space left on the disk (__code__)',
+    'no-permission': 'no permission (__code__)',
+    'read-only': 'the file system is read-only (__code__)',
+    missing: 'a folder on the path is missing or is a file (__code__)',
+    'too-many-files': 'too many open files (__code__)',
+    refused: 'nothing listening (__code__)',
+    'not-found': 'host not found (__code__)',
+    reset: 'connection broken (__code__)',
+    'no-route': 'no route to the host (__code__)',
+    'no-answer': 'no answer in time (__code__)',
+    auth: 'user or password refused (__code__)',
+    certificate: 'certificate refused (__code__)',
+    other: '__message__',
+  },
   reason: {
+    'older-wait': 'older messages of this account wait in the outbox',
+    'unreachable-now': 'the gateway could not be reached a moment ago: __cause__',
     cancelled: 'the request was cancelled',
     'account-closed': 'the account was closed (redeploy or shutdown)',
     'rate-unchecked': 'the rate limit could not be checked (__cause__)',
@@ -82,6 +100,56 @@ export const NODE_ERRORS = {
 } as const;
 
 export type NodeErrorKey = Leaves<typeof NODE_ERRORS>;
+
+export type CauseKind = Exclude<keyof typeof NODE_ERRORS.cause, 'other'>;
+
+// The first that matches an error's code, name, message and its cause's; the match is the code a wording shows.
+const CAUSES: [kind: CauseKind, pattern: RegExp][] = [
+  ['disk-full', /\b(ENOSPC|EDQUOT)\b/],
+  ['no-permission', /\b(EACCES|EPERM|NOPERM)\b/],
+  ['read-only', /\b(EROFS)\b/],
+  ['missing', /\b(ENOENT|ENOTDIR|EEXIST)\b/],
+  ['too-many-files', /\b(EMFILE|ENFILE)\b/],
+  ['auth', /\b(WRONGPASS|NOAUTH|AUTH|invalid password)\b/],
+  ['certificate', /\b([A-Z_]*CERT[A-Z_]*|ERR_TLS_[A-Z_]+|UNABLE_TO_VERIFY_LEAF_SIGNATURE)\b/],
+  ['refused', /\b(ECONNREFUSED)\b/],
+  ['not-found', /\b(ENOTFOUND|EAI_AGAIN)\b/],
+  ['reset', /\b(ECONNRESET|EPIPE|UND_ERR_SOCKET|UND_ERR_CLOSED)\b/],
+  ['no-route', /\b(EHOSTUNREACH|ENETUNREACH)\b/],
+  ['no-answer', /\b(ETIMEDOUT|UND_ERR_[A-Z_]*TIMEOUT|\w*TimeoutError)\b/],
+];
+
+/** What failed below the package (the disk, the network, the store's server), by the code an error carries; undefined: no kind known. */
+export function causeKind(error: unknown): { kind: CauseKind; code: string } | undefined {
+  const e = (typeof error === 'object' && error !== null ? error : {}) as {
+    code?: unknown;
+    name?: unknown;
+    message?: unknown;
+    cause?: { code?: unknown; message?: unknown };
+  };
+  const text =
+    typeof error === 'object' && error !== null
+      ? [e.code, e.name, e.message, e.cause?.code, e.cause?.message].filter((part) => part !== undefined).join(' ')
+      : String(error);
+  for (const [kind, pattern] of CAUSES) {
+    const code = pattern.exec(text)?.[1];
+    if (code) return { kind, code };
+  }
+  return undefined;
+}
+
+/**
+ * A failure below the package (an Error of the OS, undici or the store's client) as a wording: a
+ * person reads what failed in their language, with the code to search for; a failure of no known
+ * kind keeps its own words. An error of the package's own is worded as it is.
+ */
+export function causeOf(error: unknown): Wording {
+  if (error instanceof GatewayError && error.wording) return error.wording;
+  const known = causeKind(error);
+  return known
+    ? { key: `cause.${known.kind}`, params: { code: known.code } }
+    : { key: 'cause.other', params: { message: error instanceof Error ? error.message : String(error) } };
+}
 
 export function nodeWording(key: NodeErrorKey, params?: Record<string, WordingParam>): Wording {
   return params ? { key, params } : { key };

@@ -38,7 +38,7 @@ async function fillingDisk(dir: string, full: () => boolean): Promise<() => void
 describe("the outbox's journal at its tail (unit)", () => {
   let dir: string;
   let path: string;
-  let seen: [string, Record<string, string | number>][];
+  let seen: [string, Record<string, string | number | Error>][];
   const warn: Warn = (key, params) => void seen.push([key, params]);
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'bulkgate-tail-'));
@@ -85,7 +85,7 @@ describe("the outbox's journal at its tail (unit)", () => {
       await assert.rejects(
         outbox.keep({ ...JSON.parse(entry('y')), operation: {}, rejected: [], messages: 1, msg: {}, order: 1, attempts: 1, reason: '' }, {}),
         (error: Error & { code?: string }) =>
-          error.code === 'outbox_unavailable' && /could not be written \(ENOSPC: no space left on device/.test(error.message),
+          error.code === 'outbox_unavailable' && /could not be written \(no space left on the disk \(ENOSPC\)\)/.test(error.message),
       );
       assert.equal(outbox.waiting, 1);
       full = false;

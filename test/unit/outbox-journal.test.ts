@@ -64,7 +64,7 @@ const until = (what: string, check: () => boolean, ms = 20_000) => waitUntil(wha
 
 const warnings = () => {
   const seen: string[] = [];
-  return { seen, warn: (key: string, params: Record<string, string | number>) => seen.push(`${key} ${JSON.stringify(params)}`) };
+  return { seen, warn: (key: string, params: Record<string, string | number | Error>) => seen.push(`${key} ${JSON.stringify(params)}`) };
 };
 
 describe('outbox journal and policies (unit)', function () {

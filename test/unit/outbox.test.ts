@@ -636,7 +636,8 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
     const { log } = memoryLog({ held: 'broken', left: [newEntry(1)] });
     const warnings: [string, unknown][] = [];
     const outbox = new Outbox(log, (key, params) => warnings.push([key, params]));
-    assert.deepEqual(warnings, [['outbox-unreadable', { path: '/unit/outbox.jsonl', reason: 'EACCES: the lock file' }]]);
+    // The cause itself: the line is worded where it is written, in the user's language.
+    assert.deepEqual(warnings, [['outbox-unreadable', { path: '/unit/outbox.jsonl', reason: new Error('EACCES: the lock file') }]]);
     assert.equal(outbox.waiting, 0);
   });
 
