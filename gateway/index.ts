@@ -15,7 +15,7 @@ export { briefOf, GatewayError, invalidRequest, typeSentence } from './errors';
 export { bodyShape, sendOperation, VERSIONS, type ApiFamily, type ApiVersion, type EndpointName, type HttpMethod, type Operation } from './operations';
 export { isAbsent, isPlainObject, type PreparedRequest, type RejectedRecipient } from './prepared';
 export { SEND_FIELDS, type SendField, type SendFields } from './request';
-export { resendable, storableBody } from './resend';
+export { DUPLICATE_WINDOW_MS, resendable, storableBody } from './resend';
 export { bodyFields, schemaKey } from './schemas';
 
 export { isPhoneNumber, normalizeNumber, scheduleMs, splitNumbers } from './recipients';

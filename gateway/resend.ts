@@ -4,6 +4,9 @@ import { CREDENTIAL_KEYS, credentialsBody, type AccountIdentity, type PreparedRe
 import { serialise } from './request';
 import { bodyFields, schemaKey } from './schemas';
 
+/** The gateway drops a copy (`duplicates_check`) sent within this long of the first: the reference's duplicate window. */
+export const DUPLICATE_WINDOW_MS = 5 * 60_000;
+
 /** Whether the operation's body can carry duplicates_check (the simple 1.0 bodies cannot). */
 function checksDuplicates(operation: Operation): boolean {
   const shape = bodyShape(operation);

@@ -26,7 +26,15 @@ function slotOf(key: string): number {
 /** Every script call the store makes for one account, as it makes them (answers faked: only the calls count). */
 async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]][]> {
   const calls: [ScriptName, string[], string[]][] = [];
-  const answers: Partial<Record<ScriptName, unknown>> = { reserve: [1, 0], claim: [1, 1, '1.2', 500], adopt: [], renew: [], overdue: [], get: null };
+  const answers: Partial<Record<ScriptName, unknown>> = {
+    reserve: [1, 0],
+    claim: [1, 1, '1.2', 500],
+    adopt: [[], []],
+    renew: [[], []],
+    attempt: [2],
+    overdue: [],
+    get: null,
+  };
   const recorder: StoreCalls = {
     run: async (name, keys, args) => {
       calls.push([name, keys, args]);
@@ -51,6 +59,8 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
   const log = new RedisOutboxLog(() => recorder, prefix, 'copy-a', 600);
   const line = JSON.stringify({ id: 'e1', since: now, node: 't', operation: {}, body: {}, order: 0, attempts: 1, reason: '' });
   await log.keep(line, 100);
+  await log.attempt('e1', true);
+  log.back('e1');
   await log.renew(['e1']);
   await log.adoptable(() => false);
   await log.done('e1');

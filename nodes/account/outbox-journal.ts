@@ -3,7 +3,7 @@
 import type { GatewayError } from '../../gateway';
 import { causeOf, nodeError } from '../plumbing/wording';
 import { Journal } from './journal';
-import type { JournalEntry, LoggedEntry, OutboxHolder, OutboxLog, Warn } from './outbox-log';
+import type { AttemptAnswer, JournalEntry, LoggedEntry, OutboxHolder, OutboxLog, Warn } from './outbox-log';
 
 export type { JournalEntry, Warn } from './outbox-log';
 
@@ -161,18 +161,24 @@ export class FileOutboxLog implements OutboxLog {
     return this.file.keep(line);
   }
 
-  done(id: string): Promise<void> {
+  // One process holds the file: every msg it ends is its own to hand on.
+  async done(id: string): Promise<boolean> {
     this.#attempted.delete(id);
-    return this.file.done(id);
+    await this.file.done(id);
+    return true;
   }
 
-  attempt(id: string): Promise<void> {
+  // Only where the gateway cannot drop a copy (simple 1.0): one with duplicates_check is sent again
+  // after a crash either way, so it costs no write. A disk that refuses the line does not hold the send.
+  async attempt(id: string, dropsCopies: boolean): Promise<AttemptAnswer> {
+    if (dropsCopies) return 'go';
     this.#attempted.add(id);
-    return this.file.attempt(id);
+    await this.file.attempt(id).catch(() => undefined);
+    return 'go';
   }
 
   back(id: string): void {
-    this.#attempted.delete(id);
+    if (!this.#attempted.delete(id)) return;
     // One that could not be written: a crash would end a simple 1.0 entry as unconfirmed, never send it twice.
     void this.file.back(id).catch(() => undefined);
   }

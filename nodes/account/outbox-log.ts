@@ -1,6 +1,6 @@
 // The outbox's log, as the outbox sees it: one interface, a file (outbox-journal.ts) or a log the
 // copies share (redis-store.ts) behind it.
-import type { GatewayError } from '../../gateway';
+import { DUPLICATE_WINDOW_MS, type GatewayError } from '../../gateway';
 
 export interface JournalEntry {
   id: string;
@@ -17,7 +17,26 @@ export interface LoggedEntry {
   line: string;
   /** An attempt was recorded and no answer to it: the gateway may have it. */
   attempted?: boolean;
+  /** How long ago that attempt was, by the log's clock (a shared store's: its server's), when the log knows. */
+  attemptAgeMs?: number;
 }
+
+/**
+ * An entry another process attempted without an answer (the gateway may have it) goes again only
+ * where the gateway drops a copy (duplicates_check), and only while that attempt is younger than
+ * the gateway's duplicate window less two minutes for the resend's own way there (the rate limit,
+ * the request's timeout); else it ends once, `unconfirmed`, never sent blind.
+ */
+export function endsUnconfirmed(dropsCopies: boolean, attemptAgeMs: number | undefined): boolean {
+  return !dropsCopies || (attemptAgeMs !== undefined && attemptAgeMs >= DUPLICATE_WINDOW_MS - 2 * 60_000);
+}
+
+/**
+ * A log's answer before a request: send it; wait (the log cannot tell now: a store that does not
+ * answer, a claim not renewed in time); it is gone from here (another process holds it or ended
+ * it: dropped here, not ended); or end it `unconfirmed` (another process's attempt had no answer).
+ */
+export type AttemptAnswer = 'go' | 'wait' | 'gone' | 'unconfirmed';
 
 /** What an outbox tells its log, which calls it back when entries become this process's or stop being so. */
 export interface OutboxHolder {
@@ -25,8 +44,8 @@ export interface OutboxHolder {
   warn: Warn;
   /** Entries that are this process's now (a dead process's file, a dead copy's claims); answers how many it holds. */
   adopt(found: LoggedEntry[]): number;
-  /** Another process took them over: the waiting ones are that one's to send now. */
-  lost(): void;
+  /** Another process took them over (all, or those of `ids`): the waiting ones are that one's to send now. */
+  lost(ids?: readonly string[]): void;
   /** Those it holds and has not ended (waiting or on the wire): renewed, written back when the log lost them. */
   held(): { id: string; line: string }[];
   /** Its bound (`outbox_full`). */
@@ -49,10 +68,15 @@ export interface OutboxLog {
   whenWritable(full: (held: number) => GatewayError | undefined): Promise<void>;
   /** Resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
   keep(line: string, size: number): Promise<void>;
-  done(id: string): Promise<void>;
-  /** Before each request: resolves once it is recorded (on disk), so a crash cannot hide that the gateway may have it. */
-  attempt(id: string): Promise<void>;
-  /** The attempt had an answer, and the entry waits again (it did not reach the gateway, or can be dropped there). */
+  /** Resolves whether the msg is this process's to hand on (false: another process holds the entry now, or ended it). */
+  done(id: string): Promise<boolean>;
+  /**
+   * Before each request, never refused: resolves once it may go and is recorded (on disk, in the
+   * store), so a crash cannot hide that the gateway may have it. `dropsCopies`: the request carries
+   * duplicates_check (a file records only those that do not).
+   */
+  attempt(id: string, dropsCopies: boolean): Promise<AttemptAnswer>;
+  /** The attempt had an answer that it did not reach the gateway, and the entry waits again. */
   back(id: string): void;
   /** After a done line: `live` entries still wait (their lines, for a rewrite). */
   spent(live: number, lines: () => string[]): void;

@@ -5,6 +5,7 @@ import { GatewayError, resendable, timerDelay, type Operation, type PromotionalR
 import { monotonicAt, monotonicNow } from '../../gateway/clock';
 import { unwritableError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
+import { endsUnconfirmed, type AttemptAnswer } from './outbox-log';
 import type { AccountStore, LoggedEntry, OutboxLog } from './store';
 import type { Msg } from '../plumbing/msg';
 import { causeOf, nodeError, nodeWording } from '../plumbing/wording';
@@ -76,7 +77,9 @@ interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'de
   state: 'waiting' | 'wire' | 'ended';
 }
 
-type Attempted = { kept: Kept; entry: OutboxEntry; outcome: Outcome } | { kept: Kept; transient: unknown };
+// `withheld`: not sent, by its log's answer (`wait`: it waits again; `gone`: another process's now; `ended`: unconfirmed).
+type Attempted =
+  { kept: Kept; entry: OutboxEntry; outcome: Outcome } | { kept: Kept; transient: unknown } | { kept: Kept; withheld: 'wait' | 'gone' | 'ended' };
 
 export class Outbox {
   /** In the order the msgs came; ended ones are skipped and swept out now and then. */
@@ -113,8 +116,9 @@ export class Outbox {
     log?.open({
       warn: (key, params) => this.warn(key, params),
       adopt: (found) => this.#adopt(found),
-      lost: () => {
-        for (const kept of this.#kept()) if (kept.state === 'waiting') this.#drop(kept);
+      lost: (ids) => {
+        const only = ids && new Set(ids);
+        for (const kept of this.#kept()) if (kept.state === 'waiting' && (!only || only.has(kept.id))) this.#drop(kept);
         this.#changed();
       },
       held: () => this.#kept().map(({ id, line }) => ({ id, line })),
@@ -124,11 +128,12 @@ export class Outbox {
 
   /** What its log found this process's now: sent soon, ended on time. */
   #adopt(found: LoggedEntry[]): number {
-    for (const { entry, line, attempted } of found) {
+    for (const { entry, line, attempted, attemptAgeMs } of found) {
       const kept = this.#insert(entry as unknown as OutboxEntry, line);
       // Its attempt had no answer (a crash, a kill): the gateway may have it. Where it cannot drop a
-      // copy (simple 1.0), it ends once in Catch, never sent blind; else it goes again with duplicates_check.
-      if (attempted && !resendable((entry as unknown as OutboxEntry).operation, true)) {
+      // copy (simple 1.0), or no longer will, it ends once in Catch, never sent blind; else it goes
+      // again with duplicates_check.
+      if (attempted && endsUnconfirmed(resendable((entry as unknown as OutboxEntry).operation, true), attemptAgeMs)) {
         void this.#end(kept, () => ({ error: unconfirmedError() }));
       }
     }
@@ -274,11 +279,15 @@ export class Outbox {
     this.#changed();
     const written =
       this.#journal?.done(kept.id).then(
-        () => this.#journal?.spent(this.#live, () => this.#kept().map((kept) => kept.line)),
+        (ours) => {
+          this.#journal?.spent(this.#live, () => this.#kept().map((kept) => kept.line));
+          return ours;
+        },
         // Sent again after a restart at worst, with duplicates_check: the gateway drops the copy.
-        () => undefined,
-      ) ?? Promise.resolve();
-    const settled = this.#settling.then(() => written).then(() => this.#handOn(entry, msg, outcome(entry)));
+        () => true,
+      ) ?? Promise.resolve(true);
+    // Not ours (another copy of a shared store took the entry over): that copy's end is the msg's one end.
+    const settled = this.#settling.then(() => written).then((ours) => (ours ? this.#handOn(entry, msg, outcome(entry)) : undefined));
     this.#settling = settled;
     return settled;
   }
@@ -359,9 +368,18 @@ export class Outbox {
     this.#cursor = this.#head;
     let failed = false;
     try {
-      const probe = this.#next();
-      if (!probe) return;
-      const first = await this.#attempt(worker, probe, true);
+      let first: Attempted;
+      do {
+        const probe = this.#next();
+        if (!probe) return;
+        first = await this.#attempt(worker, probe, true);
+      } while ('withheld' in first && first.withheld !== 'wait');
+      // Its log cannot let it go now (the shared store does not answer, or this copy's claim was not
+      // renewed in time): the round stops, and says nothing of the gateway.
+      if ('withheld' in first) {
+        failed = true;
+        return;
+      }
       if ('transient' in first) {
         failed = true;
         worker.report({ kind: 'probe-failed', failure: first.transient });
@@ -388,8 +406,8 @@ export class Outbox {
       const oldest = inFlight.shift();
       if (!oldest) return failed;
       const done = await oldest;
-      if ('transient' in done) failed = true;
-      else void this.#end(done.kept, () => done.outcome, done.entry);
+      if ('transient' in done || ('withheld' in done && done.withheld === 'wait')) failed = true;
+      else if ('outcome' in done) void this.#end(done.kept, () => done.outcome, done.entry);
     }
   }
 
@@ -408,18 +426,30 @@ export class Outbox {
     kept.state = 'wire';
     kept.attempts++;
     const entry = this.#entryOf(kept);
-    // Where the gateway cannot drop a copy (simple 1.0), on disk before the request: after a crash the
-    // entry is known to be possibly at the gateway. An advanced one is sent again with duplicates_check
-    // either way, so it costs no write. A disk that refuses the line does not hold the send.
-    const recorded = this.#journal && !resendable(entry.operation, true);
+    // Recorded before the request (its log says how: a file line for simple 1.0, a shared store's
+    // claim checked with it): after a crash the entry is known to be possibly at the gateway.
+    const dropsCopies = resendable(entry.operation, true);
+    const answer: AttemptAnswer = this.#journal ? await this.#journal.attempt(kept.id, dropsCopies).catch(() => 'wait' as const) : 'go';
+    if (answer === 'unconfirmed') {
+      void this.#end(kept, () => ({ error: unconfirmedError() }));
+      return { kept, withheld: 'ended' };
+    }
+    if (answer !== 'go') {
+      kept.attempts--;
+      kept.state = 'waiting';
+      if (answer === 'gone') {
+        this.#drop(kept);
+        this.#changed();
+      }
+      return { kept, withheld: answer };
+    }
     try {
-      if (recorded) await this.#journal?.attempt(kept.id).catch(() => undefined);
       return { kept, entry, outcome: { result: await worker.send(entry, probe) } };
     } catch (error) {
       if (worker.transient(error, entry)) {
         kept.reason = causeOf(error);
         kept.state = 'waiting';
-        if (recorded) this.#journal?.back(kept.id);
+        if (!dropsCopies || (error as GatewayError | undefined)?.mayHaveReached === false) this.#journal?.back(kept.id);
         return { kept, transient: error };
       }
       // Cut off by a redeploy (its account detached while it was on the wire) where the gateway cannot drop a copy.

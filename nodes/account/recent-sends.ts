@@ -2,8 +2,8 @@
 // gateway answers a duplicate with the first one's record (its sms_id, price 0) and sends nothing.
 import { monotonicNow } from '../../gateway/clock';
 import { Fifo } from '../../gateway/fifo';
+import { DUPLICATE_WINDOW_MS as WINDOW_MS } from '../../gateway/resend';
 
-const WINDOW_MS = 5 * 60_000;
 const LIMIT = 10_000;
 
 export class RecentSends {

@@ -5,9 +5,11 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { RedisClientOptions, RedisFunctions, RedisModules, RedisScripts } from '@redis/client';
 import { settledWithin } from '../../gateway';
+import { monotonicNow } from '../../gateway/clock';
 import { fullError } from './outbox';
 import { causeOf, nodeError } from '../plumbing/wording';
 import { isEntry } from './outbox-journal';
+import { endsUnconfirmed, type AttemptAnswer } from './outbox-log';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, StoreHealth, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, LoggedEntry, OutboxHolder, OutboxLog, RateWindow, Reservation } from './store';
@@ -29,6 +31,10 @@ const COPY_ID = randomBytes(9).toString('base64url');
 
 /** How long connecting and the handshake may take (Test connection's wait too). */
 export const CONNECT_TIMEOUT_MS = 5000;
+
+/** The longest wait between two tries to connect again (they start at 200 ms, 200 ms more each). */
+const RECONNECT_MAX_MS = 5000;
+const reconnectDelay = (retries: number) => Math.min(200 * (retries + 1), RECONNECT_MAX_MS);
 
 type Client = ReturnType<typeof import('@redis/client').createClient> & Record<ScriptName, (keys: string[], args: string[]) => Promise<unknown>>;
 
@@ -156,7 +162,7 @@ export async function openStoreCalls(
   timeoutMs = ANSWER_TIMEOUT_MS,
   onHung?: (hung: boolean) => void,
 ): Promise<StoreCalls & { close(): void }> {
-  const client = storeClient(url, password, (retries) => Math.min(200 * (retries + 1), 5000));
+  const client = storeClient(url, password, reconnectDelay);
   client.on('error', () => undefined);
   await client.connect();
   const calls = new TimedCalls((name, keys, args) => client[name](keys, args), timeoutMs, onHung);
@@ -214,7 +220,7 @@ export function redisStore(
     try {
       // Linear 200 ms steps to 5 s: a store on the local network is back within seconds of a restart
       // and a reconnect costs the gateway nothing; the kept alerts wait for it.
-      made = storeClient(settings.url, password, (retries) => Math.min(200 * (retries + 1), 5000));
+      made = storeClient(settings.url, password, reconnectDelay);
     } catch (error) {
       // A URL past storeUrl's check that the client cannot take: told, never thrown at the account.
       failed(error as Error);
@@ -296,8 +302,9 @@ export class SharedTracking {
 
   record(record: TrackedRecord): Promise<unknown> {
     // The keys are built on the server from the fields given beside the JSON (not decoded there), under the prefix.
-    const { smsId, number, acceptedAt, countsFrom } = record;
-    const args = [JSON.stringify(record), String(this.ageMs), String(this.limit), smsId, number, String(acceptedAt), String(countsFrom)];
+    // Its times in the store are the server's (every copy's look for overdue sends reads them): this copy gives a duration, how far from now its time counts.
+    const { smsId, number, countsFrom } = record;
+    const args = [JSON.stringify(record), String(this.ageMs), String(this.limit), smsId, number, String(Math.round(countsFrom - Date.now()))];
     return this.client().run('record', [`${this.prefix}sent`, `${this.prefix}waiting`, this.prefix], args);
   }
 
@@ -330,17 +337,33 @@ export class SharedTracking {
   }
 }
 
-/** Each entry claimed by one copy at a time, renewed while it holds it; one whose claim lapsed (its copy is gone) is adopted. */
+/**
+ * Each entry claimed by one copy at a time, renewed while it holds it; one whose claim lapsed (its
+ * copy is gone) is adopted. A copy sends an entry only under a lease: a claim it set or renewed less
+ * than the claim time (less a margin) ago by its own monotonic clock, checked again and the attempt
+ * recorded by one script; so a copy that cannot renew stops sending, and the one that adopts an
+ * entry knows whether another copy's attempt had no answer.
+ */
 export class RedisOutboxLog implements OutboxLog {
   readonly where = 'the shared store';
   readonly adoptEveryMs: number;
+  /** How long an entry whose claim lapsed waits before a copy adopts it (below). */
+  readonly graceMs: number;
   /** A keep waits for nothing: the store refuses it when full, or fails. */
   readonly writable = true;
   #holder: OutboxHolder | undefined;
   #adoptTimer: NodeJS.Timeout | undefined;
-  // Ids the store may hold though this copy is done with them (a failed keep may run there late, or
-  // a done failed): ended at the next look, before the claim lapses and another copy sends it.
+  // Ids the store may hold though this copy is done with them (a failed keep may run there late):
+  // ended at the next look, before the claim lapses and another copy sends it.
   readonly #unsettled = new Set<string>();
+  /** Dones the store has not recorded yet, tried again until it does: the msg waits for its done (else a copy gone before it would leave the entry to another, whose end would be a second). */
+  readonly #pending = new Map<string, (ours: boolean) => void>();
+  #retryTimer: NodeJS.Timeout | undefined;
+  #retrying: Promise<void> | undefined;
+  /** When each claim this copy holds was last set or renewed: the request's start, on the monotonic clock. */
+  readonly #leasedAt = new Map<string, number>();
+  /** The ids this copy ended, the newest (as many as the outbox holds): a store rolled back to an older snapshot brings them back, and they are ended again, never adopted. */
+  readonly #ended = new Set<string>();
 
   constructor(
     private readonly client: () => StoreCalls,
@@ -348,8 +371,12 @@ export class RedisOutboxLog implements OutboxLog {
     private readonly copyId: string,
     /** How long a claim lasts unless renewed: a copy gone for this long leaves its entries to the others. */
     private readonly claimMs = 30_000,
+    graceMs?: number,
   ) {
     this.adoptEveryMs = Math.max(100, Math.floor(claimMs / 3));
+    // Long enough for every living copy to look once after its connection came back (the slowest
+    // reconnects after RECONNECT_MAX_MS): it takes back what it holds, ends again what it ended.
+    this.graceMs = graceMs ?? RECONNECT_MAX_MS + 2 * this.adoptEveryMs;
   }
 
   open(holder: OutboxHolder): void {
@@ -360,12 +387,6 @@ export class RedisOutboxLog implements OutboxLog {
 
   spent(): void {}
 
-  // Not recorded in the store: an entry a copy that died had on the wire is adopted as waiting (sent
-  // again; with duplicates_check the gateway drops the copy).
-  async attempt(): Promise<void> {}
-
-  back(): void {}
-
   attach(): void {
     clearInterval(this.#adoptTimer);
     this.#adoptTimer = setInterval(() => void this.#look(), this.adoptEveryMs);
@@ -375,15 +396,23 @@ export class RedisOutboxLog implements OutboxLog {
   detach(): void {
     clearInterval(this.#adoptTimer);
     this.#adoptTimer = undefined;
+    // A redeploy does not wait for a store that is away: the msgs go on to the next attached account,
+    // and their dones are still tried.
+    for (const [id, handOn] of this.#pending) {
+      handOn(true);
+      this.#pending.set(id, () => undefined);
+    }
   }
 
-  /** Renews its claims, writes back what the store lost (a flush, an eviction), adopts orphans. */
+  /** Ends again what failed, renews its claims, writes back what the store lost (a flush, an eviction), lets go what another copy took, adopts orphans. */
   async #look(): Promise<void> {
     const holder = this.#holder;
     if (!holder || !this.#adoptTimer) return;
     try {
+      await this.#retry();
       const live = new Map(holder.held().map((kept) => [kept.id, kept.line]));
-      const lost = await this.renew([...live.keys()]);
+      const { lost, taken } = await this.renew([...live.keys()]);
+      if (taken.length) holder.lost(taken);
       // Not one that ended meanwhile: its done went after this renew.
       const ended = new Set(live.keys());
       for (const { id } of holder.held()) ended.delete(id);
@@ -401,17 +430,23 @@ export class RedisOutboxLog implements OutboxLog {
     }
   }
 
-  /** Without an id, the last is the claims' prefix. */
-  #keys(id = ''): string[] {
-    return [`${this.prefix}outbox`, `${this.prefix}outbox:entries`, `${this.prefix}outbox:claim:${id}`];
+  /** The ids, the outbox's prefix (each script builds its other keys from it). */
+  #keys(): string[] {
+    return [`${this.prefix}outbox`, `${this.prefix}outbox:`];
   }
 
   async keep(line: string, size: number): Promise<void> {
     const entry = JSON.parse(line) as { id: string; since: number };
+    // Placed by the server's time less its age (a duration of this copy's: a msg that waited, a line written back).
+    const ageMs = Math.max(0, Math.round(Date.now() - entry.since));
+    // From the request's start, before its answer: a round may reach the entry meanwhile, and its
+    // attempt, sent after the keep on the one connection, runs after it at the server (or fails with it).
+    this.#leasedAt.set(entry.id, monotonicNow());
     let full: unknown;
     try {
-      full = await this.client().run('keep', this.#keys(entry.id), [String(entry.since), entry.id, line, this.copyId, String(this.claimMs), String(size)]);
+      full = await this.client().run('keep', this.#keys(), [entry.id, line, this.copyId, String(this.claimMs), String(size), String(ageMs)]);
     } catch (error) {
+      this.#leasedAt.delete(entry.id);
       this.#unsettled.add(entry.id);
       throw nodeError({
         type: 'store_unavailable',
@@ -421,44 +456,146 @@ export class RedisOutboxLog implements OutboxLog {
       });
     }
     // The bound counts every copy's waiting messages.
-    if (Number(full) === 1) throw fullError(size);
-  }
-
-  async done(id: string): Promise<void> {
-    try {
-      await this.client().run('done', this.#keys(id), [id]);
-      this.#unsettled.delete(id);
-    } catch (error) {
-      this.#unsettled.add(id);
-      throw error;
+    if (Number(full) === 1) {
+      this.#leasedAt.delete(entry.id);
+      throw fullError(size);
     }
   }
 
+  /** Before a request: under this copy's lease, checked and recorded in the store at once. */
+  async attempt(id: string, dropsCopies: boolean): Promise<AttemptAnswer> {
+    const start = monotonicNow();
+    const since = this.#leasedAt.get(id);
+    // Its claim may have lapsed at the server already (a fifth of it is left for the clocks' rates and the way there).
+    if (since === undefined || start - since >= this.claimMs * 0.8) return 'wait';
+    let answer: unknown[];
+    try {
+      answer = (await this.client().run('attempt', this.#keys(), [id, this.copyId, String(this.claimMs)])) as unknown[];
+    } catch {
+      return 'wait';
+    }
+    const [status, age] = answer.map(Number);
+    if (status === 0) {
+      this.#leasedAt.delete(id);
+      return 'gone';
+    }
+    // The store lost it: the next look writes it back.
+    if (status !== 2) return 'wait';
+    this.#leasedAt.set(id, start);
+    return age !== undefined && endsUnconfirmed(dropsCopies, age) ? 'unconfirmed' : 'go';
+  }
+
+  // Not waited for: one that fails leaves the record, and the entry counts as possibly at the gateway.
+  back(id: string): void {
+    void this.client()
+      .run('back', this.#keys(), [id, this.copyId])
+      .catch(() => undefined);
+  }
+
+  async done(id: string): Promise<boolean> {
+    this.#leasedAt.delete(id);
+    try {
+      return await this.#done(id, false);
+    } catch {
+      return new Promise<boolean>((resolve) => {
+        this.#pending.set(id, resolve);
+        this.#retrySoon();
+      });
+    }
+  }
+
+  /** `certain`: this copy ended it (a keep that failed, or ended before a rollback), whoever holds it now. */
+  async #done(id: string, certain: boolean): Promise<boolean> {
+    const ours = Number(await this.client().run('done', this.#keys(), [id, this.copyId, certain ? '1' : '0'])) === 1;
+    this.#unsettled.delete(id);
+    if (ours) this.#remember(id);
+    return ours;
+  }
+
+  #remember(id: string): void {
+    this.#ended.delete(id);
+    this.#ended.add(id);
+    const bound = this.#holder?.size() ?? 10_000;
+    for (const old of this.#ended) {
+      if (this.#ended.size <= bound) break;
+      this.#ended.delete(old);
+    }
+  }
+
+  #retrySoon(): void {
+    if (this.#retryTimer) return;
+    this.#retryTimer = setTimeout(() => {
+      this.#retryTimer = undefined;
+      void this.#retry().finally(() => {
+        if (this.#pending.size || this.#unsettled.size) this.#retrySoon();
+      });
+    }, 250);
+    this.#retryTimer.unref?.();
+  }
+
+  /** The dones that failed, again; not twice at once. */
+  #retry(): Promise<void> {
+    this.#retrying ??= this.#retryAll().finally(() => (this.#retrying = undefined));
+    return this.#retrying;
+  }
+
+  async #retryAll(): Promise<void> {
+    try {
+      for (const [id, handOn] of [...this.#pending]) {
+        const ours = await this.#done(id, false);
+        this.#pending.delete(id);
+        handOn(ours);
+      }
+      for (const id of [...this.#unsettled]) await this.#done(id, true);
+    } catch {
+      // The store does not answer yet: the next try.
+    }
+  }
+
+  /** Entries whose claim lapsed and stayed so for the grace, now this copy's; those it had ended are ended again instead. */
   async adoptable(known: (id: string) => boolean): Promise<LoggedEntry[]> {
-    const [outbox, entries, claims] = this.#keys();
+    const start = monotonicNow();
     // At most 1,000 entries and 4 MB of lines (a first of any size): one look stays short for the server.
-    const args = [this.copyId, String(this.claimMs), '1000', String(4 * 1024 * 1024)];
-    const flat = (await this.client().run('adopt', [outbox, entries, claims], args)) as string[];
+    const args = [this.copyId, String(this.claimMs), '1000', String(4 * 1024 * 1024), String(this.graceMs)];
+    const [flat, orphans] = (await this.client().run('adopt', this.#keys(), args)) as [unknown[], unknown[]];
+    // Back after a rollback (a store restored from an older snapshot): ended here before, so ended again.
+    const again = orphans.map(String).filter((id) => this.#ended.has(id));
     const found: LoggedEntry[] = [];
-    for (let i = 0; i + 1 < flat.length; i += 2) {
-      if (known(flat[i] as string) || this.#unsettled.has(flat[i] as string)) continue;
+    for (let i = 0; i + 3 < flat.length; i += 4) {
+      const id = String(flat[i]);
+      const line = String(flat[i + 1]);
+      if (this.#ended.has(id)) again.push(id);
+      if (known(id) || this.#unsettled.has(id) || this.#ended.has(id)) continue;
       try {
-        const entry = JSON.parse(flat[i + 1] as string) as Record<string, unknown>;
-        if (isEntry(entry)) found.push({ entry, line: flat[i + 1] as string });
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (!isEntry(entry)) continue;
+        // Its age by the server's clock: the copy that kept it may run another time. The deadline moves with it (a duration from `since`).
+        const shift = Date.now() - Number(flat[i + 2]) - entry.since;
+        entry.since += shift;
+        if (typeof entry.deadline === 'number') entry.deadline += shift;
+        const attemptAge = Number(flat[i + 3]);
+        this.#leasedAt.set(id, start);
+        found.push({ entry, line, ...(attemptAge >= 0 ? { attempted: true, attemptAgeMs: attemptAge } : {}) });
       } catch {
         // A damaged entry is skipped.
       }
     }
+    await Promise.all(again.map((id) => this.#done(id, true).catch(() => undefined)));
     return found;
   }
 
-  async renew(ids: string[]): Promise<string[]> {
+  /** Renews its claims on `ids` (taking back those that lapsed while no other copy took them): the ids the store lost, and those another copy took or ended. */
+  async renew(ids: string[]): Promise<{ lost: string[]; taken: string[] }> {
     // One this copy holds again (written back after a failed keep) is not to be ended.
     for (const id of ids) this.#unsettled.delete(id);
-    await Promise.all([...this.#unsettled].map((id) => this.done(id)));
-    if (!ids.length) return [];
-    const [, entries, claims] = this.#keys();
-    const lost = await this.client().run('renew', [entries, claims], [String(this.claimMs), this.copyId, ...ids]);
-    return Array.isArray(lost) ? lost.map(String) : [];
+    if (!ids.length) return { lost: [], taken: [] };
+    const start = monotonicNow();
+    const [lost, taken] = ((await this.client().run('renew', this.#keys(), [String(this.claimMs), this.copyId, ...ids])) as [unknown[], unknown[]]).map(
+      (list) => list.map(String),
+    ) as [string[], string[]];
+    const gone = new Set([...lost, ...taken]);
+    for (const id of ids) if (!gone.has(id)) this.#leasedAt.set(id, start);
+    for (const id of taken) this.#leasedAt.delete(id);
+    return { lost, taken };
   }
 }

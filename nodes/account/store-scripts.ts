@@ -5,7 +5,9 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { defineScript } from '@redis/client';
 
-const NAMES = ['reserve', 'refund', 'claim', 'collectHeld', 'record', 'overdue', 'get', 'markFinal', 'claimLate', 'keep', 'done', 'adopt', 'renew'] as const;
+// The shared outbox's own.
+const OUTBOX_NAMES = ['keep', 'attempt', 'back', 'done', 'adopt', 'renew'] as const;
+const NAMES = ['reserve', 'refund', 'claim', 'collectHeld', 'record', 'overdue', 'get', 'markFinal', 'claimLate', ...OUTBOX_NAMES] as const;
 export type ScriptName = (typeof NAMES)[number];
 
 /** lua/collect-held.lua is `collectHeld`. */

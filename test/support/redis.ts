@@ -10,8 +10,8 @@ export interface TestRedis {
   port: number;
   /** The server's process id while it runs (the benchmark waits for it to go idle). */
   pid(): number | undefined;
-  /** Stops the server (as an outage would); `start` brings it back on the same port. */
-  stop(): Promise<void>;
+  /** Stops the server (as an outage would: SIGKILL, or SIGTERM as `systemctl stop` does, which writes an append-only file out first); `start` brings it back on the same port. */
+  stop(signal?: 'SIGKILL' | 'SIGTERM'): Promise<void>;
   start(): Promise<void>;
 }
 
@@ -41,12 +41,12 @@ export async function startRedis(options: string[] = [], port?: number): Promise
       });
       child.once('exit', (code) => reject(new Error(`redis-server exited with ${code}:\n${output}`)));
     });
-  const stop = () =>
+  const stop = (signal: 'SIGKILL' | 'SIGTERM' = 'SIGKILL') =>
     new Promise<void>((resolve) => {
       if (!child || child.exitCode !== null) return resolve();
       child.removeAllListeners('exit');
       child.once('exit', () => resolve());
-      child.kill('SIGKILL');
+      child.kill(signal);
     });
   await start();
   return { url: `redis://127.0.0.1:${port}`, port, pid: () => child?.pid, stop, start };

@@ -1,4 +1,36 @@
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('HDEL', KEYS[2], ARGV[1])
-redis.call('DEL', KEYS[3])
-return 0
+-- An entry (ARGV[1]) ended by copy ARGV[2]: gone from the outbox, remembered as ended by it (the
+-- newest 10,000, for an hour). Unless ARGV[3] is '1' (ended here for certain), refused with 0 when
+-- another copy holds it now or ended it: that copy's end is the msg's one end. Else 1.
+-- KEYS: the ids, the outbox's prefix (its `entries`, `claim:`, `attempts`, `orphans`, `ended`,
+-- `ended-by` keys).
+local q, id, copy = KEYS[2], ARGV[1], ARGV[2]
+local claim = q .. 'claim:' .. id
+if ARGV[3] ~= '1' then
+  local holder = redis.call('GET', claim)
+  if holder and holder ~= copy then return 0 end
+  if redis.call('HEXISTS', q .. 'entries', id) == 0 then
+    local by = redis.call('HGET', q .. 'ended-by', id)
+    if by and by ~= copy then return 0 end
+  end
+end
+redis.call('ZREM', KEYS[1], id)
+redis.call('HDEL', q .. 'entries', id)
+redis.call('DEL', claim)
+redis.call('HDEL', q .. 'attempts', id)
+redis.call('HDEL', q .. 'orphans', id)
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local ended, by = q .. 'ended', q .. 'ended-by'
+redis.call('ZADD', ended, now, id)
+redis.call('HSET', by, id, copy)
+-- At most 100 old ones go per call: one call stays short, and each done makes room for itself.
+local over = redis.call('ZCARD', ended) - 10000
+local old = redis.call('ZRANGEBYSCORE', ended, '-inf', now - 3600000, 'LIMIT', 0, 100)
+if over > #old then old = redis.call('ZRANGE', ended, 0, math.min(over, 100) - 1) end
+if #old > 0 then
+  redis.call('ZREM', ended, unpack(old))
+  redis.call('HDEL', by, unpack(old))
+end
+redis.call('PEXPIRE', ended, 3600000)
+redis.call('PEXPIRE', by, 3600000)
+return 1

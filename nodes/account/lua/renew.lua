@@ -1,12 +1,25 @@
--- Renews this copy's (ARGV[2]) claims on the ids ARGV[3..] for ARGV[1] ms; answers the ids whose
--- entry the store no longer holds (flushed, evicted, lost in a restart). KEYS: the lines, the claims' prefix.
-local lost = {}
+-- Renews copy ARGV[2]'s claims on the entries ARGV[3..] for ARGV[1] ms, and takes back one that
+-- lapsed while no other copy took it. Answers {lost, taken}: the ids whose entry the store no
+-- longer holds (flushed, evicted, lost in a restart: the copy writes them back), and those another
+-- copy holds or ended (the copy lets them go). KEYS: the ids, the outbox's prefix (its `entries`,
+-- `claim:`, `orphans`, `ended-by` keys).
+local q, ms, copy = KEYS[2], tonumber(ARGV[1]), ARGV[2]
+local lost, taken = {}, {}
 for i = 3, #ARGV do
-  local claim = KEYS[2] .. ARGV[i]
-  if redis.call('HEXISTS', KEYS[1], ARGV[i]) == 0 then
-    table.insert(lost, ARGV[i])
-  elseif redis.call('GET', claim) == ARGV[2] then
-    redis.call('PEXPIRE', claim, tonumber(ARGV[1]))
+  local id = ARGV[i]
+  local claim = q .. 'claim:' .. id
+  if redis.call('HEXISTS', q .. 'entries', id) == 0 then
+    if redis.call('HEXISTS', q .. 'ended-by', id) == 1 then table.insert(taken, id) else table.insert(lost, id) end
+  else
+    local holder = redis.call('GET', claim)
+    if holder == copy then
+      redis.call('PEXPIRE', claim, ms)
+    elseif not holder then
+      redis.call('SET', claim, copy, 'PX', ms)
+      redis.call('HDEL', q .. 'orphans', id)
+    else
+      table.insert(taken, id)
+    end
   end
 end
-return lost
+return {lost, taken}
