@@ -10,12 +10,20 @@ export interface JournalEntry {
 
 export type Warn = (key: string, params: Record<string, string | number>) => void;
 
+/**
+ * How an entry ended, as its done line records it: the gateway's answer, or the error Catch gets
+ * (its fields, its English sentence and its wording). Enough to hand the msg on as its port would.
+ */
+export type RecordedEnd = ({ result: unknown } | { error: Record<string, unknown> }) & { attempts: number };
+
 /** An entry as its log holds it: the entry, and its line (JSON, as first kept). */
 export interface LoggedEntry {
   entry: JournalEntry;
   line: string;
   /** An attempt was recorded and no answer to it: the gateway may have it. */
   attempted?: boolean;
+  /** It ended (its done line) and its msg may not have left its node (no line says it did): handed on once more, after a restart. */
+  ended?: RecordedEnd;
 }
 
 /** What an outbox tells its log, which calls it back when entries become this process's or stop being so. */
@@ -48,7 +56,10 @@ export interface OutboxLog {
   whenWritable(full: (held: number) => GatewayError | undefined): Promise<void>;
   /** Resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
   keep(line: string, size: number): Promise<void>;
-  done(id: string): Promise<void>;
+  /** Resolves once its end is durable; until `emitted`, a restart hands its msg on from `end`. */
+  done(id: string, line: string, end: RecordedEnd): Promise<void>;
+  /** Its msg left its node (a port, or Catch); `live` entries still wait. Not flushed alone: a crash before the next commit hands it on again, marked. */
+  emitted(id: string, live: number): void;
   /** Before each request: resolves once it is recorded (on disk), so a crash cannot hide that the gateway may have it. */
   attempt(id: string): Promise<void>;
   /** The attempt had an answer, and the entry waits again (it did not reach the gateway, or can be dropped there). */

@@ -6,6 +6,7 @@ import { monotonicAt, monotonicNow } from '../../gateway/clock';
 import { unwritableError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import type { AccountStore, LoggedEntry, OutboxLog } from './store';
+import type { RecordedEnd } from './outbox-log';
 import type { Msg } from '../plumbing/msg';
 import { nodeError, nodeWording } from '../plumbing/wording';
 import type { Wording } from '../../gateway/wording';
@@ -46,7 +47,11 @@ export type OutboxReport = { kind: 'probe-failed'; failure: unknown } | { kind: 
 export interface OutboxWorker {
   /** Without the account's retries; a probe goes out whatever the account thinks of the gateway. */
   send(entry: OutboxEntry, probe: boolean): Promise<SendResult>;
-  settle(entry: OutboxEntry, msg: Msg, outcome: Outcome): void;
+  /**
+   * To the msg's node; a promise it returns resolves once the msg left (a long list's last port).
+   * `afterRestart`: it ended before a stop or a crash, and left no trace of leaving then.
+   */
+  settle(entry: OutboxEntry, msg: Msg, outcome: Outcome, afterRestart: boolean): void | Promise<void>;
   /** Whether a later attempt may get past it (the gateway unreachable, busy, closing). */
   transient(error: unknown, entry: OutboxEntry): boolean;
   /** 0: none is kept. */
@@ -95,11 +100,13 @@ export class Outbox {
   #expiryTimer: NodeJS.Timeout | undefined;
   #expiryAt = Infinity;
   #running: Promise<void> | undefined;
-  /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
+  /** Results handed on in the order the msgs came, each after its `done` line is on disk, the next once it left its node. */
   #settling: Promise<void> = Promise.resolve();
   #rounds = 0;
-  /** Results that ended while no worker was attached (a redeploy's detach): the next one hands them on. */
-  #unsettled: { entry: OutboxEntry; msg: Msg; outcome: Outcome }[] = [];
+  /** Results that ended while no worker was attached (a redeploy's detach, a start): the next one hands them on. */
+  #unsettled: Ended[] = [];
+  /** Msgs handed on this process's life that ended `unconfirmed` (they may have been delivered): the account panel counts them. */
+  #unconfirmed = 0;
   #handOnTimer: NodeJS.Timeout | undefined;
 
   /** The account node running now. */
@@ -121,9 +128,16 @@ export class Outbox {
     });
   }
 
-  /** What its log found this process's now: sent soon, ended on time. */
+  /** What its log found this process's now: sent soon, ended on time; one that ended and whose msg did not leave, handed on. */
   #adopt(found: LoggedEntry[]): number {
-    for (const { entry, line, attempted } of found) {
+    for (const { entry, line, attempted, ended } of found) {
+      if (ended) {
+        const read: OutboxEntry = { ...(entry as unknown as OutboxEntry), attempts: ended.attempts };
+        read.rejected ??= [];
+        read.msg ??= {};
+        this.#handOnLater({ id: entry.id, entry: read, outcome: revived(ended), afterRestart: true });
+        continue;
+      }
       const kept = this.#insert(entry as unknown as OutboxEntry, line);
       // Its attempt had no answer (a crash, a kill): the gateway may have it. Where it cannot drop a
       // copy (simple 1.0), it ends once in Catch, never sent blind; else it goes again with duplicates_check.
@@ -141,6 +155,11 @@ export class Outbox {
 
   get waiting(): number {
     return this.#live;
+  }
+
+  /** Ended `unconfirmed` in this process's life (after a crash, or cut off by a redeploy). */
+  get unconfirmed(): number {
+    return this.#unconfirmed;
   }
 
   waitingFor(node: string): number {
@@ -192,8 +211,8 @@ export class Outbox {
     this.#rounds = 0;
     this.#schedule(worker.firstDelay);
     this.#armExpiry();
-    // After the first delay, as a round: by then the redeployed nodes are there to take their msgs.
-    if (this.#unsettled.length) this.#handOnTimer = setTimeout(() => this.#handOnUnsettled(worker), worker.firstDelay);
+    this.#handOnTimer = undefined;
+    if (this.#unsettled.length) this.#handOnLater();
     this.#journal?.attach();
   }
 
@@ -204,6 +223,7 @@ export class Outbox {
     this.#timer = undefined;
     this.#journal?.detach();
     clearTimeout(this.#handOnTimer);
+    this.#handOnTimer = undefined;
     this.#armExpiry();
     await this.#running;
     await this.#settling;
@@ -252,9 +272,7 @@ export class Outbox {
   }
 
   #entryOf(kept: Kept): OutboxEntry {
-    const entry = JSON.parse(kept.line) as OutboxEntry;
-    entry.rejected ??= [];
-    entry.msg ??= {};
+    const entry = parsedEntry(kept.line);
     entry.attempts = kept.attempts;
     entry.reason = kept.reason;
     return entry;
@@ -263,7 +281,8 @@ export class Outbox {
   /** `read`: the entry an attempt read, so the gateway answered it; without, the entry gave up or was discarded. */
   #end(kept: Kept, outcome: (entry: OutboxEntry) => Outcome, read?: OutboxEntry): Promise<void> {
     const entry = read ?? this.#entryOf(kept);
-    const msg = this.#msgs.get(kept.id) ?? (entry.msg as Msg);
+    const msg = this.#msgs.get(kept.id);
+    const ended = outcome(entry);
     this.#drop(kept);
     // No round probes now: the account hears that nothing waits.
     if (this.#live === 0 && this.#worker) {
@@ -271,32 +290,48 @@ export class Outbox {
       this.#worker.report({ kind: 'empty', answered: read !== undefined });
     }
     this.#changed();
+    // With how it ended: a restart before its msg leaves hands it on from its line and this.
     const written =
-      this.#journal?.done(kept.id).then(
+      this.#journal?.done(kept.id, kept.line, recorded(ended, entry.attempts)).then(
         () => this.#journal?.spent(this.#live, () => this.#kept().map((kept) => kept.line)),
         // Sent again after a restart at worst, with duplicates_check: the gateway drops the copy.
         () => undefined,
       ) ?? Promise.resolve();
-    const settled = this.#settling.then(() => written).then(() => this.#handOn(entry, msg, outcome(entry)));
+    const settled = this.#settling.then(() => written).then(() => this.#handOn({ id: kept.id, entry, msg, outcome: ended, afterRestart: false }));
     this.#settling = settled;
     return settled;
   }
 
-  #handOn(entry: OutboxEntry, msg: Msg, outcome: Outcome): void {
+  /**
+   * To its node; once the msg left, its log hears so (a stop that waits for this leaves nothing to
+   * hand on again). A throw or a refusal of the node's is the node's to report: an outbox round never
+   * stops for it.
+   */
+  async #handOn(ended: Ended): Promise<void> {
     const worker = this.#worker;
-    if (!worker) return void this.#unsettled.push({ entry, msg, outcome });
+    if (!worker) return void this.#unsettled.push(ended);
+    const { id, entry, msg, outcome, afterRestart } = ended;
+    if ('error' in outcome && outcome.error.code === 'unconfirmed') this.#unconfirmed++;
     try {
-      worker.settle(entry, msg, outcome);
+      await worker.settle(entry, msg ?? (entry.msg as Msg), outcome, afterRestart);
     } catch {
-      // The node's failure path already reports; an outbox round never stops for it.
+      // Its node's failure path reports.
     }
+    this.#journal?.emitted(id, this.#live);
   }
 
-  #handOnUnsettled(worker: OutboxWorker): void {
-    if (this.#worker !== worker) return;
-    const unsettled = this.#unsettled;
-    this.#unsettled = [];
-    for (const { entry, msg, outcome } of unsettled) this.#handOn(entry, msg, outcome);
+  /** After the first delay, as a round: by then the redeployed or started nodes are there to take their msgs. */
+  #handOnLater(ended?: Ended): void {
+    if (ended) this.#unsettled.push(ended);
+    const worker = this.#worker;
+    if (!worker || this.#handOnTimer) return;
+    this.#handOnTimer = setTimeout(() => {
+      this.#handOnTimer = undefined;
+      if (this.#worker !== worker) return;
+      const unsettled = this.#unsettled;
+      this.#unsettled = [];
+      for (const one of unsettled) this.#settling = this.#settling.then(() => this.#handOn(one));
+    }, worker.firstDelay);
   }
 
   #changed(): void {
@@ -442,6 +477,50 @@ function giveUpAt(kept: Kept, worker: OutboxWorker): number {
 // By `startedAt`, not `since`: an alert kept after the wall clock stepped back goes behind the older ones.
 function before(a: Kept, b: Kept): boolean {
   return a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.order < b.order);
+}
+
+/** One that ended, on its way to its node. `msg`: the one this process holds (an http in node's req and res), else the entry's. */
+interface Ended {
+  id: string;
+  entry: OutboxEntry;
+  msg?: Msg;
+  outcome: Outcome;
+  afterRestart: boolean;
+}
+
+function parsedEntry(line: string): OutboxEntry {
+  const entry = JSON.parse(line) as OutboxEntry;
+  entry.rejected ??= [];
+  entry.msg ??= {};
+  return entry;
+}
+
+/** What a done line records of an outcome: the gateway's answer, or the error as Catch gets it. */
+function recorded(outcome: Outcome, attempts: number): RecordedEnd {
+  if ('result' in outcome) return { attempts, result: outcome.result };
+  const e = outcome.error;
+  return {
+    attempts,
+    error: { type: e.code, status: e.status, detail: e.detail, retryable: e.retryable, brief: e.brief, message: e.message, wording: e.wording },
+  };
+}
+
+/** An outcome from its done line: the answer as it came, or the error with its type, sentence and wording. */
+function revived(end: RecordedEnd): Outcome {
+  if ('result' in end) return { result: end.result as SendResult };
+  const e = end.error;
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  return {
+    error: new GatewayError({
+      type: text(e.type) ?? 'unknown',
+      status: typeof e.status === 'number' ? e.status : undefined,
+      detail: text(e.detail) ?? null,
+      retryable: e.retryable === true,
+      brief: typeof e.brief === 'object' && e.brief !== null ? (e.brief as GatewayError['brief']) : undefined,
+      message: text(e.message) ?? '',
+      wording: typeof e.wording === 'object' && e.wording !== null ? (e.wording as Wording) : undefined,
+    }),
+  };
 }
 
 export function fullError(size: number, account?: string): GatewayError {
