@@ -401,7 +401,7 @@ export class Account {
 
   async #resend(entry: OutboxEntry, probe: boolean) {
     const client = this.gateway();
-    const prepared = client.prepareResend(entry.operation, entry);
+    const prepared = await client.prepareResendInSteps(entry.operation, entry);
     const withdraw = probe ? undefined : this.circuit.signal;
     if (this.limiter.enabled) await this.limiter.acquire(prepared.messages, this.#resendStop.signal, withdraw);
     try {
