@@ -3,6 +3,7 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, timerDelay, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
 import { monotonicAt, monotonicNow } from '../../gateway/clock';
+import { errorRecord, revivedError } from '../../gateway/errors';
 import { unwritableError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import type { AccountStore, LoggedEntry, OutboxLog } from './store';
@@ -510,30 +511,12 @@ function parsedEntry(line: string): OutboxEntry {
 
 /** What a done line records of an outcome: the gateway's answer, or the error as Catch gets it. */
 function recorded(outcome: Outcome, attempts: number): RecordedEnd {
-  if ('result' in outcome) return { attempts, result: outcome.result };
-  const e = outcome.error;
-  return {
-    attempts,
-    error: { type: e.code, status: e.status, detail: e.detail, retryable: e.retryable, brief: e.brief, message: e.message, wording: e.wording },
-  };
+  return 'result' in outcome ? { attempts, result: outcome.result } : { attempts, error: errorRecord(outcome.error) };
 }
 
 /** An outcome from its done line: the answer as it came, or the error with its type, sentence and wording. */
 function revived(end: RecordedEnd): Outcome {
-  if ('result' in end) return { result: end.result as SendResult };
-  const e = end.error;
-  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
-  return {
-    error: new GatewayError({
-      type: text(e.type) ?? 'unknown',
-      status: typeof e.status === 'number' ? e.status : undefined,
-      detail: text(e.detail) ?? null,
-      retryable: e.retryable === true,
-      brief: typeof e.brief === 'object' && e.brief !== null ? (e.brief as GatewayError['brief']) : undefined,
-      message: text(e.message) ?? '',
-      wording: typeof e.wording === 'object' && e.wording !== null ? (e.wording as Wording) : undefined,
-    }),
-  };
+  return 'result' in end ? { result: end.result as SendResult } : { error: revivedError(end.error) };
 }
 
 export function fullError(size: number, account?: string): GatewayError {
