@@ -9,7 +9,7 @@ import { GatewayError, invalidRequest } from './errors';
 import { sendOperation, type ApiFamily, type BodyEncoding, type EndpointName, type HttpMethod, type Operation } from './operations';
 import { INVALID_NUMBER_CODE, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
 import { prepareInfo, prepareSend, prepareSendInSteps, type SendFields } from './request';
-import { prepareResend, storableBody } from './resend';
+import { prepareResendInSteps, storableBody } from './resend';
 import { backoffDelay, badResponse, classifyAnswer, closedError, mayRetry, transportFailure, type Answer, type Failure } from './retry-policy';
 import { DEFAULT_CONNECTIONS, readAnswer, Transport, type ProxySettings } from './transport';
 
@@ -117,9 +117,12 @@ export class GatewayClient {
     return prepareSendInSteps(operation, fields, this.#identity);
   }
 
-  /** A body kept without credentials (an outbox's), ready to send again with this account's. */
-  prepareResend(operation: Operation, kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number }): PreparedRequest {
-    return prepareResend(operation, kept, this.#identity);
+  /** A body kept without credentials (an outbox's), ready to send again with this account's; a long list in steps a turn of the event loop apart. */
+  prepareResendInSteps(
+    operation: Operation,
+    kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number },
+  ): Promise<PreparedRequest> {
+    return prepareResendInSteps(operation, kept, this.#identity);
   }
 
   async promotional(fields: SendFields, options: SendOptions = {}): Promise<PromotionalResult> {

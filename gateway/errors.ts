@@ -88,6 +88,26 @@ export class GatewayError extends Error {
   }
 }
 
+/** An error as a file keeps it: its type, status, detail, sentence, wording and brief (what a Catch node gets). */
+export function errorRecord(e: GatewayError): Record<string, unknown> {
+  return { type: e.code, status: e.status, detail: e.detail, retryable: e.retryable, brief: e.brief, message: e.message, wording: e.wording };
+}
+
+/** The error an `errorRecord` kept, as it was: worded from its wording where it had one. */
+export function revivedError(record: Record<string, unknown>): GatewayError {
+  const text = (value: unknown) => (typeof value === 'string' ? value : undefined);
+  const object = <T>(value: unknown) => (typeof value === 'object' && value !== null ? (value as T) : undefined);
+  return new GatewayError({
+    type: text(record.type) ?? 'unknown',
+    status: typeof record.status === 'number' ? record.status : undefined,
+    detail: text(record.detail) ?? null,
+    retryable: record.retryable === true,
+    brief: object<ErrorBrief>(record.brief),
+    message: text(record.message) ?? '',
+    wording: object<Wording>(record.wording),
+  });
+}
+
 /** A check's error: its sentence worded (the nodes say it in the user's language), or plain English. */
 export function invalidRequest(said: Wording | string, brief?: ErrorBrief): GatewayError {
   return typeof said === 'string'

@@ -1,8 +1,9 @@
 /** Sending a request again later (the outbox): kept without credentials, sent with duplicates_check. */
 import { bodyShape, operationPath, type Operation } from './operations';
 import { CREDENTIAL_KEYS, credentialsBody, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
-import { serialise } from './request';
+import { serialiseInSteps } from './request';
 import { bodyFields, schemaKey } from './schemas';
+import { inTurns, type Steps } from './steps';
 
 /** The gateway drops a copy (`duplicates_check`) sent within this long of the first: the reference's duplicate window. */
 export const DUPLICATE_WINDOW_MS = 5 * 60_000;
@@ -26,12 +27,18 @@ export function storableBody(prepared: PreparedRequest): Record<string, unknown>
   return body;
 }
 
-/** A kept body, checked once already, with duplicates_check on: a copy that arrived is dropped. */
-export function prepareResend(
-  operation: Operation,
-  kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number },
-  account: AccountIdentity,
-): PreparedRequest {
+type Kept = { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number };
+
+/**
+ * A kept body, checked once already, with duplicates_check on: a copy that arrived is dropped. A
+ * long list is written in steps a turn of the event loop apart (an outbox sending three kept lists
+ * of 10,000 numbers held the other flows for their whole writing); a short body at once.
+ */
+export function prepareResendInSteps(operation: Operation, kept: Kept, account: AccountIdentity): Promise<PreparedRequest> {
+  return inTurns(preparingResend(operation, kept, account));
+}
+
+function* preparingResend(operation: Operation, kept: Kept, account: AccountIdentity): Steps<PreparedRequest> {
   const body = Object.assign(credentialsBody(account), kept.body);
   const duplicatesChecked = checksDuplicates(operation);
   if (duplicatesChecked) {
@@ -42,7 +49,7 @@ export function prepareResend(
     operation,
     method: 'POST',
     path: operationPath(operation),
-    ...serialise(operation, body),
+    ...(yield* serialiseInSteps(operation, body)),
     messages: kept.messages,
     duplicatesChecked,
     missingVariables: [],

@@ -1,5 +1,7 @@
 /** The editor panels in a real Chromium against a running Node-RED with the package and the simulator. */
 import assert from 'node:assert/strict';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Page } from 'playwright-core';
 import { DEMO_ACCOUNT } from '../simulator/accounts';
 import { openBrowser, type Browser } from './support/browser';
@@ -665,6 +667,61 @@ describe('editor panels in Chromium', function () {
       sidebar.close();
       await offline(0);
     }
+    assert.deepEqual(browser.errors, []);
+  });
+
+  it('the account panel counts the messages from the outbox that ended unconfirmed (a simple 1.0 attempt without an answer before a stop)', async () => {
+    // As a kill mid-send leaves the file: the entry, and its attempt with no answer after it.
+    mkdirSync(join(demo.userDir, 'bulkgate-outbox'), { recursive: true });
+    const entry = {
+      id: 'cut-1',
+      node: 'uc-t',
+      operation: { kind: 'transactional', api: 'simple', version: '1.0', method: 'POST', encoding: 'form' },
+      body: { number: '420777123456', text: 'Water on the floor' },
+      rejected: [],
+      messages: 1,
+      msg: { payload: 'Water on the floor' },
+      since: Date.now() - 60_000,
+      order: 1,
+      attempts: 1,
+      reason: 'HTTP 503',
+    };
+    const lines = [{ bulkgateOutbox: 2 }, entry, { attempt: 'cut-1' }].map((l) => JSON.stringify(l));
+    writeFileSync(join(demo.userDir, 'bulkgate-outbox', 'uc-acc.jsonl'), `${lines.join('\n')}\n`, { mode: 0o600 });
+    const flow = [
+      { id: 'uc-tab', type: 'tab', label: 'unconfirmed' },
+      {
+        id: 'uc-acc',
+        type: 'bulkgate-account',
+        name: 'unconfirmed',
+        baseUrl: demo.simulatorUrl,
+        retries: 0,
+        outboxDelay: 200,
+        credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
+      },
+      { id: 'uc-t', type: 'bulkgate-transactional', z: 'uc-tab', account: 'uc-acc', api: 'simple', version: '1.0', text: '', x: 300, y: 100, wires: [[], []] },
+      { id: 'uc-catch', type: 'catch', z: 'uc-tab', scope: ['uc-t'], x: 100, y: 200, wires: [] },
+    ];
+    const deployed = await fetch(`${demo.editorUrl}/flows`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
+      body: JSON.stringify(flow),
+    });
+    assert.ok(deployed.ok);
+    const unconfirmed = async () => ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/uc-acc`)).json()) as { unconfirmed: number }).unconfirmed;
+    await until('the msg ended unconfirmed', async () => (await unconfirmed()) === 1).catch(() => undefined);
+    assert.equal(await unconfirmed(), 1);
+    await openEditor(page, demo.editorUrl);
+    await page.waitForFunction(() => RED.nodes.node('uc-acc'), undefined, { timeout: 10_000 });
+    await edit(page, 'uc-acc');
+    await page.waitForSelector('#bulkgate-outbox-unconfirmed', { state: 'visible' });
+    assert.match(
+      await page.locator('#bulkgate-outbox-unconfirmed').innerText(),
+      /^1 message from the outbox ended in Catch unconfirmed since Node-RED started/,
+    );
+    assert.equal(await page.isVisible('#bulkgate-outbox-row'), false, 'none waits');
+    await browser.screenshot('account-unconfirmed');
+    await cancel(page);
     assert.deepEqual(browser.errors, []);
   });
 

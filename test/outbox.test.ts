@@ -418,6 +418,51 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     );
   });
 
+  it('a start after a stop between a done line and the port: the msg comes out once, marked afterRestart, with the answer its done line records; a simple 1.0 entry whose attempt had no answer ends in Catch unconfirmed, counted in the status and the account panel; nothing is sent', async () => {
+    mkdirSync(join(userDir, 'bulkgate-outbox'));
+    const entry = (id: string, operation: Record<string, unknown>) => ({
+      id,
+      node: 't',
+      operation,
+      body: { number: '420777123456', text: `Alarm ${id}` },
+      rejected: [],
+      messages: 1,
+      msg: { payload: `Alarm ${id}`, topic: id },
+      since: Date.now() - 60_000,
+      order: 1,
+      attempts: 1,
+      reason: 'HTTP 503',
+    });
+    const record = { status: 'accepted', sms_id: 'sms-before-the-stop', number: '420777123456', price: 1, credit: 99 };
+    writeFileSync(
+      outboxFile(),
+      [
+        JSON.stringify({ bulkgateOutbox: 2 }),
+        JSON.stringify(entry('sent', { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' })),
+        JSON.stringify(entry('cut', { kind: 'transactional', api: 'simple', version: '1.0', method: 'POST', encoding: 'form' })),
+        JSON.stringify({ done: 'sent', end: { attempts: 2, result: { record, rejected: false } } }),
+        JSON.stringify({ attempt: 'cut' }),
+        '',
+      ].join('\n'),
+    );
+    // The account hands on what ended before the start after its first delay (300 ms): by then these listen.
+    await load(flow(), credentials);
+    const ok = collect('ok', 1, 10_000);
+    const caught = collect('caught', 1, 10_000);
+    const counted = statusOf('t', (s) => /1 unconfirmed/.test(s.text ?? ''), 10_000);
+    const [[out], [unconfirmed], status] = await Promise.all([ok, caught, counted]);
+    assert.deepEqual(out?.payload, record, 'port 1, with the record the gateway gave before the stop');
+    assert.equal(out?.topic, 'sent');
+    assert.deepEqual(out?.bulkgate.deferred.afterRestart, true);
+    assert.deepEqual(out?.bulkgate.deferred.attempts, 2);
+    assert.equal(unconfirmed?.bulkgate.type, 'unconfirmed');
+    assert.equal(unconfirmed?.topic, 'cut');
+    assert.equal(status.fill, 'yellow');
+    assert.equal((await helper.request().get('/bulkgate/outbox/acc')).body.unconfirmed, 1, 'the account panel counts it');
+    await until('the outbox file removed once both msgs left', () => !existsSync(outboxFile()));
+    assert.equal((await sim.requests()).length, 0, 'nothing was sent again');
+  });
+
   it('the outbox is written only when a message is kept: a Node-RED whose sends succeed writes nothing', async () => {
     await load(flow(), credentials);
     const outputs = collect('ok', 5, 10_000);

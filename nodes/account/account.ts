@@ -85,7 +85,8 @@ interface AccountSurroundings {
   warn: (key: string, params: Record<string, string | number | Error>) => void;
 }
 
-export type DeferredHandler = (msg: Msg, entry: OutboxEntry, outcome: Outcome) => void;
+/** A promise it returns resolves once the msg left the node; `afterRestart`: it ended before a stop or a crash, and may have left then too. */
+export type DeferredHandler = (msg: Msg, entry: OutboxEntry, outcome: Outcome, afterRestart: boolean) => void | Promise<void>;
 
 interface Submission {
   node: string;
@@ -193,9 +194,9 @@ export class Account {
       report: (report) => this.#heard(report),
       transient: (error, entry) => deferrable(error, entry.operation),
       send: (entry, probe) => this.#resend(entry, probe),
-      settle: (entry, msg, outcome) => {
+      settle: (entry, msg, outcome, afterRestart) => {
         const handler = this.#deferredTargets.get(entry.node);
-        if (handler) return handler(msg, entry, outcome);
+        if (handler) return handler(msg, entry, outcome, afterRestart);
         // Its node was deleted.
         if ('result' in outcome) surroundings.warn('outbox-orphan-sent', { node: entry.node });
         else surroundings.warn('outbox-orphan-failed', { node: entry.node, reason: outcome.error });
@@ -401,7 +402,7 @@ export class Account {
 
   async #resend(entry: OutboxEntry, probe: boolean) {
     const client = this.gateway();
-    const prepared = client.prepareResend(entry.operation, entry);
+    const prepared = await client.prepareResendInSteps(entry.operation, entry);
     const withdraw = probe ? undefined : this.circuit.signal;
     if (this.limiter.enabled) await this.limiter.acquire(prepared.messages, this.#resendStop.signal, withdraw);
     try {

@@ -29,6 +29,9 @@ const NO_FOLLOW = constants.O_NOFOLLOW ?? 0;
 /** A file of any size is loaded, and a torn line of any length found, in steps of this. */
 const CHUNK = 1024 * 1024;
 
+/** The longest a line that rides the next commit waits for one (`ride`). */
+const RIDE_MS = 1000;
+
 /** A lock not touched for longer is stale, whatever host wrote it: its holder is gone. */
 export const LOCK_STALE_MS = 30_000;
 
@@ -60,6 +63,9 @@ export class Journal {
   #pending: string[] = [];
   /** Lines for the next commit that, when it fails, go with the one after (written after `#pending`). */
   #again: string[] = [];
+  /** Lines no caller waits for, written with the next commit (after `#again`) and flushed to disk with it, or within RIDE_MS. */
+  #riders: string[] = [];
+  #rideTimer: NodeJS.Timeout | undefined;
   #waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   #scheduled = false;
   #chain: Promise<unknown> = Promise.resolve();
@@ -104,6 +110,20 @@ export class Journal {
     });
   }
 
+  /**
+   * Written with the next commit, without a flush of its own: what is lost with it in a crash costs
+   * a repeat the caller allows for, not a write and a flush per line. An idle file still gets it
+   * within RIDE_MS.
+   */
+  ride(line: string): void {
+    this.#riders.push(line);
+    this.#rideTimer ??= setTimeout(() => {
+      this.#rideTimer = undefined;
+      if (this.#riders.length) this.#flush();
+    }, RIDE_MS);
+    this.#rideTimer.unref?.();
+  }
+
   /** A commit scheduled earlier then finds nothing to do. */
   #flush(): void {
     this.#scheduled = false;
@@ -112,24 +132,28 @@ export class Journal {
 
   async #commit(): Promise<void> {
     const again = this.#again;
-    const lines = this.#pending.concat(again);
+    const riders = this.#riders;
+    const lines = this.#pending.concat(again, riders);
     const waiters = this.#waiters;
     this.#pending = [];
     this.#again = [];
+    this.#riders = [];
     this.#waiters = [];
-    if (!waiters.length) return;
+    if (!lines.length) return;
     let file: FileHandle | undefined;
     let start = 0;
     try {
       file = await this.#open();
       start = (await file.stat()).size;
       await file.appendFile(lines.join('\n') + '\n', 'utf8');
-      if (this.options.durable) await file.datasync();
+      // Riders alone need no flush: they are written so that a graceful stop or the next commit keeps them.
+      if (this.options.durable && waiters.length) await file.datasync();
       for (const waiter of waiters) waiter.resolve();
     } catch (error) {
       // Cut back: a keep refused here goes to Catch, and must not be sent after a restart.
       if (file) await file.truncate(start).catch(() => undefined);
       this.#again = again.concat(this.#again);
+      this.#riders = riders.concat(this.#riders);
       await this.#close();
       for (const waiter of waiters) waiter.reject(error);
     }
@@ -419,6 +443,7 @@ export class Journal {
       if (!this.#locked || this.#waiters.length) return;
       // Lines a failed commit left end what the file held: with it gone, nothing to write.
       this.#again = [];
+      this.#riders = [];
       await this.#close();
       await unlink(this.path).catch(() => undefined);
       // In the same step as `#locked = false`: no moment holds the lock without its file.

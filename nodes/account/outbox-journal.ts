@@ -1,9 +1,11 @@
-// The outbox's file, durable and locked: an entry per kept message, `{"done": id}` per one gone;
-// rewritten with the live entries when most lines are spent, removed with its lock when none waits.
+// The outbox's file, durable and locked: an entry per kept message, `{"done": id, "end": ...}` per
+// one that ended (how), `{"emitted": id}` once its msg left its node; rewritten with the live entries
+// (and those ended whose msg has not left yet) when most lines are spent, removed with its lock when
+// none is left.
 import type { GatewayError } from '../../gateway';
 import { causeOf, nodeError } from '../plumbing/wording';
 import { Journal } from './journal';
-import type { AttemptAnswer, JournalEntry, LoggedEntry, OutboxHolder, OutboxLog, Warn } from './outbox-log';
+import type { AttemptAnswer, JournalEntry, LoggedEntry, OutboxHolder, OutboxLog, RecordedEnd, Warn } from './outbox-log';
 
 export type { JournalEntry, Warn } from './outbox-log';
 
@@ -44,7 +46,10 @@ export interface OutboxFile {
   exists(): boolean;
   load(warn: Warn): Map<string, LoggedEntry>;
   keep(line: string): Promise<void>;
-  done(id: string): Promise<void>;
+  /** Without `end`: nothing to hand on after a restart. */
+  done(id: string, end?: RecordedEnd): Promise<void>;
+  /** Rides the next commit. */
+  emitted(id: string): void;
   attempt(id: string): Promise<void>;
   back(id: string): Promise<void>;
   wantsCompaction(live: number): boolean;
@@ -69,6 +74,8 @@ export class FileOutboxLog implements OutboxLog {
   #held: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   /** Ids whose last attempt had no answer yet: a rewrite keeps their attempt lines. */
   readonly #attempted = new Set<string>();
+  /** Entries that ended and whose msg has not left its node yet: a rewrite keeps their lines and done lines, and the file stays. */
+  readonly #ended = new Map<string, { line: string; end: RecordedEnd }>();
 
   constructor(readonly file: OutboxFile) {
     this.where = file.where;
@@ -105,8 +112,11 @@ export class FileOutboxLog implements OutboxLog {
     const holder = this.#holder;
     if (holder) {
       const found = [...file.load(holder.warn).values()];
-      for (const { entry, attempted } of found) if (attempted) this.#attempted.add(entry.id);
-      if (holder.adopt(found) === 0) void file.release();
+      for (const { entry, line, attempted, ended } of found) {
+        if (ended) this.#ended.set(entry.id, { line, end: ended });
+        else if (attempted) this.#attempted.add(entry.id);
+      }
+      if (holder.adopt(found) === 0 && !this.#ended.size) void file.release();
     }
     for (const waiter of this.#held.splice(0)) waiter.resolve();
     return true;
@@ -162,10 +172,17 @@ export class FileOutboxLog implements OutboxLog {
   }
 
   // One process holds the file: every msg it ends is its own to hand on.
-  async done(id: string): Promise<boolean> {
+  async done(id: string, line: string, end: RecordedEnd): Promise<boolean> {
     this.#attempted.delete(id);
-    await this.file.done(id);
+    this.#ended.set(id, { line, end });
+    await this.file.done(id, end);
     return true;
+  }
+
+  emitted(id: string, live: number): void {
+    if (!this.#ended.delete(id)) return;
+    this.file.emitted(id);
+    if (live === 0 && !this.#ended.size) void this.file.release();
   }
 
   // Only where the gateway cannot drop a copy (simple 1.0): one with duplicates_check is sent again
@@ -185,12 +202,15 @@ export class FileOutboxLog implements OutboxLog {
 
   spent(live: number, lines: () => string[]): void {
     const file = this.file;
-    if (live === 0) void file.release();
-    else if (file.wantsCompaction(live)) {
-      // The attempt lines after their entries: a rewrite keeps what a crash must know.
+    // Not while an ended one's msg has not left: its lines are what a crash must hand on.
+    if (live === 0 && !this.#ended.size) void file.release();
+    else if (file.wantsCompaction(live + this.#ended.size)) {
+      // The attempt and done lines after their entries: a rewrite keeps what a crash must know.
       const attempted = () => [...this.#attempted].map((id) => JSON.stringify({ attempt: id }));
+      const ended = () => [...this.#ended.values()].map(({ line }) => line);
+      const done = () => [...this.#ended].map(([id, { end }]) => doneLine(id, end));
       file
-        .compact(() => [...lines(), ...attempted()])
+        .compact(() => [...lines(), ...ended(), ...attempted(), ...done()])
         .catch((error: unknown) => this.#holder?.warn('outbox-unreadable', { path: file.where, reason: error as Error }));
     }
   }
@@ -210,10 +230,15 @@ export class OutboxJournal extends Journal implements OutboxFile {
     return this.append(line);
   }
 
-  /** Its line and this one are spent; when it fails, the line goes with the next commit. */
-  done(id: string): Promise<void> {
+  /** Its line and this one are spent (once its `emitted` follows); when it fails, the line goes with the next commit. */
+  done(id: string, end?: RecordedEnd): Promise<void> {
     this.spent += 2;
-    return this.append(JSON.stringify({ done: id }), true);
+    return this.append(doneLine(id, end), true);
+  }
+
+  emitted(id: string): void {
+    this.spent++;
+    this.ride(JSON.stringify({ emitted: id }));
   }
 
   /** Durable before the request goes: after a crash, the gateway may have this entry. */
@@ -237,7 +262,14 @@ export class OutboxJournal extends Journal implements OutboxFile {
       try {
         const value = JSON.parse(line) as Record<string, unknown>;
         if (value.bulkgateOutbox !== undefined) return lines--;
-        if (typeof value.done === 'string') return void live.delete(value.done);
+        if (typeof value.emitted === 'string') return void live.delete(value.emitted);
+        if (typeof value.done === 'string') {
+          const logged = live.get(value.done);
+          // Its end recorded: its msg is handed on after this start unless an emitted line follows.
+          if (logged && isEnd(value.end)) logged.ended = value.end;
+          else live.delete(value.done);
+          return;
+        }
         if (typeof value.attempt === 'string' || typeof value.back === 'string') {
           const logged = live.get((value.attempt ?? value.back) as string);
           if (logged) logged.attempted = typeof value.attempt === 'string';
@@ -274,6 +306,16 @@ export class OutboxJournal extends Journal implements OutboxFile {
     await super.release();
     if (!this.locked) this.spent = 0;
   }
+}
+
+function doneLine(id: string, end: RecordedEnd | undefined): string {
+  return JSON.stringify(end ? { done: id, end } : { done: id });
+}
+
+function isEnd(value: unknown): value is RecordedEnd {
+  if (typeof value !== 'object' || value === null) return false;
+  const end = value as Record<string, unknown>;
+  return typeof end.attempts === 'number' && ((typeof end.result === 'object' && end.result !== null) || (typeof end.error === 'object' && end.error !== null));
 }
 
 export function lockedError(path: string): GatewayError {

@@ -11,6 +11,12 @@ export interface JournalEntry {
 // A cause (an Error) is worded where the line is written, in the user's language.
 export type Warn = (key: string, params: Record<string, string | number | Error>) => void;
 
+/**
+ * How an entry ended, as its done line records it: the gateway's answer, or the error Catch gets
+ * (its fields, its English sentence and its wording). Enough to hand the msg on as its port would.
+ */
+export type RecordedEnd = ({ result: unknown } | { error: Record<string, unknown> }) & { attempts: number };
+
 /** An entry as its log holds it: the entry, and its line (JSON, as first kept). */
 export interface LoggedEntry {
   entry: JournalEntry;
@@ -19,6 +25,8 @@ export interface LoggedEntry {
   attempted?: boolean;
   /** How long ago that attempt was, by the log's clock (a shared store's: its server's), when the log knows. */
   attemptAgeMs?: number;
+  /** It ended (its done line) and its msg may not have left its node (no line says it did): handed on once more, after a restart. */
+  ended?: RecordedEnd;
 }
 
 /**
@@ -68,8 +76,13 @@ export interface OutboxLog {
   whenWritable(full: (held: number) => GatewayError | undefined): Promise<void>;
   /** Resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
   keep(line: string, size: number): Promise<void>;
-  /** Resolves whether the msg is this process's to hand on (false: another process holds the entry now, or ended it). */
-  done(id: string): Promise<boolean>;
+  /**
+   * Resolves once its end is durable, with whether the msg is this process's to hand on (false:
+   * another process holds the entry now, or ended it); until `emitted`, a restart hands its msg on from `end`.
+   */
+  done(id: string, line: string, end: RecordedEnd): Promise<boolean>;
+  /** Its msg left its node (a port, or Catch); `live` entries still wait. Not flushed alone: a crash before the next commit hands it on again, marked. */
+  emitted(id: string, live: number): void;
   /**
    * Before each request, never refused: resolves once it may go and is recorded (on disk, in the
    * store), so a crash cannot hide that the gateway may have it. `dropsCopies`: the request carries

@@ -3,10 +3,12 @@
 import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, timerDelay, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
 import { monotonicAt, monotonicNow } from '../../gateway/clock';
+import { errorRecord, revivedError } from '../../gateway/errors';
 import { unwritableError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import { endsUnconfirmed, type AttemptAnswer } from './outbox-log';
 import type { AccountStore, LoggedEntry, OutboxLog } from './store';
+import type { RecordedEnd } from './outbox-log';
 import type { Msg } from '../plumbing/msg';
 import { causeOf, nodeError, nodeWording } from '../plumbing/wording';
 import type { Wording, WordingParam } from '../../gateway/wording';
@@ -48,7 +50,11 @@ export type OutboxReport = { kind: 'probe-failed'; failure: unknown } | { kind: 
 export interface OutboxWorker {
   /** Without the account's retries; a probe goes out whatever the account thinks of the gateway. */
   send(entry: OutboxEntry, probe: boolean): Promise<SendResult>;
-  settle(entry: OutboxEntry, msg: Msg, outcome: Outcome): void;
+  /**
+   * To the msg's node; a promise it returns resolves once the msg left (a long list's last port).
+   * `afterRestart`: it ended before a stop or a crash, and left no trace of leaving then.
+   */
+  settle(entry: OutboxEntry, msg: Msg, outcome: Outcome, afterRestart: boolean): void | Promise<void>;
   /** Whether a later attempt may get past it (the gateway unreachable, busy, closing). */
   transient(error: unknown, entry: OutboxEntry): boolean;
   /** 0: none is kept. */
@@ -68,9 +74,17 @@ let nextId = 0;
 export const MAX_PROBE_DELAY = 15_000;
 export const DEFAULT_OUTBOX_SIZE = 10_000;
 
-/** Not the whole entry: a kept message is held once, as its line (JSON, as first kept). */
+/**
+ * A line longer than this is held parsed too: parsing a list of 10,000 numbers again at each attempt
+ * (15 ms, three at once in one round) held every other flow of the Node-RED.
+ */
+const PARSED_OVER = 64 * 1024;
+
+/** Not the whole entry: a kept message is held once, as its line (JSON, as first kept); a long one parsed too. */
 interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'deadline' | 'attempts' | 'reason'> {
   line: string;
+  /** The entry as kept or loaded, for a line over PARSED_OVER. */
+  parsed?: OutboxEntry;
   /** `since` on this process's monotonic clock, fixed when it was kept or loaded: what its age and give-up time count from (a step of the wall clock later moves neither). */
   startedAt: number;
   // Only waiting -> wire -> waiting, or -> ended: no round attempts one on the wire or ended.
@@ -99,11 +113,13 @@ export class Outbox {
   #expiryTimer: NodeJS.Timeout | undefined;
   #expiryAt = Infinity;
   #running: Promise<void> | undefined;
-  /** Results handed on in the order the msgs came, each after its `done` line is on disk. */
+  /** Results handed on in the order the msgs came, each after its `done` line is on disk, the next once it left its node. */
   #settling: Promise<void> = Promise.resolve();
   #rounds = 0;
-  /** Results that ended while no worker was attached (a redeploy's detach): the next one hands them on. */
-  #unsettled: { entry: OutboxEntry; msg: Msg; outcome: Outcome }[] = [];
+  /** Results that ended while no worker was attached (a redeploy's detach, a start): the next one hands them on. */
+  #unsettled: Ended[] = [];
+  /** Msgs handed on this process's life that ended `unconfirmed` (they may have been delivered): the account panel counts them. */
+  #unconfirmed = 0;
   #handOnTimer: NodeJS.Timeout | undefined;
 
   /** The account node running now. */
@@ -126,9 +142,16 @@ export class Outbox {
     });
   }
 
-  /** What its log found this process's now: sent soon, ended on time. */
+  /** What its log found this process's now: sent soon, ended on time; one that ended and whose msg did not leave, handed on. */
   #adopt(found: LoggedEntry[]): number {
-    for (const { entry, line, attempted, attemptAgeMs } of found) {
+    for (const { entry, line, attempted, attemptAgeMs, ended } of found) {
+      if (ended) {
+        const read: OutboxEntry = { ...(entry as unknown as OutboxEntry), attempts: ended.attempts };
+        read.rejected ??= [];
+        read.msg ??= {};
+        this.#handOnLater({ id: entry.id, entry: read, outcome: revived(ended), afterRestart: true });
+        continue;
+      }
       const kept = this.#insert(entry as unknown as OutboxEntry, line);
       // Its attempt had no answer (a crash, a kill): the gateway may have it. Where it cannot drop a
       // copy (simple 1.0), or no longer will, it ends once in Catch, never sent blind; else it goes
@@ -147,6 +170,11 @@ export class Outbox {
 
   get waiting(): number {
     return this.#live;
+  }
+
+  /** Ended `unconfirmed` in this process's life (after a crash, or cut off by a redeploy). */
+  get unconfirmed(): number {
+    return this.#unconfirmed;
   }
 
   waitingFor(node: string): number {
@@ -198,8 +226,8 @@ export class Outbox {
     this.#rounds = 0;
     this.#schedule(worker.firstDelay);
     this.#armExpiry();
-    // After the first delay, as a round: by then the redeployed nodes are there to take their msgs.
-    if (this.#unsettled.length) this.#handOnTimer = setTimeout(() => this.#handOnUnsettled(worker), worker.firstDelay);
+    this.#handOnTimer = undefined;
+    if (this.#unsettled.length) this.#handOnLater();
     this.#journal?.attach();
   }
 
@@ -210,6 +238,7 @@ export class Outbox {
     this.#timer = undefined;
     this.#journal?.detach();
     clearTimeout(this.#handOnTimer);
+    this.#handOnTimer = undefined;
     this.#armExpiry();
     await this.#running;
     await this.#settling;
@@ -226,8 +255,10 @@ export class Outbox {
   }
 
   /** After every msg that came before it: concurrent sends fail in any order. */
-  #insert({ id, node, since, order, deadline, attempts, reason }: OutboxEntry, line: string): Kept {
+  #insert(entry: OutboxEntry, line: string): Kept {
+    const { id, node, since, order, deadline, attempts, reason } = entry;
     const kept: Kept = { id, node, since, order, deadline, attempts, reason, line, startedAt: monotonicAt(since), state: 'waiting' };
+    if (line.length > PARSED_OVER) kept.parsed = entry;
     const list = this.#list;
     let at = list.length;
     while (at > this.#head && before(kept, list[at - 1] as Kept)) at--;
@@ -242,6 +273,7 @@ export class Outbox {
   #drop(kept: Kept): void {
     if (kept.state === 'ended') return;
     kept.state = 'ended';
+    kept.parsed = undefined;
     this.#live--;
     this.#gone++;
     const left = (this.#byNode.get(kept.node) ?? 1) - 1;
@@ -258,7 +290,7 @@ export class Outbox {
   }
 
   #entryOf(kept: Kept): OutboxEntry {
-    const entry = JSON.parse(kept.line) as OutboxEntry;
+    const entry = kept.parsed ? { ...kept.parsed } : parsedEntry(kept.line);
     entry.rejected ??= [];
     entry.msg ??= {};
     entry.attempts = kept.attempts;
@@ -269,7 +301,8 @@ export class Outbox {
   /** `read`: the entry an attempt read, so the gateway answered it; without, the entry gave up or was discarded. */
   #end(kept: Kept, outcome: (entry: OutboxEntry) => Outcome, read?: OutboxEntry): Promise<void> {
     const entry = read ?? this.#entryOf(kept);
-    const msg = this.#msgs.get(kept.id) ?? (entry.msg as Msg);
+    const msg = this.#msgs.get(kept.id);
+    const ended = outcome(entry);
     this.#drop(kept);
     // No round probes now: the account hears that nothing waits.
     if (this.#live === 0 && this.#worker) {
@@ -277,8 +310,9 @@ export class Outbox {
       this.#worker.report({ kind: 'empty', answered: read !== undefined });
     }
     this.#changed();
+    // With how it ended: a restart before its msg leaves hands it on from its line and this.
     const written =
-      this.#journal?.done(kept.id).then(
+      this.#journal?.done(kept.id, kept.line, recorded(ended, entry.attempts)).then(
         (ours) => {
           this.#journal?.spent(this.#live, () => this.#kept().map((kept) => kept.line));
           return ours;
@@ -287,26 +321,43 @@ export class Outbox {
         () => true,
       ) ?? Promise.resolve(true);
     // Not ours (another copy of a shared store took the entry over): that copy's end is the msg's one end.
-    const settled = this.#settling.then(() => written).then((ours) => (ours ? this.#handOn(entry, msg, outcome(entry)) : undefined));
+    const settled = this.#settling
+      .then(() => written)
+      .then((ours) => (ours ? this.#handOn({ id: kept.id, entry, msg, outcome: ended, afterRestart: false }) : undefined));
     this.#settling = settled;
     return settled;
   }
 
-  #handOn(entry: OutboxEntry, msg: Msg, outcome: Outcome): void {
+  /**
+   * To its node; once the msg left, its log hears so (a stop that waits for this leaves nothing to
+   * hand on again). A throw or a refusal of the node's is the node's to report: an outbox round never
+   * stops for it.
+   */
+  async #handOn(ended: Ended): Promise<void> {
     const worker = this.#worker;
-    if (!worker) return void this.#unsettled.push({ entry, msg, outcome });
+    if (!worker) return void this.#unsettled.push(ended);
+    const { id, entry, msg, outcome, afterRestart } = ended;
+    if ('error' in outcome && outcome.error.code === 'unconfirmed') this.#unconfirmed++;
     try {
-      worker.settle(entry, msg, outcome);
+      await worker.settle(entry, msg ?? (entry.msg as Msg), outcome, afterRestart);
     } catch {
-      // The node's failure path already reports; an outbox round never stops for it.
+      // Its node's failure path reports.
     }
+    this.#journal?.emitted(id, this.#live);
   }
 
-  #handOnUnsettled(worker: OutboxWorker): void {
-    if (this.#worker !== worker) return;
-    const unsettled = this.#unsettled;
-    this.#unsettled = [];
-    for (const { entry, msg, outcome } of unsettled) this.#handOn(entry, msg, outcome);
+  /** After the first delay, as a round: by then the redeployed or started nodes are there to take their msgs. */
+  #handOnLater(ended?: Ended): void {
+    if (ended) this.#unsettled.push(ended);
+    const worker = this.#worker;
+    if (!worker || this.#handOnTimer) return;
+    this.#handOnTimer = setTimeout(() => {
+      this.#handOnTimer = undefined;
+      if (this.#worker !== worker) return;
+      const unsettled = this.#unsettled;
+      this.#unsettled = [];
+      for (const one of unsettled) this.#settling = this.#settling.then(() => this.#handOn(one));
+    }, worker.firstDelay);
   }
 
   #changed(): void {
@@ -473,6 +524,32 @@ function giveUpAt(kept: Kept, worker: OutboxWorker): number {
 // By `startedAt`, not `since`: an alert kept after the wall clock stepped back goes behind the older ones.
 function before(a: Kept, b: Kept): boolean {
   return a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.order < b.order);
+}
+
+/** One that ended, on its way to its node. `msg`: the one this process holds (an http in node's req and res), else the entry's. */
+interface Ended {
+  id: string;
+  entry: OutboxEntry;
+  msg?: Msg;
+  outcome: Outcome;
+  afterRestart: boolean;
+}
+
+function parsedEntry(line: string): OutboxEntry {
+  const entry = JSON.parse(line) as OutboxEntry;
+  entry.rejected ??= [];
+  entry.msg ??= {};
+  return entry;
+}
+
+/** What a done line records of an outcome: the gateway's answer, or the error as Catch gets it. */
+function recorded(outcome: Outcome, attempts: number): RecordedEnd {
+  return 'result' in outcome ? { attempts, result: outcome.result } : { attempts, error: errorRecord(outcome.error) };
+}
+
+/** An outcome from its done line: the answer as it came, or the error with its type, sentence and wording. */
+function revived(end: RecordedEnd): Outcome {
+  return 'result' in end ? { result: end.result as SendResult } : { error: revivedError(end.error) };
 }
 
 export function fullError(size: number, account?: string): GatewayError {

@@ -387,6 +387,10 @@ export class RedisOutboxLog implements OutboxLog {
 
   spent(): void {}
 
+  // Not recorded in the store (the file records it): a copy killed between an entry's done and its
+  // port leaves that msg without a port or Catch, though it was sent.
+  emitted(): void {}
+
   attach(): void {
     clearInterval(this.#adoptTimer);
     this.#adoptTimer = setInterval(() => void this.#look(), this.adoptEveryMs);

@@ -54,13 +54,14 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
     if (!fromAnotherSite(req)) return next();
     res.status(403).json({ ok: false, type: 'cross_site', message: RED._('bulkgate-account.admin.cross-site') });
   };
-  // The outbox of a deployed account: how many wait, and emptying it (each message goes to Catch).
+  // The outbox of a deployed account: how many wait, how many ended unconfirmed, and emptying it (each message goes to Catch).
   RED.httpAdmin.get('/bulkgate/outbox/:id', sameSiteOnly, RED.auth.needsPermission('bulkgate-account.read'), (req: Request, res: Response) => {
     const account = accountOf(RED, String(req.params.id));
     // While the gateway is marked unreachable: the last failure (the client's own sentence) and since when.
     const cause = account?.circuit.cause;
     res.json({
       waiting: account?.outbox?.waiting ?? 0,
+      unconfirmed: account?.outbox?.unconfirmed ?? 0,
       persistent: account?.outbox?.persistent ?? false,
       outage: cause ? { reason: cause.reason, since: cause.since } : null,
       store: account?.storeTrouble ?? null,

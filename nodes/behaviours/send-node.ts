@@ -172,18 +172,27 @@ class SendPipeline {
     }
   }
 
-  /** A msg that left the outbox: out of the ports as a live send's, or to Catch; with `msg.bulkgate.deferred`. */
-  readonly #settleDeferred: DeferredHandler = (msg, entry, outcome) => {
-    const deferred = { since: new Date(entry.since).toISOString(), attempts: entry.attempts };
+  /**
+   * A msg that left the outbox: out of the ports as a live send's, or to Catch; with
+   * `msg.bulkgate.deferred`, and its `afterRestart` when it ended before a stop or a crash (it may
+   * have left then too). Resolves once it left (a long list's last port); never rejects.
+   */
+  readonly #settleDeferred: DeferredHandler = async (msg, entry, outcome, afterRestart) => {
+    const deferred = { since: new Date(entry.since).toISOString(), attempts: entry.attempts, ...(afterRestart ? { afterRestart } : {}) };
     try {
       if ('result' in outcome) {
         msg.bulkgate = { ...(msg.bulkgate as object | undefined), deferred };
-        void this.#router.route(msg, outcome.result, this.#emit, () => entry.body, true).catch(() => undefined);
+        await this.#router.route(msg, outcome.result, this.#emit, () => entry.body, true);
       } else {
         fail(this.texts, this.#status, msg, outcome.error, (e) => {
           msg.bulkgate = { ...(msg.bulkgate as object), deferred };
           this.node.error(e, msg);
         });
+        // It may have been delivered: counted beside the totals until the node is redeployed.
+        if (outcome.error.code === 'unconfirmed') {
+          this.#router.unconfirmed++;
+          this.#router.show();
+        }
       }
     } catch {
       // A message leaving the outbox must never throw into the account's round.

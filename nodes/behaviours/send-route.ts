@@ -15,6 +15,8 @@ export class SendRouter {
   rejected = 0;
   /** Msgs the gateway dropped as duplicates of an earlier one (duplicates_check). */
   duplicates = 0;
+  /** Msgs from the outbox that ended in Catch `unconfirmed`: they may have been delivered. */
+  unconfirmed = 0;
   /** Why the last recipient was rejected (`invalid number`). */
   lastReason = '';
 
@@ -38,18 +40,19 @@ export class SendRouter {
   }
 
   readonly #describe = (): NodeStatus => {
-    const { texts, sent, rejected, duplicates } = this;
+    const { texts, sent, rejected, duplicates, unconfirmed } = this;
     const queued = this.account?.limiter.queued ?? 0;
     const key = queued ? 'totals-queued' : rejected ? 'totals-why' : 'totals';
-    const totals = texts(`status.${key}`, { sent, rejected, queued, reason: this.lastReason });
-    const text = duplicates ? `${totals} ${texts('status.duplicates', { count: duplicates })}` : totals;
+    let text = texts(`status.${key}`, { sent, rejected, queued, reason: this.lastReason });
+    if (duplicates) text += ` ${texts('status.duplicates', { count: duplicates })}`;
+    if (unconfirmed) text += ` ${texts('status.unconfirmed', { count: unconfirmed })}`;
     // While the shared store cannot be reached the copies of Node-RED are not coordinated: said beside the totals, or alone before any send.
     const trouble = this.account?.storeTrouble;
     if (trouble) {
       const store = texts('status.store-down', { cause: texts(`status.store-causes.${storeCause(trouble.reason)}`) });
-      return { fill: 'yellow', shape: 'ring', text: sent || rejected || duplicates ? `${text} / ${store}` : store };
+      return { fill: 'yellow', shape: 'ring', text: sent || rejected || duplicates || unconfirmed ? `${text} / ${store}` : store };
     }
-    return { fill: rejected || duplicates ? 'yellow' : 'green', shape: 'dot', text };
+    return { fill: rejected || duplicates || unconfirmed ? 'yellow' : 'green', shape: 'dot', text };
   };
 
   /** Routes a result to the ports (a promotional one resolves once its last batch is sent); `resend`: a send from the outbox. */

@@ -53,7 +53,7 @@ function report(element: HTMLElement, ok: boolean, text: string): void {
   element.textContent = text;
 }
 
-/** How many messages wait in a deployed account's outbox, with a button that empties it. */
+/** How many messages wait in a deployed account's outbox, with a button that empties it; how many from it ended unconfirmed. */
 function showOutbox(id: string): void {
   const empty = byId<HTMLButtonElement>('bulkgate-outbox-empty');
   type Since = { reason: string; since: number } | null;
@@ -62,10 +62,13 @@ function showOutbox(id: string): void {
     element.style.display = trouble ? '' : 'none';
     element.textContent = trouble ? t(key, { reason: trouble.reason, since: new Date(trouble.since).toLocaleString() }) : '';
   };
-  const show = (answer: { waiting?: number; outage?: Since; store?: Since }) => {
+  const show = (answer: { waiting?: number; unconfirmed?: number; outage?: Since; store?: Since }) => {
     const count = answer.waiting ?? 0;
     byId('bulkgate-outbox-row').style.display = count > 0 ? '' : 'none';
     byId('bulkgate-outbox-waiting').textContent = t('outbox.waiting', { count });
+    const unconfirmed = byId('bulkgate-outbox-unconfirmed');
+    unconfirmed.style.display = answer.unconfirmed ? '' : 'none';
+    unconfirmed.textContent = answer.unconfirmed ? t('outbox.unconfirmed', { count: answer.unconfirmed }) : '';
     showTrouble('bulkgate-outbox-failure', 'outbox.failure', answer.outage);
     showTrouble('bulkgate-store-trouble', 'outbox.store-trouble', answer.store);
   };

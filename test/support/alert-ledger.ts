@@ -1,15 +1,17 @@
 /**
  * Every alert once, counted as Jepsen counts a history, in the small: a Node-RED process of its
  * own (restarted, killed) takes alerts over HTTP, each with its own text; every end it sees (port
- * 1, port 2, Catch) is appended to a file with the life of the process it happened in; the
- * simulator says what it delivered. The ledger then counts, per alert: lost (neither delivered nor
- * at Catch), sent twice (delivered twice), ended twice (two ends in one life, a Catch and a
- * delivery, or a second end after a restart that is not a resend the gateway dropped), and resent
- * after a crash (a msg the dead process may have emitted, out again marked `resend`: allowed).
+ * 1, port 2, Catch) is appended to a file with the life of the process it happened in, by the
+ * function node the port leads to, before it returns (a kill cannot lose a line the msg reached);
+ * the simulator says what it delivered. The ledger then counts, per alert: lost (neither delivered
+ * nor at Catch), delivered but never out of a port or Catch, sent twice (delivered twice), ended
+ * twice (two ends in one life, a Catch and a delivery, or a second end after a restart that is not
+ * a resend the gateway dropped or a msg handed on after a restart), and resent after a crash (a msg
+ * the dead process may have emitted, out again marked `resend` or `afterRestart`: allowed).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { appendLinesNode, type NodeRedProcess } from './node-red-process';
+import type { NodeRedProcess } from './node-red-process';
 import { ACCOUNT_ID, TOKEN, type TestSimulator } from './simulator';
 import { until as waitUntil } from './wait';
 
@@ -22,6 +24,8 @@ export interface LedgerRow {
   ended: number;
   atGateway: number;
   lost: number;
+  /** Delivered, and out of no port and not at Catch in any life. */
+  neverEnded: number;
   sentTwice: number;
   endedTwice: number;
   resentAfterCrash: number;
@@ -32,6 +36,7 @@ interface End {
   end: 'port1' | 'port2' | 'catch';
   code?: string;
   duplicate?: string;
+  afterRestart?: boolean;
   life: string;
 }
 
@@ -46,7 +51,7 @@ export interface FlowOptions {
 export function alertFlow(copy: NodeRedProcess, sim: TestSimulator, options: FlowOptions = {}): void {
   const ends = join(copy.userDir, 'ends.jsonl');
   const record = (end: string) =>
-    `msg.payload = JSON.stringify({ alert: msg.alert, end: '${end}', code: msg.error && msg.error.code, duplicate: msg.bulkgate && msg.bulkgate.duplicate, life: env.get('LIFE') }); return msg;`;
+    `const b = msg.bulkgate || {}; global.get('appendLine')(${JSON.stringify(ends)}, JSON.stringify({ alert: msg.alert, end: '${end}', code: msg.error && msg.error.code, duplicate: b.duplicate, afterRestart: b.deferred && b.deferred.afterRestart, life: env.get('LIFE') })); return null;`;
   copy.flows(
     [
       { id: 'tab', type: 'tab', label: 'alerts' },
@@ -84,10 +89,9 @@ return [null, msg];`,
         wires: [['end1'], ['end2']],
       },
       { id: 'c', z: 'tab', type: 'catch', scope: null, uncaught: false, wires: [['endCatch']] },
-      { id: 'end1', z: 'tab', type: 'function', func: record('port1'), outputs: 1, wires: [['log']] },
-      { id: 'end2', z: 'tab', type: 'function', func: record('port2'), outputs: 1, wires: [['log']] },
-      { id: 'endCatch', z: 'tab', type: 'function', func: record('catch'), outputs: 1, wires: [['log']] },
-      appendLinesNode('log', ends),
+      { id: 'end1', z: 'tab', type: 'function', func: record('port1'), outputs: 1, wires: [] },
+      { id: 'end2', z: 'tab', type: 'function', func: record('port2'), outputs: 1, wires: [] },
+      { id: 'endCatch', z: 'tab', type: 'function', func: record('catch'), outputs: 1, wires: [] },
     ],
     { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } },
   );
@@ -108,7 +112,7 @@ export async function handIn(editor: string, alerts: string[]): Promise<void> {
 
 export const outboxPath = (copy: NodeRedProcess) => join(copy.userDir, 'bulkgate-outbox', 'acc.jsonl');
 
-/** The ids of the entries that wait in the outbox's journal (whole lines only). */
+/** The ids of the entries the outbox's journal holds (whole lines only): waiting, or ended with their msg not yet out of their node. */
 export function waitingInJournal(copy: NodeRedProcess): Set<string> {
   const live = new Set<string>();
   const path = outboxPath(copy);
@@ -116,9 +120,11 @@ export function waitingInJournal(copy: NodeRedProcess): Set<string> {
   const text = readFileSync(path, 'utf8');
   for (const line of text.slice(0, text.lastIndexOf('\n') + 1).split('\n')) {
     try {
-      const value = JSON.parse(line) as { id?: string; done?: string; node?: string };
-      if (typeof value.done === 'string') live.delete(value.done);
-      else if (typeof value.id === 'string' && value.node) live.add(value.id);
+      const value = JSON.parse(line) as { id?: string; done?: string; end?: unknown; emitted?: string; node?: string };
+      if (typeof value.emitted === 'string') live.delete(value.emitted);
+      else if (typeof value.done === 'string') {
+        if (value.end === undefined) live.delete(value.done);
+      } else if (typeof value.id === 'string' && value.node) live.add(value.id);
     } catch {
       // A damaged line is the journal's to skip.
     }
@@ -171,7 +177,7 @@ export function ledger(
     list.push(end);
     byAlert.set(end.alert, list);
   }
-  const row: LedgerRow = { fault, handedIn: handedIn.length, ended: 0, atGateway: 0, lost: 0, sentTwice: 0, endedTwice: 0, resentAfterCrash: 0 };
+  const row: LedgerRow = { fault, handedIn: handedIn.length, ended: 0, atGateway: 0, lost: 0, neverEnded: 0, sentTwice: 0, endedTwice: 0, resentAfterCrash: 0 };
   const problems: string[] = [];
   for (const alert of handedIn) {
     const ends = byAlert.get(alert) ?? [];
@@ -182,6 +188,10 @@ export function ledger(
     if (!times && !caught) {
       row.lost++;
       problems.push(`${alert} lost (ends: ${JSON.stringify(ends)})`);
+    }
+    if (times && !ends.length) {
+      row.neverEnded++;
+      problems.push(`${alert} delivered ${times} time(s), never out of a port or Catch`);
     }
     if (times > 1) {
       row.sentTwice++;
@@ -195,7 +205,8 @@ export function ledger(
     // Ends in later lives: a resend the gateway dropped (allowed after a crash), or a second end.
     for (const end of ends.slice(1)) {
       if (end.life === ends[0]?.life) continue;
-      if (end.duplicate === 'resend' && ends[0]?.end !== 'catch' && !options.strict) row.resentAfterCrash++;
+      // Marked: a resend the gateway dropped, or the same end again, handed on after a restart (the dead process may have handed it on already).
+      if (!options.strict && ((end.duplicate === 'resend' && ends[0]?.end !== 'catch') || (end.afterRestart && end.end === ends[0]?.end))) row.resentAfterCrash++;
       else twice = true;
     }
     if (twice) {
@@ -213,9 +224,10 @@ export const until = (what: string, check: () => boolean | Promise<boolean>, ms:
 export const rows: LedgerRow[] = [];
 
 export function table(): string {
-  const head = '| fault | handed in | ended | at the gateway | lost | sent twice | ended twice | resent after a crash |';
+  const head = '| fault | handed in | ended | at the gateway | lost | never out of a port or Catch | sent twice | ended twice | resent after a crash |';
   const lines = rows.map(
-    (r) => `| ${r.fault} | ${r.handedIn} | ${r.ended} | ${r.atGateway} | ${r.lost} | ${r.sentTwice} | ${r.endedTwice} | ${r.resentAfterCrash} |`,
+    (r) =>
+      `| ${r.fault} | ${r.handedIn} | ${r.ended} | ${r.atGateway} | ${r.lost} | ${r.neverEnded} | ${r.sentTwice} | ${r.endedTwice} | ${r.resentAfterCrash} |`,
   );
-  return [head, '|---|---|---|---|---|---|---|---|', ...lines].join('\n');
+  return [head, '|---|---|---|---|---|---|---|---|---|', ...lines].join('\n');
 }

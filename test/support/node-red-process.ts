@@ -48,7 +48,8 @@ export function nodeRedProcess(prefix = 'bulkgate-copy-', existing?: string): No
     symlinkSync(ROOT, join(userDir, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
     writeFileSync(
       join(userDir, 'settings.js'),
-      `module.exports = { flowFile: 'flows.json', credentialSecret: false, logging: { console: { level: 'info' } }, editorTheme: { projects: { enabled: false } } };\n`,
+      // appendLine: a function node's way to record a line before the msg goes on (a kill right after cannot lose it).
+      `module.exports = { flowFile: 'flows.json', credentialSecret: false, logging: { console: { level: 'info' } }, editorTheme: { projects: { enabled: false } }, functionGlobalContext: { appendLine: (path, line) => require('fs').appendFileSync(path, line + '\\n') } };\n`,
     );
   }
   let child: ChildProcess | undefined;

@@ -53,7 +53,7 @@ function account(away: () => boolean) {
       if (away()) throw new GatewayError({ type: 'network', retryable: true, message: 'connect ECONNREFUSED' });
       return { record: { status: 'accepted', number: String(e.body.number) }, rejected: false } as never;
     },
-    settle: (e: OutboxEntry, _msg, outcome: Outcome) => settled.push({ seq: e.msg.seq, code: 'result' in outcome ? 'sent' : outcome.error.code }),
+    settle: (e: OutboxEntry, _msg, outcome: Outcome) => void settled.push({ seq: e.msg.seq, code: 'result' in outcome ? 'sent' : outcome.error.code }),
   };
   return { worker, sent, settled };
 }

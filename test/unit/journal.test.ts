@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import FakeTimers from '@sinonjs/fake-timers';
 import { LOCK_STALE_MS, lockStaleMs } from '../../nodes/account/journal';
 import { OutboxJournal, lockedError } from '../../nodes/account/outbox-journal';
+import { until } from '../support/wait';
 
 /** A process id no process has (beyond Linux's pid_max). */
 const GONE_PID = 4_194_305;
@@ -207,6 +208,21 @@ describe("the outbox's file (unit)", () => {
     await journal.keep('{"id":"c"}');
     assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 5, 'reopened: no second header');
     await journal.close();
+  });
+
+  it('a line that its msg left rides the next commit, after the lines that commit waits for; without one it is written within a second; a graceful close writes it', async () => {
+    const journal = new OutboxJournal(path);
+    await journal.keep('{"id":"a"}');
+    journal.emitted('a');
+    assert.doesNotMatch(readFileSync(path, 'utf8'), /emitted/, 'no write of its own at once');
+    await journal.keep('{"id":"b"}');
+    assert.equal(readFileSync(path, 'utf8'), '{"bulkgateOutbox":2}\n{"id":"a"}\n{"id":"b"}\n{"emitted":"a"}\n');
+    journal.emitted('b');
+    await until('written alone within a second', () => readFileSync(path, 'utf8').includes('{"emitted":"b"}'), 3_000);
+    await journal.keep('{"id":"c"}');
+    journal.emitted('c');
+    await journal.close();
+    assert.match(readFileSync(path, 'utf8'), /\{"emitted":"c"\}\n$/, 'a graceful close writes it');
   });
 
   it('another process holds the file: a keep fails with outbox_locked, naming the file', async () => {

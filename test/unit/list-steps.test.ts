@@ -2,11 +2,13 @@
  * Long lists in steps (unit): a promotional list of 10,000 numbers is checked and
  * written a step at a time, the event loop running between steps, so other flows wait no longer
  * than a step; a short list is prepared at once (no turn of the event loop: the one-number alert's path).
- * Either way the request is the same, character for character, and so is a refusal.
+ * Either way the request is the same, character for character, and so is a refusal. A list kept in
+ * the outbox is written again for its resend in steps too.
  */
 import assert from 'node:assert/strict';
 import { sendOperation, type PreparedRequest, type SendFields } from '../../gateway';
 import { prepareSend, prepareSendInSteps } from '../../gateway/request';
+import { prepareResendInSteps, storableBody } from '../../gateway/resend';
 import { SCHEMAS } from '../../gateway/schemas';
 import { atOnce, eachInSteps, inTurns, LIST_STEP } from '../../gateway/steps';
 
@@ -69,6 +71,22 @@ describe('long lists in steps (unit)', () => {
     }
     const alert = await turnsDuring(() => prepareSendInSteps(sendOperation('transactional'), { number: '420777000001', text: 'Door open' }, ACCOUNT));
     assert.equal(alert.turns, 0);
+  });
+
+  it('a kept 10,000-recipient list is written again for its resend in steps (a turn at least every LIST_STEP recipients), the body as JSON.stringify writes it with duplicates_check; a kept alert at once', async () => {
+    const sent = prepareSend(PROMOTIONAL, { number: list(10_000), text: TEXT }, ACCOUNT);
+    const kept = { body: storableBody(sent), rejected: sent.rejected, messages: sent.messages };
+    const { result, turns } = await turnsDuring(() => prepareResendInSteps(PROMOTIONAL, kept, ACCOUNT));
+    assert.ok(turns >= 10_000 / LIST_STEP - 1, `${turns} turns of the event loop while 10,000 kept recipients were written`);
+    const body = { ...(JSON.parse(sent.payload as string) as Record<string, unknown>), duplicates_check: 'same_text' };
+    assert.equal(result.payload, JSON.stringify(body));
+    assert.equal(result.messages, 10_000);
+    const alert = prepareSend(sendOperation('transactional'), { number: '420777000001', text: 'Door open' }, ACCOUNT);
+    const once = await turnsDuring(() =>
+      prepareResendInSteps(sendOperation('transactional'), { body: storableBody(alert), rejected: [], messages: 1 }, ACCOUNT),
+    );
+    assert.equal(once.turns, 0);
+    assert.equal(once.result.payload, JSON.stringify({ ...(JSON.parse(alert.payload as string) as object), duplicates_check: 'on' }));
   });
 
   it('the same request either way: the body character for character as JSON.stringify writes it, the count, the rejected at their places, the missing variables', async () => {

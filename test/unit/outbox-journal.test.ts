@@ -37,7 +37,7 @@ function newEntry(i: number, since = Date.now()): NewEntry {
 
 /** A stand-in for the account: sends succeed until `failAfter` sends, then fail as the gateway being away. */
 function standIn(options: { failAfter?: number; minutes?: number } = {}) {
-  const settled: { seq: unknown; outcome: Outcome }[] = [];
+  const settled: { seq: unknown; outcome: Outcome; attempts?: number; afterRestart?: boolean }[] = [];
   const reports: OutboxReport['kind'][] = [];
   let sent = 0;
   const worker: OutboxWorker = {
@@ -55,7 +55,7 @@ function standIn(options: { failAfter?: number; minutes?: number } = {}) {
       sent++;
       return { record: { status: 'accepted', number: String(entry.body.number) }, rejected: false };
     },
-    settle: (_entry, msg, outcome) => settled.push({ seq: msg.seq, outcome }),
+    settle: (entry, msg, outcome, afterRestart) => void settled.push({ seq: msg.seq, outcome, attempts: entry.attempts, afterRestart }),
   };
   return { worker, settled, reports, sent: () => sent };
 }
@@ -134,6 +134,78 @@ describe('outbox journal and policies (unit)', function () {
     } finally {
       await outbox.detach(after.worker);
     }
+  });
+
+  it('a stop or a crash between a done line and its port: after a restart the msg comes out once, marked afterRestart, as its done line records the end (the answer, or the error with its type and sentence); one whose emitted line follows is not handed on again; the file goes once every msg left', async () => {
+    const answer = { record: { status: 'accepted', number: '420777123456', sms_id: 'sms-1', price: 1 }, rejected: false };
+    const refused = {
+      type: 'low_credit',
+      status: 400,
+      detail: null,
+      retryable: false,
+      message: 'The account has too little credit',
+      brief: { key: 'low-credit' },
+    };
+    mkdirSync(join(dir, 'bulkgate-outbox'));
+    writeFileSync(
+      path,
+      [
+        '{"bulkgateOutbox":2}',
+        ...[1, 2, 3, 4].map((i) => JSON.stringify({ id: `e${i}`, ...newEntry(i) })),
+        JSON.stringify({ done: 'e1', end: { attempts: 3, result: answer } }),
+        JSON.stringify({ done: 'e2', end: { attempts: 2, error: refused } }),
+        JSON.stringify({ done: 'e3', end: { attempts: 1, result: answer } }),
+        JSON.stringify({ emitted: 'e3' }),
+        '',
+      ].join('\n'),
+    );
+    const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), () => undefined);
+    assert.equal(outbox.waiting, 1, 'one entry waits; the ended ones are not sent again');
+    const { worker, settled, sent } = standIn();
+    outbox.attach(worker);
+    try {
+      await until('three msgs out', () => settled.length === 3);
+      const bySeq = new Map(settled.map((s) => [s.seq, s]));
+      assert.deepEqual([...bySeq.keys()].sort(), [1, 2, 4], 'e3 left before the stop: not again');
+      assert.deepEqual(bySeq.get(1)?.outcome, { result: answer }, 'the answer as the gateway gave it');
+      assert.deepEqual([bySeq.get(1)?.afterRestart, bySeq.get(1)?.attempts], [true, 3]);
+      const error = (bySeq.get(2)?.outcome as { error: GatewayError }).error;
+      assert.ok(error instanceof GatewayError);
+      assert.deepEqual([error.code, error.status, error.message, error.retryable, error.brief], ['low_credit', 400, refused.message, false, refused.brief]);
+      assert.equal(bySeq.get(2)?.afterRestart, true);
+      assert.equal(bySeq.get(4)?.afterRestart, false, 'one sent after the restart is not marked');
+      assert.equal(sent(), 1, 'only the waiting one was sent');
+      await until('the journal given back once every msg left', () => !existsSync(path));
+    } finally {
+      await outbox.detach(worker);
+    }
+    // A second start finds nothing to hand on.
+    const again = new Outbox(new FileOutboxLog(new OutboxJournal(path)), () => undefined);
+    const next = standIn();
+    again.attach(next.worker);
+    await new Promise((r) => setTimeout(r, 100)); // checks that nothing comes out again
+    await again.detach(next.worker);
+    assert.deepEqual(next.settled, []);
+  });
+
+  it('a done line records how its entry ended and is on disk before the msg leaves; the line that it left follows; a start that finds both hands nothing on', async () => {
+    const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), () => undefined);
+    const seen: string[] = [];
+    const { worker } = standIn();
+    worker.settle = () => void seen.push(readFileSync(path, 'utf8'));
+    await outbox.keep(newEntry(1), {});
+    await outbox.keep(newEntry(2), {});
+    outbox.attach(worker);
+    await until('both out', () => seen.length === 2);
+    const [first] = seen;
+    const doneLine = (first as string).split('\n').find((l) => l.startsWith('{"done"'));
+    assert.ok(doneLine, 'the done line is on disk when the msg leaves');
+    const done = JSON.parse(doneLine) as { end: { attempts: number; result: { record: { status: string } } } };
+    assert.deepEqual([done.end.attempts, done.end.result.record.status], [2, 'accepted']);
+    assert.ok(!(first as string).includes('"emitted"'), 'not yet the line that it left');
+    // The second msg keeps the file (and the first one's emitted line rides its commit).
+    await until('the file given back', () => !existsSync(path));
+    await outbox.detach(worker);
   });
 
   it('a file of 200,000 entries loads whole (no spread of call arguments), oldest first', () => {

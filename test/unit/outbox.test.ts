@@ -76,7 +76,7 @@ function standIn(answer: (entry: OutboxEntry, probe: boolean) => 'ok' | GatewayE
       if (result !== 'ok') throw result;
       return { record: { status: 'accepted', number: String(entry.body.number) }, rejected: false } as never;
     },
-    settle: (_entry, msg, outcome) => settled.push({ seq: msg.seq, outcome }),
+    settle: (_entry, msg, outcome) => void settled.push({ seq: msg.seq, outcome }),
   };
   return { worker, sent, settled, reports, most: () => most };
 }
@@ -443,6 +443,7 @@ function memoryLog(options: { held?: 'free' | 'other' | 'gone' | 'broken'; left?
     },
     attempt: async () => undefined,
     back: async () => undefined,
+    emitted: () => undefined,
   };
   // The shared log's own rounds (renew, write back, adopt) over a stand-in store.
   class SharedStandIn extends RedisOutboxLog {
