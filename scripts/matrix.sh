@@ -10,7 +10,7 @@
 set -uo pipefail
 cd "$(dirname "$0")/.."
 MATRIX=.matrix
-SPECS="dist/test/nodes.test.js dist/test/protection.test.js dist/test/endpoints.test.js dist/test/channels.test.js dist/test/counts.test.js dist/test/example-fallback.test.js"
+SPECS="dist/test/nodes.test.js dist/test/protection.test.js dist/test/endpoints.test.js dist/test/channels.test.js dist/test/escalation.test.js dist/test/counts.test.js dist/test/example-fallback.test.js"
 mkdir -p "$MATRIX"
 export npm_config_fund=false npm_config_audit=false npm_config_loglevel=error
 

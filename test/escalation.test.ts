@@ -5,13 +5,14 @@
  * chain that cannot run refused at Catch, and a restart after a step came due (sent once, late).
  */
 import assert from 'node:assert/strict';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forgetDesks } from '../nodes/account/escalation-desk';
 import { collect, helper, httpNode, load, statusOf, unload, type FlowNode, type TestNode } from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+import { until } from './support/wait';
 
 const OWNER = '420777100001';
 const NEIGHBOUR = '420777100002';
@@ -278,8 +279,100 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     );
   });
 
-  it('an account with no escalation node writes nothing', async () => {
-    await load([{ id: 'acc', type: 'bulkgate-account', baseUrl: sim.url }], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
-    assert.throws(() => readFileSync(join(userDir, 'bulkgate-escalation', 'acc.json')), /ENOENT/);
+  /** A second escalation node on the account, texting the caretaker. */
+  const caretakerNode: FlowNode = {
+    id: 'x2',
+    type: 'bulkgate-escalation',
+    account: 'acc',
+    steps: [{ numbers: CARETAKER, wait: 60 }],
+    wires: [['sms'], [], []],
+  };
+
+  /** Raises an incident at the caretaker's node and waits for its SMS: the outbox sends in order, so one still kept would go first. */
+  async function nextIncidentTexted(): Promise<void> {
+    const next = collect('sms', 1, 20_000);
+    receive('x2', { topic: 'smoke', payload: 'Smoke' });
+    const [sent] = await next;
+    assert.deepEqual([sent?.topic, sent?.escalation.number], ['smoke', CARETAKER], 'output 1 shows only the next incident');
+  }
+
+  /** The node's debug log lines from now on. */
+  function debugLines(): string[] {
+    const lines: string[] = [];
+    (helper.getNode('x') as TestNode).on('call:debug', (call: { args: unknown[] }) => lines.push(String(call.args[0])));
+    return lines;
+  }
+  const WITHDRAWN = `the SMS of incident door to ${OWNER} was withdrawn: the incident was acknowledged or resolved`;
+
+  it('an acknowledgement withdraws the chain SMS kept in the outbox during an outage: when the gateway is back, it is never sent and nothing comes out for it', async () => {
+    await deploy({ steps: steps([OWNER, 60]), repeat: 1 }, [caretakerNode], { outboxDelay: 200 });
+    await sim.fault({ offline: { seconds: 3600, mode: '503' } });
+    const waiting = statusOf('x', (s) => /waiting/.test(s.text ?? ''));
+    receive('x', { topic: 'door', payload: 'Door open' });
+    await waiting;
+    const debug = debugLines();
+    const ended = collect('ended', 1);
+    receive('x', { topic: 'door', escalation: 'acknowledge' });
+    assert.equal((await ended)[0]?.escalation.state, 'acknowledged');
+    await sim.fault({ offline: { seconds: 0 } });
+    await nextIncidentTexted();
+    assert.deepEqual(
+      (await texted()).map((m) => m.number),
+      [CARETAKER],
+      "the owner's SMS of the acknowledged incident never reached the gateway",
+    );
+    assert.deepEqual(
+      debug.filter((l) => /withdrawn/.test(l)),
+      [WITHDRAWN],
+    );
+  });
+
+  it('an acknowledgement while the kept SMS is on the wire as a probe that fails: it ends withdrawn instead of waiting again', async () => {
+    await deploy({ steps: steps([OWNER, 60]), repeat: 1 }, [caretakerNode], { outboxDelay: 200 });
+    // Each answer 1.5 s late: the probe is on the wire long enough to acknowledge meanwhile.
+    await sim.fault({ offline: { seconds: 3600, mode: '503' }, latency: 1500 });
+    const waiting = statusOf('x', (s) => /waiting/.test(s.text ?? ''), 10_000);
+    receive('x', { topic: 'door', payload: 'Door open' });
+    await waiting;
+    const before = (await sim.requests()).length;
+    await until('a probe on the wire', async () => (await sim.requests()).length > before, 10_000);
+    const debug = debugLines();
+    const ended = collect('ended', 1);
+    receive('x', { topic: 'door', escalation: 'acknowledge' });
+    await ended;
+    await sim.fault({ offline: { seconds: 0 }, latency: 0 });
+    await nextIncidentTexted();
+    assert.deepEqual(
+      (await texted()).map((m) => m.number),
+      [CARETAKER],
+    );
+    assert.deepEqual(
+      debug.filter((l) => /withdrawn/.test(l)),
+      [WITHDRAWN],
+    );
+  });
+
+  it('an account with no escalation node writes nothing of the escalation: a live send, one kept in an outage and sent after, a redeploy', async () => {
+    const flow: FlowNode[] = [
+      { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, outboxDelay: 200 },
+      { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['sms'], []] },
+      { id: 'sms', type: 'helper' },
+    ];
+    const credentials = { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } };
+    await load(flow, credentials);
+    const live = collect('sms', 1);
+    receive('t', { payload: 'Live', number: OWNER });
+    await live;
+    await sim.fault({ offline: { seconds: 1, mode: '503' } });
+    const kept = collect('sms', 1, 15_000);
+    receive('t', { payload: 'Kept', number: OWNER });
+    assert.equal((await kept)[0]?.bulkgate?.deferred?.attempts > 0, true, 'it waited in the outbox');
+    await unload();
+    await load(flow, credentials);
+    assert.deepEqual(
+      readdirSync(userDir).filter((name) => /escalation/.test(name)),
+      [],
+      `the user directory holds ${readdirSync(userDir).join(', ')}`,
+    );
   });
 });

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { GatewayError, resendable, timerDelay, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
 import { monotonicAt, monotonicNow } from '../../gateway/clock';
 import { errorRecord, revivedError } from '../../gateway/errors';
+import { withdrawnError } from '../../gateway/withdrawn';
 import { unwritableError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
 import { endsUnconfirmed, type AttemptAnswer } from './outbox-log';
@@ -89,6 +90,8 @@ interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'de
   startedAt: number;
   // Only waiting -> wire -> waiting, or -> ended: no round attempts one on the wire or ended.
   state: 'waiting' | 'wire' | 'ended';
+  /** Its node withdrew it while it was on the wire: if that attempt did not get it to the gateway, it ends rather than waits again. */
+  withdrawn?: true;
 }
 
 // `withheld`: not sent, by its log's answer (`wait`: it waits again; `gone`: another process's now; `ended`: unconfirmed).
@@ -247,6 +250,23 @@ export class Outbox {
   async empty(error: (entry: OutboxEntry) => GatewayError): Promise<number> {
     const ended = this.#kept().filter((kept) => kept.state === 'waiting');
     await Promise.all(ended.map((kept) => this.#end(kept, (entry) => ({ error: error(entry) }))));
+    return ended.length;
+  }
+
+  /**
+   * Its node withdrew them (an escalation acknowledged or resolved): the entries of `node` that
+   * `which` picks by their msg end as withdrawn (they never reached the gateway), through the node
+   * as any end does. One on the wire now ends so if that attempt fails; one the gateway took cannot
+   * be called back. Resolves with how many ended now.
+   */
+  async withdraw(node: string, which: (msg: Record<string, unknown>) => boolean): Promise<number> {
+    const ended: Promise<void>[] = [];
+    for (const kept of this.#kept()) {
+      if (kept.node !== node || !which(this.#entryOf(kept).msg)) continue;
+      if (kept.state === 'wire') kept.withdrawn = true;
+      else ended.push(this.#end(kept, () => ({ error: withdrawnError() })));
+    }
+    await Promise.all(ended);
     return ended.length;
   }
 
@@ -501,6 +521,7 @@ export class Outbox {
         kept.reason = causeOf(error);
         kept.state = 'waiting';
         if (!dropsCopies || (error as GatewayError | undefined)?.mayHaveReached === false) this.#journal?.back(kept.id);
+        if (kept.withdrawn) void this.#end(kept, () => ({ error: withdrawnError() }));
         return { kept, transient: error };
       }
       // Cut off by a redeploy (its account detached while it was on the wire) where the gateway cannot drop a copy.

@@ -6,7 +6,7 @@
  * account's (escalation-desk.ts), stored before a raising msg's `done`.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { GatewayError, isPhoneNumber, normalizeNumber, sendOperation, splitNumbers, type PreparedRequest } from '../../gateway';
+import { GatewayError, isPhoneNumber, isWithdrawn, normalizeNumber, sendOperation, splitNumbers, type PreparedRequest } from '../../gateway';
 import type { Account } from '../account/account';
 import {
   DEFAULT_ACK_WORDS,
@@ -80,6 +80,12 @@ export function policyOf(config: EscalationConfig): Policy {
     sender_id: config.sender_id || 'gSystem',
     sender_id_value: config.sender_id_value ?? '',
   };
+}
+
+/** Whether a chain SMS (its msg as the outbox keeps it) is one of this incident's. */
+function ofIncident(msg: Record<string, unknown>, incident: Incident): boolean {
+  const sms = msg.escalation as { key?: unknown; code?: unknown } | undefined;
+  return sms?.key === incident.topic && sms?.code === incident.code;
 }
 
 /** A reply as the events node's output 2 emits it: `from` and the text. */
@@ -187,7 +193,7 @@ class EscalationRuntime {
 
   #fired(fired: Fired): void {
     if (fired.kind === 'unacknowledged') {
-      this.#withdraw(fired.incident.key);
+      this.#unqueue(fired.incident.key);
       const msg = this.#incidentMsg(fired.incident);
       msg.escalation = { key: fired.incident.topic, code: fired.incident.code, state: 'unacknowledged' };
       this.node.send([null, null, msg] as never);
@@ -199,16 +205,22 @@ class EscalationRuntime {
   }
 
   #ended(ended: Ended): void {
-    this.#withdraw(ended.incident.key);
+    this.#withdraw(ended.incident);
     const msg = this.#incidentMsg(ended.incident);
     msg.escalation = { key: ended.incident.topic, code: ended.incident.code, state: ended.state, by: ended.by, after: Math.round(ended.after) };
     this.node.send([null, msg, null] as never);
     this.#show();
   }
 
-  #withdraw(key: string): void {
+  #unqueue(key: string): void {
     this.#queued.get(key)?.abort();
     this.#queued.delete(key);
+  }
+
+  /** Acknowledged or resolved: its SMS still waiting for the rate limit or in the outbox are withdrawn (each logged at debug level as it leaves). */
+  #withdraw(incident: Incident): void {
+    this.#unqueue(incident.key);
+    this.#account?.outbox.withdraw(this.node.id, (msg) => ofIncident(msg, incident)).catch(() => undefined);
   }
 
   /** The raising msg again (a copy), its topic the incident's key. */
@@ -279,6 +291,8 @@ class EscalationRuntime {
           if ('kept' in submitted) {
             // The outbox holds it now, durably: it comes back through #leftOutbox.
             void answered();
+            // Acknowledged while it was being kept: withdrawn as the others were.
+            if (!desk.stillEscalating(incident)) this.#withdraw(incident);
             this.#show();
             return;
           }
@@ -323,6 +337,9 @@ class EscalationRuntime {
       if ('result' in outcome) {
         const number = this.#took(msg, outcome.result);
         if (number) this.#desk?.texted(incidentKey(this.node.id, String(msg.topic ?? '')), number);
+      } else if (isWithdrawn(outcome.error)) {
+        const sms = msg.escalation as { key?: unknown; number?: unknown } | undefined;
+        this.node.debug(this.texts('log.withdrawn', { key: String(sms?.key ?? msg.topic), number: String(sms?.number) }));
       } else this.#failed(msg, outcome.error);
     } catch {
       // A msg leaving the outbox must never throw into the account's round.

@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { GatewayError, sendOperation } from '../../gateway';
+import { GatewayError, isWithdrawn, sendOperation } from '../../gateway';
 import {
   DEFAULT_OUTBOX_SIZE,
   MAX_PROBE_DELAY,
@@ -329,6 +329,54 @@ describe('the outbox (unit, a stand-in account)', () => {
     for (let i = 1; i <= 3; i++) await outbox.keep(newEntry(i), {});
     await until('all handed back', () => handed.length === 3);
     assert.equal(sent.length, 3);
+    await outbox.detach(worker);
+  });
+
+  it('withdrawn by their node (an acknowledged escalation): the waiting entries it picks end withdrawn, never sent; one on the wire ends so when that attempt fails; one the gateway took ends with its result', async () => {
+    const outbox = new Outbox(undefined, () => undefined);
+    const sent: unknown[] = [];
+    const settled: { seq: unknown; outcome: Outcome }[] = [];
+    /** The answers of the attempts on the wire, given by the test. */
+    const answers: ((error?: GatewayError) => void)[] = [];
+    const worker: OutboxWorker = {
+      ...standIn(() => 'ok', 1).worker,
+      send: (entry) =>
+        new Promise((resolve, reject) => {
+          sent.push(entry.msg.seq);
+          answers.push((error) => (error ? reject(error) : resolve({ record: { status: 'accepted' }, rejected: false } as never)));
+        }),
+      settle: (_entry, msg, outcome) => void settled.push({ seq: msg.seq, outcome }),
+    };
+    const entry = (i: number, node = 't') => newEntry(i, { node, msg: { seq: i, escalation: { key: i % 2 ? 'door' : 'smoke' } } });
+    const key = (name: string) => (msg: Record<string, unknown>) => (msg.escalation as { key: string }).key === name;
+    const ends = () => settled.map((s) => [s.seq, 'error' in s.outcome ? (isWithdrawn(s.outcome.error) ? 'withdrawn' : s.outcome.error.code) : 'result']);
+    for (const i of [1, 2, 3, 4]) await outbox.keep(entry(i), {});
+    await outbox.keep(entry(5, 'u'), {});
+    outbox.attach(worker);
+    await until('the probe on the wire', () => sent.length === 1);
+    assert.equal(await outbox.withdraw('t', key('door')), 1, "3 ends now; 1 is on the wire, and 5 is another node's");
+    assert.deepEqual(ends(), [[3, 'withdrawn']]);
+    assert.equal(outbox.waiting, 4);
+    (answers.shift() as (error?: GatewayError) => void)(unreachable());
+    await until('the probe on the wire again', () => sent.length === 2);
+    assert.deepEqual(ends(), [
+      [3, 'withdrawn'],
+      [1, 'withdrawn'],
+    ]);
+    assert.equal(await outbox.withdraw('t', key('smoke')), 1, '4 ends now; 2 is on the wire');
+    (answers.shift() as (error?: GatewayError) => void)();
+    await until('5 on the wire', () => sent.length === 3);
+    (answers.shift() as (error?: GatewayError) => void)();
+    await until('all ended', () => settled.length === 5);
+    assert.deepEqual(sent, [1, 2, 5], '1 not sent again after its failed attempt, 3 and 4 never');
+    assert.deepEqual(ends(), [
+      [3, 'withdrawn'],
+      [1, 'withdrawn'],
+      [4, 'withdrawn'],
+      [2, 'result'],
+      [5, 'result'],
+    ]);
+    assert.equal(outbox.waiting, 0);
     await outbox.detach(worker);
   });
 });
