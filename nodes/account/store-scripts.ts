@@ -6,12 +6,14 @@ import { join } from 'node:path';
 import type { defineScript } from '@redis/client';
 
 const NAMES = ['reserve', 'refund', 'claim', 'collectHeld', 'record', 'overdue', 'get', 'markFinal', 'claimLate', 'keep', 'done', 'adopt', 'renew'] as const;
-export type ScriptName = (typeof NAMES)[number];
+// The escalation's incidents (escalation-redis.ts).
+const ESCALATION_NAMES = ['escalationRaise', 'escalationStep', 'escalationEnd', 'escalationAnswered', 'escalationLook'] as const;
+export type ScriptName = (typeof NAMES)[number] | (typeof ESCALATION_NAMES)[number];
 
 /** lua/collect-held.lua is `collectHeld`. */
 export const scriptPath = (name: ScriptName): string => join(__dirname, 'lua', `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.lua`);
 
-export const SCRIPT_NAMES: readonly ScriptName[] = NAMES;
+export const SCRIPT_NAMES: readonly ScriptName[] = [...NAMES, ...ESCALATION_NAMES];
 
 /** What the store asks of its connection: one of its scripts, by name. */
 export interface StoreCalls {
@@ -21,7 +23,7 @@ export interface StoreCalls {
 /** The scripts as the client's own (`createClient({ scripts })`), each called `(keys, args)`. */
 export function scriptDefinitions(define: typeof defineScript) {
   return Object.fromEntries(
-    NAMES.map((name) => [
+    SCRIPT_NAMES.map((name) => [
       name,
       define({
         SCRIPT: readFileSync(scriptPath(name), 'utf8'),
