@@ -40,9 +40,12 @@ const policy = (waits: [number, number] = [1, 1], repeat = 1): Policy => ({
 
 /** What one copy's node saw: the SMS it was handed (a step or adopted), and outputs 2 and 3. */
 interface Seen {
-  sms: { copy: string; step: number; round: number; number: string; late: boolean }[];
+  /** `at`: when the copy was handed it (Date.now()). */
+  sms: { copy: string; step: number; round: number; number: string; late: boolean; at: number }[];
   ended: Ended[];
   unacknowledged: Incident[];
+  /** When each output 3 came (Date.now()). */
+  ranOut: number[];
 }
 
 describe('escalation on the shared store: two copies, one redis-server', function () {
@@ -68,18 +71,25 @@ describe('escalation on the shared store: two copies, one redis-server', functio
   /** Two copies of one account (a fresh one per test); `answer: false`: a copy that dies before it records its SMS's answers. */
   async function copies(claimMs = 600, quarantineMs = 60_000) {
     const prefix = keyPrefix(`escalation-${++account}`);
-    const seen: Seen = { sms: [], ended: [], unacknowledged: [] };
-    const make = async (copy: string, answer = true) => {
+    const seen: Seen = { sms: [], ended: [], unacknowledged: [], ranOut: [] };
+    /** `answer`: false, a copy that dies before it records its SMS's answers; a number, one whose sends take that many ms. */
+    const make = async (copy: string, answer: boolean | number = true) => {
       const incidents = new RedisIncidents(await calls().then((c) => () => c), prefix, copy, claimMs, quarantineMs);
       const desk = new SharedEscalationDesk(incidents);
       open.push(desk);
       const text = (incident: Incident, sms: PendingSms) => {
-        seen.sms.push({ copy, ...sms });
+        seen.sms.push({ copy, ...sms, at: Date.now() });
         // After a test its connection is closed: an answer recorded then fails, unheard.
-        if (answer) desk.answered(incident, sms).catch(() => undefined);
+        const record = () => desk.answered(incident, sms).catch(() => undefined);
+        if (answer === true) void record();
+        else if (answer !== false) setTimeout(record, answer);
       };
       desk.attach('x', {
-        fired: (f: Fired) => (f.kind === 'step' ? f.sms.forEach((s) => text(f.incident, s)) : seen.unacknowledged.push(f.incident)),
+        fired: (f: Fired) => {
+          if (f.kind === 'step') return f.sms.forEach((s) => text(f.incident, s));
+          seen.unacknowledged.push(f.incident);
+          seen.ranOut.push(Date.now());
+        },
         ended: (e) => seen.ended.push(e),
         resume: (incident, sms) => sms.forEach((s) => text(incident, s)),
       });
@@ -107,6 +117,12 @@ describe('escalation on the shared store: two copies, one redis-server', functio
         [2, 1, NEIGHBOUR],
       ],
     );
+    // Step 2 at its time, not before: the copy that learned of the incident late did not take it early.
+    const [one, two] = seen.sms;
+    assert.ok((two?.at ?? 0) - (one?.at ?? 0) >= 950, `step 2 ${(two?.at ?? 0) - (one?.at ?? 0)} ms after step 1, its wait is 1 s`);
+    // Both copies' timers come due for step 2 at once: the one the store refused did not take the chain's end early.
+    const end = seen.ranOut[0] ?? 0;
+    assert.ok(end - (two?.at ?? 0) >= 950, `output 3 ${end - (two?.at ?? 0)} ms after step 2, its wait is 1 s`);
     assert.equal(seen.unacknowledged.length, 1);
     assert.deepEqual(
       [a.desk.counts(), b.desk.counts()],
@@ -118,7 +134,8 @@ describe('escalation on the shared store: two copies, one redis-server', functio
   });
 
   it('an acknowledgement at the other copy stops the chain on both: no step after it, output 2 once', async () => {
-    const { seen, make } = await copies();
+    // Looks 10 s apart: copy A learns of the acknowledgement when the store refuses its step 2.
+    const { seen, make } = await copies(30_000);
     const a = await make('a');
     const b = await make('b');
     await a.desk.raise('x', 'cellar', policy([1, 1], 2), { payload: 'Water in the cellar' });
@@ -196,11 +213,11 @@ describe('escalation on the shared store: two copies, one redis-server', functio
     assert.deepEqual(b.desk.counts(), { open: 0, acknowledged: 0 });
   });
 
-  it('a copy that records its answers keeps its claim while it lives: nothing is adopted from it', async () => {
+  it('a copy whose sends take five claim times keeps its claim while it lives: nothing is adopted from it', async () => {
     const { seen, make } = await copies(300);
-    await make('a');
-    const b = await make('b');
-    await b.desk.raise('x', 'cellar', policy([1, 1]), { payload: 'Water in the cellar' });
+    const a = await make('a', 1500);
+    await make('b');
+    await a.desk.raise('x', 'cellar', policy([1, 1]), { payload: 'Water in the cellar' });
     await until('output 3', () => seen.unacknowledged.length === 1, 6000);
     // Checks that no SMS is adopted late: two claim times.
     await new Promise((r) => setTimeout(r, 600));

@@ -113,7 +113,7 @@ export class RedisIncidents {
 
   /** The SMS's answer recorded (no copy sends it again); `number`: as the gateway wrote it, normalised (it may reply). */
   async answered(code: string, sms: PendingSms | undefined, number = ''): Promise<void> {
-    await this.client().run('escalationAnswered', [this.prefix], [code, sms ? smsField(sms) : '', number, this.copyId]);
+    await this.client().run('escalationAnswered', [this.prefix], [code, sms ? smsField(sms) : '', number]);
   }
 
   /** Every open incident; renews this copy's claims on the SMS of the incidents `held`, adopts those a gone copy left. */

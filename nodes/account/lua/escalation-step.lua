@@ -1,8 +1,8 @@
 -- The next step of incident ARGV[1], fired by one copy: the first copy to call once it is due (the
 -- server's time) takes it; an acknowledged or ended incident, or one not due (another copy took
 -- it), is refused: {0, its due or 0, now}. Taken: {1, now, step, round, late, next due, numbers...},
--- each number texted and pending, held by copy ARGV[2] for ARGV[3] ms (renewed while it sends;
--- lapsed, another copy adopts them). Late: due for longer than a claim (no copy was there); the
+-- each number texted and pending, each SMS held by copy ARGV[2] for ARGV[3] ms (renewed while it
+-- sends; lapsed, another copy adopts it). Late: due for longer than a claim (no copy was there); the
 -- steps missed before it are not replayed, and the next is due one wait after it. Past the last
 -- step: the chain ran out, the incident ends here (its code quarantined ARGV[4] ms):
 -- {2, now, raised, key, body}.
@@ -35,13 +35,15 @@ local index = position % n
 local round = math.floor(position / n) + 1
 local nextDue = (late and now or due) + plan.waits[index + 1] * 1000
 local answer = {1, now, index + 1, round, late and 1 or 0, nextDue}
+local held = ARGV[2] .. '|' .. (now + tonumber(ARGV[3]))
 for _, number in ipairs(plan.numbers[index + 1]) do
+  local field = round .. ':' .. (index + 1) .. ':' .. number
   redis.call('SADD', p .. 'esc:t:' .. code, number)
-  redis.call('HSET', p .. 'esc:p:' .. code, round .. ':' .. (index + 1) .. ':' .. number,
+  redis.call('HSET', p .. 'esc:pc:' .. code, field, held)
+  redis.call('HSET', p .. 'esc:p:' .. code, field,
     '{"step":' .. (index + 1) .. ',"round":' .. round .. ',"number":' .. cjson.encode(number) .. ',"late":' .. (late and 'true' or 'false') .. '}')
   answer[#answer + 1] = number
 end
-redis.call('SET', p .. 'esc:pc:' .. code, ARGV[2], 'PX', tonumber(ARGV[3]))
 redis.call('HSET', i, 'position', position + 1, 'due', nextDue)
 redis.call('ZADD', p .. 'esc:due', nextDue, code)
 return answer
