@@ -43,6 +43,8 @@ interface Seen {
   /** `at`: when the copy was handed it (Date.now()). */
   sms: { copy: string; step: number; round: number; number: string; late: boolean; at: number }[];
   ended: Ended[];
+  /** `copy:topic` of each incident a copy was told to withdraw (acknowledged or ended at another copy). */
+  withdrawn: string[];
   unacknowledged: Incident[];
   /** When each output 3 came (Date.now()). */
   ranOut: number[];
@@ -71,7 +73,7 @@ describe('escalation on the shared store: two copies, one redis-server', functio
   /** Two copies of one account (a fresh one per test); `answer: false`: a copy that dies before it records its SMS's answers. */
   async function copies(claimMs = 600, quarantineMs = 60_000) {
     const prefix = keyPrefix(`escalation-${++account}`);
-    const seen: Seen = { sms: [], ended: [], unacknowledged: [], ranOut: [] };
+    const seen: Seen = { sms: [], ended: [], withdrawn: [], unacknowledged: [], ranOut: [] };
     /** `answer`: false, a copy that dies before it records its SMS's answers; a number, one whose sends take that many ms. */
     const make = async (copy: string, answer: boolean | number = true) => {
       const incidents = new RedisIncidents(await calls().then((c) => () => c), prefix, copy, claimMs, quarantineMs);
@@ -92,6 +94,7 @@ describe('escalation on the shared store: two copies, one redis-server', functio
         },
         ended: (e) => seen.ended.push(e),
         resume: (incident, sms) => sms.forEach((s) => text(incident, s)),
+        withdrawn: (incident) => seen.withdrawn.push(`${copy}:${incident.topic}`),
       });
       await desk.ready;
       return { desk, incidents };
@@ -155,6 +158,11 @@ describe('escalation on the shared store: two copies, one redis-server', functio
     );
     assert.equal(seen.unacknowledged.length, 0);
     assert.deepEqual(a.desk.counts(), { open: 1, acknowledged: 1 }, 'copy A learned of it');
+    assert.deepEqual(
+      seen.withdrawn,
+      ['a:cellar'],
+      'copy A withdraws what it still has queued for it; copy B, where it was acknowledged, ended it with output 2',
+    );
     // Resolved at A: gone at both, the next raise starts a new incident with another code.
     assert.equal((await a.desk.resolve('x\u0000cellar'))?.state, 'resolved');
     const again = await b.desk.raise('x', 'cellar', policy(), { payload: 'Water again' });

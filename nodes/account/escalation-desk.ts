@@ -13,6 +13,8 @@ export interface DeskHandler {
   ended(ended: Ended): void;
   /** SMS recorded as handed on but whose answer was not recorded (a crash): sent again. */
   resume(incident: Incident, sms: PendingSms[]): void;
+  /** Acknowledged or ended at another copy (the shared store): this copy's chain SMS still waiting are withdrawn, with no output here. */
+  withdrawn?(incident: Incident): void;
 }
 
 /** What an escalation node asks of its account's incidents: this process's desk (a file) or the shared store's (escalation-redis.ts). */

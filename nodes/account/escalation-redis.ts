@@ -382,7 +382,14 @@ export class SharedEscalationDesk implements IncidentDesk {
       this.#held.set(s.code, held);
       adopted.push([handler, incident, fresh]);
     }
-    if (changes === this.#changes) this.#known = known;
+    if (changes === this.#changes) {
+      // Acknowledged or ended at another copy since the last look: what this copy still has queued for it is withdrawn.
+      for (const [code, before] of this.#known) {
+        const after = known.get(code);
+        if (!before.acknowledged && (!after || after.acknowledged)) this.#handlers.get(before.node)?.withdrawn?.(before);
+      }
+      this.#known = known;
+    }
     // Known before they are sent: the node sends only for an incident still escalating.
     for (const [, incident] of adopted) if (!this.#known.has(incident.code)) this.#known.set(incident.code, incident);
     for (const [handler, incident, sms] of adopted) handler.resume(this.#known.get(incident.code) ?? incident, sms);

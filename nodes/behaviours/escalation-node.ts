@@ -141,6 +141,7 @@ class EscalationRuntime {
       fired: (fired) => this.#fired(fired),
       ended: (ended) => this.#ended(ended),
       resume: (incident, sms) => sms.forEach((s) => this.#text(incident, s)),
+      withdrawn: (incident) => this.#withdraw(incident.key),
     });
     this.#stopDeferred = this.#account.onDeferred(node.id, (msg, _entry, outcome) => this.#leftOutbox(msg, outcome));
     this.#unwatch = this.#account.watch(() => this.#show());
