@@ -6,6 +6,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawnSync } from 'node:child_process';
+import { RedisIncidents } from '../nodes/account/escalation-redis';
 import { AlertClaims, keyPrefix, RedisOutboxLog, RedisWindow, SharedTracking } from '../nodes/account/redis-store';
 import { SCRIPT_NAMES, scriptPath, type ScriptName, type StoreCalls } from '../nodes/account/store-scripts';
 import { startRedis, type TestRedis } from './support/redis';
@@ -26,6 +27,8 @@ function slotOf(key: string): number {
 /** Every script call the store makes for one account, as it makes them (answers faked: only the calls count). */
 async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]][]> {
   const calls: [ScriptName, string[], string[]][] = [];
+  const now = Date.now();
+  const body = JSON.stringify({ node: 't', topic: 'door', policy: {}, msg: { payload: 'Door open' } });
   const answers: Partial<Record<ScriptName, unknown>> = {
     reserve: [1, 0],
     claim: [1, 1, '1.2', 500],
@@ -34,6 +37,10 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
     attempt: [2],
     overdue: [],
     get: null,
+    escalationRaise: [1, '42', now],
+    escalationStep: [1, now, 1, 1, 0, now + 1000, '420777000001'],
+    escalationEnd: [1, '42', now, now, body],
+    escalationLook: [now],
   };
   const recorder: StoreCalls = {
     run: async (name, keys, args) => {
@@ -48,7 +55,6 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
   await claims.claim('t', JSON.stringify({ number: '420777000001', text: 'Door open' }), { limit: 3, windowMs: 1000 });
   await claims.collectHeld('t', '1.2');
   const tracking = new SharedTracking(() => recorder, prefix, 3);
-  const now = Date.now();
   // Its time ran out a minute ago: overdue finds it, once output 3 is claimed for it here.
   await tracking.record({ smsId: 'id-1', number: '420777000001', sent: { node: 't' } as never, acceptedAt: now, countsFrom: now - 60_000 });
   await tracking.lookup('id-1');
@@ -64,6 +70,15 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
   await log.renew(['e1']);
   await log.adoptable(() => false);
   await log.done('e1');
+  // An incident raised (its first step due at once), its step taken, an SMS answered, a look, acknowledged, resolved.
+  const incidents = new RedisIncidents(() => recorder, prefix, 'copy-a', 600);
+  const policy = { steps: [{ numbers: ['420777000001'], wait: 1 }], repeat: 1, text: '', ackWords: ['OK'], sender_id: 'gSystem', sender_id_value: '' };
+  await incidents.raise('t:door', { node: 't', topic: 'door', policy, msg: { payload: 'Door open' } });
+  await incidents.step('42');
+  await incidents.answered('42', { step: 1, round: 1, number: '420777000001', late: false }, '420777000001');
+  await incidents.look(['42']);
+  await incidents.end('acknowledge', 't:door', '420777000001');
+  await incidents.end('resolve', 't:door', 'flow', '42');
   return calls;
 }
 
@@ -102,7 +117,7 @@ describe("the store's scripts stand alone (redis-cli --eval, redis-server)", fun
     }
     assert.equal(ran.length, calls.length);
     // The keys built in the scripts from the prefix given in KEYS were among those checked.
-    for (const kind of ['window', 'claim:', 'storm:', 'sent:', 'to:', 'final:', 'late:', 'outbox:'])
+    for (const kind of ['window', 'claim:', 'storm:', 'sent:', 'to:', 'final:', 'late:', 'outbox:', 'esc:'])
       assert.ok(seen.has(kind), `a ${kind} key was checked: ${[...seen]}`);
   });
 

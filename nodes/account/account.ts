@@ -39,6 +39,7 @@ import {
 } from './outbox';
 import { RateLimiter } from './rate-limit';
 import { RecentSends } from './recent-sends';
+import type { RedisIncidents } from './escalation-redis';
 import type { AlertClaimer } from './redis-store';
 import type { AccountStore } from './store';
 import { storeUrlWording } from '../plumbing/store-url';
@@ -79,6 +80,8 @@ interface AccountSurroundings {
   store: AccountStore;
   /** A shared store's: which copy sends an alert several copies raised at once. */
   claims: AlertClaimer | undefined;
+  /** A shared store's escalation incidents (every copy's); undefined: they are kept in the user directory. */
+  incidents?: () => RedisIncidents;
   /** The proxy to use: undefined for the environment's, null when the one chosen is missing. */
   proxy(): ProxySettings | undefined | null;
   /** A log line by its catalog key; a cause given as an Error is worded in the user's language by the node. */
@@ -124,6 +127,10 @@ export class Account {
   /** An answer with one of these sms_ids again is a duplicate the gateway dropped. */
   readonly recent = new RecentSends();
   readonly claims: AlertClaimer | undefined;
+  /** A shared store's escalation incidents, made on first use; undefined: the user directory keeps them. */
+  get sharedIncidents(): RedisIncidents | undefined {
+    return this.#surroundings.incidents?.();
+  }
 
   readonly #label: string;
   readonly #config: AccountConfig;

@@ -13,11 +13,32 @@ export interface DeskHandler {
   ended(ended: Ended): void;
   /** SMS recorded as handed on but whose answer was not recorded (a crash): sent again. */
   resume(incident: Incident, sms: PendingSms[]): void;
+  /** Acknowledged or ended at another copy (the shared store): this copy's chain SMS still waiting are withdrawn, with no output here. */
+  withdrawn?(incident: Incident): void;
+}
+
+/** What an escalation node asks of its account's incidents: this process's desk (a file) or the shared store's (escalation-redis.ts). */
+export interface IncidentDesk {
+  /** The first look at the stored incidents is done. */
+  readonly ready: Promise<void>;
+  readonly loadError: unknown;
+  readonly state: { readonly where: string };
+  attach(node: string, handler: DeskHandler): () => void;
+  raise(node: string, topic: string, policy: Policy, msg: Record<string, unknown>): Promise<Incident | undefined>;
+  acknowledge(key: string, by: string): Promise<Ended | undefined>;
+  resolve(key: string): Promise<Ended | undefined>;
+  reply(from: string, text: string): Promise<ReplyOutcome>;
+  answered(incident: Incident, sms: PendingSms, number?: string): Promise<void>;
+  texted(key: string, number: string): void;
+  stillEscalating(incident: Incident): boolean;
+  dropNode(node: string): Promise<Incident[]>;
+  counts(node?: string): { open: number; acknowledged: number };
+  close(): void;
 }
 
 const REAL_CLOCK: EngineClock = { wall: () => Date.now(), mono: monotonicNow };
 
-export class EscalationDesk {
+export class EscalationDesk implements IncidentDesk {
   book = new IncidentBook();
   readonly ready: Promise<void>;
   readonly #handlers = new Map<string, DeskHandler>();
@@ -180,9 +201,9 @@ export class EscalationDesk {
 }
 
 /** The desks of this process, one per account and user directory: they outlive a redeploy, as the process's state does. */
-const desks = new Map<string, EscalationDesk>();
+const desks = new Map<string, IncidentDesk>();
 
-export function deskFor(key: string, make: () => EscalationDesk): EscalationDesk {
+export function deskFor(key: string, make: () => IncidentDesk): IncidentDesk {
   let desk = desks.get(key);
   if (!desk) desks.set(key, (desk = make()));
   return desk;

@@ -10,6 +10,7 @@ import { fullError } from './outbox';
 import { causeOf, nodeError } from '../plumbing/wording';
 import { isEntry } from './outbox-journal';
 import { endsUnconfirmed, type AttemptAnswer } from './outbox-log';
+import { RedisIncidents } from './escalation-redis';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, StoreHealth, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, LoggedEntry, OutboxHolder, OutboxLog, RateWindow, Reservation } from './store';
@@ -176,7 +177,7 @@ export function redisStore(
   // `unreachable` (never connected yet) is told again only when its reason changes; `lost` falls
   // back to this copy's memory; `eviction`'s detail is the `maxmemory-policy`.
   events: { onState(state: StoreState, detail: string): void },
-): AccountStore & { claims: AlertClaimer; close(): Promise<void> } {
+): AccountStore & { claims: AlertClaimer; incidents(): RedisIncidents; close(): Promise<void> } {
   const password = settings.password || undefined;
   // Whether it answers, the one place that knows: the rate window, the alert claims and the account's nodes read it.
   const health = new StoreHealth(false);
@@ -274,6 +275,8 @@ export function redisStore(
         refund: (messages) => (health.up ? shared.refund(messages).catch(() => own.refund(messages)) : own.refund(messages)),
       };
     },
+    // Made when an escalation node first asks: an account without one never looks.
+    incidents: () => keptOnce('shared-incidents', prefix, () => new RedisIncidents(running, prefix, COPY_ID, settings.claimMs)),
     claims: {
       claim: (nodeId, body, storm) => (health.up ? claims.claim(nodeId, body, storm).catch(() => ({ ours: true })) : Promise.resolve({ ours: true })),
       collectHeld: (nodeId, window) => claims.collectHeld(nodeId, window),

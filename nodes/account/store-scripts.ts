@@ -8,12 +8,14 @@ import type { defineScript } from '@redis/client';
 // The shared outbox's own.
 const OUTBOX_NAMES = ['keep', 'attempt', 'back', 'done', 'adopt', 'renew'] as const;
 const NAMES = ['reserve', 'refund', 'claim', 'collectHeld', 'record', 'overdue', 'get', 'markFinal', 'claimLate', ...OUTBOX_NAMES] as const;
-export type ScriptName = (typeof NAMES)[number];
+// The escalation's incidents (escalation-redis.ts).
+const ESCALATION_NAMES = ['escalationRaise', 'escalationStep', 'escalationEnd', 'escalationAnswered', 'escalationLook'] as const;
+export type ScriptName = (typeof NAMES)[number] | (typeof ESCALATION_NAMES)[number];
 
 /** lua/collect-held.lua is `collectHeld`. */
 export const scriptPath = (name: ScriptName): string => join(__dirname, 'lua', `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.lua`);
 
-export const SCRIPT_NAMES: readonly ScriptName[] = NAMES;
+export const SCRIPT_NAMES: readonly ScriptName[] = [...NAMES, ...ESCALATION_NAMES];
 
 /** What the store asks of its connection: one of its scripts, by name. */
 export interface StoreCalls {
@@ -23,7 +25,7 @@ export interface StoreCalls {
 /** The scripts as the client's own (`createClient({ scripts })`), each called `(keys, args)`. */
 export function scriptDefinitions(define: typeof defineScript) {
   return Object.fromEntries(
-    NAMES.map((name) => [
+    SCRIPT_NAMES.map((name) => [
       name,
       define({
         SCRIPT: readFileSync(scriptPath(name), 'utf8'),

@@ -24,6 +24,7 @@ export function accountNode(RED: NodeAPI) {
     node.account = new Account(node.id, config, credentials, {
       store: shared ?? local,
       claims: shared?.claims,
+      incidents: shared?.incidents,
       proxy: () => proxySettings(RED, config.proxy),
       warn: (key, params) => node.warn(texts(`warnings.${key}`, wordCauses(texts, params))),
     });

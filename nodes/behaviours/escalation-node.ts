@@ -20,7 +20,8 @@ import {
   type PendingSms,
   type Policy,
 } from '../account/escalation';
-import { deskFor, EscalationDesk } from '../account/escalation-desk';
+import { deskFor, EscalationDesk, type IncidentDesk } from '../account/escalation-desk';
+import { SharedEscalationDesk } from '../account/escalation-redis';
 import { EscalationFile, EscalationMemory, escalationPath } from '../account/escalation-store';
 import { storableMsg, type SendResult } from '../account/outbox';
 import { fail, NO_ACCOUNT, nodeCatalog, sentenceOf, StatusThrottle, type Done, type Msg, type NodeCatalog, type Send } from '../plumbing/runtime';
@@ -39,9 +40,11 @@ export interface EscalationConfig {
 
 const OPERATION = sendOperation('transactional', { api: 'advanced' });
 
-/** One desk per account and user directory in this process: its nodes share the incidents (codes, ack words). */
-function deskOf(RED: NodeAPI, accountId: string): EscalationDesk {
+/** One desk per account and user directory in this process: its nodes share the incidents (codes, ack words); on a Redis store, every copy's. */
+function deskOf(RED: NodeAPI, accountId: string, account: Account): IncidentDesk {
   const userDir = (RED.settings as { userDir?: string }).userDir;
+  const shared = account.sharedIncidents;
+  if (shared) return deskFor(`${userDir ?? ''}\0${accountId}\0shared`, () => new SharedEscalationDesk(shared));
   return deskFor(`${userDir ?? ''}\0${accountId}`, () => {
     const state = userDir ? new EscalationFile(escalationPath(userDir, accountId)) : new EscalationMemory();
     return new EscalationDesk(state);
@@ -114,7 +117,7 @@ export function escalationNode(RED: NodeAPI) {
 
 class EscalationRuntime {
   readonly #account: Account | null;
-  readonly #desk: EscalationDesk | undefined;
+  readonly #desk: IncidentDesk | undefined;
   readonly #status: StatusThrottle;
   /** Each incident's SMS waiting for the rate limit: withdrawn when it is acknowledged or resolved. */
   readonly #queued = new Map<string, AbortController>();
@@ -134,7 +137,7 @@ class EscalationRuntime {
     this.#account = accountOf(RED, config.account);
     this.#status = new StatusThrottle(node);
     if (!this.#account || !config.account) return;
-    const desk = (this.#desk = deskOf(RED, config.account));
+    const desk = (this.#desk = deskOf(RED, config.account, this.#account));
     void desk.ready.then(() => {
       if (desk.loadError) node.warn(texts('warnings.unreadable', { where: desk.state.where, cause: sentenceOf(texts, desk.loadError) }));
       this.#show();
@@ -143,6 +146,7 @@ class EscalationRuntime {
       fired: (fired) => this.#fired(fired),
       ended: (ended) => this.#ended(ended),
       resume: (incident, sms) => sms.forEach((s) => this.#text(incident, s)),
+      withdrawn: (incident) => this.#withdraw(incident),
     });
     this.#stopDeferred = this.#account.onDeferred(node.id, (msg, _entry, outcome) => this.#leftOutbox(msg, outcome));
     this.#unwatch = this.#account.watch(() => this.#show());
@@ -249,7 +253,7 @@ class EscalationRuntime {
 
   /** One SMS of the chain, through the account's send path; its answer recorded (a crash after it does not send it again). */
   #text(incident: Incident, sms: PendingSms): void {
-    const desk = this.#desk as EscalationDesk;
+    const desk = this.#desk as IncidentDesk;
     const account = this.#account as Account;
     const msg = this.#incidentMsg(incident);
     msg.escalation = { key: incident.topic, code: incident.code, step: sms.step, round: sms.round, number: sms.number, late: sms.late };

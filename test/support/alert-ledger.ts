@@ -206,7 +206,8 @@ export function ledger(
     for (const end of ends.slice(1)) {
       if (end.life === ends[0]?.life) continue;
       // Marked: a resend the gateway dropped, or the same end again, handed on after a restart (the dead process may have handed it on already).
-      if (!options.strict && ((end.duplicate === 'resend' && ends[0]?.end !== 'catch') || (end.afterRestart && end.end === ends[0]?.end))) row.resentAfterCrash++;
+      if (!options.strict && ((end.duplicate === 'resend' && ends[0]?.end !== 'catch') || (end.afterRestart && end.end === ends[0]?.end)))
+        row.resentAfterCrash++;
       else twice = true;
     }
     if (twice) {
