@@ -258,7 +258,7 @@ describe('bulkgate-escalation on an account whose store is redis (Node-RED runti
   beforeEach(async () => {
     userDir = mkdtempSync(join(tmpdir(), 'bulkgate-escalation-redis-'));
     helper.settings({ userDir });
-    forgetDesks();
+    await forgetDesks();
     await sim.reset();
     const raw = createClient({ url: redis.url });
     await raw.connect();
@@ -267,7 +267,7 @@ describe('bulkgate-escalation on an account whose store is redis (Node-RED runti
   });
   afterEach(async () => {
     await unload();
-    forgetDesks();
+    await forgetDesks();
     helper.settings({});
     rmSync(userDir, { recursive: true, force: true });
   });

@@ -36,13 +36,13 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
   beforeEach(async () => {
     userDir = mkdtempSync(join(tmpdir(), 'bulkgate-escalation-'));
     helper.settings({ userDir });
-    forgetDesks();
+    await forgetDesks();
     await sim.reset();
   });
   afterEach(async () => {
     await sim.fault({ offline: { seconds: 0 } });
     await unload();
-    forgetDesks();
+    await forgetDesks();
     helper.settings({});
     rmSync(userDir, { recursive: true, force: true });
   });
@@ -196,7 +196,7 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
       [[one?.escalation.code, 1]],
     );
     await unload();
-    forgetDesks();
+    await forgetDesks();
     // Down for longer than step 2's wait, shorter than step 3's: step 3 is due; step 2 is missed.
     await new Promise((r) => setTimeout(r, 2300));
     await deploy({ steps: steps([OWNER, 1], [NEIGHBOUR, 1], [CARETAKER, 30]), repeat: 1 });

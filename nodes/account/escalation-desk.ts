@@ -33,7 +33,8 @@ export interface IncidentDesk {
   stillEscalating(incident: Incident): boolean;
   dropNode(node: string): Promise<Incident[]>;
   counts(node?: string): { open: number; acknowledged: number };
-  close(): void;
+  /** Stops the timers; resolves once the writes already started are done (a test then removes the user directory). */
+  close(): Promise<void>;
 }
 
 const REAL_CLOCK: EngineClock = { wall: () => Date.now(), mono: monotonicNow };
@@ -194,9 +195,10 @@ export class EscalationDesk implements IncidentDesk {
     this.#arm();
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.#cancel?.();
     this.#cancel = undefined;
+    await this.#writes;
   }
 }
 
@@ -210,9 +212,10 @@ export function deskFor(key: string, make: () => IncidentDesk): IncidentDesk {
 }
 
 /** As a new process would start: every desk forgotten, the next node loads its account's from the store (tests). */
-export function forgetDesks(): void {
-  for (const desk of desks.values()) desk.close();
+export async function forgetDesks(): Promise<void> {
+  const closing = [...desks.values()].map((desk) => desk.close());
   desks.clear();
+  await Promise.all(closing);
 }
 
 function smsKey(incident: Incident, sms: PendingSms): string {

@@ -300,7 +300,7 @@ export class SharedEscalationDesk implements IncidentDesk {
     return { open, acknowledged };
   }
 
-  close(): void {
+  async close(): Promise<void> {
     this.#closed = true;
     this.#cancel?.();
     this.#cancel = undefined;
