@@ -9,7 +9,8 @@ export default {
     {
       name: 'no-circle',
       severity: 'error',
-      comment: 'An import circle: a type or function that both ends need belongs in the lower module, or in a small module both import.',
+      comment:
+        'An import circle: a type or function that both ends need belongs in the lower module, or in a small module both import.',
       from: { path: product },
       to: { circular: true },
     },
@@ -30,21 +31,24 @@ export default {
     {
       name: 'plumbing-imports-no-node-folder',
       severity: 'error',
-      comment: 'nodes/plumbing is used by both node folders, so it imports neither: nothing from nodes/account or nodes/behaviours.',
+      comment:
+        'nodes/plumbing is used by both node folders, so it imports neither: nothing from nodes/account or nodes/behaviours.',
       from: { path: '^nodes/plumbing/' },
       to: { path: '^nodes/(account|behaviours)/' },
     },
     {
       name: 'nothing-imports-a-registration',
       severity: 'error',
-      comment: "A node type's registration (nodes/bulkgate-*.ts) is the top: only nodes/bulkgate.ts, which registers them all, imports one.",
+      comment:
+        "A node type's registration (nodes/bulkgate-*.ts) is the top: only nodes/bulkgate.ts, which registers them all, imports one.",
       from: { path: product, pathNot: '^nodes/bulkgate\\.ts$' },
       to: { path: '^nodes/bulkgate-[^/]+\\.ts$' },
     },
     {
       name: 'runtime-imports-no-panel',
       severity: 'error',
-      comment: "nodes/editor is the panels' code, bundled into the HTML for the browser: the runtime does not import it.",
+      comment:
+        "nodes/editor is the panels' code, bundled into the HTML for the browser: the runtime does not import it.",
       from: { path: product, pathNot: '^nodes/editor/' },
       to: { path: '^nodes/editor/' },
     },

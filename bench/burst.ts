@@ -1,7 +1,21 @@
 /** Bursts (every msg handed over at once) and promotional campaigns of 10,000 and 100,000 recipients. */
 import { performance } from 'node:perf_hooks';
 import { GatewayClient, sendOperation } from '../gateway';
-import { FlowNode, ID, ONLY, PLAN, QUICK, TOKEN, describeRatio, gc, inRounds, median, round, runtime, setRatio } from './harness';
+import {
+  FlowNode,
+  ID,
+  ONLY,
+  PLAN,
+  QUICK,
+  TOKEN,
+  describeRatio,
+  gc,
+  inRounds,
+  median,
+  round,
+  runtime,
+  setRatio,
+} from './harness';
 
 /**
  * The burst shapes: every msg handed over at once, as an alarm storm or a flow that
@@ -21,13 +35,24 @@ export const BURST_SHAPES = QUICK
       { nodes: 100, each: 100 },
     ];
 /** A burst shape's name, as the rows, the back-to-back line and the targets print it. */
-export const burstShape = ({ nodes, each }: { nodes: number; each: number }) => `${nodes} node${nodes > 1 ? 's' : ''} x ${each}`;
+export const burstShape = ({ nodes, each }: { nodes: number; each: number }) =>
+  `${nodes} node${nodes > 1 ? 's' : ''} x ${each}`;
 
-export const BURST_CLIENTS = { package: 'package node', nooutbox: 'package node, outbox off', floor: 'node-red floor' } as const;
+export const BURST_CLIENTS = {
+  package: 'package node',
+  nooutbox: 'package node, outbox off',
+  floor: 'node-red floor',
+} as const;
 export type BurstClient = keyof typeof BURST_CLIENTS;
 
 export function burstFlow(baseUrl: string, nodes: number): FlowNode[] {
-  const account = { type: 'bulkgate-account', baseUrl, retries: 0, timeout: 60000, credentials: { application_id: ID, application_token: TOKEN } };
+  const account = {
+    type: 'bulkgate-account',
+    baseUrl,
+    retries: 0,
+    timeout: 60000,
+    credentials: { application_id: ID, application_token: TOKEN },
+  };
   const flow: FlowNode[] = [
     { id: 'burst-acc', ...account },
     { id: 'burst-acc-nooutbox', ...account, outboxMinutes: 0 },
@@ -52,14 +77,23 @@ export function burstFlow(baseUrl: string, nodes: number): FlowNode[] {
       id: `burst-floor-${n}`,
       type: 'bench-undici',
       url: `${baseUrl}/api/2.0/advanced/transactional`,
-      body: { application_id: ID, application_token: TOKEN, number: '420777123456', text: 'Door opened, bench message' },
+      body: {
+        application_id: ID,
+        application_token: TOKEN,
+        number: '420777123456',
+        text: 'Door opened, bench message',
+      },
       wires: [['burst-floor-out']],
     });
   }
   return flow;
 }
 
-export async function burstRun(client: BurstClient, nodes: number, each: number): Promise<{ msgsPerSec: number; cpuUsPerMsg: number }> {
+export async function burstRun(
+  client: BurstClient,
+  nodes: number,
+  each: number,
+): Promise<{ msgsPerSec: number; cpuUsPerMsg: number }> {
   const total = nodes * each;
   const inputs = Array.from({ length: nodes }, (_, n) => runtime.node(`burst-${client}-${n}`));
   const cpu0 = process.cpuUsage();
@@ -87,7 +121,9 @@ export async function burst(fixedUrl: string) {
     for (const client of clients) await burstRun(client, nodes, Math.ceil(each / 2)); // warm-up
     // The three are compared with each other (the package node with the floor, and with its
     // outbox off): back to back, in sets.
-    const { runs, sets } = await inRounds(clients.length > 1 ? [clients] : clients, (client) => burstRun(client as BurstClient, nodes, each));
+    const { runs, sets } = await inRounds(clients.length > 1 ? [clients] : clients, (client) =>
+      burstRun(client as BurstClient, nodes, each),
+    );
     const vsFloor = setRatio(sets, 'package', 'floor');
     const vsOutboxOff = setRatio(sets, 'package', 'nooutbox');
     for (const [client, list] of runs) {
@@ -101,10 +137,14 @@ export async function burst(fixedUrl: string) {
         ...(client === 'package' && vsOutboxOff ? { vsOutboxOff } : {}),
       };
       rows.push(row);
-      console.log(`burst ${shape.padEnd(16)} ${String(row.client).padEnd(25)} ${String(row.msgsPerSec).padStart(6)} msg/s  cpu ${row.cpuUsPerMsg} µs/msg`);
+      console.log(
+        `burst ${shape.padEnd(16)} ${String(row.client).padEnd(25)} ${String(row.msgsPerSec).padStart(6)} msg/s  cpu ${row.cpuUsPerMsg} µs/msg`,
+      );
     }
     if (runs.has('package')) {
-      console.log(`burst ${shape}: back to back, package node vs node-red floor ${describeRatio(vsFloor)}, outbox on vs off ${describeRatio(vsOutboxOff)}`);
+      console.log(
+        `burst ${shape}: back to back, package node vs node-red floor ${describeRatio(vsFloor)}, outbox on vs off ${describeRatio(vsOutboxOff)}`,
+      );
     }
   }
   return rows;
@@ -126,8 +166,21 @@ export async function promotional(fixedUrl: string) {
       build.push(performance.now() - t);
     }
     await runtime.deploy([
-      { id: 'acc', type: 'bulkgate-account', baseUrl: fixedUrl, retries: 0, timeout: 60000, credentials: { application_id: ID, application_token: TOKEN } },
-      { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: 'Hi <first_name>, your code is <code>.', wires: [['out'], ['out'], ['sum']] },
+      {
+        id: 'acc',
+        type: 'bulkgate-account',
+        baseUrl: fixedUrl,
+        retries: 0,
+        timeout: 60000,
+        credentials: { application_id: ID, application_token: TOKEN },
+      },
+      {
+        id: 'p',
+        type: 'bulkgate-promotional',
+        account: 'acc',
+        text: 'Hi <first_name>, your code is <code>.',
+        wires: [['out'], ['out'], ['sum']],
+      },
       { id: 'out', type: 'bench-sink' },
       { id: 'sum', type: 'bench-sink' },
     ]);

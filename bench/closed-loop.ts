@@ -26,8 +26,21 @@ msg.headers = { 'content-type': 'application/json', 'cache-control': 'no-cache' 
 msg.payload = { application_id: ${JSON.stringify(ID)}, application_token: ${JSON.stringify(TOKEN)}, number: msg.number, text: msg.payload };
 return msg;`;
   return [
-    { id: `${key}-acc`, type: 'bulkgate-account', baseUrl, retries: 0, timeout: 15000, credentials: { application_id: ID, application_token: TOKEN } },
-    { id: `${key}-package`, type: 'bulkgate-transactional', account: `${key}-acc`, text: '', wires: [[`${key}-package-out`], [`${key}-package-out`]] },
+    {
+      id: `${key}-acc`,
+      type: 'bulkgate-account',
+      baseUrl,
+      retries: 0,
+      timeout: 15000,
+      credentials: { application_id: ID, application_token: TOKEN },
+    },
+    {
+      id: `${key}-package`,
+      type: 'bulkgate-transactional',
+      account: `${key}-acc`,
+      text: '',
+      wires: [[`${key}-package-out`], [`${key}-package-out`]],
+    },
     { id: `${key}-package-out`, type: 'bench-sink' },
     // What a user builds without the package: a function node and the core http request node.
     { id: `${key}-core`, type: 'function', func, outputs: 1, wires: [[`${key}-http`]] },
@@ -53,7 +66,12 @@ return msg;`;
       id: `${key}-floor`,
       type: 'bench-undici',
       url: `${baseUrl}/api/2.0/advanced/transactional`,
-      body: { application_id: ID, application_token: TOKEN, number: '420777123456', text: 'Door opened, bench message' },
+      body: {
+        application_id: ID,
+        application_token: TOKEN,
+        number: '420777123456',
+        text: 'Door opened, bench message',
+      },
       wires: [[`${key}-floor-out`]],
     },
     { id: `${key}-floor-out`, type: 'bench-sink' },
@@ -83,7 +101,12 @@ export function rawUndiciSender(baseUrl: string): Sender {
   const pool = new Pool(url.origin, { connections: 64 });
   return {
     send: (i, done) => {
-      const body = JSON.stringify({ application_id: ID, application_token: TOKEN, number: '420777123456', text: `Door opened, bench message ${i}` });
+      const body = JSON.stringify({
+        application_id: ID,
+        application_token: TOKEN,
+        number: '420777123456',
+        text: `Door opened, bench message ${i}`,
+      });
       pool
         .request({
           path: '/api/2.0/advanced/transactional',
@@ -150,15 +173,18 @@ export async function throughput(servers: Record<string, string>) {
       if (client === 'package node') {
         const vsFloor = setRatio(sets, key, `${server}|node-red floor`);
         if (vsFloor) row.vsFloor = vsFloor;
-        console.log(`closed loop c=${concurrency} ${server}: package node vs node-red floor, back to back ${describeRatio(vsFloor)}`);
+        console.log(
+          `closed loop c=${concurrency} ${server}: package node vs node-red floor, back to back ${describeRatio(vsFloor)}`,
+        );
       }
       rows.push(row);
     }
   }
   rows.sort(
     (a, b) =>
-      `${a.server}${CLIENTS.indexOf(a.client as never)}`.localeCompare(`${b.server}${CLIENTS.indexOf(b.client as never)}`) ||
-      (a.concurrency as number) - (b.concurrency as number),
+      `${a.server}${CLIENTS.indexOf(a.client as never)}`.localeCompare(
+        `${b.server}${CLIENTS.indexOf(b.client as never)}`,
+      ) || (a.concurrency as number) - (b.concurrency as number),
   );
   for (const row of rows) {
     console.log(

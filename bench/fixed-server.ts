@@ -7,7 +7,8 @@ import { createServer } from 'node:http';
 
 // Each answer its own sms_id (delivery tracking keys on it), built as cheaply as the fixed text was.
 let nextId = 0;
-const transactional = () => `{"data":{"status":"accepted","sms_id":"fixed-${++nextId}","price":0.05,"credit":100,"number":"420777123456"}}`;
+const transactional = () =>
+  `{"data":{"status":"accepted","sms_id":"fixed-${++nextId}","price":0.05,"credit":100,"number":"420777123456"}}`;
 
 /** An outage for the outbox scenarios: while `down`, every API request is answered 503 and counted. */
 let down = false;
@@ -36,7 +37,14 @@ const server = createServer((req, res) => {
       const { numbers } = JSON.parse(Buffer.concat(chunks).toString()) as { numbers: { phone_number: string }[] };
       const data: Record<string, unknown> = {};
       for (const { phone_number } of numbers)
-        data[phone_number] = { phone_number, valid: true, country: 'cz', call_prefix: 420, network_code: '23001', network_name: 'T-Mobile' };
+        data[phone_number] = {
+          phone_number,
+          valid: true,
+          country: 'cz',
+          call_prefix: 420,
+          network_code: '23001',
+          network_name: 'T-Mobile',
+        };
       body = JSON.stringify({ data });
     } else if (req.url?.endsWith('/promotional')) {
       const { number } = JSON.parse(Buffer.concat(chunks).toString()) as { number: (string | { number: string })[] };
@@ -48,7 +56,13 @@ const server = createServer((req, res) => {
         number: typeof n === 'string' ? n : n.number,
       }));
       body = JSON.stringify({
-        data: { total: { price: 0.05 * response.length, status: { sent: 0, accepted: response.length, scheduled: 0, error: 0 } }, response },
+        data: {
+          total: {
+            price: 0.05 * response.length,
+            status: { sent: 0, accepted: response.length, scheduled: 0, error: 0 },
+          },
+          response,
+        },
       });
     }
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });

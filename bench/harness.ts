@@ -39,7 +39,9 @@ export const PLAN = QUICK
       scale: { storm: 10_000, outageSeconds: 60, numbers: 100_000 },
     };
 /** `--concurrency 64` measures the closed loop at that concurrency only (for a profile). */
-export const CONCURRENCY = process.argv.includes('--concurrency') ? [Number(process.argv[process.argv.indexOf('--concurrency') + 1])] : [1, 16, 64];
+export const CONCURRENCY = process.argv.includes('--concurrency')
+  ? [Number(process.argv[process.argv.indexOf('--concurrency') + 1])]
+  : [1, 16, 64];
 export const ID = 'bench';
 export const TOKEN = 'bench-token-0123456789';
 export const gc = (globalThis as { gc?: () => void }).gc ?? (() => undefined);
@@ -62,7 +64,8 @@ export class Runtime {
   async start(): Promise<void> {
     mkdirSync(join(this.userDir, 'node_modules'));
     symlinkSync(ROOT, join(this.userDir, 'node_modules', 'node-red-contrib-bulkgate'), 'dir');
-    (globalThis as { benchSink?: unknown }).benchSink = (id: string, msg: Record<string, unknown>) => this.sinks.get(id)?.(msg);
+    (globalThis as { benchSink?: unknown }).benchSink = (id: string, msg: Record<string, unknown>) =>
+      this.sinks.get(id)?.(msg);
     this.RED.init(createServer(), {
       userDir: this.userDir,
       httpAdminRoot: false,
@@ -83,7 +86,12 @@ export class Runtime {
   async deploy(flow: FlowNode[]): Promise<void> {
     this.sinks.clear();
     await this.RED.runtime.flows.setFlows({
-      flows: { flows: [{ id: 'bench-tab', type: 'tab', label: 'bench' }, ...flow.map((n) => (n.type === 'bulkgate-account' ? n : { z: 'bench-tab', ...n }))] },
+      flows: {
+        flows: [
+          { id: 'bench-tab', type: 'tab', label: 'bench' },
+          ...flow.map((n) => (n.type === 'bulkgate-account' ? n : { z: 'bench-tab', ...n })),
+        ],
+      },
       deploymentType: 'full',
     });
     await new Promise((r) => setTimeout(r, 200));
@@ -117,7 +125,8 @@ export const median = (values: number[]) => {
   const mid = Math.floor(sorted.length / 2);
   return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
-export const percentile = (sorted: number[], p: number) => sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
+export const percentile = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] as number;
 /** Two clients' msgs/s compared set by set (`inRounds`): the median ratio, and the lowest and highest. */
 export interface SetRatio {
   ratio: number;
@@ -125,7 +134,11 @@ export interface SetRatio {
   highest: number;
   sets: number;
 }
-export function setRatio<R extends { msgsPerSec: number }>(sets: Map<string, R>[], client: string, against: string): SetRatio | undefined {
+export function setRatio<R extends { msgsPerSec: number }>(
+  sets: Map<string, R>[],
+  client: string,
+  against: string,
+): SetRatio | undefined {
   const ratios = sets
     .filter((set) => set.has(client) && set.has(against))
     .map((set) => (set.get(client) as R).msgsPerSec / (set.get(against) as R).msgsPerSec)
@@ -133,7 +146,8 @@ export function setRatio<R extends { msgsPerSec: number }>(sets: Map<string, R>[
   if (!ratios.length) return undefined;
   return { ratio: median(ratios), lowest: ratios[0] as number, highest: ratios.at(-1) as number, sets: ratios.length };
 }
-export const describeRatio = (r: SetRatio | undefined) => (r ? `${round(r.ratio)}x (${round(r.lowest)} to ${round(r.highest)}, ${r.sets} sets)` : 'n/a');
+export const describeRatio = (r: SetRatio | undefined) =>
+  r ? `${round(r.ratio)}x (${round(r.lowest)} to ${round(r.highest)}, ${r.sets} sets)` : 'n/a';
 /**
  * Run `run`'s order of the clients: each once, starting with another one each run and, where the
  * count allows, after other neighbours (a stride coprime with the count: 1, 3, 5, 7 for eight
@@ -247,7 +261,11 @@ export interface RunResult {
 }
 
 /** Sends `count` messages keeping `concurrency` in flight; `send(i, done)` starts one. */
-export async function closedLoop(count: number, concurrency: number, send: (i: number, done: () => void) => void): Promise<RunResult> {
+export async function closedLoop(
+  count: number,
+  concurrency: number,
+  send: (i: number, done: () => void) => void,
+): Promise<RunResult> {
   // A loop of no messages would never finish: a plan that asks for one is a mistake in this file.
   if (!(count >= 1)) throw new Error(`closedLoop: ${count} messages`);
   const latencies: number[] = [];
@@ -272,7 +290,12 @@ export async function closedLoop(count: number, concurrency: number, send: (i: n
   const elapsed = performance.now() - t0;
   const cpu = process.cpuUsage(cpu0);
   latencies.sort((a, b) => a - b);
-  return { msgsPerSec: (count / elapsed) * 1000, p50: percentile(latencies, 50), p99: percentile(latencies, 99), cpuUsPerMsg: (cpu.user + cpu.system) / count };
+  return {
+    msgsPerSec: (count / elapsed) * 1000,
+    p50: percentile(latencies, 50),
+    p99: percentile(latencies, 99),
+    cpuUsPerMsg: (cpu.user + cpu.system) / count,
+  };
 }
 
 export type Sender = { send: (i: number, done: () => void) => void; close: () => Promise<void> };

@@ -14,7 +14,11 @@ export function probe(args: string[]): Promise<Record<string, unknown>> {
     });
     let out = '';
     child.stdout?.on('data', (chunk: Buffer) => (out += chunk.toString()));
-    child.once('exit', (code) => (code === 0 ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string)) : reject(new Error(`probe exited with ${code}`))));
+    child.once('exit', (code) =>
+      code === 0
+        ? resolve(JSON.parse(out.trim().split('\n').at(-1) as string))
+        : reject(new Error(`probe exited with ${code}`)),
+    );
   });
 }
 
@@ -23,7 +27,11 @@ export const MB = (bytes: unknown) => round((bytes as number) / 2 ** 20, 1);
 /** The package laid out as `npm install` leaves it: the files npm packs, copied into `target`. */
 export function installLike(target: string): void {
   const pack = JSON.parse(
-    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }),
+    execFileSync('npm', ['pack', '--dry-run', '--json', '--ignore-scripts'], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+    }),
   );
   for (const { path } of pack[0].files as { path: string }[]) {
     mkdirSync(dirname(join(target, path)), { recursive: true });
@@ -33,7 +41,11 @@ export function installLike(target: string): void {
 
 /** The package's runtime dependencies linked into `nodeModules`, where Node-RED's start reads their package.json too. */
 export function linkDependencies(nodeModules: string): void {
-  const dependencies = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], { cwd: ROOT, encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] })
+  const dependencies = execFileSync('npm', ['ls', '--omit=dev', '--all', '--parseable'], {
+    cwd: ROOT,
+    encoding: 'utf8',
+    stdio: ['ignore', 'pipe', 'ignore'],
+  })
     .trim()
     .split('\n')
     .filter((dir) => dir.startsWith(join(ROOT, 'node_modules')));
@@ -61,7 +73,10 @@ export function linkDependencies(nodeModules: string): void {
  * about 100 ms here); the share measured within one process does not.
  */
 export async function installCost() {
-  const dirs = { without: mkdtempSync(join(tmpdir(), 'bulkgate-without-')), with: mkdtempSync(join(tmpdir(), 'bulkgate-with-')) };
+  const dirs = {
+    without: mkdtempSync(join(tmpdir(), 'bulkgate-without-')),
+    with: mkdtempSync(join(tmpdir(), 'bulkgate-with-')),
+  };
   mkdirSync(join(dirs.without, 'node_modules'));
   mkdirSync(join(dirs.with, 'node_modules'));
   // The package laid out once; copied into the user directory started with it, and (with the
@@ -73,7 +88,12 @@ export async function installCost() {
   mkdirSync(join(staged, 'smallest'));
   writeFileSync(
     join(staged, 'smallest', 'package.json'),
-    JSON.stringify({ name: 'node-red-contrib-bulkgate', version: '0.0.0', keywords: ['node-red'], 'node-red': { nodes: { smallest: 'smallest.js' } } }),
+    JSON.stringify({
+      name: 'node-red-contrib-bulkgate',
+      version: '0.0.0',
+      keywords: ['node-red'],
+      'node-red': { nodes: { smallest: 'smallest.js' } },
+    }),
   );
   writeFileSync(
     join(staged, 'smallest', 'smallest.js'),
@@ -85,7 +105,10 @@ export async function installCost() {
   );
   cpSync(join(staged, 'smallest'), join(staged, 'catalogued'), { recursive: true });
   mkdirSync(join(staged, 'catalogued', 'locales', 'en-US'), { recursive: true });
-  writeFileSync(join(staged, 'catalogued', 'locales', 'en-US', 'smallest.json'), JSON.stringify({ smallest: { label: 'smallest' } }));
+  writeFileSync(
+    join(staged, 'catalogued', 'locales', 'en-US', 'smallest.json'),
+    JSON.stringify({ smallest: { label: 'smallest' } }),
+  );
   const runs: Record<'without' | 'with', Record<string, unknown>[]> = { without: [], with: [] };
   type Loaded = 'package' | 'smallest' | 'catalogued';
   const loads: Record<Loaded, Record<string, unknown>[]> = { package: [], smallest: [], catalogued: [] };
@@ -120,7 +143,8 @@ export async function installCost() {
   const row = { starts: PLAN.startPairs, without: summary('without'), with: summary('with') };
   // Added: the median of the differences within each pair (started one after the other), so a
   // slow minute of the machine falls on both sides of a difference.
-  const differences = (field: string) => runs.with.map((r, i) => (r[field] as number) - (runs.without[i]?.[field] as number)).sort((a, b) => a - b);
+  const differences = (field: string) =>
+    runs.with.map((r, i) => (r[field] as number) - (runs.without[i]?.[field] as number)).sort((a, b) => a - b);
   const added = (field: string) => median(differences(field));
   // The middle half of the start-time differences: how far one pair strays on this machine.
   const spread = differences('startMs');
@@ -137,7 +161,9 @@ export async function installCost() {
     // without it (timed as a search for an absent name); the first start after an install also
     // saves the node list, which every later start (the list unchanged) does not. Per probe, then the median.
     const firstStart = loads[which].map((r) => (r.addMs as number) - (r.scanMs as number)).sort((a, b) => a - b);
-    const everyStart = loads[which].map((r) => (r.addMs as number) - (r.scanMs as number) - (r.saveListMs as number)).sort((a, b) => a - b);
+    const everyStart = loads[which]
+      .map((r) => (r.addMs as number) - (r.scanMs as number) - (r.saveListMs as number))
+      .sort((a, b) => a - b);
     return {
       ms: round(median(times), 1),
       msMiddleHalf: [round(percentile(times, 25), 1), round(percentile(times, 75), 1)],

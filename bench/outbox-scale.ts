@@ -44,7 +44,9 @@ function threadCpuMs(): number | undefined {
  * also counts the time the thread waited for a core, which no code here can shorten; the CPU time
  * is what the loop itself held (at most one turn's work more than the delay an idle machine shows).
  */
-async function loopDelayDuring<T>(work: () => Promise<T>): Promise<{ result: T; p99Ms: number; maxMs: number; cpuP99Ms?: number; cpuMaxMs?: number }> {
+async function loopDelayDuring<T>(
+  work: () => Promise<T>,
+): Promise<{ result: T; p99Ms: number; maxMs: number; cpuP99Ms?: number; cpuMaxMs?: number }> {
   const histogram = monitorEventLoopDelay({ resolution: 5 });
   const busy: number[] = [];
   let last = threadCpuMs();
@@ -61,7 +63,10 @@ async function loopDelayDuring<T>(work: () => Promise<T>): Promise<{ result: T; 
     const result = await work();
     busy.sort((a, b) => a - b);
     const cpu = busy.length
-      ? { cpuP99Ms: round(busy[Math.min(busy.length - 1, Math.floor(0.99 * busy.length))] as number), cpuMaxMs: round(busy.at(-1) as number) }
+      ? {
+          cpuP99Ms: round(busy[Math.min(busy.length - 1, Math.floor(0.99 * busy.length))] as number),
+          cpuMaxMs: round(busy.at(-1) as number),
+        }
       : {};
     return { result, p99Ms: round(histogram.percentile(99) / 1e6), maxMs: round(histogram.max / 1e6), ...cpu };
   } finally {
@@ -81,9 +86,20 @@ export async function outboxScale(
   await runtime.deploy([
     // The account's defaults: 3 retries, a 15 s timeout, the outbox on (60 minutes), no rate limit.
     { id: 'scale-acc', type: 'bulkgate-account', baseUrl: fixedUrl, credentials },
-    { id: 'scale-t', type: 'bulkgate-transactional', account: 'scale-acc', text: '', wires: [['scale-out'], ['scale-out']] },
+    {
+      id: 'scale-t',
+      type: 'bulkgate-transactional',
+      account: 'scale-acc',
+      text: '',
+      wires: [['scale-out'], ['scale-out']],
+    },
     { id: 'scale-out', type: 'bench-sink' },
-    { id: 'scale-check', type: 'bulkgate-number-check', account: 'scale-acc', wires: [['scale-checked'], ['scale-checked']] },
+    {
+      id: 'scale-check',
+      type: 'bulkgate-number-check',
+      account: 'scale-acc',
+      wires: [['scale-checked'], ['scale-checked']],
+    },
     { id: 'scale-checked', type: 'bench-sink' },
   ]);
   let left = 0;
@@ -102,7 +118,8 @@ export async function outboxScale(
   left = plan.storm;
   const drained = new Promise<void>((resolve) => (allOut = resolve));
   const node = runtime.node('scale-t');
-  for (let i = 0; i < plan.storm; i++) node.receive({ payload: `Smoke in the hall ${i}`, number: '420777123456', seq: i });
+  for (let i = 0; i < plan.storm; i++)
+    node.receive({ payload: `Smoke in the hall ${i}`, number: '420777123456', seq: i });
   await new Promise((r) => setTimeout(r, plan.outageSeconds * 1000));
   const { failed } = await control(fixedUrl, 'up');
   const back = performance.now();
@@ -119,7 +136,9 @@ export async function outboxScale(
   });
   await new Promise<void>((resolve) => {
     allChecked = resolve;
-    runtime.node('scale-check').receive({ payload: Array.from({ length: 10 }, (_, i) => `4207770000${String(i).padStart(2, '0')}`) });
+    runtime
+      .node('scale-check')
+      .receive({ payload: Array.from({ length: 10 }, (_, i) => `4207770000${String(i).padStart(2, '0')}`) });
   });
   checked = 0;
   expected = plan.numbers;
@@ -160,11 +179,29 @@ export const LISTS = { count: 3, numbers: 10_000 };
  * Three lists at once, live, then the same three kept through a short outage and sent from the
  * outbox: the event loop's delay from the first msg in to the last summary out (p99, max).
  */
-export async function bigLists(runtime: ScaleRuntime, fixedUrl: string, credentials: { application_id: string; application_token: string }) {
+export async function bigLists(
+  runtime: ScaleRuntime,
+  fixedUrl: string,
+  credentials: { application_id: string; application_token: string },
+) {
   await runtime.deploy([
     // No retry: a 503 is kept at once (the outbox decides when the lists go again).
-    { id: 'lists-acc', type: 'bulkgate-account', baseUrl: fixedUrl, retries: 0, timeout: 60_000, outboxDelay: 200, credentials },
-    { id: 'lists-p', type: 'bulkgate-promotional', account: 'lists-acc', text: 'Hi <first_name>, the water is off on Monday.', wires: [[], [], ['lists-sum']] },
+    {
+      id: 'lists-acc',
+      type: 'bulkgate-account',
+      baseUrl: fixedUrl,
+      retries: 0,
+      timeout: 60_000,
+      outboxDelay: 200,
+      credentials,
+    },
+    {
+      id: 'lists-p',
+      type: 'bulkgate-promotional',
+      account: 'lists-acc',
+      text: 'Hi <first_name>, the water is off on Monday.',
+      wires: [[], [], ['lists-sum']],
+    },
     { id: 'lists-sum', type: 'bench-sink' },
   ]);
   let summaries = 0;
@@ -173,7 +210,10 @@ export async function bigLists(runtime: ScaleRuntime, fixedUrl: string, credenti
     if (++summaries === LISTS.count) allSummed();
   });
   const lists = Array.from({ length: LISTS.count }, (_, l) =>
-    Array.from({ length: LISTS.numbers }, (_, i) => ({ number: `42077${l}${String(i).padStart(6, '0')}`, variables: { first_name: `Name${i}` } })),
+    Array.from({ length: LISTS.numbers }, (_, i) => ({
+      number: `42077${l}${String(i).padStart(6, '0')}`,
+      variables: { first_name: `Name${i}` },
+    })),
   );
   const sendAll = () =>
     new Promise<void>((resolve) => {
@@ -200,7 +240,13 @@ export async function bigLists(runtime: ScaleRuntime, fixedUrl: string, credenti
   return {
     lists: LISTS.count,
     numbers: LISTS.numbers,
-    live: { inputToLastSummaryMs: liveMs, loopDelayP99Ms: live.p99Ms, loopDelayMaxMs: live.maxMs, loopCpuP99Ms: live.cpuP99Ms, loopCpuMaxMs: live.cpuMaxMs },
+    live: {
+      inputToLastSummaryMs: liveMs,
+      loopDelayP99Ms: live.p99Ms,
+      loopDelayMaxMs: live.maxMs,
+      loopCpuP99Ms: live.cpuP99Ms,
+      loopCpuMaxMs: live.cpuMaxMs,
+    },
     fromOutbox: {
       upToLastSummaryMs: round(performance.now() - started, 0),
       loopDelayP99Ms: fromOutbox.p99Ms,

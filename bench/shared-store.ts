@@ -11,7 +11,20 @@ import { readFileSync } from 'node:fs';
 import { createClient } from '@redis/client';
 import { SCRIPT_NAMES, scriptPath } from '../nodes/account/store-scripts';
 import { startRedis } from '../test/support/redis';
-import { ID, PLAN, TOKEN, closedLoop, describeRatio, inRounds, median, round, runtime, serverProcesses, setRatio, type FlowNode } from './harness';
+import {
+  ID,
+  PLAN,
+  TOKEN,
+  closedLoop,
+  describeRatio,
+  inRounds,
+  median,
+  round,
+  runtime,
+  serverProcesses,
+  setRatio,
+  type FlowNode,
+} from './harness';
 import { nodeRedSender } from './closed-loop';
 
 const CONCURRENCY = 16;
@@ -30,9 +43,22 @@ function storeFlow(key: string, baseUrl: string, store: Record<string, unknown>)
       ...store,
       credentials: { application_id: ID, application_token: TOKEN },
     },
-    { id: `${key}-package`, type: 'bulkgate-transactional', account: `${key}-acc`, text: '', wires: [[`${key}-package-out`], [`${key}-package-out`]] },
+    {
+      id: `${key}-package`,
+      type: 'bulkgate-transactional',
+      account: `${key}-acc`,
+      text: '',
+      wires: [[`${key}-package-out`], [`${key}-package-out`]],
+    },
     { id: `${key}-package-out`, type: 'bench-sink' },
-    { id: `${key}-events`, type: 'bulkgate-events', path: `/bench/${key}/events`, account: `${key}-acc`, reportTimeout: 3600, wires: [[], [], []] },
+    {
+      id: `${key}-events`,
+      type: 'bulkgate-events',
+      path: `/bench/${key}/events`,
+      account: `${key}-acc`,
+      reportTimeout: 3600,
+      wires: [[], [], []],
+    },
   ];
 }
 
@@ -80,7 +106,10 @@ async function countRoundTrips(url: string, concurrency: number, send: Parameter
   await closedLoop(sends, concurrency, send);
   await new Promise((resolve) => setTimeout(resolve, 200));
   await monitor.close();
-  return { roundTrips: round(commands / sends, 2), callsPerSend: Object.fromEntries([...counted].map(([name, n]) => [name, round(n / sends, 2)])) };
+  return {
+    roundTrips: round(commands / sends, 2),
+    callsPerSend: Object.fromEntries([...counted].map(([name, n]) => [name, round(n / sends, 2)])),
+  };
 }
 
 export async function sharedStore(fixedUrl: string) {
@@ -90,7 +119,10 @@ export async function sharedStore(fixedUrl: string) {
   const child = { pid } as never;
   serverProcesses.push(child);
   try {
-    await runtime.deploy([...storeFlow('file', fixedUrl, {}), ...storeFlow('redis', fixedUrl, { store: 'redis', storeUrl: redis.url })]);
+    await runtime.deploy([
+      ...storeFlow('file', fixedUrl, {}),
+      ...storeFlow('redis', fixedUrl, { store: 'redis', storeUrl: redis.url }),
+    ]);
     // The account connects to Redis when it starts: wait until a send goes out through it.
     const redisSender = nodeRedSender('redis-package');
     const fileSender = nodeRedSender('file-package');
@@ -98,14 +130,17 @@ export async function sharedStore(fixedUrl: string) {
     for (const sender of [fileSender, redisSender]) await closedLoop(Math.ceil(count / 2), CONCURRENCY, sender.send); // warm-up
     const units = [['file store', 'redis store']];
     const senders: Record<string, typeof fileSender> = { 'file store': fileSender, 'redis store': redisSender };
-    const { runs, sets } = await inRounds(units, (client) => closedLoop(count, CONCURRENCY, (senders[client] as typeof fileSender).send));
+    const { runs, sets } = await inRounds(units, (client) =>
+      closedLoop(count, CONCURRENCY, (senders[client] as typeof fileSender).send),
+    );
     const rate = (client: string) => round(median((runs.get(client) ?? []).map((r) => r.msgsPerSec)), 0);
     const ratio = setRatio(sets, 'redis store', 'file store');
     console.log(
       `shared store c=${CONCURRENCY}: redis store ${rate('redis store')} msg/s, file store ${rate('file store')} msg/s; redis vs file, back to back ${describeRatio(ratio)}`,
     );
 
-    const at16 = (client: string, field: 'p50' | 'p99') => round(median((runs.get(client) ?? []).map((r) => r[field])), 3);
+    const at16 = (client: string, field: 'p50' | 'p99') =>
+      round(median((runs.get(client) ?? []).map((r) => r[field])), 3);
     console.log(
       `shared store c=${CONCURRENCY}, per alert: file p50 ${at16('file store', 'p50')} ms p99 ${at16('file store', 'p99')} ms, redis p50 ${at16('redis store', 'p50')} ms p99 ${at16('redis store', 'p99')} ms`,
     );
@@ -113,10 +148,19 @@ export async function sharedStore(fixedUrl: string) {
     // What a user feels: per alert, one at a time, the time from input to the gateway's answer
     // routed, with each store; the runs alternate, and each set's pair gives one difference.
     const one = PLAN.messages[1] as number;
-    const paired = await inRounds([['file store', 'redis store']], (client) => closedLoop(one, 1, (senders[client] as typeof fileSender).send));
+    const paired = await inRounds([['file store', 'redis store']], (client) =>
+      closedLoop(one, 1, (senders[client] as typeof fileSender).send),
+    );
     const differences = (field: 'p50' | 'p99') => {
-      const ds = paired.sets.map((set) => (set.get('redis store')?.[field] ?? 0) - (set.get('file store')?.[field] ?? 0)).sort((a, b) => a - b);
-      return { ms: round(median(ds), 3), lowest: round(ds[0] ?? 0, 3), highest: round(ds.at(-1) ?? 0, 3), sets: ds.length };
+      const ds = paired.sets
+        .map((set) => (set.get('redis store')?.[field] ?? 0) - (set.get('file store')?.[field] ?? 0))
+        .sort((a, b) => a - b);
+      return {
+        ms: round(median(ds), 3),
+        lowest: round(ds[0] ?? 0, 3),
+        highest: round(ds.at(-1) ?? 0, 3),
+        sets: ds.length,
+      };
     };
     const latency = {
       p50: differences('p50'),
@@ -137,7 +181,9 @@ export async function sharedStore(fixedUrl: string) {
       [CONCURRENCY]: await countRoundTrips(redis.url, CONCURRENCY, redisSender.send),
     };
     for (const [concurrency, counted] of Object.entries(roundTrips)) {
-      console.log(`shared store c=${concurrency}: round trips to Redis per happy send ${counted.roundTrips}, carrying ${JSON.stringify(counted.callsPerSend)}`);
+      console.log(
+        `shared store c=${concurrency}: round trips to Redis per happy send ${counted.roundTrips}, carrying ${JSON.stringify(counted.callsPerSend)}`,
+      );
     }
     await fileSender.close();
     await redisSender.close();

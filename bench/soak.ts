@@ -36,7 +36,13 @@ export function counting() {
   for (const [name, text] of Object.entries(texts)) {
     const pkg = time(() => measureText(text, true), 200);
     const library = time(() => new SegmentedMessage(text, 'auto'), 5);
-    const row = { text: name, characters: text.length, packageMs: round(pkg, 4), libraryMs: round(library, 3), ratio: round(library / pkg, 0) };
+    const row = {
+      text: name,
+      characters: text.length,
+      packageMs: round(pkg, 4),
+      libraryMs: round(library, 3),
+      ratio: round(library / pkg, 0),
+    };
     rows.push(row);
     console.log(
       `count ${name.padEnd(24)} ${String(text.length).padStart(4)} units: package ${row.packageMs} ms, segment library ${row.libraryMs} ms (${row.ratio}x)`,
@@ -53,7 +59,11 @@ export function counting() {
   }, 50);
   void client.close();
   console.log(`count 100,000 combining marks through prepare: refused in ${round(refusedMs, 4)} ms`);
-  return { texts: rows, hugeTextRefusedMs: round(refusedMs, 4), worstPackageMs: Math.max(...rows.map((r) => r.packageMs as number)) };
+  return {
+    texts: rows,
+    hugeTextRefusedMs: round(refusedMs, 4),
+    worstPackageMs: Math.max(...rows.map((r) => r.packageMs as number)),
+  };
 }
 
 export async function soak(fixedUrl: string) {
@@ -80,7 +90,9 @@ export async function soak(fixedUrl: string) {
     heapEndMB: round(finish.heapUsed / 2 ** 20, 1),
     heapGrowthMB: round((finish.heapUsed - start.heapUsed) / 2 ** 20, 1),
   };
-  console.log(`soak ${row.seconds} s, ${sent} msgs: RSS ${row.rssStartMB} → ${row.rssEndMB} MB, heap ${row.heapStartMB} → ${row.heapEndMB} MB`);
+  console.log(
+    `soak ${row.seconds} s, ${sent} msgs: RSS ${row.rssStartMB} → ${row.rssEndMB} MB, heap ${row.heapStartMB} → ${row.heapEndMB} MB`,
+  );
   return row;
 }
 
@@ -95,7 +107,14 @@ export async function trackingSoak(fixedUrl: string) {
   const total = QUICK ? 12_000 : 50_000;
   await runtime.deploy([
     ...throughputFlow('track', fixedUrl),
-    { id: 'track-events', type: 'bulkgate-events', path: '/bench/events', account: 'track-acc', reportTimeout: 3600, wires: [[], [], []] },
+    {
+      id: 'track-events',
+      type: 'bulkgate-events',
+      path: '/bench/events',
+      account: 'track-acc',
+      reportTimeout: 3600,
+      wires: [[], [], []],
+    },
   ]);
   const sender = nodeRedSender('track-package');
   const heapAt = async (sends: number) => {
@@ -107,7 +126,13 @@ export async function trackingSoak(fixedUrl: string) {
   const atHalf = await heapAt((total - 10_000) / 2);
   const atEnd = await heapAt((total - 10_000) / 2);
   await sender.close();
-  const row = { messages: total, heapAt10000MB: MB(at10000), heapAtHalfMB: MB(atHalf), heapAtEndMB: MB(atEnd), growthMB: MB(atEnd - at10000) };
+  const row = {
+    messages: total,
+    heapAt10000MB: MB(at10000),
+    heapAtHalfMB: MB(atHalf),
+    heapAtEndMB: MB(atEnd),
+    growthMB: MB(atEnd - at10000),
+  };
   console.log(
     `tracking ${total} sends: heap after 10,000 ${row.heapAt10000MB} MB, after ${10_000 + (total - 10_000) / 2} ${row.heapAtHalfMB} MB, after ${total} ${row.heapAtEndMB} MB (growth ${row.growthMB} MB)`,
   );
@@ -122,8 +147,16 @@ export async function usage(fixedUrl: string) {
   const recipients = Math.max(...PLAN.recipients);
   try {
     const r = await probe(['use', dir, fixedUrl, String(recipients)]);
-    const at = (stage: unknown) => ({ rssMB: MB((stage as { rss: number }).rss), heapMB: MB((stage as { heapUsed: number }).heapUsed) });
-    const row = { recipients, deployed: at(r.deployed), after10000Sends: at(r.after10000Sends), afterCampaign: at(r.afterCampaign) };
+    const at = (stage: unknown) => ({
+      rssMB: MB((stage as { rss: number }).rss),
+      heapMB: MB((stage as { heapUsed: number }).heapUsed),
+    });
+    const row = {
+      recipients,
+      deployed: at(r.deployed),
+      after10000Sends: at(r.after10000Sends),
+      afterCampaign: at(r.afterCampaign),
+    };
     console.log(
       `in use: deployed ${row.deployed.rssMB} MB RSS / ${row.deployed.heapMB} MB heap; after 10,000 sends ${row.after10000Sends.rssMB} / ${row.after10000Sends.heapMB}; after a ${recipients}-recipient campaign ${row.afterCampaign.rssMB} / ${row.afterCampaign.heapMB}`,
     );

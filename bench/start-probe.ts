@@ -29,7 +29,12 @@ const memory = () => {
 };
 
 async function main(): Promise<void> {
-  const [mode, userDir, gatewayUrl, recipients] = process.argv.slice(2) as [string, string, string | undefined, string | undefined];
+  const [mode, userDir, gatewayUrl, recipients] = process.argv.slice(2) as [
+    string,
+    string,
+    string | undefined,
+    string | undefined,
+  ];
   const packageDir = gatewayUrl;
   const t0 = performance.now();
   const RED = require('node-red');
@@ -53,11 +58,18 @@ async function main(): Promise<void> {
   const cpu = process.cpuUsage();
   const cpuMs = (cpu.user + cpu.system) / 1000;
   const types: string[] = RED.nodes.getNodeList().flatMap((set: { types: string[] }) => set.types);
-  const report: Record<string, unknown> = { startMs, cpuMs, ...memory(), bulkgateTypes: types.filter((t) => t.startsWith('bulkgate-')).length };
+  const report: Record<string, unknown> = {
+    startMs,
+    cpuMs,
+    ...memory(),
+    bulkgateTypes: types.filter((t) => t.startsWith('bulkgate-')).length,
+  };
 
   if (mode === 'add' && packageDir) {
     // Node-RED's own registry, the instance its runtime uses.
-    const registryDir = dirname(require.resolve('@node-red/registry', { paths: [dirname(require.resolve('node-red'))] }));
+    const registryDir = dirname(
+      require.resolve('@node-red/registry', { paths: [dirname(require.resolve('node-red'))] }),
+    );
     const registry = require(registryDir);
     // Two steps of addModule timed apart, as a start does them once for all packages: finding the
     // package (a scan of every node_modules folder Node-RED looks in, which a start makes with or
@@ -127,7 +139,14 @@ async function main(): Promise<void> {
             timeout: 60000,
             credentials: { application_id: 'bench', application_token: 'bench-token' },
           },
-          { id: 'tx', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['tx-out'], ['tx-out']] },
+          {
+            id: 'tx',
+            z: 'tab',
+            type: 'bulkgate-transactional',
+            account: 'acc',
+            text: '',
+            wires: [['tx-out'], ['tx-out']],
+          },
           {
             id: 'promo',
             z: 'tab',
@@ -137,12 +156,21 @@ async function main(): Promise<void> {
             wires: [[], [], ['promo-out']],
           },
           { id: 'tx-out', z: 'tab', type: 'debug', active: false, tosidebar: false, console: false, complete: 'false' },
-          { id: 'promo-out', z: 'tab', type: 'debug', active: false, tosidebar: false, console: false, complete: 'false' },
+          {
+            id: 'promo-out',
+            z: 'tab',
+            type: 'debug',
+            active: false,
+            tosidebar: false,
+            console: false,
+            complete: 'false',
+          },
         ],
       },
       deploymentType: 'full',
     });
-    while (!RED.nodes.getNode('tx-out') || !RED.nodes.getNode('promo-out')) await new Promise((resolve) => setTimeout(resolve, 20));
+    while (!RED.nodes.getNode('tx-out') || !RED.nodes.getNode('promo-out'))
+      await new Promise((resolve) => setTimeout(resolve, 20));
     for (const id of ['tx', 'promo'] as const) {
       RED.nodes.getNode(`${id}-out`).on('input', () => {
         outputs[id]++;

@@ -36,7 +36,8 @@ export function listening(signal: AbortSignal): number {
 /** Calls every listener listening now, in the order they joined. */
 function fire(ring: Link): void {
   const listeners: (() => void)[] = [];
-  for (let link = ring.next as Link; link !== ring; link = link.next as Link) listeners.push(link.listener as () => void);
+  for (let link = ring.next as Link; link !== ring; link = link.next as Link)
+    listeners.push(link.listener as () => void);
   for (let link = ring.next as Link; link !== ring; link = ring.next as Link) unlink(ring, link);
   for (const listener of listeners) listener();
 }

@@ -9,4 +9,7 @@ export const CHAT_EXPIRATION_DEFAULT = 3600;
 /** The longest WhatsApp and RCS text, in characters: the platforms' limits, which the gateway passes on. */
 export const CHAT_TEXT_LIMITS = { whatsapp: 4096, rcs: 3072 } as const;
 /** The content kinds a channel takes: exactly one per channel (their pages). */
-export const CHAT_CONTENTS = { whatsapp: ['message', 'template', 'file', 'otp', 'location'], rcs: ['message', 'file', 'card', 'carousel'] } as const;
+export const CHAT_CONTENTS = {
+  whatsapp: ['message', 'template', 'file', 'otp', 'location'],
+  rcs: ['message', 'file', 'card', 'carousel'],
+} as const;

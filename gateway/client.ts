@@ -6,11 +6,33 @@ import { baseUrlProblem } from './base-url';
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 import { prepareEndpoint } from './endpoints';
 import { GatewayError, invalidRequest } from './errors';
-import { sendOperation, type ApiFamily, type BodyEncoding, type EndpointName, type HttpMethod, type Operation } from './operations';
-import { INVALID_NUMBER_CODE, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
+import {
+  sendOperation,
+  type ApiFamily,
+  type BodyEncoding,
+  type EndpointName,
+  type HttpMethod,
+  type Operation,
+} from './operations';
+import {
+  INVALID_NUMBER_CODE,
+  isPlainObject,
+  type AccountIdentity,
+  type PreparedRequest,
+  type RejectedRecipient,
+} from './prepared';
 import { prepareInfo, prepareSend, prepareSendInSteps, type SendFields } from './request';
 import { prepareResendInSteps, storableBody } from './resend';
-import { backoffDelay, badResponse, classifyAnswer, closedError, mayRetry, transportFailure, type Answer, type Failure } from './retry-policy';
+import {
+  backoffDelay,
+  badResponse,
+  classifyAnswer,
+  closedError,
+  mayRetry,
+  transportFailure,
+  type Answer,
+  type Failure,
+} from './retry-policy';
 import { DEFAULT_CONNECTIONS, readAnswer, Transport, type ProxySettings } from './transport';
 
 export interface GatewayClientOptions extends AccountIdentity {
@@ -130,18 +152,34 @@ export class GatewayClient {
   }
 
   async transactional(fields: SendFields, options: SendOptions = {}): Promise<TransactionalResult> {
-    return this.sendTransactional(this.prepareOperation(sendOperation('transactional', options), fields), options.signal);
+    return this.sendTransactional(
+      this.prepareOperation(sendOperation('transactional', options), fields),
+      options.signal,
+    );
   }
 
-  async sendPromotional(prepared: PreparedRequest, signal?: AbortSignal, policy?: SendPolicy): Promise<PromotionalResult> {
-    if (prepared.nothingToSend) return withRejected({ total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] }, prepared);
+  async sendPromotional(
+    prepared: PreparedRequest,
+    signal?: AbortSignal,
+    policy?: SendPolicy,
+  ): Promise<PromotionalResult> {
+    if (prepared.nothingToSend)
+      return withRejected(
+        { total: { price: 0, status: { sent: 0, accepted: 0, scheduled: 0, error: 0 } }, response: [] },
+        prepared,
+      );
     const answer = await this.#execute(prepared, signal, policy);
     const data = (answer.body as { data?: unknown }).data;
-    if (!isPlainObject(data) || !isPlainObject(data.total) || !Array.isArray(data.response)) throw badResponse(answer.status, 'promotional-result');
+    if (!isPlainObject(data) || !isPlainObject(data.total) || !Array.isArray(data.response))
+      throw badResponse(answer.status, 'promotional-result');
     return withRejected(data as unknown as PromotionalResult, prepared);
   }
 
-  async sendTransactional(prepared: PreparedRequest, signal?: AbortSignal, policy?: SendPolicy): Promise<TransactionalResult> {
+  async sendTransactional(
+    prepared: PreparedRequest,
+    signal?: AbortSignal,
+    policy?: SendPolicy,
+  ): Promise<TransactionalResult> {
     const rejected = prepared.rejected[0];
     // An impossible number is answered as the gateway answers an invalid one: a rejected recipient.
     if (prepared.nothingToSend && rejected) return { rejected: true, record: { ...rejected.record } };
@@ -164,22 +202,32 @@ export class GatewayClient {
       };
     }
     const data = body.data;
-    if (!isPlainObject(data) || typeof data.status !== 'string') throw badResponse(answer.status, 'transactional-result');
+    if (!isPlainObject(data) || typeof data.status !== 'string')
+      throw badResponse(answer.status, 'transactional-result');
     return { record: data as SendRecord, rejected: data.status === 'error' };
   }
 
-  async info(options: { api?: ApiFamily; method?: HttpMethod; encoding?: BodyEncoding; signal?: AbortSignal } = {}): Promise<BalanceRecord> {
+  async info(
+    options: { api?: ApiFamily; method?: HttpMethod; encoding?: BodyEncoding; signal?: AbortSignal } = {},
+  ): Promise<BalanceRecord> {
     const api = options.api ?? 'advanced';
     const method = options.method ?? (api === 'simple' ? 'GET' : 'POST');
     const encoding = options.encoding ?? (method === 'GET' ? 'query' : 'json');
-    const answer = await this.#execute(prepareInfo({ kind: 'info', api, version: '1.0', method, encoding }, this.#identity), options.signal);
+    const answer = await this.#execute(
+      prepareInfo({ kind: 'info', api, version: '1.0', method, encoding }, this.#identity),
+      options.signal,
+    );
     const data = (answer.body as { data?: unknown }).data;
     if (!isPlainObject(data) || typeof data.credit !== 'number') throw badResponse(answer.status, 'balance-result');
     return data as BalanceRecord;
   }
 
   /** One call to the other endpoints: the answer's `data` (a wrong OTP code is `{verified: false}`, no error). */
-  async call(name: EndpointName, fields: Record<string, unknown>, options: { signal?: AbortSignal } = {}): Promise<unknown> {
+  async call(
+    name: EndpointName,
+    fields: Record<string, unknown>,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<unknown> {
     const answer = await this.#execute(prepareEndpoint(name, fields, this.#identity), options.signal);
     return (answer.body as { data: unknown }).data;
   }
@@ -204,7 +252,12 @@ export class GatewayClient {
       try {
         raw = await this.#transport.send(prepared, signal, policy?.withdraw);
       } catch (error) {
-        const context = { stopped: this.#stopped(signal), closing: this.#closing.signal.aborted, baseUrl: this.baseUrl, timeout: this.timeout };
+        const context = {
+          stopped: this.#stopped(signal),
+          closing: this.#closing.signal.aborted,
+          baseUrl: this.baseUrl,
+          timeout: this.timeout,
+        };
         await this.#beforeRetry(job, attempt, transportFailure(error, context));
         continue;
       }
@@ -220,7 +273,10 @@ export class GatewayClient {
     const { prepared, signal, policy } = job;
     const { error, reached } = failure;
     const withdraw = policy?.withdraw;
-    const again = mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) && !this.#stopped(signal) && !withdraw?.aborted;
+    const again =
+      mayRetry(failure, attempt, policy?.retries ?? this.retries, prepared.duplicatesChecked) &&
+      !this.#stopped(signal) &&
+      !withdraw?.aborted;
     const ending = (end: GatewayError): GatewayError => Object.assign(end, { mayHaveReached: reached });
     if (!again) throw ending(error);
     const wait = backoffDelay(attempt, failure.retryAfter, this.#backoff);

@@ -57,9 +57,14 @@ export class GatewayError extends Error {
   mayHaveReached: boolean | undefined;
 
   constructor(
-    init: { type: string; brief?: ErrorBrief; status?: number; detail?: string | null; retryable?: boolean; cause?: unknown } & (
-      { message: string; wording?: Wording } | { wording: Wording; message?: undefined }
-    ),
+    init: {
+      type: string;
+      brief?: ErrorBrief;
+      status?: number;
+      detail?: string | null;
+      retryable?: boolean;
+      cause?: unknown;
+    } & ({ message: string; wording?: Wording } | { wording: Wording; message?: undefined }),
   ) {
     // A message beside a wording is its English from a table the client does not hold (the nodes' own sentences).
     const message = init.message ?? english(init.wording);
@@ -90,7 +95,15 @@ export class GatewayError extends Error {
 
 /** An error as a file keeps it: its type, status, detail, sentence, wording and brief (what a Catch node gets). */
 export function errorRecord(e: GatewayError): Record<string, unknown> {
-  return { type: e.code, status: e.status, detail: e.detail, retryable: e.retryable, brief: e.brief, message: e.message, wording: e.wording };
+  return {
+    type: e.code,
+    status: e.status,
+    detail: e.detail,
+    retryable: e.retryable,
+    brief: e.brief,
+    message: e.message,
+    wording: e.wording,
+  };
 }
 
 /** The error an `errorRecord` kept, as it was: worded from its wording where it had one. */
@@ -134,7 +147,12 @@ function readableCause(cause: unknown): string {
   if (typeof cause !== 'object' || cause === null) return String(cause);
   const { message, code } = cause as { message?: unknown; code?: unknown };
   const inner = (cause as { cause?: { message?: unknown; code?: unknown } }).cause;
-  const text = typeof message === 'string' && message ? message : typeof inner?.message === 'string' ? inner.message : Object.prototype.toString.call(cause);
+  const text =
+    typeof message === 'string' && message
+      ? message
+      : typeof inner?.message === 'string'
+        ? inner.message
+        : Object.prototype.toString.call(cause);
   const theCode = typeof code === 'string' ? code : typeof inner?.code === 'string' ? inner.code : undefined;
   return theCode && !text.includes(theCode) ? `${text} (${theCode})` : text;
 }
@@ -147,14 +165,21 @@ export function typeSentence(type: string): string {
 }
 
 /** The error for an answer whose body carried `error` (both versions), its strings redacted. */
-export function gatewayAnswerError(status: number, body: { type?: unknown; error?: unknown; code?: unknown; detail?: unknown }): GatewayError {
+export function gatewayAnswerError(
+  status: number,
+  body: { type?: unknown; error?: unknown; code?: unknown; detail?: unknown },
+): GatewayError {
   // 2.0: type is the identifier and error the description; 1.0: error is the identifier.
   let type = 'unknown';
   if (typeof body.type === 'string' && TYPE_SHAPE.test(body.type)) type = body.type;
   else if (typeof body.error === 'string' && /^[a-z_]+$/.test(body.error)) type = body.error;
   const described = typeof body.error === 'string' && body.error !== type ? body.error : undefined;
   const own = TYPES[type]?.sentence;
-  const sentence: Wording = own ? { key: own } : described ? { key: 'type.refused-described', params: { described } } : { key: 'type.refused' };
+  const sentence: Wording = own
+    ? { key: own }
+    : described
+      ? { key: 'type.refused-described', params: { described } }
+      : { key: 'type.refused' };
   const detail = typeof body.detail === 'string' ? body.detail : null;
   const retryable = !NEVER_RETRY.has(type) && (status === 429 || status >= 500);
   return new GatewayError({
@@ -162,7 +187,9 @@ export function gatewayAnswerError(status: number, body: { type?: unknown; error
     status,
     detail,
     retryable,
-    wording: detail ? { key: 'answer-detail', params: { sentence, type, status, detail } } : { key: 'answer', params: { sentence, type, status } },
+    wording: detail
+      ? { key: 'answer-detail', params: { sentence, type, status, detail } }
+      : { key: 'answer', params: { sentence, type, status } },
   });
 }
 
@@ -173,7 +200,8 @@ export function redactAnswer<T>(value: T, secret: string | undefined): T {
   if (Array.isArray(value)) return value.map((v) => redactAnswer(v, secret)) as T;
   if (typeof value === 'object' && value !== null) {
     const out: Record<string, unknown> = {};
-    for (const key of Object.keys(value)) out[redactAnswer(key, secret)] = redactAnswer((value as Record<string, unknown>)[key], secret);
+    for (const key of Object.keys(value))
+      out[redactAnswer(key, secret)] = redactAnswer((value as Record<string, unknown>)[key], secret);
     return out as T;
   }
   return value;

@@ -30,6 +30,7 @@ export function readEvent(raw: unknown): EventPayload | undefined {
   if (!Number.isInteger(code)) return undefined;
   const event: Record<string, unknown> = {};
   // Own keys only, copied as data: a report cannot reach a prototype.
-  for (const key of Object.keys(raw)) if (key !== '__proto__' && key !== 'constructor' && key !== 'prototype') event[key] = raw[key];
+  for (const key of Object.keys(raw))
+    if (key !== '__proto__' && key !== 'constructor' && key !== 'prototype') event[key] = raw[key];
   return { ...event, status: EVENT_STATUS[code] ?? 'unknown', statusCode: code };
 }

@@ -26,8 +26,14 @@ export const VERSIONS: Record<OperationKind, Record<ApiFamily, readonly ApiVersi
 };
 
 /** Methods and encodings per family (the credit's simple API adds a GET). The advanced API takes JSON only. */
-const SEND_ENCODINGS: Record<ApiFamily, readonly string[]> = { advanced: ['POST json'], simple: ['POST json', 'POST form'] };
-const INFO_ENCODINGS: Record<ApiFamily, readonly string[]> = { advanced: ['POST json'], simple: ['GET query', 'POST json', 'POST form'] };
+const SEND_ENCODINGS: Record<ApiFamily, readonly string[]> = {
+  advanced: ['POST json'],
+  simple: ['POST json', 'POST form'],
+};
+const INFO_ENCODINGS: Record<ApiFamily, readonly string[]> = {
+  advanced: ['POST json'],
+  simple: ['GET query', 'POST json', 'POST form'],
+};
 
 /** The send operation asked for, with the defaults (advanced, the family's first version, JSON). */
 export function sendOperation(
@@ -47,13 +53,25 @@ export function operationProblem(op: Operation): Wording | undefined {
   const versions = VERSIONS[op.kind]?.[op.api];
   if (!versions) return wording('api-unknown', { apis: API_FAMILIES.join(', ') });
   if (!versions.includes(op.version)) {
-    return wording('version-unknown', { version: op.version, api: op.api, kind: op.kind, versions: versions.join(', ') });
+    return wording('version-unknown', {
+      version: op.version,
+      api: op.api,
+      kind: op.kind,
+      versions: versions.join(', '),
+    });
   }
   // The 2.0 simple transactional path takes the advanced 2.0 body: JSON only.
   const table = op.kind === 'info' ? INFO_ENCODINGS : SEND_ENCODINGS;
-  const allowed = op.kind === 'transactional' && op.api === 'simple' && op.version === '2.0' ? ['POST json'] : table[op.api];
+  const allowed =
+    op.kind === 'transactional' && op.api === 'simple' && op.version === '2.0' ? ['POST json'] : table[op.api];
   if (!allowed.includes(`${op.method} ${op.encoding}`)) {
-    return wording('encoding-unknown', { method: op.method, encoding: op.encoding, api: op.api, kind: op.kind, allowed: allowed.join(', ') });
+    return wording('encoding-unknown', {
+      method: op.method,
+      encoding: op.encoding,
+      api: op.api,
+      kind: op.kind,
+      allowed: allowed.join(', '),
+    });
   }
   return undefined;
 }

@@ -41,12 +41,24 @@ export interface RejectedRecipient {
 
 /** A number the checks find impossible, recorded as the gateway records an invalid one. */
 export function impossibleNumber(at: number, given: string | number): RejectedRecipient {
-  return { at, record: { status: 'error', code: INVALID_NUMBER_CODE, type: 'invalid_phone_number', error: 'Invalid phone number', number: String(given) } };
+  return {
+    at,
+    record: {
+      status: 'error',
+      code: INVALID_NUMBER_CODE,
+      type: 'invalid_phone_number',
+      error: 'Invalid phone number',
+      number: String(given),
+    },
+  };
 }
 
 /** The credentials part of a body (a msg's field of these names is refused by the checks). */
 export function credentialsBody(account: AccountIdentity, withProduct = true): Record<string, unknown> {
-  const body: Record<string, unknown> = { application_id: account.applicationId, application_token: account.applicationToken };
+  const body: Record<string, unknown> = {
+    application_id: account.applicationId,
+    application_token: account.applicationToken,
+  };
   if (withProduct && account.applicationProduct) body.application_product = account.applicationProduct;
   return body;
 }
@@ -57,5 +69,11 @@ export const isAbsent = (v: unknown): boolean => v === undefined || v === null |
 
 /** Not null, an array, a Date or bytes. The simulator keeps its own (it is the test oracle). */
 export function isPlainObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value) && !(value instanceof Date) && !(value instanceof Uint8Array);
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    !Array.isArray(value) &&
+    !(value instanceof Date) &&
+    !(value instanceof Uint8Array)
+  );
 }

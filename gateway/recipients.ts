@@ -52,7 +52,10 @@ export function normalizeSchedule(value: unknown): string | undefined {
   if (typeof value === 'string') {
     const trimmed = value.trim();
     if (/^\d+$/.test(trimmed)) return normalizeSchedule(Number(trimmed));
-    if (/^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(trimmed) && !Number.isNaN(Date.parse(trimmed))) {
+    if (
+      /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?(Z|[+-]\d{2}:?\d{2})?)?$/.test(trimmed) &&
+      !Number.isNaN(Date.parse(trimmed))
+    ) {
       return trimmed;
     }
   }

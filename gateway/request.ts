@@ -1,7 +1,15 @@
 /** A send request's fields (the reference's names) into an operation's wire body, normalised and checked. */
 import { CHANNELS } from './channels';
 import { bodyShape, operationPath, operationProblem, type Operation } from './operations';
-import { credentialsBody, impossibleNumber, isAbsent, isPlainObject, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
+import {
+  credentialsBody,
+  impossibleNumber,
+  isAbsent,
+  isPlainObject,
+  type AccountIdentity,
+  type PreparedRequest,
+  type RejectedRecipient,
+} from './prepared';
 import { invalidRequest, type GatewayError } from './errors';
 import { wording } from './wording';
 import { isPhoneNumber, normalizeNumber, normalizeSchedule, scheduleMs, splitNumbers } from './recipients';
@@ -9,7 +17,15 @@ import { schemaKey } from './schemas';
 import { atOnce, eachInSteps, inTurns, LIST_STEP, type Steps } from './steps';
 import { isValidBody, validateBody } from './validate';
 import { PROFILE_ID_CHOICE } from './senders';
-import { measureText, needsUnicode, resolveUnicode, TEXT_COUNT_BOUND, TEXT_LIMIT_GSM7, TEXT_LIMIT_UNICODE, type UnicodeMode } from './text';
+import {
+  measureText,
+  needsUnicode,
+  resolveUnicode,
+  TEXT_COUNT_BOUND,
+  TEXT_LIMIT_GSM7,
+  TEXT_LIMIT_UNICODE,
+  type UnicodeMode,
+} from './text';
 
 /** The request fields a node or `msg.payload` may set, in the reference's names and order. */
 export const SEND_FIELDS = [
@@ -32,8 +48,10 @@ export type SendField = (typeof SEND_FIELDS)[number];
 export type SendFields = Partial<Record<SendField, unknown>>;
 
 function parseBoolean(field: string, value: unknown): boolean {
-  if (value === true || value === 1 || value === 'true' || value === 'yes' || value === '1' || value === 'on') return true;
-  if (value === false || value === 0 || value === 'false' || value === 'no' || value === '0' || value === 'off') return false;
+  if (value === true || value === 1 || value === 'true' || value === 'yes' || value === '1' || value === 'on')
+    return true;
+  if (value === false || value === 0 || value === 'false' || value === 'no' || value === '0' || value === 'off')
+    return false;
   throw invalidRequest(wording('not-boolean', { field }));
 }
 
@@ -44,7 +62,8 @@ function parseUnicode(field: string, value: unknown): UnicodeMode {
 
 function parseText(field: string, value: unknown): string | undefined {
   if (isAbsent(value)) return undefined;
-  const text = typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
+  const text =
+    typeof value === 'string' ? value : typeof value === 'number' && Number.isFinite(value) ? String(value) : undefined;
   if (text === undefined) throw invalidRequest(wording('not-string', { field }));
   // Refused before anything counts it: no text that cannot fit costs more than this comparison.
   if (text.length > TEXT_COUNT_BOUND) throw textTooLong(field, { characters: text.length });
@@ -53,12 +72,14 @@ function parseText(field: string, value: unknown): string | undefined {
 
 function parseIds(value: unknown): unknown {
   if (isAbsent(value)) return undefined;
-  const list = typeof value === 'string' ? value.split(/[;,\s]+/).filter(Boolean) : Array.isArray(value) ? value : [value];
+  const list =
+    typeof value === 'string' ? value.split(/[;,\s]+/).filter(Boolean) : Array.isArray(value) ? value : [value];
   if (list.length === 0) return undefined;
   return list.map((id) => (typeof id === 'string' && /^\d+$/.test(id.trim()) ? Number(id.trim()) : id));
 }
 
-const digitsAsNumber = (value: unknown): unknown => (typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value);
+const digitsAsNumber = (value: unknown): unknown =>
+  typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
 
 /** The sender as the wire takes it: the editor's profile-id choice resolved, an id an integer. */
 function wireSender(senderId: unknown, value: unknown): { id: unknown; value: unknown } {
@@ -67,7 +88,10 @@ function wireSender(senderId: unknown, value: unknown): { id: unknown; value: un
     id = (typeof value === 'string' && /^\d+$/.test(value.trim()) ? Number(value) : value) ?? senderId;
     value = undefined;
   }
-  return { id: isAbsent(id) ? undefined : digitsAsNumber(id), value: typeof value === 'number' ? String(value) : value };
+  return {
+    id: isAbsent(id) ? undefined : digitsAsNumber(id),
+    value: typeof value === 'number' ? String(value) : value,
+  };
 }
 
 /** Sets `key`, or deletes it when `value` is undefined (an existing key keeps its place). */
@@ -104,7 +128,8 @@ function* promotionalRecipients(value: unknown, simple: boolean): Steps<Recipien
     if (!isPlainObject(item)) throw invalidRequest(wording('not-recipient', { field: `number[${i}]` }));
     // The reference: an entry without a number is skipped.
     if (isAbsent(item.number)) return;
-    if (typeof item.number !== 'string' && typeof item.number !== 'number') throw invalidRequest(wording('not-phone', { field: `number[${i}].number` }));
+    if (typeof item.number !== 'string' && typeof item.number !== 'number')
+      throw invalidRequest(wording('not-phone', { field: `number[${i}].number` }));
     if (impossible(item.number)) return;
     const entry: Record<string, unknown> = {};
     // Own keys only, so `__proto__` in a msg is just a key.
@@ -118,7 +143,10 @@ function* promotionalRecipients(value: unknown, simple: boolean): Steps<Recipien
       throw invalidRequest(wording('recipient-text-advanced', { field: `number[${i}]` }));
     }
     wire.push(simple ? entry.number : entry);
-    entries.push({ text: entry.text as string | undefined, variables: isPlainObject(entry.variables) ? entry.variables : undefined });
+    entries.push({
+      text: entry.text as string | undefined,
+      variables: isPlainObject(entry.variables) ? entry.variables : undefined,
+    });
   });
   if (wire.length === 0 && rejected.length === 0) return undefined;
   return { wire: simple ? wire.join(';') : wire, entries, rejected };
@@ -126,11 +154,14 @@ function* promotionalRecipients(value: unknown, simple: boolean): Steps<Recipien
 
 function transactionalNumber(value: unknown): string | number | undefined {
   if (isAbsent(value)) return undefined;
-  const list = (typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value]).filter((n) => !isAbsent(n));
+  const list = (typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value]).filter(
+    (n) => !isAbsent(n),
+  );
   if (list.length > 1) throw invalidRequest(wording('one-number', { numbers: list.length }));
   const [only] = list;
   if (only === undefined) return undefined;
-  if (typeof only !== 'string' && typeof only !== 'number') throw invalidRequest(wording('not-phone', { field: 'number' }));
+  if (typeof only !== 'string' && typeof only !== 'number')
+    throw invalidRequest(wording('not-phone', { field: 'number' }));
   return only;
 }
 
@@ -157,7 +188,8 @@ function cascade(value: unknown): Channel | undefined {
   if (!isPlainObject(value)) throw invalidRequest(wording('not-channel-object', { channels: CHANNELS.join(', ') }));
   for (const [name, settings] of Object.entries(value)) {
     // Checked before use as a key: "__proto__" must never reach an assignment.
-    if (!isChannel(name)) throw invalidRequest(wording('not-a-channel', { field: `channel.${name}`, channels: CHANNELS.join(', ') }));
+    if (!isChannel(name))
+      throw invalidRequest(wording('not-a-channel', { field: `channel.${name}`, channels: CHANNELS.join(', ') }));
     if (!isPlainObject(settings)) throw invalidRequest(wording('not-object', { field: `channel.${name}` }));
     out[name] = { ...settings };
   }
@@ -213,7 +245,11 @@ export function prepareSend(operation: Operation, fields: SendFields, account: A
  * `prepareSend`, with a list longer than LIST_STEP checked and written in steps a turn of the
  * event loop apart; a shorter one at once, as `prepareSend` (no turn).
  */
-export async function prepareSendInSteps(operation: Operation, fields: SendFields, account: AccountIdentity): Promise<PreparedRequest> {
+export async function prepareSendInSteps(
+  operation: Operation,
+  fields: SendFields,
+  account: AccountIdentity,
+): Promise<PreparedRequest> {
   return inTurns(preparing(operation, fields, account));
 }
 
@@ -221,7 +257,11 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
   checkOperation(operation);
   if (operation.kind === 'info') throw invalidRequest(wording('not-send'));
   const { api, version } = bodyShape(operation);
-  const shape: Shape = { v2: version === '2.0', simple: api === 'simple', promotional: operation.kind === 'promotional' };
+  const shape: Shape = {
+    v2: version === '2.0',
+    simple: api === 'simple',
+    promotional: operation.kind === 'promotional',
+  };
 
   const f: SendFields = {};
   for (const key of SEND_FIELDS) if (Object.hasOwn(fields, key) && !isAbsent(fields[key])) f[key] = fields[key];
@@ -239,7 +279,8 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
     { field: 'text', text },
   ].filter((t): t is { field: string; text: string } => t.text !== undefined);
   // Only the recipients with a text of their own: a list of 10,000 plain numbers adds nothing.
-  for (const [i, e] of (recipients?.entries ?? []).entries()) if (e.text !== undefined) smsTexts.push({ field: `number[${i}].text`, text: e.text });
+  for (const [i, e] of (recipients?.entries ?? []).entries())
+    if (e.text !== undefined) smsTexts.push({ field: `number[${i}].text`, text: e.text });
   const unicode = resolveUnicode(
     parseUnicode(shape.v2 ? 'channel.sms.unicode' : 'unicode', shape.v2 ? channel?.sms?.unicode : f.unicode),
     smsTexts.map((t) => t.text),
@@ -253,16 +294,26 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
   if (viberText !== undefined) checkLength('channel.viber.text', viberText, needsUnicode(viberText));
 
   // With every number rejected and no group or admin, nothing is sent, but the rest is still checked.
-  const nothingToSend = rejected.length > 0 && body.number === undefined && body.groups === undefined && body.admins === undefined && body.admin === undefined;
+  const nothingToSend =
+    rejected.length > 0 &&
+    body.number === undefined &&
+    body.groups === undefined &&
+    body.admins === undefined &&
+    body.admin === undefined;
   const placeholder = shape.simple || !shape.promotional ? PLACEHOLDER_NUMBER : [PLACEHOLDER_NUMBER];
-  yield* validateInSteps(schemaKey(operation.kind, api, version), nothingToSend ? { ...body, number: placeholder } : body);
+  yield* validateInSteps(
+    schemaKey(operation.kind, api, version),
+    nothingToSend ? { ...body, number: placeholder } : body,
+  );
 
   const missingVariables = yield* findMissingVariables(text, channel, recipients, transactionalVariables);
   const scheduled = scheduleMs(body.schedule);
   // A minute of grace: a schedule of "now" computed a moment ago is not a mistake.
-  const pastSchedule = scheduled !== undefined && scheduled < Date.now() - 60_000 ? new Date(scheduled).toISOString() : undefined;
+  const pastSchedule =
+    scheduled !== undefined && scheduled < Date.now() - 60_000 ? new Date(scheduled).toISOString() : undefined;
   // A group or an admin list entry counts once: the gateway alone knows how many it reaches.
-  const listed = (Array.isArray(body.groups) ? body.groups.length : 0) + (Array.isArray(body.admins) ? body.admins.length : 0);
+  const listed =
+    (Array.isArray(body.groups) ? body.groups.length : 0) + (Array.isArray(body.admins) ? body.admins.length : 0);
   const numbers = recipients?.entries.length ?? (body.number !== undefined || body.admin !== undefined ? 1 : 0);
   return {
     operation,
@@ -270,7 +321,10 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
     path: operationPath(operation),
     ...(yield* serialiseInSteps(operation, body)),
     messages: nothingToSend ? 0 : Math.max(1, numbers + listed),
-    duplicatesChecked: body.duplicates_check === 'on' || body.duplicates_check === 'same_text' || body.duplicates_check === 'same_number',
+    duplicatesChecked:
+      body.duplicates_check === 'on' ||
+      body.duplicates_check === 'same_text' ||
+      body.duplicates_check === 'same_number',
     missingVariables,
     rejected,
     nothingToSend,
@@ -323,13 +377,20 @@ function* addRecipients(
 }
 
 /** Unicode, flash and the sender: in channel.sms for 2.0, at top level for 1.0. */
-function addSmsSettings(shape: Shape, f: SendFields, body: Body, channel: Channel | undefined, unicode: boolean): Channel | undefined {
+function addSmsSettings(
+  shape: Shape,
+  f: SendFields,
+  body: Body,
+  channel: Channel | undefined,
+  unicode: boolean,
+): Channel | undefined {
   if (shape.v2) {
     if (unicode && channel?.sms?.unicode === undefined) {
       channel ??= {};
       channel.sms = { ...channel.sms, unicode: true };
     }
-    if (channel && Object.keys(channel).length === 1 && channel.sms && Object.keys(channel.sms).length === 0) channel = undefined;
+    if (channel && Object.keys(channel).length === 1 && channel.sms && Object.keys(channel.sms).length === 0)
+      channel = undefined;
     if (channel) body.channel = channel;
     return channel;
   }
@@ -355,11 +416,22 @@ function addDelivery(shape: Shape, f: SendFields, body: Body, account: AccountId
 }
 
 /** A text is required where no channel's or recipient's own text supplies one. */
-function requireText(shape: Shape, text: string | undefined, channel: Channel | undefined, body: Body, recipients: Recipients | undefined): void {
+function requireText(
+  shape: Shape,
+  text: string | undefined,
+  channel: Channel | undefined,
+  body: Body,
+  recipients: Recipients | undefined,
+): void {
   const channelTexts = channel ? Object.values(channel).every((c) => !isAbsent(c.text)) : false;
   if (text !== undefined || channelTexts) return;
-  if (!shape.promotional) throw invalidRequest(wording(shape.v2 ? 'text-required-v2' : 'text-required'), { key: 'no-text' });
-  const needsTop = shape.simple || body.groups !== undefined || body.admins !== undefined || recipients?.entries.some((e) => e.text === undefined);
+  if (!shape.promotional)
+    throw invalidRequest(wording(shape.v2 ? 'text-required-v2' : 'text-required'), { key: 'no-text' });
+  const needsTop =
+    shape.simple ||
+    body.groups !== undefined ||
+    body.admins !== undefined ||
+    recipients?.entries.some((e) => e.text === undefined);
   if (needsTop) throw invalidRequest(wording('text-required-promotional'), { key: 'no-text' });
 }
 
@@ -422,7 +494,10 @@ function checkOperation(operation: Operation): void {
   if (problem) throw invalidRequest(problem);
 }
 
-export function serialise(operation: Operation, body: Record<string, unknown>): { payload?: string; contentType?: string; query?: string } {
+export function serialise(
+  operation: Operation,
+  body: Record<string, unknown>,
+): { payload?: string; contentType?: string; query?: string } {
   if (operation.encoding === 'json') return { payload: JSON.stringify(body), contentType: 'application/json' };
   const form = new URLSearchParams();
   for (const [key, value] of Object.entries(body)) {
@@ -451,7 +526,8 @@ function* validateInSteps(key: string, body: Body): Steps<void> {
 /** serialise, a JSON list of recipients longer than LIST_STEP written a step at a time: the same characters as JSON.stringify. */
 export function* serialiseInSteps(operation: Operation, body: Body): Steps<ReturnType<typeof serialise>> {
   const list = body.number;
-  if (operation.encoding !== 'json' || !Array.isArray(list) || list.length <= LIST_STEP) return serialise(operation, body);
+  if (operation.encoding !== 'json' || !Array.isArray(list) || list.length <= LIST_STEP)
+    return serialise(operation, body);
   // The fields before and after the list, in the body's order (JSON.stringify's).
   const before: Body = {};
   const after: Body = {};
@@ -467,12 +543,23 @@ export function* serialiseInSteps(operation: Operation, body: Body): Steps<Retur
   }
   const head = JSON.stringify(before).slice(1, -1);
   const tail = JSON.stringify(after).slice(1, -1);
-  return { payload: `{${head ? `${head},` : ''}"number":[${steps.join(',')}]${tail ? `,${tail}` : ''}}`, contentType: 'application/json' };
+  return {
+    payload: `{${head ? `${head},` : ''}"number":[${steps.join(',')}]${tail ? `,${tail}` : ''}}`,
+    contentType: 'application/json',
+  };
 }
 
 function textTooLong(field: string, measure: { characters: number; limit?: number }): GatewayError {
-  return invalidRequest(wording('text-too-long', { field, characters: measure.characters, limit: TEXT_LIMIT_GSM7, unicodeLimit: TEXT_LIMIT_UNICODE }), {
-    key: 'text-too-long',
-    params: { characters: measure.characters, limit: measure.limit ?? TEXT_LIMIT_GSM7 },
-  });
+  return invalidRequest(
+    wording('text-too-long', {
+      field,
+      characters: measure.characters,
+      limit: TEXT_LIMIT_GSM7,
+      unicodeLimit: TEXT_LIMIT_UNICODE,
+    }),
+    {
+      key: 'text-too-long',
+      params: { characters: measure.characters, limit: measure.limit ?? TEXT_LIMIT_GSM7 },
+    },
+  );
 }

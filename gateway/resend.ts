@@ -1,6 +1,12 @@
 /** Sending a request again later (the outbox): kept without credentials, sent with duplicates_check. */
 import { bodyShape, operationPath, type Operation } from './operations';
-import { CREDENTIAL_KEYS, credentialsBody, type AccountIdentity, type PreparedRequest, type RejectedRecipient } from './prepared';
+import {
+  CREDENTIAL_KEYS,
+  credentialsBody,
+  type AccountIdentity,
+  type PreparedRequest,
+  type RejectedRecipient,
+} from './prepared';
 import { serialiseInSteps } from './request';
 import { bodyFields, schemaKey } from './schemas';
 import { inTurns, type Steps } from './steps';
@@ -22,7 +28,9 @@ export function resendable(operation: Operation, mayHaveReached: boolean | undef
 export function storableBody(prepared: PreparedRequest): Record<string, unknown> {
   const payload = prepared.payload ?? '';
   const body: Record<string, unknown> =
-    prepared.contentType === 'application/json' ? (JSON.parse(payload) as Record<string, unknown>) : Object.fromEntries(new URLSearchParams(payload));
+    prepared.contentType === 'application/json'
+      ? (JSON.parse(payload) as Record<string, unknown>)
+      : Object.fromEntries(new URLSearchParams(payload));
   for (const key of CREDENTIAL_KEYS) delete body[key];
   return body;
 }
@@ -34,7 +42,11 @@ type Kept = { body: Record<string, unknown>; rejected: RejectedRecipient[]; mess
  * long list is written in steps a turn of the event loop apart (an outbox sending three kept lists
  * of 10,000 numbers held the other flows for their whole writing); a short body at once.
  */
-export function prepareResendInSteps(operation: Operation, kept: Kept, account: AccountIdentity): Promise<PreparedRequest> {
+export function prepareResendInSteps(
+  operation: Operation,
+  kept: Kept,
+  account: AccountIdentity,
+): Promise<PreparedRequest> {
   return inTurns(preparingResend(operation, kept, account));
 }
 

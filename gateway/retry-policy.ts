@@ -56,7 +56,13 @@ export function classifyAnswer(prepared: Pick<PreparedRequest, 'operation'>, ans
   if (isPlainObject(body) && body.error !== undefined) {
     const operation = prepared.operation;
     // The 2.0 transactional answer for an invalid number is a rejected recipient, not a failure.
-    if (operation.kind === 'transactional' && operation.version === '2.0' && status === 400 && body.type === 'invalid_phone_number') return undefined;
+    if (
+      operation.kind === 'transactional' &&
+      operation.version === '2.0' &&
+      status === 400 &&
+      body.type === 'invalid_phone_number'
+    )
+      return undefined;
     return { error: gatewayAnswerError(status, body), reached, retryAfter: answer.retryAfter };
   }
   if (isPlainObject(body) && body.data !== undefined && status < 400) return undefined;
@@ -68,7 +74,10 @@ export function classifyAnswer(prepared: Pick<PreparedRequest, 'operation'>, ans
 }
 
 /** The failure a transport error stands for. `stopped`: the caller's signal stopped it. */
-export function transportFailure(error: unknown, context: { stopped: boolean; closing: boolean; baseUrl: string; timeout: number }): Failure {
+export function transportFailure(
+  error: unknown,
+  context: { stopped: boolean; closing: boolean; baseUrl: string; timeout: number },
+): Failure {
   if (error instanceof GatewayError) return { error, reached: true };
   const code = (error as { code?: string })?.code ?? '';
   const name = (error as { name?: string })?.name ?? '';
@@ -78,14 +87,29 @@ export function transportFailure(error: unknown, context: { stopped: boolean; cl
   });
   if (code === WITHDRAWN_CODE) return { error: withdrawnError(), reached: false };
   if (context.closing || code === 'UND_ERR_DESTROYED') return { error: closedError(), reached: true };
-  if (name === 'TimeoutError' || code === 'UND_ERR_HEADERS_TIMEOUT' || code === 'UND_ERR_BODY_TIMEOUT' || code === 'UND_ERR_CONNECT_TIMEOUT') {
+  if (
+    name === 'TimeoutError' ||
+    code === 'UND_ERR_HEADERS_TIMEOUT' ||
+    code === 'UND_ERR_BODY_TIMEOUT' ||
+    code === 'UND_ERR_CONNECT_TIMEOUT'
+  ) {
     // A connect timeout means nothing was sent.
-    return failure('timeout', wording('timeout', { url: context.baseUrl, ms: context.timeout }), code !== 'UND_ERR_CONNECT_TIMEOUT');
+    return failure(
+      'timeout',
+      wording('timeout', { url: context.baseUrl, ms: context.timeout }),
+      code !== 'UND_ERR_CONNECT_TIMEOUT',
+    );
   }
   if (context.stopped) return { error: closedError(), reached: true };
   // A proxy that would not open the tunnel: nothing reached the gateway.
-  const proxyRefusal = code === 'UND_ERR_ABORTED' ? /^Proxy response \((\d+)\)/.exec((error as Error).message ?? '') : null;
-  if (proxyRefusal) return failure('network', wording('proxy-refused', { url: context.baseUrl, status: proxyRefusal[1] as string }), false);
+  const proxyRefusal =
+    code === 'UND_ERR_ABORTED' ? /^Proxy response \((\d+)\)/.exec((error as Error).message ?? '') : null;
+  if (proxyRefusal)
+    return failure(
+      'network',
+      wording('proxy-refused', { url: context.baseUrl, status: proxyRefusal[1] as string }),
+      false,
+    );
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return { error: badResponse(200, 'too-large'), reached: true };
   const notSent = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code);
   const said = notSent ? (code ? 'unreachable-code' : 'unreachable') : code ? 'broke-code' : 'broke';

@@ -40,7 +40,13 @@ const credentials: Schema = {
 };
 
 function objectOf(properties: Schema, required: string[] = [], extra: Schema = {}): Schema {
-  return { type: 'object', ...(required.length ? { required } : {}), additionalProperties: false, properties, ...extra };
+  return {
+    type: 'object',
+    ...(required.length ? { required } : {}),
+    additionalProperties: false,
+    properties,
+    ...extra,
+  };
 }
 
 function body(properties: Schema, required: string[] = [], extra: Schema = {}): Schema {
@@ -72,7 +78,11 @@ function chatText(name: 'whatsapp' | 'rcs'): Schema {
 
 function chat(name: 'whatsapp' | 'rcs', contents: Record<string, Schema>): Schema {
   const kinds = CHAT_CONTENTS[name];
-  const sender = { type: 'string', minLength: 1, rule: said('rule.chat-sender', { platform: name === 'rcs' ? 'RCS' : 'WhatsApp' }) };
+  const sender = {
+    type: 'string',
+    minLength: 1,
+    rule: said('rule.chat-sender', { platform: name === 'rcs' ? 'RCS' : 'WhatsApp' }),
+  };
   return objectOf({ sender, expiration: seconds, ...contents }, ['sender'], {
     oneOf: kinds.map((kind) => ({ required: [kind] })),
     rule: said('rule.one-content', { contents: kinds.join(', ') }),
@@ -84,7 +94,9 @@ function channel(kind: OperationKind): Schema {
   return objectOf(
     {
       whatsapp: chat('whatsapp', {
-        message: objectOf({ text: chatText('whatsapp'), preview_url: flag }, ['text'], { rule: said('rule.whatsapp-message') }),
+        message: objectOf({ text: chatText('whatsapp'), preview_url: flag }, ['text'], {
+          rule: said('rule.whatsapp-message'),
+        }),
         template: objectOf(
           {
             template: { type: 'string', minLength: 1, rule: said('rule.template') },
@@ -100,20 +112,34 @@ function channel(kind: OperationKind): Schema {
         otp: {
           type: 'object',
           required: ['template', 'code'],
-          properties: { template: { type: 'string', minLength: 1 }, code: { type: ['string', 'number'] }, language: { type: 'string' } },
+          properties: {
+            template: { type: 'string', minLength: 1 },
+            code: { type: ['string', 'number'] },
+            language: { type: 'string' },
+          },
           rule: said('rule.otp'),
         },
         location: { type: 'object', rule: said('rule.location') },
       }),
       rcs: chat('rcs', {
-        message: objectOf({ text: chatText('rcs'), suggestions: { type: 'array', items: { type: 'object' }, rule: said('rule.suggestions') } }, ['text'], {
-          rule: said('rule.rcs-message'),
-        }),
+        message: objectOf(
+          {
+            text: chatText('rcs'),
+            suggestions: { type: 'array', items: { type: 'object' }, rule: said('rule.suggestions') },
+          },
+          ['text'],
+          {
+            rule: said('rule.rcs-message'),
+          },
+        ),
         file: { type: 'object', required: ['url'], rule: said('rule.rcs-file') },
         card: { type: 'object', rule: said('rule.card') },
         carousel: { type: 'object', rule: said('rule.carousel') },
       }),
-      viber: objectOf({ text, sender: anyString, expiration: seconds, button }, kind === 'promotional' ? ['sender', 'button'] : ['sender']),
+      viber: objectOf(
+        { text, sender: anyString, expiration: seconds, button },
+        kind === 'promotional' ? ['sender', 'button'] : ['sender'],
+      ),
       sms: objectOf({ text, ...sender('2.0'), unicode: flag }, [], senderValueRequired('2.0')),
     },
     [],
@@ -188,7 +214,12 @@ export const SCHEMAS: Record<string, Schema> = {
       duplicates_check: onOff,
     },
     ['text'],
-    { allOf: [{ anyOf: [{ required: ['number'] }, { required: ['admin'] }], rule: said('rule.number-or-admin') }, senderValueRequired('1.0')] },
+    {
+      allOf: [
+        { anyOf: [{ required: ['number'] }, { required: ['admin'] }], rule: said('rule.number-or-admin') },
+        senderValueRequired('1.0'),
+      ],
+    },
   ),
   'transactional advanced 2.0': body(
     {
@@ -227,7 +258,10 @@ const limit = (what: 'resends' | 'verifications' | 'daily', minimum: number): Sc
 });
 const otpChannel = objectOf(
   {
-    viber: objectOf({ sender: { type: 'string', minLength: 1, rule: said('rule.viber-sender') }, expiration: seconds }, ['sender']),
+    viber: objectOf(
+      { sender: { type: 'string', minLength: 1, rule: said('rule.viber-sender') }, expiration: seconds },
+      ['sender'],
+    ),
     sms: objectOf(sender('2.0'), [], senderValueRequired('2.0')),
   },
   [],
@@ -265,7 +299,8 @@ const contact = objectOf(
   { minProperties: 1, rule: said('rule.contact') },
 );
 const contactGroups = { groups: ids, group_name: text };
-const byPhoneNumber = (extra: Schema = {}) => body({ phone_number: phone, ...extra }, ['phone_number', ...Object.keys(extra)]);
+const byPhoneNumber = (extra: Schema = {}) =>
+  body({ phone_number: phone, ...extra }, ['phone_number', ...Object.keys(extra)]);
 
 export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
   'otp send': body(
@@ -290,14 +325,20 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
     ['number', 'request_quota_identification'],
   ),
   'otp resend': body({ id: otpId }, ['id']),
-  'otp verify': body({ id: otpId, code: { type: 'string', minLength: 1, rule: said('rule.otp-code') } }, ['id', 'code']),
+  'otp verify': body({ id: otpId, code: { type: 'string', minLength: 1, rule: said('rule.otp-code') } }, [
+    'id',
+    'code',
+  ]),
   'number-check': body(
     {
       numbers: listOf(objectOf({ phone_number: phone, country }, ['phone_number']), said('rule.phones')),
     },
     ['numbers'],
   ),
-  'black-list check': body({ numbers: phones, wallet, route: { enum: ['promotional', 'transactional'], rule: said('rule.route') } }, ['numbers']),
+  'black-list check': body(
+    { numbers: phones, wallet, route: { enum: ['promotional', 'transactional'], rule: said('rule.route') } },
+    ['numbers'],
+  ),
   'black-list add': body(
     {
       numbers: phones,

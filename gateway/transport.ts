@@ -63,15 +63,29 @@ export class Transport {
     });
   }
 
-  send(prepared: PreparedRequest, signal: AbortSignal | undefined, withdraw: AbortSignal | undefined): Promise<RawAnswer> {
+  send(
+    prepared: PreparedRequest,
+    signal: AbortSignal | undefined,
+    withdraw: AbortSignal | undefined,
+  ): Promise<RawAnswer> {
     // A new object per request: a proxy agent adds the Host header to it.
-    const headers: Record<string, string> = { 'cache-control': 'no-cache', accept: 'application/json', 'user-agent': 'node-red-contrib-bulkgate' };
+    const headers: Record<string, string> = {
+      'cache-control': 'no-cache',
+      accept: 'application/json',
+      'user-agent': 'node-red-contrib-bulkgate',
+    };
     if (prepared.contentType) headers['content-type'] = prepared.contentType;
     return new Promise<RawAnswer>((resolve, reject) => {
       // The pool's timeouts cover the wire, not the wait. dispatch: streams and signals cost most.
       const start = () =>
         this.#pool.dispatch(
-          { origin: this.#origin, path: this.#basePath + prepared.path, method: prepared.method, headers, body: prepared.payload },
+          {
+            origin: this.#origin,
+            path: this.#basePath + prepared.path,
+            method: prepared.method,
+            headers,
+            body: prepared.payload,
+          },
           new AnswerReader(signal, withdraw, this.#wire, resolve, reject),
         );
       this.#wire.enter({ start, reject, signal, withdraw });
@@ -102,7 +116,9 @@ function dispatcherFor(url: URL, proxy: ProxySettings | undefined, poolOptions: 
   const { EnvHttpProxyAgent, Pool, ProxyAgent } = require('undici') as typeof import('undici');
   if (proxy?.url) {
     if (bypassesProxy(url.hostname, proxy.noProxy)) return new Pool(url.origin, poolOptions);
-    const token = proxy.username ? `Basic ${Buffer.from(`${proxy.username}:${proxy.password ?? ''}`).toString('base64')}` : undefined;
+    const token = proxy.username
+      ? `Basic ${Buffer.from(`${proxy.username}:${proxy.password ?? ''}`).toString('base64')}`
+      : undefined;
     return new ProxyAgent({ ...poolOptions, uri: proxy.url, token });
   }
   if (PROXY_VARIABLES.some((name) => process.env[name])) return new EnvHttpProxyAgent(poolOptions);

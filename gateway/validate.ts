@@ -6,7 +6,9 @@ import { wording, type Wording } from './wording';
 
 interface Validator {
   (body: unknown): boolean;
-  errors?: { keyword: string; instancePath: string; schemaPath: string; params: Record<string, unknown>; message?: string }[] | null;
+  errors?:
+    | { keyword: string; instancePath: string; schemaPath: string; params: Record<string, unknown>; message?: string }[]
+    | null;
 }
 
 export function validatorName(key: string): string {
@@ -82,7 +84,10 @@ function describeError(key: string, errors: NonNullable<Validator['errors']>): W
       return wording('required', { field });
     }
     case 'additionalProperties':
-      return wording('unknown-field', { field: fieldName(error.instancePath, String(error.params.additionalProperty)), name: key });
+      return wording('unknown-field', {
+        field: fieldName(error.instancePath, String(error.params.additionalProperty)),
+        name: key,
+      });
     case 'anyOf':
     case 'oneOf':
       if (!error.instancePath && typeof rule === 'string') {

@@ -42,7 +42,8 @@ export const ERRORS = {
   'text-required-promotional': 'text is required when number holds plain numbers or groups or admins are used',
   'api-unknown': 'api must be one of __apis__',
   'version-unknown': 'version __version__ does not exist for the __api__ __kind__ API (it offers __versions__)',
-  'encoding-unknown': '__method__ with a __encoding__ body is not offered by the __api__ __kind__ API (it takes __allowed__)',
+  'encoding-unknown':
+    '__method__ with a __encoding__ body is not offered by the __api__ __kind__ API (it takes __allowed__)',
   'no-endpoint': 'there is no __name__ endpoint',
   'no-operation': 'there is no __name__ operation',
   'credential-field': '__field__ is not a field of the __name__ request (it comes from the account)',
@@ -58,8 +59,10 @@ export const ERRORS = {
   'request-rule': 'the request __rule__',
   // Each schema rule: what a field must be.
   rule: {
-    phone: 'must be a phone number: 3 to 20 digits once spaces, dashes, dots, brackets and a leading + or 00 are removed',
-    'secondary-phone': '(the secondary number) must be a phone number: 3 to 20 digits once spaces, dashes, dots, brackets and a leading + or 00 are removed',
+    phone:
+      'must be a phone number: 3 to 20 digits once spaces, dashes, dots, brackets and a leading + or 00 are removed',
+    'secondary-phone':
+      '(the secondary number) must be a phone number: 3 to 20 digits once spaces, dashes, dots, brackets and a leading + or 00 are removed',
     'non-empty-string': 'must be a non-empty string',
     string: 'must be a string',
     'string-or-number': 'must be a string or a number',
@@ -139,7 +142,8 @@ export const ERRORS = {
     unknown_action: 'The gateway does not know this endpoint',
     unsupported_api_version: 'The gateway does not support this API version',
     invalid_phone_number: 'Invalid phone number',
-    invalid_id_provided: 'The gateway knows no one-time password by this id (it has expired, or msg.otpId is not the id the send answered)',
+    invalid_id_provided:
+      'The gateway knows no one-time password by this id (it has expired, or msg.otpId is not the id the send answered)',
     invalid_input_parameters: 'The gateway did not accept the fields of this request',
     invalid_wallet: "The wallet is not one of this account's wallets",
     you_must_select_wallet: 'The account has more than one wallet: set the wallet to use',
@@ -193,7 +197,11 @@ export function english(said: Wording): string {
 }
 
 /** A sentence's `__name__` parameters filled in, a sentence among them worded by `word`. */
-export function fill(text: string, params: Record<string, WordingParam> | undefined, word: (said: Wording) => string): string {
+export function fill(
+  text: string,
+  params: Record<string, WordingParam> | undefined,
+  word: (said: Wording) => string,
+): string {
   return text.replace(/__(\w+)__/g, (whole, name: string) => {
     const value = params?.[name];
     if (value === undefined) return whole;

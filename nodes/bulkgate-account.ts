@@ -3,9 +3,14 @@ import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 import { registerAdminEndpoints } from './behaviours/admin';
 
-const register = (RED: NodeAPI): void => {
+function load(RED: NodeAPI): never {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  registerLazily(RED, 'bulkgate-account', () => (require('./behaviours/account-node') as typeof import('./behaviours/account-node')).accountNode(RED) as never);
+  const { accountNode } = require('./behaviours/account-node') as typeof import('./behaviours/account-node');
+  return accountNode(RED) as never;
+}
+
+const register = (RED: NodeAPI): void => {
+  registerLazily(RED, 'bulkgate-account', () => load(RED));
   registerAdminEndpoints(RED);
 };
 export default register;

@@ -2,7 +2,11 @@
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 
-const register = (RED: NodeAPI): void =>
+function load(RED: NodeAPI): never {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  registerLazily(RED, 'bulkgate-balance', () => (require('./behaviours/balance-node') as typeof import('./behaviours/balance-node')).balanceNode(RED) as never);
+  const { balanceNode } = require('./behaviours/balance-node') as typeof import('./behaviours/balance-node');
+  return balanceNode(RED) as never;
+}
+
+const register = (RED: NodeAPI): void => registerLazily(RED, 'bulkgate-balance', () => load(RED));
 export default register;

@@ -2,8 +2,11 @@
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 
-// eslint-disable-next-line @typescript-eslint/no-require-imports
-const load = (RED: NodeAPI) => (require('./behaviours/escalation-node') as typeof import('./behaviours/escalation-node')).escalationNode(RED) as never;
+function load(RED: NodeAPI): never {
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const { escalationNode } = require('./behaviours/escalation-node') as typeof import('./behaviours/escalation-node');
+  return escalationNode(RED) as never;
+}
 
 const register = (RED: NodeAPI): void => registerLazily(RED, 'bulkgate-escalation', () => load(RED));
 export default register;

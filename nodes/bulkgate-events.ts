@@ -2,7 +2,11 @@
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 
-const register = (RED: NodeAPI): void =>
+function load(RED: NodeAPI): never {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  registerLazily(RED, 'bulkgate-events', () => (require('./behaviours/events-node') as typeof import('./behaviours/events-node')).eventsNode(RED) as never);
+  const { eventsNode } = require('./behaviours/events-node') as typeof import('./behaviours/events-node');
+  return eventsNode(RED) as never;
+}
+
+const register = (RED: NodeAPI): void => registerLazily(RED, 'bulkgate-events', () => load(RED));
 export default register;

@@ -5,7 +5,16 @@ export type CredentialFields = Record<string, { type: 'text' | 'password'; requi
 
 /** An editor check by name: `BulkGateEditor[name](node, kind, value)`; `number` is Node-RED's own. */
 export type Validator =
-  'number' | 'validNumber' | 'validText' | 'validSenderValue' | 'validChannel' | 'validBaseUrl' | 'validStoreUrl' | 'validCountry' | 'validPath' | 'validSteps';
+  | 'number'
+  | 'validNumber'
+  | 'validText'
+  | 'validSenderValue'
+  | 'validChannel'
+  | 'validBaseUrl'
+  | 'validStoreUrl'
+  | 'validCountry'
+  | 'validPath'
+  | 'validSteps';
 
 export interface SettingDefinition {
   value: unknown;
@@ -59,7 +68,10 @@ function sendNode(kind: 'promotional' | 'transactional', outputs: number): NodeD
         }
       : {
           admin: { value: '', typed: { types: ['num', 'msg', 'flow', 'global', 'env', 'jsonata'], type: 'num' } },
-          variables: { value: 'variables', typed: { types: ['msg', 'json', 'flow', 'global', 'jsonata'], type: 'msg' } },
+          variables: {
+            value: 'variables',
+            typed: { types: ['msg', 'json', 'flow', 'global', 'jsonata'], type: 'msg' },
+          },
         };
   return paletteNode({
     type: `bulkgate-${kind}`,
@@ -69,16 +81,27 @@ function sendNode(kind: 'promotional' | 'transactional', outputs: number): NodeD
       api: { value: 'advanced' },
       version: { value: '2.0' },
       encoding: { value: 'json' },
-      number: { value: 'number', typed: { types: ['msg', 'flow', 'global', 'env', 'str', 'json', 'jsonata'], type: 'msg' }, validate: 'validNumber' },
+      number: {
+        value: 'number',
+        typed: { types: ['msg', 'flow', 'global', 'env', 'str', 'json', 'jsonata'], type: 'msg' },
+        validate: 'validNumber',
+      },
       ...recipients,
       text: { value: '', validate: 'validText' },
       unicode: { value: 'auto' },
       flash: { value: false },
       sender_id: { value: '' },
-      sender_id_value: { value: '', typed: { types: ['str', 'msg', 'flow', 'global', 'env'], type: 'str' }, validate: 'validSenderValue' },
+      sender_id_value: {
+        value: '',
+        typed: { types: ['str', 'msg', 'flow', 'global', 'env'], type: 'str' },
+        validate: 'validSenderValue',
+      },
       channel: { value: [{ type: 'sms' }], validate: 'validChannel' },
       country: { value: '', typed: { types: ['str', 'msg', 'flow', 'global', 'env'], type: 'str' } },
-      schedule: { value: 'schedule', typed: { types: ['msg', 'flow', 'global', 'str', 'num', 'date', 'jsonata'], type: 'msg' } },
+      schedule: {
+        value: 'schedule',
+        typed: { types: ['msg', 'flow', 'global', 'str', 'num', 'date', 'jsonata'], type: 'msg' },
+      },
       duplicates_check: { value: '' },
       // Seconds from a msg's first attempt after which, still not sent, it goes to Catch (expired); empty: the account's outbox time.
       giveUpAfter: { value: '', validate: 'number' },
@@ -92,11 +115,23 @@ function sendNode(kind: 'promotional' | 'transactional', outputs: number): NodeD
     },
     label: 'send',
     panel: { prepare: 'sendPanel', save: 'sendPanelSave' },
-    shared: ['status', 'brief', 'warnings', 'send', 'errors', ...(kind === 'transactional' ? (['storm'] as const) : [])],
+    shared: [
+      'status',
+      'brief',
+      'warnings',
+      'send',
+      'errors',
+      ...(kind === 'transactional' ? (['storm'] as const) : []),
+    ],
   });
 }
 
-function endpointNode(type: string, endpoint: EndpointKind, outputs: number, settings: Record<string, SettingDefinition>): NodeDefinition {
+function endpointNode(
+  type: string,
+  endpoint: EndpointKind,
+  outputs: number,
+  settings: Record<string, SettingDefinition>,
+): NodeDefinition {
   return paletteNode({
     type,
     endpoint,
@@ -234,7 +269,9 @@ export const NODE_SET = 'bulkgate';
 
 export function typedSettings(type: string): Record<string, { types: readonly string[]; type: string; value: string }> {
   const typed = Object.entries(DEFINITIONS[type]?.settings ?? {}).filter(([, setting]) => setting.typed);
-  return Object.fromEntries(typed.map(([name, setting]) => [name, { ...setting.typed!, value: String(setting.value ?? '') }]));
+  return Object.fromEntries(
+    typed.map(([name, setting]) => [name, { ...setting.typed!, value: String(setting.value ?? '') }]),
+  );
 }
 
 /** The JavaScript of a node's `RED.nodes.registerType` call, written into its HTML at build time. */
@@ -255,7 +292,8 @@ export function registerTypeSource(def: NodeDefinition): string {
     defaults.push(`      ${name}: { ${parts.join(', ')} }`);
     if (s.typed) defaults.push(`      ${name}Type: { value: ${js(s.typed.type)} }`);
   }
-  const version = def.label === 'send' ? ` + ' ' + (this.api === 'simple' ? 'simple ' : '') + (this.version || '2.0')` : '';
+  const version =
+    def.label === 'send' ? ` + ' ' + (this.api === 'simple' ? 'simple ' : '') + (this.version || '2.0')` : '';
   const lines = [
     `    category: ${js(def.category)}`,
     ...(def.category === 'config' ? [] : [`    color: '#8FD3CB'`]),

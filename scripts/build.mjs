@@ -94,7 +94,9 @@ const sources = readdirSync(join(root, 'nodes'))
 const setHtml = [];
 for (const name of sources) {
   let html = readFileSync(join(root, 'nodes', `${name}.html`), 'utf8')
-    .replace(/<!-- include:([\w.-]+) -->/g, (_, partial) => readFileSync(join(root, 'nodes', 'editor', partial), 'utf8'))
+    .replace(/<!-- include:([\w.-]+) -->/g, (_, partial) =>
+      readFileSync(join(root, 'nodes', 'editor', partial), 'utf8'),
+    )
     // The send form is shared; its texts are in each send node's own section of the catalog.
     .replaceAll('@ns@', `node-red-contrib-bulkgate/${NODE_SET}:${name}`)
     // Each node's registerType block, from its typed definition: a literal call in the HTML,
@@ -134,14 +136,18 @@ for (const lang of readdirSync(join(root, 'locales'), { withFileTypes: true })
   for (const name of sources) Object.assign(catalog, JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')));
   for (const def of Object.values(DEFINITIONS)) {
     // A node's own entries of a section (its statuses) are kept beside the shared ones.
-    for (const section of def.shared ?? []) catalog[def.type][section] = { ...shared[section], ...catalog[def.type][section] };
+    for (const section of def.shared ?? [])
+      catalog[def.type][section] = { ...shared[section], ...catalog[def.type][section] };
   }
   addV3Plurals(catalog, lang);
   const outDir = join(nodesOut, 'locales', lang);
   mkdirSync(outDir, { recursive: true });
   // Without indentation: Node-RED reads and parses the catalog at every start (a fifth less to read).
   writeFileSync(join(outDir, `${NODE_SET}.json`), `${JSON.stringify(catalog)}\n`);
-  writeFileSync(join(outDir, `${NODE_SET}.html`), sources.map((name) => readFileSync(join(dir, `${name}.html`), 'utf8')).join('\n'));
+  writeFileSync(
+    join(outDir, `${NODE_SET}.html`),
+    sources.map((name) => readFileSync(join(dir, `${name}.html`), 'utf8')).join('\n'),
+  );
 }
 cpSync(join(root, 'icons'), join(nodesOut, 'icons'), { recursive: true });
 writeFileSync(stampPath, digest);
@@ -160,7 +166,10 @@ console.error('built dist/');
 function addV3Plurals(catalog, lang) {
   const I18NEXT_V3_NUMBERS = { en: [1, 2], de: [1, 2], cs: [1, 2, 5] };
   const numbers = I18NEXT_V3_NUMBERS[lang.split('-')[0]];
-  if (!numbers) throw new Error(`locales/${lang}: add the language's plural numbers of i18next 21 to I18NEXT_V3_NUMBERS in scripts/build.mjs`);
+  if (!numbers)
+    throw new Error(
+      `locales/${lang}: add the language's plural numbers of i18next 21 to I18NEXT_V3_NUMBERS in scripts/build.mjs`,
+    );
   const rules = new Intl.PluralRules(lang);
   // A language of two forms, the first for 1, gets `key` and `key_plural` (i18next's simplifyPluralSuffix).
   const suffixes = numbers.length === 2 && numbers[0] === 1 ? ['', '_plural'] : numbers.map((_, index) => `_${index}`);
@@ -172,8 +181,10 @@ function addV3Plurals(catalog, lang) {
       numbers.forEach((sample, index) => {
         const name = `${base}${suffixes[index]}`;
         const text = section[`${base}_${rules.select(sample)}`];
-        if (typeof text !== 'string') throw new Error(`locales/${lang}: ${path}${base}_${rules.select(sample)} is missing (the form of ${sample})`);
-        if (name in section) throw new Error(`locales/${lang}: ${path}${name} is taken, it is the i18next 21 form of ${path}${base}`);
+        if (typeof text !== 'string')
+          throw new Error(`locales/${lang}: ${path}${base}_${rules.select(sample)} is missing (the form of ${sample})`);
+        if (name in section)
+          throw new Error(`locales/${lang}: ${path}${name} is taken, it is the i18next 21 form of ${path}${base}`);
         section[name] = text;
       });
     }

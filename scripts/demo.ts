@@ -38,14 +38,19 @@ interface FlowNode {
 
 function portOption(value: string | undefined, fallback: number, name: string): number {
   const port = Number(value ?? fallback);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`${name} must be a port number (0 to 65535), got "${value}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`${name} must be a port number (0 to 65535), got "${value}"`);
   return port;
 }
 
 function listen(server: Server, port: number, what: string, flag: string): Promise<number> {
   return new Promise((resolvePort, reject) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      reject(error.code === 'EADDRINUSE' ? new Error(`${what} cannot use port ${port}: it is busy. Choose another with ${flag}.`) : error);
+      reject(
+        error.code === 'EADDRINUSE'
+          ? new Error(`${what} cannot use port ${port}: it is busy. Choose another with ${flag}.`)
+          : error,
+      );
     });
     server.listen(port, '127.0.0.1', () => {
       const address = server.address();
@@ -95,7 +100,8 @@ export function demoFlows(simulatorUrl: string, mqttPort: number): FlowNode[] {
     for (const node of nodes) {
       if (accounts.has(node.id) || node.type === 'tab') continue;
       const copy: FlowNode = { ...node, id: `${tab}-${node.id}`, z: tab };
-      if (typeof copy.account === 'string' && accounts.has(copy.account)) copy.account = (accounts.get(copy.account) as FlowNode).id;
+      if (typeof copy.account === 'string' && accounts.has(copy.account))
+        copy.account = (accounts.get(copy.account) as FlowNode).id;
       // The webhook's secret, in the credential store like the account's token.
       if (copy.type === 'bulkgate-events') {
         copy.credentials = { secret: EVENTS_SECRET };
@@ -107,8 +113,10 @@ export function demoFlows(simulatorUrl: string, mqttPort: number): FlowNode[] {
       if (typeof copy.url === 'string') copy.url = copy.url.replace('http://127.0.0.1:1881', simulatorUrl);
       if (copy.type === 'mqtt-broker') Object.assign(copy, { broker: '127.0.0.1', port: String(mqttPort) });
       // An mqtt in or out node names its broker config node by id (on the broker node, `broker` is the host).
-      else if (typeof copy.broker === 'string' && nodes.some((n) => n.id === copy.broker)) copy.broker = `${tab}-${copy.broker}`;
-      if (Array.isArray(copy.wires)) copy.wires = (copy.wires as string[][]).map((port) => port.map((id) => `${tab}-${id}`));
+      else if (typeof copy.broker === 'string' && nodes.some((n) => n.id === copy.broker))
+        copy.broker = `${tab}-${copy.broker}`;
+      if (Array.isArray(copy.wires))
+        copy.wires = (copy.wires as string[][]).map((port) => port.map((id) => `${tab}-${id}`));
       if (Array.isArray(copy.scope)) copy.scope = (copy.scope as string[]).map((id) => `${tab}-${id}`);
       if (typeof copy.g === 'string') copy.g = `${tab}-${copy.g}`;
       if (Array.isArray(copy.nodes)) copy.nodes = (copy.nodes as string[]).map((id) => `${tab}-${id}`);
@@ -168,14 +176,19 @@ function ensureCredentialsFile(userDir: string): void {
   const key = createHash('sha256').update(CREDENTIAL_SECRET).digest();
   const iv = randomBytes(16);
   const cipher = createCipheriv('aes-256-ctr', key, iv);
-  writeFileSync(file, JSON.stringify({ $: iv.toString('hex') + cipher.update('{}', 'utf8', 'base64') + cipher.final('base64') }));
+  writeFileSync(
+    file,
+    JSON.stringify({ $: iv.toString('hex') + cipher.update('{}', 'utf8', 'base64') + cipher.final('base64') }),
+  );
 }
 
 /** Kept flows point at the simulator of the last run: moved to this run's address. */
 function followSimulator(userDir: string, simulatorUrl: string): void {
   const stateFile = join(userDir, STATE_FILE);
   const flowsFile = join(userDir, 'flows.json');
-  const previous = existsSync(stateFile) ? (JSON.parse(readFileSync(stateFile, 'utf8')) as { simulatorUrl?: string }).simulatorUrl : undefined;
+  const previous = existsSync(stateFile)
+    ? (JSON.parse(readFileSync(stateFile, 'utf8')) as { simulatorUrl?: string }).simulatorUrl
+    : undefined;
   if (previous && previous !== simulatorUrl && existsSync(flowsFile)) {
     writeFileSync(flowsFile, readFileSync(flowsFile, 'utf8').split(previous).join(simulatorUrl));
   }
@@ -200,7 +213,9 @@ async function main(): Promise<void> {
 
   const simulator = await startSimulator({ port: simulatorPort }).catch((error: NodeJS.ErrnoException) => {
     throw error.code === 'EADDRINUSE'
-      ? new Error(`The simulator cannot use port ${simulatorPort}: it is busy. Choose another with --simulator-port or SIMULATOR_PORT.`)
+      ? new Error(
+          `The simulator cannot use port ${simulatorPort}: it is busy. Choose another with --simulator-port or SIMULATOR_PORT.`,
+        )
       : error;
   });
 
@@ -209,7 +224,12 @@ async function main(): Promise<void> {
   const { Aedes } = require('aedes') as typeof import('aedes');
   const broker = await Aedes.createBroker();
   const mqttServer = createNetServer(broker.handle);
-  const mqttAt = await listen(mqttServer as unknown as Server, mqttPort, 'The MQTT broker', '--mqtt-port (or MQTT_PORT)');
+  const mqttAt = await listen(
+    mqttServer as unknown as Server,
+    mqttPort,
+    'The MQTT broker',
+    '--mqtt-port (or MQTT_PORT)',
+  );
 
   // A user directory where Node-RED finds this package as if installed with npm. It is kept:
   // what the user builds in the demo is there on the next `npm start`.
@@ -272,7 +292,9 @@ async function main(): Promise<void> {
     await fetch(`${simulator.url}/simulator/webhook`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `${editorUrl}${String(events.path || '/bulkgate/events').replace(/^\//, '')}?token=${EVENTS_SECRET}` }),
+      body: JSON.stringify({
+        url: `${editorUrl}${String(events.path || '/bulkgate/events').replace(/^\//, '')}?token=${EVENTS_SECRET}`,
+      }),
     });
   }
 
@@ -286,7 +308,9 @@ async function main(): Promise<void> {
   console.log(
     `Your flows:        kept in ${shown.startsWith('..') ? userDir : shown} between runs (${firstRun ? 'the examples were deployed' : 'as you left them'}; \`npm start -- --fresh\` starts over)`,
   );
-  console.log('Click the button of an inject node; the message appears in the outbox, the results in the debug sidebar. Ctrl-C stops both.');
+  console.log(
+    'Click the button of an inject node; the message appears in the outbox, the results in the debug sidebar. Ctrl-C stops both.',
+  );
 
   let stopping = false;
   const stop = async () => {

@@ -17,7 +17,9 @@ for (const [file, { source, mutants }] of Object.entries(report.files)) {
     console.log(`${line}: ${lines[line - 1].trim().slice(0, 110)}`);
     for (const m of byLine.get(line)) {
       const replacement = (m.replacement ?? '').replace(/\s+/g, ' ').slice(0, 70);
-      console.log(`    ${m.status === 'NoCoverage' ? 'no coverage' : 'survived'}: ${m.mutatorName} ${replacement}${m.static ? ' (static)' : ''}`);
+      console.log(
+        `    ${m.status === 'NoCoverage' ? 'no coverage' : 'survived'}: ${m.mutatorName} ${replacement}${m.static ? ' (static)' : ''}`,
+      );
     }
   }
 }

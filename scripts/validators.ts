@@ -12,7 +12,13 @@ import { validatorName } from '../gateway/validate';
 
 export function validatorsSource(keys: string[] = Object.keys(SCHEMAS)): string {
   // strict: a schema keyword ajv does not know is a build error; `rule` is the one annotation.
-  const ajv = new Ajv({ allErrors: false, strict: true, strictRequired: false, allowUnionTypes: true, code: { source: true } });
+  const ajv = new Ajv({
+    allErrors: false,
+    strict: true,
+    strictRequired: false,
+    allowUnionTypes: true,
+    code: { source: true },
+  });
   ajv.addVocabulary(['rule']);
   const exports: Record<string, string> = {};
   for (const key of keys) {

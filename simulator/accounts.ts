@@ -70,6 +70,7 @@ export function parseAccountFlag(flag: string): SimulatorAccountInit {
   const [id, token, credit] = flag.split(':');
   if (!id || !token) throw new Error(`--account must be ID:TOKEN[:CREDIT], got "${flag}"`);
   const parsed = credit === undefined ? undefined : Number(credit);
-  if (parsed !== undefined && !Number.isFinite(parsed)) throw new Error(`--account credit must be a number, got "${credit}"`);
+  if (parsed !== undefined && !Number.isFinite(parsed))
+    throw new Error(`--account credit must be a number, got "${credit}"`);
   return { id, token, credit: parsed };
 }

@@ -7,33 +7,67 @@ import type { SimulatorState } from './state';
 
 const API_PATH = /^\/api\/([^/]+)\/([^/]+)\/([^/?]+)$/;
 
-export async function serveApi(state: SimulatorState, req: IncomingMessage, res: ServerResponse, url: URL): Promise<void> {
+export async function serveApi(
+  state: SimulatorState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  url: URL,
+): Promise<void> {
   const path = url.pathname;
   const fault = state.faults.next();
   const at = new Date().toISOString();
   if (fault?.drop === 'before') {
-    state.logRequest({ method: req.method ?? 'GET', path, contentType: undefined, body: {}, raw: '', at, fault: 'drop before' });
+    state.logRequest({
+      method: req.method ?? 'GET',
+      path,
+      contentType: undefined,
+      body: {},
+      raw: '',
+      at,
+      fault: 'drop before',
+    });
     return void req.socket.destroy();
   }
   const raw = await readBody(req);
-  if (raw === undefined) return json(res, 413, { type: 'invalid_parameter', code: 413, error: 'Request body too large', detail: null });
+  if (raw === undefined)
+    return json(res, 413, { type: 'invalid_parameter', code: 413, error: 'Request body too large', detail: null });
   const contentType = mediaType(req);
   const body = parseParameters(req.method ?? 'GET', contentType, raw, url.searchParams);
-  state.logRequest({ method: req.method ?? 'GET', path, contentType, body: body ?? {}, raw, at, ...(fault && { fault: JSON.stringify(fault) }) });
+  state.logRequest({
+    method: req.method ?? 'GET',
+    path,
+    contentType,
+    body: body ?? {},
+    raw,
+    at,
+    ...(fault && { fault: JSON.stringify(fault) }),
+  });
   const delay = state.faults.delay();
   if (delay > 0) await new Promise((r) => setTimeout(r, delay));
 
   if (fault?.status) {
     const headers: Record<string, string> = { 'content-type': 'application/json' };
     if (fault.retryAfter !== undefined) headers['retry-after'] = String(fault.retryAfter);
-    return reply(res, fault.status, JSON.stringify({ type: 'unknown', code: fault.status, error: `Simulated HTTP ${fault.status}`, detail: null }), headers);
+    return reply(
+      res,
+      fault.status,
+      JSON.stringify({ type: 'unknown', code: fault.status, error: `Simulated HTTP ${fault.status}`, detail: null }),
+      headers,
+    );
   }
   if (fault?.echo) {
     // A gateway (or a proxy) that echoes what it was sent: the client must redact all of it.
     const token = String(body?.application_token ?? '');
-    return json(res, 400, { type: token, code: token, error: `Echo of ${token}`, detail: `detail ${token}`, [token]: { nested: token } });
+    return json(res, 400, {
+      type: token,
+      code: token,
+      error: `Echo of ${token}`,
+      detail: `detail ${token}`,
+      [token]: { nested: token },
+    });
   }
-  if (fault?.body === 'html') return reply(res, 502, '<html><body><h1>502 Bad Gateway</h1></body></html>', { 'content-type': 'text/html' });
+  if (fault?.body === 'html')
+    return reply(res, 502, '<html><body><h1>502 Bad Gateway</h1></body></html>', { 'content-type': 'text/html' });
 
   // The other endpoints answer errors in the {type, code, error, detail} shape (their pages).
   const version: Version = API_PATH.exec(path)?.[1] === '2.0' || SimulatedEndpoints.byPath(path) ? '2.0' : '1.0';
@@ -61,7 +95,13 @@ export async function serveApi(state: SimulatorState, req: IncomingMessage, res:
   json(res, status, answer);
 }
 
-function route(state: SimulatorState, method: string, version: Version, path: string, body: Record<string, unknown> | undefined): unknown {
+function route(
+  state: SimulatorState,
+  method: string,
+  version: Version,
+  path: string,
+  body: Record<string, unknown> | undefined,
+): unknown {
   const endpoint = SimulatedEndpoints.byPath(path);
   const [, v, family, action] = API_PATH.exec(path) ?? [];
   if (!endpoint) {
@@ -73,7 +113,8 @@ function route(state: SimulatorState, method: string, version: Version, path: st
       !(v === '2.0' && (action === 'info' || (action === 'promotional' && family === 'simple')));
     if (!known) throw new ApiError(404, 'unknown_action', 'Unknown action');
   }
-  if (method !== 'POST' && !(method === 'GET' && action === 'info' && family === 'simple')) throw new ApiError(405, 'method_not_allowed', 'Method not allowed');
+  if (method !== 'POST' && !(method === 'GET' && action === 'info' && family === 'simple'))
+    throw new ApiError(405, 'method_not_allowed', 'Method not allowed');
   if (!body && endpoint) throw new ApiError(400, 'invalid_input_parameters', 'The body is not valid JSON');
   if (!body) throw new ApiError(400, 'invalid_parameter', 'The body is not valid JSON or form data');
   const account = state.accounts.get(String(body.application_id ?? ''));

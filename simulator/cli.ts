@@ -17,13 +17,16 @@ async function main(): Promise<void> {
     },
   });
   if (values.help) {
-    console.log('Usage: bulkgate-simulator [--port N] [--host 127.0.0.1] [--account ID:TOKEN[:CREDIT]]... [--webhook URL]... [--no-strict]');
+    console.log(
+      'Usage: bulkgate-simulator [--port N] [--host 127.0.0.1] [--account ID:TOKEN[:CREDIT]]... [--webhook URL]... [--no-strict]',
+    );
     return;
   }
   const badWebhook = values.webhook.find((url) => !isWebhookUrl(url));
   if (badWebhook !== undefined) throw new Error(`--webhook must be an http or https URL, got "${badWebhook}"`);
   const port = Number(values.port);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be 0 to 65535, got "${values.port}"`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be 0 to 65535, got "${values.port}"`);
   const simulator = await startSimulator({
     port,
     host: values.host,
@@ -31,11 +34,14 @@ async function main(): Promise<void> {
     strict: !values['no-strict'],
     webhook: values.webhook,
   }).catch((error: NodeJS.ErrnoException) => {
-    if (error.code === 'EADDRINUSE') throw new Error(`port ${port} on ${values.host} is already in use; choose another with --port`);
+    if (error.code === 'EADDRINUSE')
+      throw new Error(`port ${port} on ${values.host} is already in use; choose another with --port`);
     throw error;
   });
   console.log(`BulkGate simulator listening on ${simulator.url}`);
-  console.log(`Demo account: application_id ${DEMO_ACCOUNT.id}, application_token ${DEMO_ACCOUNT.token}, credit ${DEMO_ACCOUNT.credit}`);
+  console.log(
+    `Demo account: application_id ${DEMO_ACCOUNT.id}, application_token ${DEMO_ACCOUNT.token}, credit ${DEMO_ACCOUNT.credit}`,
+  );
   const stop = () => {
     simulator.close().then(
       () => process.exit(0),

@@ -6,11 +6,18 @@ import { json, mediaType, parseObject, readBody } from './http';
 import type { SimulatorState } from './state';
 import { isWebhookUrl } from './webhook';
 
-export async function serveControl(state: SimulatorState, req: IncomingMessage, res: ServerResponse, path: string): Promise<void> {
+export async function serveControl(
+  state: SimulatorState,
+  req: IncomingMessage,
+  res: ServerResponse,
+  path: string,
+): Promise<void> {
   let input: Record<string, unknown> | undefined = {};
   // A DELETE may carry a body (which webhook); without one it is read as {}.
   const bodied =
-    req.method === 'POST' || (req.method === 'DELETE' && (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined));
+    req.method === 'POST' ||
+    (req.method === 'DELETE' &&
+      (Number(req.headers['content-length'] ?? 0) > 0 || req.headers['transfer-encoding'] !== undefined));
   if (bodied) {
     // JSON only: a cross-site form or a text/plain fetch cannot send it without a preflight.
     if (mediaType(req) !== 'application/json') {
@@ -50,7 +57,8 @@ export async function serveControl(state: SimulatorState, req: IncomingMessage, 
       // Adds one: each example that sets its webhook keeps the others' (the demo runs them together).
       // Checked here: a bad URL taken would throw later, in a report's timer, and end the process.
       const url = input.url ?? '';
-      if (url !== '' && !isWebhookUrl(url)) return json(res, 400, { error: 'url must be an http or https URL, or empty to turn every webhook off' });
+      if (url !== '' && !isWebhookUrl(url))
+        return json(res, 400, { error: 'url must be an http or https URL, or empty to turn every webhook off' });
       if (url === '') state.webhook.clear();
       else state.webhook.add(url as string, input.bulk === true);
       if (typeof input.delay === 'number') state.webhook.delay = input.delay;
@@ -58,7 +66,8 @@ export async function serveControl(state: SimulatorState, req: IncomingMessage, 
     }
     case 'DELETE /simulator/webhook': {
       const url = input.url ?? '';
-      if (typeof url !== 'string') return json(res, 400, { error: 'url must be the URL of a webhook set, or absent to remove every webhook' });
+      if (typeof url !== 'string')
+        return json(res, 400, { error: 'url must be the URL of a webhook set, or absent to remove every webhook' });
       if (url === '') state.webhook.clear();
       // Named without its query: that is where a webhook's secret is.
       else if (!state.webhook.remove(url)) return json(res, 404, { error: `no webhook ${url.split('?')[0]} is set` });
@@ -70,7 +79,11 @@ export async function serveControl(state: SimulatorState, req: IncomingMessage, 
       return json(res, 200, { ok: true, smsID });
     }
     case 'GET /simulator/events':
-      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive' });
+      res.writeHead(200, {
+        'content-type': 'text/event-stream',
+        'cache-control': 'no-store',
+        connection: 'keep-alive',
+      });
       res.write('retry: 1000\n\n');
       state.listeners.add(res);
       req.on('close', () => state.listeners.delete(res));

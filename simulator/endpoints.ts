@@ -1,9 +1,24 @@
 /** The other endpoints (the number check as the vendor's SDK reads it): state per account, bounded. */
 import { randomBytes, randomInt } from 'node:crypto';
-import { getCountryCallingCode, isSupportedCountry, parsePhoneNumberFromString, type CountryCode } from 'libphonenumber-js/min';
+import {
+  getCountryCallingCode,
+  isSupportedCountry,
+  parsePhoneNumberFromString,
+  type CountryCode,
+} from 'libphonenumber-js/min';
 import { ENDPOINTS, type EndpointName } from '../gateway/operations';
 import type { SimulatorAccount } from './accounts';
-import { ApiError, completeNumber, isAbsent, isObject, PRICES, round, smsSender, type OutboxMessage, type SimulatedGateway } from './gateway';
+import {
+  ApiError,
+  completeNumber,
+  isAbsent,
+  isObject,
+  PRICES,
+  round,
+  smsSender,
+  type OutboxMessage,
+  type SimulatedGateway,
+} from './gateway';
 
 /** Entries kept per account and kind (OTPs, blacklist, contacts): the oldest go first. */
 const MAX_ENTRIES = 10_000;
@@ -102,17 +117,25 @@ export class SimulatedEndpoints {
     return answer ? answer(account, body) : this.#addressBook(name, account, body);
   }
 
-  readonly #answers: Partial<Record<EndpointName, (account: SimulatorAccount, body: Record<string, unknown>) => unknown>> = {
+  readonly #answers: Partial<
+    Record<EndpointName, (account: SimulatorAccount, body: Record<string, unknown>) => unknown>
+  > = {
     'otp send': (account, body) => {
       if (!body.request_quota_identification) throw invalidInput();
-      const number = completeNumber(String(body.number ?? ''), typeof body.country === 'string' ? body.country : account.country);
+      const number = completeNumber(
+        String(body.number ?? ''),
+        typeof body.country === 'string' ? body.country : account.country,
+      );
       if (!number) throw new ApiError(400, 'invalid_phone_number', 'Invalid phone number');
       const type = body.code_type === 'string' || body.code_type === 'combined' ? body.code_type : 'int';
       const length = body.code_length === undefined ? 6 : Number(body.code_length);
       if (!Number.isInteger(length) || length < 4 || length > 100) throw invalidInput();
       // The cascade: Viber when listed first and the number uses Viber, else SMS (the last resort).
       const channels = isObject(body.channel) ? body.channel : {};
-      const viber = isObject(channels.viber) && Object.keys(channels)[0] === 'viber' && account.viber.has(number) ? channels.viber : undefined;
+      const viber =
+        isObject(channels.viber) && Object.keys(channels)[0] === 'viber' && account.viber.has(number)
+          ? channels.viber
+          : undefined;
       const otp: Otp = {
         id: `otp-${randomBytes(7).toString('hex')}.${randomInt(10_000_000, 99_999_999)}`,
         account: account.id,
@@ -137,7 +160,16 @@ export class SimulatedEndpoints {
         otp.resendsLeft--;
       }
       const message = this.#deliver(account, otp);
-      return { id: otp.id, message: { status: 'accepted', message_id: message.sms_id, part_id: [message.sms_id], number: otp.number, channel: otp.channel } };
+      return {
+        id: otp.id,
+        message: {
+          status: 'accepted',
+          message_id: message.sms_id,
+          part_id: [message.sms_id],
+          number: otp.number,
+          channel: otp.channel,
+        },
+      };
     },
 
     'otp verify': (account, body) => {
@@ -155,7 +187,10 @@ export class SimulatedEndpoints {
       const out: Record<string, unknown> = {};
       for (const entry of body.numbers) {
         const given = String(isObject(entry) ? entry.phone_number : entry);
-        const iso = isObject(entry) && typeof entry.country === 'string' && entry.country ? entry.country.toUpperCase() : account.country;
+        const iso =
+          isObject(entry) && typeof entry.country === 'string' && entry.country
+            ? entry.country.toUpperCase()
+            : account.country;
         const number = completeNumber(given, iso);
         const parsed = number ? parsePhoneNumberFromString(`+${number}`) : undefined;
         const country = parsed?.country ?? (isSupportedCountry(iso) ? iso : undefined);
@@ -169,7 +204,14 @@ export class SimulatedEndpoints {
                 network_code: `${getCountryCallingCode(country as CountryCode)}01`,
                 network_name: 'Simulated mobile',
               }
-            : { phone_number: given, valid: false, country: null, call_prefix: null, network_code: null, network_name: '' };
+            : {
+                phone_number: given,
+                valid: false,
+                country: null,
+                call_prefix: null,
+                network_code: null,
+                network_name: '',
+              };
       }
       return out;
     },
@@ -191,7 +233,9 @@ export class SimulatedEndpoints {
     'black-list add': (account, body) => {
       this.#wallet(account, body);
       if (!Array.isArray(body.numbers)) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
-      const numbers = body.numbers.map((n) => completeNumber(String(n), account.country)).filter((n): n is string => n !== undefined);
+      const numbers = body.numbers
+        .map((n) => completeNumber(String(n), account.country))
+        .filter((n): n is string => n !== undefined);
       if (numbers.length === 0) throw new ApiError(400, 'no_valid_numbers', 'No valid numbers');
       const list = ofAccount(this.blacklists, account);
       const fresh = numbers.filter((n) => !list.has(n));
@@ -205,7 +249,8 @@ export class SimulatedEndpoints {
       this.#wallet(account, body);
       const hasNumber = body.number !== undefined && body.number !== '';
       const hasSource = body.source_id !== undefined && body.source_id !== '';
-      if (hasNumber && hasSource) throw new ApiError(400, 'use_number_or_source_id_not_both', 'Use number or source id not both');
+      if (hasNumber && hasSource)
+        throw new ApiError(400, 'use_number_or_source_id_not_both', 'Use number or source id not both');
       if (!hasNumber && !hasSource) throw new ApiError(400, 'missing_parameters', 'Missing parameters');
       const list = ofAccount(this.blacklists, account);
       if (hasNumber) {
@@ -221,14 +266,16 @@ export class SimulatedEndpoints {
 
   #otp(account: SimulatorAccount, id: unknown): Otp {
     const otp = typeof id === 'string' ? this.otps.get(id) : undefined;
-    if (!otp || otp.account !== account.id || otp.expires < Date.now()) throw new ApiError(400, 'invalid_id_provided', 'Invalid id provided');
+    if (!otp || otp.account !== account.id || otp.expires < Date.now())
+      throw new ApiError(400, 'invalid_id_provided', 'Invalid id provided');
     return otp;
   }
 
   /** The OTP's message: charged, in the outbox (where a tester reads the code), reported. */
   #deliver(account: SimulatorAccount, otp: Otp): OutboxMessage {
     const price = otp.channel === 'viber' ? PRICES.viber : PRICES.sms;
-    if (price > account.credit + 1e-9) throw new ApiError(400, 'low_credit', 'Low credit', `This needs ${price} credits; ${account.credit} left`);
+    if (price > account.credit + 1e-9)
+      throw new ApiError(400, 'low_credit', 'Low credit', `This needs ${price} credits; ${account.credit} left`);
     account.credit = round(account.credit - price);
     return this.gateway.record({
       account: account.id,
@@ -245,14 +292,20 @@ export class SimulatedEndpoints {
   }
 
   #wallet(account: SimulatorAccount, body: Record<string, unknown>): void {
-    if (body.wallet !== undefined && body.wallet !== `sim-wallet-${account.id}`) throw new ApiError(400, 'invalid_wallet', 'Invalid wallet');
+    if (body.wallet !== undefined && body.wallet !== `sim-wallet-${account.id}`)
+      throw new ApiError(400, 'invalid_wallet', 'Invalid wallet');
   }
 
   #addressBook(name: EndpointName, account: SimulatorAccount, body: Record<string, unknown>): unknown {
     const book = ofAccount(this.contacts, account);
     const key = (raw: unknown, type = 'invalid_phone_number') => {
       const number = completeNumber(String(raw ?? ''), account.country);
-      if (!number) throw new ApiError(400, type, type === 'invalid_phone_mobile' ? 'Invalid phone mobile' : 'Invalid phone number');
+      if (!number)
+        throw new ApiError(
+          400,
+          type,
+          type === 'invalid_phone_mobile' ? 'Invalid phone mobile' : 'Invalid phone number',
+        );
       return number;
     };
     const find = (raw: unknown, type?: string) => {
@@ -262,8 +315,11 @@ export class SimulatedEndpoints {
     };
     const store = (data: unknown, existing?: ContactRecord): ContactRecord => {
       if (!isObject(data)) throw invalidInput();
-      const contact: ContactRecord = existing ? { ...existing } : Object.fromEntries(CONTACT_FIELDS.map((f) => [f, f === 'phone_number_iso' ? null : '']));
-      for (const field of CONTACT_FIELDS) if (typeof data[field] === 'string' && field !== 'phone_number_iso') contact[field] = data[field] as string;
+      const contact: ContactRecord = existing
+        ? { ...existing }
+        : Object.fromEntries(CONTACT_FIELDS.map((f) => [f, f === 'phone_number_iso' ? null : '']));
+      for (const field of CONTACT_FIELDS)
+        if (typeof data[field] === 'string' && field !== 'phone_number_iso') contact[field] = data[field] as string;
       const number = key(contact.phone_mobile, 'invalid_phone_mobile');
       contact.phone_mobile = number;
       bounded(book, number, { contact, agreement: book.get(number)?.agreement ?? null });
@@ -295,7 +351,10 @@ export class SimulatedEndpoints {
         if (!book.delete(key(body.phone_number))) throw numberNotFound();
         return { message: 'contact_has_been_removed' };
       case 'address-book consent-show':
-        return { phone_number: body.phone_number, agreement: find(body.phone_number, 'invalid_phone_mobile').agreement };
+        return {
+          phone_number: body.phone_number,
+          agreement: find(body.phone_number, 'invalid_phone_mobile').agreement,
+        };
       case 'address-book consent-add': {
         const number = key(body.phone_number, 'invalid_phone_mobile');
         // The page: a number that is not in the address book is added.
@@ -314,6 +373,7 @@ export class SimulatedEndpoints {
 }
 
 function makeCode(type: 'int' | 'string' | 'combined', length: number): string {
-  const alphabet = type === 'int' ? '0123456789' : type === 'string' ? 'ABCDEFGHJKLMNPQRSTUVWXYZ' : 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
+  const alphabet =
+    type === 'int' ? '0123456789' : type === 'string' ? 'ABCDEFGHJKLMNPQRSTUVWXYZ' : 'ABCDEFGHJKLMNPQRSTUVWXYZ23456789';
   return Array.from({ length }, () => alphabet[randomInt(alphabet.length)]).join('');
 }

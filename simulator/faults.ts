@@ -38,7 +38,8 @@ export class FaultInjector {
     if (offline) {
       // seconds 0 ends a 503 outage now (a refusing server is not there to be told).
       const seconds = Number(offline.seconds) || 0;
-      if (offline.mode === '503' || seconds === 0) this.unavailableUntil = seconds > 0 ? Date.now() + seconds * 1000 : 0;
+      if (offline.mode === '503' || seconds === 0)
+        this.unavailableUntil = seconds > 0 ? Date.now() + seconds * 1000 : 0;
       else this.onRefuse(seconds);
       return;
     }

@@ -1,5 +1,10 @@
 /** The promotional, transactional and info operations of an authenticated request (the reference). */
-import { getCountryCallingCode, isPossiblePhoneNumber, isSupportedCountry, type CountryCode } from 'libphonenumber-js/min';
+import {
+  getCountryCallingCode,
+  isPossiblePhoneNumber,
+  isSupportedCountry,
+  type CountryCode,
+} from 'libphonenumber-js/min';
 import { SENDER_TYPES } from '../gateway/senders';
 import { ADDRESS_BOOK, type SimulatorAccount } from './accounts';
 import { countText, LIMIT_GSM7, LIMIT_UNICODE } from './counting';
@@ -50,14 +55,17 @@ export class ApiError extends Error {
   }
 
   body(version: Version): Record<string, unknown> {
-    return version === '2.0' ? { type: this.type, code: this.status, error: this.message, detail: this.detail } : { error: this.type, code: this.status };
+    return version === '2.0'
+      ? { type: this.type, code: this.status, error: this.message, detail: this.detail }
+      : { error: this.type, code: this.status };
   }
 }
 
 const invalidParameter = (message: string) => new ApiError(400, 'invalid_parameter', message);
 /** Credits and prices to four decimals, as the gateway answers them. */
 export const round = (n: number) => Math.round(n * 10_000) / 10_000;
-export const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+export const isObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
 export const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
 const asBoolean = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true' || v === 'yes';
 
@@ -81,7 +89,9 @@ export function completeNumber(number: string, country: string | undefined): str
 }
 
 function substitute(text: string, variables: Record<string, unknown>): string {
-  return text.replace(/<([A-Za-z0-9_]+)>/g, (whole, name: string) => (Object.prototype.hasOwnProperty.call(variables, name) ? String(variables[name]) : whole));
+  return text.replace(/<([A-Za-z0-9_]+)>/g, (whole, name: string) =>
+    Object.prototype.hasOwnProperty.call(variables, name) ? String(variables[name]) : whole,
+  );
 }
 
 /** Strict mode: refuse shapes the reference does not allow, so a wrong client is caught. */
@@ -92,8 +102,14 @@ function strictCheck(version: Version, body: Record<string, unknown>): void {
   }
   const sms = isObject(body.channel) && isObject(body.channel.sms) ? body.channel.sms : {};
   for (const sender of [body.sender_id, sms.sender_id]) {
-    if (sender === undefined || (typeof sender === 'number' && Number.isInteger(sender)) || (typeof sender === 'string' && /^\d+$/.test(sender))) continue;
-    if (!SENDER_TYPES[version].includes(String(sender))) throw invalidParameter(`unknown sender_id ${String(sender)} in version ${version}`);
+    if (
+      sender === undefined ||
+      (typeof sender === 'number' && Number.isInteger(sender)) ||
+      (typeof sender === 'string' && /^\d+$/.test(sender))
+    )
+      continue;
+    if (!SENDER_TYPES[version].includes(String(sender)))
+      throw invalidParameter(`unknown sender_id ${String(sender)} in version ${version}`);
   }
 }
 
@@ -118,7 +134,11 @@ export class SimulatedGateway {
   }
 
   /** Puts a message in the outbox; one not scheduled goes out now, and is reported. */
-  record(fields: Omit<OutboxMessage, 'sms_id' | 'status' | 'scheduled' | 'created'>, scheduled?: number, now = Date.now()): OutboxMessage {
+  record(
+    fields: Omit<OutboxMessage, 'sms_id' | 'status' | 'scheduled' | 'created'>,
+    scheduled?: number,
+    now = Date.now(),
+  ): OutboxMessage {
     const message: OutboxMessage = {
       sms_id: `sim-${String(this.state.nextId++).padStart(8, '0')}`,
       ...fields,
@@ -137,7 +157,9 @@ export class SimulatedGateway {
 
   releaseDue(): boolean {
     const now = Date.now();
-    const due = this.state.outbox.filter((m) => m.status === 'scheduled' && m.scheduled && Date.parse(m.scheduled) <= now);
+    const due = this.state.outbox.filter(
+      (m) => m.status === 'scheduled' && m.scheduled && Date.parse(m.scheduled) <= now,
+    );
     for (const m of due) {
       m.status = 'sent';
       this.onSent(m);
@@ -155,7 +177,13 @@ export class SimulatedGateway {
     };
   }
 
-  promotional(account: SimulatorAccount, version: Version, simple: boolean, endpoint: string, body: Record<string, unknown>): Record<string, unknown> {
+  promotional(
+    account: SimulatorAccount,
+    version: Version,
+    simple: boolean,
+    endpoint: string,
+    body: Record<string, unknown>,
+  ): Record<string, unknown> {
     if (this.strict) strictCheck(version, body);
     const recipients: Recipient[] = [];
     if (simple) {
@@ -163,7 +191,8 @@ export class SimulatedGateway {
     } else {
       if (body.number !== undefined && !Array.isArray(body.number)) throw invalidParameter('number must be an array');
       for (const entry of (body.number as unknown[] | undefined) ?? []) {
-        if (typeof entry === 'string' || typeof entry === 'number') recipients.push({ number: String(entry), variables: {} });
+        if (typeof entry === 'string' || typeof entry === 'number')
+          recipients.push({ number: String(entry), variables: {} });
         else if (isObject(entry) && entry.number) {
           recipients.push({
             number: String(entry.number),
@@ -174,7 +203,8 @@ export class SimulatedGateway {
         // The reference: an entry without a number is skipped.
       }
       for (const group of (body.groups as unknown[] | undefined) ?? []) {
-        for (const contact of ADDRESS_BOOK.groups[Number(group)] ?? []) recipients.push({ number: contact.number, variables: { ...contact } });
+        for (const contact of ADDRESS_BOOK.groups[Number(group)] ?? [])
+          recipients.push({ number: contact.number, variables: { ...contact } });
       }
       for (const admin of (body.admins as unknown[] | undefined) ?? []) {
         const contact = ADDRESS_BOOK.admins[Number(admin)];
@@ -184,10 +214,20 @@ export class SimulatedGateway {
     }
     if (recipients.length === 0) throw new ApiError(400, 'no_recipients', 'No recipients');
     const planned = recipients.map((r) => this.#plan(account, version, body, r));
-    const records = this.#commit(account, 'promotional', endpoint, body.schedule, planned, body.duplicates_check as string | undefined);
+    const records = this.#commit(
+      account,
+      'promotional',
+      endpoint,
+      body.schedule,
+      planned,
+      body.duplicates_check as string | undefined,
+    );
     const counters = { sent: 0, accepted: 0, scheduled: 0, error: 0 };
     for (const r of records) counters[r.status]++;
-    return { total: { price: round(records.reduce((sum, r) => sum + (r.price ?? 0), 0)), status: counters }, response: records };
+    return {
+      total: { price: round(records.reduce((sum, r) => sum + (r.price ?? 0), 0)), status: counters },
+      response: records,
+    };
   }
 
   transactional(account: SimulatorAccount, version: Version, endpoint: string, body: Record<string, unknown>): unknown {
@@ -200,12 +240,23 @@ export class SimulatedGateway {
       if (!contact) throw new ApiError(400, 'admin_not_found', `Administrator ${String(body.admin)} not found`);
       recipient = { number: contact.number, variables: { ...contact, ...variables } };
     }
-    if (version === '2.0' && body.country !== undefined && !(typeof body.country === 'string' && isSupportedCountry(body.country.toUpperCase()))) {
+    if (
+      version === '2.0' &&
+      body.country !== undefined &&
+      !(typeof body.country === 'string' && isSupportedCountry(body.country.toUpperCase()))
+    ) {
       throw invalidParameter('country must be an ISO 3166-1 alpha-2 code');
     }
     const plan = this.#plan(account, version, body, recipient);
     if (plan.invalid && version === '2.0') throw new ApiError(400, 'invalid_phone_number', 'Invalid phone number');
-    return this.#commit(account, 'transactional', endpoint, body.schedule, [plan], body.duplicates_check === 'on' ? 'same_text' : undefined)[0];
+    return this.#commit(
+      account,
+      'transactional',
+      endpoint,
+      body.schedule,
+      [plan],
+      body.duplicates_check === 'on' ? 'same_text' : undefined,
+    )[0];
   }
 
   #plan(account: SimulatorAccount, version: Version, body: Record<string, unknown>, recipient: Recipient): Plan {
@@ -237,16 +288,26 @@ export class SimulatedGateway {
     const measure = countText(delivery.text, delivery.channel === 'sms' ? delivery.unicode : 'auto');
     // SMS limits and parts apply to SMS only (WhatsApp and RCS are checked by the client's schema).
     if (this.strict && delivery.channel === 'sms' && measure.characters > measure.limit) {
-      throw invalidParameter(`text is ${measure.characters} characters; the limit is ${LIMIT_GSM7} (${LIMIT_UNICODE} with Unicode)`);
+      throw invalidParameter(
+        `text is ${measure.characters} characters; the limit is ${LIMIT_GSM7} (${LIMIT_UNICODE} with Unicode)`,
+      );
     }
     const parts = delivery.channel === 'sms' ? Math.max(1, measure.parts) : 1;
     const price = delivery.channel === 'sms' ? round(parts * PRICES.sms) : PRICES[delivery.channel];
     return { invalid: false, number, delivery, parts, price };
   }
 
-  #commit(account: SimulatorAccount, kind: OutboxMessage['kind'], endpoint: string, schedule: unknown, plans: Plan[], duplicates?: string): SendRecord[] {
+  #commit(
+    account: SimulatorAccount,
+    kind: OutboxMessage['kind'],
+    endpoint: string,
+    schedule: unknown,
+    plans: Plan[],
+    duplicates?: string,
+  ): SendRecord[] {
     const scheduleAt = parseSchedule(schedule);
-    if (schedule !== undefined && scheduleAt === undefined) throw invalidParameter('schedule must be a unix timestamp or an ISO 8601 date-time');
+    if (schedule !== undefined && scheduleAt === undefined)
+      throw invalidParameter('schedule must be a unix timestamp or an ISO 8601 date-time');
     const now = Date.now();
     const due = scheduleAt !== undefined && scheduleAt > now;
     // Duplicates: a copy of a recent message is not sent again; its original record is answered.
@@ -258,7 +319,13 @@ export class SimulatedGateway {
       return same?.find((m) => duplicates === 'same_number' || m.text === plan.delivery.text);
     };
     const cost = plans.reduce((sum, p) => sum + (p.invalid || duplicateOf(p) ? 0 : p.price), 0);
-    if (cost > account.credit + 1e-9) throw new ApiError(400, 'low_credit', 'Low credit', `This needs ${round(cost)} credits; ${round(account.credit)} left`);
+    if (cost > account.credit + 1e-9)
+      throw new ApiError(
+        400,
+        'low_credit',
+        'Low credit',
+        `This needs ${round(cost)} credits; ${round(account.credit)} left`,
+      );
     return plans.map((plan): SendRecord => {
       if (plan.invalid) return { status: 'error', code: 9, error: 'Invalid phone number', number: plan.number };
       const original = duplicateOf(plan);
@@ -267,16 +334,32 @@ export class SimulatedGateway {
         return { status, sms_id: original.sms_id, price: 0, credit: round(account.credit), number: plan.number };
       }
       account.credit = round(account.credit - plan.price);
-      const fields = { account: account.id, kind, endpoint, number: plan.number, ...plan.delivery, parts: plan.parts, price: plan.price };
+      const fields = {
+        account: account.id,
+        kind,
+        endpoint,
+        number: plan.number,
+        ...plan.delivery,
+        parts: plan.parts,
+        price: plan.price,
+      };
       const message = this.record(fields, due ? scheduleAt : undefined, now);
-      return { status: due ? 'scheduled' : 'accepted', sms_id: message.sms_id, price: plan.price, credit: account.credit, number: plan.number };
+      return {
+        status: due ? 'scheduled' : 'accepted',
+        sms_id: message.sms_id,
+        price: plan.price,
+        credit: account.credit,
+        number: plan.number,
+      };
     });
   }
 }
 
 type Delivery = Pick<OutboxMessage, 'text' | 'channel' | 'sender' | 'unicode'>;
 
-type Plan = { invalid: true; number: string } | { invalid: false; number: string; delivery: Delivery; parts: number; price: number };
+type Plan =
+  | { invalid: true; number: string }
+  | { invalid: false; number: string; delivery: Delivery; parts: number; price: number };
 
 /** How the outbox page names an SMS sender: its type, and its value when it has one (`gText:Shop`). */
 export function smsSender(settings: Record<string, unknown>): string {

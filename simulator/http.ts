@@ -11,12 +11,18 @@ export function json(res: ServerResponse, status: number, body: unknown): void {
 }
 
 /** An answer as a fault shapes it: no content-length, the body as given (none for an empty one). */
-export function reply(res: ServerResponse, status: number, body?: string, headers: Record<string, string> = { 'content-type': 'application/json' }): void {
+export function reply(
+  res: ServerResponse,
+  status: number,
+  body?: string,
+  headers: Record<string, string> = { 'content-type': 'application/json' },
+): void {
   res.writeHead(status, headers);
   res.end(body);
 }
 
-export const mediaType = (req: IncomingMessage): string | undefined => req.headers['content-type']?.split(';')[0]?.trim();
+export const mediaType = (req: IncomingMessage): string | undefined =>
+  req.headers['content-type']?.split(';')[0]?.trim();
 
 /** Reads a body up to MAX_BODY; undefined when larger (the rest is drained, to answer 413). */
 export function readBody(req: IncomingMessage): Promise<string | undefined> {
@@ -43,14 +49,20 @@ export function readBody(req: IncomingMessage): Promise<string | undefined> {
   });
 }
 
-export function parseParameters(method: string, contentType: string | undefined, raw: string, query: URLSearchParams): Record<string, unknown> | undefined {
+export function parseParameters(
+  method: string,
+  contentType: string | undefined,
+  raw: string,
+  query: URLSearchParams,
+): Record<string, unknown> | undefined {
   if (method === 'GET') return Object.fromEntries(query);
   if (contentType === 'application/json') return parseObject(raw);
   // The gateway takes JSON or a form; any other content type is no parameters at all.
   if (contentType !== 'application/x-www-form-urlencoded') return undefined;
   const form: Record<string, unknown> = Object.fromEntries(new URLSearchParams(raw));
   // Form bodies carry booleans as yes/no.
-  for (const key of ['unicode', 'flash']) if (key in form) form[key] = form[key] === 'yes' || form[key] === '1' || form[key] === 'true';
+  for (const key of ['unicode', 'flash'])
+    if (key in form) form[key] = form[key] === 'yes' || form[key] === '1' || form[key] === 'true';
   return form;
 }
 

@@ -20,7 +20,8 @@ export async function startSimulator(options: SimulatorOptions = {}) {
 
   const server = createServer((req, res) => {
     handle(req, res).catch((error: unknown) => {
-      if (!res.headersSent) json(res, 500, { type: 'unknown', code: 500, error: String((error as Error)?.message ?? error), detail: null });
+      if (!res.headersSent)
+        json(res, 500, { type: 'unknown', code: 500, error: String((error as Error)?.message ?? error), detail: null });
       else res.destroy();
     });
   });

@@ -75,7 +75,10 @@ export class SimulatorState {
   logRequest(record: ReceivedRequest): void {
     this.requests.push(record);
     this.#requestBytes += record.raw.length;
-    while (this.requests.length > this.#logMax.requests || (this.#requestBytes > this.#logMax.bytes && this.requests.length > 1)) {
+    while (
+      this.requests.length > this.#logMax.requests ||
+      (this.#requestBytes > this.#logMax.bytes && this.requests.length > 1)
+    ) {
       this.#requestBytes -= (this.requests.shift() as ReceivedRequest).raw.length;
     }
   }
@@ -89,7 +92,11 @@ export class SimulatorState {
     for (const res of this.listeners) res.write(`data: ${JSON.stringify({ at: Date.now() })}\n\n`);
   }
 
-  outbox(): { messages: SimulatedGateway['state']['outbox']; accounts: { id: string; credit: number; currency: string }[]; offlineUntil: number | null } {
+  outbox(): {
+    messages: SimulatedGateway['state']['outbox'];
+    accounts: { id: string; credit: number; currency: string }[];
+    offlineUntil: number | null;
+  } {
     this.gateway.releaseDue();
     return {
       offlineUntil: this.faults.unavailableUntil > Date.now() ? this.faults.unavailableUntil : null,

@@ -55,7 +55,12 @@ export class WebhookDispatcher {
   send(event: Record<string, unknown>): void {
     for (const hook of this.#hooks.values()) {
       let call: Promise<Response>;
-      if (hook.bulk) call = fetch(hook.url, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify([event]) });
+      if (hook.bulk)
+        call = fetch(hook.url, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify([event]),
+        });
       else {
         const single = new URL(hook.url);
         for (const [k, v] of Object.entries(event)) single.searchParams.set(k, String(v));
@@ -79,7 +84,8 @@ export class WebhookDispatcher {
     const delivered = !account?.unreachable.has(m.number);
     const delay = account?.reportDelay.get(m.number) ?? this.delay;
     this.#later(delay, () => this.send({ status: delivered ? 1 : 3, ...base, date: new Date().toISOString() }));
-    if (delivered && m.channel === 'viber') this.#later(delay * 2, () => this.send({ status: 13, ...base, date: new Date().toISOString() }));
+    if (delivered && m.channel === 'viber')
+      this.#later(delay * 2, () => this.send({ status: 13, ...base, date: new Date().toISOString() }));
   }
 
   incoming(smsID: string, input: { from?: unknown; to?: unknown; message?: unknown }): void {

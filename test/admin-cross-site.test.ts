@@ -22,7 +22,12 @@ import { until } from './support/wait';
 const CORS_CLOSED =
   Number(
     (
-      require(require.resolve('node-red/package.json', process.env.NODE_RED_HOME ? { paths: [process.env.NODE_RED_HOME] } : undefined)) as { version: string }
+      require(
+        require.resolve(
+          'node-red/package.json',
+          process.env.NODE_RED_HOME ? { paths: [process.env.NODE_RED_HOME] } : undefined,
+        ),
+      ) as { version: string }
     ).version.split('.')[0],
   ) >= 5;
 
@@ -33,7 +38,12 @@ const listen = (server: Server, host: string): Promise<number> =>
   new Promise((resolve) => server.listen(0, host, () => resolve((server.address() as AddressInfo).port)));
 
 /** A plain request from Node.js (no browser: no Sec-Fetch-Site unless given). */
-function send(url: string, method: string, headers: Record<string, string>, body?: string): Promise<{ status: number; body: string }> {
+function send(
+  url: string,
+  method: string,
+  headers: Record<string, string>,
+  body?: string,
+): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
     const req = httpRequest(url, { method, headers }, (res) => {
       let text = '';
@@ -53,10 +63,14 @@ describe('the admin endpoints refuse a page of another site', function () {
   let page: Page;
   const servers: Server[] = [];
 
-  const waiting = async (): Promise<number> => (JSON.parse((await send(`${nodeRed}/bulkgate/outbox/acc`, 'GET', {})).body) as { waiting: number }).waiting;
+  const waiting = async (): Promise<number> =>
+    (JSON.parse((await send(`${nodeRed}/bulkgate/outbox/acc`, 'GET', {})).body) as { waiting: number }).waiting;
   /** Exactly one alert in the outbox: what waits emptied (by a script: no page), one sent; the gateway's port is closed, so the account keeps it. */
   const keepOne = async (): Promise<void> => {
-    assert.equal((await send(`${nodeRed}/bulkgate/outbox/acc/empty`, 'POST', { 'content-type': 'application/json' }, '{}')).status, 200);
+    assert.equal(
+      (await send(`${nodeRed}/bulkgate/outbox/acc/empty`, 'POST', { 'content-type': 'application/json' }, '{}')).status,
+      200,
+    );
     const pressed = await send(`${nodeRed}/inject/inj`, 'POST', {});
     assert.equal(pressed.status, 200, pressed.body);
     await until('the alert in the outbox', async () => (await waiting()) === 1, 20_000);
@@ -73,9 +87,33 @@ describe('the admin endpoints refuse a page of another site', function () {
     copy.flows(
       [
         { id: 'tab', type: 'tab', label: 'cross-site' },
-        { id: 'acc', type: 'bulkgate-account', name: 'home', baseUrl: `http://127.0.0.1:${closed}`, retries: 0, timeout: 2000 },
-        { id: 'inj', type: 'inject', z: 'tab', props: [{ p: 'payload' }], payload: 'Water on the floor', payloadType: 'str', wires: [['t']] },
-        { id: 't', type: 'bulkgate-transactional', z: 'tab', account: 'acc', number: '420777123456', numberType: 'str', text: '', wires: [[], []] },
+        {
+          id: 'acc',
+          type: 'bulkgate-account',
+          name: 'home',
+          baseUrl: `http://127.0.0.1:${closed}`,
+          retries: 0,
+          timeout: 2000,
+        },
+        {
+          id: 'inj',
+          type: 'inject',
+          z: 'tab',
+          props: [{ p: 'payload' }],
+          payload: 'Water on the floor',
+          payloadType: 'str',
+          wires: [['t']],
+        },
+        {
+          id: 't',
+          type: 'bulkgate-transactional',
+          z: 'tab',
+          account: 'acc',
+          number: '420777123456',
+          numberType: 'str',
+          text: '',
+          wires: [[], []],
+        },
       ],
       { acc: { application_id: '10000', application_token: 'demo-simulator-token' } },
     );
@@ -94,7 +132,9 @@ describe('the admin endpoints refuse a page of another site', function () {
     ['the same site on another port', '127.0.0.1'],
   ] as const) {
     it(`a page of ${where}: its fetch() to empty the outbox or read it is refused, and nothing changes`, async () => {
-      const other = createServer((_req, res) => res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>another site</title>'));
+      const other = createServer((_req, res) =>
+        res.writeHead(200, { 'content-type': 'text/html' }).end('<!doctype html><title>another site</title>'),
+      );
       servers.push(other);
       const port = await listen(other, '127.0.0.1');
       await keepOne();
@@ -122,7 +162,8 @@ describe('the admin endpoints refuse a page of another site', function () {
         assert.deepEqual(JSON.parse(answer.body), {
           ok: false,
           type: 'cross_site',
-          message: 'Refused: the request came from a page of another site. Only the Node-RED editor itself may use this endpoint.',
+          message:
+            'Refused: the request came from a page of another site. Only the Node-RED editor itself may use this endpoint.',
         });
       }
       assert.equal(await waiting(), 1, 'the alert still waits');
@@ -179,7 +220,9 @@ describe('the admin endpoints refuse a page of another site', function () {
     // The editor's comms websocket: the upgrade passed on with Host rewritten too.
     proxy.on('upgrade', (req, socket, head) => {
       const upstream = connect(Number(target.port), target.hostname, () => {
-        const lines = Object.entries(rewrite(req.headers)).flatMap(([k, v]) => (Array.isArray(v) ? v.map((x) => `${k}: ${x}`) : [`${k}: ${v ?? ''}`]));
+        const lines = Object.entries(rewrite(req.headers)).flatMap(([k, v]) =>
+          Array.isArray(v) ? v.map((x) => `${k}: ${x}`) : [`${k}: ${v ?? ''}`],
+        );
         upstream.write(`${req.method ?? 'GET'} ${req.url ?? '/'} HTTP/1.1\r\n${lines.join('\r\n')}\r\n\r\n`);
         upstream.write(head);
         upstream.pipe(socket).pipe(upstream);

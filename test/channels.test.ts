@@ -38,12 +38,20 @@ describe('WhatsApp and RCS in the cascade', function () {
   const last = async () => (await sim.outbox()).messages.at(-1);
   const cascade = {
     whatsapp: { sender: 'Home', message: { text: 'Water in the cellar', preview_url: false } },
-    rcs: { sender: 'Home', expiration: '600', message: { text: 'Water in the cellar', suggestions: [{ type: 'reply', text: 'OK' }] } },
+    rcs: {
+      sender: 'Home',
+      expiration: '600',
+      message: { text: 'Water in the cellar', suggestions: [{ type: 'reply', text: 'OK' }] },
+    },
     sms: {},
   };
 
   it('a WhatsApp user gets the text on WhatsApp: one message at its own price, no SMS parts; the body as the page shows', async () => {
-    const result = await client.transactional({ number: WHATSAPP_USER, text: 'Water in the cellar (SMS)', channel: cascade });
+    const result = await client.transactional({
+      number: WHATSAPP_USER,
+      text: 'Water in the cellar (SMS)',
+      channel: cascade,
+    });
     assert.equal(result.record.status, 'accepted');
     const body = (await sim.lastRequest()).body as { channel: Record<string, unknown> };
     assert.deepEqual(Object.keys(body.channel), ['whatsapp', 'rcs', 'sms'], 'the order is kept');
@@ -53,7 +61,10 @@ describe('WhatsApp and RCS in the cascade', function () {
       'an expiration written as digits is sent as a number',
     );
     const message = await last();
-    assert.deepEqual([message?.channel, message?.text, message?.parts, message?.price], ['whatsapp', 'Water in the cellar', 1, 0.04]);
+    assert.deepEqual(
+      [message?.channel, message?.text, message?.parts, message?.price],
+      ['whatsapp', 'Water in the cellar', 1, 0.04],
+    );
   });
 
   it('the cascade falls back in order: an RCS user on RCS, a user of neither by SMS with the message text', async () => {
@@ -70,10 +81,19 @@ describe('WhatsApp and RCS in the cascade', function () {
     await client.transactional({
       number: WHATSAPP_USER,
       text: 'fallback',
-      channel: { whatsapp: { sender: 'Home', template: { template: 'alarm', language: 'en', body: [{ type: 'text', text: 'garage' }] } } },
+      channel: {
+        whatsapp: {
+          sender: 'Home',
+          template: { template: 'alarm', language: 'en', body: [{ type: 'text', text: 'garage' }] },
+        },
+      },
     });
     assert.equal((await last())?.text, '[template alarm]');
-    await client.transactional({ number: RCS_USER, text: 'fallback', channel: { rcs: { sender: 'Shop', card: { title: 'New in', description: 'Boots' } } } });
+    await client.transactional({
+      number: RCS_USER,
+      text: 'fallback',
+      channel: { rcs: { sender: 'Shop', card: { title: 'New in', description: 'Boots' } } },
+    });
     assert.deepEqual([(await last())?.channel, (await last())?.text], ['rcs', '[card]']);
   });
 
@@ -89,7 +109,10 @@ describe('WhatsApp and RCS in the cascade', function () {
       await refused({ whatsapp: { sender: 'Home', message: { text: 'a' }, template: { template: 'alarm' } } }),
       'channel.whatsapp must hold exactly one of message, template, file, otp, location',
     );
-    assert.equal(await refused({ rcs: { sender: 'Home' } }), 'channel.rcs must hold exactly one of message, file, card, carousel');
+    assert.equal(
+      await refused({ rcs: { sender: 'Home' } }),
+      'channel.rcs must hold exactly one of message, file, card, carousel',
+    );
     assert.equal(await refused({ whatsapp: { message: { text: 'a' } } }), 'channel.whatsapp.sender is required');
     assert.equal(
       await refused({ whatsapp: { sender: 'Home', message: { text: 'x'.repeat(4097) } } }),
@@ -101,7 +124,11 @@ describe('WhatsApp and RCS in the cascade', function () {
     );
     assert.equal(await refused([{ type: 'telegram' }]), 'channel[0] must be a viber, whatsapp, rcs, sms channel');
     const otp = await client
-      .call('otp send', { number: WHATSAPP_USER, request_quota_identification: 'x', channel: { whatsapp: cascade.whatsapp } })
+      .call('otp send', {
+        number: WHATSAPP_USER,
+        request_quota_identification: 'x',
+        channel: { whatsapp: cascade.whatsapp },
+      })
       .catch((e: unknown) => e);
     assert.equal((otp as GatewayError).message, 'channel.whatsapp is not a field of the otp send request');
     assert.equal((await sim.requests()).length, before, 'nothing reached the gateway');
@@ -116,7 +143,10 @@ describe('WhatsApp and RCS in the cascade', function () {
           type: 'bulkgate-transactional',
           account: 'acc',
           text: 'SMS: {{payload}}',
-          channel: [{ type: 'whatsapp', sender: 'Home', expiration: 300, message: { text: 'WhatsApp: {{payload}}' } }, { type: 'sms' }],
+          channel: [
+            { type: 'whatsapp', sender: 'Home', expiration: 300, message: { text: 'WhatsApp: {{payload}}' } },
+            { type: 'sms' },
+          ],
           wires: [['accepted'], []],
         },
         { id: 'accepted', type: 'helper' },

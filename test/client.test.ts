@@ -17,7 +17,13 @@ async function failure(call: () => Promise<unknown> | unknown): Promise<GatewayE
     await call();
   } catch (error) {
     assert.ok(error instanceof GatewayError, `expected a GatewayError, got ${String(error)}`);
-    const everything = JSON.stringify({ message: error.message, stack: error.stack, own: { ...error }, cause: error.cause, json: error.toJSON() });
+    const everything = JSON.stringify({
+      message: error.message,
+      stack: error.stack,
+      own: { ...error },
+      cause: error.cause,
+      json: error.toJSON(),
+    });
     assert.equal(everything.includes(TOKEN), false, `token found in ${error.message}`);
     return error;
   }
@@ -29,7 +35,13 @@ describe('gateway client', () => {
   let client: GatewayClient;
   const clients: GatewayClient[] = [];
   const make = (options: Partial<GatewayClientOptions> = {}) => {
-    const c = new GatewayClient({ baseUrl: sim.url, applicationId: ACCOUNT_ID, applicationToken: TOKEN, retryDelay: 5, ...options });
+    const c = new GatewayClient({
+      baseUrl: sim.url,
+      applicationId: ACCOUNT_ID,
+      applicationToken: TOKEN,
+      retryDelay: 5,
+      ...options,
+    });
     clients.push(c);
     return c;
   };
@@ -47,7 +59,11 @@ describe('gateway client', () => {
   describe('promotional, advanced 2.0', () => {
     it('sends numbers, per-recipient text and variables, and the channel cascade, and reads the result', async () => {
       const result = await client.promotional({
-        number: ['+420 777 000 001', { number: '00420-777-123-456', text: 'Hi <first_name>', variables: { first_name: 'Jan' } }, { text: 'skipped' }],
+        number: [
+          '+420 777 000 001',
+          { number: '00420-777-123-456', text: 'Hi <first_name>', variables: { first_name: 'Jan' } },
+          { text: 'skipped' },
+        ],
         text: 'Hello',
         channel: [
           { type: 'viber', sender: 'Shop', expiration: '90', button: { caption: 'Open', url: 'https://example.com' } },
@@ -83,7 +99,13 @@ describe('gateway client', () => {
     });
 
     it('moves top-level unicode, sender_id and sender_id_value into channel.sms', async () => {
-      await client.promotional({ number: '420777111222', text: 'x', sender_id: 'gOwn', sender_id_value: '420777999999', unicode: 'on' });
+      await client.promotional({
+        number: '420777111222',
+        text: 'x',
+        sender_id: 'gOwn',
+        sender_id_value: '420777999999',
+        unicode: 'on',
+      });
       const { body } = await sim.lastRequest();
       assert.deepEqual(body.channel, { sms: { sender_id: 'gOwn', sender_id_value: '420777999999', unicode: true } });
       assert.equal('sender_id' in body, false);
@@ -110,10 +132,17 @@ describe('gateway client', () => {
     });
 
     it('an impossible number (12ab) is a rejected recipient at its place; the others are still sent in one request', async () => {
-      const result = await client.promotional({ number: ['420777111222', '12ab', { number: '+420 777 111 223' }], text: 'x' });
+      const result = await client.promotional({
+        number: ['420777111222', '12ab', { number: '+420 777 111 223' }],
+        text: 'x',
+      });
       const requests = await sim.requests();
       assert.equal(requests.length, 1, 'one request');
-      assert.deepEqual(requests[0]?.body.number, ['420777111222', { number: '420777111223' }], 'without the impossible number');
+      assert.deepEqual(
+        requests[0]?.body.number,
+        ['420777111222', { number: '420777111223' }],
+        'without the impossible number',
+      );
       assert.deepEqual(
         result.response.map((r) => [r.status, r.number]),
         [
@@ -122,7 +151,13 @@ describe('gateway client', () => {
           ['accepted', '420777111223'],
         ],
       );
-      assert.deepEqual(result.response[1], { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '12ab' });
+      assert.deepEqual(result.response[1], {
+        status: 'error',
+        code: 9,
+        type: 'invalid_phone_number',
+        error: 'Invalid phone number',
+        number: '12ab',
+      });
       assert.deepEqual(result.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 1 });
     });
 
@@ -145,9 +180,18 @@ describe('gateway client', () => {
       assert.equal(withGroups.nothingToSend, false);
       assert.deepEqual(JSON.parse(withGroups.payload as string).groups, [1]);
       assert.equal('number' in JSON.parse(withGroups.payload as string), false);
-      assert.throws(() => prepare(client, 'promotional', { number: '12ab', text: 'x'.repeat(700) }), /^text is 700 characters/);
-      assert.throws(() => prepare(client, 'transactional', { number: '12', text: 'x', flash: true }), /^flash exists in version 1\.0 only/);
-      assert.throws(() => prepare(client, 'transactional', { number: '12', text: 'x', sender_id: 'gOwn' }, { version: '1.0' }), /sender_id_value/);
+      assert.throws(
+        () => prepare(client, 'promotional', { number: '12ab', text: 'x'.repeat(700) }),
+        /^text is 700 characters/,
+      );
+      assert.throws(
+        () => prepare(client, 'transactional', { number: '12', text: 'x', flash: true }),
+        /^flash exists in version 1\.0 only/,
+      );
+      assert.throws(
+        () => prepare(client, 'transactional', { number: '12', text: 'x', sender_id: 'gOwn' }, { version: '1.0' }),
+        /sender_id_value/,
+      );
     });
 
     it('sends groups and admins, which the gateway expands from the address book', async () => {
@@ -195,7 +239,11 @@ describe('gateway client', () => {
         },
       });
       const second = await client.promotional({ number: numbers, text: 'second', duplicates_check: 'same_text' });
-      assert.equal(second.response.filter((r) => r.status === 'accepted').length, 2000, 'another text: none is a duplicate');
+      assert.equal(
+        second.response.filter((r) => r.status === 'accepted').length,
+        2000,
+        'another text: none is a duplicate',
+      );
       const again = await client.promotional({ number: numbers, text: 'second', duplicates_check: 'same_text' });
       assert.equal(new Set(again.response.map((r) => r.sms_id)).size, 2000);
       assert.deepEqual(
@@ -212,7 +260,14 @@ describe('gateway client', () => {
   describe('promotional, advanced 1.0', () => {
     it('keeps unicode, flash and the sender at top level and never sends channel', async () => {
       await client.promotional(
-        { number: ['420777111222'], text: 'Žluťoučký', flash: true, sender_id: 'gText', sender_id_value: 'Shop', country: 'cz' },
+        {
+          number: ['420777111222'],
+          text: 'Žluťoučký',
+          flash: true,
+          sender_id: 'gText',
+          sender_id_value: 'Shop',
+          country: 'cz',
+        },
         { version: '1.0' },
       );
       const { path, body } = await sim.lastRequest();
@@ -233,14 +288,25 @@ describe('gateway client', () => {
 
   describe('promotional, simple 1.0', () => {
     it('joins the numbers with ; in a JSON body', async () => {
-      await client.promotional({ number: ['420777111222', '+420 777 111 223'], text: 'hi', unicode: 'off' }, { api: 'simple' });
+      await client.promotional(
+        { number: ['420777111222', '+420 777 111 223'], text: 'hi', unicode: 'off' },
+        { api: 'simple' },
+      );
       const { path, body } = await sim.lastRequest();
       assert.equal(path, '/api/1.0/simple/promotional');
-      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, number: '420777111222;420777111223', text: 'hi' });
+      assert.deepEqual(body, {
+        application_id: ACCOUNT_ID,
+        application_token: TOKEN,
+        number: '420777111222;420777111223',
+        text: 'hi',
+      });
     });
 
     it('sends a form body with booleans as yes/no', async () => {
-      await client.promotional({ number: '420777111222', text: 'čau', flash: true }, { api: 'simple', encoding: 'form' });
+      await client.promotional(
+        { number: '420777111222', text: 'čau', flash: true },
+        { api: 'simple', encoding: 'form' },
+      );
       const received = await sim.lastRequest();
       assert.equal(received.contentType, 'application/x-www-form-urlencoded');
       assert.deepEqual(Object.fromEntries(new URLSearchParams(received.raw)), {
@@ -283,14 +349,26 @@ describe('gateway client', () => {
     it('advanced 2.0: an invalid number is a rejected recipient, not an error', async () => {
       const result = await client.transactional({ number: '123', text: 'x' });
       assert.equal(result.rejected, true);
-      assert.deepEqual(result.record, { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '123' });
+      assert.deepEqual(result.record, {
+        status: 'error',
+        code: 9,
+        type: 'invalid_phone_number',
+        error: 'Invalid phone number',
+        number: '123',
+      });
     });
 
     it('an impossible number (12) is the same rejected recipient, answered without a request', async () => {
       for (const version of ['2.0', '1.0'] as const) {
         const result = await client.transactional({ number: '12', text: 'x' }, { version });
         assert.equal(result.rejected, true);
-        assert.deepEqual(result.record, { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '12' });
+        assert.deepEqual(result.record, {
+          status: 'error',
+          code: 9,
+          type: 'invalid_phone_number',
+          error: 'Invalid phone number',
+          number: '12',
+        });
       }
       assert.equal((await sim.requests()).length, 0);
     });
@@ -299,15 +377,30 @@ describe('gateway client', () => {
       await client.transactional({ admin: '1', text: 'Door opened', flash: 'yes' }, { version: '1.0' });
       const { path, body } = await sim.lastRequest();
       assert.equal(path, '/api/1.0/advanced/transactional');
-      assert.deepEqual(body, { application_id: ACCOUNT_ID, application_token: TOKEN, admin: 1, text: 'Door opened', flash: true });
+      assert.deepEqual(body, {
+        application_id: ACCOUNT_ID,
+        application_token: TOKEN,
+        admin: 1,
+        text: 'Door opened',
+        flash: true,
+      });
     });
 
     it('simple 1.0 (JSON and form) and the 2.0 simple path', async () => {
       await client.transactional({ number: '420777111222', text: 'a' }, { api: 'simple', version: '1.0' });
       assert.equal((await sim.lastRequest()).path, '/api/1.0/simple/transactional');
-      await client.transactional({ number: '420777111222', text: 'b', unicode: true }, { api: 'simple', version: '1.0', encoding: 'form' });
-      assert.equal((await sim.lastRequest()).raw, `application_id=${ACCOUNT_ID}&application_token=${TOKEN}&number=420777111222&text=b&unicode=yes`);
-      await client.transactional({ number: '420777111222', text: 'c', sender_id: 'gProfile', sender_id_value: '12' }, { api: 'simple', version: '2.0' });
+      await client.transactional(
+        { number: '420777111222', text: 'b', unicode: true },
+        { api: 'simple', version: '1.0', encoding: 'form' },
+      );
+      assert.equal(
+        (await sim.lastRequest()).raw,
+        `application_id=${ACCOUNT_ID}&application_token=${TOKEN}&number=420777111222&text=b&unicode=yes`,
+      );
+      await client.transactional(
+        { number: '420777111222', text: 'c', sender_id: 'gProfile', sender_id_value: '12' },
+        { api: 'simple', version: '2.0' },
+      );
       const last = await sim.lastRequest();
       assert.equal(last.path, '/api/2.0/simple/transactional');
       assert.deepEqual(last.body.channel, { sms: { sender_id: 'gProfile', sender_id_value: '12' } });
@@ -327,8 +420,18 @@ describe('gateway client', () => {
       const variants = [
         [{}, 'POST', '/api/1.0/advanced/info', 'application/json'],
         [{ api: 'simple' as const }, 'GET', `/api/1.0/simple/info`, undefined],
-        [{ api: 'simple' as const, method: 'POST' as const, encoding: 'json' as const }, 'POST', '/api/1.0/simple/info', 'application/json'],
-        [{ api: 'simple' as const, method: 'POST' as const, encoding: 'form' as const }, 'POST', '/api/1.0/simple/info', 'application/x-www-form-urlencoded'],
+        [
+          { api: 'simple' as const, method: 'POST' as const, encoding: 'json' as const },
+          'POST',
+          '/api/1.0/simple/info',
+          'application/json',
+        ],
+        [
+          { api: 'simple' as const, method: 'POST' as const, encoding: 'form' as const },
+          'POST',
+          '/api/1.0/simple/info',
+          'application/x-www-form-urlencoded',
+        ],
       ] as const;
       for (const [options, method, path, contentType] of variants) {
         const balance = await client.info(options);
@@ -351,7 +454,9 @@ describe('gateway client', () => {
 
   describe('errors from the gateway', () => {
     it('401 in the 2.0 shape: unknown_identity', async () => {
-      const error = await failure(() => make({ applicationToken: 'wrong' }).transactional({ number: '420777111222', text: 'x' }));
+      const error = await failure(() =>
+        make({ applicationToken: 'wrong' }).transactional({ number: '420777111222', text: 'x' }),
+      );
       assert.equal(error.code, 'unknown_identity');
       assert.equal(error.status, 401);
       assert.equal(error.retryable, false);
@@ -434,7 +539,9 @@ describe('gateway client', () => {
 
     it('no answer within the timeout is timeout', async () => {
       await sim.fault({ hang: true });
-      const error = await failure(() => make({ timeout: 300, retries: 0 }).transactional({ number: '420777111222', text: 'x' }));
+      const error = await failure(() =>
+        make({ timeout: 300, retries: 0 }).transactional({ number: '420777111222', text: 'x' }),
+      );
       assert.equal(error.code, 'timeout');
       assert.equal(error.retryable, true);
       assert.match(error.message, /within 300 ms/);
@@ -454,7 +561,9 @@ describe('gateway client', () => {
       let attempts = 0;
       const count = () => attempts++;
       diagnostics.subscribe('undici:client:connectError', count);
-      const error = await failure(() => dead.info()).finally(() => diagnostics.unsubscribe('undici:client:connectError', count));
+      const error = await failure(() => dead.info()).finally(() =>
+        diagnostics.unsubscribe('undici:client:connectError', count),
+      );
       assert.equal(error.code, 'network');
       assert.equal(attempts, 2);
     });
@@ -462,7 +571,11 @@ describe('gateway client', () => {
 
   describe('checks before anything is sent', () => {
     const cases: [string, () => unknown, RegExp][] = [
-      ['a non-https base URL to another host', () => make({ baseUrl: 'http://example.com' }), /^baseUrl must use https:\/\//],
+      [
+        'a non-https base URL to another host',
+        () => make({ baseUrl: 'http://example.com' }),
+        /^baseUrl must use https:\/\//,
+      ],
       [
         'a text over 612 GSM-7 characters',
         () => prepare(client, 'promotional', { number: '420777111222', text: 'a'.repeat(600) + '€'.repeat(20) }),
@@ -483,16 +596,42 @@ describe('gateway client', () => {
         () => prepare(client, 'transactional', { number: '420777111222', channel: { sms: { text: 'ž'.repeat(300) } } }),
         /^channel\.sms\.text is 300 characters/,
       ],
-      ['flash in 2.0', () => prepare(client, 'promotional', { number: '420777111222', text: 'x', flash: true }), /^flash exists in version 1\.0 only/],
-      ['admin in 2.0', () => prepare(client, 'transactional', { admin: 1, text: 'x' }), /^admin exists in version 1\.0 only/],
+      [
+        'flash in 2.0',
+        () => prepare(client, 'promotional', { number: '420777111222', text: 'x', flash: true }),
+        /^flash exists in version 1\.0 only/,
+      ],
+      [
+        'admin in 2.0',
+        () => prepare(client, 'transactional', { admin: 1, text: 'x' }),
+        /^admin exists in version 1\.0 only/,
+      ],
       [
         'channel in 1.0',
-        () => prepare(client, 'promotional', { number: '420777111222', text: 'x', channel: { sms: {} } }, { version: '1.0' }),
+        () =>
+          prepare(
+            client,
+            'promotional',
+            { number: '420777111222', text: 'x', channel: { sms: {} } },
+            { version: '1.0' },
+          ),
         /^channel exists in version 2\.0 only/,
       ],
-      ['no recipient', () => prepare(client, 'promotional', { text: 'x' }), /^one of number, groups, admins is required$/],
-      ['no text for plain numbers', () => prepare(client, 'promotional', { number: '420777111222' }), /^text is required when number holds plain numbers/],
-      ['no text in transactional', () => prepare(client, 'transactional', { number: '420777111222' }), /^text is required/],
+      [
+        'no recipient',
+        () => prepare(client, 'promotional', { text: 'x' }),
+        /^one of number, groups, admins is required$/,
+      ],
+      [
+        'no text for plain numbers',
+        () => prepare(client, 'promotional', { number: '420777111222' }),
+        /^text is required when number holds plain numbers/,
+      ],
+      [
+        'no text in transactional',
+        () => prepare(client, 'transactional', { number: '420777111222' }),
+        /^text is required/,
+      ],
       [
         'a recipient that is neither a number nor an entry',
         () => prepare(client, 'promotional', { number: ['420777111222', true], text: 'x' }),
@@ -505,7 +644,13 @@ describe('gateway client', () => {
       ],
       [
         'a sender type of another version',
-        () => prepare(client, 'promotional', { number: '420777111222', text: 'x', sender_id: 'gMobile' }, { version: '1.0' }),
+        () =>
+          prepare(
+            client,
+            'promotional',
+            { number: '420777111222', text: 'x', sender_id: 'gMobile' },
+            { version: '1.0' },
+          ),
         /^sender_id must be one of gSystem, gShort, gText, gOwn or a sender profile id/,
       ],
       [
@@ -515,7 +660,8 @@ describe('gateway client', () => {
       ],
       [
         'a viber channel without button in promotional',
-        () => prepare(client, 'promotional', { number: '420777111222', text: 'x', channel: { viber: { sender: 'S' } } }),
+        () =>
+          prepare(client, 'promotional', { number: '420777111222', text: 'x', channel: { viber: { sender: 'S' } } }),
         /^channel\.viber\.button is required$/,
       ],
       [
@@ -523,7 +669,11 @@ describe('gateway client', () => {
         () => prepare(client, 'promotional', { number: '420777111222', text: 'x', channel: { telegram: {} } }),
         /^channel\.telegram is not a channel \(viber, whatsapp, rcs, sms\)$/,
       ],
-      ['groups that are not ids', () => prepare(client, 'promotional', { groups: ['friends'], text: 'x' }), /^groups\[0\] must be an integer id$/],
+      [
+        'groups that are not ids',
+        () => prepare(client, 'promotional', { groups: ['friends'], text: 'x' }),
+        /^groups\[0\] must be an integer id$/,
+      ],
       [
         'an unknown duplicates_check',
         () => prepare(client, 'promotional', { number: '420777111222', text: 'x', duplicates_check: 'always' }),
@@ -566,7 +716,13 @@ describe('gateway client', () => {
       ],
       [
         'duplicates_check in the simple API',
-        () => prepare(client, 'promotional', { number: '420777111222', text: 'x', duplicates_check: 'same_text' }, { api: 'simple' }),
+        () =>
+          prepare(
+            client,
+            'promotional',
+            { number: '420777111222', text: 'x', duplicates_check: 'same_text' },
+            { api: 'simple' },
+          ),
         /^duplicates_check is not a field of the promotional simple 1\.0 request$/,
       ],
       [
@@ -642,14 +798,17 @@ describe('gateway client', () => {
       // Finished requests must stop listening: abort() would otherwise reach their readers.
       const watched = new AbortController();
       const quick = make({ retries: 0 });
-      for (let i = 0; i < 3; i++) await quick.transactional({ number: '420777123456', text: `one ${i}` }, { signal: watched.signal });
+      for (let i = 0; i < 3; i++)
+        await quick.transactional({ number: '420777123456', text: `one ${i}` }, { signal: watched.signal });
       assert.equal(listening(watched.signal), 0, 'no finished request still listens');
       await sim.fault({ hang: true });
       const pending = quick.transactional({ number: '420777123456', text: 'hangs' }, { signal: group.signal }).then(
         () => calls.push(1),
         (error: unknown) => error,
       );
-      await until('the hanging request at the gateway', async () => (await sim.requests()).some((r) => r.body.text === 'hangs'));
+      await until('the hanging request at the gateway', async () =>
+        (await sim.requests()).some((r) => r.body.text === 'hangs'),
+      );
       group.abort();
       const error = await pending;
       assert.ok(error instanceof GatewayError, `expected a GatewayError, got ${String(error)}`);

@@ -31,7 +31,11 @@ describe('the wall clock steps in a running Node-RED (a preload, the simulator a
     const stepFile = join(copy.userDir, 'clock-step');
     alertFlow(copy, sim);
     const editor = await copy.start({
-      env: { LIFE: '1', NODE_OPTIONS: `--require ${join(__dirname, 'support', 'clock-step-preload.js')}`, BULKGATE_CLOCK_STEP_FILE: stepFile },
+      env: {
+        LIFE: '1',
+        NODE_OPTIONS: `--require ${join(__dirname, 'support', 'clock-step-preload.js')}`,
+        BULKGATE_CLOCK_STEP_FILE: stepFile,
+      },
     });
     const alerts = Array.from({ length: 10 }, (_, i) => `c${i}`);
     await sim.fault({ offline: { seconds: 3600, mode: '503' } });

@@ -45,7 +45,15 @@ describe('every msg ends once: completions and catches counted per msg', functio
   /** The flow, and a count of each msg's endings by its `seq`: completions and catches. */
   async function deploy(node: Record<string, unknown>, account: Record<string, unknown> = {}) {
     const flow: FlowNode[] = [
-      { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, timeout: 2000, outboxDelay: 200, ...account },
+      {
+        id: 'acc',
+        type: 'bulkgate-account',
+        baseUrl: sim.url,
+        retries: 0,
+        timeout: 2000,
+        outboxDelay: 200,
+        ...account,
+      },
       { id: 't', type: 'bulkgate-transactional', account: 'acc', wires: [['ok'], ['bad']], ...node },
       { id: 'done', type: 'complete', scope: ['t'], uncaught: false, wires: [['completed']] },
       { id: 'c', type: 'catch', scope: ['t'], uncaught: false, wires: [['caught']] },
@@ -62,7 +70,8 @@ describe('every msg ends once: completions and catches counted per msg', functio
     return endings;
   }
 
-  const receive = (msg: Record<string, unknown>) => (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive(msg);
+  const receive = (msg: Record<string, unknown>) =>
+    (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive(msg);
   const ended = (endings: Map<number, string[]>, n: number) => () => [...endings.values()].flat().length >= n;
 
   it('sent, rejected, refused by the checks, held by the storm guard: each ends once, the right way', async () => {
@@ -84,11 +93,19 @@ describe('every msg ends once: completions and catches counted per msg', functio
     const later = collect('ok', 3, 30_000);
     for (const seq of [1, 2, 3]) receive({ seq, number: '420777111222' });
     await until('three kept', ended(endings, 3));
-    assert.deepEqual(Object.fromEntries(endings), { 1: ['done'], 2: ['done'], 3: ['done'] }, 'each done as it was kept');
+    assert.deepEqual(
+      Object.fromEntries(endings),
+      { 1: ['done'], 2: ['done'], 3: ['done'] },
+      'each done as it was kept',
+    );
     const out = await later;
     assert.ok(out.every((m) => m.bulkgate?.deferred));
     await new Promise((r) => setTimeout(r, 300)); // checks that leaving the outbox adds no ending
-    assert.deepEqual(Object.fromEntries(endings), { 1: ['done'], 2: ['done'], 3: ['done'] }, 'leaving the outbox is not a second ending');
+    assert.deepEqual(
+      Object.fromEntries(endings),
+      { 1: ['done'], 2: ['done'], 3: ['done'] },
+      'leaving the outbox is not a second ending',
+    );
   });
 
   it('the outbox full: the msg it cannot keep goes to Catch once, with no completion', async () => {

@@ -27,8 +27,10 @@ function countTexts(lang: string): Map<string, Record<string, string>> {
   const walk = (value: unknown, path: string) => {
     if (typeof value === 'string') {
       const form = /^(.+)_(zero|one|two|few|many|other)$/.exec(path);
-      if (form && value.includes('__count__')) texts.set(form[1] as string, { ...texts.get(form[1] as string), [form[2] as string]: value });
-    } else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
+      if (form && value.includes('__count__'))
+        texts.set(form[1] as string, { ...texts.get(form[1] as string), [form[2] as string]: value });
+    } else if (value && typeof value === 'object')
+      for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
   };
   walk(JSON.parse(readFileSync(join(LOCALES, lang, `${NODE_SET}.json`), 'utf8')), '');
   return texts;
@@ -41,7 +43,11 @@ describe(`count texts on Node-RED ${NODE_RED_VERSION}, through its own i18n`, fu
     it(`every count text in ${lang}, for ${COUNTS.join(', ')}: the form its catalog has for the count, a sentence, not a key`, async () => {
       const _ = await nodeRedI18n(lang);
       const texts = countTexts(lang);
-      for (const key of ['bulkgate-events.status.events', 'bulkgate-transactional.storm.notice', 'bulkgate-account.outbox.waiting'])
+      for (const key of [
+        'bulkgate-events.status.events',
+        'bulkgate-transactional.storm.notice',
+        'bulkgate-account.outbox.waiting',
+      ])
         assert.ok(texts.has(key), `${key} is a count text of the ${lang} catalog`);
       const rules = new Intl.PluralRules(lang);
       const wrong: string[] = [];
@@ -50,10 +56,12 @@ describe(`count texts on Node-RED ${NODE_RED_VERSION}, through its own i18n`, fu
           const form = forms[rules.select(count)] as string;
           // Every other value the text names, each a word of its own.
           const params: Record<string, unknown> = { count };
-          for (const [, name] of form.matchAll(/__(\w+)__/g)) if (name !== 'count') params[name as string] = `«${name as string}»`;
+          for (const [, name] of form.matchAll(/__(\w+)__/g))
+            if (name !== 'count') params[name as string] = `«${name as string}»`;
           const expected = form.replace(/__(\w+)__/g, (_whole, name: string) => String(params[name]));
           const got = _(`${NAMESPACE}:${key}`, params);
-          if (got !== expected) wrong.push(`${key} (${count}): ${JSON.stringify(got)}, not ${JSON.stringify(expected)}`);
+          if (got !== expected)
+            wrong.push(`${key} (${count}): ${JSON.stringify(got)}, not ${JSON.stringify(expected)}`);
         }
       }
       assert.equal(
@@ -96,20 +104,29 @@ describe(`count texts on Node-RED ${NODE_RED_VERSION}, through its own i18n`, fu
       de: {
         events: ['1 Ereignis', '2 Ereignisse', '5 Ereignisse'],
         waiting: ['1 wartet: HTTP 503', '2 warten: HTTP 503', '5 warten: HTTP 503'],
-        storm: [1, 'Alarmflut-Schutz: 1 weiterer Alarm wurde in den letzten 1 s zurückgehalten. Der letzte: Tür offen (3)'],
+        storm: [
+          1,
+          'Alarmflut-Schutz: 1 weiterer Alarm wurde in den letzten 1 s zurückgehalten. Der letzte: Tür offen (3)',
+        ],
       },
       cs: {
         events: ['1 událost', '2 události', '5 událostí'],
         waiting: ['1 čeká: HTTP 503', '2 čekají: HTTP 503', '5 čeká: HTTP 503'],
-        storm: [2, 'Ochrana proti zahlcení: za posledních 1 s byla zadržena další 2 upozornění. Poslední: Tür offen (4)'],
+        storm: [
+          2,
+          'Ochrana proti zahlcení: za posledních 1 s byla zadržena další 2 upozornění. Poslední: Tür offen (4)',
+        ],
       },
     } as const;
 
-    const receive = (id: string, msg: unknown) => (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
+    const receive = (id: string, msg: unknown) =>
+      (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
     /** The texts of a node's statuses from now on. */
     const statuses = (id: string): string[] => {
       const texts: string[] = [];
-      (helper.getNode(id) as TestNode).on('call:status', (call: { args: [{ text?: string }] }) => texts.push(call.args[0].text ?? ''));
+      (helper.getNode(id) as TestNode).on('call:status', (call: { args: [{ text?: string }] }) =>
+        texts.push(call.args[0].text ?? ''),
+      );
       return texts;
     };
 
@@ -121,7 +138,15 @@ describe(`count texts on Node-RED ${NODE_RED_VERSION}, through its own i18n`, fu
               { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, timeout: 2000, outboxDelay: 60_000 },
               { id: 'acc2', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, outboxMinutes: 0 },
               { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [[], []] },
-              { id: 's', type: 'bulkgate-transactional', account: 'acc2', text: '', stormLimit: 3, stormWindow: 1, wires: [['sent'], []] },
+              {
+                id: 's',
+                type: 'bulkgate-transactional',
+                account: 'acc2',
+                text: '',
+                stormLimit: 3,
+                stormWindow: 1,
+                wires: [['sent'], []],
+              },
               { id: 'e', type: 'bulkgate-events', path: '/counts/events', wires: [[], [], []] },
               { id: 'sent', type: 'helper' },
             ] as FlowNode[],
@@ -138,8 +163,14 @@ describe(`count texts on Node-RED ${NODE_RED_VERSION}, through its own i18n`, fu
           const seen = statuses('e');
           let reports = 0;
           for (const [count, sentence] of [1, 2, 5].map((n, i) => [n, sentences.events[i]] as const)) {
-            while (reports < count) assert.equal((await fetch(`${base}/counts/events?token=${SECRET}&status=1&smsID=count-${reports++}`)).status, 200);
-            await until(`"${sentence}"`, () => seen.includes(sentence), 10_000, { detail: () => `its statuses: ${JSON.stringify(seen)}` });
+            while (reports < count)
+              assert.equal(
+                (await fetch(`${base}/counts/events?token=${SECRET}&status=1&smsID=count-${reports++}`)).status,
+                200,
+              );
+            await until(`"${sentence}"`, () => seen.includes(sentence), 10_000, {
+              detail: () => `its statuses: ${JSON.stringify(seen)}`,
+            });
           }
         });
 
@@ -149,7 +180,9 @@ describe(`count texts on Node-RED ${NODE_RED_VERSION}, through its own i18n`, fu
           let kept = 0;
           for (const [count, sentence] of [1, 2, 5].map((n, i) => [n, sentences.waiting[i]] as const)) {
             while (kept < count) receive('t', { payload: `Wasser im Keller ${kept++}`, number: '420777000600' });
-            await until(`"${sentence}"`, () => seen.includes(sentence), 10_000, { detail: () => `its statuses: ${JSON.stringify(seen)}` });
+            await until(`"${sentence}"`, () => seen.includes(sentence), 10_000, {
+              detail: () => `its statuses: ${JSON.stringify(seen)}`,
+            });
           }
           await sim.fault({ offline: { seconds: 0 } });
         });

@@ -35,9 +35,12 @@ describe('the demo (npm start)', function () {
   const sidebar = new Sidebar();
   let flows: { id: string; type: string; z?: string; label?: string; name?: string }[] = [];
   const outbox = async () =>
-    (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as { messages: { number: string; text: string; channel: string }[] };
+    (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as {
+      messages: { number: string; text: string; channel: string }[];
+    };
   /** The deployed tab of an example file, by the label the demo gives it. */
-  const tabOf = (file: string) => flows.find((n) => n.type === 'tab' && n.label === file.replace(/\.json$/, '').replace(/^\d+\s*-?\s*/, ''))?.id;
+  const tabOf = (file: string) =>
+    flows.find((n) => n.type === 'tab' && n.label === file.replace(/\.json$/, '').replace(/^\d+\s*-?\s*/, ''))?.id;
 
   before(async () => {
     demo = await startDemo([], ['npm', 'start', '--silent'], 150_000);
@@ -52,7 +55,10 @@ describe('the demo (npm start)', function () {
 
   it('prints no warning, says where the flows are kept and where its MQTT broker is, and deploys every example, each with its account set', async () => {
     assert.doesNotMatch(demo.output(), /\[warn\]|\[error\]/, demo.output());
-    assert.match(demo.output(), /Your flows: +kept in .+ between runs \(the examples were deployed; `npm start -- --fresh` starts over\)/);
+    assert.match(
+      demo.output(),
+      /Your flows: +kept in .+ between runs \(the examples were deployed; `npm start -- --fresh` starts over\)/,
+    );
     assert.match(demo.output(), /MQTT broker: +mqtt:\/\/127\.0\.0\.1:\d+ /);
     const tabs = flows.filter((n) => n.type === 'tab').map((n) => n.label);
     assert.deepEqual(tabs, [
@@ -68,7 +74,12 @@ describe('the demo (npm start)', function () {
       'Escalation until someone acknowledges',
     ]);
     // One demo account per set of settings the examples document: example 02 keeps its rate limit.
-    const accounts = flows.filter((n) => n.type === 'bulkgate-account') as { id: string; rateLimit?: number; rateWindow?: number; queueSize?: number }[];
+    const accounts = flows.filter((n) => n.type === 'bulkgate-account') as {
+      id: string;
+      rateLimit?: number;
+      rateWindow?: number;
+      queueSize?: number;
+    }[];
     assert.deepEqual(
       accounts.map((a) => [a.id, a.rateLimit, a.rateWindow, a.queueSize]),
       [
@@ -76,10 +87,14 @@ describe('the demo (npm start)', function () {
         ['bulkgate-demo-account-2', 5, 600, 10],
       ],
     );
-    const users = flows.filter((n) => /^bulkgate-(promotional|transactional|balance)$/.test(n.type)) as { z?: string; account?: string }[];
+    const users = flows.filter((n) => /^bulkgate-(promotional|transactional|balance)$/.test(n.type)) as {
+      z?: string;
+      account?: string;
+    }[];
     const doorTab = flows.find((n) => n.type === 'tab' && n.label === 'MQTT door alarm with a rate limit')?.id;
     assert.ok(users.length >= 10, `${users.length} BulkGate nodes`);
-    for (const user of users) assert.equal(user.account, user.z === doorTab ? 'bulkgate-demo-account-2' : 'bulkgate-demo-account');
+    for (const user of users)
+      assert.equal(user.account, user.z === doorTab ? 'bulkgate-demo-account-2' : 'bulkgate-demo-account');
     // The simulator's public demo token is written in the examples' first comment (how to run them
     // installed); no other node carries it, and no node carries credentials (they are in the store).
     assert.deepEqual(
@@ -97,7 +112,11 @@ describe('the demo (npm start)', function () {
     const doors = async () => (await outbox()).messages.filter((m) => m.text.startsWith('Front door opened')).length;
     const before = await doors();
     // The door contact (mqtt in) subscribes once it is connected: publish only then.
-    await until('the door contact connected', () => sidebar.statuses.some((st) => /-m1$/.test(st.id) && st.fill === 'green'), 20_000);
+    await until(
+      'the door contact connected',
+      () => sidebar.statuses.some((st) => /-m1$/.test(st.id) && st.fill === 'green'),
+      20_000,
+    );
     const sensor = await connectAsync(`mqtt://127.0.0.1:${port}`);
     try {
       // Retained: the mqtt in node subscribes just after it shows connected (the broker does not
@@ -118,7 +137,11 @@ describe('the demo (npm start)', function () {
       page = browser.page;
       await page.setViewportSize({ width: 1400, height: 900 });
       await page.goto(`${demo.editorUrl}/`);
-      await page.waitForFunction(() => (window as any).BulkGateEditor && document.querySelector('.red-ui-flow-node'), undefined, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => (window as any).BulkGateEditor && document.querySelector('.red-ui-flow-node'),
+        undefined,
+        { timeout: 30_000 },
+      );
     });
     after(() => browser?.close());
 
@@ -137,7 +160,14 @@ describe('the demo (npm start)', function () {
      * its duplicate window, and the example's text carries the time to the second).
      */
     const DEMO_CLICKS: Record<string, Click[]> = {
-      '02': [{ inject: 'sensor-open', expect: [{ name: 'door alarm: sent', match: /"status":"accepted"/ }], absent: [DOOR_ALERT_FAILED], settle: 1100 }],
+      '02': [
+        {
+          inject: 'sensor-open',
+          expect: [{ name: 'door alarm: sent', match: /"status":"accepted"/ }],
+          absent: [DOOR_ALERT_FAILED],
+          settle: 1100,
+        },
+      ],
     };
 
     for (const [prefix, exampleClicks] of Object.entries(EXAMPLE_CLICKS)) {
@@ -157,16 +187,19 @@ describe('the demo (npm start)', function () {
         await page.screenshot({ path: join(OUTPUT, `demo-tab-${prefix}.png`) });
         // Laid out to read at a glance: no node, label or status over another.
         const overlaps = await page.evaluate(() => {
-          const boxes = Array.from(document.querySelectorAll('#red-ui-workspace-chart g.red-ui-flow-node-group')).map((g) => ({
-            id: g.id,
-            r: (g as SVGGElement).getBoundingClientRect(),
-          }));
+          const boxes = Array.from(document.querySelectorAll('#red-ui-workspace-chart g.red-ui-flow-node-group')).map(
+            (g) => ({
+              id: g.id,
+              r: (g as SVGGElement).getBoundingClientRect(),
+            }),
+          );
           const hits: string[] = [];
           for (let i = 0; i < boxes.length; i++) {
             for (let j = i + 1; j < boxes.length; j++) {
               const a = boxes[i]!.r;
               const b = boxes[j]!.r;
-              if (a.left < b.right - 2 && b.left < a.right - 2 && a.top < b.bottom - 2 && b.top < a.bottom - 2) hits.push(`${boxes[i]!.id} / ${boxes[j]!.id}`);
+              if (a.left < b.right - 2 && b.left < a.right - 2 && a.top < b.bottom - 2 && b.top < a.bottom - 2)
+                hits.push(`${boxes[i]!.id} / ${boxes[j]!.id}`);
             }
           }
           return hits;
@@ -176,7 +209,9 @@ describe('the demo (npm start)', function () {
     }
 
     it('the cascade went by Viber to the Viber user and by SMS to the other number', async () => {
-      const channels = (await outbox()).messages.filter((m) => m.text === 'Your parcel is ready for pickup.').map((m) => [m.number, m.channel]);
+      const channels = (await outbox()).messages
+        .filter((m) => m.text === 'Your parcel is ready for pickup.')
+        .map((m) => [m.number, m.channel]);
       assert.deepEqual(channels, [
         ['420777000001', 'viber'],
         ['420777000301', 'sms'],
@@ -227,7 +262,11 @@ describe('the demo (npm start)', function () {
 
       await page.setViewportSize({ width: 1280, height: 720 });
       await page.goto(`${demo.editorUrl}/`);
-      await page.waitForFunction(() => (window as any).BulkGateEditor && document.querySelector('.red-ui-flow-node'), undefined, { timeout: 30_000 });
+      await page.waitForFunction(
+        () => (window as any).BulkGateEditor && document.querySelector('.red-ui-flow-node'),
+        undefined,
+        { timeout: 30_000 },
+      );
       await page.waitForTimeout(1500);
       await page.screenshot({ path: join(DOCS, 'editor.png') });
       // No red triangle anywhere: every node and config node is properly configured, so a
@@ -252,10 +291,16 @@ describe('the demo (npm start)', function () {
       await page.waitForSelector('#gateway-toggle');
       assert.equal(await page.locator('#gateway-toggle').innerText(), 'Go offline for a minute');
       await page.click('#gateway-toggle');
-      await page.waitForFunction(() => /offline \(HTTP 503\) until/.test(document.getElementById('gateway-state')?.textContent ?? ''));
+      await page.waitForFunction(() =>
+        /offline \(HTTP 503\) until/.test(document.getElementById('gateway-state')?.textContent ?? ''),
+      );
       const tab = tabOf(readdirSync(EXAMPLES).find((f) => f.startsWith('01')) as string) as string;
-      const sender = flows.find((n) => n.z === tab && n.type === 'bulkgate-transactional') as unknown as { account: string };
-      const waiting = async () => ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/${sender.account}`)).json()) as { waiting: number }).waiting;
+      const sender = flows.find((n) => n.z === tab && n.type === 'bulkgate-transactional') as unknown as {
+        account: string;
+      };
+      const waiting = async () =>
+        ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/${sender.account}`)).json()) as { waiting: number })
+          .waiting;
       const before = (await outbox()).messages.length;
       await pressByApi(demo.editorUrl)(`${tab}-ex01-i1`);
       await until('the alert in the outbox', async () => (await waiting()) === 1, 20_000).catch(() => undefined);
@@ -264,7 +309,9 @@ describe('the demo (npm start)', function () {
       await page.screenshot({ path: join(OUTPUT, 'demo-gateway-offline.png') });
       assert.equal(await page.locator('#gateway-toggle').innerText(), 'Back online now');
       await page.click('#gateway-toggle');
-      await page.waitForFunction(() => /gateway online/.test(document.getElementById('gateway-state')?.textContent ?? ''));
+      await page.waitForFunction(() =>
+        /gateway online/.test(document.getElementById('gateway-state')?.textContent ?? ''),
+      );
       await until('the outbox emptied', async () => (await waiting()) === 0, 30_000).catch(() => undefined);
       assert.equal(await waiting(), 0, 'the outbox emptied');
       await page.waitForFunction((n) => document.querySelectorAll('.bubble').length > n, before, { timeout: 10_000 });

@@ -22,7 +22,9 @@ describe('the editor in Czech', function () {
     browser = await openBrowser({ locale: 'cs-CZ' });
     page = browser.page;
     await page.goto(`${demo.editorUrl}/`);
-    await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-transactional'), undefined, { timeout: 30_000 });
+    await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-transactional'), undefined, {
+      timeout: 30_000,
+    });
     await page.waitForSelector('#red-ui-workspace-chart');
   });
   after(async () => {
@@ -31,7 +33,9 @@ describe('the editor in Czech', function () {
   });
 
   it('the palette, the transactional panel and its help speak Czech', async () => {
-    const palette = await page.locator('.red-ui-palette-node[data-palette-type="bulkgate-transactional"] .red-ui-palette-label').innerText();
+    const palette = await page
+      .locator('.red-ui-palette-node[data-palette-type="bulkgate-transactional"] .red-ui-palette-label')
+      .innerText();
     assert.equal(palette.replace(/\s+/g, ' ').trim(), 'Transakční SMS');
     await page.evaluate(() => {
       const z = RED.workspaces.active();
@@ -39,7 +43,9 @@ describe('the editor in Czech', function () {
       RED.editor.edit(RED.nodes.node('cs-t'));
     });
     await page.waitForSelector('.red-ui-tray-body #node-input-name', { state: 'visible' });
-    const labels = await page.$$eval('.red-ui-tray-body label span', (spans) => spans.map((s) => s.textContent?.trim()));
+    const labels = await page.$$eval('.red-ui-tray-body label span', (spans) =>
+      spans.map((s) => s.textContent?.trim()),
+    );
     for (const label of ['Příjemci', 'Text', 'Duplicity', 'Max. čekání', 'Proti zahlcení'])
       assert.ok(labels.includes(label), `${label} in ${labels.join(', ')}`);
     // The panel says why a recipient is not a number, in Czech.
@@ -54,9 +60,13 @@ describe('the editor in Czech', function () {
       'Není telefonní číslo: 12ab (3 až 20 číslic; mezery, pomlčky, závorky a úvodní + nebo 00 nevadí)',
     );
     await page.evaluate(() => RED.sidebar.help.show('bulkgate-transactional'));
-    const helpText = () => page.evaluate(() => [...document.querySelectorAll('.red-ui-help')].map((e) => e.textContent ?? '').join('\n'));
+    const helpText = () =>
+      page.evaluate(() => [...document.querySelectorAll('.red-ui-help')].map((e) => e.textContent ?? '').join('\n'));
     await page.waitForFunction(
-      () => [...document.querySelectorAll('.red-ui-help')].some((e) => e.textContent?.includes('Pošle upozornění jednomu příjemci')),
+      () =>
+        [...document.querySelectorAll('.red-ui-help')].some((e) =>
+          e.textContent?.includes('Pošle upozornění jednomu příjemci'),
+        ),
       undefined,
       {
         timeout: 10_000,

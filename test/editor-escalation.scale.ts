@@ -30,9 +30,13 @@ describe('the escalation panel in Chromium', function () {
     browser = await openBrowser();
     page = browser.page;
     await page.goto(`${demo.editorUrl}/`);
-    await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-escalation') && (window as any).BulkGateEditor, undefined, {
-      timeout: 30_000,
-    });
+    await page.waitForFunction(
+      () => (window as any).RED?.nodes?.getType?.('bulkgate-escalation') && (window as any).BulkGateEditor,
+      undefined,
+      {
+        timeout: 30_000,
+      },
+    );
     await page.waitForSelector('#red-ui-workspace-chart');
     await page.evaluate(
       ({ url, owner }) => {
@@ -72,7 +76,9 @@ describe('the escalation panel in Chromium', function () {
         el.querySelector('.bulkgate-step-index')?.textContent,
         (el.querySelector('.bulkgate-step-numbers') as HTMLInputElement).value,
         Number((el.querySelector('.bulkgate-step-wait') as HTMLInputElement).value),
-        [...el.querySelectorAll('.input-error')].map((e) => e.className.split(' ').find((c) => c.startsWith('bulkgate-'))),
+        [...el.querySelectorAll('.input-error')].map((e) =>
+          e.className.split(' ').find((c) => c.startsWith('bulkgate-')),
+        ),
       ]),
     );
 
@@ -156,7 +162,9 @@ describe('the escalation panel in Chromium', function () {
   it('the sender warning shows for every type but the system number and a short code (replies come back only to those), and the sender is saved', async () => {
     await edit(page, 'esc1');
     const warning = page.locator('#bulkgate-escalation-sender-warning');
-    const senders = await page.$$eval('#node-input-sender_id option', (os) => (os as HTMLOptionElement[]).map((o) => o.value));
+    const senders = await page.$$eval('#node-input-sender_id option', (os) =>
+      (os as HTMLOptionElement[]).map((o) => o.value),
+    );
     assert.ok(senders.includes('gText') && senders.includes('gShort'), senders.join());
     const shown: Record<string, boolean> = {};
     for (const sender of senders) {
@@ -172,7 +180,10 @@ describe('the escalation panel in Chromium', function () {
       `warned for ${JSON.stringify(shown)}`,
     );
     await page.selectOption('#node-input-sender_id', 'gText');
-    assert.match(await warning.innerText(), /^Replies come back only to an SMS from the system number \(gSystem\) or a short code \(gShort\)/);
+    assert.match(
+      await warning.innerText(),
+      /^Replies come back only to an SMS from the system number \(gSystem\) or a short code \(gShort\)/,
+    );
     await page.selectOption('#node-input-sender_id', 'gShort');
     await page.click('#node-dialog-ok');
     await page.waitForSelector('#node-dialog-ok', { state: 'detached' });

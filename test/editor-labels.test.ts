@@ -24,8 +24,24 @@ const CHANNELS = [{ type: 'viber' }, { type: 'whatsapp' }, { type: 'rcs' }, { ty
 /** One node of each type; the file name of its screenshot is the type without the prefix. */
 const NODES: Record<string, unknown>[] = [
   { id: 'acc', type: 'bulkgate-account', name: 'sim', store: 'redis' },
-  { id: 'trans', type: 'bulkgate-transactional', account: 'acc', api: 'advanced', version: '2.0', channel: CHANNELS, text: '' },
-  { id: 'promo', type: 'bulkgate-promotional', account: 'acc', api: 'advanced', version: '2.0', channel: CHANNELS, text: '' },
+  {
+    id: 'trans',
+    type: 'bulkgate-transactional',
+    account: 'acc',
+    api: 'advanced',
+    version: '2.0',
+    channel: CHANNELS,
+    text: '',
+  },
+  {
+    id: 'promo',
+    type: 'bulkgate-promotional',
+    account: 'acc',
+    api: 'advanced',
+    version: '2.0',
+    channel: CHANNELS,
+    text: '',
+  },
   { id: 'events', type: 'bulkgate-events', path: '/bulkgate/events', account: 'acc' },
   { id: 'balance', type: 'bulkgate-balance', account: 'acc', api: 'advanced', method: 'POST' },
   { id: 'otp', type: 'bulkgate-otp', account: 'acc', action: 'send', channel: [{ type: 'viber' }, { type: 'sms' }] },
@@ -52,7 +68,8 @@ function misfits(page: Page): Promise<string[]> {
       const wide = needed > label.clientWidth + 1;
       const tall = height > label.offsetHeight + 2;
       label.style.whiteSpace = white;
-      if (wide || tall) found.push(`label: ${text(label)} (${wide ? `${needed} > ${label.clientWidth} px` : 'wraps in its row'})`);
+      if (wide || tall)
+        found.push(`label: ${text(label)} (${wide ? `${needed} > ${label.clientWidth} px` : 'wraps in its row'})`);
     }
     for (const select of tray.querySelectorAll<HTMLSelectElement>('select')) {
       if (select.offsetParent === null) continue;
@@ -70,7 +87,8 @@ function misfits(page: Page): Promise<string[]> {
         select.parentElement?.append(probe);
         const needed = probe.offsetWidth;
         probe.remove();
-        if (needed > select.offsetWidth + 1) found.push(`option: ${option.text} (${select.id || select.className}, ${needed} > ${select.offsetWidth} px)`);
+        if (needed > select.offsetWidth + 1)
+          found.push(`option: ${option.text} (${select.id || select.className}, ${needed} > ${select.offsetWidth} px)`);
       }
     }
     return found;
@@ -105,14 +123,20 @@ for (const [lang, locale] of [
       // Tall enough that a whole panel shows in its screenshot; the tray keeps its default width.
       await page.setViewportSize({ width: 1400, height: 2600 });
       await page.goto(`${demo.editorUrl}/`);
-      await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-transactional') && (window as any).BulkGateEditor, undefined, {
-        timeout: 30_000,
-      });
+      await page.waitForFunction(
+        () => (window as any).RED?.nodes?.getType?.('bulkgate-transactional') && (window as any).BulkGateEditor,
+        undefined,
+        {
+          timeout: 30_000,
+        },
+      );
       await page.waitForSelector('#red-ui-workspace-chart');
       await page.evaluate((list) => {
         const z = RED.workspaces.active();
         RED.view.importNodes(
-          list.map((n: Record<string, unknown>, i: number) => (n.type === 'bulkgate-account' ? n : { z, x: 300, y: 60 + 60 * i, ...n })),
+          list.map((n: Record<string, unknown>, i: number) =>
+            n.type === 'bulkgate-account' ? n : { z, x: 300, y: 60 + 60 * i, ...n },
+          ),
           { generateIds: false },
         );
       }, NODES);

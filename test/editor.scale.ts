@@ -15,9 +15,13 @@ declare const RED: any;
 
 async function openEditor(page: Page, url: string): Promise<void> {
   await page.goto(`${url}/`);
-  await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-promotional') && (window as any).BulkGateEditor, undefined, {
-    timeout: 30_000,
-  });
+  await page.waitForFunction(
+    () => (window as any).RED?.nodes?.getType?.('bulkgate-promotional') && (window as any).BulkGateEditor,
+    undefined,
+    {
+      timeout: 30_000,
+    },
+  );
   await page.waitForSelector('#red-ui-workspace-chart');
 }
 
@@ -37,7 +41,8 @@ async function done(page: Page): Promise<void> {
 }
 
 const visible = (page: Page, field: string) => page.locator(`[data-field="${field}"]`).isVisible();
-const options = (page: Page, selector: string) => page.$$eval(`${selector} option`, (os) => (os as HTMLOptionElement[]).map((o) => o.value));
+const options = (page: Page, selector: string) =>
+  page.$$eval(`${selector} option`, (os) => (os as HTMLOptionElement[]).map((o) => o.value));
 
 describe('editor panels in Chromium', function () {
   this.timeout(120_000);
@@ -118,7 +123,10 @@ describe('editor panels in Chromium', function () {
       );
       await cancel(page);
     }
-    const help = await page.evaluate(() => RED.nodes.getNodeHelp?.('bulkgate-promotional') ?? $("script[data-help-name='bulkgate-promotional']").html());
+    const help = await page.evaluate(
+      () =>
+        RED.nodes.getNodeHelp?.('bulkgate-promotional') ?? $("script[data-help-name='bulkgate-promotional']").html(),
+    );
     assert.match(String(help), /Accepted \/ scheduled/);
     for (const [type, words] of [
       ['bulkgate-otp', /door keypad/],
@@ -126,7 +134,10 @@ describe('editor panels in Chromium', function () {
       ['bulkgate-blacklist', /replied STOP/],
       ['bulkgate-contacts', /opt-in consent/],
     ] as const) {
-      const text = await page.evaluate((t) => RED.nodes.getNodeHelp?.(t) ?? $(`script[data-help-name='${t}']`).html(), type);
+      const text = await page.evaluate(
+        (t) => RED.nodes.getNodeHelp?.(t) ?? $(`script[data-help-name='${t}']`).html(),
+        type,
+      );
       assert.match(String(text), words, `${type} has its help`);
     }
     assert.deepEqual(browser.errors, []);
@@ -136,7 +147,10 @@ describe('editor panels in Chromium', function () {
     await edit(page, 'ev1');
     const secret = await page.inputValue('#node-input-secret');
     assert.match(secret, /^[0-9a-f]{48}$/);
-    assert.equal(await page.locator('#bulkgate-events-url').innerText(), `${demo.editorUrl}/bulkgate/events?token=${secret}`);
+    assert.equal(
+      await page.locator('#bulkgate-events-url').innerText(),
+      `${demo.editorUrl}/bulkgate/events?token=${secret}`,
+    );
     await page.click('#bulkgate-events-generate');
     const next = await page.inputValue('#node-input-secret');
     assert.notEqual(next, secret);
@@ -164,7 +178,12 @@ describe('editor panels in Chromium', function () {
     await done(page);
     const saved = await page.evaluate(() => {
       const n = RED.nodes.node('ev1');
-      return { account: n.account, reportTimeout: n.reportTimeout, outputs: n.outputs, labels: n._def.outputLabels?.call(n, 2) };
+      return {
+        account: n.account,
+        reportTimeout: n.reportTimeout,
+        outputs: n.outputs,
+        labels: n._def.outputLabels?.call(n, 2),
+      };
     });
     assert.deepEqual(
       { account: saved.account, reportTimeout: saved.reportTimeout, outputs: saved.outputs },
@@ -177,12 +196,22 @@ describe('editor panels in Chromium', function () {
     await edit(page, 'promo1');
     assert.deepEqual(await options(page, '#node-input-version'), ['2.0', '1.0']);
     assert.deepEqual(
-      [await visible(page, 'channel'), await visible(page, 'flash'), await visible(page, 'sender_id'), await visible(page, 'groups')],
+      [
+        await visible(page, 'channel'),
+        await visible(page, 'flash'),
+        await visible(page, 'sender_id'),
+        await visible(page, 'groups'),
+      ],
       [true, false, false, true],
     );
     await page.selectOption('#node-input-version', '1.0');
     assert.deepEqual(
-      [await visible(page, 'channel'), await visible(page, 'flash'), await visible(page, 'sender_id'), await visible(page, 'unicode')],
+      [
+        await visible(page, 'channel'),
+        await visible(page, 'flash'),
+        await visible(page, 'sender_id'),
+        await visible(page, 'unicode'),
+      ],
       [false, true, true, true],
     );
     await page.selectOption('#node-input-api', 'simple');
@@ -199,21 +228,44 @@ describe('editor panels in Chromium', function () {
     await cancel(page);
 
     await edit(page, 'trans1');
-    assert.deepEqual([await visible(page, 'admin'), await visible(page, 'variables'), await visible(page, 'channel')], [false, true, true]);
+    assert.deepEqual(
+      [await visible(page, 'admin'), await visible(page, 'variables'), await visible(page, 'channel')],
+      [false, true, true],
+    );
     await page.selectOption('#node-input-version', '1.0');
-    assert.deepEqual([await visible(page, 'admin'), await visible(page, 'channel'), await visible(page, 'flash')], [true, false, true]);
+    assert.deepEqual(
+      [await visible(page, 'admin'), await visible(page, 'channel'), await visible(page, 'flash')],
+      [true, false, true],
+    );
     await page.selectOption('#node-input-api', 'simple');
-    assert.deepEqual(await options(page, '#node-input-version'), ['2.0', '1.0'], 'simple transactional offers 1.0 and 2.0');
-    assert.deepEqual([await visible(page, 'admin'), await visible(page, 'variables'), await visible(page, 'schedule')], [false, false, false]);
+    assert.deepEqual(
+      await options(page, '#node-input-version'),
+      ['2.0', '1.0'],
+      'simple transactional offers 1.0 and 2.0',
+    );
+    assert.deepEqual(
+      [await visible(page, 'admin'), await visible(page, 'variables'), await visible(page, 'schedule')],
+      [false, false, false],
+    );
     await page.selectOption('#node-input-version', '2.0');
-    assert.deepEqual([await visible(page, 'channel'), await page.locator('.bulkgate-encoding').isVisible()], [true, false]);
+    assert.deepEqual(
+      [await visible(page, 'channel'), await page.locator('.bulkgate-encoding').isVisible()],
+      [true, false],
+    );
     await cancel(page);
   });
 
   it("the sender picker offers the chosen version's types and labels the value field for the type", async () => {
     await edit(page, 'trans1');
     await page.selectOption('#node-input-version', '1.0');
-    assert.deepEqual(await options(page, '#node-input-sender_id'), ['', 'gSystem', 'gShort', 'gText', 'gOwn', 'profile_id']);
+    assert.deepEqual(await options(page, '#node-input-sender_id'), [
+      '',
+      'gSystem',
+      'gShort',
+      'gText',
+      'gOwn',
+      'profile_id',
+    ]);
     assert.equal(await visible(page, 'sender_id_value'), false);
     await page.selectOption('#node-input-sender_id', 'gOwn');
     assert.equal(await visible(page, 'sender_id_value'), true);
@@ -221,10 +273,23 @@ describe('editor panels in Chromium', function () {
     await page.selectOption('#node-input-sender_id', 'gText');
     assert.equal(await page.locator('#bulkgate-sender-value-label').innerText(), 'Text sender');
     await page.selectOption('#node-input-version', '2.0');
-    assert.deepEqual(await options(page, '.bulkgate-sms-sender'), ['', 'gSystem', 'gShort', 'gText', 'gOwn', 'gMobile', 'gPush', 'gProfile', 'profile_id']);
+    assert.deepEqual(await options(page, '.bulkgate-sms-sender'), [
+      '',
+      'gSystem',
+      'gShort',
+      'gText',
+      'gOwn',
+      'gMobile',
+      'gPush',
+      'gProfile',
+      'profile_id',
+    ]);
     await page.selectOption('.bulkgate-sms-sender', 'gPush');
     assert.equal(await page.locator('.bulkgate-sms-sender-value').isVisible(), true);
-    assert.match(await page.locator('.bulkgate-channel-field:has(.bulkgate-sms-sender-value) label').innerText(), /Key/);
+    assert.match(
+      await page.locator('.bulkgate-channel-field:has(.bulkgate-sms-sender-value) label').innerText(),
+      /Key/,
+    );
     await cancel(page);
   });
 
@@ -261,8 +326,15 @@ describe('editor panels in Chromium', function () {
 
   it('the account panel: the store URL and password rows only for Redis; a URL with a password, or not redis://, is marked', async () => {
     await edit(page, 'acc1');
-    const rows = () => page.locator('.bulkgate-store-redis').evaluateAll((els) => els.map((el) => (el as HTMLElement).offsetParent !== null));
-    assert.equal(await page.locator('#node-config-input-store').inputValue(), 'file', 'an account without the setting: this Node-RED');
+    const rows = () =>
+      page
+        .locator('.bulkgate-store-redis')
+        .evaluateAll((els) => els.map((el) => (el as HTMLElement).offsetParent !== null));
+    assert.equal(
+      await page.locator('#node-config-input-store').inputValue(),
+      'file',
+      'an account without the setting: this Node-RED',
+    );
     assert.deepEqual(await rows(), [false, false]);
     await page.locator('#node-config-input-store').selectOption('redis');
     assert.deepEqual(await rows(), [true, true]);
@@ -291,14 +363,18 @@ describe('editor panels in Chromium', function () {
         $('#node-input-number').trigger('change');
       }, value);
       await page.waitForTimeout(200);
-      return page.locator('#node-input-number + .red-ui-typedInput-container').evaluate((el) => el.classList.contains('input-error'));
+      return page
+        .locator('#node-input-number + .red-ui-typedInput-container')
+        .evaluate((el) => el.classList.contains('input-error'));
     };
     await edit(page, 'trans1');
     assert.equal(await numberMarked('abc'), true, 'abc');
     assert.equal(await numberMarked('+420 777 123 456'), false, 'a number as people write it');
     assert.equal(await numberMarked('420777123456; 420777123457'), true, 'two numbers in a transactional node');
     assert.equal(
-      await page.evaluate(() => (window as any).BulkGateEditor.validNumber({ numberType: 'str' }, 'transactional', '12ab')),
+      await page.evaluate(() =>
+        (window as any).BulkGateEditor.validNumber({ numberType: 'str' }, 'transactional', '12ab'),
+      ),
       'Not a phone number: 12ab (3 to 20 digits; spaces, dashes, brackets and a leading + or 00 are fine)',
     );
     await cancel(page);
@@ -306,7 +382,10 @@ describe('editor panels in Chromium', function () {
     assert.equal(await numberMarked('420777123456; 12ab'), true, 'one bad number in a list');
     // The panel says why, under the field, not only in a tooltip.
     const why = page.locator('.bulkgate-number-invalid');
-    assert.equal(await why.innerText(), 'Not a phone number: 12ab (3 to 20 digits; spaces, dashes, brackets and a leading + or 00 are fine)');
+    assert.equal(
+      await why.innerText(),
+      'Not a phone number: 12ab (3 to 20 digits; spaces, dashes, brackets and a leading + or 00 are fine)',
+    );
     assert.equal(await numberMarked('420777123456; 420777123457'), false, 'a list of good numbers');
     assert.equal(await why.isVisible(), false, 'nothing to say once the numbers are good');
     await cancel(page);
@@ -316,7 +395,8 @@ describe('editor panels in Chromium', function () {
     await edit(page, 'promo1');
     await page.fill('#node-input-text', 'Sale');
     const items = page.locator('#bulkgate-channels > li');
-    const types = () => items.locator('.bulkgate-channel-type').evaluateAll((els) => (els as HTMLSelectElement[]).map((e) => e.value));
+    const types = () =>
+      items.locator('.bulkgate-channel-type').evaluateAll((els) => (els as HTMLSelectElement[]).map((e) => e.value));
     const marked = (index: number) =>
       items
         .nth(index)
@@ -424,7 +504,9 @@ describe('editor panels in Chromium', function () {
     await page.fill('#node-config-input-application_id', DEMO_ACCOUNT.id);
     await page.fill('#node-config-input-application_token', DEMO_ACCOUNT.token);
     await page.click('#bulkgate-test-connection');
-    await page.waitForFunction(() => /Connected|Failed/.test(document.getElementById('bulkgate-test-result')?.textContent ?? ''));
+    await page.waitForFunction(() =>
+      /Connected|Failed/.test(document.getElementById('bulkgate-test-result')?.textContent ?? ''),
+    );
     assert.equal(await page.locator('#bulkgate-test-result').innerText(), `Connected: ${DEMO_ACCOUNT.credit} credits`);
     await page.fill('#node-config-input-application_token', 'wrong-token');
     await page.click('#bulkgate-test-connection');
@@ -434,7 +516,11 @@ describe('editor panels in Chromium', function () {
       /^Failed: The gateway does not accept this application id and token: check them in the BulkGate account node \(they come from the API application in the BulkGate portal\) \(authentication_failed, HTTP 401\)$/,
     );
     await browser.screenshot('account-test-connection');
-    assert.equal(await page.locator('#bulkgate-test-store').isVisible(), false, 'the file store: nothing about a store');
+    assert.equal(
+      await page.locator('#bulkgate-test-store').isVisible(),
+      false,
+      'the file store: nothing about a store',
+    );
     // The Redis store: the test asks it too, and says why it cannot be reached.
     await page.fill('#node-config-input-application_token', DEMO_ACCOUNT.token);
     await page.locator('#node-config-input-store').selectOption('redis');
@@ -451,9 +537,13 @@ describe('editor panels in Chromium', function () {
     // A new node from the palette.
     const chart = await page.locator('#red-ui-workspace-chart').boundingBox();
     assert.ok(chart);
-    await page.dragAndDrop('.red-ui-palette-node[data-palette-type="bulkgate-transactional"]', '#red-ui-workspace-chart', {
-      targetPosition: { x: 400, y: 450 },
-    });
+    await page.dragAndDrop(
+      '.red-ui-palette-node[data-palette-type="bulkgate-transactional"]',
+      '#red-ui-workspace-chart',
+      {
+        targetPosition: { x: 400, y: 450 },
+      },
+    );
     const id = await page.evaluate(() => {
       const nodes: { id: string; type: string }[] = [];
       RED.nodes.eachNode((n: { id: string; type: string }) => {
@@ -512,7 +602,10 @@ describe('editor panels in Chromium', function () {
     await until(
       'the send at the simulator',
       async () => {
-        const requests = (await (await fetch(`${demo.simulatorUrl}/simulator/requests`)).json()) as { path: string; body: Record<string, unknown> }[];
+        const requests = (await (await fetch(`${demo.simulatorUrl}/simulator/requests`)).json()) as {
+          path: string;
+          body: Record<string, unknown>;
+        }[];
         last = requests.find((r) => r.path.includes('transactional'));
         return last !== undefined;
       },
@@ -545,11 +638,31 @@ describe('editor panels in Chromium', function () {
     // As a hand-written or older flow has them: no timeout, retries, base URL, cascade or path.
     const flow = [
       { id: 'bare-tab', type: 'tab', label: 'bare' },
-      { id: 'bare-acc', type: 'bulkgate-account', credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token } },
+      {
+        id: 'bare-acc',
+        type: 'bulkgate-account',
+        credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
+      },
       { id: 'bare-promo', type: 'bulkgate-promotional', z: 'bare-tab', account: 'bare-acc', x: 200, y: 100, wires: [] },
-      { id: 'bare-trans', type: 'bulkgate-transactional', z: 'bare-tab', account: 'bare-acc', x: 200, y: 200, wires: [] },
+      {
+        id: 'bare-trans',
+        type: 'bulkgate-transactional',
+        z: 'bare-tab',
+        account: 'bare-acc',
+        x: 200,
+        y: 200,
+        wires: [],
+      },
       { id: 'bare-bal', type: 'bulkgate-balance', z: 'bare-tab', account: 'bare-acc', x: 200, y: 300, wires: [] },
-      { id: 'bare-ev', type: 'bulkgate-events', z: 'bare-tab', x: 200, y: 400, wires: [], credentials: { secret: 's3cret' } },
+      {
+        id: 'bare-ev',
+        type: 'bulkgate-events',
+        z: 'bare-tab',
+        x: 200,
+        y: 400,
+        wires: [],
+        credentials: { secret: 's3cret' },
+      },
       { id: 'bare-otp', type: 'bulkgate-otp', z: 'bare-tab', account: 'bare-acc', x: 400, y: 100, wires: [] },
       { id: 'bare-nc', type: 'bulkgate-number-check', z: 'bare-tab', account: 'bare-acc', x: 400, y: 200, wires: [] },
       { id: 'bare-bl', type: 'bulkgate-blacklist', z: 'bare-tab', account: 'bare-acc', x: 400, y: 300, wires: [] },
@@ -564,19 +677,41 @@ describe('editor panels in Chromium', function () {
     await openEditor(page, demo.editorUrl);
     await page.waitForFunction(() => RED.nodes.node('bare-promo'), undefined, { timeout: 10_000 });
     const invalid = await page.evaluate(() =>
-      ['bare-acc', 'bare-promo', 'bare-trans', 'bare-bal', 'bare-ev', 'bare-otp', 'bare-nc', 'bare-bl', 'bare-ct'].filter(
-        (id) => RED.nodes.node(id).valid === false,
-      ),
+      [
+        'bare-acc',
+        'bare-promo',
+        'bare-trans',
+        'bare-bal',
+        'bare-ev',
+        'bare-otp',
+        'bare-nc',
+        'bare-bl',
+        'bare-ct',
+      ].filter((id) => RED.nodes.node(id).valid === false),
     );
     assert.deepEqual(invalid, [], 'no red triangle');
-    for (const id of ['bare-acc', 'bare-promo', 'bare-trans', 'bare-bal', 'bare-ev', 'bare-otp', 'bare-nc', 'bare-bl', 'bare-ct']) {
+    for (const id of [
+      'bare-acc',
+      'bare-promo',
+      'bare-trans',
+      'bare-bal',
+      'bare-ev',
+      'bare-otp',
+      'bare-nc',
+      'bare-bl',
+      'bare-ct',
+    ]) {
       await edit(page, id);
       const red = await page
         .locator('.red-ui-tray-body .input-error:visible')
         .evaluateAll((els) => els.map((e) => e.id || `${e.className} after #${e.previousElementSibling?.id}`));
       assert.deepEqual(red, [], `${id}: nothing red in the panel`);
       if (id === 'bare-acc') {
-        assert.equal(await page.getAttribute('#node-config-input-timeout', 'placeholder'), '15000', 'the default shows');
+        assert.equal(
+          await page.getAttribute('#node-config-input-timeout', 'placeholder'),
+          '15000',
+          'the default shows',
+        );
         assert.equal(await page.getAttribute('#node-config-input-retries', 'placeholder'), '3');
       }
       await browser.screenshot(`bare-${id}`);
@@ -609,7 +744,16 @@ describe('editor panels in Chromium', function () {
         y: 100,
         wires: [['ob-t']],
       },
-      { id: 'ob-t', type: 'bulkgate-transactional', z: 'ob-tab', account: 'ob-acc', text: '', x: 300, y: 100, wires: [[], []] },
+      {
+        id: 'ob-t',
+        type: 'bulkgate-transactional',
+        z: 'ob-tab',
+        account: 'ob-acc',
+        text: '',
+        x: 300,
+        y: 100,
+        wires: [[], []],
+      },
       { id: 'ob-catch', type: 'catch', z: 'ob-tab', scope: ['ob-t'], x: 100, y: 200, wires: [['ob-debug']] },
       {
         id: 'ob-debug',
@@ -643,7 +787,8 @@ describe('editor panels in Chromium', function () {
     try {
       // Node-RED answers a deploy before its nodes have started: the press waits for the inject.
       await pressByApi(demo.editorUrl)('ob-inj');
-      const waiting = async () => ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/ob-acc`)).json()) as { waiting: number }).waiting;
+      const waiting = async () =>
+        ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/ob-acc`)).json()) as { waiting: number }).waiting;
       await until('the msg in the outbox', async () => (await waiting()) === 1).catch(() => undefined);
       assert.equal(await waiting(), 1);
       await openEditor(page, demo.editorUrl);
@@ -661,7 +806,9 @@ describe('editor panels in Chromium', function () {
       await until('Catch to get the discarded message', () => caught().length > 0);
       assert.deepEqual(caught(), ['discarded']);
       await cancel(page);
-      const delivered = (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as { messages: { text: string }[] };
+      const delivered = (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as {
+        messages: { text: string }[];
+      };
       assert.equal(delivered.messages.filter((m) => m.text === 'Water on the floor').length, 0);
     } finally {
       sidebar.close();
@@ -699,7 +846,18 @@ describe('editor panels in Chromium', function () {
         outboxDelay: 200,
         credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
       },
-      { id: 'uc-t', type: 'bulkgate-transactional', z: 'uc-tab', account: 'uc-acc', api: 'simple', version: '1.0', text: '', x: 300, y: 100, wires: [[], []] },
+      {
+        id: 'uc-t',
+        type: 'bulkgate-transactional',
+        z: 'uc-tab',
+        account: 'uc-acc',
+        api: 'simple',
+        version: '1.0',
+        text: '',
+        x: 300,
+        y: 100,
+        wires: [[], []],
+      },
       { id: 'uc-catch', type: 'catch', z: 'uc-tab', scope: ['uc-t'], x: 100, y: 200, wires: [] },
     ];
     const deployed = await fetch(`${demo.editorUrl}/flows`, {
@@ -708,7 +866,8 @@ describe('editor panels in Chromium', function () {
       body: JSON.stringify(flow),
     });
     assert.ok(deployed.ok);
-    const unconfirmed = async () => ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/uc-acc`)).json()) as { unconfirmed: number }).unconfirmed;
+    const unconfirmed = async () =>
+      ((await (await fetch(`${demo.editorUrl}/bulkgate/outbox/uc-acc`)).json()) as { unconfirmed: number }).unconfirmed;
     await until('the msg ended unconfirmed', async () => (await unconfirmed()) === 1).catch(() => undefined);
     assert.equal(await unconfirmed(), 1);
     await openEditor(page, demo.editorUrl);
@@ -727,9 +886,11 @@ describe('editor panels in Chromium', function () {
 
   it('the one-time password, blacklist and contacts panels: each action shows its fields; the OTP cascade (no text) is saved as edited and sent as the simulator expects', async () => {
     const shown = async () =>
-      (await page.locator('.red-ui-tray-body .form-row:visible label[for^="node-input-"]').evaluateAll((els) => els.map((e) => e.getAttribute('for')))).map(
-        (f) => String(f).replace('node-input-', ''),
-      );
+      (
+        await page
+          .locator('.red-ui-tray-body .form-row:visible label[for^="node-input-"]')
+          .evaluateAll((els) => els.map((e) => e.getAttribute('for')))
+      ).map((f) => String(f).replace('node-input-', ''));
     // Earlier tests deployed their own flow and reloaded the editor: these nodes use its account.
     await importNodes(page, [
       simulatorAccount('panel-acc', 'panel'),
@@ -743,7 +904,11 @@ describe('editor panels in Chromium', function () {
       ['number', 'code_length'],
       'send: the number and the code settings, no OTP id',
     );
-    assert.equal(await page.locator('#bulkgate-channels .bulkgate-channel-text').count(), 0, 'an OTP channel has no text: the gateway writes it');
+    assert.equal(
+      await page.locator('#bulkgate-channels .bulkgate-channel-text').count(),
+      0,
+      'an OTP channel has no text: the gateway writes it',
+    );
     await page.selectOption('#node-input-action', 'verify');
     assert.deepEqual(
       (await shown()).filter((f) => ['number', 'code_length', 'otpId', 'code'].includes(f)),
@@ -756,7 +921,11 @@ describe('editor panels in Chromium', function () {
     // "+ channel" adds Viber above SMS; it needs a sender.
     await page.click('.node-input-channel-row .red-ui-editableList-addButton');
     const viber = page.locator('#bulkgate-channels .bulkgate-viber-sender');
-    assert.equal(await viber.evaluate((el) => el.classList.contains('input-error')), true, 'a Viber channel without a sender is marked');
+    assert.equal(
+      await viber.evaluate((el) => el.classList.contains('input-error')),
+      true,
+      'a Viber channel without a sender is marked',
+    );
     await viber.fill('Door');
     assert.equal(await viber.evaluate((el) => el.classList.contains('input-error')), false);
     assert.equal(await page.locator('#bulkgate-channels .bulkgate-viber-caption').count(), 0, 'no button for an OTP');
@@ -776,7 +945,10 @@ describe('editor panels in Chromium', function () {
       };
     });
     assert.deepEqual(saved.channel, [{ type: 'viber', sender: 'Door', expiration: 120 }, { type: 'sms' }]);
-    assert.deepEqual([saved.action, saved.code_length, saved.number, saved.numberType], ['send', '4', '+420 777 000 001', 'str']);
+    assert.deepEqual(
+      [saved.action, saved.code_length, saved.number, saved.numberType],
+      ['send', '4', '+420 777 000 001', 'str'],
+    );
     assert.equal(
       saved.valid,
       true,
@@ -788,7 +960,11 @@ describe('editor panels in Chromium', function () {
     assert.equal(await page.isVisible('#node-input-listType'), false);
     await page.selectOption('#node-input-action', 'add');
     assert.deepEqual(
-      [await page.isVisible('#node-input-route'), await page.isVisible('#node-input-listType'), await page.isVisible('#node-input-source_id')],
+      [
+        await page.isVisible('#node-input-route'),
+        await page.isVisible('#node-input-listType'),
+        await page.isVisible('#node-input-source_id'),
+      ],
       [false, true, true],
     );
     await cancel(page);
@@ -803,7 +979,8 @@ describe('editor panels in Chromium', function () {
       const n = RED.nodes.node('otp2');
       const out: Record<string, unknown> = {};
       for (const key of Object.keys(n._def.defaults)) out[key] = n[key];
-      for (const key of Object.keys(n._def.defaults)) if (n[`${key}Type`] !== undefined) out[`${key}Type`] = n[`${key}Type`];
+      for (const key of Object.keys(n._def.defaults))
+        if (n[`${key}Type`] !== undefined) out[`${key}Type`] = n[`${key}Type`];
       return out;
     });
     const flow = [
@@ -814,7 +991,16 @@ describe('editor panels in Chromium', function () {
         baseUrl: demo.simulatorUrl,
         credentials: { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
       },
-      { ...node, id: 'otp-node', type: 'bulkgate-otp', z: 'otp-tab', account: 'otp-acc', x: 300, y: 100, wires: [[], []] },
+      {
+        ...node,
+        id: 'otp-node',
+        type: 'bulkgate-otp',
+        z: 'otp-tab',
+        account: 'otp-acc',
+        x: 300,
+        y: 100,
+        wires: [[], []],
+      },
       {
         id: 'otp-inject',
         type: 'inject',
@@ -835,10 +1021,16 @@ describe('editor panels in Chromium', function () {
       body: JSON.stringify(flow),
     });
     assert.ok(res.ok, `deploy: HTTP ${res.status}`);
-    await until('the OTP flow to start', async () => (await fetch(`${demo.editorUrl}/inject/otp-inject`, { method: 'POST' })).status === 200);
+    await until(
+      'the OTP flow to start',
+      async () => (await fetch(`${demo.editorUrl}/inject/otp-inject`, { method: 'POST' })).status === 200,
+    );
     let sent: { path: string; body: Record<string, unknown> } | undefined;
     await until('the OTP request', async () => {
-      const requests = (await (await fetch(`${demo.simulatorUrl}/simulator/requests`)).json()) as { path: string; body: Record<string, unknown> }[];
+      const requests = (await (await fetch(`${demo.simulatorUrl}/simulator/requests`)).json()) as {
+        path: string;
+        body: Record<string, unknown>;
+      }[];
       sent = requests.find((r) => r.path === '/api/1.0/otp/send');
       return Boolean(sent);
     });
@@ -850,7 +1042,9 @@ describe('editor panels in Chromium', function () {
       request_quota_identification: 'otp-node',
       channel: { viber: { sender: 'Door', expiration: 120 }, sms: {} },
     });
-    const outbox = (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as { messages: { kind: string; channel: string }[] };
+    const outbox = (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as {
+      messages: { kind: string; channel: string }[];
+    };
     assert.deepEqual(
       outbox.messages.filter((m) => m.kind === 'otp').map((m) => m.channel),
       ['viber'],
@@ -874,18 +1068,37 @@ describe('editor panels in Chromium', function () {
       },
     ]);
     await edit(page, 'chat1');
-    assert.deepEqual(await options(page, '#bulkgate-channels li:first-child .bulkgate-channel-type'), ['viber', 'whatsapp', 'rcs', 'sms']);
+    assert.deepEqual(await options(page, '#bulkgate-channels li:first-child .bulkgate-channel-type'), [
+      'viber',
+      'whatsapp',
+      'rcs',
+      'sms',
+    ]);
     await page.click('.node-input-channel-row .red-ui-editableList-addButton');
     const row = page.locator('#bulkgate-channels li').first();
     await row.locator('.bulkgate-channel-type').selectOption('whatsapp');
     assert.equal(await row.locator('.bulkgate-chat-expiration').inputValue(), '3600', "WhatsApp's default expiration");
-    assert.equal(await row.locator('.bulkgate-chat-sender').evaluate((el) => el.classList.contains('input-error')), true, 'no sender yet: marked');
+    assert.equal(
+      await row.locator('.bulkgate-chat-sender').evaluate((el) => el.classList.contains('input-error')),
+      true,
+      'no sender yet: marked',
+    );
     await row.locator('.bulkgate-chat-sender').fill('Home');
     await row.locator('.bulkgate-chat-text').fill('Water in the cellar, Zürich €');
-    assert.equal(await row.locator('.bulkgate-counter').innerText(), '29 / 4096 characters (one message, no SMS parts)');
-    assert.equal(await row.locator('.bulkgate-chat-text').evaluate((el) => el.classList.contains('input-error')), false);
+    assert.equal(
+      await row.locator('.bulkgate-counter').innerText(),
+      '29 / 4096 characters (one message, no SMS parts)',
+    );
+    assert.equal(
+      await row.locator('.bulkgate-chat-text').evaluate((el) => el.classList.contains('input-error')),
+      false,
+    );
     await row.locator('.bulkgate-chat-text').fill('x'.repeat(4097));
-    assert.equal(await row.locator('.bulkgate-chat-text').evaluate((el) => el.classList.contains('input-error')), true, 'over 4096: marked');
+    assert.equal(
+      await row.locator('.bulkgate-chat-text').evaluate((el) => el.classList.contains('input-error')),
+      true,
+      'over 4096: marked',
+    );
     await row.locator('.bulkgate-chat-content').selectOption('template');
     assert.equal(await row.locator('.bulkgate-chat-text').isVisible(), false, 'a template has no text of its own');
     await row.locator('.bulkgate-chat-template').fill('alarm');
@@ -910,7 +1123,10 @@ describe('editor panels in Chromium', function () {
     await second.locator('.bulkgate-chat-suggestions').fill('[{"type": "reply", "text": "OK"}]');
     assert.match(await page.locator('#bulkgate-fallback').innerText(), /ends with SMS/);
     await done(page);
-    const saved = await page.evaluate(() => ({ channel: RED.nodes.node('chat1').channel, valid: RED.nodes.node('chat1').valid }));
+    const saved = await page.evaluate(() => ({
+      channel: RED.nodes.node('chat1').channel,
+      valid: RED.nodes.node('chat1').valid,
+    }));
     assert.deepEqual(saved.channel, [
       {
         type: 'whatsapp',
@@ -927,7 +1143,12 @@ describe('editor panels in Chromium', function () {
           buttons: [{ type: 'url', text: 'home' }],
         },
       },
-      { type: 'rcs', sender: 'Home', expiration: 3600, message: { text: 'Water in the cellar', suggestions: [{ type: 'reply', text: 'OK' }] } },
+      {
+        type: 'rcs',
+        sender: 'Home',
+        expiration: 3600,
+        message: { text: 'Water in the cellar', suggestions: [{ type: 'reply', text: 'OK' }] },
+      },
       { type: 'sms', unicode: 'auto' },
     ]);
     assert.equal(saved.valid, true);

@@ -26,7 +26,14 @@ describe('other endpoints: the client against the simulator', function () {
   });
   beforeEach(async () => {
     await sim.reset();
-    client = new GatewayClient({ baseUrl: sim.url, applicationId: ACCOUNT_ID, applicationToken: TOKEN, retries: 2, retryDelay: 10, defaultCountry: 'CZ' });
+    client = new GatewayClient({
+      baseUrl: sim.url,
+      applicationId: ACCOUNT_ID,
+      applicationToken: TOKEN,
+      retries: 2,
+      retryDelay: 10,
+      defaultCountry: 'CZ',
+    });
   });
   afterEach(() => client.close());
   after(() => sim.close());
@@ -66,11 +73,20 @@ describe('other endpoints: the client against the simulator', function () {
   });
 
   it('resends an OTP (a new message with the same code) and names an unknown id invalid_id_provided', async () => {
-    const { id } = (await client.call('otp send', { number: '420777000123', request_quota_identification: 'node' })) as { id: string };
+    const { id } = (await client.call('otp send', {
+      number: '420777000123',
+      request_quota_identification: 'node',
+    })) as { id: string };
     const first = await lastCode(sim);
-    const again = (await client.call('otp resend', { id })) as { id: string; message: { status: string; number: string; channel: string } };
+    const again = (await client.call('otp resend', { id })) as {
+      id: string;
+      message: { status: string; number: string; channel: string };
+    };
     assert.equal(again.id, id);
-    assert.deepEqual([again.message.status, again.message.number, again.message.channel], ['accepted', '420777000123', 'sms']);
+    assert.deepEqual(
+      [again.message.status, again.message.number, again.message.channel],
+      ['accepted', '420777000123', 'sms'],
+    );
     assert.equal(await lastCode(sim), first);
     const error = await refusal('otp verify', { id: 'otp-unknown', code: '1234' });
     assert.equal(error.code, 'invalid_id_provided');
@@ -79,63 +95,113 @@ describe('other endpoints: the client against the simulator', function () {
 
   it('refuses before sending: a missing requester, a code length out of range, both number and source_id, an unknown contact field', async () => {
     const before = (await sim.requests()).length;
-    assert.equal((await refusal('otp send', { number: '420777000123' })).message, 'request_quota_identification is required');
     assert.equal(
-      (await refusal('otp send', { number: '420777000123', request_quota_identification: 'x', code_length: 3 })).message,
+      (await refusal('otp send', { number: '420777000123' })).message,
+      'request_quota_identification is required',
+    );
+    assert.equal(
+      (await refusal('otp send', { number: '420777000123', request_quota_identification: 'x', code_length: 3 }))
+        .message,
       'code_length must be a whole number from 4 to 100',
     );
-    assert.equal((await refusal('black-list remove', { number: '420777000123', source_id: 'import-1' })).message, 'give number or source_id, not both');
+    assert.equal(
+      (await refusal('black-list remove', { number: '420777000123', source_id: 'import-1' })).message,
+      'give number or source_id, not both',
+    );
     assert.equal((await refusal('black-list remove', {})).message, 'give number or source_id, not both');
     assert.equal(
       (await refusal('address-book import', { data: [{ phone_mobile: '420777000556' }, { nickname: 'x' }] })).message,
       'data[1].nickname is not a field of the address-book import request',
     );
     assert.equal((await refusal('black-list check', { numbers: ['12ab'] })).code, 'invalid_request');
-    assert.equal((await refusal('otp verify', { id: 'otp-1', code: '1', application_token: 'other' })).code, 'invalid_request');
+    assert.equal(
+      (await refusal('otp verify', { id: 'otp-1', code: '1', application_token: 'other' })).code,
+      'invalid_request',
+    );
     assert.equal((await sim.requests()).length, before, 'nothing reached the gateway');
   });
 
   it('the blacklist answers what was added: opt-out blocks the promotional route only; duplicates and removal by source id', async () => {
-    await client.call('black-list add', { numbers: ['420777000123', '+420 777 000 124'], type: 'opt-out', source_id: 'stop', reason: 'replied STOP' });
+    await client.call('black-list add', {
+      numbers: ['420777000123', '+420 777 000 124'],
+      type: 'opt-out',
+      source_id: 'stop',
+      reason: 'replied STOP',
+    });
     assert.deepEqual((await sim.lastRequest()).body.numbers, ['420777000123', '420777000124']);
-    assert.deepEqual(await client.call('black-list check', { numbers: ['420777000123', '420777000125'] }), { '420777000123': true, '420777000125': false });
-    assert.deepEqual(await client.call('black-list check', { numbers: ['420777000123'], route: 'transactional' }), { '420777000123': false });
+    assert.deepEqual(await client.call('black-list check', { numbers: ['420777000123', '420777000125'] }), {
+      '420777000123': true,
+      '420777000125': false,
+    });
+    assert.deepEqual(await client.call('black-list check', { numbers: ['420777000123'], route: 'transactional' }), {
+      '420777000123': false,
+    });
     assert.equal((await refusal('black-list add', { numbers: ['420777000123'] })).code, 'number_already_exists');
-    assert.equal((await refusal('black-list check', { numbers: ['420777000123'], wallet: 'not-mine' })).code, 'invalid_wallet');
+    assert.equal(
+      (await refusal('black-list check', { numbers: ['420777000123'], wallet: 'not-mine' })).code,
+      'invalid_wallet',
+    );
     await client.call('black-list remove', { source_id: 'stop' });
-    assert.deepEqual(await client.call('black-list check', { numbers: ['420777000123', '420777000124'] }), { '420777000123': false, '420777000124': false });
+    assert.deepEqual(await client.call('black-list check', { numbers: ['420777000123', '420777000124'] }), {
+      '420777000123': false,
+      '420777000124': false,
+    });
   });
 
   it('the address book gives back what was stored, consent included, and names a missing contact number_not_found', async () => {
-    await client.call('address-book add', { data: { phone_mobile: '+420 777 000 555', first_name: 'Jana', custom_field_3: 'VIP' }, groups: '1, 2' });
+    await client.call('address-book add', {
+      data: { phone_mobile: '+420 777 000 555', first_name: 'Jana', custom_field_3: 'VIP' },
+      groups: '1, 2',
+    });
     assert.deepEqual((await sim.lastRequest()).body.groups, [1, 2]);
     await client.call('address-book edit', { phone_number: '420777000555', data: { last_name: 'Nováková' } });
-    const contact = (await client.call('address-book get', { phone_number: '420777000555' })) as Record<string, unknown>;
+    const contact = (await client.call('address-book get', { phone_number: '420777000555' })) as Record<
+      string,
+      unknown
+    >;
     assert.deepEqual([contact.first_name, contact.last_name, contact.custom_field_3], ['Jana', 'Nováková', 'VIP']);
-    assert.equal(((await client.call('address-book consent-show', { phone_number: '420777000555' })) as { agreement: unknown }).agreement, null);
-    const given = (await client.call('address-book consent-add', { phone_number: '420777000555' })) as { agreement: string };
+    assert.equal(
+      ((await client.call('address-book consent-show', { phone_number: '420777000555' })) as { agreement: unknown })
+        .agreement,
+      null,
+    );
+    const given = (await client.call('address-book consent-add', { phone_number: '420777000555' })) as {
+      agreement: string;
+    };
     assert.ok(!Number.isNaN(Date.parse(given.agreement)), 'an ISO date');
     await client.call('address-book import', {
       data: [{ phone_mobile: '420777000556' }, { phone_mobile: '420777000557', first_name: 'Petr' }],
       group_name: 'Newsletter',
     });
-    assert.equal(((await client.call('address-book get', { phone_number: '420777000557' })) as Record<string, unknown>).first_name, 'Petr');
-    assert.deepEqual(await client.call('address-book remove', { phone_number: '420777000555' }), { message: 'contact_has_been_removed' });
+    assert.equal(
+      ((await client.call('address-book get', { phone_number: '420777000557' })) as Record<string, unknown>).first_name,
+      'Petr',
+    );
+    assert.deepEqual(await client.call('address-book remove', { phone_number: '420777000555' }), {
+      message: 'contact_has_been_removed',
+    });
     assert.equal((await refusal('address-book get', { phone_number: '420777000555' })).code, 'number_not_found');
   });
 
   it('the number check reads the SDK shape: numbers as given, each valid or not with country and prefix', async () => {
-    const answer = (await client.call('number-check', { numbers: [{ phone_number: '777 000 123' }, { phone_number: '1234' }] })) as Record<string, any>;
+    const answer = (await client.call('number-check', {
+      numbers: [{ phone_number: '777 000 123' }, { phone_number: '1234' }],
+    })) as Record<string, any>;
     assert.deepEqual((await sim.lastRequest()).body.numbers, [
       { phone_number: '777000123', country: 'CZ' },
       { phone_number: '1234', country: 'CZ' },
     ]);
-    assert.deepEqual([answer['777000123'].valid, answer['777000123'].phone_number, answer['777000123'].call_prefix], [true, '420777000123', 420]);
+    assert.deepEqual(
+      [answer['777000123'].valid, answer['777000123'].phone_number, answer['777000123'].call_prefix],
+      [true, '420777000123', 420],
+    );
     assert.equal(answer['1234'].valid, false);
   });
 
   it('retries a read after a broken connection but not a verify, which may have counted', async () => {
-    const { id } = (await client.call('otp send', { number: '420777000123', request_quota_identification: 'x' })) as { id: string };
+    const { id } = (await client.call('otp send', { number: '420777000123', request_quota_identification: 'x' })) as {
+      id: string;
+    };
     await sim.fault({ drop: 'after', count: 1 });
     assert.deepEqual(await client.call('black-list check', { numbers: ['420777000123'] }), { '420777000123': false });
     await sim.fault({ drop: 'after', count: 1 });
@@ -147,11 +213,18 @@ describe('other endpoints: the client against the simulator', function () {
   });
 
   it('a wrong token is unknown_identity, and the token is in no error', async () => {
-    const wrong = new GatewayClient({ baseUrl: sim.url, applicationId: ACCOUNT_ID, applicationToken: 'wrong-token-123456', retries: 0 });
+    const wrong = new GatewayClient({
+      baseUrl: sim.url,
+      applicationId: ACCOUNT_ID,
+      applicationToken: 'wrong-token-123456',
+      retries: 0,
+    });
     const error = await wrong.call('address-book get', { phone_number: '420777000555' }).catch((e: GatewayError) => e);
     await wrong.close();
     assert.equal((error as GatewayError).code, 'unknown_identity');
-    assert.ok(!JSON.stringify({ ...(error as object), message: (error as Error).message }).includes('wrong-token-123456'));
+    assert.ok(
+      !JSON.stringify({ ...(error as object), message: (error as Error).message }).includes('wrong-token-123456'),
+    );
   });
 });
 
@@ -166,9 +239,16 @@ describe('other endpoints: the nodes in Node-RED', function () {
   afterEach(() => unload());
   after(() => sim.close());
 
-  const account = (): FlowNode => ({ id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, country: 'CZ' });
+  const account = (): FlowNode => ({
+    id: 'acc',
+    type: 'bulkgate-account',
+    baseUrl: sim.url,
+    retries: 0,
+    country: 'CZ',
+  });
   const credentials = { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } };
-  const receive = (id: string, msg: unknown) => (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
+  const receive = (id: string, msg: unknown) =>
+    (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
   const helpers = (...ids: string[]): FlowNode[] => ids.map((id) => ({ id, type: 'helper' }));
 
   it('otp: send puts msg.otpId on port 1; verify routes a wrong code to port 2 and the right one to port 1 (the keypad flow)', async () => {
@@ -189,7 +269,15 @@ describe('other endpoints: the nodes in Node-RED', function () {
           ],
           wires: [['sent'], []],
         },
-        { id: 'otp-verify', type: 'bulkgate-otp', account: 'acc', action: 'verify', otpId: 'otpId', otpIdType: 'flow', wires: [['right'], ['wrong']] },
+        {
+          id: 'otp-verify',
+          type: 'bulkgate-otp',
+          account: 'acc',
+          action: 'verify',
+          otpId: 'otpId',
+          otpIdType: 'flow',
+          wires: [['right'], ['wrong']],
+        },
         ...helpers('sent', 'right', 'wrong'),
       ],
       credentials,
@@ -204,7 +292,11 @@ describe('other endpoints: the nodes in Node-RED', function () {
     // The editor's list as the wire's ordered object; empty SMS settings left out.
     assert.deepEqual(body.channel, { viber: { sender: 'Door', expiration: 300 }, sms: {} });
     const { messages } = await sim.outbox();
-    assert.deepEqual([messages.at(-1)?.kind, messages.at(-1)?.channel], ['otp', 'viber'], 'a Viber user gets the code on Viber');
+    assert.deepEqual(
+      [messages.at(-1)?.kind, messages.at(-1)?.channel],
+      ['otp', 'viber'],
+      'a Viber user gets the code on Viber',
+    );
     (helper.getNode('otp-verify') as TestNode).context().flow.set('otpId', msg?.otpId);
     const code = await lastCode(sim);
     const wrong = collect('wrong', 1);
@@ -229,13 +321,29 @@ describe('other endpoints: the nodes in Node-RED', function () {
     const warned: unknown[] = [];
     (helper.getNode('otp-send') as TestNode).on('call:warn', (call: { args: unknown[] }) => warned.push(call.args[0]));
     // A caller trying to loosen the OTP's locks: a short code that lives a day and may be guessed a thousand times.
-    const loosen = { code_type: 'string', code_length: 4, expiration: 86400, trials_available_verification: 1000, request_quota_identification: 'attacker' };
-    receive('otp-send', { payload: { number: '420777000124', language: 'cs', ...loosen }, req: { ip: '198.51.100.4' } });
+    const loosen = {
+      code_type: 'string',
+      code_length: 4,
+      expiration: 86400,
+      trials_available_verification: 1000,
+      request_quota_identification: 'attacker',
+    };
+    receive('otp-send', {
+      payload: { number: '420777000124', language: 'cs', ...loosen },
+      req: { ip: '198.51.100.4' },
+    });
     const [first] = await sent;
     const body = (await sim.lastRequest()).body;
-    assert.deepEqual([body.number, body.language, body.request_quota_identification], ['420777000124', 'cs', '198.51.100.4']);
+    assert.deepEqual(
+      [body.number, body.language, body.request_quota_identification],
+      ['420777000124', 'cs', '198.51.100.4'],
+    );
     for (const key of ['code_type', 'code_length', 'expiration', 'trials_available_verification'])
-      assert.equal(body[key], undefined, `${key} is not taken from msg.payload (the panel leaves it to the gateway's default)`);
+      assert.equal(
+        body[key],
+        undefined,
+        `${key} is not taken from msg.payload (the panel leaves it to the gateway's default)`,
+      );
     assert.equal(warned.length, 5, 'one warning per ignored payload key');
     assert.ok(warned.every((w) => /is ignored: the node's own setting wins/.test(String(w))));
     assert.equal(body.channel, undefined, 'no cascade set: the gateway sends an SMS');
@@ -359,7 +467,15 @@ describe('other endpoints: the nodes in Node-RED', function () {
     await load(
       [
         account(),
-        { id: 'n-add', type: 'bulkgate-contacts', account: 'acc', action: 'add', groups: '1', groupsType: 'str', wires: [['out']] },
+        {
+          id: 'n-add',
+          type: 'bulkgate-contacts',
+          account: 'acc',
+          action: 'add',
+          groups: '1',
+          groupsType: 'str',
+          wires: [['out']],
+        },
         { id: 'n-get', type: 'bulkgate-contacts', account: 'acc', wires: [['out']] },
         { id: 'n-consent', type: 'bulkgate-contacts', account: 'acc', action: 'consent-add', wires: [['out']] },
         { id: 'c', type: 'catch', scope: null, wires: [['caught']] },
@@ -370,7 +486,11 @@ describe('other endpoints: the nodes in Node-RED', function () {
     let out = collect('out', 1);
     receive('n-add', { payload: { phone_mobile: '+420 777 000 777', first_name: 'Eva', city: 'Brno' } });
     await out;
-    assert.deepEqual((await sim.lastRequest()).body.data, { phone_mobile: '420777000777', first_name: 'Eva', city: 'Brno' });
+    assert.deepEqual((await sim.lastRequest()).body.data, {
+      phone_mobile: '420777000777',
+      first_name: 'Eva',
+      city: 'Brno',
+    });
     assert.deepEqual((await sim.lastRequest()).body.groups, [1]);
     out = collect('out', 2);
     receive('n-get', { payload: '420777000777' });

@@ -29,23 +29,30 @@ function keysAndParams(section: Section, prefix = ''): Map<string, string> {
   const out = new Map<string, string>();
   for (const [key, value] of Object.entries(section)) {
     const path = prefix ? `${prefix}.${key}` : key;
-    if (typeof value === 'string') out.set(path, [...new Set([...value.matchAll(/__(\w+)__/g)].map((m) => m[1]))].sort().join());
+    if (typeof value === 'string')
+      out.set(path, [...new Set([...value.matchAll(/__(\w+)__/g)].map((m) => m[1]))].sort().join());
     else for (const [k, v] of keysAndParams(value, path)) out.set(k, v);
   }
   return out;
 }
 
 /** What is wrong with the catalogs' `section` (errors, tracking) against the English sentences the code carries. */
-function catalogProblems(catalogs: Record<string, Record<string, Section>>, section = 'errors', english: object = ALL_ERRORS): string[] {
+function catalogProblems(
+  catalogs: Record<string, Record<string, Section>>,
+  section = 'errors',
+  english: object = ALL_ERRORS,
+): string[] {
   const problems: string[] = [];
   const wanted = keysAndParams(english as Section);
   for (const [lang, catalog] of Object.entries(catalogs)) {
     const found = keysAndParams(catalog[section] ?? {});
     for (const [key, params] of wanted) {
       if (!found.has(key)) problems.push(`${lang}: ${section}.${key} missing`);
-      else if (found.get(key) !== params) problems.push(`${lang}: ${section}.${key} has parameters ${found.get(key)}, the English ${params}`);
+      else if (found.get(key) !== params)
+        problems.push(`${lang}: ${section}.${key} has parameters ${found.get(key)}, the English ${params}`);
     }
-    for (const key of found.keys()) if (!wanted.has(key)) problems.push(`${lang}: ${section}.${key} is no sentence the code carries`);
+    for (const key of found.keys())
+      if (!wanted.has(key)) problems.push(`${lang}: ${section}.${key} is no sentence the code carries`);
   }
   return problems;
 }
@@ -113,10 +120,25 @@ describe("errors in the user's language", function () {
         { id: 'tab', type: 'tab', label: 'errors' },
         { id: 'acc', type: 'bulkgate-account', name: 'home', baseUrl: 'http://127.0.0.1:9', retries: 0 },
         // No msg.number: the node's check refuses the msg before a request exists.
-        { id: 'alarm', z: 'tab', type: 'inject', props: [{ p: 'payload' }], payload: 'fits', payloadType: 'str', wires: [['t']] },
+        {
+          id: 'alarm',
+          z: 'tab',
+          type: 'inject',
+          props: [{ p: 'payload' }],
+          payload: 'fits',
+          payloadType: 'str',
+          wires: [['t']],
+        },
         { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [[], []] },
         { id: 'c', z: 'tab', type: 'catch', scope: ['t'], uncaught: false, wires: [['f']] },
-        { id: 'f', z: 'tab', type: 'function', func: 'msg.payload = msg.error.message; return msg;', outputs: 1, wires: [['w']] },
+        {
+          id: 'f',
+          z: 'tab',
+          type: 'function',
+          func: 'msg.payload = msg.error.message; return msg;',
+          outputs: 1,
+          wires: [['w']],
+        },
         appendLinesNode('w', caught),
       ],
       { acc: { application_id: '1', application_token: 'error-language-token' } },
@@ -128,7 +150,9 @@ describe("errors in the user's language", function () {
       await until('the Catch node wrote what it caught', () => lines().length > 0).catch(() => undefined);
       assert.deepEqual(
         lines(),
-        ['keine Nummer: das Feld Empfänger liest msg.number (füllen Sie es oder wählen Sie im Node eine andere Eigenschaft)'],
+        [
+          'keine Nummer: das Feld Empfänger liest msg.number (füllen Sie es oder wählen Sie im Node eine andere Eigenschaft)',
+        ],
         copy.output(),
       );
     } finally {
@@ -154,12 +178,51 @@ describe("errors in the user's language", function () {
           storeUrl: 'redis://:secret@127.0.0.1:6379',
           retries: 0,
         },
-        { id: 'alarm', z: 'tab', type: 'inject', props: [{ p: 'payload' }], payload: 'fits', payloadType: 'str', wires: [['t1']] },
-        { id: 'alarm2', z: 'tab', type: 'inject', props: [{ p: 'payload' }], payload: 'fits', payloadType: 'str', wires: [['t2']] },
-        { id: 't1', z: 'tab', type: 'bulkgate-transactional', account: 'acc-web', number: '420777777777', numberType: 'str', wires: [[], []] },
-        { id: 't2', z: 'tab', type: 'bulkgate-transactional', account: 'acc-shared', number: '420777777777', numberType: 'str', wires: [[], []] },
+        {
+          id: 'alarm',
+          z: 'tab',
+          type: 'inject',
+          props: [{ p: 'payload' }],
+          payload: 'fits',
+          payloadType: 'str',
+          wires: [['t1']],
+        },
+        {
+          id: 'alarm2',
+          z: 'tab',
+          type: 'inject',
+          props: [{ p: 'payload' }],
+          payload: 'fits',
+          payloadType: 'str',
+          wires: [['t2']],
+        },
+        {
+          id: 't1',
+          z: 'tab',
+          type: 'bulkgate-transactional',
+          account: 'acc-web',
+          number: '420777777777',
+          numberType: 'str',
+          wires: [[], []],
+        },
+        {
+          id: 't2',
+          z: 'tab',
+          type: 'bulkgate-transactional',
+          account: 'acc-shared',
+          number: '420777777777',
+          numberType: 'str',
+          wires: [[], []],
+        },
         { id: 'c', z: 'tab', type: 'catch', scope: ['t1', 't2'], uncaught: false, wires: [['f']] },
-        { id: 'f', z: 'tab', type: 'function', func: 'msg.payload = msg.error.message; return msg;', outputs: 1, wires: [['w']] },
+        {
+          id: 'f',
+          z: 'tab',
+          type: 'function',
+          func: 'msg.payload = msg.error.message; return msg;',
+          outputs: 1,
+          wires: [['w']],
+        },
         appendLinesNode('w', caught),
       ],
       {
@@ -192,12 +255,24 @@ describe("errors in the user's language", function () {
     const de = catalogOf('de');
     const fault = (message: string, code?: string) => Object.assign(new Error(message), code ? { code } : {});
     const worded = (error: unknown) => sentenceOf(de, error);
-    assert.equal(worded(fault("ENOSPC: no space left on device, write '/data/x'", 'ENOSPC')), 'kein Platz mehr auf dem Datenträger (ENOSPC)');
+    assert.equal(
+      worded(fault("ENOSPC: no space left on device, write '/data/x'", 'ENOSPC')),
+      'kein Platz mehr auf dem Datenträger (ENOSPC)',
+    );
     assert.equal(worded(fault("EACCES: permission denied, open '/data/x'", 'EACCES')), 'keine Berechtigung (EACCES)');
-    assert.equal(worded(fault('EROFS: read-only file system', 'EROFS')), 'das Dateisystem ist schreibgeschützt (EROFS)');
-    assert.equal(worded(fault('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED')), 'dort lauscht niemand (ECONNREFUSED)');
+    assert.equal(
+      worded(fault('EROFS: read-only file system', 'EROFS')),
+      'das Dateisystem ist schreibgeschützt (EROFS)',
+    );
+    assert.equal(
+      worded(fault('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED')),
+      'dort lauscht niemand (ECONNREFUSED)',
+    );
     assert.equal(worded(fault('getaddrinfo ENOTFOUND redis.local', 'ENOTFOUND')), 'Host nicht gefunden (ENOTFOUND)');
-    assert.equal(worded(fault('WRONGPASS invalid username-password pair or user is disabled.')), 'Benutzer oder Passwort abgelehnt (WRONGPASS)');
+    assert.equal(
+      worded(fault('WRONGPASS invalid username-password pair or user is disabled.')),
+      'Benutzer oder Passwort abgelehnt (WRONGPASS)',
+    );
     assert.equal(
       worded(fault('self-signed certificate in certificate chain', 'SELF_SIGNED_CERT_IN_CHAIN')),
       'Zertifikat abgelehnt (SELF_SIGNED_CERT_IN_CHAIN)',
@@ -224,11 +299,42 @@ describe("errors in the user's language", function () {
           storeUrl: 'redis://127.0.0.1:1',
           retries: 0,
         },
-        { id: 'alarm', z: 'tab', type: 'inject', props: [{ p: 'payload' }], payload: 'fits', payloadType: 'str', wires: [['t']] },
-        { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc-home', number: '420777777777', numberType: 'str', wires: [[], []] },
-        { id: 't2', z: 'tab', type: 'bulkgate-transactional', account: 'acc-shared', number: '420777777777', numberType: 'str', wires: [[], []] },
+        {
+          id: 'alarm',
+          z: 'tab',
+          type: 'inject',
+          props: [{ p: 'payload' }],
+          payload: 'fits',
+          payloadType: 'str',
+          wires: [['t']],
+        },
+        {
+          id: 't',
+          z: 'tab',
+          type: 'bulkgate-transactional',
+          account: 'acc-home',
+          number: '420777777777',
+          numberType: 'str',
+          wires: [[], []],
+        },
+        {
+          id: 't2',
+          z: 'tab',
+          type: 'bulkgate-transactional',
+          account: 'acc-shared',
+          number: '420777777777',
+          numberType: 'str',
+          wires: [[], []],
+        },
         { id: 'c', z: 'tab', type: 'catch', scope: ['t'], uncaught: false, wires: [['f']] },
-        { id: 'f', z: 'tab', type: 'function', func: 'msg.payload = msg.error.message; return msg;', outputs: 1, wires: [['w']] },
+        {
+          id: 'f',
+          z: 'tab',
+          type: 'function',
+          func: 'msg.payload = msg.error.message; return msg;',
+          outputs: 1,
+          wires: [['w']],
+        },
         appendLinesNode('w', caught),
       ],
       {
@@ -260,13 +366,21 @@ describe("errors in the user's language", function () {
     return (key: string, params?: Record<string, string | number>): string => {
       let text: Section | string | undefined = root;
       for (const part of key.split('.')) text = typeof text === 'object' ? text[part] : undefined;
-      return typeof text === 'string' ? text.replace(/__(\w+)__/g, (whole, name: string) => String(params?.[name] ?? whole)) : key;
+      return typeof text === 'string'
+        ? text.replace(/__(\w+)__/g, (whole, name: string) => String(params?.[name] ?? whole))
+        : key;
     };
   };
 
   it("the account's errors (outbox, rate limit, no account) are worded from the catalog: in German, and in en-US the English message", () => {
     const entry = { attempts: 3, since: 0, reason: 'HTTP 503' } as OutboxEntry;
-    const errors = [expiredError(entry, 5), fullError(3, 'home'), lockedError('/u/outbox'), giveUpError(90, nodeWording('reason.rate-wait')), NO_ACCOUNT()];
+    const errors = [
+      expiredError(entry, 5),
+      fullError(3, 'home'),
+      lockedError('/u/outbox'),
+      giveUpError(90, nodeWording('reason.rate-wait')),
+      NO_ACCOUNT(),
+    ];
     assert.deepEqual(
       errors.map((e) => sentenceOf(catalogOf('de'), e)),
       [
@@ -289,7 +403,13 @@ describe("errors in the user's language", function () {
     const englishOnly = (source: string) => /invalidRequest\(\s*[`'"]|new GatewayError\(\{[^}]*\bmessage:/.test(source);
     const sources = (dir: string): string[] =>
       readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
-        e.isDirectory() ? (e.name === 'editor' ? [] : sources(join(dir, e.name))) : e.name.endsWith('.ts') ? [join(dir, e.name)] : [],
+        e.isDirectory()
+          ? e.name === 'editor'
+            ? []
+            : sources(join(dir, e.name))
+          : e.name.endsWith('.ts')
+            ? [join(dir, e.name)]
+            : [],
       );
     const files = sources(NODES).filter((file) => !file.endsWith(join('plumbing', 'wording.ts')));
     assert.ok(files.length > 20, files.join());
@@ -358,10 +478,20 @@ describe("errors in the user's language", function () {
           // An error no Catch node takes is logged, and the debug sidebar shows it.
           { id: 'uncaught', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [[], []] },
           { id: 'c', z: 'tab', type: 'catch', scope: ['t'], uncaught: false, wires: [['f']] },
-          { id: 'f', z: 'tab', type: 'function', func: 'msg.payload = msg.error.message; return msg;', outputs: 1, wires: [['w']] },
+          {
+            id: 'f',
+            z: 'tab',
+            type: 'function',
+            func: 'msg.payload = msg.error.message; return msg;',
+            outputs: 1,
+            wires: [['w']],
+          },
           appendLinesNode('w', caught),
         ],
-        { acc: { application_id: '1', application_token: 'error-language-token' }, e: { secret: 'error-language-secret' } },
+        {
+          acc: { application_id: '1', application_token: 'error-language-token' },
+          e: { secret: 'error-language-secret' },
+        },
       );
       try {
         const editor = await copy.start({ env: { LANG: locale, LC_ALL: locale } });

@@ -43,7 +43,10 @@ describe('escalation on two copies of Node-RED and one Redis store', function ()
   this.timeout(90_000);
   let redis: TestRedis;
   let sim: TestSimulator;
-  const copies: [NodeRedProcess, NodeRedProcess] = [nodeRedProcess('bulkgate-esc-a-'), nodeRedProcess('bulkgate-esc-b-')];
+  const copies: [NodeRedProcess, NodeRedProcess] = [
+    nodeRedProcess('bulkgate-esc-a-'),
+    nodeRedProcess('bulkgate-esc-b-'),
+  ];
 
   before(async () => {
     redis = await startRedis();
@@ -125,14 +128,33 @@ describe('escalation on two copies of Node-RED and one Redis store', function ()
             ['o2', '2'],
             ['o3', '3'],
             ['oc', "'catch'"],
-          ].map(([id, port]) => ({ id, z: 'tab', type: 'function', func: record(port as string), outputs: 1, wires: [['log']] })),
-          { id: 'log', z: 'tab', type: 'file', filename: outputs, appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'utf8', wires: [] },
+          ].map(([id, port]) => ({
+            id,
+            z: 'tab',
+            type: 'function',
+            func: record(port as string),
+            outputs: 1,
+            wires: [['log']],
+          })),
+          {
+            id: 'log',
+            z: 'tab',
+            type: 'file',
+            filename: outputs,
+            appendNewline: true,
+            createDir: true,
+            overwriteFile: 'false',
+            encoding: 'utf8',
+            wires: [],
+          },
         ],
         { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } },
       );
     }
     await Promise.all(copies.map((c) => c.start()));
-    await Promise.all(copies.map((c) => until('the store connected', () => /Shared store connected/.test(c.output()), 10_000)));
+    await Promise.all(
+      copies.map((c) => until('the store connected', () => /Shared store connected/.test(c.output()), 10_000)),
+    );
   }
 
   const outputsOf = (copy: NodeRedProcess): Output[] => {
@@ -155,7 +177,11 @@ describe('escalation on two copies of Node-RED and one Redis store', function ()
   };
 
   /** Records the row, then asserts it: the SMS per number and every output of both copies as the contract says. */
-  async function row(fault: string, expected: Record<string, number>, outputs: { 1: number; 2: number; 3: number }): Promise<void> {
+  async function row(
+    fault: string,
+    expected: Record<string, number>,
+    outputs: { 1: number; 2: number; 3: number },
+  ): Promise<void> {
     const sms = await smsAt();
     let lost = 0;
     let twice = 0;
@@ -177,9 +203,16 @@ describe('escalation on two copies of Node-RED and one Redis store', function ()
   it('the same alarm raised on both copies within 100 ms: one incident, each SMS once, output 3 once', async () => {
     await deploy();
     const [a, b] = copies;
-    await Promise.all([pressByApi(a.url)('alarm'), new Promise((r) => setTimeout(r, 50)).then(() => pressByApi(b.url)('alarm'))]);
+    await Promise.all([
+      pressByApi(a.url)('alarm'),
+      new Promise((r) => setTimeout(r, 50)).then(() => pressByApi(b.url)('alarm')),
+    ]);
     // A wait that runs out still records the row: it shows what went wrong.
-    await until('output 3', () => copies.some((c) => outputsOf(c).some((o) => o.port === 3)), 2 * WAIT * 1000 + 10_000).catch(() => undefined);
+    await until(
+      'output 3',
+      () => copies.some((c) => outputsOf(c).some((o) => o.port === 3)),
+      2 * WAIT * 1000 + 10_000,
+    ).catch(() => undefined);
     // Checks that nothing more comes from either copy: a claim time and more after the chain ran out.
     await new Promise((r) => setTimeout(r, CLAIM * 1000 + 500));
     await row('two copies raise the same alarm within 100 ms', { [OWNER]: 1, [NEIGHBOUR]: 1 }, { 1: 2, 2: 0, 3: 1 });
@@ -194,7 +227,9 @@ describe('escalation on two copies of Node-RED and one Redis store', function ()
     const sender = copies.findIndex((c) => outputsOf(c).some((o) => o.port === 1));
     const other = copies[1 - sender] as NodeRedProcess;
     await pressByApi(other.url)('ack');
-    await until('output 2', () => copies.some((c) => outputsOf(c).some((o) => o.port === 2)), 5000).catch(() => undefined);
+    await until('output 2', () => copies.some((c) => outputsOf(c).some((o) => o.port === 2)), 5000).catch(
+      () => undefined,
+    );
     // Checks that step 2 never comes: past its due time, a claim time and more.
     await new Promise((r) => setTimeout(r, WAIT * 1000 + CLAIM * 1000 + 500));
     await row('acknowledged at the other copy', { [OWNER]: 1, [NEIGHBOUR]: 0 }, { 1: 1, 2: 1, 3: 0 });
@@ -217,7 +252,11 @@ describe('escalation on two copies of Node-RED and one Redis store', function ()
     const store = createClient({ url: redis.url });
     await store.connect();
     try {
-      await until('the answer of step 1 recorded', async () => (await store.keys(`${keyPrefix(ACCOUNT_ID)}esc:p:*`)).length === 0, 5000);
+      await until(
+        'the answer of step 1 recorded',
+        async () => (await store.keys(`${keyPrefix(ACCOUNT_ID)}esc:p:*`)).length === 0,
+        5000,
+      );
     } finally {
       await store.close();
     }
@@ -225,14 +264,25 @@ describe('escalation on two copies of Node-RED and one Redis store', function ()
     await (copies[sender] as NodeRedProcess).kill();
     const survivor = copies[1 - sender] as NodeRedProcess;
     // Step 2 is due WAIT s after step 1: the survivor sends it by then plus the claim time.
-    await until('step 2 at the gateway', async () => ((await smsAt())[NEIGHBOUR] ?? 0) >= 1, WAIT * 1000 + CLAIM * 1000 + 1000, { every: 50 }).catch(
-      () => undefined,
-    );
+    await until(
+      'step 2 at the gateway',
+      async () => ((await smsAt())[NEIGHBOUR] ?? 0) >= 1,
+      WAIT * 1000 + CLAIM * 1000 + 1000,
+      { every: 50 },
+    ).catch(() => undefined);
     const after = Date.now() - killedAt;
-    await until('output 3 at the survivor', () => outputsOf(survivor).some((o) => o.port === 3), WAIT * 1000 + 5000).catch(() => undefined);
+    await until(
+      'output 3 at the survivor',
+      () => outputsOf(survivor).some((o) => o.port === 3),
+      WAIT * 1000 + 5000,
+    ).catch(() => undefined);
     // Checks that nothing more comes: a claim time and more.
     await new Promise((r) => setTimeout(r, CLAIM * 1000 + 500));
-    await row(`the copy that sent step 1 killed (step 2 ${after} ms after the kill)`, { [OWNER]: 1, [NEIGHBOUR]: 1 }, { 1: 2, 2: 0, 3: 1 });
+    await row(
+      `the copy that sent step 1 killed (step 2 ${after} ms after the kill)`,
+      { [OWNER]: 1, [NEIGHBOUR]: 1 },
+      { 1: 2, 2: 0, 3: 1 },
+    );
     assert.deepEqual(
       outputsOf(survivor)
         .filter((o) => o.port === 1)

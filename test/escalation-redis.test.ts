@@ -107,7 +107,9 @@ describe('escalation on the shared store: two copies, one redis-server', functio
     const [a, b] = await Promise.all([make('a'), make('b')]);
     const raised = await Promise.all([
       a.desk.raise('x', 'cellar', policy(), { payload: 'Water in the cellar' }),
-      new Promise((r) => setTimeout(r, 50)).then(() => b.desk.raise('x', 'cellar', policy(), { payload: 'Water in the cellar' })),
+      new Promise((r) => setTimeout(r, 50)).then(() =>
+        b.desk.raise('x', 'cellar', policy(), { payload: 'Water in the cellar' }),
+      ),
     ]);
     assert.equal(raised.filter(Boolean).length, 1, 'one copy made it; the other was told it is open');
     await until('output 3', () => seen.unacknowledged.length > 0, 8000);
@@ -122,7 +124,10 @@ describe('escalation on the shared store: two copies, one redis-server', functio
     );
     // Step 2 at its time, not before: the copy that learned of the incident late did not take it early.
     const [one, two] = seen.sms;
-    assert.ok((two?.at ?? 0) - (one?.at ?? 0) >= 950, `step 2 ${(two?.at ?? 0) - (one?.at ?? 0)} ms after step 1, its wait is 1 s`);
+    assert.ok(
+      (two?.at ?? 0) - (one?.at ?? 0) >= 950,
+      `step 2 ${(two?.at ?? 0) - (one?.at ?? 0)} ms after step 1, its wait is 1 s`,
+    );
     // Both copies' timers come due for step 2 at once: the one the store refused did not take the chain's end early.
     const end = seen.ranOut[0] ?? 0;
     assert.ok(end - (two?.at ?? 0) >= 950, `output 3 ${end - (two?.at ?? 0)} ms after step 2, its wait is 1 s`);
@@ -145,7 +150,11 @@ describe('escalation on the shared store: two copies, one redis-server', functio
     await until('step 1', () => seen.sms.length === 1, 5000);
     const ended = await b.desk.acknowledge('x\u0000cellar', 'flow');
     assert.equal(ended?.state, 'acknowledged');
-    assert.equal(await a.desk.acknowledge('x\u0000cellar', 'flow'), undefined, 'the first acknowledgement wins, at any copy');
+    assert.equal(
+      await a.desk.acknowledge('x\u0000cellar', 'flow'),
+      undefined,
+      'the first acknowledgement wins, at any copy',
+    );
     // Checks that no step comes: past step 2's due time and a look.
     await new Promise((r) => setTimeout(r, 1800));
     assert.deepEqual(
@@ -177,7 +186,11 @@ describe('escalation on the shared store: two copies, one redis-server', functio
     const incident = await a.desk.raise('x', 'cellar', policy([5, 5]), { payload: 'Water in the cellar' });
     assert.ok(incident);
     await until('step 1', () => seen.sms.length === 1, 5000);
-    assert.deepEqual(await b.desk.reply(NEIGHBOUR, incident.code), { ignored: 'stranger' }, 'the neighbour was not texted yet');
+    assert.deepEqual(
+      await b.desk.reply(NEIGHBOUR, incident.code),
+      { ignored: 'stranger' },
+      'the neighbour was not texted yet',
+    );
     const outcome = await b.desk.reply(`+${OWNER}`, `${incident.code} on my way`);
     assert.ok('acknowledged' in outcome);
     assert.equal(outcome.acknowledged.by, OWNER);
@@ -190,7 +203,11 @@ describe('escalation on the shared store: two copies, one redis-server', functio
     const a = await make('a');
     const b = await make('b');
     const raise = (n: number, tag: string) =>
-      Promise.all(Array.from({ length: n }, (_, i) => (i % 2 ? a : b).desk.raise('x', `${tag}${i}`, policy([60, 60]), { payload: tag })));
+      Promise.all(
+        Array.from({ length: n }, (_, i) =>
+          (i % 2 ? a : b).desk.raise('x', `${tag}${i}`, policy([60, 60]), { payload: tag }),
+        ),
+      );
     const first = (await raise(40, 'first')).map((i) => i?.code as string);
     assert.equal(new Set(first).size, 40, `40 different codes: ${first}`);
     for (const c of first) assert.match(c, /^\d{2,}$/);
@@ -210,7 +227,7 @@ describe('escalation on the shared store: two copies, one redis-server', functio
     const a = await make('a', false);
     await a.desk.raise('x', 'cellar', policy([2, 1]), { payload: 'Water in the cellar' });
     await until('step 1 at copy A', () => seen.sms.length === 1, 5000);
-    a.desk.close();
+    await a.desk.close();
     const b = await make('b');
     await until('step 1 adopted by copy B', () => seen.sms.some((s) => s.copy === 'b' && s.step === 1), 3000);
     await until('output 3', () => seen.unacknowledged.length === 1, 6000);
@@ -279,8 +296,23 @@ describe('bulkgate-escalation on an account whose store is redis (Node-RED runti
   const deploy = (storeUrl: string) =>
     load(
       [
-        { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, store: 'redis', storeUrl, storeClaimSeconds: 1 },
-        { id: 'x', type: 'bulkgate-escalation', account: 'acc', steps: [{ numbers: OWNER, wait: 60 }], repeat: 1, wires: [['sms'], [], []] },
+        {
+          id: 'acc',
+          type: 'bulkgate-account',
+          baseUrl: sim.url,
+          retries: 0,
+          store: 'redis',
+          storeUrl,
+          storeClaimSeconds: 1,
+        },
+        {
+          id: 'x',
+          type: 'bulkgate-escalation',
+          account: 'acc',
+          steps: [{ numbers: OWNER, wait: 60 }],
+          repeat: 1,
+          wires: [['sms'], [], []],
+        },
         { id: 'c', type: 'catch', scope: ['x'], wires: [['caught']] },
         { id: 'sms', type: 'helper' },
         { id: 'caught', type: 'helper' },
@@ -291,7 +323,11 @@ describe('bulkgate-escalation on an account whose store is redis (Node-RED runti
 
   it('keeps the incident in the store, nothing in the user directory; its step goes out once', async () => {
     await deploy(redis.url);
-    await until('the store connected', () => seen.some((s) => JSON.stringify(s).includes('Shared store connected')), 5000);
+    await until(
+      'the store connected',
+      () => seen.some((s) => JSON.stringify(s).includes('Shared store connected')),
+      5000,
+    );
     const sms = collect('sms', 1);
     receive({ topic: 'door', payload: 'Door open' });
     const [one] = await sms;

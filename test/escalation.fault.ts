@@ -49,7 +49,15 @@ interface Row {
 const rows: Row[] = [];
 after(() => {
   const lines = rows.map((r) => `| ${r.fault} | ${r.sms} | ${r.outputs} | ${r.lost} | ${r.twice} | ${r.extra} |`);
-  console.log(['', '| fault | SMS per number at the simulator | outputs | lost | twice | extra |', '|---|---|---|---|---|---|', ...lines, ''].join('\n'));
+  console.log(
+    [
+      '',
+      '| fault | SMS per number at the simulator | outputs | lost | twice | extra |',
+      '|---|---|---|---|---|---|',
+      ...lines,
+      '',
+    ].join('\n'),
+  );
 });
 
 describe('the escalation chain under faults (a Node-RED process, the simulator as the gateway)', function () {
@@ -78,7 +86,15 @@ describe('the escalation chain under faults (a Node-RED process, the simulator a
     copy.flows(
       [
         { id: 'tab', type: 'tab', label: 'escalation' },
-        { id: 'acc', type: 'bulkgate-account', name: 'faults', baseUrl: sim.url, retries: 0, timeout: 5000, outboxDelay: 200 },
+        {
+          id: 'acc',
+          type: 'bulkgate-account',
+          name: 'faults',
+          baseUrl: sim.url,
+          retries: 0,
+          timeout: 5000,
+          outboxDelay: 200,
+        },
         { id: 'in', z: 'tab', type: 'http in', url: '/escalation', method: 'post', upload: false, wires: [['split']] },
         {
           id: 'split',
@@ -117,7 +133,11 @@ return [null, msg];`,
   }
 
   async function post(editor: string, body: Record<string, unknown>): Promise<void> {
-    const res = await fetch(`${editor}/escalation`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const res = await fetch(`${editor}/escalation`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
     assert.equal(res.status, 200, `POST /escalation: HTTP ${res.status}`);
     await res.arrayBuffer();
   }
@@ -161,7 +181,8 @@ return [null, msg];`,
   }
 
   /** Step `position` handed on and its answer recorded: a kill now repeats nothing. */
-  const recordedUpTo = (position: number) => () => stored().some((i) => i.position === position && i.pending.length === 0);
+  const recordedUpTo = (position: number) => () =>
+    stored().some((i) => i.position === position && i.pending.length === 0);
 
   /** Counts the row, records it, and asserts the expected SMS once each and no other. */
   function check(fault: string, expected: Sms[], code?: string): Output[] {
@@ -174,7 +195,9 @@ return [null, msg];`,
     const sent = texted(code);
     const seen = tally(sent.map(key));
     const outs = outputs();
-    const out1 = tally(outs.filter((o) => o.port === '1').map((o) => key([o.number as string, o.step as number, o.round as number])));
+    const out1 = tally(
+      outs.filter((o) => o.port === '1').map((o) => key([o.number as string, o.step as number, o.round as number])),
+    );
     const wanted = new Set(expected.map(key));
     const perNumber = tally(sent.map(([number]) => NAMES[number] as string));
     const count = (port: Output['port']) => outs.filter((o) => o.port === port).length;
@@ -204,7 +227,12 @@ return [null, msg];`,
     let editor = await start();
     const raised = Date.now();
     await post(editor, { topic: 'door', payload: 'Door open' });
-    await until('step 1 on output 1 and its answer stored', () => outputs().some((o) => o.port === '1') && recordedUpTo(1)(), 20_000, output);
+    await until(
+      'step 1 on output 1 and its answer stored',
+      () => outputs().some((o) => o.port === '1') && recordedUpTo(1)(),
+      20_000,
+      output,
+    );
     await copy.kill();
     // Down past step 3's time (4 s after the raise), short of its 600 s wait.
     await new Promise((r) => setTimeout(r, Math.max(0, raised + 4500 - Date.now())));
@@ -236,9 +264,19 @@ return [null, msg];`,
     ]);
     const editor = await start();
     await post(editor, { topic: 'door', payload: 'Door open' });
-    await until('step 1 on output 1 and its answer stored', () => outputs().some((o) => o.port === '1') && recordedUpTo(1)(), 20_000, output);
+    await until(
+      'step 1 on output 1 and its answer stored',
+      () => outputs().some((o) => o.port === '1') && recordedUpTo(1)(),
+      20_000,
+      output,
+    );
     await sim.fault({ offline: { seconds: 3600, mode: '503' } });
-    await until('step 2 kept in the outbox', () => waitingInJournal(copy).size === 1 && recordedUpTo(2)(), 20_000, output);
+    await until(
+      'step 2 kept in the outbox',
+      () => waitingInJournal(copy).size === 1 && recordedUpTo(2)(),
+      20_000,
+      output,
+    );
     // A few probes fail meanwhile (200 ms doubling).
     await new Promise((r) => setTimeout(r, 2000));
     assert.deepEqual(texted(), [[OWNER, 1, 1]], 'nothing more reached the gateway during the outage');
@@ -266,7 +304,12 @@ return [null, msg];`,
     await sim.fault({ offline: { seconds: 3600, mode: '503' } });
     let editor = await start();
     await post(editor, { topic: 'door', payload: 'Door open' });
-    await until('step 1 kept in the outbox and its answer stored', () => waitingInJournal(copy).size === 1 && recordedUpTo(1)(), 20_000, output);
+    await until(
+      'step 1 kept in the outbox and its answer stored',
+      () => waitingInJournal(copy).size === 1 && recordedUpTo(1)(),
+      20_000,
+      output,
+    );
     await copy.kill();
     editor = await start();
     await sim.fault({ offline: { seconds: 0 } });
@@ -287,7 +330,12 @@ return [null, msg];`,
     await sim.fault({ offline: { seconds: 3600, mode: '503' } });
     let editor = await start();
     await post(editor, { topic: 'door', payload: 'Door open' });
-    await until('step 1 kept in the outbox and its answer stored', () => waitingInJournal(copy).size === 1 && recordedUpTo(1)(), 20_000, output);
+    await until(
+      'step 1 kept in the outbox and its answer stored',
+      () => waitingInJournal(copy).size === 1 && recordedUpTo(1)(),
+      20_000,
+      output,
+    );
     const door = stored()[0] as unknown as { code: string };
     await post(editor, { topic: 'door', escalation: 'acknowledge' });
     await until('acknowledged on output 2', () => outputs().some((o) => o.port === '2'), 10_000, output);
@@ -297,7 +345,12 @@ return [null, msg];`,
     await sim.fault({ offline: { seconds: 0 } });
     // Another incident's SMS: the outbox sends in order, so the acknowledged one, still kept, would go first.
     await post(editor, { topic: 'smoke', payload: 'Smoke' });
-    await until('the next incident on output 1', () => outputs().some((o) => o.port === '1' && o.key === 'smoke'), 30_000, output);
+    await until(
+      'the next incident on output 1',
+      () => outputs().some((o) => o.port === '1' && o.key === 'smoke'),
+      30_000,
+      output,
+    );
     const outs = check('acknowledged while a step waits in the outbox, SIGKILL, restart', [], door.code);
     assert.deepEqual(
       outs.map((o) => [o.port, o.key, o.state ?? o.number]),

@@ -51,10 +51,15 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     await sim.close();
   });
 
-  const receive = (id: string, msg: unknown) => (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
+  const receive = (id: string, msg: unknown) =>
+    (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
   const steps = (...s: [string, number][]) => s.map(([numbers, wait]) => ({ numbers, wait }));
 
-  async function deploy(node: Record<string, unknown>, extra: FlowNode[] = [], accountSettings: Record<string, unknown> = {}): Promise<void> {
+  async function deploy(
+    node: Record<string, unknown>,
+    extra: FlowNode[] = [],
+    accountSettings: Record<string, unknown> = {},
+  ): Promise<void> {
     await load(
       [
         { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, ...accountSettings },
@@ -75,7 +80,10 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
 
   /** What the simulator took: the number and text of each SMS, in order. */
   const texted = async () =>
-    (await sim.outbox()).messages.map((m) => ({ number: String((m as { number?: unknown }).number), text: String((m as { text?: unknown }).text) }));
+    (await sim.outbox()).messages.map((m) => ({
+      number: String((m as { number?: unknown }).number),
+      text: String((m as { text?: unknown }).text),
+    }));
 
   const replyFrom = (from: string, message: string) =>
     fetch(`${sim.url}/simulator/incoming`, {
@@ -92,7 +100,14 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     receive('x', { topic: 'door', payload: 'Door open' });
     const got = await sms;
     assert.deepEqual(
-      got.map((m) => [m.escalation.step, m.escalation.round, m.escalation.number, m.escalation.late, m.topic, m.payload.status]),
+      got.map((m) => [
+        m.escalation.step,
+        m.escalation.round,
+        m.escalation.number,
+        m.escalation.late,
+        m.topic,
+        m.payload.status,
+      ]),
       [
         [1, 1, OWNER, false, 'door', 'accepted'],
         [2, 1, NEIGHBOUR, false, 'door', 'accepted'],
@@ -219,8 +234,11 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     ) as (FlowNode & {
       credentials?: Record<string, unknown>;
     })[];
-    const pick = (id: string) => example.find((n) => n.id === id) as FlowNode & { credentials?: Record<string, unknown> };
-    const [acc, escalation, events] = ['ex10-acc', 'ex10-x1', 'ex10-e1'].map(pick) as (FlowNode & { credentials?: Record<string, unknown> })[];
+    const pick = (id: string) =>
+      example.find((n) => n.id === id) as FlowNode & { credentials?: Record<string, unknown> };
+    const [acc, escalation, events] = ['ex10-acc', 'ex10-x1', 'ex10-e1'].map(pick) as (FlowNode & {
+      credentials?: Record<string, unknown>;
+    })[];
     await load(
       [
         { ...acc!, baseUrl: sim.url, credentials: undefined },
@@ -233,7 +251,10 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     await fetch(`${sim.url}/simulator/webhook`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ url: `${base}/bulkgate/events?token=${events!.credentials?.secret as string}`, delay: 10 }),
+      body: JSON.stringify({
+        url: `${base}/bulkgate/events?token=${events!.credentials?.secret as string}`,
+        delay: 10,
+      }),
     });
     const first = collect('sms', 1);
     receive('ex10-x1', { topic: 'alarm/cellar', payload: 'Alarm: water in the cellar' });
@@ -242,7 +263,10 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     const ended = collect('ended', 1);
     await replyFrom('420777000101', 'OK');
     const [ack] = await ended;
-    assert.deepEqual([ack?.escalation.state, ack?.escalation.by, ack?.topic], ['acknowledged', '420777000101', 'alarm/cellar']);
+    assert.deepEqual(
+      [ack?.escalation.state, ack?.escalation.by, ack?.topic],
+      ['acknowledged', '420777000101', 'alarm/cellar'],
+    );
   });
 
   it('the gateway down when a step is due: its SMS waits in the outbox (the status says so) and is sent once after, on output 1', async () => {
@@ -272,7 +296,10 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     await ended;
     // Nothing must happen: the second SMS waited for the rate limit and is gone.
     await new Promise((r) => setTimeout(r, 300));
-    assert.equal((helper.getNode('acc') as unknown as { account: { limiter: { queued: number } } }).account.limiter.queued, 0);
+    assert.equal(
+      (helper.getNode('acc') as unknown as { account: { limiter: { queued: number } } }).account.limiter.queued,
+      0,
+    );
     assert.deepEqual(
       (await texted()).map((m) => m.number),
       [sent?.escalation.number],
@@ -293,7 +320,11 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     const next = collect('sms', 1, 20_000);
     receive('x2', { topic: 'smoke', payload: 'Smoke' });
     const [sent] = await next;
-    assert.deepEqual([sent?.topic, sent?.escalation.number], ['smoke', CARETAKER], 'output 1 shows only the next incident');
+    assert.deepEqual(
+      [sent?.topic, sent?.escalation.number],
+      ['smoke', CARETAKER],
+      'output 1 shows only the next incident',
+    );
   }
 
   /** The node's debug log lines from now on. */

@@ -25,7 +25,16 @@ describe('events node: its status after a secret was set and deployed', function
 
   before(async () => {
     red = nodeRedProcess('bulkgate-events-status-');
-    const node = { id: 'ev', type: 'bulkgate-events', z: 'tab', name: '', path: PATH, account: '', reportTimeout: 0, wires: [[], [], []] };
+    const node = {
+      id: 'ev',
+      type: 'bulkgate-events',
+      z: 'tab',
+      name: '',
+      path: PATH,
+      account: '',
+      reportTimeout: 0,
+      wires: [[], [], []],
+    };
     red.flows([{ id: 'tab', type: 'tab', label: 'events' }, node], {});
     await red.start();
   });
@@ -60,7 +69,11 @@ describe('events node: its status after a secret was set and deployed', function
     });
     assert.equal(deployed.status, 200, await deployed.text());
     let answer = 0;
-    await until('the endpoint to take the token', async () => (answer = (await fetch(`${red.url}${PATH}?token=${SECRET}`)).status) !== 404, 10_000);
+    await until(
+      'the endpoint to take the token',
+      async () => (answer = (await fetch(`${red.url}${PATH}?token=${SECRET}`)).status) !== 404,
+      10_000,
+    );
     assert.equal(answer, 400, 'the right token passes the check (a report without its fields is refused then)');
     assert.equal((await fetch(`${red.url}${PATH}?token=wrong`)).status, 403, 'a wrong token is refused');
 

@@ -59,7 +59,8 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
     await sim.close();
   });
 
-  const receive = (id: string, msg: unknown) => (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
+  const receive = (id: string, msg: unknown) =>
+    (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
 
   it('reports delivered, not delivered and Viber seen, matched to the send by smsId', async () => {
     const sent = collect('sent', 3);
@@ -67,7 +68,13 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
     await fetch(`${sim.url}/simulator/accounts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: ACCOUNT_ID, token: TOKEN, credit: 1000, viber: ['420777000001'], unreachable: ['420777000999'] }),
+      body: JSON.stringify({
+        id: ACCOUNT_ID,
+        token: TOKEN,
+        credit: 1000,
+        viber: ['420777000001'],
+        unreachable: ['420777000999'],
+      }),
     });
     receive('p', {
       payload: {
@@ -77,7 +84,9 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
     });
     const ids = new Map((await sent).map((m) => [m.payload.sms_id as string, m.payload.number as string]));
     const got = await reports;
-    const byNumber = got.map((m) => [ids.get(m.smsId), m.payload.status, m.payload.statusCode, m.payload.channel]).sort();
+    const byNumber = got
+      .map((m) => [ids.get(m.smsId), m.payload.status, m.payload.statusCode, m.payload.channel])
+      .sort();
     assert.deepEqual(byNumber, [
       ['420777000001', 'delivered', 1, 'viber'],
       ['420777000001', 'seen', 13, 'viber'],
@@ -122,13 +131,20 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
 
   it('without the secret: 403 and nothing emitted; a malformed body: 400 and a warning', async () => {
     const emitted: unknown[] = [];
-    for (const id of ['reports', 'incoming']) (helper.getNode(id) as TestNode).on('input', (m: unknown) => emitted.push(m));
+    for (const id of ['reports', 'incoming'])
+      (helper.getNode(id) as TestNode).on('input', (m: unknown) => emitted.push(m));
     const warned: unknown[] = [];
     (helper.getNode('e') as TestNode).on('call:warn', (c: { args: unknown[] }) => warned.push(c.args[0]));
     assert.equal((await fetch(`${base}/bulkgate/events?status=1&smsID=x`)).status, 403);
     assert.equal((await fetch(`${base}/bulkgate/events?token=wrong&status=1&smsID=x`)).status, 403);
-    assert.equal((await fetch(`${base}/bulkgate/events?token=${SECRET}`, { method: 'POST', body: '{"status": 1,' })).status, 400);
-    assert.equal((await fetch(`${base}/bulkgate/events?token=${SECRET}`, { method: 'POST', body: '[{"nothing": true}]' })).status, 400);
+    assert.equal(
+      (await fetch(`${base}/bulkgate/events?token=${SECRET}`, { method: 'POST', body: '{"status": 1,' })).status,
+      400,
+    );
+    assert.equal(
+      (await fetch(`${base}/bulkgate/events?token=${SECRET}`, { method: 'POST', body: '[{"nothing": true}]' })).status,
+      400,
+    );
     // The node answers 413 before it has read the whole body, and closes the connection after the
     // answer; a client still sending may see the close first. Node's own http client reads the answer.
     assert.equal(await postLarge(`${base}/bulkgate/events?token=${SECRET}`, 2 * 1024 * 1024), 413);
@@ -145,7 +161,8 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
 
   it('the secret is the whole secret: its prefix, suffix, an empty one, a repeated one and an array form get 403', async () => {
     const emitted: unknown[] = [];
-    for (const id of ['reports', 'incoming']) (helper.getNode(id) as TestNode).on('input', (m: unknown) => emitted.push(m));
+    for (const id of ['reports', 'incoming'])
+      (helper.getNode(id) as TestNode).on('input', (m: unknown) => emitted.push(m));
     const enc = encodeURIComponent;
     for (const query of [
       `token=${enc(SECRET.slice(0, -1))}`,
@@ -160,7 +177,11 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
     ]) {
       assert.equal((await fetch(`${base}/bulkgate/events?${query}&status=1&smsID=x`)).status, 403, query);
     }
-    assert.equal((await fetch(`${base}/bulkgate/events?token=${enc(SECRET)}&status=1&smsID=x`)).status, 200, 'the secret itself is let in');
+    assert.equal(
+      (await fetch(`${base}/bulkgate/events?token=${enc(SECRET)}&status=1&smsID=x`)).status,
+      200,
+      'the secret itself is let in',
+    );
     // The node emits in the order it answered: a refused call's report would come out before this one's.
     await until('the call with the secret emitted', () => emitted.length > 0);
     assert.equal(emitted.length, 1, 'only the call with the secret was emitted');
@@ -178,13 +199,17 @@ describe('bulkgate-events: delivery reports and incoming messages', function () 
       { e: { secret: SECRET } },
     );
     const emitted: unknown[] = [];
-    for (const id of ['reports', 'reports2', 'incoming']) (helper.getNode(id) as TestNode).on('input', (m: unknown) => emitted.push(m));
+    for (const id of ['reports', 'reports2', 'incoming'])
+      (helper.getNode(id) as TestNode).on('input', (m: unknown) => emitted.push(m));
     const uncaught: unknown[] = [];
     const onUncaught = (error: unknown) => uncaught.push(error);
     process.on('uncaughtException', onUncaught);
     try {
       const deep = `${'['.repeat(100_000)}${']'.repeat(100_000)}`;
-      const res = await fetch(`${base}/bulkgate/events?token=${SECRET}`, { method: 'POST', body: `[{"status":1,"smsID":"deep","extra":${deep}}]` });
+      const res = await fetch(`${base}/bulkgate/events?token=${SECRET}`, {
+        method: 'POST',
+        body: `[{"status":1,"smsID":"deep","extra":${deep}}]`,
+      });
       assert.equal(res.status, 400);
       assert.match(await res.text(), /Nested deeper than 32 levels/);
       // 32 levels is still a report.

@@ -15,7 +15,13 @@ import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './sup
 import { until } from './support/wait';
 
 const EXAMPLE = join(__dirname, '..', '..', 'examples', '09 - Alarm with a fallback.json');
-const CORE = ['common/20-inject.js', 'common/90-comment.js', 'function/10-switch.js', 'function/15-change.js', 'network/21-httprequest.js'];
+const CORE = [
+  'common/20-inject.js',
+  'common/90-comment.js',
+  'function/10-switch.js',
+  'function/15-change.js',
+  'network/21-httprequest.js',
+];
 
 describe(`example 09 on Node-RED ${NODE_RED_VERSION}: the siren after the alarm's "give up after"`, function () {
   this.timeout(60_000);
@@ -56,7 +62,9 @@ describe(`example 09 on Node-RED ${NODE_RED_VERSION}: the siren after the alarm'
         return copy;
       }),
     ];
-    await helper.load([...ALL_NODES, ...CORE.map(coreNode)] as never, flow, { [account.id]: { application_id: ACCOUNT_ID, application_token: TOKEN } });
+    await helper.load([...ALL_NODES, ...CORE.map(coreNode)] as never, flow, {
+      [account.id]: { application_id: ACCOUNT_ID, application_token: TOKEN },
+    });
     const byName = (name: string) => {
       const id = file.find((n) => n.type === 'debug' && n.name === name)?.id;
       assert.ok(id, `the example's debug node "${name}"`);
@@ -64,7 +72,9 @@ describe(`example 09 on Node-RED ${NODE_RED_VERSION}: the siren after the alarm'
       (helper.getNode(id) as TestNode).on('input', (msg: Record<string, unknown>) => got.push(msg));
       return got;
     };
-    const [simulator, siren, sent, other] = ['simulator', 'fallback: siren', 'alarm: sent', 'alarm: other failure'].map(byName) as Record<string, unknown>[][];
+    const [simulator, siren, sent, other] = ['simulator', 'fallback: siren', 'alarm: sent', 'alarm: other failure'].map(
+      byName,
+    ) as Record<string, unknown>[][];
     const press = (name: string) => {
       const inject = file.find((n) => n.type === 'inject' && n.name === name);
       assert.ok(inject, `the example's inject "${name}"`);
@@ -72,7 +82,11 @@ describe(`example 09 on Node-RED ${NODE_RED_VERSION}: the siren after the alarm'
     };
 
     press('gateway away (60 s)');
-    await until('the simulator took the outage', () => simulator.some((m) => (m.payload as { ok?: boolean })?.ok === true), 10_000);
+    await until(
+      'the simulator took the outage',
+      () => simulator.some((m) => (m.payload as { ok?: boolean })?.ok === true),
+      10_000,
+    );
     press('door alarm');
     await until(
       `the siren, or another way out (other failure: ${JSON.stringify(other.map((m) => m.error))})`,
@@ -86,10 +100,17 @@ describe(`example 09 on Node-RED ${NODE_RED_VERSION}: the siren after the alarm'
       'not "other failure"',
     );
     assert.equal(siren.length, 1);
-    assert.match(String(siren[0]?.payload), /^Siren on: Alarm: the front door opened \(Not sent within 5 s \(the node's "give up after"\)/);
+    assert.match(
+      String(siren[0]?.payload),
+      /^Siren on: Alarm: the front door opened \(Not sent within 5 s \(the node's "give up after"\)/,
+    );
     assert.equal(sent.length, 0);
     press('gateway back');
-    await until('the gateway back', () => simulator.filter((m) => (m.payload as { ok?: boolean })?.ok === true).length === 2, 10_000);
+    await until(
+      'the gateway back',
+      () => simulator.filter((m) => (m.payload as { ok?: boolean })?.ok === true).length === 2,
+      10_000,
+    );
     assert.equal((await sim.outbox()).messages.length, 0, 'the alarm that gave up is not sent later');
   });
 });

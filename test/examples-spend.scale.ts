@@ -40,7 +40,11 @@ function prepare(nodes: FlowNode[], simulatorUrl: string, editorUrl: string): { 
   const flow: FlowNode[] = [{ id: 'spend-tab', type: 'tab', label: 'example' }];
   for (const node of nodes) {
     // Addresses anywhere in the node: a URL field, a function's code, an inject's payload.
-    const text = JSON.stringify(node).split('http://127.0.0.1:1881').join(simulatorUrl).split('http://127.0.0.1:1880').join(editorUrl);
+    const text = JSON.stringify(node)
+      .split('http://127.0.0.1:1881')
+      .join(simulatorUrl)
+      .split('http://127.0.0.1:1880')
+      .join(editorUrl);
     const copy = JSON.parse(text) as FlowNode;
     if (copy.type !== 'bulkgate-account' && copy.type !== 'mqtt-broker') copy.z = 'spend-tab';
     // Nothing to connect to: the MQTT example's inject stands in for its door contact.
@@ -89,7 +93,8 @@ function downstream(from: FlowNode, flow: FlowNode[]): FlowNode[] {
 function endsAnIncident(inject: FlowNode, flow: FlowNode[]): boolean {
   const props = (inject.props as { p?: string }[] | undefined) ?? [];
   return (
-    props.some((p) => p.p === 'escalation') || downstream(inject, flow).some((n) => n.type === 'http request' && /\/simulator\/incoming$/.test(String(n.url)))
+    props.some((p) => p.p === 'escalation') ||
+    downstream(inject, flow).some((n) => n.type === 'http request' && /\/simulator\/incoming$/.test(String(n.url)))
   );
 }
 
@@ -101,7 +106,9 @@ function endsAnIncident(inject: FlowNode, flow: FlowNode[]): boolean {
 function chainTexts(flow: FlowNode[], raising: FlowNode[]): Map<string, number> {
   const expected = new Map<string, number>();
   for (const chain of flow.filter((n) => n.type === 'bulkgate-escalation')) {
-    const topics = new Set(raising.filter((i) => downstream(i, flow).includes(chain)).map((i) => String(i.topic ?? '')));
+    const topics = new Set(
+      raising.filter((i) => downstream(i, flow).includes(chain)).map((i) => String(i.topic ?? '')),
+    );
     const rounds = Math.max(1, Number(chain.repeat) || 1);
     for (const step of chain.steps as { numbers: string }[])
       for (const number of step.numbers
@@ -134,7 +141,8 @@ for (const webhook of [false, true]) {
         headers: body === undefined ? undefined : { 'content-type': 'application/json' },
         body: body === undefined ? undefined : JSON.stringify(body),
       });
-    const outbox = async () => ((await (await call('/simulator/outbox', 'GET')).json()) as { messages: Texted[] }).messages;
+    const outbox = async () =>
+      ((await (await call('/simulator/outbox', 'GET')).json()) as { messages: Texted[] }).messages;
     const deploy = (flow: FlowNode[]) =>
       fetch(`${demo.editorUrl}/flows`, {
         method: 'POST',
@@ -165,14 +173,18 @@ for (const webhook of [false, true]) {
         const hooksSet: string[] = [];
         if (webhook)
           for (const events of flow.filter((n) => n.type === 'bulkgate-events')) {
-            hooksSet.push(`${demo.editorUrl}/${String(events.path || '/bulkgate/events').replace(/^\//, '')}?token=${SECRET}`);
+            hooksSet.push(
+              `${demo.editorUrl}/${String(events.path || '/bulkgate/events').replace(/^\//, '')}?token=${SECRET}`,
+            );
             assert.equal((await call('/simulator/webhook', 'POST', { url: hooksSet.at(-1) })).status, 200);
           }
         await until('the flow to be deployed', async () =>
           ((await (await fetch(`${demo.editorUrl}/flows`)).json()) as FlowNode[]).some((n) => n.z === 'spend-tab'),
         );
         const injects = flow.filter((n) => n.type === 'inject');
-        const last = flow.some((n) => n.type === 'bulkgate-escalation') ? injects.filter((inject) => endsAnIncident(inject, flow)) : [];
+        const last = flow.some((n) => n.type === 'bulkgate-escalation')
+          ? injects.filter((inject) => endsAnIncident(inject, flow))
+          : [];
         const raising = injects.filter((inject) => !last.includes(inject));
         for (const inject of raising) await pressByApi(demo.editorUrl)(inject.id);
         // Waits for the clock: every timeout and step of the example passes twice (and a report's delay).
@@ -182,17 +194,32 @@ for (const webhook of [false, true]) {
         if (last.length) await new Promise((r) => setTimeout(r, 2000));
         // With the webhook: each events node's was called and answered (the negative control: without one, nothing reaches the flow).
         if (webhook) {
-          const hooks = ((await (await call('/simulator/webhook', 'GET')).json()) as { webhooks: { url: string; answered: number }[] }).webhooks;
+          const hooks = (
+            (await (await call('/simulator/webhook', 'GET')).json()) as {
+              webhooks: { url: string; answered: number }[];
+            }
+          ).webhooks;
           for (const url of hooksSet)
-            assert.ok((hooks.find((h) => h.url === url)?.answered ?? 0) > 0, `the webhook ${url.split('?')[0]} was called and answered`);
+            assert.ok(
+              (hooks.find((h) => h.url === url)?.answered ?? 0) > 0,
+              `the webhook ${url.split('?')[0]} was called and answered`,
+            );
         }
         const sent = (await outbox()).slice(from).map(({ number, text }) => ({ number, text }));
         const numbers = byNumber(sent);
-        console.log(`      ${file}: ${[...numbers].map(([n, texts]) => `${n} ×${texts.length}`).join(', ') || 'no SMS'} in ${Math.max(5, 2 * waits + 3)} s`);
-        const often = [...numbers].filter(([, texts]) => texts.length > MOST_PER_NUMBER).map(([n, texts]) => `${n}: ${texts.length} SMS`);
+        console.log(
+          `      ${file}: ${[...numbers].map(([n, texts]) => `${n} ×${texts.length}`).join(', ') || 'no SMS'} in ${Math.max(5, 2 * waits + 3)} s`,
+        );
+        const often = [...numbers]
+          .filter(([, texts]) => texts.length > MOST_PER_NUMBER)
+          .map(([n, texts]) => `${n}: ${texts.length} SMS`);
         const grown = [...numbers].flatMap(([n, texts]) =>
           texts.flatMap((later, j) =>
-            texts.slice(0, j).flatMap((earlier) => (later.length > earlier.length && later.includes(earlier) ? [`${n}: "${earlier}" → "${later}"`] : [])),
+            texts
+              .slice(0, j)
+              .flatMap((earlier) =>
+                later.length > earlier.length && later.includes(earlier) ? [`${n}: "${earlier}" → "${later}"`] : [],
+              ),
           ),
         );
         // Every chain raised and run to its end: each of its numbers texted once per step it is in, per round and incident.
@@ -200,7 +227,11 @@ for (const webhook of [false, true]) {
         const chains = [...expected].map(([n, count]) => `${n}: ${numbers.get(n)?.length ?? 0} of ${count}`);
         // All at once: a loop shows in any, and the failure says which.
         assert.deepEqual(
-          { [`more than ${MOST_PER_NUMBER} SMS`]: often, 'a text grown out of an earlier one': grown.slice(0, 5), "a chain's SMS": chains },
+          {
+            [`more than ${MOST_PER_NUMBER} SMS`]: often,
+            'a text grown out of an earlier one': grown.slice(0, 5),
+            "a chain's SMS": chains,
+          },
           {
             [`more than ${MOST_PER_NUMBER} SMS`]: [],
             'a text grown out of an earlier one': [],

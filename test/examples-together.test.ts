@@ -21,7 +21,8 @@ const files = readdirSync(EXAMPLES)
   .sort();
 const read = (file: string) => JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')) as FlowNode[];
 /** An account node's settings, without its id, place and credentials. */
-const settings = (n: FlowNode) => JSON.stringify({ ...n, id: undefined, x: undefined, y: undefined, z: undefined, credentials: undefined });
+const settings = (n: FlowNode) =>
+  JSON.stringify({ ...n, id: undefined, x: undefined, y: undefined, z: undefined, credentials: undefined });
 
 describe('the examples imported one after another into one Node-RED', function () {
   this.timeout(60_000);
@@ -70,12 +71,16 @@ describe('the examples imported one after another into one Node-RED', function (
     const accounts = flow.filter((n) => n.type === 'bulkgate-account');
     const door = flow.find((n) => n.id === 'ex02-t1') as FlowNode;
     assert.ok(door, 'the door alert node of example 02');
-    await load(flow, Object.fromEntries(accounts.map((a) => [a.id, { application_id: ACCOUNT_ID, application_token: TOKEN }])));
+    await load(
+      flow,
+      Object.fromEntries(accounts.map((a) => [a.id, { application_id: ACCOUNT_ID, application_token: TOKEN }])),
+    );
     const node = helper.getNode('ex02-t1') as TestNode & { receive(m: unknown): void };
     const queued = statusOf('ex02-t1', (s) => /queued 2/.test(s.text ?? ''), 10_000);
     for (let i = 0; i < 7; i++) node.receive({ payload: 'open', time: `12:0${i}`, topic: 'home/door/front' });
     await queued;
-    const texts = () => sim.sim.gateway.state.outbox.map((m) => m.text).filter((t) => t.startsWith('Front door opened'));
+    const texts = () =>
+      sim.sim.gateway.state.outbox.map((m) => m.text).filter((t) => t.startsWith('Front door opened'));
     await new Promise((r) => setTimeout(r, 500)); // checks that the two queued ones stay queued
     assert.equal(texts().length, 5, texts().join('\n'));
   });
@@ -91,9 +96,13 @@ describe('in Chromium: example 01, then example 09, dropped onto the editor', fu
     browser = await openBrowser();
     page = browser.page;
     await page.goto(`${demo.editorUrl}/`);
-    await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-transactional') && (window as any).BulkGateEditor, undefined, {
-      timeout: 30_000,
-    });
+    await page.waitForFunction(
+      () => (window as any).RED?.nodes?.getType?.('bulkgate-transactional') && (window as any).BulkGateEditor,
+      undefined,
+      {
+        timeout: 30_000,
+      },
+    );
     await page.waitForSelector('#red-ui-workspace-chart');
   });
   after(async () => {
@@ -117,17 +126,29 @@ describe('in Chromium: example 01, then example 09, dropped onto the editor', fu
     await page.mouse.click(700, 300);
   };
   const conflict = () =>
-    page.evaluate(() => [...document.querySelectorAll('.red-ui-notification')].map((n) => n.textContent ?? '').filter((t) => /already exist/.test(t)));
-  const present = (ids: string[]) => page.evaluate((list) => list.filter((id) => (window as any).RED.nodes.node(id)), ids);
+    page.evaluate(() =>
+      [...document.querySelectorAll('.red-ui-notification')]
+        .map((n) => n.textContent ?? '')
+        .filter((t) => /already exist/.test(t)),
+    );
+  const present = (ids: string[]) =>
+    page.evaluate((list) => list.filter((id) => (window as any).RED.nodes.node(id)), ids);
 
   it('both imported whole, each with its own account node; no "nodes already exist" dialog', async () => {
-    const [first, second] = ['01', '09'].map((prefix) => files.find((f) => f.startsWith(prefix)) as string) as [string, string];
+    const [first, second] = ['01', '09'].map((prefix) => files.find((f) => f.startsWith(prefix)) as string) as [
+      string,
+      string,
+    ];
     await drop(first);
     const firstIds = read(first).map((n) => n.id);
-    await page.waitForFunction((ids) => ids.every((id) => (window as any).RED.nodes.node(id)), firstIds, { timeout: 10_000 });
+    await page.waitForFunction((ids) => ids.every((id) => (window as any).RED.nodes.node(id)), firstIds, {
+      timeout: 10_000,
+    });
     await drop(second);
     const secondIds = read(second).map((n) => n.id);
-    await page.waitForFunction((ids) => ids.every((id) => (window as any).RED.nodes.node(id)), secondIds, { timeout: 10_000 }).catch(() => undefined);
+    await page
+      .waitForFunction((ids) => ids.every((id) => (window as any).RED.nodes.node(id)), secondIds, { timeout: 10_000 })
+      .catch(() => undefined);
     assert.deepEqual(await conflict(), [], 'no conflict dialog');
     assert.deepEqual(await present(secondIds), secondIds, 'example 09 imported whole, with its own ids');
     assert.deepEqual(await present(firstIds), firstIds, 'example 01 still whole');

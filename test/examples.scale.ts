@@ -76,13 +76,19 @@ async function guestLink(demo: DemoProcess, sidebar: Sidebar): Promise<void> {
     return [res.status, await res.text()];
   };
   assert.deepEqual(await link(''), [400, 'no code in the link']);
-  assert.deepEqual(await link('?code[id]=otp-1&code[code]=123456'), [400, 'no code in the link'], 'a query object is not a code');
+  assert.deepEqual(
+    await link('?code[id]=otp-1&code[code]=123456'),
+    [400, 'no code in the link'],
+    'a query object is not a code',
+  );
   assert.deepEqual(await link('?code=0000000'), [403, 'wrong code']);
   // A fresh code, as the keypad asks for one; the guest reads it on the phone (the simulator's outbox here).
   const otps = async () =>
-    ((await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as { messages: { kind: string; text: string }[] }).messages.filter(
-      (m) => m.kind === 'otp',
-    );
+    (
+      (await (await fetch(`${demo.simulatorUrl}/simulator/outbox`)).json()) as {
+        messages: { kind: string; text: string }[];
+      }
+    ).messages.filter((m) => m.kind === 'otp');
   const before = (await otps()).length;
   const shown = () => sidebar.debug.filter((d) => d.name === 'code sent').length;
   const shownBefore = shown();
@@ -96,7 +102,11 @@ async function guestLink(demo: DemoProcess, sidebar: Sidebar): Promise<void> {
   // The debug node "code sent" follows the change node that keeps flow.otpId: once it shows, the id is kept.
   await until('the code shown as sent', () => shown() > shownBefore);
   assert.deepEqual(await link(`?code=${code}`), [200, 'open']);
-  assert.deepEqual(await link(`?code=${code}`), [410, 'this code has expired or was already used'], 'a code opens the door once');
+  assert.deepEqual(
+    await link(`?code=${code}`),
+    [410, 'this code has expired or was already used'],
+    'a code opens the door once',
+  );
 }
 
 describe('each example file, imported alone', function () {
@@ -131,7 +141,9 @@ describe('each example file, imported alone', function () {
     const prefix = file.slice(0, 2);
     it(`${file}: carries its own account, deploys, and ${EXAMPLE_CLICKS[prefix] ? 'every inject works' : 'starts (it needs an MQTT broker to go further)'}`, async () => {
       // What Node-RED's Import > Examples menu serves (the admin API's examples library) is this file.
-      const served = await fetch(`${demo.editorUrl}/library/examples/flows/node-red-contrib-bulkgate/${encodeURIComponent(file.replace(/\.json$/, ''))}`);
+      const served = await fetch(
+        `${demo.editorUrl}/library/examples/flows/node-red-contrib-bulkgate/${encodeURIComponent(file.replace(/\.json$/, ''))}`,
+      );
       assert.equal(served.status, 200);
       const nodes = (await served.json()) as FlowNode[];
       assert.deepEqual(nodes, JSON.parse(readFileSync(join(EXAMPLES, file), 'utf8')));
@@ -145,7 +157,11 @@ describe('each example file, imported alone', function () {
 
       // Import and click is enough: the account carries the simulator's public demo account.
       for (const account of nodes.filter((n) => n.type === 'bulkgate-account'))
-        assert.deepEqual(account.credentials, { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token }, `${account.id}'s credentials`);
+        assert.deepEqual(
+          account.credentials,
+          { application_id: DEMO_ACCOUNT.id, application_token: DEMO_ACCOUNT.token },
+          `${account.id}'s credentials`,
+        );
       // Short enough to stay on the canvas; the comment's help says the rest.
       assert.match(
         String(nodes[0]?.name),
@@ -176,7 +192,11 @@ describe('each example file, imported alone', function () {
         // The door contact (mqtt in) says "disconnected" (red) as it starts, then "connected" (green)
         // once the broker accepts it: only then is the flow ready, and only then does it subscribe.
         if (contact)
-          await until('the door contact connected', () => sidebar.statuses.slice(statusFrom).some((s) => s.id === contact && s.fill === 'green'), 20_000);
+          await until(
+            'the door contact connected',
+            () => sidebar.statuses.slice(statusFrom).some((s) => s.id === contact && s.fill === 'green'),
+            20_000,
+          );
         for (const c of EXAMPLE_CLICKS[prefix] ?? []) await click(pressByApi(demo.editorUrl), sidebar, c, (id) => id);
         if (prefix === '07') await guestLink(demo, sidebar);
         if (prefix === '02') {
@@ -195,12 +215,14 @@ describe('each example file, imported alone', function () {
             headers: { 'content-type': 'application/json', 'node-red-deployment-type': 'full' },
             body: '[]',
           });
-          await until('the door contact to disconnect', () => sidebar.statuses.slice(stopFrom).some((s) => s.id === contact && s.fill === 'red')).catch(
-            () => undefined,
-          );
+          await until('the door contact to disconnect', () =>
+            sidebar.statuses.slice(stopFrom).some((s) => s.id === contact && s.fill === 'red'),
+          ).catch(() => undefined);
         }
       }
-      const bulkgateErrors = sidebar.debug.slice(from).filter((d) => d.level === 20 && nodes.some((n) => n.id === d.id && n.type.startsWith('bulkgate-')));
+      const bulkgateErrors = sidebar.debug
+        .slice(from)
+        .filter((d) => d.level === 20 && nodes.some((n) => n.id === d.id && n.type.startsWith('bulkgate-')));
       if (!EXAMPLE_CLICKS[prefix]) assert.deepEqual(bulkgateErrors, [], 'no BulkGate node reported an error');
     });
   }

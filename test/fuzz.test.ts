@@ -15,7 +15,9 @@ const RUNS = 10_000;
 const SEED = 20261122;
 /** A refusal starts with the field it is about (or names the field first in its sentence). */
 // A refusal starts with the field it is about ("text is 640 characters", "no number: ...").
-const NAMES_A_FIELD = new RegExp(`^(no )?(${[...SEND_FIELDS, 'one of number, groups, admins'].join('|')})\\b|^text template`);
+const NAMES_A_FIELD = new RegExp(
+  `^(no )?(${[...SEND_FIELDS, 'one of number, groups, admins'].join('|')})\\b|^text template`,
+);
 
 const polluting = ['__proto__', 'constructor', 'prototype', 'toString', 'hasOwnProperty', 'valueOf'];
 const junk = fc.oneof(
@@ -38,7 +40,16 @@ const junk = fc.oneof(
   fc.constantFrom('\u0301'.repeat(268), '€'.repeat(306), '{'.repeat(306), '😀'.repeat(134), 'a€'.repeat(306)),
 );
 const phone = fc.oneof(
-  fc.constantFrom('420777123456', '+420 777 123 457', '00420-777-123-458', '(420) 777.123.459', '123', '12ab', '12', '1234567890123456789012'),
+  fc.constantFrom(
+    '420777123456',
+    '+420 777 123 457',
+    '00420-777-123-458',
+    '(420) 777.123.459',
+    '123',
+    '12ab',
+    '12',
+    '1234567890123456789012',
+  ),
   fc.stringMatching(/^\+?[0-9 ]{3,15}$/),
 );
 const field = fc.oneof(
@@ -48,23 +59,35 @@ const field = fc.oneof(
     fc.oneof(
       phone,
       fc.record(
-        { number: phone, text: fc.string({ maxLength: 50 }), variables: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer())) },
+        {
+          number: phone,
+          text: fc.string({ maxLength: 50 }),
+          variables: fc.dictionary(fc.string({ maxLength: 8 }), fc.oneof(fc.string(), fc.integer())),
+        },
         { requiredKeys: [] },
       ),
     ),
     { maxLength: 5 },
   ),
   fc.record(
-    { sms: fc.record({ text: fc.string(), sender_id: fc.constantFrom('gText', 'gOwn', 'gSystem', 'bogus') }, { requiredKeys: [] }) },
+    {
+      sms: fc.record(
+        { text: fc.string(), sender_id: fc.constantFrom('gText', 'gOwn', 'gSystem', 'bogus') },
+        { requiredKeys: [] },
+      ),
+    },
     { requiredKeys: [] },
   ),
 );
 /** An object whose keys may be request fields or prototype-polluting names, set as own properties. */
-const fieldsObject = fc.array(fc.tuple(fc.constantFrom(...SEND_FIELDS, ...polluting, 'application_token', 'temp'), field), { maxLength: 6 }).map((entries) => {
-  const obj: Record<string, unknown> = {};
-  for (const [key, value] of entries) Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
-  return obj;
-});
+const fieldsObject = fc
+  .array(fc.tuple(fc.constantFrom(...SEND_FIELDS, ...polluting, 'application_token', 'temp'), field), { maxLength: 6 })
+  .map((entries) => {
+    const obj: Record<string, unknown> = {};
+    for (const [key, value] of entries)
+      Object.defineProperty(obj, key, { value, enumerable: true, writable: true, configurable: true });
+    return obj;
+  });
 const msgArbitrary = fc.record(
   {
     payload: fc.oneof(
@@ -106,7 +129,13 @@ describe('fuzzing the send nodes with arbitrary msgs', function () {
       await load(
         [
           { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, outboxMinutes: 0 },
-          { id: 'n', type, account: 'acc', text, wires: Array.from({ length: outputs }, (_, i) => (i < 2 ? ['out'] : ['summary'])) },
+          {
+            id: 'n',
+            type,
+            account: 'acc',
+            text,
+            wires: Array.from({ length: outputs }, (_, i) => (i < 2 ? ['out'] : ['summary'])),
+          },
           { id: 'c', type: 'catch', scope: ['n'], wires: [['caught']] },
           { id: 'out', type: 'helper' },
           { id: 'summary', type: 'helper' },
@@ -124,10 +153,14 @@ describe('fuzzing the send nodes with arbitrary msgs', function () {
       // A msg whose numbers were all impossible ends on the ports too, answered without a request
       // (a recipient is a recipient, whoever refuses it: the node's own refusal is shaped as the gateway's): its records carry `type`.
       // The gateway's own refusal of a number has the same record; the node's checks refuse only a number that cannot be one.
-      const localRefusal = (r: any) => r?.code === 9 && r?.type === 'invalid_phone_number' && !isPhoneNumber(String(r.number));
+      const localRefusal = (r: any) =>
+        r?.code === 9 && r?.type === 'invalid_phone_number' && !isPhoneNumber(String(r.number));
       (helper.getNode(outputs === 3 ? 'summary' : 'out') as TestNode).on('input', (m: any) => {
         end(m.seq);
-        const answeredHere = outputs === 3 ? m.payload.response.length > 0 && m.payload.response.every(localRefusal) : localRefusal(m.payload);
+        const answeredHere =
+          outputs === 3
+            ? m.payload.response.length > 0 && m.payload.response.every(localRefusal)
+            : localRefusal(m.payload);
         if (answeredHere) rejectedHere++;
         else requests++;
       });
@@ -153,10 +186,18 @@ describe('fuzzing the send nodes with arbitrary msgs', function () {
       assert.deepEqual(kinds.slice(0, 5), [], `${others.length} refusals came after a request was sent`);
       const received = (await sim.requests()).length;
       const answeredByGateway = refusals.length - refusals.filter((r) => r.code === 'invalid_request').length;
-      assert.equal(received, requests + answeredByGateway, 'the gateway got a request for each msg that passed the checks, and none other');
+      assert.equal(
+        received,
+        requests + answeredByGateway,
+        'the gateway got a request for each msg that passed the checks, and none other',
+      );
       const unnamed = refusals.filter((r) => r.code === 'invalid_request' && !NAMES_A_FIELD.test(r.message));
       assert.deepEqual(unnamed.slice(0, 5), [], `${unnamed.length} refusals do not name a field`);
-      assert.deepEqual(Object.getOwnPropertyNames(Object.prototype).sort(), prototypeBefore, 'Object.prototype unchanged');
+      assert.deepEqual(
+        Object.getOwnPropertyNames(Object.prototype).sort(),
+        prototypeBefore,
+        'Object.prototype unchanged',
+      );
       assert.equal(({} as Record<string, unknown>).polluted, undefined);
       assert.ok(requests > RUNS / 50, `enough valid msgs reached the gateway to mean something (${requests})`);
       assert.ok(rejectedHere > 0, 'some msgs had only impossible numbers, and ended on the ports');

@@ -8,7 +8,18 @@ import express from 'express';
 import { GatewayClient, GatewayError, measureText, TEXT_COUNT_BOUND } from '../gateway';
 import { startSimulator } from '../simulator/server';
 import { prepare } from './support/prepare';
-import { collect, describe as text, helper, httpNode, load, logs, seen, unload, type FlowNode, type TestNode } from './support/red';
+import {
+  collect,
+  describe as text,
+  helper,
+  httpNode,
+  load,
+  logs,
+  seen,
+  unload,
+  type FlowNode,
+  type TestNode,
+} from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 import { until } from './support/wait';
 
@@ -60,12 +71,17 @@ describe('hardening', function () {
         const cases: [string, Record<string, unknown>][] = [
           ['text', { number: '420777111222', text: body }],
           ['channel.sms.text', { number: '420777111222', channel: { sms: { text: body } } }],
-          ['channel.viber.text', { number: '420777111222', text: 'x', channel: { viber: { sender: 'A', text: body } } }],
+          [
+            'channel.viber.text',
+            { number: '420777111222', text: 'x', channel: { viber: { sender: 'A', text: body } } },
+          ],
         ];
         for (const [field, fields] of cases) {
           assert.throws(
             () => prepare(client, 'transactional', fields),
-            (e: GatewayError) => e.code === 'invalid_request' && e.message === `${field} is ${body.length} characters; the limit is 612 (268 with Unicode)`,
+            (e: GatewayError) =>
+              e.code === 'invalid_request' &&
+              e.message === `${field} is ${body.length} characters; the limit is 612 (268 with Unicode)`,
           );
         }
         assert.throws(
@@ -81,21 +97,41 @@ describe('hardening', function () {
       // Counted: refused by the limit with the counted figure (an extension character counts twice).
       assert.throws(
         () => prepare(client, 'transactional', { number: '420777111222', text: '€'.repeat(TEXT_COUNT_BOUND) }),
-        (e: GatewayError) => e.message === `text is ${2 * TEXT_COUNT_BOUND} characters; the limit is 612 (268 with Unicode)`,
+        (e: GatewayError) =>
+          e.message === `text is ${2 * TEXT_COUNT_BOUND} characters; the limit is 612 (268 with Unicode)`,
       );
       assert.throws(
         () => prepare(client, 'transactional', { number: '420777111222', text: 'a'.repeat(TEXT_COUNT_BOUND + 1) }),
-        (e: GatewayError) => e.message === `text is ${TEXT_COUNT_BOUND + 1} characters; the limit is 612 (268 with Unicode)`,
+        (e: GatewayError) =>
+          e.message === `text is ${TEXT_COUNT_BOUND + 1} characters; the limit is 612 (268 with Unicode)`,
       );
       void client.close();
     });
 
     it('the counter reads the adversarial texts in one pass, with the figures of the reference', () => {
-      assert.deepEqual(measureText(`a${COMBINING.repeat(5)}`, true), { characters: 6, parts: 1, encoding: 'UCS-2', limit: 268, nonGsm: [COMBINING] });
-      assert.deepEqual(measureText('€'.repeat(80), false), { characters: 160, parts: 1, encoding: 'GSM-7', limit: 612, nonGsm: [] });
+      assert.deepEqual(measureText(`a${COMBINING.repeat(5)}`, true), {
+        characters: 6,
+        parts: 1,
+        encoding: 'UCS-2',
+        limit: 268,
+        nonGsm: [COMBINING],
+      });
+      assert.deepEqual(measureText('€'.repeat(80), false), {
+        characters: 160,
+        parts: 1,
+        encoding: 'GSM-7',
+        limit: 612,
+        nonGsm: [],
+      });
       // 81 euro signs: 162 septets; an escape pair never straddles two parts (76 + 5 pairs).
       assert.equal(measureText('€'.repeat(81), false).parts, 2);
-      assert.deepEqual(measureText('😀'.repeat(35), true), { characters: 70, parts: 1, encoding: 'UCS-2', limit: 268, nonGsm: ['😀'] });
+      assert.deepEqual(measureText('😀'.repeat(35), true), {
+        characters: 70,
+        parts: 1,
+        encoding: 'UCS-2',
+        limit: 268,
+        nonGsm: ['😀'],
+      });
       assert.equal(measureText('😀'.repeat(36), true).parts, 2);
     });
   });
@@ -115,7 +151,10 @@ describe('hardening', function () {
 
     it('another base URL without a typed token: refused, and nothing reaches that URL', async () => {
       await deploy();
-      const res = await helper.request().post('/bulkgate/test-connection').send({ id: 'acc', baseUrl: evil.url, application_token: '__PWRD__' });
+      const res = await helper
+        .request()
+        .post('/bulkgate/test-connection')
+        .send({ id: 'acc', baseUrl: evil.url, application_token: '__PWRD__' });
       assert.equal(res.body.ok, false);
       assert.match(res.body.message, /Type the application token again to test another base URL/);
       const omitted = await helper.request().post('/bulkgate/test-connection').send({ id: 'acc', baseUrl: evil.url });
@@ -141,7 +180,11 @@ describe('hardening', function () {
 
     it('JSON only: a form or text/plain post (what a cross-site page can send) gets 415', async () => {
       await deploy();
-      const form = await helper.request().post('/bulkgate/test-connection').type('form').send({ id: 'acc', baseUrl: sim.url });
+      const form = await helper
+        .request()
+        .post('/bulkgate/test-connection')
+        .type('form')
+        .send({ id: 'acc', baseUrl: sim.url });
       assert.equal(form.status, 415);
       const plain = await helper
         .request()
@@ -154,8 +197,15 @@ describe('hardening', function () {
     it("the answer is the client's own sentence, never the remote body's text", async () => {
       await deploy();
       await sim.fault({ echo: true });
-      const res = await helper.request().post('/bulkgate/test-connection').send({ id: 'acc', baseUrl: sim.url, application_token: '__PWRD__' });
-      assert.deepEqual(res.body, { ok: false, type: 'unknown', message: 'The gateway refused the request (unknown, HTTP 400)' });
+      const res = await helper
+        .request()
+        .post('/bulkgate/test-connection')
+        .send({ id: 'acc', baseUrl: sim.url, application_token: '__PWRD__' });
+      assert.deepEqual(res.body, {
+        ok: false,
+        type: 'unknown',
+        message: 'The gateway refused the request (unknown, HTTP 400)',
+      });
     });
   });
 
@@ -165,14 +215,25 @@ describe('hardening', function () {
     for (const token of [TOKEN, 'tok_9f8e7d6c5b4a']) {
       it(`an answer that echoes the token (${token === TOKEN ? 'with dashes' : 'identifier-shaped'}) in every field leaks it nowhere`, async () => {
         sim.sim.accounts.set('echo', { ...sim.sim.accounts.get(ACCOUNT_ID)!, id: 'echo', token });
-        const client = new GatewayClient({ baseUrl: sim.url, applicationId: 'echo', applicationToken: token, retries: 0 });
+        const client = new GatewayClient({
+          baseUrl: sim.url,
+          applicationId: 'echo',
+          applicationToken: token,
+          retries: 0,
+        });
         await sim.fault({ echo: true });
         const error = await client.transactional({ number: '420777111222', text: 'x' }).then(
           () => assert.fail('must fail'),
           (e: GatewayError) => e,
         );
         await client.close();
-        const everything = JSON.stringify({ message: error.message, code: error.code, json: error.toJSON(), own: { ...error }, text: String(error) });
+        const everything = JSON.stringify({
+          message: error.message,
+          code: error.code,
+          json: error.toJSON(),
+          own: { ...error },
+          text: String(error),
+        });
         assert.equal(everything.includes(token), false, everything);
         assert.equal(error.code, 'unknown', 'an echoed type is not an identifier the package passes on');
       });
@@ -191,7 +252,10 @@ describe('hardening', function () {
       );
       await sim.fault({ echo: true });
       const caught = collect('caught', 1);
-      (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({ payload: 'x', number: '420777111222' });
+      (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({
+        payload: 'x',
+        number: '420777111222',
+      });
       const [msg] = await caught;
       assert.equal(msg?.bulkgate.type, 'unknown');
       const all = JSON.stringify([msg, seen, logs()].map(text));
@@ -245,7 +309,10 @@ describe('hardening', function () {
           target,
           {
             method: 'POST',
-            headers: { 'content-type': options.type ?? 'application/json', ...(options.chunked ? {} : { 'content-length': Buffer.byteLength(body) }) },
+            headers: {
+              'content-type': options.type ?? 'application/json',
+              ...(options.chunked ? {} : { 'content-length': Buffer.byteLength(body) }),
+            },
           },
           (res) => {
             res.resume();
@@ -307,7 +374,10 @@ describe('hardening', function () {
           await events();
           const got = counted();
           for (const body of ['[]', '{}', '']) {
-            const status = await Promise.race([post(url(base()), body), new Promise<number>((r) => setTimeout(() => r(-1), 3000))]);
+            const status = await Promise.race([
+              post(url(base()), body),
+              new Promise<number>((r) => setTimeout(() => r(-1), 3000)),
+            ]);
             assert.equal(status, 400, `body ${JSON.stringify(body)}`);
           }
           const form = await Promise.race([
@@ -330,28 +400,43 @@ describe('hardening', function () {
     it("a redeploy of the events node keeps a user's own route on the same path", async () => {
       await events();
       // A user's handler for PUT on the same path (as an http-in node registers one).
-      const httpApp = httpNode as unknown as { put(path: string, h: (req: unknown, res: { end(t: string): void }) => void): void };
+      const httpApp = httpNode as unknown as {
+        put(path: string, h: (req: unknown, res: { end(t: string): void }) => void): void;
+      };
       httpApp.put('/hooks/bulkgate', (_req, res) => res.end('user route'));
       assert.equal(await (await fetch(url(rawBase), { method: 'PUT' })).text(), 'user route');
       // "Modified nodes" deploy: only the events node is restarted.
       await helper.setFlows(
         [
           { id: 'tab', type: 'tab', label: 'test' },
-          { id: 'e', z: 'tab', type: 'bulkgate-events', path: '/hooks/bulkgate', name: 'changed', wires: [['reports'], ['incoming'], []] },
+          {
+            id: 'e',
+            z: 'tab',
+            type: 'bulkgate-events',
+            path: '/hooks/bulkgate',
+            name: 'changed',
+            wires: [['reports'], ['incoming'], []],
+          },
           { id: 'reports', z: 'tab', type: 'helper' },
           { id: 'incoming', z: 'tab', type: 'helper' },
         ] as never,
         'nodes',
         { e: { secret: SECRET } } as never,
       );
-      assert.equal(await (await fetch(url(rawBase), { method: 'PUT' })).text(), 'user route', "the user's route survived");
+      assert.equal(
+        await (await fetch(url(rawBase), { method: 'PUT' })).text(),
+        'user route',
+        "the user's route survived",
+      );
       const got = collect('reports', 1);
       assert.equal((await fetch(`${url(rawBase)}&status=1&smsID=after`)).status, 200, 'the events node serves again');
       assert.equal((await got)[0]?.smsId, 'after');
     });
 
     it('a second events node on the same path gets a warning that names the first', async () => {
-      await events([{ id: 'e2', type: 'bulkgate-events', path: '/hooks/bulkgate', wires: [[], [], []] } as FlowNode], { e2: { secret: 'other' } });
+      await events([{ id: 'e2', type: 'bulkgate-events', path: '/hooks/bulkgate', wires: [[], [], []] } as FlowNode], {
+        e2: { secret: 'other' },
+      });
       const warnings = () => logs().filter((l) => l.includes('already serves /hooks/bulkgate'));
       // Given when the second node starts, with the flow: no later node start could add another.
       await until('the warning', () => warnings().length > 0);
@@ -363,7 +448,10 @@ describe('hardening', function () {
     it("the secret is a password credential: the editor's credentials API answers has_secret, never the secret", async () => {
       await events();
       const nodes = (helper as unknown as { _redNodes: { getCredentialDefinition(type: string): unknown } })._redNodes;
-      assert.equal((nodes.getCredentialDefinition('bulkgate-events') as { secret: { type: string } }).secret.type, 'password');
+      assert.equal(
+        (nodes.getCredentialDefinition('bulkgate-events') as { secret: { type: string } }).secret.type,
+        'password',
+      );
     });
   });
 
@@ -385,7 +473,11 @@ describe('hardening', function () {
 
     it('a webhook URL that is not an http(s) URL: 400 naming the field, and the webhook stays as it was', async () => {
       const post = (body: unknown) =>
-        fetch(`${sim.url}/simulator/webhook`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        fetch(`${sim.url}/simulator/webhook`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       for (const url of ['not a url', 'ftp://127.0.0.1/x', 42]) {
         const res = await post({ url });
         assert.equal(res.status, 400, String(url));

@@ -21,9 +21,10 @@ import { until } from './support/examples';
 const ROOT = join(__dirname, '..', '..');
 /** Where scripts/matrix.sh installs them. */
 const NODE_RED_5 = join(ROOT, '.matrix', 'nr5', 'node_modules', 'node-red', 'red.js');
-const NODE_22 = [join(ROOT, '.matrix', 'node22', 'node_modules', 'node', 'bin', 'node'), join(ROOT, '.matrix', 'node22', 'node_modules', '.bin', 'node')].find(
-  (p) => existsSync(p),
-);
+const NODE_22 = [
+  join(ROOT, '.matrix', 'node22', 'node_modules', 'node', 'bin', 'node'),
+  join(ROOT, '.matrix', 'node22', 'node_modules', '.bin', 'node'),
+].find((p) => existsSync(p));
 /** The address every example's account points at, as the README starts the simulator. */
 const SIMULATOR_PORT = 1881;
 const TYPES = [
@@ -67,7 +68,12 @@ describe('installed from the packed tarball', function () {
   });
 
   it('npm pack ships the built package, README, LICENSE and examples, and nothing else', () => {
-    const [pack] = JSON.parse(execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], { cwd: ROOT, encoding: 'utf8' })) as {
+    const [pack] = JSON.parse(
+      execFileSync('npm', ['pack', '--json', '--ignore-scripts', '--pack-destination', work], {
+        cwd: ROOT,
+        encoding: 'utf8',
+      }),
+    ) as {
       filename: string;
       size: number;
       unpackedSize: number;
@@ -79,10 +85,14 @@ describe('installed from the packed tarball', function () {
     console.log(
       `      ${pack.filename}: ${(statSync(tarball).size / 1024).toFixed(1)} KiB packed, ${(pack.unpackedSize / 1024).toFixed(1)} KiB unpacked, ${files.length} files`,
     );
-    const outside = files.filter((f) => !/^(dist\/(gateway|nodes|simulator)\/|examples\/|README\.md$|LICENSE$|package\.json$)/.test(f));
+    const outside = files.filter(
+      (f) => !/^(dist\/(gateway|nodes|simulator)\/|examples\/|README\.md$|LICENSE$|package\.json$)/.test(f),
+    );
     assert.deepEqual(outside, []);
     assert.deepEqual(
-      files.filter((f) => /(^|\/)test\/|\.map$|\.tgz$|node_modules|flows_cred|\.env|\.pem$|\.npmrc|screenshots|\.png$/.test(f)),
+      files.filter((f) =>
+        /(^|\/)test\/|\.map$|\.tgz$|node_modules|flows_cred|\.env|\.pem$|\.npmrc|screenshots|\.png$/.test(f),
+      ),
       [],
     );
     // Every type ships in the one node set's files; each icon is its type's own.
@@ -108,15 +118,22 @@ describe('installed from the packed tarball', function () {
   });
 
   it('Node-RED 5.0 on Node.js 22 loads all ten types with no error', async () => {
-    assert.ok(existsSync(NODE_RED_5) && NODE_22, 'Node-RED 5.0 and Node.js 22 in .matrix/ (bash scripts/matrix.sh --install-only)');
+    assert.ok(
+      existsSync(NODE_RED_5) && NODE_22,
+      'Node-RED 5.0 and Node.js 22 in .matrix/ (bash scripts/matrix.sh --install-only)',
+    );
     const port = await freePort();
     base = `http://127.0.0.1:${port}`;
     // Its welcome tour would cover the editor for the Chromium test below: a settings file that turns it off.
     const settings = join(work, 'settings.js');
     writeFileSync(settings, 'module.exports = { editorTheme: { tours: false } };\n');
-    nodeRed = spawn(NODE_22, [NODE_RED_5, '--userDir', join(work, 'user'), '--port', String(port), '--settings', settings], {
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
+    nodeRed = spawn(
+      NODE_22,
+      [NODE_RED_5, '--userDir', join(work, 'user'), '--port', String(port), '--settings', settings],
+      {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      },
+    );
     let out = '';
     await new Promise<void>((resolve, reject) => {
       const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${out}`)), 60_000);
@@ -152,7 +169,9 @@ describe('installed from the packed tarball', function () {
     }
     const runtime = (await (await fetch(`${base}/settings`)).json()) as { version: string };
     assert.match(runtime.version, /^5\.0\./);
-    console.log(`      Node-RED ${runtime.version} loaded ${ours.length} node set of node-red-contrib-bulkgate ${ours[0]?.version}`);
+    console.log(
+      `      Node-RED ${runtime.version} loaded ${ours.length} node set of node-red-contrib-bulkgate ${ours[0]?.version}`,
+    );
   });
 
   it("the editor gets each node's .html, catalogs in every language (en-US, de, cs), help and icons", async () => {
@@ -162,21 +181,26 @@ describe('installed from the packed tarball', function () {
       assert.match(html, new RegExp(`data-template-name="${type}"`));
     }
     for (const lng of ['en-US', 'de', 'cs']) {
-      const catalog = (await (await fetch(`${base}/locales/node-red-contrib-bulkgate/${NODE_SET}?lng=${lng}`)).json()) as Record<
-        string,
-        { send?: { label: { text: string } }; brief?: Record<string, string> }
-      >;
+      const catalog = (await (
+        await fetch(`${base}/locales/node-red-contrib-bulkgate/${NODE_SET}?lng=${lng}`)
+      ).json()) as Record<string, { send?: { label: { text: string } }; brief?: Record<string, string> }>;
       for (const type of TYPES) assert.ok(catalog[type], `${type} catalog in ${lng}`);
       // Each node's texts are under its type: the send form's in the send nodes', statuses in every node's.
-      for (const type of ['bulkgate-promotional', 'bulkgate-transactional']) assert.equal(catalog[type]?.send?.label.text, 'Text');
-      assert.equal(catalog['bulkgate-balance']?.brief?.['no-account'], ({ de: 'kein Konto', cs: 'chybí účet' } as Record<string, string>)[lng] ?? 'no account');
+      for (const type of ['bulkgate-promotional', 'bulkgate-transactional'])
+        assert.equal(catalog[type]?.send?.label.text, 'Text');
+      assert.equal(
+        catalog['bulkgate-balance']?.brief?.['no-account'],
+        ({ de: 'kein Konto', cs: 'chybí účet' } as Record<string, string>)[lng] ?? 'no account',
+      );
     }
     // The editor asks for the help in the browser's language (Accept-Language).
     for (const [lng, sentence] of [
       ['de', /Sendet eine Benachrichtigung an einen Empfänger/],
       ['cs', /Pošle upozornění jednomu příjemci/],
     ] as const) {
-      const help = await (await fetch(`${base}/nodes`, { headers: { accept: 'text/html', 'accept-language': lng } })).text();
+      const help = await (
+        await fetch(`${base}/nodes`, { headers: { accept: 'text/html', 'accept-language': lng } })
+      ).text();
       for (const type of TYPES) assert.match(help, new RegExp(`data-help-name="${type}"`), `${type} help in ${lng}`);
       assert.match(help, sentence, `the help in ${lng} is that language's`);
     }
@@ -189,45 +213,72 @@ describe('installed from the packed tarball', function () {
   it("the README's first SMS without an account: the simulator by npx -p, example 01 imported from the editor's Examples, Deploy clicked, its inject's button clicked; the SMS reaches the simulator", async () => {
     const userDir = join(work, 'user');
     // As the README says, in the user directory where the package is installed.
-    simulator = spawn('npx', ['-p', 'node-red-contrib-bulkgate', 'bulkgate-simulator', '--port', String(SIMULATOR_PORT)], {
-      cwd: userDir,
-      detached: true,
-      stdio: ['ignore', 'pipe', 'pipe'],
-      env: { ...process.env, npm_config_yes: 'false', npm_config_offline: 'true' },
-    });
+    simulator = spawn(
+      'npx',
+      ['-p', 'node-red-contrib-bulkgate', 'bulkgate-simulator', '--port', String(SIMULATOR_PORT)],
+      {
+        cwd: userDir,
+        detached: true,
+        stdio: ['ignore', 'pipe', 'pipe'],
+        env: { ...process.env, npm_config_yes: 'false', npm_config_offline: 'true' },
+      },
+    );
     let printed = '';
     simulator.stdout?.on('data', (c: Buffer) => (printed += c.toString()));
     simulator.stderr?.on('data', (c: Buffer) => (printed += c.toString()));
-    await until('the simulator to start', () => printed.includes(`listening on http://127.0.0.1:${SIMULATOR_PORT}`), 60_000).catch(() => {
+    await until(
+      'the simulator to start',
+      () => printed.includes(`listening on http://127.0.0.1:${SIMULATOR_PORT}`),
+      60_000,
+    ).catch(() => {
       throw new Error(`the simulator did not start:\n${printed}`);
     });
-    assert.match(printed, new RegExp(`application_id ${DEMO_ACCOUNT.id}, application_token ${DEMO_ACCOUNT.token}`), 'it prints the demo account');
+    assert.match(
+      printed,
+      new RegExp(`application_id ${DEMO_ACCOUNT.id}, application_token ${DEMO_ACCOUNT.token}`),
+      'it prints the demo account',
+    );
     const sms = async () =>
-      ((await (await fetch(`http://127.0.0.1:${SIMULATOR_PORT}/simulator/outbox`)).json()) as { messages: { number: string; text: string }[] }).messages;
+      (
+        (await (await fetch(`http://127.0.0.1:${SIMULATOR_PORT}/simulator/outbox`)).json()) as {
+          messages: { number: string; text: string }[];
+        }
+      ).messages;
     assert.equal((await sms()).length, 0);
     // Example 01 as Import > Examples gets it: the file the examples library serves.
     const example = (await (
-      await fetch(`${base}/library/examples/flows/node-red-contrib-bulkgate/${encodeURIComponent('01 - Getting started with the simulator')}`)
+      await fetch(
+        `${base}/library/examples/flows/node-red-contrib-bulkgate/${encodeURIComponent('01 - Getting started with the simulator')}`,
+      )
     ).json()) as { id: string; type: string; name?: string }[];
 
     browser = await openBrowser();
     const page = browser.page;
     await page.goto(`${base}/`);
-    await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-account'), undefined, { timeout: 60_000 });
+    await page.waitForFunction(() => (window as any).RED?.nodes?.getType?.('bulkgate-account'), undefined, {
+      timeout: 60_000,
+    });
     // Node-RED 5 asks a new user once whether to enable update notifications: answered as a user would.
     await page
       .getByRole('button', { name: 'No, do not enable notifications' })
       .click({ timeout: 5_000 })
       .catch(() => undefined);
     // Menu > Import > Examples > node-red-contrib-bulkgate > example 01 > Import, placed with a click.
-    const shot = (name: string) => page.screenshot({ path: join(ROOT, 'test-output', `install-${name}.png`) }).catch(() => undefined);
+    const shot = (name: string) =>
+      page.screenshot({ path: join(ROOT, 'test-output', `install-${name}.png`) }).catch(() => undefined);
     try {
       await page.click('#red-ui-header-button-sidemenu');
       await page.click('#menu-item-import');
-      await page.locator('#red-ui-clipboard-dialog-import-tab-examples, a[href="#red-ui-clipboard-dialog-import-tab-examples"]').first().click();
+      await page
+        .locator('#red-ui-clipboard-dialog-import-tab-examples, a[href="#red-ui-clipboard-dialog-import-tab-examples"]')
+        .first()
+        .click();
       const tree = page.locator('#red-ui-clipboard-dialog-import-tab-examples');
       await tree.locator('.red-ui-treeList-label', { hasText: 'node-red-contrib-bulkgate' }).first().click();
-      await tree.locator('.red-ui-treeList-label', { hasText: '01 - Getting started with the simulator' }).first().click();
+      await tree
+        .locator('.red-ui-treeList-label', { hasText: '01 - Getting started with the simulator' })
+        .first()
+        .click();
       await page.click('#red-ui-clipboard-dialog-ok');
       // The imported nodes follow the mouse with the file's first node (example 01's top-right comment) under it, and
       // none goes left of the canvas's edge: the mouse goes to the right so the injects land clear of the left sidebar.
@@ -266,7 +317,10 @@ describe('installed from the packed tarball', function () {
         };
         const chart = document.getElementById('red-ui-workspace-chart')!;
         const box = chart.getBoundingClientRect();
-        const left = Math.max(box.left, shown('#red-ui-sidebar-left-separator .red-ui-sidebar-separator-handle')?.right ?? 0);
+        const left = Math.max(
+          box.left,
+          shown('#red-ui-sidebar-left-separator .red-ui-sidebar-separator-handle')?.right ?? 0,
+        );
         const right = Math.min(box.right, shown('#red-ui-sidebar')?.left ?? Infinity);
         const button = rect(`[id="${id}"] .red-ui-flow-node-button`)!;
         chart.scrollLeft += button.left + button.width / 2 - (left + right) / 2;
@@ -274,7 +328,10 @@ describe('installed from the packed tarball', function () {
         const after = rect(`[id="${id}"] .red-ui-flow-node-button`)!;
         return { left, right, button: [after.left, after.right], scrolled: [chart.scrollLeft, chart.scrollTop] };
       }, inject);
-      assert.ok(where.button[0]! > where.left && where.button[1]! < where.right, `the inject's button is clear of the sidebars: ${JSON.stringify(where)}`);
+      assert.ok(
+        where.button[0]! > where.left && where.button[1]! < where.right,
+        `the inject's button is clear of the sidebars: ${JSON.stringify(where)}`,
+      );
       // Node-RED answers a deploy before its nodes start: pressed again while the inject is not there yet.
       await until(
         'the inject to answer the click',

@@ -26,8 +26,10 @@ describe('lean: what the package loads, and when', function () {
   before(async () => {
     gateway = await startTestSimulator();
     const out = await new Promise<string>((resolve, reject) =>
-      execFile(process.execPath, [join(__dirname, 'support', 'load-probe.js'), gateway.url, ACCOUNT_ID, TOKEN], (error, stdout, stderr) =>
-        error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout),
+      execFile(
+        process.execPath,
+        [join(__dirname, 'support', 'load-probe.js'), gateway.url, ACCOUNT_ID, TOKEN],
+        (error, stdout, stderr) => (error ? reject(new Error(`${error.message}\n${stderr}`)) : resolve(stdout)),
       ),
     );
     reports = out
@@ -71,7 +73,11 @@ describe('lean: what the package loads, and when', function () {
     assert.deepEqual(sent.loaded, ['undici']);
     const messages = (await gateway.outbox()).messages;
     assert.equal(messages.length, 1);
-    assert.deepEqual(sent.validators, ['validators'], "a send loads the send bodies' validators, not the other endpoints'");
+    assert.deepEqual(
+      sent.validators,
+      ['validators'],
+      "a send loads the send bodies' validators, not the other endpoints'",
+    );
   });
 
   it("the other endpoints' validators load with the first call of theirs (a number check), not before", () => {

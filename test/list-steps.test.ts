@@ -15,13 +15,23 @@ describe('a long promotional list in steps (Node-RED runtime)', function () {
   const SIZE = 2 * LIST_STEP + 500;
   const flow = (): FlowNode[] => [
     { id: 'acc', type: 'bulkgate-account', name: 'test', baseUrl: sim.url, retries: 0, outboxMinutes: 0 },
-    { id: 'p', type: 'bulkgate-promotional', account: 'acc', text: 'Hi <first_name>', wires: [['ok'], ['bad'], ['sum']] },
+    {
+      id: 'p',
+      type: 'bulkgate-promotional',
+      account: 'acc',
+      text: 'Hi <first_name>',
+      wires: [['ok'], ['bad'], ['sum']],
+    },
     { id: 'ok', type: 'helper' },
     { id: 'bad', type: 'helper' },
     { id: 'sum', type: 'helper' },
   ];
   const credentials = { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } };
-  const list = () => Array.from({ length: SIZE }, (_, i): unknown => ({ number: `420777${String(i).padStart(6, '0')}`, variables: { first_name: `N${i}` } }));
+  const list = () =>
+    Array.from({ length: SIZE }, (_, i): unknown => ({
+      number: `420777${String(i).padStart(6, '0')}`,
+      variables: { first_name: `N${i}` },
+    }));
   const receive = (msg: unknown) => (helper.getNode('p') as TestNode & { receive(m: unknown): void }).receive(msg);
 
   before(async () => {
@@ -68,7 +78,9 @@ describe('a long promotional list in steps (Node-RED runtime)', function () {
     await load(flow(), credentials);
     const numbers = list();
     numbers[2 * LIST_STEP + 100] = { number: '420777000001', colour: 'red' };
-    const caught = new Promise<Error>((resolve) => (helper.getNode('p') as TestNode).on('call:error', (call: { args: [Error] }) => resolve(call.args[0])));
+    const caught = new Promise<Error>((resolve) =>
+      (helper.getNode('p') as TestNode).on('call:error', (call: { args: [Error] }) => resolve(call.args[0])),
+    );
     receive({ payload: { number: numbers } });
     assert.match((await caught).message, new RegExp(`number\\[${2 * LIST_STEP + 100}\\]\\.colour`));
     assert.equal((await sim.requests()).length, 0);

@@ -1,7 +1,18 @@
 /** The four nodes in the Node-RED runtime (node-red-node-test-helper) against the simulator. */
 import assert from 'node:assert/strict';
 import { createServer } from 'node:http';
-import { collect, ERROR_CODE_IN_CATCH, helper, load, logs, seen, statusOf, unload, type FlowNode, type TestNode } from './support/red';
+import {
+  collect,
+  ERROR_CODE_IN_CATCH,
+  helper,
+  load,
+  logs,
+  seen,
+  statusOf,
+  unload,
+  type FlowNode,
+  type TestNode,
+} from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 
 describe('nodes in the Node-RED runtime', function () {
@@ -18,7 +29,8 @@ describe('nodes in the Node-RED runtime', function () {
     ...extra,
   });
   const helpers = (...ids: string[]): FlowNode[] => ids.map((id) => ({ id, type: 'helper' }));
-  const receive = (id: string, msg: Record<string, unknown>) => (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
+  const receive = (id: string, msg: Record<string, unknown>) =>
+    (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
 
   before(async () => {
     sim = await startTestSimulator(1000, ['420777000001']);
@@ -39,7 +51,10 @@ describe('nodes in the Node-RED runtime', function () {
 
   describe('bulkgate-account', () => {
     it('keeps the credentials in the credential store, not in the flow', async () => {
-      await load([account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', wires: [['out'], []] }, ...helpers('out')], credentials());
+      await load(
+        [account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', wires: [['out'], []] }, ...helpers('out')],
+        credentials(),
+      );
       const flows = JSON.stringify(helper.getNode('acc') ? (helper as any)._redNodes.getFlows().flows : []);
       assert.equal(flows.includes(TOKEN), false);
       const got = collect('out', 1);
@@ -117,7 +132,11 @@ describe('nodes in the Node-RED runtime', function () {
       const got = collect('ok', 1);
       receive('t', { payload: 'hello', number: '420777111222' });
       assert.equal((await got)[0]?.payload.status, 'accepted');
-      assert.equal((await sim.lastRequest()).path, '/api/2.0/advanced/transactional', 'api advanced and version 2.0 by default');
+      assert.equal(
+        (await sim.lastRequest()).path,
+        '/api/2.0/advanced/transactional',
+        'api advanced and version 2.0 by default',
+      );
     });
   });
 
@@ -158,7 +177,11 @@ describe('nodes in the Node-RED runtime', function () {
       );
       assert.deepEqual(summary?.payload.total.status, { sent: 0, accepted: 2, scheduled: 0, error: 1 });
       assert.equal(summary?.payload.response.length, 3);
-      assert.deepEqual(await status, { fill: 'yellow', shape: 'dot', text: 'sent 2 / rejected 1 (last: invalid number)' });
+      assert.deepEqual(await status, {
+        fill: 'yellow',
+        shape: 'dot',
+        text: 'sent 2 / rejected 1 (last: invalid number)',
+      });
       assert.deepEqual(
         (await sim.outbox()).messages.map((m) => m.text),
         ['Hi Ann', 'Hi Bob'],
@@ -266,7 +289,10 @@ describe('nodes in the Node-RED runtime', function () {
       await sum;
       const last = await sim.lastRequest();
       assert.equal(last.path, '/api/1.0/simple/promotional');
-      assert.equal(last.raw, `application_id=${ACCOUNT_ID}&application_token=${TOKEN}&number=420777111222%3B420777111223&text=Ahoj`);
+      assert.equal(
+        last.raw,
+        `application_id=${ACCOUNT_ID}&application_token=${TOKEN}&number=420777111222%3B420777111223&text=Ahoj`,
+      );
     });
 
     it('the channel cascade from the node: viber to viber users, SMS to the rest', async () => {
@@ -317,15 +343,29 @@ describe('nodes in the Node-RED runtime', function () {
       receive('p', { payload: { to: ['777111222'] } });
       await sum;
       const { body } = await sim.lastRequest();
-      assert.deepEqual([body.number, body.groups, body.country, body.schedule], [['777111222'], [1], 'cz', '4102444800']);
+      assert.deepEqual(
+        [body.number, body.groups, body.country, body.schedule],
+        [['777111222'], [1], 'cz', '4102444800'],
+      );
     });
 
     it("what the panel sets wins; msg.payload keys in the reference's names fill only what it leaves empty or at its default", async () => {
-      await load(flow({ text: 'from node', duplicates_check: 'same_number', number: '420777111222', numberType: 'str' }), credentials());
+      await load(
+        flow({ text: 'from node', duplicates_check: 'same_number', number: '420777111222', numberType: 'str' }),
+        credentials(),
+      );
       const warned: unknown[] = [];
       (helper.getNode('p') as TestNode).on('call:warn', (call: { args: unknown[] }) => warned.push(call.args[0]));
       const sum = collect('sum', 1);
-      receive('p', { payload: { text: 'from payload', number: ['420777111223'], duplicates_check: null, application_token: 'stolen', unrelated: 1 } });
+      receive('p', {
+        payload: {
+          text: 'from payload',
+          number: ['420777111223'],
+          duplicates_check: null,
+          application_token: 'stolen',
+          unrelated: 1,
+        },
+      });
       await sum;
       const { body } = await sim.lastRequest();
       assert.deepEqual(body, {
@@ -340,7 +380,14 @@ describe('nodes in the Node-RED runtime', function () {
       // A node that leaves them empty: the payload fills them.
       await load(flow({}), credentials());
       const filled = collect('sum', 1);
-      receive('p', { payload: { text: 'from payload', number: ['420777111223'], duplicates_check: 'same_text', application_token: 'stolen' } });
+      receive('p', {
+        payload: {
+          text: 'from payload',
+          number: ['420777111223'],
+          duplicates_check: 'same_text',
+          application_token: 'stolen',
+        },
+      });
       await filled;
       assert.deepEqual((await sim.lastRequest()).body, {
         application_id: ACCOUNT_ID,
@@ -364,10 +411,16 @@ describe('nodes in the Node-RED runtime', function () {
       const warned: unknown[] = [];
       (helper.getNode('p') as TestNode).on('call:warn', (call: { args: unknown[] }) => warned.push(call.args[0]));
       const sum = collect('sum', 1);
-      receive('p', { payload: { number: [{ number: '420777111222', variables: { first_name: 'A' } }, '420777111223', '420777111224'] } });
+      receive('p', {
+        payload: {
+          number: [{ number: '420777111222', variables: { first_name: 'A' } }, '420777111223', '420777111224'],
+        },
+      });
       await sum;
       await new Promise((r) => setImmediate(r));
-      assert.deepEqual(warned, ['Some recipients have no variable for <first_name>; the gateway sends those placeholders as they are']);
+      assert.deepEqual(warned, [
+        'Some recipients have no variable for <first_name>; the gateway sends those placeholders as they are',
+      ]);
       assert.equal((await sim.outbox()).messages.length, 3);
     });
   });
@@ -411,7 +464,9 @@ describe('nodes in the Node-RED runtime', function () {
         const { body } = await sim.lastRequest();
         assert.equal((body.channel as any)?.sms?.unicode === true, unicode, payload);
       }
-      const caught = new Promise<Error>((resolve) => (helper.getNode('t') as TestNode).on('call:error', (call: { args: [Error] }) => resolve(call.args[0])));
+      const caught = new Promise<Error>((resolve) =>
+        (helper.getNode('t') as TestNode).on('call:error', (call: { args: [Error] }) => resolve(call.args[0])),
+      );
       receive('t', { payload: 'č'.repeat(269) });
       assert.equal((await caught).message, 'text is 269 characters; the limit is 612 (268 with Unicode)');
     });
@@ -453,20 +508,35 @@ describe('nodes in the Node-RED runtime', function () {
       (helper.getNode('t') as TestNode).on('call:error', (call: unknown) => caught.push(call));
       receive('t', { number: '12', topic: 'door' });
       const [msg] = await bad;
-      assert.deepEqual(msg?.payload, { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '12' });
+      assert.deepEqual(msg?.payload, {
+        status: 'error',
+        code: 9,
+        type: 'invalid_phone_number',
+        error: 'Invalid phone number',
+        number: '12',
+      });
       assert.equal(msg?.topic, 'door');
       assert.equal((await sim.requests()).length, 0);
       assert.deepEqual(caught, []);
     });
 
     it('2.0 invalid_phone_number goes to port 2 as the rejected recipient, not to Catch', async () => {
-      await load([...flow({ text: 'x' }), { id: 'c', type: 'catch', scope: null, wires: [['caught']] }, ...helpers('caught')], credentials());
+      await load(
+        [...flow({ text: 'x' }), { id: 'c', type: 'catch', scope: null, wires: [['caught']] }, ...helpers('caught')],
+        credentials(),
+      );
       const bad = collect('bad', 1);
       const caught: unknown[] = [];
       (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m));
       receive('t', { number: '123' });
       const [msg] = await bad;
-      assert.deepEqual(msg?.payload, { status: 'error', code: 9, type: 'invalid_phone_number', error: 'Invalid phone number', number: '123' });
+      assert.deepEqual(msg?.payload, {
+        status: 'error',
+        code: 9,
+        type: 'invalid_phone_number',
+        error: 'Invalid phone number',
+        number: '123',
+      });
       await new Promise((r) => setTimeout(r, 50)); // checks that the refusal on port 2 does not reach Catch too
       assert.equal(caught.length, 0);
     });
@@ -486,7 +556,14 @@ describe('nodes in the Node-RED runtime', function () {
     });
 
     it('no number where the node reads it: Catch names the Recipients field and where the msg holds one', async () => {
-      await load([...flow({ text: 'Door opened' }), { id: 'c', type: 'catch', scope: null, wires: [['caught']] }, ...helpers('caught')], credentials());
+      await load(
+        [
+          ...flow({ text: 'Door opened' }),
+          { id: 'c', type: 'catch', scope: null, wires: [['caught']] },
+          ...helpers('caught'),
+        ],
+        credentials(),
+      );
       const caught = collect('caught', 2);
       receive('t', { payload: '+420 777 111 222' });
       receive('t', { topic: '420777111222' });
@@ -495,7 +572,10 @@ describe('nodes in the Node-RED runtime', function () {
         payload?.error.message,
         'no number: the Recipients field reads msg.number (set it, or choose another property in the node); msg.payload holds a phone number: to send to it, set Recipients to msg.payload',
       );
-      assert.match(topic?.error.message, /msg\.topic holds a phone number: to send to it, set Recipients to msg\.topic$/);
+      assert.match(
+        topic?.error.message,
+        /msg\.topic holds a phone number: to send to it, set Recipients to msg\.topic$/,
+      );
       assert.equal(payload?.bulkgate.type, 'invalid_request');
       await statusOf('t', (s) => s.text === 'no recipient');
       assert.deepEqual(await sim.requests(), []);
@@ -517,7 +597,10 @@ describe('nodes in the Node-RED runtime', function () {
     });
 
     it('1.0 admin from a TypedInput', async () => {
-      await load(flow({ version: '1.0', text: 'x', admin: '2', adminType: 'num', number: '', numberType: 'str' }), credentials());
+      await load(
+        flow({ version: '1.0', text: 'x', admin: '2', adminType: 'num', number: '', numberType: 'str' }),
+        credentials(),
+      );
       const ok = collect('ok', 1);
       receive('t', {});
       await ok;
@@ -534,7 +617,18 @@ describe('nodes in the Node-RED runtime', function () {
     for (const [settings, method, path] of variants) {
       it(`${method} ${path}: the balance on port 1, and on port 2 only below the threshold`, async () => {
         await load(
-          [account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', threshold: 500, ...settings, wires: [['one'], ['two']] }, ...helpers('one', 'two')],
+          [
+            account(),
+            {
+              id: 'b',
+              type: 'bulkgate-balance',
+              account: 'acc',
+              threshold: 500,
+              ...settings,
+              wires: [['one'], ['two']],
+            },
+            ...helpers('one', 'two'),
+          ],
           credentials(),
         );
         const one = collect('one', 1);
@@ -551,7 +645,11 @@ describe('nodes in the Node-RED runtime', function () {
 
     it('port 2 fires when credit is below the threshold', async () => {
       await load(
-        [account(), { id: 'b', type: 'bulkgate-balance', account: 'acc', threshold: 5000, wires: [['one'], ['two']] }, ...helpers('one', 'two')],
+        [
+          account(),
+          { id: 'b', type: 'bulkgate-balance', account: 'acc', threshold: 5000, wires: [['one'], ['two']] },
+          ...helpers('one', 'two'),
+        ],
         credentials(),
       );
       const both = Promise.all([collect('one', 1), collect('two', 1)]);
@@ -565,12 +663,30 @@ describe('nodes in the Node-RED runtime', function () {
   describe('errors reach a Catch node', () => {
     const flow = (acc: Record<string, unknown>, node: Record<string, unknown>): FlowNode[] => [
       account(acc),
-      { id: 't', type: 'bulkgate-transactional', account: 'acc', text: 'x', number: '420777111222', numberType: 'str', wires: [['ok'], ['bad']], ...node },
+      {
+        id: 't',
+        type: 'bulkgate-transactional',
+        account: 'acc',
+        text: 'x',
+        number: '420777111222',
+        numberType: 'str',
+        wires: [['ok'], ['bad']],
+        ...node,
+      },
       { id: 'c', type: 'catch', scope: null, wires: [['caught']] },
       ...helpers('ok', 'bad', 'caught'),
     ];
     // The status names the problem in a few words; the error carries the whole sentence.
-    const cases: [string, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, Record<string, unknown>, string, RegExp, string][] = [
+    const cases: [
+      string,
+      Record<string, unknown>,
+      Record<string, unknown>,
+      Record<string, unknown>,
+      Record<string, unknown>,
+      string,
+      RegExp,
+      string,
+    ][] = [
       [
         '401 in the 2.0 shape',
         {},
@@ -591,10 +707,46 @@ describe('nodes in the Node-RED runtime', function () {
         /does not accept this application id and token: check them in the BulkGate account node/,
         'wrong token',
       ],
-      ['a text too long', {}, { text: 'x'.repeat(2000) }, {}, {}, 'invalid_request', /^text is 2000 characters; the limit is 612/, 'text too long (2000/612)'],
-      ['a network failure', { baseUrl: 'http://127.0.0.1:1' }, {}, {}, {}, 'network', /Could not reach the gateway/, 'gateway unreachable'],
-      ['a missing token', {}, {}, { acc: { application_id: ACCOUNT_ID } }, {}, 'invalid_request', /the account has no application_token/, 'account not set up'],
-      ['no account', {}, { account: '' }, {}, {}, 'invalid_request', /^No BulkGate account is selected in this node/, 'no account'],
+      [
+        'a text too long',
+        {},
+        { text: 'x'.repeat(2000) },
+        {},
+        {},
+        'invalid_request',
+        /^text is 2000 characters; the limit is 612/,
+        'text too long (2000/612)',
+      ],
+      [
+        'a network failure',
+        { baseUrl: 'http://127.0.0.1:1' },
+        {},
+        {},
+        {},
+        'network',
+        /Could not reach the gateway/,
+        'gateway unreachable',
+      ],
+      [
+        'a missing token',
+        {},
+        {},
+        { acc: { application_id: ACCOUNT_ID } },
+        {},
+        'invalid_request',
+        /the account has no application_token/,
+        'account not set up',
+      ],
+      [
+        'no account',
+        {},
+        { account: '' },
+        {},
+        {},
+        'invalid_request',
+        /^No BulkGate account is selected in this node/,
+        'no account',
+      ],
       [
         'an inject timestamp as the text',
         {},
@@ -647,9 +799,16 @@ describe('nodes in the Node-RED runtime', function () {
       };
       const encoded = util.encodeObject({ msg: error });
       assert.equal(encoded.format, 'error');
-      assert.match((JSON.parse(encoded.msg) as { data: { message: string } }).data.message, /^Could not reach the gateway/);
+      assert.match(
+        (JSON.parse(encoded.msg) as { data: { message: string } }).data.message,
+        /^Could not reach the gateway/,
+      );
       assert.ok(error instanceof Error);
-      assert.match(String(error), /^Could not reach the gateway/, 'its text (a log line, a Catch node) is the sentence alone');
+      assert.match(
+        String(error),
+        /^Could not reach the gateway/,
+        'its text (a log line, a Catch node) is the sentence alone',
+      );
       assert.match(error.stack ?? '', /^GatewayError: Could not reach the gateway[^\n]*\n\s+at /);
       assert.match(String((error as { cause?: unknown }).cause), /^connect ECONNREFUSED 127\.0\.0\.1:1$/);
       assert.equal((error as { code?: string }).code, 'network');
@@ -666,7 +825,12 @@ describe('nodes in the Node-RED runtime', function () {
       receive('t', {});
       const [msg] = await caught;
       if (ERROR_CODE_IN_CATCH) assert.equal(msg?.error.code, 'low_credit');
-      assert.deepEqual(msg?.bulkgate, { type: 'low_credit', status: 400, detail: 'This needs 0.05 credits; 0 left', retryable: false });
+      assert.deepEqual(msg?.bulkgate, {
+        type: 'low_credit',
+        status: 400,
+        detail: 'This needs 0.05 credits; 0 left',
+        retryable: false,
+      });
       assert.equal((await sim.outbox()).messages.length, 0);
     });
 

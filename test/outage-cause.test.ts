@@ -51,7 +51,12 @@ describe('a message that waits says why: the gateway port closed', function () {
 
     const outage = logLines().filter((l) => /cannot be reached/.test(l));
     assert.equal(outage.length, 1, logLines().join('\n'));
-    assert.match(outage[0] as string, new RegExp(`The gateway at ${url} cannot be reached \\(Could not reach the gateway at ${url} \\(ECONNREFUSED\\)\\)`));
+    assert.match(
+      outage[0] as string,
+      new RegExp(
+        `The gateway at ${url} cannot be reached \\(Could not reach the gateway at ${url} \\(ECONNREFUSED\\)\\)`,
+      ),
+    );
 
     // A second alert and the probes that fail the same way: no second line.
     node.receive({ payload: 'Door opened again', number: '420777123456' });
@@ -96,7 +101,10 @@ describe('a message that waits says why: the gateway port closed', function () {
     const account = helper.getNode('acc') as unknown as { warn: { args: unknown[][] } };
     const logLines = () => account.warn.args.map((a) => String(a[0]));
     const caught = collect('caught', 1, 10_000);
-    (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({ payload: 'Door opened', number: '420777123456' });
+    (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({
+      payload: 'Door opened',
+      number: '420777123456',
+    });
     const [msg] = await caught;
     assert.equal(msg?.bulkgate.type, 'expired');
     await new Promise((r) => setTimeout(r, 300)); // checks that no other line follows

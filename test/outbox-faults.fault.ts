@@ -11,7 +11,19 @@ import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { OutboxJournal } from '../nodes/account/outbox-journal';
-import { alertFlow, deliveries, endsSeen, handIn, ledger, outboxPath, rows, table, until, waitingInJournal, type FlowOptions } from './support/alert-ledger';
+import {
+  alertFlow,
+  deliveries,
+  endsSeen,
+  handIn,
+  ledger,
+  outboxPath,
+  rows,
+  table,
+  until,
+  waitingInJournal,
+  type FlowOptions,
+} from './support/alert-ledger';
 import { nodeRedProcess, type NodeRedProcess } from './support/node-red-process';
 import { startTestSimulator, type TestSimulator } from './support/simulator';
 import { ENDED, entryLine, KEPT, STEPS } from './support/compaction-child';
@@ -92,7 +104,12 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
     await sim.fault({ offline: { seconds: 0 }, jitter: 20 });
     // A send goes from the journal and leaves it when it ended: with every alert ended and the
     // journal empty, nothing is left that could go a second time.
-    await until('every alert ended and the outbox emptied', () => allEnded(alerts) && waitingInJournal(copy).size === 0, 300_000, output);
+    await until(
+      'every alert ended and the outbox emptied',
+      () => allEnded(alerts) && waitingInJournal(copy).size === 0,
+      300_000,
+      output,
+    );
     check(fault, alerts);
   }
 
@@ -120,7 +137,9 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
       await start();
       // Killed once the drain has delivered a random few more (or after 10 s: a slow start on a busy machine).
       const more = 20 + Math.floor(Math.random() * 150);
-      await until('a few more delivered', () => sim.sim.gateway.state.outbox.length >= before + more, 10_000).catch(() => undefined);
+      await until('a few more delivered', () => sim.sim.gateway.state.outbox.length >= before + more, 10_000).catch(
+        () => undefined,
+      );
       const draining = waitingInJournal(copy).size > 0;
       await copy.kill();
       if (draining && sim.sim.gateway.state.outbox.length > before) kills++;
@@ -130,7 +149,12 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
     await start();
     // A send goes from the journal and leaves it when it ended: with every alert ended and the
     // journal empty, nothing is left that could go a second time.
-    await until('every alert ended and the outbox emptied', () => allEnded(alerts) && waitingInJournal(copy).size === 0, 300_000, output);
+    await until(
+      'every alert ended and the outbox emptied',
+      () => allEnded(alerts) && waitingInJournal(copy).size === 0,
+      300_000,
+      output,
+    );
     check(`${fault} x ${kills} during a drain`, alerts);
   }
 
@@ -144,7 +168,10 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
     const whole = readFileSync(outboxPath(copy), 'utf8')
       .split('\n')
       .find((l) => l.includes('"id"')) as string;
-    appendFileSync(outboxPath(copy), whole.replace(/"id":"[^"]+"/, '"id":"phantom"').slice(0, Math.floor(whole.length / 2)));
+    appendFileSync(
+      outboxPath(copy),
+      whole.replace(/"id":"[^"]+"/, '"id":"phantom"').slice(0, Math.floor(whole.length / 2)),
+    );
     editor = await start();
     const second = ids('u', 2);
     await keepDuringOutage(editor, second);
@@ -160,9 +187,19 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
     const alerts = [...first, ...second, ...third];
     // A send goes from the journal and leaves it when it ended: with every alert ended and the
     // journal empty, nothing is left that could go a second time.
-    await until('every alert ended and the outbox emptied', () => allEnded(alerts) && waitingInJournal(copy).size === 0, 60_000, output);
+    await until(
+      'every alert ended and the outbox emptied',
+      () => allEnded(alerts) && waitingInJournal(copy).size === 0,
+      60_000,
+      output,
+    );
     // No kill after the last start: every alert's end reaches the ledger's file too.
-    await until('every end in the ledger', () => new Set(endsSeen(copy).map((e) => e.alert)).size === alerts.length, 30_000, output);
+    await until(
+      'every end in the ledger',
+      () => new Set(endsSeen(copy).map((e) => e.alert)).size === alerts.length,
+      30_000,
+      output,
+    );
     check('torn tail, restart', alerts);
     assert.ok(editor);
   });
@@ -197,7 +234,10 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
         output,
       );
       const caught = endsSeen(copy).filter((e) => e.end === 'catch');
-      assert.ok(caught.length > 0 && caught.length < alerts.length, `${caught.length} of ${alerts.length} went to Catch: the disk filled part-way`);
+      assert.ok(
+        caught.length > 0 && caught.length < alerts.length,
+        `${caught.length} of ${alerts.length} went to Catch: the disk filled part-way`,
+      );
       assert.deepEqual([...new Set(caught.map((e) => e.code))], ['outbox_unavailable']);
       await copy.kill();
       if (mounted) rmSync(join(folder, 'filler'));
@@ -205,7 +245,12 @@ describe('every alert once, under every fault (a Node-RED process, the simulator
       editor = await start();
       // A send goes from the journal and leaves it when it ended: with every alert ended and the
       // journal empty, nothing is left that could go a second time.
-      await until('every alert ended and the outbox emptied', () => allEnded(alerts) && waitingInJournal(copy).size === 0, 120_000, output);
+      await until(
+        'every alert ended and the outbox emptied',
+        () => allEnded(alerts) && waitingInJournal(copy).size === 0,
+        120_000,
+        output,
+      );
       check(`full disk (${mounted ? 'a 1 MB tmpfs' : 'ulimit -f'}), freed, restart`, alerts);
       assert.ok(editor);
     } finally {
@@ -224,7 +269,9 @@ describe("every alert once: a kill at each step of the outbox journal's compacti
   for (const step of STEPS) {
     it(`killed at "${step}": after a restart exactly the ${KEPT - ENDED} waiting entries load, none that ended, and the file takes more`, () => {
       const path = join(dir, step, 'acc.jsonl');
-      const child = spawnSync(process.execPath, [join(__dirname, 'support', 'compaction-child.js'), path, step], { encoding: 'utf8' });
+      const child = spawnSync(process.execPath, [join(__dirname, 'support', 'compaction-child.js'), path, step], {
+        encoding: 'utf8',
+      });
       assert.equal(child.signal, 'SIGKILL', `the child was killed at ${step}: ${child.stderr}`);
       const journal = new OutboxJournal(path);
       assert.equal(journal.lock(), true, "the dead process's lock is taken over");

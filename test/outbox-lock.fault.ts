@@ -12,7 +12,17 @@
 import assert from 'node:assert/strict';
 import { existsSync, readFileSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { hostname } from 'node:os';
-import { alertFlow, deliveries, endsSeen, handIn, ledger, outboxPath, rows, until, waitingInJournal } from './support/alert-ledger';
+import {
+  alertFlow,
+  deliveries,
+  endsSeen,
+  handIn,
+  ledger,
+  outboxPath,
+  rows,
+  until,
+  waitingInJournal,
+} from './support/alert-ledger';
 import { nodeRedProcess, type NodeRedProcess } from './support/node-red-process';
 import { startTestSimulator, type TestSimulator } from './support/simulator';
 
@@ -39,7 +49,10 @@ describe("the outbox's lock when Node-RED comes back under another host name (a 
   const lockHost = () => (JSON.parse(readFileSync(lockPath(), 'utf8')) as { host: string }).host;
   const start = (options: { hostname?: string; staleMs?: number } = {}) =>
     copy.start({
-      env: { LIFE: String(++life), ...(options.staleMs === undefined ? {} : { BULKGATE_OUTBOX_LOCK_STALE_MS: String(options.staleMs) }) },
+      env: {
+        LIFE: String(++life),
+        ...(options.staleMs === undefined ? {} : { BULKGATE_OUTBOX_LOCK_STALE_MS: String(options.staleMs) }),
+      },
       hostname: options.hostname,
     });
   const output = () => copy.output();
@@ -180,18 +193,36 @@ describe("the outbox's lock when Node-RED comes back under another host name (a 
       let editor = await second.start({ env: { LIFE: 'second', BULKGATE_OUTBOX_LOCK_STALE_MS: String(staleMs) } });
       const here = ids('s', 3);
       await handIn(editor, here);
-      await until('the alerts of the second on this host at Catch', () => caught(here).length === here.length, 30_000, second.output);
+      await until(
+        'the alerts of the second on this host at Catch',
+        () => caught(here).length === here.length,
+        30_000,
+        second.output,
+      );
       await second.kill();
       const since = Date.now();
-      editor = await second.start({ env: { LIFE: 'second-pod', BULKGATE_OUTBOX_LOCK_STALE_MS: String(staleMs) }, hostname: 'second-pod' });
+      editor = await second.start({
+        env: { LIFE: 'second-pod', BULKGATE_OUTBOX_LOCK_STALE_MS: String(staleMs) },
+        hostname: 'second-pod',
+      });
       const there = ids('o', 3);
       await handIn(editor, there);
-      await until('the alerts of the second under another host name at Catch', () => caught(there).length === there.length, 30_000, second.output);
+      await until(
+        'the alerts of the second under another host name at Catch',
+        () => caught(there).length === there.length,
+        30_000,
+        second.output,
+      );
       // Waiting for the clock itself: past the bound, the living holder's lock still stands.
       await sleep(Math.max(0, since + 2 * staleMs - Date.now()));
       const later = ids('l', 3);
       await handIn(editor, later);
-      await until('the later alerts of the second at Catch', () => caught(later).length === later.length, 30_000, second.output);
+      await until(
+        'the later alerts of the second at Catch',
+        () => caught(later).length === later.length,
+        30_000,
+        second.output,
+      );
       assert.deepEqual([...new Set(caught([...here, ...there, ...later]).map((e) => e.code))], ['outbox_locked']);
       assert.equal(lockHost(), hostname(), 'the first still holds it');
       assert.deepEqual([...waitingIds()].sort(), [...kept].sort(), "the second wrote nothing into the first's file");

@@ -73,7 +73,8 @@ class Real {
         return new Promise((resolve, reject) => {
           this.wire.push({
             seq,
-            resolve: () => resolve({ record: { status: 'accepted', number: '420777123456' }, rejected: false } as never),
+            resolve: () =>
+              resolve({ record: { status: 'accepted', number: '420777123456' }, rejected: false } as never),
             reject,
           });
         });
@@ -83,7 +84,9 @@ class Real {
         if (afterRestart) this.afterRestart.add(seq);
         const due = this.model.due.get(seq);
         if ('error' in outcome && outcome.error.code === 'expired' && due && performance.now() < due.at) {
-          this.broken.push(`${seq} expired ${Math.round((due.at - performance.now()) / 1000)} s before its 60 minutes passed`);
+          this.broken.push(
+            `${seq} expired ${Math.round((due.at - performance.now()) / 1000)} s before its 60 minutes passed`,
+          );
         }
         this.onWire.delete(seq);
         this.settled.set(seq, (this.settled.get(seq) ?? 0) + 1);
@@ -214,7 +217,11 @@ class Restart implements fc.AsyncCommand<Model, Real> {
     // After the first delay, as a start hands on what ended before it (and ends what expired meanwhile).
     clock.tick(real.worker.firstDelay);
     for (let i = 0; i < 1000 && real.outbox.waiting !== model.waiting.size; i++) await quiet();
-    assert.equal(real.outbox.waiting, model.waiting.size, 'a restart loads exactly what did not end, and hands on what ended but had not left');
+    assert.equal(
+      real.outbox.waiting,
+      model.waiting.size,
+      'a restart loads exactly what did not end, and hands on what ended but had not left',
+    );
   }
   toString = () => 'restart';
 }
@@ -236,7 +243,9 @@ const commands = [
   fc.integer({ min: 1, max: 5 }).map((n) => new Keep(n)),
   fc.constant(new Keep(1100)),
   fc.constant(new Round()),
-  fc.tuple(fc.nat(), fc.constantFrom<Finish>('ok', 'ok', 'transient', 'refused')).map(([i, how]) => new FinishOne(i, how)),
+  fc
+    .tuple(fc.nat(), fc.constantFrom<Finish>('ok', 'ok', 'transient', 'refused'))
+    .map(([i, how]) => new FinishOne(i, how)),
   fc.nat().map((seed) => new DrainOutOfOrder(seed)),
   fc.constant(new Restart()),
   fc.constantFrom(365 * 24, 1, -1, -30 * 24).map((hours) => new StepClock(hours * 3_600_000)),
@@ -247,7 +256,9 @@ describe('the outbox against a model (fast-check commands)', function () {
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'bulkgate-model-'));
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    clock = FakeTimers.install({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
+    });
   });
   afterEach(() => {
     clock.uninstall();

@@ -29,7 +29,8 @@ describe('outbox: a restart after SIGKILL', function () {
 
   const startNodeRed = () => copy.start();
 
-  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 30_000) => waitUntil(what, check, ms, { detail: output });
+  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 30_000) =>
+    waitUntil(what, check, ms, { detail: output });
 
   const outboxFile = () => join(userDir, 'bulkgate-outbox', 'acc.jsonl');
   const kept = () =>
@@ -44,7 +45,15 @@ describe('outbox: a restart after SIGKILL', function () {
       join(userDir, 'flows.json'),
       JSON.stringify([
         { id: 'tab', type: 'tab', label: 'alarms' },
-        { id: 'acc', type: 'bulkgate-account', name: 'home', baseUrl: sim.url, retries: 0, timeout: 2000, outboxDelay: 300 },
+        {
+          id: 'acc',
+          type: 'bulkgate-account',
+          name: 'home',
+          baseUrl: sim.url,
+          retries: 0,
+          timeout: 2000,
+          outboxDelay: 300,
+        },
         ...[0, 1, 2, 3, 4].map((i) => ({
           id: `alarm${i}`,
           z: 'tab',
@@ -57,7 +66,10 @@ describe('outbox: a restart after SIGKILL', function () {
         { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [[], []] },
       ]),
     );
-    writeFileSync(join(userDir, 'flows_cred.json'), JSON.stringify({ acc: { application_id: ACCOUNT_ID, application_token: TOKEN } }));
+    writeFileSync(
+      join(userDir, 'flows_cred.json'),
+      JSON.stringify({ acc: { application_id: ACCOUNT_ID, application_token: TOKEN } }),
+    );
 
     let editor = await startNodeRed();
     // The gateway answers 503 (away) until the test clears it.
@@ -96,7 +108,8 @@ describe('outbox: a restart after SIGKILL', function () {
             .filter(Boolean)
             .map((l) => JSON.parse(l) as { port: string })
         : [];
-    const describeOutput = (port: string) => `msg.payload = JSON.stringify({ port: '${port}', status: msg.payload.status, sent: msg.sent }); return msg;`;
+    const describeOutput = (port: string) =>
+      `msg.payload = JSON.stringify({ port: '${port}', status: msg.payload.status, sent: msg.sent }); return msg;`;
     writeFileSync(
       join(userDir, 'flows.json'),
       JSON.stringify([
@@ -113,18 +126,40 @@ describe('outbox: a restart after SIGKILL', function () {
           wires: [['tt']],
         })),
         { id: 'tt', z: 'tab', type: 'bulkgate-transactional', account: 'tacc', text: '', wires: [[], []] },
-        { id: 'ev', z: 'tab', type: 'bulkgate-events', path: '/bulkgate/events', account: 'tacc', reportTimeout: 12, wires: [['f1'], [], ['f3']] },
+        {
+          id: 'ev',
+          z: 'tab',
+          type: 'bulkgate-events',
+          path: '/bulkgate/events',
+          account: 'tacc',
+          reportTimeout: 12,
+          wires: [['f1'], [], ['f3']],
+        },
         { id: 'f1', z: 'tab', type: 'function', func: describeOutput('report'), outputs: 1, wires: [['out']] },
         { id: 'f3', z: 'tab', type: 'function', func: describeOutput('late'), outputs: 1, wires: [['out']] },
-        { id: 'out', z: 'tab', type: 'file', filename: events, appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'utf8', wires: [] },
+        {
+          id: 'out',
+          z: 'tab',
+          type: 'file',
+          filename: events,
+          appendNewline: true,
+          createDir: true,
+          overwriteFile: 'false',
+          encoding: 'utf8',
+          wires: [],
+        },
       ]),
     );
     writeFileSync(
       join(userDir, 'flows_cred.json'),
-      JSON.stringify({ tacc: { application_id: ACCOUNT_ID, application_token: TOKEN }, ev: { secret: 'restart-secret' } }),
+      JSON.stringify({
+        tacc: { application_id: ACCOUNT_ID, application_token: TOKEN },
+        ev: { secret: 'restart-secret' },
+      }),
     );
     let editor = await startNodeRed();
-    for (const name of ['answered', 'silent']) assert.equal((await fetch(`${editor}/inject/inject-${name}`, { method: 'POST' })).status, 200, output());
+    for (const name of ['answered', 'silent'])
+      assert.equal((await fetch(`${editor}/inject/inject-${name}`, { method: 'POST' })).status, 200, output());
     await until('both accepted', async () => (await sim.outbox()).messages.length === 2);
     const answered = (await sim.outbox()).messages.find((m) => m.text === 'Alarm: answered');
     const trackingFile = join(userDir, 'bulkgate-tracking', 'tacc.jsonl');

@@ -49,7 +49,17 @@ describe('outbox at scale: an alarm storm during an outage', function () {
   const outboxFile = () => join(userDir, 'bulkgate-outbox', 'acc.jsonl');
 
   const flow = (account: Record<string, unknown> = {}): FlowNode[] => [
-    { id: 'acc', type: 'bulkgate-account', name: 'home', baseUrl: sim.url, retries: 3, retryDelay: 50, timeout: 2000, outboxDelay: 200, ...account },
+    {
+      id: 'acc',
+      type: 'bulkgate-account',
+      name: 'home',
+      baseUrl: sim.url,
+      retries: 3,
+      retryDelay: 50,
+      timeout: 2000,
+      outboxDelay: 200,
+      ...account,
+    },
     { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['ok'], ['bad']] },
     { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
     { id: 'ok', type: 'helper' },
@@ -79,7 +89,9 @@ describe('outbox at scale: an alarm storm during an outage', function () {
   it('2,000 alerts while the gateway answers 503: a handful of requests reach it, then all 2,000 once each, in order; the status clears', async () => {
     await load(flow(), credentials);
     const statuses: string[] = [];
-    (helper.getNode('t') as TestNode).on('call:status', (call: { args: [{ text?: string }] }) => statuses.push(call.args[0]?.text ?? ''));
+    (helper.getNode('t') as TestNode).on('call:status', (call: { args: [{ text?: string }] }) =>
+      statuses.push(call.args[0]?.text ?? ''),
+    );
     const caught: unknown[] = [];
     (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m));
     const outputs = collect('ok', 2000, 90_000);
@@ -129,16 +141,41 @@ describe('outbox at scale: an alarm storm during an outage', function () {
   });
 
   it("an alarm's give-up time: after it, Catch gets it as expired while a reminder on the same account waits on", async () => {
-    await load([...flow(), { id: 'alarm', type: 'bulkgate-transactional', account: 'acc', text: '', giveUpAfter: 1, wires: [['ok'], ['bad']] }], credentials);
+    await load(
+      [
+        ...flow(),
+        {
+          id: 'alarm',
+          type: 'bulkgate-transactional',
+          account: 'acc',
+          text: '',
+          giveUpAfter: 1,
+          wires: [['ok'], ['bad']],
+        },
+      ],
+      credentials,
+    );
     const caught = collect('caught', 1, 20_000);
     await sim.fault({ offline: { seconds: 60, mode: '503' } });
-    (helper.getNode('alarm') as TestNode).receive({ payload: 'Burglar in the garage', number: '420777123456', seq: 'alarm' } as never);
-    (helper.getNode('t') as TestNode).receive({ payload: 'Take the bins out', number: '420777123456', seq: 'reminder' } as never);
+    (helper.getNode('alarm') as TestNode).receive({
+      payload: 'Burglar in the garage',
+      number: '420777123456',
+      seq: 'alarm',
+    } as never);
+    (helper.getNode('t') as TestNode).receive({
+      payload: 'Take the bins out',
+      number: '420777123456',
+      seq: 'reminder',
+    } as never);
     const [msg] = await caught;
     assert.equal(msg?.seq, 'alarm');
     assert.equal(msg?.bulkgate?.type, 'expired');
     assert.match(msg?.error.message, /Not sent within 1 s \(the node's "give up after"\)/);
-    assert.equal((helper.getNode('acc') as unknown as { account: { outbox: { waiting: number } } }).account.outbox.waiting, 1, 'the reminder still waits');
+    assert.equal(
+      (helper.getNode('acc') as unknown as { account: { outbox: { waiting: number } } }).account.outbox.waiting,
+      1,
+      'the reminder still waits',
+    );
     await sim.fault({ offline: { seconds: 0 } });
     const [sent] = await collect('ok', 1, 30_000);
     assert.equal(sent?.seq, 'reminder');
@@ -162,7 +199,11 @@ describe('outbox at scale: an alarm storm during an outage', function () {
     const [msg] = await caught;
     assert.equal(msg?.bulkgate?.type, 'outbox_locked');
     assert.match(msg?.error.message, /another Node-RED process holds the outbox file/);
-    assert.equal(readFileSync(outboxFile(), 'utf8'), `{"bulkgateOutbox":2}\n${theirs}\n`, 'the other process keeps its file as it was');
+    assert.equal(
+      readFileSync(outboxFile(), 'utf8'),
+      `{"bulkgateOutbox":2}\n${theirs}\n`,
+      'the other process keeps its file as it was',
+    );
     await sim.fault({ offline: { seconds: 0 } });
     await new Promise((r) => setTimeout(r, 1000)); // checks that no probe sends the other's messages once the gateway is back
     assert.deepEqual((await sim.outbox()).messages, [], "the other's messages are not sent from here");

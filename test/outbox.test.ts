@@ -70,7 +70,8 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     ...extra,
   ];
 
-  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 30_000) => waitUntil(what, check, ms, { every: 25 });
+  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 30_000) =>
+    waitUntil(what, check, ms, { every: 25 });
 
   /** Texts of the messages the simulator accepted, in the order it accepted them. */
   const delivered = async (): Promise<string[]> => (await sim.outbox()).messages.map((m) => m.text);
@@ -90,7 +91,8 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     node.receive({ payload: 'Alarm first', number: '420777123456', topic: 'first' } as never);
     await until('the first kept', () => fileEntries().length === 1);
     // Older messages wait now: these go behind them without trying the gateway.
-    for (const topic of ['second', 'third']) node.receive({ payload: `Alarm ${topic}`, number: '420777123456', topic } as never);
+    for (const topic of ['second', 'third'])
+      node.receive({ payload: `Alarm ${topic}`, number: '420777123456', topic } as never);
     await until('three kept', () => fileEntries().length === 3);
     await until(`three completions (${completed.join()})`, () => completed.length >= 3, 10_000);
     assert.deepEqual(completed.sort(), ['first', 'second', 'third']);
@@ -116,7 +118,8 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     );
     const t0 = Date.now();
     const node = helper.getNode('t') as TestNode;
-    for (let i = 0; i < 20; i++) node.receive({ payload: `Water on the floor ${i}`, number: '420777123456', topic: `alarm-${i}` } as never);
+    for (let i = 0; i < 20; i++)
+      node.receive({ payload: `Water on the floor ${i}`, number: '420777123456', topic: `alarm-${i}` } as never);
     await waiting;
     await until('20 kept in the outbox file', () => fileEntries().length === 20, 10_000);
     const file = readFileSync(outboxFile(), 'utf8');
@@ -158,7 +161,11 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     (helper.getNode('t') as TestNode).receive({ payload: 'Door opened', number: '420777123456' } as never);
     const [msg] = await outputs;
     assert.ok(msg?.bulkgate?.deferred, 'it went through the outbox');
-    assert.equal(msg?.bulkgate?.duplicate, 'resend', 'its resend was dropped as a copy of the first attempt, which got through');
+    assert.equal(
+      msg?.bulkgate?.duplicate,
+      'resend',
+      'its resend was dropped as a copy of the first attempt, which got through',
+    );
     assert.deepEqual(await delivered(), ['Door opened'], 'the gateway has it once');
     const sends = (await sim.requests()).filter((r) => r.path.endsWith('/transactional'));
     assert.deepEqual(
@@ -169,7 +176,10 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
   });
 
   it('two nodes on one account, during an outage: none sent twice, none skipped, the order kept', async () => {
-    await load(flow({}, [{ id: 't2', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['ok'], ['bad']] }]), credentials);
+    await load(
+      flow({}, [{ id: 't2', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['ok'], ['bad']] }]),
+      credentials,
+    );
     const outputs = collect('ok', 20, 60_000);
     await sim.fault({ offline: { seconds: 3, mode: '503' } });
     const a = helper.getNode('t') as TestNode;
@@ -202,7 +212,10 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     await until('some queued', async () => (await delivered()).length >= 10);
     // A full redeploy of the same flow: the account and the node are closed and started again.
     const before = helper.getNode('t');
-    const deployed = [{ id: 'tab', type: 'tab', label: 'test' }, ...flow(account).map((n) => (n.type === 'bulkgate-account' ? n : { z: 'tab', ...n }))];
+    const deployed = [
+      { id: 'tab', type: 'tab', label: 'test' },
+      ...flow(account).map((n) => (n.type === 'bulkgate-account' ? n : { z: 'tab', ...n })),
+    ];
     await helper.setFlows(deployed, 'full', credentials);
     await until('the flow restarted', () => helper.getNode('t') !== before && helper.getNode('ok') !== null);
     const caughtAfter: unknown[] = [];
@@ -219,20 +232,31 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     await load(v1, credentials);
     const endings = new Map<string, string[]>();
     for (const id of ['ok', 'bad', 'caught']) {
-      (helper.getNode(id) as TestNode).on('input', (m: { topic?: string }) => endings.set(m.topic ?? '', [...(endings.get(m.topic ?? '') ?? []), id]));
+      (helper.getNode(id) as TestNode).on('input', (m: { topic?: string }) =>
+        endings.set(m.topic ?? '', [...(endings.get(m.topic ?? '') ?? []), id]),
+      );
     }
     await sim.fault({ offline: { seconds: 600, mode: '503' } });
     const node = helper.getNode('t') as TestNode;
-    for (let i = 0; i < 12; i++) node.receive({ payload: `Gas ${i}`, number: '420777123456', topic: `gas-${i}` } as never);
+    for (let i = 0; i < 12; i++)
+      node.receive({ payload: `Gas ${i}`, number: '420777123456', topic: `gas-${i}` } as never);
     await until('12 kept', () => fileEntries().length === 12);
     // Back, each answer 1 s late: the probe, then the rest on the wire together.
     await sim.fault({ latency: 1000, offline: { seconds: 0 } });
     const sentBefore = (await sim.requests()).length;
-    await until('resends on the wire after the probe', async () => (await sim.requests()).length >= sentBefore + 4, 10_000);
+    await until(
+      'resends on the wire after the probe',
+      async () => (await sim.requests()).length >= sentBefore + 4,
+      10_000,
+    );
     // Only the account and the node restart; the helpers and the Catch node stay.
     const v2 = [
       { id: 'tab', type: 'tab', label: 'test' },
-      ...v1.map((n) => (n.type === 'bulkgate-account' ? { ...n, name: 'v2' } : { z: 'tab', ...n, ...(n.id === 't' ? { name: 'v2' } : {}) })),
+      ...v1.map((n) =>
+        n.type === 'bulkgate-account'
+          ? { ...n, name: 'v2' }
+          : { z: 'tab', ...n, ...(n.id === 't' ? { name: 'v2' } : {}) },
+      ),
     ];
     await helper.setFlows(v2, 'nodes', credentials);
     await until(`12 ended (${endings.size})`, () => endings.size === 12, 30_000);
@@ -280,7 +304,11 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
 
   const cannotKeep: [string, string, () => void][] = [
     // The outbox's directory cannot be made (as a full disk or a permission): every keep fails.
-    ['its directory is a file', 'outbox_unavailable', () => writeFileSync(join(userDir, 'bulkgate-outbox'), 'not a directory')],
+    [
+      'its directory is a file',
+      'outbox_unavailable',
+      () => writeFileSync(join(userDir, 'bulkgate-outbox'), 'not a directory'),
+    ],
     [
       // Another living Node-RED on this directory (a process of this host that runs): refused, not
       // held (a lock of another host is held for until it goes stale: the lock fault test).
@@ -312,21 +340,38 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
       await sim.fault({ offline: { seconds: 0 } });
       // A few probe intervals (300 ms, doubling) after the failure: the door is open again.
       await new Promise((r) => setTimeout(r, 1_500));
-      for (const seq of [1, 2, 3]) node.receive({ payload: `Alarm ${seq} after the outage`, number: '420777123456' } as never);
-      await until(`three sent (${outputs.length} sent, ${caught.length - 1} more in Catch)`, () => outputs.length + caught.length === 4, 10_000);
+      for (const seq of [1, 2, 3])
+        node.receive({ payload: `Alarm ${seq} after the outage`, number: '420777123456' } as never);
+      await until(
+        `three sent (${outputs.length} sent, ${caught.length - 1} more in Catch)`,
+        () => outputs.length + caught.length === 4,
+        10_000,
+      );
       assert.deepEqual(
         caught.map((m) => m.error.code),
         [code],
         'nothing more refused while the gateway is up',
       );
-      assert.deepEqual(await delivered(), ['Alarm 1 after the outage', 'Alarm 2 after the outage', 'Alarm 3 after the outage']);
+      assert.deepEqual(await delivered(), [
+        'Alarm 1 after the outage',
+        'Alarm 2 after the outage',
+        'Alarm 3 after the outage',
+      ]);
     });
 
   it('a storm notice during an outage is an alert like any other: it waits behind the older alerts and is sent once when the gateway is back, after them', async () => {
     await load(
       [
         { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, timeout: 2000, outboxDelay: 300 },
-        { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', stormLimit: 2, stormWindow: 1, wires: [['ok'], ['bad']] },
+        {
+          id: 't',
+          type: 'bulkgate-transactional',
+          account: 'acc',
+          text: '',
+          stormLimit: 2,
+          stormWindow: 1,
+          wires: [['ok'], ['bad']],
+        },
         { id: 'c', type: 'catch', scope: null, uncaught: false, wires: [['caught']] },
         { id: 'ok', type: 'helper' },
         { id: 'bad', type: 'helper' },
@@ -342,13 +387,21 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     const node = helper.getNode('t') as TestNode;
     for (let seq = 0; seq < 5; seq++) node.receive({ seq, payload: `Water ${seq}`, number: '420777123456' } as never);
     // Two let through (kept), three held; the window's end (1 s) sends the notice, which waits behind them.
-    await until(`three kept (${fileEntries().length}; ${caught.length} in Catch)`, () => fileEntries().length === 3 || caught.length > 0, 10_000);
+    await until(
+      `three kept (${fileEntries().length}; ${caught.length} in Catch)`,
+      () => fileEntries().length === 3 || caught.length > 0,
+      10_000,
+    );
     assert.deepEqual(caught, [], 'the notice did not go to Catch');
     await sim.fault({ offline: { seconds: 0 } });
     await until('three out of port 1', () => outputs.length === 3, 20_000);
     await new Promise((r) => setTimeout(r, 500)); // checks that nothing more comes
     const texts = await delivered();
-    assert.deepEqual(texts, ['Water 0', 'Water 1', 'Storm protection: 3 more alerts were held back in the last 1 s. The last one: Water 4']);
+    assert.deepEqual(texts, [
+      'Water 0',
+      'Water 1',
+      'Storm protection: 3 more alerts were held back in the last 1 s. The last one: Water 4',
+    ]);
     assert.deepEqual(
       outputs.map((m) => [m.seq, m.held]),
       [
@@ -406,7 +459,9 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
       ['kept-1', 'kept-2'],
     );
     assert.deepEqual(await delivered(), ['Kept before the crash 1', 'Kept before the crash 2']);
-    const warnings = (helper.getNode('acc') as unknown as { warn: { args: unknown[][] } }).warn.args.map((a) => String(a[0]));
+    const warnings = (helper.getNode('acc') as unknown as { warn: { args: unknown[][] } }).warn.args.map((a) =>
+      String(a[0]),
+    );
     // Two damaged lines inside the file; the last, without its newline, is a torn tail: cut back.
     assert.ok(
       warnings.some((w) => /2 damaged line/.test(w)),
@@ -438,8 +493,12 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
       outboxFile(),
       [
         JSON.stringify({ bulkgateOutbox: 2 }),
-        JSON.stringify(entry('sent', { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' })),
-        JSON.stringify(entry('cut', { kind: 'transactional', api: 'simple', version: '1.0', method: 'POST', encoding: 'form' })),
+        JSON.stringify(
+          entry('sent', { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' }),
+        ),
+        JSON.stringify(
+          entry('cut', { kind: 'transactional', api: 'simple', version: '1.0', method: 'POST', encoding: 'form' }),
+        ),
         JSON.stringify({ done: 'sent', end: { attempts: 2, result: { record, rejected: false } } }),
         JSON.stringify({ attempt: 'cut' }),
         '',
@@ -458,7 +517,11 @@ describe('outbox: no alert lost to an outage or a redeploy', function () {
     assert.equal(unconfirmed?.bulkgate.type, 'unconfirmed');
     assert.equal(unconfirmed?.topic, 'cut');
     assert.equal(status.fill, 'yellow');
-    assert.equal((await helper.request().get('/bulkgate/outbox/acc')).body.unconfirmed, 1, 'the account panel counts it');
+    assert.equal(
+      (await helper.request().get('/bulkgate/outbox/acc')).body.unconfirmed,
+      1,
+      'the account panel counts it',
+    );
     await until('the outbox file removed once both msgs left', () => !existsSync(outboxFile()));
     assert.equal((await sim.requests()).length, 0, 'nothing was sent again');
   });

@@ -34,11 +34,13 @@ describe("counts in the language's plural forms", function () {
             const plural = /^(.*)_(zero|one|two|few|many|other)$/.exec(path);
             if (!plural) return void problems.push(`${lang}/${file} ${path}: a count without plural forms`);
             groups.set(plural[1] as string, [...(groups.get(plural[1] as string) ?? []), plural[2] as string]);
-          } else if (value && typeof value === 'object') for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
+          } else if (value && typeof value === 'object')
+            for (const [k, v] of Object.entries(value)) walk(v, path ? `${path}.${k}` : k);
         };
         walk(JSON.parse(readFileSync(join(LOCALES, lang, file), 'utf8')), '');
         for (const [key, found] of groups)
-          if (found.sort().join() !== forms.join()) problems.push(`${lang}/${file} ${key}: ${found.join()} (${lang} has ${forms.join()})`);
+          if (found.sort().join() !== forms.join())
+            problems.push(`${lang}/${file} ${key}: ${found.join()} (${lang} has ${forms.join()})`);
       }
     }
     assert.deepEqual(problems, []);
@@ -56,7 +58,14 @@ describe("counts in the language's plural forms", function () {
           { id: 'tab', type: 'tab', label: 'plurals' },
           { id: 'e', z: 'tab', type: 'bulkgate-events', path: '/hook', wires: [[], [], []] },
           { id: 's', z: 'tab', type: 'status', scope: ['e'], wires: [['f']] },
-          { id: 'f', z: 'tab', type: 'function', func: 'msg.payload = msg.status.text; return msg;', outputs: 1, wires: [['w']] },
+          {
+            id: 'f',
+            z: 'tab',
+            type: 'function',
+            func: 'msg.payload = msg.status.text; return msg;',
+            outputs: 1,
+            wires: [['w']],
+          },
           appendLinesNode('w', statuses),
         ],
         { e: { secret: SECRET } },

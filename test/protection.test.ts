@@ -31,7 +31,16 @@ describe('protection', function () {
   });
 
   const flow = (account: Record<string, unknown>, node: Record<string, unknown> = {}): FlowNode[] => [
-    { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 3, retryDelay: 5, timeout: 2000, outboxMinutes: 0, ...account },
+    {
+      id: 'acc',
+      type: 'bulkgate-account',
+      baseUrl: sim.url,
+      retries: 3,
+      retryDelay: 5,
+      timeout: 2000,
+      outboxMinutes: 0,
+      ...account,
+    },
     { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['ok'], ['bad']], ...node },
     { id: 'c', type: 'catch', scope: ['t', 'p'], wires: [['caught']] },
     { id: 'ok', type: 'helper' },
@@ -55,7 +64,8 @@ describe('protection', function () {
     return { endings, total: () => [...endings.values()].reduce((n, l) => n + l.length, 0) };
   }
 
-  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 30_000) => waitUntil(what, check, ms, { every: 20 });
+  const until = (what: string, check: () => boolean | Promise<boolean>, ms = 30_000) =>
+    waitUntil(what, check, ms, { every: 20 });
 
   interface Run {
     endings: Map<number, Ending[]>;
@@ -66,7 +76,12 @@ describe('protection', function () {
 
   async function burst(
     fault: Record<string, unknown>,
-    options: { count?: number; duplicates?: boolean; account?: Record<string, unknown>; credentials?: Record<string, string> } = {},
+    options: {
+      count?: number;
+      duplicates?: boolean;
+      account?: Record<string, unknown>;
+      credentials?: Record<string, string>;
+    } = {},
   ): Promise<Run> {
     const count = options.count ?? 200;
     await sim.reset();
@@ -76,7 +91,8 @@ describe('protection', function () {
     await sim.fault(fault);
     const { endings, total } = track();
     const t = helper.getNode('t') as TestNode & { receive(m: unknown): void };
-    for (let seq = 0; seq < count; seq++) t.receive({ seq, payload: `alert ${seq}`, number: `420777${String(seq).padStart(6, '0')}` });
+    for (let seq = 0; seq < count; seq++)
+      t.receive({ seq, payload: `alert ${seq}`, number: `420777${String(seq).padStart(6, '0')}` });
     await until(`${count} endings`, () => total() >= count);
     await new Promise((r) => setTimeout(r, 150)); // checks that no msg ends twice: a second ending would show up here
     const requests = await sim.requests();
@@ -124,7 +140,9 @@ describe('protection', function () {
           }
         });
         assert.equal(run.outbox.length, endings.filter((e) => e.kind === 'accepted').length);
-        console.log(`      ${name}: ${JSON.stringify(tally(endings))}, attempts ${run.attempts.reduce((n, a) => n + a, 0)}`);
+        console.log(
+          `      ${name}: ${JSON.stringify(tally(endings))}, attempts ${run.attempts.reduce((n, a) => n + a, 0)}`,
+        );
       });
     }
 
@@ -160,7 +178,11 @@ describe('protection', function () {
       const endings = assertOnce(run);
       assert.deepEqual(tally(endings), { accepted: 100, network: 100 });
       assert.ok(run.attempts.every((a) => a === 1));
-      assert.equal(run.outbox.length, 200, 'the dropped ones were taken by the gateway: that is why they are not repeated');
+      assert.equal(
+        run.outbox.length,
+        200,
+        'the dropped ones were taken by the gateway: that is why they are not repeated',
+      );
     });
 
     it('connection dropped after the request body, with duplicates_check: repeated, and the gateway drops the copy', async () => {
@@ -248,7 +270,9 @@ describe('protection', function () {
       }
       // The wire shows 5 requests, a pause until the window frees, 5 more, and so on.
       const groups: number[] = [];
-      times.forEach((t, i) => (i > 0 && t - (times[i - 1] as number) < 500 ? (groups[groups.length - 1] as number)++ : groups.push(1)));
+      times.forEach((t, i) =>
+        i > 0 && t - (times[i - 1] as number) < 500 ? (groups[groups.length - 1] as number)++ : groups.push(1),
+      );
       assert.deepEqual(groups, [5, 5, 5, 5, 5]);
     });
   });
@@ -256,7 +280,9 @@ describe('protection', function () {
   describe('storm protection', () => {
     it('after 3 alerts in a 1 s window the rest are held back, and one notice says how many', async () => {
       await sim.reset();
-      await load(flow({}, { stormLimit: 3, stormWindow: 1 }), { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
+      await load(flow({}, { stormLimit: 3, stormWindow: 1 }), {
+        acc: { application_id: ACCOUNT_ID, application_token: TOKEN },
+      });
       const { endings } = track();
       const ok = collect('ok', 4, 5000);
       const t = helper.getNode('t') as TestNode & { receive(m: unknown): void };
@@ -291,13 +317,18 @@ describe('protection', function () {
       await load(v1, { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
       const { endings, total } = track();
       const t = helper.getNode('t') as TestNode & { receive(m: unknown): void };
-      for (let seq = 0; seq < 50; seq++) t.receive({ seq, payload: `alert ${seq}`, number: `420777${String(seq).padStart(6, '0')}` });
+      for (let seq = 0; seq < 50; seq++)
+        t.receive({ seq, payload: `alert ${seq}`, number: `420777${String(seq).padStart(6, '0')}` });
       // Five in flight (the window's 5, each answered 300 ms late), 45 queued behind them.
       await until('five requests at the gateway', () => own.requests.length >= 5, 10_000);
       // Redeploy: the account and the node change; the helpers and the Catch node stay.
       const v2 = [
         { id: 'tab', type: 'tab', label: 'test' },
-        ...v1.map((n) => (n.type === 'bulkgate-account' ? { ...n, name: 'v2' } : { z: 'tab', ...n, ...(n.id === 't' ? { name: 'v2' } : {}) })),
+        ...v1.map((n) =>
+          n.type === 'bulkgate-account'
+            ? { ...n, name: 'v2' }
+            : { z: 'tab', ...n, ...(n.id === 't' ? { name: 'v2' } : {}) },
+        ),
       ];
       await helper.setFlows(v2, 'nodes', { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } });
       await until('50 endings', () => total() >= 50, 10_000);
@@ -306,7 +337,11 @@ describe('protection', function () {
         assert.equal(l.length, 1);
         return l[0] as Ending;
       });
-      assert.deepEqual(tally(list), { accepted: 5, closed: 45 }, 'the 5 in flight finished; the 45 queued were refused with a reason');
+      assert.deepEqual(
+        tally(list),
+        { accepted: 5, closed: 45 },
+        'the 5 in flight finished; the 45 queued were refused with a reason',
+      );
       assert.equal(own.requests.length, 5, 'nothing queued went out after the close');
       await unload();
       const connections = () => new Promise<number>((resolve) => own.server.getConnections((_e, n) => resolve(n)));

@@ -18,7 +18,13 @@ describe('behind an HTTP proxy', () => {
   let proxy: TestProxy;
   const clients: GatewayClient[] = [];
   const make = (options: Partial<ConstructorParameters<typeof GatewayClient>[0]>) => {
-    const client = new GatewayClient({ baseUrl: sim.url, applicationId: ACCOUNT_ID, applicationToken: TOKEN, retryDelay: 10, ...options });
+    const client = new GatewayClient({
+      baseUrl: sim.url,
+      applicationId: ACCOUNT_ID,
+      applicationToken: TOKEN,
+      retryDelay: 10,
+      ...options,
+    });
     clients.push(client);
     return client;
   };
@@ -54,7 +60,9 @@ describe('behind an HTTP proxy', () => {
 
   describe('the client', () => {
     it('with a proxy set, the request goes through it, with its credentials', async () => {
-      const result = await make({ proxy: { url: proxy.url, username: PROXY_USER, password: PROXY_PASSWORD } }).transactional({
+      const result = await make({
+        proxy: { url: proxy.url, username: PROXY_USER, password: PROXY_PASSWORD },
+      }).transactional({
         number: '420777111222',
         text: 'via proxy',
       });
@@ -65,7 +73,10 @@ describe('behind an HTTP proxy', () => {
     });
 
     it("a host on the proxy's no-proxy list is reached directly", async () => {
-      await make({ proxy: { url: proxy.url, noProxy: ['localhost', '127.0.0.1'] } }).transactional({ number: '420777111222', text: 'direct' });
+      await make({ proxy: { url: proxy.url, noProxy: ['localhost', '127.0.0.1'] } }).transactional({
+        number: '420777111222',
+        text: 'direct',
+      });
       assert.deepEqual(proxy.passed, []);
       assert.equal((await sim.outbox()).messages.length, 1);
     });
@@ -87,7 +98,10 @@ describe('behind an HTTP proxy', () => {
 
     it('a proxy that refuses is a network error, retried as one that never reached the gateway; no credential in it', async () => {
       proxy.refuse = true;
-      const error = await make({ retries: 2, proxy: { url: proxy.url, username: PROXY_USER, password: PROXY_PASSWORD } })
+      const error = await make({
+        retries: 2,
+        proxy: { url: proxy.url, username: PROXY_USER, password: PROXY_PASSWORD },
+      })
         .transactional({ number: '420777111222', text: 'refused' })
         .then(
           () => undefined,
@@ -113,7 +127,9 @@ describe('behind an HTTP proxy', () => {
   });
 
   describe('the account node with a core http proxy node', () => {
-    const httpProxyNode = require(require.resolve('@node-red/nodes/core/network/06-httpproxy.js', { paths: [require.resolve('node-red')] }));
+    const httpProxyNode = require(
+      require.resolve('@node-red/nodes/core/network/06-httpproxy.js', { paths: [require.resolve('node-red')] }),
+    );
 
     it('sends through the http proxy node, with its credentials, which appear in no msg or log', async () => {
       await helper.load(
@@ -135,7 +151,10 @@ describe('behind an HTTP proxy', () => {
           { id: 'ok', z: 'tab', type: 'helper' },
           { id: 'bad', z: 'tab', type: 'helper' },
         ] as never,
-        { acc: { application_id: ACCOUNT_ID, application_token: TOKEN }, px: { username: PROXY_USER, password: PROXY_PASSWORD } },
+        {
+          acc: { application_id: ACCOUNT_ID, application_token: TOKEN },
+          px: { username: PROXY_USER, password: PROXY_PASSWORD },
+        },
       );
       const ok = collect('ok', 1);
       const logged: unknown[] = [];
@@ -154,7 +173,15 @@ describe('behind an HTTP proxy', () => {
       await load(
         [
           { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, outboxMinutes: 0, proxy: 'gone', retries: 0 },
-          { id: 't', type: 'bulkgate-transactional', account: 'acc', text: 'x', number: '420777111222', numberType: 'str', wires: [[], []] },
+          {
+            id: 't',
+            type: 'bulkgate-transactional',
+            account: 'acc',
+            text: 'x',
+            number: '420777111222',
+            numberType: 'str',
+            wires: [[], []],
+          },
           { id: 'c', type: 'catch', scope: null, wires: [['caught']] },
           { id: 'caught', type: 'helper' },
         ],

@@ -168,7 +168,9 @@ describe('the shared store (redis-server)', function () {
     const storm = { limit: 3, windowMs: 400 };
     const body = (i: number) => JSON.stringify({ number: '420777000001', text: `Alarm ${i}` });
     // Seven different alerts, taken in turn by the two copies, all at once.
-    const decisions = await Promise.all(Array.from({ length: 7 }, (_, i) => (i % 2 ? copyB : copyA).claim('t1', body(i), storm)));
+    const decisions = await Promise.all(
+      Array.from({ length: 7 }, (_, i) => (i % 2 ? copyB : copyA).claim('t1', body(i), storm)),
+    );
     assert.ok(
       decisions.every((d) => d.ours && d.storm),
       JSON.stringify(decisions),
@@ -209,7 +211,11 @@ describe('shared delivery tracking (redis-server)', function () {
     const prefix = keyPrefix('tracking-surrogate');
     const client = await copy();
     const tracking = new SharedTracking(() => client, prefix);
-    const [bad, recorded, good] = await Promise.allSettled([tracking.lookup('\ud800'), tracking.record(record(7)), tracking.lookup('id-9')]);
+    const [bad, recorded, good] = await Promise.allSettled([
+      tracking.lookup('\ud800'),
+      tracking.record(record(7)),
+      tracking.lookup('id-9'),
+    ]);
     assert.deepEqual(bad, { status: 'fulfilled', value: undefined });
     assert.equal(recorded.status, 'fulfilled');
     assert.deepEqual(good, { status: 'fulfilled', value: undefined });
@@ -291,11 +297,15 @@ describe('the shared outbox (redis-server)', function () {
     shared = await copy();
     admin = await raw();
   });
-  const line = (id: string, since: number) => JSON.stringify({ id, since, node: 't', operation: {}, body: {}, order: 0, attempts: 1, reason: '' });
+  const line = (id: string, since: number) =>
+    JSON.stringify({ id, since, node: 't', operation: {}, body: {}, order: 0, attempts: 1, reason: '' });
 
   it("the bound counts every copy's waiting messages: outbox_full at the size, room again when one leaves", async () => {
     const prefix = keyPrefix('outbox-bound');
-    const [a, b] = [new RedisOutboxLog(() => shared, prefix, 'copy-a'), new RedisOutboxLog(() => shared, prefix, 'copy-b')];
+    const [a, b] = [
+      new RedisOutboxLog(() => shared, prefix, 'copy-a'),
+      new RedisOutboxLog(() => shared, prefix, 'copy-b'),
+    ];
     await a.keep(line('e1', 1), 2);
     await b.keep(line('e2', 2), 2);
     await assert.rejects(a.keep(line('e3', 3), 2), (e: GatewayError) => e.type === 'outbox_full');
@@ -306,13 +316,21 @@ describe('the shared outbox (redis-server)', function () {
   it("a copy's entries are another's only once its claim lapses, oldest first; a renewed claim keeps them", async () => {
     const prefix = keyPrefix('outbox-adopt');
     // No grace after a claim lapsed (its own test is below): adopted at the first look.
-    const [a, b] = [new RedisOutboxLog(() => shared, prefix, 'copy-a', 300, 0), new RedisOutboxLog(() => shared, prefix, 'copy-b', 300, 0)];
+    const [a, b] = [
+      new RedisOutboxLog(() => shared, prefix, 'copy-a', 300, 0),
+      new RedisOutboxLog(() => shared, prefix, 'copy-b', 300, 0),
+    ];
     await a.keep(line('second', 2), 100);
     await a.keep(line('first', 1), 100);
     await a.keep(line('renewed', 3), 100);
     assert.deepEqual(await b.adoptable(() => false), [], 'claimed by copy A');
     // Renewed when two thirds of its 300 ms are gone: the renewal is what keeps it past the others.
-    await until('two thirds of the claim gone', async () => (await admin.pTTL(`${prefix}outbox:claim:renewed`)) <= 100, 5000, { every: 10 });
+    await until(
+      'two thirds of the claim gone',
+      async () => (await admin.pTTL(`${prefix}outbox:claim:renewed`)) <= 100,
+      5000,
+      { every: 10 },
+    );
     await a.renew(['renewed']);
     await lapsed(admin, `${prefix}outbox:claim:first`);
     await lapsed(admin, `${prefix}outbox:claim:second`);
@@ -358,7 +376,12 @@ describe("the store's calls (redis-server)", function () {
     } finally {
       process.kill(pid, 'SIGCONT');
     }
-    await until('the late answer came', async () => (await ours(claims, 't', 'after').catch(() => false)) === true, 5000, { every: 50 });
+    await until(
+      'the late answer came',
+      async () => (await ours(claims, 't', 'after').catch(() => false)) === true,
+      5000,
+      { every: 50 },
+    );
   });
 });
 
@@ -407,7 +430,18 @@ describe('the shared store with an ACL user (redis-server)', function () {
   let redis: TestRedis;
   before(async () => {
     // Only the ACL user may log in (the default user is off), and only to the package's keys, as docs/SECURITY.md says.
-    redis = await startRedis(['--user', 'default', 'off', '--user', 'alice', 'on', '>alice-s3cret', '~bulkgate:*', '+@all', '-@dangerous']);
+    redis = await startRedis([
+      '--user',
+      'default',
+      'off',
+      '--user',
+      'alice',
+      'on',
+      '>alice-s3cret',
+      '~bulkgate:*',
+      '+@all',
+      '-@dangerous',
+    ]);
   });
   after(() => redis.stop());
 
@@ -418,7 +452,16 @@ describe('the shared store with an ACL user (redis-server)', function () {
       assert.deepEqual(states, [`connected: redis://alice@127.0.0.1:${redis.port}`]);
       assert.ok(!states.join().includes('alice-s3cret'), 'the password is in no log line');
       const log = store.outboxLog('acc') as RedisOutboxLog;
-      const entry = JSON.stringify({ id: 'acl-1', since: Date.now(), node: 't', operation: {}, body: {}, order: 0, attempts: 1, reason: '' });
+      const entry = JSON.stringify({
+        id: 'acl-1',
+        since: Date.now(),
+        node: 't',
+        operation: {},
+        body: {},
+        order: 0,
+        attempts: 1,
+        reason: '',
+      });
       await log.keep(entry, 10);
       assert.deepEqual(await log.renew(['acl-1']), { lost: [], taken: [] }, 'kept in the store');
       await log.done('acl-1');
@@ -484,9 +527,17 @@ describe('a store that never connects is loud (redis-server)', function () {
     const { store, states } = storeAt(url, 'garbage-test');
     try {
       await until('the store told unreachable', () => states.length > 0, 10_000);
-      assert.equal(await store.claims.claim('t', 'an alert', undefined).then((d) => d.ours), true, 'this copy decides alone');
+      assert.equal(
+        await store.claims.claim('t', 'an alert', undefined).then((d) => d.ours),
+        true,
+        'this copy decides alone',
+      );
       const window = store.rateWindow('acc', 1, 60_000);
-      assert.deepEqual(await window.reserveInOrder([1, 1], Date.now()), { passed: 1, wait: 60_001 }, "this copy's own window");
+      assert.deepEqual(
+        await window.reserveInOrder([1, 1], Date.now()),
+        { passed: 1, wait: 60_001 },
+        "this copy's own window",
+      );
       await new Promise((r) => setTimeout(r, 1000)); // checks that nothing more is said meanwhile
       assert.equal(states.length, 1, states.join('\n'));
       assert.match(states[0] as string, /^unreachable: /);
@@ -499,12 +550,16 @@ describe('a store that never connects is loud (redis-server)', function () {
   it("a listener of the store's states that throws does not escape into the client (it would stop its tries, or take Node-RED down); the tries go on", async () => {
     const port = await freePort();
     let told = 0;
-    const store = redisStore({ url: `redis://127.0.0.1:${port}`, applicationId: 'throwing-listener' }, localStore(undefined), {
-      onState: () => {
-        told++;
-        throw new Error('a listener that throws');
+    const store = redisStore(
+      { url: `redis://127.0.0.1:${port}`, applicationId: 'throwing-listener' },
+      localStore(undefined),
+      {
+        onState: () => {
+          told++;
+          throw new Error('a listener that throws');
+        },
       },
-    });
+    );
     const late = await startRedis([], port).catch(() => undefined);
     try {
       assert.ok(late, 'the server came up on the port the store tries');
@@ -519,7 +574,9 @@ describe('a store that never connects is loud (redis-server)', function () {
   it('nothing listening: one line, "nothing listening"', async () => {
     // Nothing to count tries at: the client's next tries come within the 2.5 s, and add no line.
     const waited = Date.now() + 2500;
-    const states = await statesOf(`redis://127.0.0.1:${await freePort()}`, undefined, () => Promise.resolve(Date.now() > waited));
+    const states = await statesOf(`redis://127.0.0.1:${await freePort()}`, undefined, () =>
+      Promise.resolve(Date.now() > waited),
+    );
     assert.deepEqual(
       states.map((s) => s.replace(/: connect ECONNREFUSED .*$/, '')),
       ['unreachable: nothing listening'],
@@ -545,7 +602,10 @@ describe('the store against a fake server', function () {
       // Without a timer of the package's own for the handshake, no answer comes: the suite's time fails it.
       assert.match(String(await checkStore(url, undefined, 500)), /^no answer: timeout/);
       await until('the store told it', () => states.length > 0, 10_000);
-      assert.match(states[0] as string, /^unreachable: no answer: timeout: the store did not answer within 5 s of connecting/);
+      assert.match(
+        states[0] as string,
+        /^unreachable: no answer: timeout: the store did not answer within 5 s of connecting/,
+      );
       await until('a new try', () => connections >= 4, 10_000);
     } finally {
       await store.close();
@@ -571,15 +631,64 @@ describe('a store over TLS: rediss:// trusts the CA Node.js is given, and no oth
   before(async () => {
     dir = mkdtempSync(join(tmpdir(), 'store-tls-'));
     const openssl = (...args: string[]) => execFileSync('openssl', args, { cwd: dir, stdio: 'pipe' });
-    openssl('req', '-x509', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '2', '-subj', '/CN=store test CA');
-    openssl('req', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'server.key', '-out', 'server.csr', '-subj', '/CN=localhost');
+    openssl(
+      'req',
+      '-x509',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '2',
+      '-subj',
+      '/CN=store test CA',
+    );
+    openssl(
+      'req',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'server.key',
+      '-out',
+      'server.csr',
+      '-subj',
+      '/CN=localhost',
+    );
     writeFileSync(join(dir, 'ext'), 'subjectAltName=DNS:localhost\n');
-    openssl('x509', '-req', '-in', 'server.csr', '-CA', 'ca.crt', '-CAkey', 'ca.key', '-CAcreateserial', '-out', 'server.crt', '-days', '2', '-extfile', 'ext');
+    openssl(
+      'x509',
+      '-req',
+      '-in',
+      'server.csr',
+      '-CA',
+      'ca.crt',
+      '-CAkey',
+      'ca.key',
+      '-CAcreateserial',
+      '-out',
+      'server.crt',
+      '-days',
+      '2',
+      '-extfile',
+      'ext',
+    );
     const port = await freePort();
     // TLS only: the plain port is off.
     const tls = ['--port', '0', '--tls-port', String(port), '--tls-auth-clients', 'no'];
     redis = await startRedis(
-      [...tls, '--tls-cert-file', join(dir, 'server.crt'), '--tls-key-file', join(dir, 'server.key'), '--tls-ca-cert-file', join(dir, 'ca.crt')],
+      [
+        ...tls,
+        '--tls-cert-file',
+        join(dir, 'server.crt'),
+        '--tls-key-file',
+        join(dir, 'server.key'),
+        '--tls-ca-cert-file',
+        join(dir, 'ca.crt'),
+      ],
       port,
     );
   });
@@ -603,15 +712,28 @@ describe('a store over TLS: rediss:// trusts the CA Node.js is given, and no oth
         console.log(JSON.stringify({ failure, script }));
       })();`;
     const env = { ...process.env, NODE_EXTRA_CA_CERTS: trusted ? join(dir, 'ca.crt') : '' };
-    return JSON.parse(execFileSync(process.execPath, ['-e', code, url], { env, encoding: 'utf8' })) as { failure: string | null; script: unknown };
+    return JSON.parse(execFileSync(process.execPath, ['-e', code, url], { env, encoding: 'utf8' })) as {
+      failure: string | null;
+      script: unknown;
+    };
   }
 
   it('the CA given: connects, and a script runs; not given: "certificate refused"; a name the certificate does not hold: "certificate refused"', () => {
     const url = `rediss://localhost:${redis.port}`;
     assert.deepEqual(fromProcess(url, true), { failure: null, script: [1] });
-    assert.match(fromProcess(url, false).failure ?? '', /^certificate refused: self-signed certificate in certificate chain/);
-    assert.match(fromProcess(`rediss://127.0.0.1:${redis.port}`, true).failure ?? '', /^certificate refused: .*altnames/);
-    assert.match(fromProcess(`redis://localhost:${redis.port}`, true).failure ?? '', /^(no connection|no answer): /, 'plain RESP to a TLS port');
+    assert.match(
+      fromProcess(url, false).failure ?? '',
+      /^certificate refused: self-signed certificate in certificate chain/,
+    );
+    assert.match(
+      fromProcess(`rediss://127.0.0.1:${redis.port}`, true).failure ?? '',
+      /^certificate refused: .*altnames/,
+    );
+    assert.match(
+      fromProcess(`redis://localhost:${redis.port}`, true).failure ?? '',
+      /^(no connection|no answer): /,
+      'plain RESP to a TLS port',
+    );
   });
 });
 
@@ -647,10 +769,13 @@ describe('a store that loses data loses no alert silently (redis-server)', funct
     const prefix = keyPrefix('flush-test');
     const [clientA, clientB, admin] = [await copy(), await copy(), await raw()];
     const warned: string[] = [];
-    const a = new Outbox(new RedisOutboxLog(() => clientA, prefix, 'copy-a', 600), (key, params) => warned.push(`${key} ${params.count ?? ''}`));
+    const a = new Outbox(new RedisOutboxLog(() => clientA, prefix, 'copy-a', 600), (key, params) =>
+      warned.push(`${key} ${params.count ?? ''}`),
+    );
     const failing = {
       ...flushWorker(),
-      send: async () => Promise.reject(new GatewayError({ type: 'unknown', status: 503, retryable: true, message: 'HTTP 503' })),
+      send: async () =>
+        Promise.reject(new GatewayError({ type: 'unknown', status: 503, retryable: true, message: 'HTTP 503' })),
     };
     for (let i = 0; i < 5; i++)
       await a.keep(

@@ -52,7 +52,15 @@ describe('several copies of Node-RED on one Redis store', function () {
         payloadType: 'str',
         wires: [['t']],
       })),
-      { id: 't', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: '', wires: sendWires, ...sendSettings },
+      {
+        id: 't',
+        z: 'tab',
+        type: 'bulkgate-transactional',
+        account: 'acc',
+        text: '',
+        wires: sendWires,
+        ...sendSettings,
+      },
     ];
     await Promise.all(copies.map((c) => c.kill()));
     // Each test starts from an empty store: the simulator's sms_ids start again after its reset,
@@ -61,13 +69,22 @@ describe('several copies of Node-RED on one Redis store', function () {
     await store.connect();
     await store.flushAll();
     await store.close();
-    for (const c of copies) c.flows([...flows, ...extra(c)], { acc: { application_id: ACCOUNT_ID, application_token: TOKEN }, ev: { secret: SECRET } });
+    for (const c of copies)
+      c.flows([...flows, ...extra(c)], {
+        acc: { application_id: ACCOUNT_ID, application_token: TOKEN },
+        ev: { secret: SECRET },
+      });
     await Promise.all(copies.map((c) => c.start()));
-    if (account.store === 'redis') await Promise.all(copies.map((c) => until('the store connected', () => /Shared store connected/.test(c.output()), 10_000)));
+    if (account.store === 'redis')
+      await Promise.all(
+        copies.map((c) => until('the store connected', () => /Shared store connected/.test(c.output()), 10_000)),
+      );
   }
 
   /** A short-lived client of the test's Redis, for one look at the store. */
-  async function onStore<T>(look: (store: { exists(key: string): Promise<number>; hLen(key: string): Promise<number> }) => Promise<T>): Promise<T> {
+  async function onStore<T>(
+    look: (store: { exists(key: string): Promise<number>; hLen(key: string): Promise<number> }) => Promise<T>,
+  ): Promise<T> {
     const store = createClient({ url: redis.url });
     await store.connect();
     try {
@@ -77,7 +94,8 @@ describe('several copies of Node-RED on one Redis store', function () {
     }
   }
   /** Whether a copy recorded the send with this sms_id in the shared tracking (any copy matches its report then). */
-  const recorded = (smsId: string) => onStore(async (store) => (await store.exists(`${keyPrefix(ACCOUNT_ID)}sent:${smsId}`)) === 1);
+  const recorded = (smsId: string) =>
+    onStore(async (store) => (await store.exists(`${keyPrefix(ACCOUNT_ID)}sent:${smsId}`)) === 1);
   /** How many entries a hash of the store holds (the shared outbox: `outbox:entries`). */
   const entriesIn = (key: string) => onStore((store) => store.hLen(key));
 
@@ -91,7 +109,14 @@ describe('several copies of Node-RED on one Redis store', function () {
       : [];
   /** A function node that writes `expression` (of msg) as JSON, and the file node it feeds. */
   const recorder = (copy: NodeRedProcess, id: string, expression: string): Record<string, unknown>[] => [
-    { id, z: 'tab', type: 'function', func: `msg.payload = JSON.stringify(${expression}); return msg;`, outputs: 1, wires: [[`${id}-file`]] },
+    {
+      id,
+      z: 'tab',
+      type: 'function',
+      func: `msg.payload = JSON.stringify(${expression}); return msg;`,
+      outputs: 1,
+      wires: [[`${id}-file`]],
+    },
     {
       id: `${id}-file`,
       z: 'tab',
@@ -131,16 +156,24 @@ describe('several copies of Node-RED on one Redis store', function () {
     const sender = ends.findIndex((m) => m?.duplicate === undefined);
     assert.notEqual(sender, -1, `one copy sent it: ${JSON.stringify(ends)}`);
     assert.equal(ends[sender]?.status, 'accepted');
-    assert.deepEqual(ends[1 - sender], { duplicate: 'copy' }, 'the other copy: port 1, marked as a copy, no answer of its own');
+    assert.deepEqual(
+      ends[1 - sender],
+      { duplicate: 'copy' },
+      'the other copy: port 1, marked as a copy, no answer of its own',
+    );
     const other = copies[1 - sender] as NodeRedProcess;
-    await until("the other copy's status", () => (written(other, 'statuses') as unknown[]).includes('sent 0 / rejected 0 / 1 dropped as a copy'));
+    await until("the other copy's status", () =>
+      (written(other, 'statuses') as unknown[]).includes('sent 0 / rejected 0 / 1 dropped as a copy'),
+    );
   });
 
   it('a limit of 5 per 2 s holds across both copies: at most 5 requests in any 2 s', async () => {
     await sim.reset();
     await deploy({ store: 'redis', storeUrl: redis.url, rateLimit: 5, rateWindow: 2 }, 12, 'limit');
     // Twelve different alerts, six into each copy.
-    await Promise.all(Array.from({ length: 12 }, (_, i) => pressByApi((copies[i % 2] as NodeRedProcess).url)(`alarm${i}`)));
+    await Promise.all(
+      Array.from({ length: 12 }, (_, i) => pressByApi((copies[i % 2] as NodeRedProcess).url)(`alarm${i}`)),
+    );
     await until('all twelve at the gateway', async () => (await sim.outbox()).messages.length >= 12, 20_000);
     const times = (await sim.requests()).filter((r) => r.path.includes('transactional')).map((r) => Date.parse(r.at));
     assert.equal(times.length, 12);
@@ -159,29 +192,64 @@ describe('several copies of Node-RED on one Redis store', function () {
 
   it("the storm guard counts both copies' alerts in one window: 3 per window in all, and one notice with every copy's held count", async () => {
     await sim.reset();
-    await deploy({ store: 'redis', storeUrl: redis.url }, 8, 'storm', () => [], [[], []], { stormLimit: 3, stormWindow: 3 });
+    await deploy({ store: 'redis', storeUrl: redis.url }, 8, 'storm', () => [], [[], []], {
+      stormLimit: 3,
+      stormWindow: 3,
+    });
     // Eight different alerts, four into each copy, at once.
-    await Promise.all(Array.from({ length: 8 }, (_, i) => pressByApi((copies[i % 2] as NodeRedProcess).url)(`alarm${i}`)));
+    await Promise.all(
+      Array.from({ length: 8 }, (_, i) => pressByApi((copies[i % 2] as NodeRedProcess).url)(`alarm${i}`)),
+    );
     // The notice comes when the 3 s window ends, after every alert the window let through.
-    await until('the notice', async () => (await sim.outbox()).messages.some((m) => m.text.startsWith('Storm protection')), 15_000);
+    await until(
+      'the notice',
+      async () => (await sim.outbox()).messages.some((m) => m.text.startsWith('Storm protection')),
+      15_000,
+    );
     // checks that no second notice (the other copy's window ends at the same moment) and no fourth alert come
     await new Promise((r) => setTimeout(r, 1000));
     const texts = (await sim.outbox()).messages.map((m) => m.text);
-    assert.equal(texts.filter((t) => t.startsWith('Alarm')).length, 3, `three in all, not three per copy: ${JSON.stringify(texts)}`);
+    assert.equal(
+      texts.filter((t) => t.startsWith('Alarm')).length,
+      3,
+      `three in all, not three per copy: ${JSON.stringify(texts)}`,
+    );
     assert.equal(texts.length, 4, `one notice, from one copy: ${JSON.stringify(texts)}`);
-    assert.match(texts[3] as string, /^Storm protection: 5 more alerts were held back in the last 3 s\. The last one: Alarm \d: water on the floor \(storm\)$/);
+    assert.match(
+      texts[3] as string,
+      /^Storm protection: 5 more alerts were held back in the last 3 s\. The last one: Alarm \d: water on the floor \(storm\)$/,
+    );
   });
 
   it('a report posted to copy B for a send of copy A carries msg.sent; output 3 fires for the silent one on one copy only, for the delivered one on none', async () => {
     await sim.reset();
     /** Each copy's events node writes what its outputs emit to a file in its user directory. */
     const events = (copy: NodeRedProcess) => join(copy.userDir, 'events.jsonl');
-    const describeOutput = (port: string) => `msg.payload = JSON.stringify({ port: '${port}', status: msg.payload.status, sent: msg.sent }); return msg;`;
+    const describeOutput = (port: string) =>
+      `msg.payload = JSON.stringify({ port: '${port}', status: msg.payload.status, sent: msg.sent }); return msg;`;
     await deploy({ store: 'redis', storeUrl: redis.url }, 2, 'tracking', (copy) => [
-      { id: 'ev', z: 'tab', type: 'bulkgate-events', path: '/bulkgate/events', account: 'acc', reportTimeout: 4, wires: [['f1'], [], ['f3']] },
+      {
+        id: 'ev',
+        z: 'tab',
+        type: 'bulkgate-events',
+        path: '/bulkgate/events',
+        account: 'acc',
+        reportTimeout: 4,
+        wires: [['f1'], [], ['f3']],
+      },
       { id: 'f1', z: 'tab', type: 'function', func: describeOutput('report'), outputs: 1, wires: [['out']] },
       { id: 'f3', z: 'tab', type: 'function', func: describeOutput('late'), outputs: 1, wires: [['out']] },
-      { id: 'out', z: 'tab', type: 'file', filename: events(copy), appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'utf8', wires: [] },
+      {
+        id: 'out',
+        z: 'tab',
+        type: 'file',
+        filename: events(copy),
+        appendNewline: true,
+        createDir: true,
+        overwriteFile: 'false',
+        encoding: 'utf8',
+        wires: [],
+      },
     ]);
     const emitted = (copy: NodeRedProcess): { port: string; status?: string; sent?: { payload: string } }[] =>
       existsSync(events(copy))
@@ -217,7 +285,15 @@ describe('several copies of Node-RED on one Redis store', function () {
   it('copy A stopped after a send that gets no report: output 3 fires for it on copy B, once', async () => {
     await sim.reset();
     await deploy({ store: 'redis', storeUrl: redis.url }, 1, 'orphan', (copy) => [
-      { id: 'ev', z: 'tab', type: 'bulkgate-events', path: '/bulkgate/events', account: 'acc', reportTimeout: 2, wires: [[], [], ['orphan-late']] },
+      {
+        id: 'ev',
+        z: 'tab',
+        type: 'bulkgate-events',
+        path: '/bulkgate/events',
+        account: 'acc',
+        reportTimeout: 2,
+        wires: [[], [], ['orphan-late']],
+      },
       ...recorder(copy, 'orphan-late', '{ status: msg.payload.status, sent: msg.sent && msg.sent.payload }'),
     ]);
     const [a, b] = copies as [NodeRedProcess, NodeRedProcess];
@@ -229,7 +305,9 @@ describe('several copies of Node-RED on one Redis store', function () {
     await until('output 3 at copy B', () => written(b, 'orphan-late').length > 0, 15_000);
     // checks that copy B's next looks for overdue sends (every 1 s) do not fire it again
     await new Promise((r) => setTimeout(r, 1500));
-    assert.deepEqual(written(b, 'orphan-late'), [{ status: 'no_report', sent: 'Alarm 0: water on the floor (orphan)' }]);
+    assert.deepEqual(written(b, 'orphan-late'), [
+      { status: 'no_report', sent: 'Alarm 0: water on the floor (orphan)' },
+    ]);
     assert.deepEqual(written(a, 'orphan-late'), []);
   });
 
@@ -285,14 +363,21 @@ describe('several copies of Node-RED on one Redis store', function () {
         await redis.start();
       }
       assert.equal(await held(), 0, 'the store lost them');
-      const lost = (copy: NodeRedProcess) => [...copy.output().matchAll(/The shared store lost (\d+) messages? this instance keeps/g)].map((m) => Number(m[1]));
+      const lost = (copy: NodeRedProcess) =>
+        [...copy.output().matchAll(/The shared store lost (\d+) messages? this instance keeps/g)].map((m) =>
+          Number(m[1]),
+        );
       await until('both copies to write back what they hold', async () => (await held()) === 100, 20_000);
       assert.deepEqual([lost(a), lost(b)], [[50], [50]], 'each warned once, of its own');
       await sim.fault({ offline: { seconds: 0 } });
       await until('100 at the gateway', async () => (await sim.outbox()).messages.length >= 100, 30_000);
       await until('the shared outbox emptied', async () => (await held()) === 0);
       const texts = (await sim.outbox()).messages.map((m) => m.text).sort();
-      assert.deepEqual(texts, Array.from({ length: 100 }, (_, i) => `Alarm ${i}: water on the floor (${fault})`).sort(), 'lost 0, sent twice 0');
+      assert.deepEqual(
+        texts,
+        Array.from({ length: 100 }, (_, i) => `Alarm ${i}: water on the floor (${fault})`).sort(),
+        'lost 0, sent twice 0',
+      );
     });
   }
 
@@ -309,7 +394,17 @@ describe('several copies of Node-RED on one Redis store', function () {
         outputs: 1,
         wires: [['out2']],
       },
-      { id: 'out2', z: 'tab', type: 'file', filename: caught(copy), appendNewline: true, createDir: true, overwriteFile: 'false', encoding: 'utf8', wires: [] },
+      {
+        id: 'out2',
+        z: 'tab',
+        type: 'file',
+        filename: caught(copy),
+        appendNewline: true,
+        createDir: true,
+        overwriteFile: 'false',
+        encoding: 'utf8',
+        wires: [],
+      },
     ]);
     const [a] = copies as [NodeRedProcess, NodeRedProcess];
     const codes = () => (existsSync(caught(a)) ? readFileSync(caught(a), 'utf8').split('\n').filter(Boolean) : []);
@@ -324,9 +419,16 @@ describe('several copies of Node-RED on one Redis store', function () {
     await redis.start();
     await until('the copy to say the store answers again', () => /shared store answers again/.test(a.output()), 20_000);
     await pressByApi(a.url)('alarm2');
-    await until('the alert kept in the shared outbox', async () => (await entriesIn(`${keyPrefix(ACCOUNT_ID)}outbox:entries`)) === 1);
+    await until(
+      'the alert kept in the shared outbox',
+      async () => (await entriesIn(`${keyPrefix(ACCOUNT_ID)}outbox:entries`)) === 1,
+    );
     await sim.fault({ offline: { seconds: 0 } });
-    await until('the kept alert at the gateway', async () => (await sim.outbox()).messages.some((m) => m.text.startsWith('Alarm 2')), 20_000);
+    await until(
+      'the kept alert at the gateway',
+      async () => (await sim.outbox()).messages.some((m) => m.text.startsWith('Alarm 2')),
+      20_000,
+    );
     assert.deepEqual(codes(), ['store_unavailable'], 'nothing else at Catch');
   });
 });

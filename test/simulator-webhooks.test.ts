@@ -38,8 +38,20 @@ describe('the simulator calls every webhook set', function () {
       [
         { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, outboxMinutes: 0 },
         { id: 't', type: 'bulkgate-transactional', account: 'acc', text: '', wires: [['accepted'], []] },
-        { id: 'e1', type: 'bulkgate-events', path: '/example-a/events', account: 'acc', wires: [['a-reports'], ['a-replies'], []] },
-        { id: 'e2', type: 'bulkgate-events', path: '/example-b/events', account: 'acc', wires: [['b-reports'], ['b-replies'], []] },
+        {
+          id: 'e1',
+          type: 'bulkgate-events',
+          path: '/example-a/events',
+          account: 'acc',
+          wires: [['a-reports'], ['a-replies'], []],
+        },
+        {
+          id: 'e2',
+          type: 'bulkgate-events',
+          path: '/example-b/events',
+          account: 'acc',
+          wires: [['b-reports'], ['b-replies'], []],
+        },
         ...['accepted', 'a-reports', 'a-replies', 'b-reports', 'b-replies'].map((id) => ({ id, type: 'helper' })),
       ] as FlowNode[],
       { acc: { application_id: ACCOUNT_ID, application_token: TOKEN }, e1: { secret: SECRET }, e2: { secret: SECRET } },
@@ -60,12 +72,18 @@ describe('the simulator calls every webhook set', function () {
       body: method === 'GET' ? undefined : JSON.stringify(body),
     });
   }
-  const send = (number: string) => (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({ payload: 'Alarm', number, topic: 'alarm/a' });
+  const send = (number: string) =>
+    (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({
+      payload: 'Alarm',
+      number,
+      topic: 'alarm/a',
+    });
   /** Waits past the simulator's report delay (50 ms here) and the webhook's answer: checks that no report came. */
   const quiet = () => new Promise((r) => setTimeout(r, 600));
 
   it('two examples set their webhook: both get the delivery report and the reply, each once', async () => {
-    for (const example of ['a', 'b'] as const) assert.equal((await webhook('POST', { url: hook(example), delay: 50 })).status, 200);
+    for (const example of ['a', 'b'] as const)
+      assert.equal((await webhook('POST', { url: hook(example), delay: 50 })).status, 200);
     const [aReport, bReport] = [collect('a-reports', 1), collect('b-reports', 1)];
     send('420777000123');
     for (const report of await Promise.all([aReport, bReport])) {
@@ -80,7 +98,11 @@ describe('the simulator calls every webhook set', function () {
     });
     for (const reply of await Promise.all([aReply, bReply])) assert.equal(reply[0]?.payload.message, 'OK');
     await quiet();
-    assert.deepEqual(calls.sort(), ['/example-a/events', '/example-a/events', '/example-b/events', '/example-b/events'], 'each webhook called once per event');
+    assert.deepEqual(
+      calls.sort(),
+      ['/example-a/events', '/example-a/events', '/example-b/events', '/example-b/events'],
+      'each webhook called once per event',
+    );
     // Each says it was answered: a report and a reply each.
     const listed = (await (await webhook('GET')).json()) as { webhooks: { url: string; bulk: boolean }[] };
     assert.deepEqual(listed.webhooks, [

@@ -12,7 +12,17 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@redis/client';
 import { keyPrefix } from '../nodes/account/redis-store';
-import { alertFlow, deliveries, endsSeen, handIn, ledger, rows, table, until, type FlowOptions } from './support/alert-ledger';
+import {
+  alertFlow,
+  deliveries,
+  endsSeen,
+  handIn,
+  ledger,
+  rows,
+  table,
+  until,
+  type FlowOptions,
+} from './support/alert-ledger';
 import { nodeRedProcess, type NodeRedProcess } from './support/node-red-process';
 import { startRedis, type TestRedis } from './support/redis';
 import { ACCOUNT_ID, startTestSimulator, type TestSimulator } from './support/simulator';
@@ -79,14 +89,20 @@ describe('every alert once across two copies on a shared store (redis-server), u
   async function keptThenDraining(flow: FlowOptions, redisOptions: string[]): Promise<string[]> {
     redis = await startRedis(['--dir', dir, ...redisOptions]);
     for (const copy of copies)
-      alertFlow(copy, sim, { ...flow, account: { store: 'redis', storeUrl: redis.url, storeClaimSeconds: CLAIM_SECONDS, outboxDelay: 200 } });
+      alertFlow(copy, sim, {
+        ...flow,
+        account: { store: 'redis', storeUrl: redis.url, storeClaimSeconds: CLAIM_SECONDS, outboxDelay: 200 },
+      });
     const [a, b] = await Promise.all(copies.map((c, i) => c.start({ env: { LIFE: `${'ab'[i]}1` } })));
     await sim.fault({ offline: { seconds: 3600, mode: '503' } });
     const alerts = Array.from({ length: ALERTS }, (_, i) => `s${i}`);
     // A few at a time, each kept before the next: a burst of keeps on a loaded machine could miss
     // the store's answer time (1 s), and its msgs would go to Catch instead of waiting.
     for (let i = 0; i < ALERTS; i += 60) {
-      await Promise.all([handIn(a as string, alerts.slice(i, i + 30)), handIn(b as string, alerts.slice(i + 30, i + 60))]);
+      await Promise.all([
+        handIn(a as string, alerts.slice(i, i + 30)),
+        handIn(b as string, alerts.slice(i + 30, i + 60)),
+      ]);
       await until(`${i + 60} kept in the shared outbox`, async () => (await held()) === i + 60, 60_000, output);
     }
     return alerts;

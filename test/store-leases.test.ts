@@ -57,12 +57,16 @@ describe('the shared outbox under leases (redis-server)', function () {
     admin?.destroy();
     await redis?.stop();
   });
-  const lapsed = (key: string) => until(`${key} to lapse`, async () => (await admin.exists(key)) === 0, 5000, { every: 20 });
+  const lapsed = (key: string) =>
+    until(`${key} to lapse`, async () => (await admin.exists(key)) === 0, 5000, { every: 20 });
 
   it("a copy attempts only under its lease (a claim renewed less than 4/5 of the claim time ago); a lapsed claim no copy took is taken back by a renewal; one another copy took is gone from it, and its done is that copy's", async () => {
     const prefix = keyPrefix('leases');
     const claim = `${prefix}outbox:claim:e1`;
-    const [a, b] = [new RedisOutboxLog(() => store, prefix, 'copy-a', 600, 0), new RedisOutboxLog(() => store, prefix, 'copy-b', 600, 0)];
+    const [a, b] = [
+      new RedisOutboxLog(() => store, prefix, 'copy-a', 600, 0),
+      new RedisOutboxLog(() => store, prefix, 'copy-b', 600, 0),
+    ];
     await a.keep(line('e1'), 100);
     assert.equal(await a.attempt('e1', true), 'go');
     // Waits for the clock itself: 500 ms after the attempt renewed it, 100 ms of the claim are left at the server, but not a fifth.
@@ -91,7 +95,10 @@ describe('the shared outbox under leases (redis-server)', function () {
 
   it("an attempt without an answer: the adopting copy is told its age by the server's clock; simple 1.0 ends unconfirmed, advanced goes again with duplicates_check only within the gateway's duplicate window (less two minutes)", async () => {
     const prefix = keyPrefix('attempts');
-    const [a, b] = [new RedisOutboxLog(() => store, prefix, 'copy-a', 1000, 0), new RedisOutboxLog(() => store, prefix, 'copy-b', 1000, 0)];
+    const [a, b] = [
+      new RedisOutboxLog(() => store, prefix, 'copy-a', 1000, 0),
+      new RedisOutboxLog(() => store, prefix, 'copy-b', 1000, 0),
+    ];
     await a.keep(line('simple', Date.now(), SIMPLE), 100);
     await a.keep(line('fresh'), 100);
     await a.keep(line('answered'), 100);
@@ -122,19 +129,41 @@ describe('the shared outbox under leases (redis-server)', function () {
     b.back('fresh');
     // After the back on the one connection: the attempt waits for it.
     assert.equal(await b.attempt('answered', true), 'go');
-    assert.match((await admin.hGet(`${prefix}outbox:attempts`, 'fresh')) ?? '', /^copy-a /, "copy B's answer does not clear copy A's attempt");
+    assert.match(
+      (await admin.hGet(`${prefix}outbox:attempts`, 'fresh')) ?? '',
+      /^copy-a /,
+      "copy B's answer does not clear copy A's attempt",
+    );
   });
 
   it('a store rolled back to an older snapshot: what a copy ended comes back and that copy ends it again; no copy adopts and sends it', async () => {
     const prefix = keyPrefix('rollback');
-    const keys = ['outbox', 'outbox:entries', 'outbox:attempts', 'outbox:ended', 'outbox:ended-by', 'outbox:orphans'].map((k) => `${prefix}${k}`);
+    const keys = [
+      'outbox',
+      'outbox:entries',
+      'outbox:attempts',
+      'outbox:ended',
+      'outbox:ended-by',
+      'outbox:orphans',
+    ].map((k) => `${prefix}${k}`);
     const settledA: unknown[] = [];
     const settledB: unknown[] = [];
     const a = new Outbox(new RedisOutboxLog(() => store, prefix, 'copy-a', 600, 1500), () => undefined);
     const b = new Outbox(new RedisOutboxLog(() => store, prefix, 'copy-b', 600, 1500), () => undefined);
     for (let seq = 0; seq < 3; seq++)
       await a.keep(
-        { node: 't', operation: ADVANCED, body: {}, rejected: [], messages: 1, msg: { seq }, since: Date.now(), order: seq, attempts: 1, reason: '' },
+        {
+          node: 't',
+          operation: ADVANCED,
+          body: {},
+          rejected: [],
+          messages: 1,
+          msg: { seq },
+          since: Date.now(),
+          order: seq,
+          attempts: 1,
+          reason: '',
+        },
         {},
       );
     // The snapshot, taken while the three wait.
@@ -148,7 +177,10 @@ describe('the shared outbox under leases (redis-server)', function () {
     a.attach(workerA);
     b.attach(workerB);
     try {
-      await until('the three sent and ended by copy A', async () => settledA.length === 3 && (await admin.hLen(`${prefix}outbox:entries`)) === 0);
+      await until(
+        'the three sent and ended by copy A',
+        async () => settledA.length === 3 && (await admin.hLen(`${prefix}outbox:entries`)) === 0,
+      );
       // Restored: the entries are back, their claims (set by copy A) lapsed meanwhile.
       for (const key of keys) await admin.del(key);
       for (const [key, value] of snapshot) await admin.restore(key, 0, value);
@@ -166,11 +198,17 @@ describe('the shared outbox under leases (redis-server)', function () {
 
   it("the times of shared entries are the server's: an entry kept by a copy whose clock runs an hour ahead is adopted as just kept; a tracked send's time counts from the server's", async () => {
     const prefix = keyPrefix('server-time');
-    const [a, b] = [new RedisOutboxLog(() => store, prefix, 'copy-a', 300, 0), new RedisOutboxLog(() => store, prefix, 'copy-b', 300, 0)];
+    const [a, b] = [
+      new RedisOutboxLog(() => store, prefix, 'copy-a', 300, 0),
+      new RedisOutboxLog(() => store, prefix, 'copy-b', 300, 0),
+    ];
     const ahead = Date.now() + 3_600_000;
     await a.keep(JSON.stringify({ ...JSON.parse(line('e1', ahead)), deadline: ahead + 600_000 }), 100);
     const server = await serverNow(admin);
-    assert.ok(Math.abs(Number(await admin.zScore(`${prefix}outbox`, 'e1')) - server) < 5000, "placed by the server's time");
+    assert.ok(
+      Math.abs(Number(await admin.zScore(`${prefix}outbox`, 'e1')) - server) < 5000,
+      "placed by the server's time",
+    );
     await lapsed(`${prefix}outbox:claim:e1`);
     const [found] = await b.adoptable(() => false);
     const entry = found?.entry as unknown as { since: number; deadline: number };
@@ -178,9 +216,21 @@ describe('the shared outbox under leases (redis-server)', function () {
     assert.equal(entry.deadline - entry.since, 600_000, 'its give-up time still 10 minutes after it');
     // A send recorded by that copy, scheduled a minute on: by the server's time, the schedule's wait from it.
     const tracking = new SharedTracking(() => store, prefix);
-    await tracking.record({ smsId: 'id-1', number: '420777000001', sent: { node: 't' } as never, acceptedAt: ahead, countsFrom: Date.now() + 60_000 });
-    assert.ok(Math.abs(Number(await admin.zScore(`${prefix}sent`, 'id-1')) - server) < 5000, "accepted at the server's time");
+    await tracking.record({
+      smsId: 'id-1',
+      number: '420777000001',
+      sent: { node: 't' } as never,
+      acceptedAt: ahead,
+      countsFrom: Date.now() + 60_000,
+    });
+    assert.ok(
+      Math.abs(Number(await admin.zScore(`${prefix}sent`, 'id-1')) - server) < 5000,
+      "accepted at the server's time",
+    );
     const waiting = Number(await admin.zScore(`${prefix}waiting`, 'id-1'));
-    assert.ok(Math.abs(waiting - (server + 60_000)) < 5000, `its report time counts from the server's time, a minute on: ${waiting - server} ms`);
+    assert.ok(
+      Math.abs(waiting - (server + 60_000)) < 5000,
+      `its report time counts from the server's time, a minute on: ${waiting - server} ms`,
+    );
   });
 });

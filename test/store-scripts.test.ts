@@ -56,14 +56,29 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
   await claims.collectHeld('t', '1.2');
   const tracking = new SharedTracking(() => recorder, prefix, 3);
   // Its time ran out a minute ago: overdue finds it, once output 3 is claimed for it here.
-  await tracking.record({ smsId: 'id-1', number: '420777000001', sent: { node: 't' } as never, acceptedAt: now, countsFrom: now - 60_000 });
+  await tracking.record({
+    smsId: 'id-1',
+    number: '420777000001',
+    sent: { node: 't' } as never,
+    acceptedAt: now,
+    countsFrom: now - 60_000,
+  });
   await tracking.lookup('id-1');
   await tracking.lastTo('420777000001');
   await tracking.claimLate('id-1');
   await tracking.overdue(5000, 5000);
   await tracking.markFinal('id-1');
   const log = new RedisOutboxLog(() => recorder, prefix, 'copy-a', 600);
-  const line = JSON.stringify({ id: 'e1', since: now, node: 't', operation: {}, body: {}, order: 0, attempts: 1, reason: '' });
+  const line = JSON.stringify({
+    id: 'e1',
+    since: now,
+    node: 't',
+    operation: {},
+    body: {},
+    order: 0,
+    attempts: 1,
+    reason: '',
+  });
   await log.keep(line, 100);
   await log.attempt('e1', true);
   log.back('e1');
@@ -72,7 +87,14 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
   await log.done('e1');
   // An incident raised (its first step due at once), its step taken, an SMS answered, a look, acknowledged, resolved.
   const incidents = new RedisIncidents(() => recorder, prefix, 'copy-a', 600);
-  const policy = { steps: [{ numbers: ['420777000001'], wait: 1 }], repeat: 1, text: '', ackWords: ['OK'], sender_id: 'gSystem', sender_id_value: '' };
+  const policy = {
+    steps: [{ numbers: ['420777000001'], wait: 1 }],
+    repeat: 1,
+    text: '',
+    ackWords: ['OK'],
+    sender_id: 'gSystem',
+    sender_id_value: '',
+  };
   await incidents.raise('t:door', { node: 't', topic: 'door', policy, msg: { payload: 'Door open' } });
   await incidents.step('42');
   await incidents.answered('42', { step: 1, round: 1, number: '420777000001', late: false }, '420777000001');
@@ -101,7 +123,11 @@ describe("the store's scripts stand alone (redis-cli --eval, redis-server)", fun
     const prefix = keyPrefix('slot-test');
     const slot = slotOf(prefix);
     const calls = await callsOf(prefix);
-    assert.deepEqual([...new Set(calls.map(([name]) => name))].sort(), [...SCRIPT_NAMES].sort(), 'every script is called here');
+    assert.deepEqual(
+      [...new Set(calls.map(([name]) => name))].sort(),
+      [...SCRIPT_NAMES].sort(),
+      'every script is called here',
+    );
     const ran: string[] = [];
     const seen = new Set<string>();
     for (const [name, keys, args] of calls) {

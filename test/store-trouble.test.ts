@@ -35,7 +35,9 @@ async function latestStatus(id: string, match: (status: Status) => boolean, ms =
     const latest = statusesOf(id).at(-1);
     return latest && match(latest) ? latest : undefined;
   };
-  await until(`a matching status on ${id}`, () => matching() !== undefined, ms, { detail: () => `the last: ${JSON.stringify(statusesOf(id).at(-1))}` });
+  await until(`a matching status on ${id}`, () => matching() !== undefined, ms, {
+    detail: () => `the last: ${JSON.stringify(statusesOf(id).at(-1))}`,
+  });
   return matching() as Status;
 }
 
@@ -101,8 +103,13 @@ describe('a shared store that cannot be reached says so at once (Node-RED runtim
     assert.equal(tested.store.ok, false);
     assert.match(tested.store.message, /^nothing listening: /);
     // The stored password goes only to the deployed store URL.
-    const elsewhere = (await test({ store: 'redis', storeUrl: `redis://127.0.0.1:${await freePort()}`, storePassword: '__PWRD__' })).body;
-    assert.deepEqual(elsewhere.store, { ok: false, message: 'Type the store password again to test another store URL than the deployed one' });
+    const elsewhere = (
+      await test({ store: 'redis', storeUrl: `redis://127.0.0.1:${await freePort()}`, storePassword: '__PWRD__' })
+    ).body;
+    assert.deepEqual(elsewhere.store, {
+      ok: false,
+      message: 'Type the store password again to test another store URL than the deployed one',
+    });
     // The file store: nothing about a store in the answer.
     assert.equal((await test({ store: 'file' })).body.store, undefined);
 
@@ -130,7 +137,10 @@ describe('a shared store that cannot be reached says so at once (Node-RED runtim
       { acc: { application_id: ACCOUNT_ID, application_token: TOKEN, storePassword: 'a-wrong-one' } },
     );
     await latestStatus('t', (s) => s.text === 'store unreachable: authentication refused');
-    (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({ payload: 'Door opened', number: '420777123456' });
+    (helper.getNode('t') as TestNode & { receive(m: unknown): void }).receive({
+      payload: 'Door opened',
+      number: '420777123456',
+    });
     // Sent all the same (this copy decides alone meanwhile), and the status still says why.
     const after = await latestStatus('t', (s) => /^sent 1/.test(s.text ?? ''));
     assert.equal(after.text, 'sent 1 / rejected 0 / store unreachable: authentication refused');

@@ -63,7 +63,8 @@ describe('text counting: the client and the simulator agree', () => {
           );
         }
       }
-      if (needsUnicode(t) !== countText(t, 'auto').unicode) disagreements.push(`${JSON.stringify(t).slice(0, 60)}: needs Unicode?`);
+      if (needsUnicode(t) !== countText(t, 'auto').unicode)
+        disagreements.push(`${JSON.stringify(t).slice(0, 60)}: needs Unicode?`);
     }
     assert.deepEqual(disagreements.slice(0, 10), [], `${disagreements.length} disagreements`);
     // The samples reach past one part and past the limits, in both encodings.
@@ -85,8 +86,16 @@ describe('text counting: the client and the simulator agree', () => {
       ['😀'.repeat(36), true, 72, 2],
     ];
     for (const [t, unicode, characters, parts] of cases) {
-      assert.deepEqual([measureText(t, unicode).characters, measureText(t, unicode).parts], [characters, parts], `client: ${t.slice(0, 3)}×${t.length}`);
-      assert.deepEqual([countText(t, unicode).characters, countText(t, unicode).parts], [characters, parts], `simulator: ${t.slice(0, 3)}×${t.length}`);
+      assert.deepEqual(
+        [measureText(t, unicode).characters, measureText(t, unicode).parts],
+        [characters, parts],
+        `client: ${t.slice(0, 3)}×${t.length}`,
+      );
+      assert.deepEqual(
+        [countText(t, unicode).characters, countText(t, unicode).parts],
+        [characters, parts],
+        `simulator: ${t.slice(0, 3)}×${t.length}`,
+      );
     }
   });
 });

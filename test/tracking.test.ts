@@ -36,7 +36,13 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     await fetch(`${sim.url}/simulator/accounts`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ id: ACCOUNT_ID, token: TOKEN, credit: 1000, silent: [SILENT], reportDelay: { [LATE]: 1500 } }),
+      body: JSON.stringify({
+        id: ACCOUNT_ID,
+        token: TOKEN,
+        credit: 1000,
+        silent: [SILENT],
+        reportDelay: { [LATE]: 1500 },
+      }),
     });
     await webhook('/bulkgate/events');
   });
@@ -54,11 +60,20 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     });
 
   /** An account, a transactional and a promotional node, and events nodes (default: one with the account). */
-  function flow(events: Record<string, unknown>[] = [{ id: 'e', reportTimeout: 1 }], account: Record<string, unknown> = {}): FlowNode[] {
+  function flow(
+    events: Record<string, unknown>[] = [{ id: 'e', reportTimeout: 1 }],
+    account: Record<string, unknown> = {},
+  ): FlowNode[] {
     return [
       { id: acc, type: 'bulkgate-account', baseUrl: sim.url, retries: 0, outboxDelay: 200, ...account },
       { id: 't', type: 'bulkgate-transactional', account: acc, text: '', wires: [['accepted'], []] },
-      { id: 'p', type: 'bulkgate-promotional', account: acc, text: 'Hi <name>, the gate is open', wires: [['accepted'], [], []] },
+      {
+        id: 'p',
+        type: 'bulkgate-promotional',
+        account: acc,
+        text: 'Hi <name>, the gate is open',
+        wires: [['accepted'], [], []],
+      },
       ...events.map((e) => ({
         type: 'bulkgate-events',
         path: `/bulkgate/${e.id === 'e' ? 'events' : e.id}`,
@@ -67,14 +82,17 @@ describe('delivery tracking: reports and replies matched to what was sent', func
         ...e,
       })),
       { id: 'accepted', type: 'helper' },
-      ...events.flatMap((e) => ['reports', 'replies', 'late'].map((port) => ({ id: `${e.id}-${port}`, type: 'helper' }))),
+      ...events.flatMap((e) =>
+        ['reports', 'replies', 'late'].map((port) => ({ id: `${e.id}-${port}`, type: 'helper' })),
+      ),
     ] as FlowNode[];
   }
   const credentials = (events: string[] = ['e']) => ({
     [acc]: { application_id: ACCOUNT_ID, application_token: TOKEN },
     ...Object.fromEntries(events.map((id) => [id, { secret: SECRET }])),
   });
-  const receive = (id: string, msg: unknown) => (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
+  const receive = (id: string, msg: unknown) =>
+    (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
   /** Msgs arriving at a helper node from now on. */
   const watch = (id: string) => {
     const got: Record<string, any>[] = [];
@@ -128,7 +146,12 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     const late = collect('e-late', 2, 15_000);
     const accepted = collect('accepted', 2);
     // The simulator reports a scheduled message only when it goes out; the silent number never gets one.
-    receive('t', { topic: 'scheduled', payload: 'Check the boiler', number: SILENT, schedule: new Date(Date.now() + 2500) });
+    receive('t', {
+      topic: 'scheduled',
+      payload: 'Check the boiler',
+      number: SILENT,
+      schedule: new Date(Date.now() + 2500),
+    });
     receive('t', { topic: 'now', payload: 'Check the boiler now', number: SILENT });
     const statuses = Object.fromEntries((await accepted).map((m) => [m.topic, m.payload.status]));
     assert.deepEqual(statuses, { scheduled: 'scheduled', now: 'accepted' });
@@ -158,7 +181,10 @@ describe('delivery tracking: reports and replies matched to what was sent', func
     const got = await replies;
     const fromOwner = got.find((m) => m.payload.from === '+420777000123');
     const fromOther = got.find((m) => m.payload.from === '420777000444');
-    assert.deepEqual(fromOwner?.inReplyTo, { sent: { topic: 'alarm-2', payload: 'Alarm: smoke in the hall', node: 't' }, sms_id: second?.payload.sms_id });
+    assert.deepEqual(fromOwner?.inReplyTo, {
+      sent: { topic: 'alarm-2', payload: 'Alarm: smoke in the hall', node: 't' },
+      sms_id: second?.payload.sms_id,
+    });
     assert.equal(fromOther?.inReplyTo, undefined);
   });
 
@@ -175,7 +201,9 @@ describe('delivery tracking: reports and replies matched to what was sent', func
       },
     });
     const got = await reports;
-    const sent = got.map((m) => m.sent).sort((a, b) => a.payload.variables.name.localeCompare(b.payload.variables.name));
+    const sent = got
+      .map((m) => m.sent)
+      .sort((a, b) => a.payload.variables.name.localeCompare(b.payload.variables.name));
     assert.deepEqual(sent, [
       { topic: 'gate', payload: { number: '420777000601', variables: { name: 'Jana' } }, node: 'p' },
       { topic: 'gate', payload: { number: '420777000602', variables: { name: 'Petr' } }, node: 'p' },

@@ -89,7 +89,12 @@ interface AccountSurroundings {
 }
 
 /** A promise it returns resolves once the msg left the node; `afterRestart`: it ended before a stop or a crash, and may have left then too. */
-export type DeferredHandler = (msg: Msg, entry: OutboxEntry, outcome: Outcome, afterRestart: boolean) => void | Promise<void>;
+export type DeferredHandler = (
+  msg: Msg,
+  entry: OutboxEntry,
+  outcome: Outcome,
+  afterRestart: boolean,
+) => void | Promise<void>;
 
 interface Submission {
   node: string;
@@ -169,7 +174,13 @@ export class Account {
     const changed = this.#changed;
     const limit = numberSetting(config.rateLimit, 0);
     const windowMs = numberSetting(config.rateWindow, 60) * 1000;
-    this.limiter = new RateLimiter(limit, windowMs, numberSetting(config.queueSize, 100), changed, surroundings.store.rateWindow(id, limit, windowMs));
+    this.limiter = new RateLimiter(
+      limit,
+      windowMs,
+      numberSetting(config.queueSize, 100),
+      changed,
+      surroundings.store.rateWindow(id, limit, windowMs),
+    );
     // One log line when an outage starts, one when its cause changes, one when it ends: "reachable
     // again" only when the gateway answered; when the last msg stopped waiting, not a word of it.
     this.circuit.onChange = () => {
@@ -178,10 +189,16 @@ export class Account {
       if (cause) {
         // On the monotonic clock: the outage's length in the log line, whatever the wall clock did meanwhile.
         this.#outageSince ??= monotonicNow();
-        surroundings.warn('gateway-unreachable', { url, reason: cause.failure instanceof Error ? cause.failure : cause.reason });
+        surroundings.warn('gateway-unreachable', {
+          url,
+          reason: cause.failure instanceof Error ? cause.failure : cause.reason,
+        });
       } else if (this.#outageSince !== undefined) {
         const seconds = Math.round((monotonicNow() - this.#outageSince) / 1000);
-        surroundings.warn(this.circuit.ended === 'answered' ? 'gateway-reachable' : 'gateway-nothing-waits', { url, seconds });
+        surroundings.warn(this.circuit.ended === 'answered' ? 'gateway-reachable' : 'gateway-nothing-waits', {
+          url,
+          seconds,
+        });
         this.#outageSince = undefined;
       }
       changed();
@@ -251,7 +268,12 @@ export class Account {
   }
 
   gateway(): GatewayClient {
-    if (this.#problem) throw nodeInvalid('account-problem', { problem: this.#problem, account: this.#label }, { key: 'account-incomplete' });
+    if (this.#problem)
+      throw nodeInvalid(
+        'account-problem',
+        { problem: this.#problem, account: this.#label },
+        { key: 'account-incomplete' },
+      );
     return (this.#client ??= this.#build());
   }
 
@@ -272,7 +294,12 @@ export class Account {
     let result: SendResult;
     try {
       if (limiter.enabled) {
-        await limiter.acquire(prepared.messages, s.queueStop, withdraw, this.#giveUp(s, nodeWording('reason.rate-wait')));
+        await limiter.acquire(
+          prepared.messages,
+          s.queueStop,
+          withdraw,
+          this.#giveUp(s, nodeWording('reason.rate-wait')),
+        );
         counted = true;
       }
       result = await this.#transmit(client, s, outbox !== undefined, withdraw);
@@ -291,7 +318,12 @@ export class Account {
     return { result };
   }
 
-  #transmit(client: GatewayClient, s: Submission, kept: boolean, withdraw: AbortSignal | undefined): Promise<SendResult> {
+  #transmit(
+    client: GatewayClient,
+    s: Submission,
+    kept: boolean,
+    withdraw: AbortSignal | undefined,
+  ): Promise<SendResult> {
     s.onWire();
     const giveUp = this.#giveUp(s, nodeWording('reason.retry-due'));
     // With an outbox, no retries: the outbox is the retry.
@@ -316,7 +348,9 @@ export class Account {
 
   #withdrawnReason(): Wording {
     const failure = this.circuit.cause?.failure;
-    return failure === undefined ? nodeWording('reason.retry-due') : nodeWording('reason.unreachable-now', { cause: causeOf(failure) });
+    return failure === undefined
+      ? nodeWording('reason.retry-due')
+      : nodeWording('reason.unreachable-now', { cause: causeOf(failure) });
   }
 
   async #keep(s: Submission, attempts: number, reason: Wording): Promise<void> {
@@ -421,6 +455,14 @@ export class Account {
   }
 }
 
-function send(client: GatewayClient, operation: Operation, prepared: PreparedRequest, stop: AbortSignal, policy?: SendPolicy): Promise<SendResult> {
-  return operation.kind === 'promotional' ? client.sendPromotional(prepared, stop, policy) : client.sendTransactional(prepared, stop, policy);
+function send(
+  client: GatewayClient,
+  operation: Operation,
+  prepared: PreparedRequest,
+  stop: AbortSignal,
+  policy?: SendPolicy,
+): Promise<SendResult> {
+  return operation.kind === 'promotional'
+    ? client.sendPromotional(prepared, stop, policy)
+    : client.sendTransactional(prepared, stop, policy);
 }

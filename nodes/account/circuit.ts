@@ -65,7 +65,12 @@ export class Circuit {
     const brief = shortCause(failure);
     const cause = this.#cause;
     if (cause && cause.brief.key === brief.key && cause.brief.params?.status === brief.params?.status) return;
-    this.#cause = { reason: (failure as Error)?.message ?? String(failure), failure, brief, since: cause?.since ?? Date.now() };
+    this.#cause = {
+      reason: (failure as Error)?.message ?? String(failure),
+      failure,
+      brief,
+      since: cause?.since ?? Date.now(),
+    };
     if (!cause) this.#opened.abort();
     this.onChange();
   }

@@ -3,7 +3,16 @@
 // that comes due goes to the node that raised the incident, and waits while that node is being
 // redeployed.
 import { after, monotonicNow } from '../../gateway';
-import { IncidentBook, type EngineClock, type Ended, type Fired, type Incident, type PendingSms, type Policy, type ReplyOutcome } from './escalation';
+import {
+  IncidentBook,
+  type EngineClock,
+  type Ended,
+  type Fired,
+  type Incident,
+  type PendingSms,
+  type Policy,
+  type ReplyOutcome,
+} from './escalation';
 import type { EscalationState } from './escalation-store';
 
 export interface DeskHandler {
@@ -89,7 +98,12 @@ export class EscalationDesk implements IncidentDesk {
   }
 
   /** Undefined: an incident with this key is open; nothing new starts. Resolves once it is stored. */
-  async raise(node: string, topic: string, policy: Policy, msg: Record<string, unknown>): Promise<Incident | undefined> {
+  async raise(
+    node: string,
+    topic: string,
+    policy: Policy,
+    msg: Record<string, unknown>,
+  ): Promise<Incident | undefined> {
     await this.ready;
     const incident = this.book.raise(node, topic, policy, msg, this.clock.mono());
     if (!incident) return undefined;

@@ -84,7 +84,11 @@ export class RedisIncidents {
     const steps = body.policy.steps;
     const plan = { waits: steps.map((s) => s.wait), numbers: steps.map((s) => s.numbers), repeat: body.policy.repeat };
     const args = [key, body.node, JSON.stringify(body), JSON.stringify(plan), ...candidateCodes()];
-    const [made, code, now] = (await this.client().run('escalationRaise', [this.prefix], args)) as [number, string, number?];
+    const [made, code, now] = (await this.client().run('escalationRaise', [this.prefix], args)) as [
+      number,
+      string,
+      number?,
+    ];
     return Number(made) === 1 ? { code: String(code), now: Number(now) } : undefined;
   }
 
@@ -98,17 +102,43 @@ export class RedisIncidents {
     const now = Number(answer[1]);
     if (kind === 1) {
       const [, , step, round, late, due, ...numbers] = answer;
-      return { kind: 'step', now, step: Number(step), round: Number(round), late: Number(late) === 1, due: Number(due), numbers: numbers.map(String) };
+      return {
+        kind: 'step',
+        now,
+        step: Number(step),
+        round: Number(round),
+        late: Number(late) === 1,
+        due: Number(due),
+        numbers: numbers.map(String),
+      };
     }
-    if (kind === 2) return { kind: 'ran-out', now, raised: Number(answer[2]), key: String(answer[3]), body: JSON.parse(String(answer[4])) as IncidentBody };
-    return Number(answer[1]) > 0 ? { kind: 'refused', now: Number(answer[2]), due: Number(answer[1]) } : { kind: 'refused', now: Number(answer[2]) };
+    if (kind === 2)
+      return {
+        kind: 'ran-out',
+        now,
+        raised: Number(answer[2]),
+        key: String(answer[3]),
+        body: JSON.parse(String(answer[4])) as IncidentBody,
+      };
+    return Number(answer[1]) > 0
+      ? { kind: 'refused', now: Number(answer[2]), due: Number(answer[1]) }
+      : { kind: 'refused', now: Number(answer[2]) };
   }
 
   /** Acknowledges (first wins) or ends the open incident with this key (and code, when given); undefined: nothing changed. */
   async end(how: 'acknowledge' | 'resolve', key: string, by: string, code = ''): Promise<EndAnswer | undefined> {
-    const answer = (await this.client().run('escalationEnd', [this.prefix], [how, key, by, String(this.quarantineMs), code])) as unknown[];
+    const answer = (await this.client().run(
+      'escalationEnd',
+      [this.prefix],
+      [how, key, by, String(this.quarantineMs), code],
+    )) as unknown[];
     if (Number(answer[0]) !== 1) return undefined;
-    return { code: String(answer[1]), now: Number(answer[2]), raised: Number(answer[3]), body: JSON.parse(String(answer[4])) as IncidentBody };
+    return {
+      code: String(answer[1]),
+      now: Number(answer[2]),
+      raised: Number(answer[3]),
+      body: JSON.parse(String(answer[4])) as IncidentBody,
+    };
   }
 
   /** The SMS's answer recorded (no copy sends it again); `number`: as the gateway wrote it, normalised (it may reply). */
@@ -118,7 +148,11 @@ export class RedisIncidents {
 
   /** Every open incident; renews this copy's claims on the SMS of the incidents `held`, adopts those a gone copy left. */
   async look(held: readonly string[]): Promise<{ now: number; incidents: SharedIncident[] }> {
-    const flat = (await this.client().run('escalationLook', [this.prefix], [this.copyId, String(this.claimMs), ...held])) as unknown[];
+    const flat = (await this.client().run(
+      'escalationLook',
+      [this.prefix],
+      [this.copyId, String(this.claimMs), ...held],
+    )) as unknown[];
     const incidents: SharedIncident[] = [];
     let at = 1;
     const next = () => flat[at++];
@@ -200,7 +234,12 @@ export class SharedEscalationDesk implements IncidentDesk {
     };
   }
 
-  async raise(node: string, topic: string, policy: Policy, msg: Record<string, unknown>): Promise<Incident | undefined> {
+  async raise(
+    node: string,
+    topic: string,
+    policy: Policy,
+    msg: Record<string, unknown>,
+  ): Promise<Incident | undefined> {
     await this.ready;
     const key = incidentKey(node, topic);
     const made = await this.store.raise(key, { node, topic, policy, msg });
@@ -210,7 +249,20 @@ export class SharedEscalationDesk implements IncidentDesk {
       return undefined;
     }
     const at = monotonicNow();
-    const incident: Incident = { key, node, topic, code: made.code, policy, msg, raised: at, position: 0, due: at, late: false, texted: [], pending: [] };
+    const incident: Incident = {
+      key,
+      node,
+      topic,
+      code: made.code,
+      policy,
+      msg,
+      raised: at,
+      position: 0,
+      due: at,
+      late: false,
+      texted: [],
+      pending: [],
+    };
     this.#changes++;
     this.#known.set(made.code, incident);
     this.#arm();
@@ -314,7 +366,13 @@ export class SharedEscalationDesk implements IncidentDesk {
     return (server) => at - (serverNow - server);
   }
 
-  async #end(how: 'acknowledge' | 'resolve', key: string, by: string, code: string, tell: boolean): Promise<Ended | undefined> {
+  async #end(
+    how: 'acknowledge' | 'resolve',
+    key: string,
+    by: string,
+    code: string,
+    tell: boolean,
+  ): Promise<Ended | undefined> {
     await this.ready;
     const answer = await this.store.end(how, key, by, code);
     if (!answer) return undefined;
@@ -342,7 +400,12 @@ export class SharedEscalationDesk implements IncidentDesk {
       this.#known.set(answer.code, incident);
     } else this.#known.delete(answer.code);
     this.#arm();
-    const ended: Ended = { incident, state: how === 'acknowledge' ? 'acknowledged' : 'resolved', by, after: answer.now - answer.raised };
+    const ended: Ended = {
+      incident,
+      state: how === 'acknowledge' ? 'acknowledged' : 'resolved',
+      by,
+      after: answer.now - answer.raised,
+    };
     if (tell) this.#handlers.get(node)?.ended(ended);
     return ended;
   }
@@ -386,7 +449,8 @@ export class SharedEscalationDesk implements IncidentDesk {
       // Acknowledged or ended at another copy since the last look: what this copy still has queued for it is withdrawn.
       for (const [code, before] of this.#known) {
         const after = known.get(code);
-        if (!before.acknowledged && (!after || after.acknowledged)) this.#handlers.get(before.node)?.withdrawn?.(before);
+        if (!before.acknowledged && (!after || after.acknowledged))
+          this.#handlers.get(before.node)?.withdrawn?.(before);
       }
       this.#known = known;
     }
@@ -402,7 +466,8 @@ export class SharedEscalationDesk implements IncidentDesk {
     this.#cancel = undefined;
     if (this.#closed) return;
     let next: number | undefined;
-    for (const i of this.#known.values()) if (!i.acknowledged && this.#handlers.has(i.node) && (next === undefined || i.due < next)) next = i.due;
+    for (const i of this.#known.values())
+      if (!i.acknowledged && this.#handlers.has(i.node) && (next === undefined || i.due < next)) next = i.due;
     // Infinity: refused by the store, known again at the next look.
     if (next === undefined || next === Infinity) return;
     this.#cancel = after(next - monotonicNow(), () => {
@@ -418,7 +483,9 @@ export class SharedEscalationDesk implements IncidentDesk {
     let relook = false;
     try {
       const now = monotonicNow();
-      const due = [...this.#known.values()].filter((i) => !i.acknowledged && this.#handlers.has(i.node) && i.due <= now);
+      const due = [...this.#known.values()].filter(
+        (i) => !i.acknowledged && this.#handlers.has(i.node) && i.due <= now,
+      );
       for (const incident of due) {
         let answer: StepAnswer;
         try {

@@ -31,7 +31,8 @@ export class EscalationFile implements EscalationState {
       throw error;
     }
     const book = JSON.parse(text) as StoredBook;
-    if (book?.version !== 1 || !Array.isArray(book.incidents) || !Array.isArray(book.retired)) throw new Error(`${this.where} is not an escalation book`);
+    if (book?.version !== 1 || !Array.isArray(book.incidents) || !Array.isArray(book.retired))
+      throw new Error(`${this.where} is not an escalation book`);
     return book;
   }
 

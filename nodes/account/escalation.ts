@@ -66,11 +66,13 @@ export interface Incident {
 }
 
 export type Fired =
-  { kind: 'step'; incident: Incident; step: number; round: number; late: boolean; sms: PendingSms[] } | { kind: 'unacknowledged'; incident: Incident };
+  | { kind: 'step'; incident: Incident; step: number; round: number; late: boolean; sms: PendingSms[] }
+  | { kind: 'unacknowledged'; incident: Incident };
 
 export type Ended = { incident: Incident; state: 'acknowledged' | 'resolved'; by: string; after: number };
 
-export type ReplyOutcome = { acknowledged: Ended } | { ignored: 'stranger' | 'unknown-code' | 'ambiguous' | 'no-code' | 'already' };
+export type ReplyOutcome =
+  { acknowledged: Ended } | { ignored: 'stranger' | 'unknown-code' | 'ambiguous' | 'no-code' | 'already' };
 
 /** The clock an engine reads: wall-clock ms for what is stored, monotonic ms for everything else. */
 export interface EngineClock {
@@ -125,7 +127,8 @@ export class IncidentBook {
   /** The earliest monotonic time something is due among the nodes given (undefined: nothing). */
   nextDue(attached: (node: string) => boolean): number | undefined {
     let next: number | undefined;
-    for (const i of this.#incidents.values()) if (!i.acknowledged && attached(i.node) && (next === undefined || i.due < next)) next = i.due;
+    for (const i of this.#incidents.values())
+      if (!i.acknowledged && attached(i.node) && (next === undefined || i.due < next)) next = i.due;
     return next;
   }
 
@@ -187,7 +190,12 @@ export class IncidentBook {
       }
       const { index, round } = stepOf(policy, incident.position);
       const late = incident.late;
-      const sms = (policy.steps[index] as EscalationStep).numbers.map((number) => ({ step: index + 1, round, number, late }));
+      const sms = (policy.steps[index] as EscalationStep).numbers.map((number) => ({
+        step: index + 1,
+        round,
+        number,
+        late,
+      }));
       for (const s of sms) if (!incident.texted.includes(s.number)) incident.texted.push(s.number);
       incident.pending.push(...sms);
       // Late: the next step is one wait after the late one fired; else one wait after it was due (no drift).
@@ -203,7 +211,9 @@ export class IncidentBook {
   answered(key: string, sms: PendingSms | undefined, number?: string): void {
     const incident = this.#incidents.get(key);
     if (!incident) return;
-    const at = sms ? incident.pending.findIndex((p) => p.step === sms.step && p.round === sms.round && p.number === sms.number) : -1;
+    const at = sms
+      ? incident.pending.findIndex((p) => p.step === sms.step && p.round === sms.round && p.number === sms.number)
+      : -1;
     if (at >= 0) incident.pending.splice(at, 1);
     // The gateway's record names the number as it normalised it (with the account's default country): a reply comes from that one.
     if (number) {

@@ -344,7 +344,8 @@ export class Journal {
     const signature = `${mtime} ${text}`;
     const now = performance.now();
     const last = this.#seen;
-    if (!last || last.signature !== signature) this.#seen = { signature, since: now, touched: last !== undefined, age: Math.max(0, Date.now() - mtime) };
+    if (!last || last.signature !== signature)
+      this.#seen = { signature, since: now, touched: last !== undefined, age: Math.max(0, Date.now() - mtime) };
     let owner: { pid?: unknown; host?: unknown } | undefined;
     try {
       owner = JSON.parse(text) as typeof owner;

@@ -5,7 +5,15 @@
 import type { GatewayError } from '../../gateway';
 import { causeOf, nodeError } from '../plumbing/wording';
 import { Journal } from './journal';
-import type { AttemptAnswer, JournalEntry, LoggedEntry, OutboxHolder, OutboxLog, RecordedEnd, Warn } from './outbox-log';
+import type {
+  AttemptAnswer,
+  JournalEntry,
+  LoggedEntry,
+  OutboxHolder,
+  OutboxLog,
+  RecordedEnd,
+  Warn,
+} from './outbox-log';
 
 export type { JournalEntry, Warn } from './outbox-log';
 
@@ -20,7 +28,9 @@ export function isEntry(value: Record<string, unknown>): value is Record<string,
     typeof value.order === 'number' &&
     typeof value.attempts === 'number' &&
     (typeof value.reason === 'string' ||
-      (typeof value.reason === 'object' && value.reason !== null && typeof (value.reason as { key?: unknown }).key === 'string')) &&
+      (typeof value.reason === 'object' &&
+        value.reason !== null &&
+        typeof (value.reason as { key?: unknown }).key === 'string')) &&
     (value.deadline === undefined || typeof value.deadline === 'number')
   );
 }
@@ -134,7 +144,8 @@ export class FileOutboxLog implements OutboxLog {
         return;
       }
       // A living holder touches it: the held msgs are refused, as any that come while it lives.
-      if (this.#held.length && file.holderAlive()) for (const waiter of this.#held.splice(0)) waiter.reject(lockedError(file.where));
+      if (this.#held.length && file.holderAlive())
+        for (const waiter of this.#held.splice(0)) waiter.reject(lockedError(file.where));
       if (!this.#held.length && !file.exists()) {
         clearInterval(this.#lockTimer);
         this.#lockTimer = undefined;
@@ -211,7 +222,9 @@ export class FileOutboxLog implements OutboxLog {
       const done = () => [...this.#ended].map(([id, { end }]) => doneLine(id, end));
       file
         .compact(() => [...lines(), ...ended(), ...attempted(), ...done()])
-        .catch((error: unknown) => this.#holder?.warn('outbox-unreadable', { path: file.where, reason: error as Error }));
+        .catch((error: unknown) =>
+          this.#holder?.warn('outbox-unreadable', { path: file.where, reason: error as Error }),
+        );
     }
   }
 }
@@ -315,7 +328,10 @@ function doneLine(id: string, end: RecordedEnd | undefined): string {
 function isEnd(value: unknown): value is RecordedEnd {
   if (typeof value !== 'object' || value === null) return false;
   const end = value as Record<string, unknown>;
-  return typeof end.attempts === 'number' && ((typeof end.result === 'object' && end.result !== null) || (typeof end.error === 'object' && end.error !== null));
+  return (
+    typeof end.attempts === 'number' &&
+    ((typeof end.result === 'object' && end.result !== null) || (typeof end.error === 'object' && end.error !== null))
+  );
 }
 
 export function lockedError(path: string): GatewayError {

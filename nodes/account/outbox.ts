@@ -1,7 +1,15 @@
 // The account's outbox: a message the gateway could not take is logged before the msg's `done` and
 // sent again until taken or out of time; results come out in the order the msgs came.
 import { randomBytes } from 'node:crypto';
-import { GatewayError, resendable, timerDelay, type Operation, type PromotionalResult, type RejectedRecipient, type TransactionalResult } from '../../gateway';
+import {
+  GatewayError,
+  resendable,
+  timerDelay,
+  type Operation,
+  type PromotionalResult,
+  type RejectedRecipient,
+  type TransactionalResult,
+} from '../../gateway';
 import { monotonicAt, monotonicNow } from '../../gateway/clock';
 import { errorRecord, revivedError } from '../../gateway/errors';
 import { withdrawnError } from '../../gateway/withdrawn';
@@ -45,7 +53,8 @@ export type Outcome = { result: SendResult } | { error: GatewayError };
  * is unreachable: a probe that failed, one that got through, or nothing left waiting.
  */
 // `empty`: nothing waits any more; `answered` when the gateway answered the last one (else it gave up or was discarded).
-export type OutboxReport = { kind: 'probe-failed'; failure: unknown } | { kind: 'probe-through' } | { kind: 'empty'; answered: boolean };
+export type OutboxReport =
+  { kind: 'probe-failed'; failure: unknown } | { kind: 'probe-through' } | { kind: 'empty'; answered: boolean };
 
 export interface OutboxWorker {
   /** Without the account's retries; a probe goes out whatever the account thinks of the gateway. */
@@ -95,7 +104,9 @@ interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'de
 
 // `withheld`: not sent, by its log's answer (`wait`: it waits again; `gone`: another process's now; `ended`: unconfirmed).
 type Attempted =
-  { kept: Kept; entry: OutboxEntry; outcome: Outcome } | { kept: Kept; transient: unknown } | { kept: Kept; withheld: 'wait' | 'gone' | 'ended' };
+  | { kept: Kept; entry: OutboxEntry; outcome: Outcome }
+  | { kept: Kept; transient: unknown }
+  | { kept: Kept; withheld: 'wait' | 'gone' | 'ended' };
 
 export class Outbox {
   /** In the order the msgs came; ended ones are skipped and swept out now and then. */
@@ -198,7 +209,9 @@ export class Outbox {
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
     const journal = this.#journal;
     if (journal && !journal.writable) {
-      await journal.whenWritable((held) => (this.#live + held >= size ? fullError(size, this.#worker?.account) : undefined));
+      await journal.whenWritable((held) =>
+        this.#live + held >= size ? fullError(size, this.#worker?.account) : undefined,
+      );
       if (this.#live >= size) throw fullError(size, this.#worker?.account);
     }
     if (!journal && !this.#warnedMemoryOnly) {
@@ -276,7 +289,18 @@ export class Outbox {
   /** After every msg that came before it: concurrent sends fail in any order. */
   #insert(entry: OutboxEntry, line: string): Kept {
     const { id, node, since, order, deadline, attempts, reason } = entry;
-    const kept: Kept = { id, node, since, order, deadline, attempts, reason, line, startedAt: monotonicAt(since), state: 'waiting' };
+    const kept: Kept = {
+      id,
+      node,
+      since,
+      order,
+      deadline,
+      attempts,
+      reason,
+      line,
+      startedAt: monotonicAt(since),
+      state: 'waiting',
+    };
     if (line.length > PARSED_OVER) kept.parsed = entry;
     const list = this.#list;
     let at = list.length;
@@ -342,7 +366,9 @@ export class Outbox {
     // Not ours (another copy of a shared store took the entry over): that copy's end is the msg's one end.
     const settled = this.#settling
       .then(() => written)
-      .then((ours) => (ours ? this.#handOn({ id: kept.id, entry, msg, outcome: ended, afterRestart: false }) : undefined));
+      .then((ours) =>
+        ours ? this.#handOn({ id: kept.id, entry, msg, outcome: ended, afterRestart: false }) : undefined,
+      );
     this.#settling = settled;
     return settled;
   }
@@ -499,7 +525,9 @@ export class Outbox {
     // Recorded before the request (its log says how: a file line for simple 1.0, a shared store's
     // claim checked with it): after a crash the entry is known to be possibly at the gateway.
     const dropsCopies = resendable(entry.operation, true);
-    const answer: AttemptAnswer = this.#journal ? await this.#journal.attempt(kept.id, dropsCopies).catch(() => 'wait' as const) : 'go';
+    const answer: AttemptAnswer = this.#journal
+      ? await this.#journal.attempt(kept.id, dropsCopies).catch(() => 'wait' as const)
+      : 'go';
     if (answer === 'unconfirmed') {
       void this.#end(kept, () => ({ error: unconfirmedError() }));
       return { kept, withheld: 'ended' };
@@ -524,7 +552,8 @@ export class Outbox {
         return { kept, transient: error };
       }
       // Cut off by a redeploy (its account detached while it was on the wire) where the gateway cannot drop a copy.
-      const cutOff = this.#worker !== worker && error instanceof GatewayError && error.retryable && error.mayHaveReached !== false;
+      const cutOff =
+        this.#worker !== worker && error instanceof GatewayError && error.retryable && error.mayHaveReached !== false;
       return { kept, entry, outcome: { error: cutOff ? unconfirmedError() : (error as GatewayError) } };
     }
   }
@@ -574,7 +603,12 @@ function revived(end: RecordedEnd): Outcome {
 
 export function fullError(size: number, account?: string): GatewayError {
   return account
-    ? nodeError({ type: 'outbox_full', key: 'outbox-full-of', params: { account, size }, brief: { key: 'outbox-full' } })
+    ? nodeError({
+        type: 'outbox_full',
+        key: 'outbox-full-of',
+        params: { account, size },
+        brief: { key: 'outbox-full' },
+      })
     : nodeError({ type: 'outbox_full', key: 'outbox-full', params: { size }, brief: { key: 'outbox-full' } });
 }
 
@@ -612,10 +646,18 @@ export function deferrable(error: unknown, operation: Operation): boolean {
 export function expiredError(entry: OutboxEntry, minutes: number): GatewayError {
   const tries = nodeWording(entry.attempts === 1 ? 'count.attempt-one' : 'count.attempts', { n: entry.attempts });
   if (entry.deadline !== undefined && entry.deadline < entry.since + minutes * 60_000) {
-    return giveUpError(Math.round((entry.deadline - entry.since) / 1000), nodeWording('reason.unreached', { tries, last: entry.reason }));
+    return giveUpError(
+      Math.round((entry.deadline - entry.since) / 1000),
+      nodeWording('reason.unreached', { tries, last: entry.reason }),
+    );
   }
   const spent = nodeWording(minutes === 1 ? 'count.minute-one' : 'count.minutes', { n: minutes });
-  return nodeError({ type: 'expired', key: 'expired', params: { minutes: spent, tries, last: entry.reason }, brief: { key: 'expired' } });
+  return nodeError({
+    type: 'expired',
+    key: 'expired',
+    params: { minutes: spent, tries, last: entry.reason },
+    brief: { key: 'expired' },
+  });
 }
 
 /** A send whose attempt had no answer before a crash or a redeploy, where the gateway cannot drop a copy: it may have been delivered. */

@@ -51,7 +51,11 @@ export class RateLimiter {
     if (withdraw?.aborted) return Promise.reject(withdrawnError());
     if (messages > this.limit) {
       return Promise.reject(
-        nodeError({ type: 'rate_limited', key: 'over-rate-limit', params: { messages, limit: this.limit, seconds: this.windowMs / 1000 } }),
+        nodeError({
+          type: 'rate_limited',
+          key: 'over-rate-limit',
+          params: { messages, limit: this.limit, seconds: this.windowMs / 1000 },
+        }),
       );
     }
     // Behind a msg the window refused, this one waits too (strict order): no question needed.
@@ -62,7 +66,9 @@ export class RateLimiter {
       const stopListening = onStop(signal, () => this.#refuse(waiter, closed(nodeWording('reason.cancelled'))));
       const stopWithdrawing = onStop(withdraw, () => this.#refuse(waiter, withdrawnError()));
       // Its node's give-up time passes while it waits here: it ends then, not when its turn comes.
-      const stopGivingUp = giveUp ? after(giveUp.at - monotonicNow(), () => this.#refuse(waiter, giveUp.error())) : undefined;
+      const stopGivingUp = giveUp
+        ? after(giveUp.at - monotonicNow(), () => this.#refuse(waiter, giveUp.error()))
+        : undefined;
       waiter.unlisten = () => {
         stopListening();
         stopWithdrawing();
@@ -102,7 +108,11 @@ export class RateLimiter {
   }
 
   #full(): GatewayError {
-    return nodeError({ type: 'rate_limited', key: 'rate-queue-full', params: { limit: this.limit, seconds: this.windowMs / 1000, queued: this.queueSize } });
+    return nodeError({
+      type: 'rate_limited',
+      key: 'rate-queue-full',
+      params: { limit: this.limit, seconds: this.windowMs / 1000, queued: this.queueSize },
+    });
   }
 
   /** Out of the queue, its listeners stopped; false when it had left already. */
@@ -139,7 +149,10 @@ export class RateLimiter {
       );
     } catch (error) {
       // The window could not answer (its store is unreachable): the head is refused, the rest asked again.
-      this.#refuse(run[0] as Waiter, error instanceof GatewayError ? error : closed(nodeWording('reason.rate-unchecked', { cause: causeOf(error) })));
+      this.#refuse(
+        run[0] as Waiter,
+        error instanceof GatewayError ? error : closed(nodeWording('reason.rate-unchecked', { cause: causeOf(error) })),
+      );
     }
     this.#asking = undefined;
     if (reservation) this.#settle(run, reservation);
@@ -174,5 +187,7 @@ export class RateLimiter {
 
 function closed(reason: string | Wording): GatewayError {
   // It waited here: the gateway never saw it.
-  return Object.assign(nodeError({ type: 'closed', retryable: true, key: 'not-sent', params: { reason } }), { mayHaveReached: false });
+  return Object.assign(nodeError({ type: 'closed', retryable: true, key: 'not-sent', params: { reason } }), {
+    mayHaveReached: false,
+  });
 }

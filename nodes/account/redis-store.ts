@@ -37,7 +37,8 @@ export const CONNECT_TIMEOUT_MS = 5000;
 const RECONNECT_MAX_MS = 5000;
 const reconnectDelay = (retries: number) => Math.min(200 * (retries + 1), RECONNECT_MAX_MS);
 
-type Client = ReturnType<typeof import('@redis/client').createClient> & Record<ScriptName, (keys: string[], args: string[]) => Promise<unknown>>;
+type Client = ReturnType<typeof import('@redis/client').createClient> &
+  Record<ScriptName, (keys: string[], args: string[]) => Promise<unknown>>;
 
 /**
  * A client of the store at `url`, not connected yet: no offline queue (a call while it is away
@@ -45,7 +46,11 @@ type Client = ReturnType<typeof import('@redis/client').createClient> & Record<S
  * Its 'error' listener is the caller's to attach before connecting: without one, a store that goes
  * away would take Node-RED down.
  */
-function storeClient(url: string, password: string | undefined, reconnect: false | ((retries: number) => number)): Client {
+function storeClient(
+  url: string,
+  password: string | undefined,
+  reconnect: false | ((retries: number) => number),
+): Client {
   // Required here, not imported: an install whose accounts keep their state in files loads none of it.
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const { createClient, defineScript } = require('@redis/client') as typeof import('@redis/client');
@@ -102,19 +107,29 @@ export class AlertClaims {
   ) {}
 
   /** Whether this copy sends it (false: another copy does), and the shared storm window's answer. */
-  async claim(nodeId: string, body: string, storm?: { limit: number; windowMs: number }): Promise<{ ours: boolean; storm?: SharedStormAnswer }> {
+  async claim(
+    nodeId: string,
+    body: string,
+    storm?: { limit: number; windowMs: number },
+  ): Promise<{ ours: boolean; storm?: SharedStormAnswer }> {
     // The key of an alert: the node and a hash of its request body without the credentials.
     const claim = `${this.prefix}claim:${createHash('sha256').update(nodeId).update('\0').update(body).digest('hex').slice(0, 32)}`;
-    const args = [this.copyId, String(this.windowMs), ...(storm && storm.limit > 0 ? [String(storm.limit), String(storm.windowMs)] : [])];
-    const [ours, admitted, window, endsInMs] = (await this.redis.run('claim', [claim, `${this.prefix}storm:${nodeId}`], args)) as [
-      number,
-      number?,
-      string?,
-      number?,
+    const args = [
+      this.copyId,
+      String(this.windowMs),
+      ...(storm && storm.limit > 0 ? [String(storm.limit), String(storm.windowMs)] : []),
     ];
+    const [ours, admitted, window, endsInMs] = (await this.redis.run(
+      'claim',
+      [claim, `${this.prefix}storm:${nodeId}`],
+      args,
+    )) as [number, number?, string?, number?];
     if (Number(ours) !== 1) return { ours: false };
     if (admitted === undefined) return { ours: true };
-    return { ours: true, storm: { admitted: Number(admitted) === 1, window: String(window), endsInMs: Number(endsInMs) } };
+    return {
+      ours: true,
+      storm: { admitted: Number(admitted) === 1, window: String(window), endsInMs: Number(endsInMs) },
+    };
   }
 
   /** The count every copy held in a storm window, for the notice (one copy gets it, the others 0). */
@@ -127,7 +142,11 @@ export class AlertClaims {
 export type AlertClaimer = Pick<AlertClaims, 'claim' | 'collectHeld'>;
 
 /** The store at `url` answers (Test connection): undefined, or why not, as {@link storeFailure} tells it. */
-export async function checkStore(url: string, password: string | undefined, timeoutMs = CONNECT_TIMEOUT_MS): Promise<string | undefined> {
+export async function checkStore(
+  url: string,
+  password: string | undefined,
+  timeoutMs = CONNECT_TIMEOUT_MS,
+): Promise<string | undefined> {
   password ||= undefined;
   let client: Client;
   try {
@@ -141,7 +160,12 @@ export async function checkStore(url: string, password: string | undefined, time
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(
-      () => reject(Object.assign(new Error(`timeout: the store did not answer within ${timeoutMs / 1000} s of connecting`), { code: 'ETIMEDOUT' })),
+      () =>
+        reject(
+          Object.assign(new Error(`timeout: the store did not answer within ${timeoutMs / 1000} s of connecting`), {
+            code: 'ETIMEDOUT',
+          }),
+        ),
       timeoutMs,
     );
   });
@@ -198,7 +222,8 @@ export function redisStore(
   };
   const failed = (error: Error) => {
     const reason = redacted(storeFailure(error), password);
-    if (!closed && (health.up || reason !== health.trouble?.reason)) tell(health.up || everUp ? 'lost' : 'unreachable', reason);
+    if (!closed && (health.up || reason !== health.trouble?.reason))
+      tell(health.up || everUp ? 'lost' : 'unreachable', reason);
   };
   const ready = (client: Client) => {
     if (closed) return;
@@ -237,7 +262,12 @@ export function redisStore(
       clearTimeout(handshake);
       handshake = setTimeout(() => {
         if (made !== client || made.isReady || closed) return;
-        failed(Object.assign(new Error(`timeout: the store did not answer within ${CONNECT_TIMEOUT_MS / 1000} s of connecting`), { code: 'ETIMEDOUT' }));
+        failed(
+          Object.assign(
+            new Error(`timeout: the store did not answer within ${CONNECT_TIMEOUT_MS / 1000} s of connecting`),
+            { code: 'ETIMEDOUT' },
+          ),
+        );
         made.destroy();
         open();
       }, CONNECT_TIMEOUT_MS).unref();
@@ -254,7 +284,11 @@ export function redisStore(
     (name, keys, args) => (client ? client[name](keys, args) : Promise.reject(new Error('The store is not connected'))),
     ANSWER_TIMEOUT_MS,
     (hung) => {
-      if (hung && health.up) tell('lost', `${STORE_CAUSES['no-answer']}: the store did not answer within ${ANSWER_TIMEOUT_MS / 1000} s (ETIMEDOUT)`);
+      if (hung && health.up)
+        tell(
+          'lost',
+          `${STORE_CAUSES['no-answer']}: the store did not answer within ${ANSWER_TIMEOUT_MS / 1000} s (ETIMEDOUT)`,
+        );
       else if (!hung && !health.up && client?.isReady) tell('back', settings.url);
     },
   );
@@ -264,21 +298,33 @@ export function redisStore(
   keepLatest('store-client', prefix, redis);
   const running = () => latest<StoreCalls>('store-client', prefix) as StoreCalls;
   return {
-    outboxLog: () => keptOnce('shared-outbox-log', prefix, () => new RedisOutboxLog(running, prefix, COPY_ID, settings.claimMs)),
-    tracker: () => keptOnce('shared-tracker', prefix, () => new DeliveryTracker(new SharedTrackingState(new SharedTracking(running, prefix)))),
+    outboxLog: () =>
+      keptOnce('shared-outbox-log', prefix, () => new RedisOutboxLog(running, prefix, COPY_ID, settings.claimMs)),
+    tracker: () =>
+      keptOnce(
+        'shared-tracker',
+        prefix,
+        () => new DeliveryTracker(new SharedTrackingState(new SharedTracking(running, prefix))),
+      ),
     // While Redis does not answer, this copy decides alone (its own window and storm guard), never stopping a send.
     rateWindow: (accountId, limit, windowMs) => {
       const shared = new RedisWindow(redis, `${prefix}window`, limit, windowMs);
       const own = local.rateWindow(accountId, limit, windowMs);
       return {
-        reserveInOrder: (sends, now) => (health.up ? shared.reserveInOrder(sends).catch(() => own.reserveInOrder(sends, now)) : own.reserveInOrder(sends, now)),
-        refund: (messages) => (health.up ? shared.refund(messages).catch(() => own.refund(messages)) : own.refund(messages)),
+        reserveInOrder: (sends, now) =>
+          health.up
+            ? shared.reserveInOrder(sends).catch(() => own.reserveInOrder(sends, now))
+            : own.reserveInOrder(sends, now),
+        refund: (messages) =>
+          health.up ? shared.refund(messages).catch(() => own.refund(messages)) : own.refund(messages),
       };
     },
     // Made when an escalation node first asks: an account without one never looks.
-    incidents: () => keptOnce('shared-incidents', prefix, () => new RedisIncidents(running, prefix, COPY_ID, settings.claimMs)),
+    incidents: () =>
+      keptOnce('shared-incidents', prefix, () => new RedisIncidents(running, prefix, COPY_ID, settings.claimMs)),
     claims: {
-      claim: (nodeId, body, storm) => (health.up ? claims.claim(nodeId, body, storm).catch(() => ({ ours: true })) : Promise.resolve({ ours: true })),
+      claim: (nodeId, body, storm) =>
+        health.up ? claims.claim(nodeId, body, storm).catch(() => ({ ours: true })) : Promise.resolve({ ours: true }),
       collectHeld: (nodeId, window) => claims.collectHeld(nodeId, window),
     },
     health,
@@ -307,7 +353,14 @@ export class SharedTracking {
     // The keys are built on the server from the fields given beside the JSON (not decoded there), under the prefix.
     // Its times in the store are the server's (every copy's look for overdue sends reads them): this copy gives a duration, how far from now its time counts.
     const { smsId, number, countsFrom } = record;
-    const args = [JSON.stringify(record), String(this.ageMs), String(this.limit), smsId, number, String(Math.round(countsFrom - Date.now()))];
+    const args = [
+      JSON.stringify(record),
+      String(this.ageMs),
+      String(this.limit),
+      smsId,
+      number,
+      String(Math.round(countsFrom - Date.now())),
+    ];
     return this.client().run('record', [`${this.prefix}sent`, `${this.prefix}waiting`, this.prefix], args);
   }
 
@@ -323,7 +376,11 @@ export class SharedTracking {
 
   /** A final report came (at any copy): no copy fires output 3 for it. */
   markFinal(smsId: string): Promise<unknown> {
-    return this.client().run('markFinal', [`${this.prefix}final:${smsId}`, `${this.prefix}waiting`], [String(this.ageMs), smsId]);
+    return this.client().run(
+      'markFinal',
+      [`${this.prefix}final:${smsId}`, `${this.prefix}waiting`],
+      [String(this.ageMs), smsId],
+    );
   }
 
   /** Whether output 3 fires here: no final report came at any copy, and no other copy fired it. */
@@ -451,7 +508,14 @@ export class RedisOutboxLog implements OutboxLog {
     this.#leasedAt.set(entry.id, monotonicNow());
     let full: unknown;
     try {
-      full = await this.client().run('keep', this.#keys(), [entry.id, line, this.copyId, String(this.claimMs), String(size), String(ageMs)]);
+      full = await this.client().run('keep', this.#keys(), [
+        entry.id,
+        line,
+        this.copyId,
+        String(this.claimMs),
+        String(size),
+        String(ageMs),
+      ]);
     } catch (error) {
       this.#leasedAt.delete(entry.id);
       this.#unsettled.add(entry.id);
@@ -597,9 +661,12 @@ export class RedisOutboxLog implements OutboxLog {
     for (const id of ids) this.#unsettled.delete(id);
     if (!ids.length) return { lost: [], taken: [] };
     const start = monotonicNow();
-    const [lost, taken] = ((await this.client().run('renew', this.#keys(), [String(this.claimMs), this.copyId, ...ids])) as [unknown[], unknown[]]).map(
-      (list) => list.map(String),
-    ) as [string[], string[]];
+    const [lost, taken] = (
+      (await this.client().run('renew', this.#keys(), [String(this.claimMs), this.copyId, ...ids])) as [
+        unknown[],
+        unknown[],
+      ]
+    ).map((list) => list.map(String)) as [string[], string[]];
     const gone = new Set([...lost, ...taken]);
     for (const id of ids) if (!gone.has(id)) this.#leasedAt.set(id, start);
     for (const id of taken) this.#leasedAt.delete(id);

@@ -26,7 +26,9 @@ const STORE_KINDS: Partial<Record<CauseKind, StoreCause>> = {
 
 /** The cause a reason told by {@link storeFailure} starts with. */
 export function storeCause(reason: string): StoreCause {
-  return (Object.keys(STORE_CAUSES) as StoreCause[]).find((key) => reason.startsWith(`${STORE_CAUSES[key]}:`)) ?? 'network';
+  return (
+    (Object.keys(STORE_CAUSES) as StoreCause[]).find((key) => reason.startsWith(`${STORE_CAUSES[key]}:`)) ?? 'network'
+  );
 }
 
 /** Why a store cannot be reached, in words a user acts on, with the client's own message (and its code, so a log line can word it: causeOf). */
@@ -57,7 +59,8 @@ export class StoreHealth {
   /** What the connection saw; an eviction policy is no trouble of reach. */
   tell(state: StoreState, reason: string): void {
     this.connected = state === 'connected' || state === 'back';
-    if (state === 'unreachable' || state === 'lost') this.#trouble = { reason, since: this.#trouble?.since ?? Date.now() };
+    if (state === 'unreachable' || state === 'lost')
+      this.#trouble = { reason, since: this.#trouble?.since ?? Date.now() };
     else if (state === 'connected' || state === 'back') this.#trouble = undefined;
     else return;
     for (const listener of this.#listeners) listener();

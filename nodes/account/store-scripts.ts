@@ -7,13 +7,31 @@ import type { defineScript } from '@redis/client';
 
 // The shared outbox's own.
 const OUTBOX_NAMES = ['keep', 'attempt', 'back', 'done', 'adopt', 'renew'] as const;
-const NAMES = ['reserve', 'refund', 'claim', 'collectHeld', 'record', 'overdue', 'get', 'markFinal', 'claimLate', ...OUTBOX_NAMES] as const;
+const NAMES = [
+  'reserve',
+  'refund',
+  'claim',
+  'collectHeld',
+  'record',
+  'overdue',
+  'get',
+  'markFinal',
+  'claimLate',
+  ...OUTBOX_NAMES,
+] as const;
 // The escalation's incidents (escalation-redis.ts).
-const ESCALATION_NAMES = ['escalationRaise', 'escalationStep', 'escalationEnd', 'escalationAnswered', 'escalationLook'] as const;
+const ESCALATION_NAMES = [
+  'escalationRaise',
+  'escalationStep',
+  'escalationEnd',
+  'escalationAnswered',
+  'escalationLook',
+] as const;
 export type ScriptName = (typeof NAMES)[number] | (typeof ESCALATION_NAMES)[number];
 
 /** lua/collect-held.lua is `collectHeld`. */
-export const scriptPath = (name: ScriptName): string => join(__dirname, 'lua', `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.lua`);
+export const scriptPath = (name: ScriptName): string =>
+  join(__dirname, 'lua', `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.lua`);
 
 export const SCRIPT_NAMES: readonly ScriptName[] = [...NAMES, ...ESCALATION_NAMES];
 
@@ -94,7 +112,9 @@ export class TimedCalls implements StoreCalls {
     if (this.#probe) return;
     this.#probe = answer;
     // What waits beside it would wait as long: it fails now, the first with its own reason.
-    const late = Object.assign(new Error(`the store did not answer within ${this.timeoutMs / 1000} s`), { code: 'ETIMEDOUT' });
+    const late = Object.assign(new Error(`the store did not answer within ${this.timeoutMs / 1000} s`), {
+      code: 'ETIMEDOUT',
+    });
     for (const waiter of this.#waiting) {
       clearTimeout(waiter.timer);
       waiter.reject(late);
@@ -119,6 +139,9 @@ export class TimedCalls implements StoreCalls {
   }
 
   #hungError(): Error {
-    return Object.assign(new Error(`the store did not answer within ${this.timeoutMs / 1000} s, and has not answered since`), { code: 'ETIMEDOUT' });
+    return Object.assign(
+      new Error(`the store did not answer within ${this.timeoutMs / 1000} s, and has not answered since`),
+      { code: 'ETIMEDOUT' },
+    );
   }
 }

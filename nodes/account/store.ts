@@ -46,7 +46,8 @@ export class MemoryWindow implements RateWindow {
     while (sent.length && (sent[0] as number) <= now - this.windowMs) sent.shift();
     for (let passed = 0; passed < sends.length; passed++) {
       const messages = sends[passed] as number;
-      if (sent.length + messages > this.limit) return { passed, wait: Math.max(0, (sent[0] ?? now) + this.windowMs - now) + 1 };
+      if (sent.length + messages > this.limit)
+        return { passed, wait: Math.max(0, (sent[0] ?? now) + this.windowMs - now) + 1 };
       for (let i = 0; i < messages; i++) sent.push(now);
     }
     return { passed: sends.length, wait: 0 };
@@ -70,7 +71,8 @@ export function localStore(userDir: string | undefined, warn: TrackingWarn = () 
       return keptOnce(
         'tracker',
         `${userDir ?? ''}\0${accountId}`,
-        () => new DeliveryTracker(userDir ? new TrackingFile(trackingPath(userDir, accountId), warn) : memoryTracking()),
+        () =>
+          new DeliveryTracker(userDir ? new TrackingFile(trackingPath(userDir, accountId), warn) : memoryTracking()),
       );
     },
     rateWindow: (_accountId, limit, windowMs) => new MemoryWindow(limit, windowMs),

@@ -4,8 +4,15 @@ import { timerDelay } from '../../gateway';
 import { numberSetting } from '../plumbing/settings';
 
 /** A node's storm guard from its settings: `stormLimit` alerts (0 or missing: off) per `stormWindow` seconds. */
-export function stormGuardOf<T>(settings: { stormLimit?: unknown; stormWindow?: unknown }, onWindowEnd: (last: T, held: number) => void): StormGuard<T> {
-  return new StormGuard<T>(numberSetting(settings.stormLimit, 0), numberSetting(settings.stormWindow, 60) * 1000, onWindowEnd);
+export function stormGuardOf<T>(
+  settings: { stormLimit?: unknown; stormWindow?: unknown },
+  onWindowEnd: (last: T, held: number) => void,
+): StormGuard<T> {
+  return new StormGuard<T>(
+    numberSetting(settings.stormLimit, 0),
+    numberSetting(settings.stormWindow, 60) * 1000,
+    onWindowEnd,
+  );
 }
 
 /** What a shared store answered for one alert; `endsInMs` counted on the store's clock. */
@@ -62,7 +69,10 @@ export class StormGuard<T> {
     if (answer.admitted) return true;
     let window = this.#shared.get(answer.window);
     if (!window) {
-      const timer = setTimeout(() => this.#endShared(answer.window, collect), timerDelay(answer.endsInMs + SHARED_SETTLE_MS));
+      const timer = setTimeout(
+        () => this.#endShared(answer.window, collect),
+        timerDelay(answer.endsInMs + SHARED_SETTLE_MS),
+      );
       this.#shared.set(answer.window, (window = { last: item, held: 0, timer }));
     }
     window.held++;

@@ -115,7 +115,10 @@ export class TrackingFile extends Journal implements TrackingState {
     if (this.#lines <= 2 * remembered + 1000) return;
     // Counted again from the rewrite: a rewrite that fails is tried again at the bound.
     this.#lines = 0;
-    const lines = () => live().flatMap((t) => sendLine(recordOf(t), { ...(t.final ? { f: true } : {}), ...(t.late ? { l: true } : {}) }) ?? []);
+    const lines = () =>
+      live().flatMap(
+        (t) => sendLine(recordOf(t), { ...(t.final ? { f: true } : {}), ...(t.late ? { l: true } : {}) }) ?? [],
+      );
     void this.compact(lines).then(
       (written) => (this.#lines += written),
       (error: unknown) => this.#warnOnce('unrewritable', { path: this.path, reason: (error as Error).message }),
@@ -124,7 +127,9 @@ export class TrackingFile extends Journal implements TrackingState {
 
   #append(line: string): void {
     this.#lines++;
-    void this.append(line).catch((error: unknown) => this.#warnOnce('unwritable', { path: this.path, reason: (error as Error).message }));
+    void this.append(line).catch((error: unknown) =>
+      this.#warnOnce('unwritable', { path: this.path, reason: (error as Error).message }),
+    );
   }
 
   #warnOnce(key: TrackingLine['key'], params: TrackingLine['params']): void {
@@ -142,7 +147,10 @@ function recordOf(t: Tracked): TrackedRecord {
 function sendLine(record: TrackedRecord, marks: Record<string, boolean> = {}): string | undefined {
   const line = safeJson({ s: record, ...marks });
   if (line !== undefined && line.length <= MAX_LINE) return line;
-  return safeJson({ s: { ...record, sent: { topic: undefined, payload: undefined, node: record.sent.node } }, ...marks });
+  return safeJson({
+    s: { ...record, sent: { topic: undefined, payload: undefined, node: record.sent.node } },
+    ...marks,
+  });
 }
 
 function safeJson(value: unknown): string | undefined {

@@ -189,15 +189,20 @@ class ReportWatch {
     this.#timerAt = Infinity;
     const now = monotonicNow();
     const late: Tracked[] = [];
-    for (let first = this.#queue.peek(); first && this.#due(first) <= now; first = this.#queue.peek()) late.push(this.#queue.shift() as Tracked);
-    while (this.#scheduled.length && this.#due(this.#scheduled[0] as Tracked) <= now) late.push(this.#scheduled.shift() as Tracked);
+    for (let first = this.#queue.peek(); first && this.#due(first) <= now; first = this.#queue.peek())
+      late.push(this.#queue.shift() as Tracked);
+    while (this.#scheduled.length && this.#due(this.#scheduled[0] as Tracked) <= now)
+      late.push(this.#scheduled.shift() as Tracked);
     this.#arm();
     for (const tracked of late) if (!tracked.final && !tracked.forgotten) this.onNoReport(tracked);
   }
 
   #arm(): void {
     const first = this.#queue.peek();
-    const next = Math.min(first ? this.#due(first) : Infinity, this.#scheduled[0] ? this.#due(this.#scheduled[0]) : Infinity);
+    const next = Math.min(
+      first ? this.#due(first) : Infinity,
+      this.#scheduled[0] ? this.#due(this.#scheduled[0]) : Infinity,
+    );
     if (next === Infinity || next >= this.#timerAt) return;
     clearTimeout(this.#timer);
     this.#timerAt = next;
@@ -248,7 +253,9 @@ export class DeliveryTracker {
         // An events node's output must not stop the others.
       }
     };
-    const watch = new ReportWatch(timeoutMs, (tracked) => this.state.ownsLate(tracked.smsId, () => !tracked.final && fire(tracked)));
+    const watch = new ReportWatch(timeoutMs, (tracked) =>
+      this.state.ownsLate(tracked.smsId, () => !tracked.final && fire(tracked)),
+    );
     this.#watches.set(owner, watch);
     for (const tracked of this.#bySmsId.values()) if (!tracked.final && !tracked.late) watch.add(tracked);
     this.#sweeps.set(
@@ -264,7 +271,8 @@ export class DeliveryTracker {
     if (this.#loaded) return;
     this.#loaded = true;
     const { records, final, late } = this.state.load();
-    for (const record of records) this.#remember({ ...record, final: final.has(record.smsId), forgotten: false, late: late.has(record.smsId) });
+    for (const record of records)
+      this.#remember({ ...record, final: final.has(record.smsId), forgotten: false, late: late.has(record.smsId) });
     this.#trim();
   }
 

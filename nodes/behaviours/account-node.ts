@@ -13,7 +13,10 @@ export interface AccountNode extends Node {
 
 export function accountNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-account');
-  return function BulkgateAccount(this: AccountNode & { credentials: AccountCredentials }, config: NodeDef & AccountConfig) {
+  return function BulkgateAccount(
+    this: AccountNode & { credentials: AccountCredentials },
+    config: NodeDef & AccountConfig,
+  ) {
     RED.nodes.createNode(this, config);
     const node = this;
     const credentials = node.credentials ?? {};
@@ -35,7 +38,12 @@ export function accountNode(RED: NodeAPI) {
         // Not in the panel: how long an outbox claim lasts unless renewed (a copy gone this long leaves its messages to the others).
         const claimMs = numberSetting(config.storeClaimSeconds, 30, 0.1) * 1000;
         return redisStore(
-          { url: (config.storeUrl as string).trim(), password: credentials.storePassword || undefined, applicationId: credentials.application_id, claimMs },
+          {
+            url: (config.storeUrl as string).trim(),
+            password: credentials.storePassword || undefined,
+            applicationId: credentials.application_id,
+            claimMs,
+          },
           local,
           {
             onState: (state, detail) => {

@@ -55,42 +55,66 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
     res.status(403).json({ ok: false, type: 'cross_site', message: RED._('bulkgate-account.admin.cross-site') });
   };
   // The outbox of a deployed account: how many wait, how many ended unconfirmed, and emptying it (each message goes to Catch).
-  RED.httpAdmin.get('/bulkgate/outbox/:id', sameSiteOnly, RED.auth.needsPermission('bulkgate-account.read'), (req: Request, res: Response) => {
-    const account = accountOf(RED, String(req.params.id));
-    // While the gateway is marked unreachable: the last failure (the client's own sentence) and since when.
-    const cause = account?.circuit.cause;
-    res.json({
-      waiting: account?.outbox?.waiting ?? 0,
-      unconfirmed: account?.outbox?.unconfirmed ?? 0,
-      persistent: account?.outbox?.persistent ?? false,
-      outage: cause ? { reason: cause.reason, since: cause.since } : null,
-      store: account?.storeTrouble ?? null,
-    });
-  });
-  RED.httpAdmin.post('/bulkgate/outbox/:id/empty', sameSiteOnly, RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
-    if (!req.is('application/json')) return res.status(415).json({ ok: false, message: 'This endpoint takes application/json only' });
-    const account = accountOf(RED, String(req.params.id));
-    if (!account) return res.status(404).json({ ok: false, message: 'No deployed BulkGate account has this id' });
-    void account.emptyOutbox().then(
-      (emptied) => res.json({ ok: true, emptied }),
-      () => res.status(500).json({ ok: false, message: 'The outbox could not be emptied' }),
-    );
-  });
-  RED.httpAdmin.post('/bulkgate/test-connection', sameSiteOnly, RED.auth.needsPermission('bulkgate-account.write'), (req: Request, res: Response) => {
-    if (!req.is('application/json')) return res.status(415).json({ ok: false, type: 'invalid_request', message: 'This endpoint takes application/json only' });
-    const input = (req.body ?? {}) as TestRequest;
-    void Promise.all([testGateway(RED, input), text(input.store) === 'redis' ? testStore(RED, input) : undefined]).then(
-      ([answer, store]) => res.json(store ? { ...answer, store } : answer),
-      () => res.status(500).json({ ok: false, type: 'unknown', message: 'The test could not run' }),
-    );
-  });
+  RED.httpAdmin.get(
+    '/bulkgate/outbox/:id',
+    sameSiteOnly,
+    RED.auth.needsPermission('bulkgate-account.read'),
+    (req: Request, res: Response) => {
+      const account = accountOf(RED, String(req.params.id));
+      // While the gateway is marked unreachable: the last failure (the client's own sentence) and since when.
+      const cause = account?.circuit.cause;
+      res.json({
+        waiting: account?.outbox?.waiting ?? 0,
+        unconfirmed: account?.outbox?.unconfirmed ?? 0,
+        persistent: account?.outbox?.persistent ?? false,
+        outage: cause ? { reason: cause.reason, since: cause.since } : null,
+        store: account?.storeTrouble ?? null,
+      });
+    },
+  );
+  RED.httpAdmin.post(
+    '/bulkgate/outbox/:id/empty',
+    sameSiteOnly,
+    RED.auth.needsPermission('bulkgate-account.write'),
+    (req: Request, res: Response) => {
+      if (!req.is('application/json'))
+        return res.status(415).json({ ok: false, message: 'This endpoint takes application/json only' });
+      const account = accountOf(RED, String(req.params.id));
+      if (!account) return res.status(404).json({ ok: false, message: 'No deployed BulkGate account has this id' });
+      void account.emptyOutbox().then(
+        (emptied) => res.json({ ok: true, emptied }),
+        () => res.status(500).json({ ok: false, message: 'The outbox could not be emptied' }),
+      );
+    },
+  );
+  RED.httpAdmin.post(
+    '/bulkgate/test-connection',
+    sameSiteOnly,
+    RED.auth.needsPermission('bulkgate-account.write'),
+    (req: Request, res: Response) => {
+      if (!req.is('application/json'))
+        return res
+          .status(415)
+          .json({ ok: false, type: 'invalid_request', message: 'This endpoint takes application/json only' });
+      const input = (req.body ?? {}) as TestRequest;
+      void Promise.all([
+        testGateway(RED, input),
+        text(input.store) === 'redis' ? testStore(RED, input) : undefined,
+      ]).then(
+        ([answer, store]) => res.json(store ? { ...answer, store } : answer),
+        () => res.status(500).json({ ok: false, type: 'unknown', message: 'The test could not run' }),
+      );
+    },
+  );
 }
 
 /** The panel's fields (`store: 'redis'`: the store at storeUrl is tested too). */
 type TestRequest = Record<string, unknown>;
 
 type StoreAnswer = { ok: true } | { ok: false; message: string };
-type TestAnswer = ({ ok: true; credit: number; currency: string } | { ok: false; type: string; message: string }) & { store?: StoreAnswer };
+type TestAnswer = ({ ok: true; credit: number; currency: string } | { ok: false; type: string; message: string }) & {
+  store?: StoreAnswer;
+};
 
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 const sameUrl = (a: string, b: string): boolean => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
@@ -107,7 +131,8 @@ async function testStore(RED: NodeAPI, input: TestRequest): Promise<StoreAnswer>
   if (password === STORED_PLACEHOLDER) {
     const id = text(input.id);
     const stored = (id ? RED.nodes.getCredentials(id) : undefined) as AccountCredentials | undefined;
-    if (!stored?.storePassword) return { ok: false, message: 'Type the store password: no deployed account holds one for this test' };
+    if (!stored?.storePassword)
+      return { ok: false, message: 'Type the store password: no deployed account holds one for this test' };
     if (url !== accountOf(RED, id)?.deployed.storeUrl) {
       return { ok: false, message: 'Type the store password again to test another store URL than the deployed one' };
     }
@@ -128,7 +153,8 @@ async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer
     const id = text(input.id);
     const deployed = accountOf(RED, id);
     const stored = (id ? RED.nodes.getCredentials(id) : undefined) as AccountCredentials | undefined;
-    if (!deployed?.deployed || !stored?.application_token) return refused('Type the application token: no deployed account holds one for this test');
+    if (!deployed?.deployed || !stored?.application_token)
+      return refused('Type the application token: no deployed account holds one for this test');
     if (baseUrl !== undefined && !sameUrl(baseUrl, deployed.deployed.baseUrl)) {
       return refused('Type the application token again to test another base URL than the deployed one');
     }

@@ -7,7 +7,10 @@ import { nodeInvalid } from '../plumbing/wording';
 
 export function balanceNode(RED: NodeAPI) {
   const texts = nodeCatalog(RED, 'bulkgate-balance');
-  return function BulkgateBalance(this: Node, config: NodeDef & { account?: string; api?: string; method?: string; threshold?: number | string }) {
+  return function BulkgateBalance(
+    this: Node,
+    config: NodeDef & { account?: string; api?: string; method?: string; threshold?: number | string },
+  ) {
     RED.nodes.createNode(this, config);
     const node = this;
     const account = accountOf(RED, config.account);
@@ -19,15 +22,21 @@ export function balanceNode(RED: NodeAPI) {
 
     answerInputs(node, texts, status, stop, async (msg, send, done) => {
       if (!account) throw NO_ACCOUNT();
-      if (threshold !== undefined && !Number.isFinite(threshold)) throw nodeInvalid('threshold-not-number', { value: String(config.threshold) });
+      if (threshold !== undefined && !Number.isFinite(threshold))
+        throw nodeInvalid('threshold-not-number', { value: String(config.threshold) });
       status.show(() => ({ fill: 'blue', shape: 'dot', text: texts('status.reading') }));
-      const balance = await account.gateway().info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop.signal });
+      const balance = await account
+        .gateway()
+        .info({ api, method, encoding: method === 'GET' ? 'query' : 'json', signal: stop.signal });
       msg.payload = balance;
       const low = threshold !== undefined && balance.credit < threshold;
       status.show(() => ({
         fill: low ? 'yellow' : 'green',
         shape: 'dot',
-        text: texts(low ? 'status.credit-low' : 'status.credit', { credit: balance.credit, currency: balance.currency }),
+        text: texts(low ? 'status.credit-low' : 'status.credit', {
+          credit: balance.credit,
+          currency: balance.currency,
+        }),
       }));
       send([msg, low ? RED.util.cloneMessage(msg) : null]);
       done();

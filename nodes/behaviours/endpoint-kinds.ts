@@ -1,6 +1,13 @@
 /** What each endpoint node does with a msg: OTP, number check, blacklist, address book. */
 import { isPhoneNumber, isPlainObject, normalizeNumber, type EndpointName } from '../../gateway';
-import { numbersOf, oneNumber, takenBy, type EndpointContext, type EndpointHandler, type EndpointOutcome } from './endpoint-node';
+import {
+  numbersOf,
+  oneNumber,
+  takenBy,
+  type EndpointContext,
+  type EndpointHandler,
+  type EndpointOutcome,
+} from './endpoint-node';
 import { mapInSteps, type Msg } from '../plumbing/runtime';
 import { nodeInvalid } from '../plumbing/wording';
 
@@ -8,7 +15,8 @@ import { nodeInvalid } from '../plumbing/wording';
 function actionOf<T extends string>(ctx: EndpointContext, actions: readonly T[]): T {
   const action = ctx.config.action;
   if (action === undefined || action === '') return actions[0] as T;
-  if (!(actions as readonly string[]).includes(String(action))) throw nodeInvalid('action-unknown', { actions: actions.join(', '), action: String(action) });
+  if (!(actions as readonly string[]).includes(String(action)))
+    throw nodeInvalid('action-unknown', { actions: actions.join(', '), action: String(action) });
   return action as T;
 }
 
@@ -41,14 +49,21 @@ export const otp: EndpointHandler = async (ctx) => {
   const action = actionOf(ctx, ['send', 'resend', 'verify'] as const);
   const { msg } = ctx;
   if (action === 'send') {
-    const fields: Record<string, unknown> = { number: scalar(await ctx.read('number')), country: await ctx.read('country') };
+    const fields: Record<string, unknown> = {
+      number: scalar(await ctx.read('number')),
+      country: await ctx.read('country'),
+    };
     for (const key of OTP_SEND_SETTINGS) fields[key] = ctx.config[key];
     // Who asks, for the gateway's per-minute quota: an http in node's requester, else this node.
     const req = msg.req as { ip?: unknown } | undefined;
-    fields.request_quota_identification = (await ctx.read('request_quota_identification')) ?? (typeof req?.ip === 'string' && req.ip ? req.ip : ctx.node.id);
+    fields.request_quota_identification =
+      (await ctx.read('request_quota_identification')) ??
+      (typeof req?.ip === 'string' && req.ip ? req.ip : ctx.node.id);
     if (Array.isArray(ctx.config.channel) && ctx.config.channel.length) fields.channel = ctx.config.channel;
     const panel = takenBy('otp send', fields);
-    const data = (await ctx.call('otp send', { ...panel, ...ctx.overrides('otp send', panel, OTP_LOCKED) })) as { id?: unknown };
+    const data = (await ctx.call('otp send', { ...panel, ...ctx.overrides('otp send', panel, OTP_LOCKED) })) as {
+      id?: unknown;
+    };
     msg.otpId = data.id;
     msg.payload = data;
     return { outputs: [msg, null], status: { key: 'otp-sent' } };
@@ -56,29 +71,48 @@ export const otp: EndpointHandler = async (ctx) => {
   const id = scalar(await ctx.read('otpId'));
   if (action === 'resend') {
     // The id comes only from its own setting: an empty flow.otpId is not filled from a msg.
-    const data = (await ctx.call('otp resend', { ...ctx.overrides('otp resend', { id }, ['id']), id })) as { id?: unknown };
+    const data = (await ctx.call('otp resend', { ...ctx.overrides('otp resend', { id }, ['id']), id })) as {
+      id?: unknown;
+    };
     msg.otpId = data.id ?? id;
     msg.payload = data;
     return { outputs: [msg, null], status: { key: 'otp-sent' } };
   }
   // The id and the code come only from their own settings (a msg cannot point a code at another OTP).
   const code = await ctx.read('code');
-  const fields = { ...ctx.overrides('otp verify', { id, code }, ['id', 'code']), id, code: typeof code === 'number' ? String(code) : scalar(code) };
+  const fields = {
+    ...ctx.overrides('otp verify', { id, code }, ['id', 'code']),
+    id,
+    code: typeof code === 'number' ? String(code) : scalar(code),
+  };
   const data = (await ctx.call('otp verify', fields)) as { verified?: unknown };
   msg.otpId = fields.id;
   msg.payload = data;
   const right = data.verified === true;
-  return { outputs: right ? [msg, null] : [null, msg], status: right ? { key: 'otp-right' } : { key: 'otp-wrong', fill: 'yellow' } };
+  return {
+    outputs: right ? [msg, null] : [null, msg],
+    status: right ? { key: 'otp-right' } : { key: 'otp-wrong', fill: 'yellow' },
+  };
 };
 
 /** One msg per record, on port 1 where `first` holds, else port 2; the status counts both, yellow when `warnOn` has any. */
-async function split<T>(ctx: EndpointContext, records: T[], first: (record: T) => boolean, key: string, warnOn: 'port 1' | 'port 2'): Promise<EndpointOutcome> {
+async function split<T>(
+  ctx: EndpointContext,
+  records: T[],
+  first: (record: T) => boolean,
+  key: string,
+  warnOn: 'port 1' | 'port 2',
+): Promise<EndpointOutcome> {
   const ports: [Msg[], Msg[]] = [[], []];
   (await ctx.parts(records)).forEach((out, index) => ports[first(records[index] as T) ? 0 : 1].push(out));
   const [one, two] = ports;
   return {
     outputs: [one.length ? one : null, two.length ? two : null],
-    status: { key, fill: ports[warnOn === 'port 1' ? 0 : 1].length ? 'yellow' : 'green', params: { sent: one.length, rejected: two.length } },
+    status: {
+      key,
+      fill: ports[warnOn === 'port 1' ? 0 : 1].length ? 'yellow' : 'green',
+      params: { sent: one.length, rejected: two.length },
+    },
   };
 }
 
@@ -101,7 +135,9 @@ export const numberCheck: EndpointHandler = async (ctx) => {
     // The gateway keys its answer by the number as sent (normalised).
     const record = checked[i] ? (answer[normalizeNumber(number)] ?? answer[number]) : undefined;
     // A number the node's own checks find impossible: answered as the gateway would.
-    return isPlainObject(record) ? record : { phone_number: number, valid: false, country: null, call_prefix: null, network_code: null, network_name: '' };
+    return isPlainObject(record)
+      ? record
+      : { phone_number: number, valid: false, country: null, call_prefix: null, network_code: null, network_name: '' };
   });
   return split(ctx, records, (record) => record.valid === true, 'checked', 'port 2');
 };
@@ -131,7 +167,14 @@ export const blacklist: EndpointHandler = async (ctx) => {
   });
   const numbers = requiredNumbers(own, panelNumbers);
   if (action === 'add') {
-    const fields = { wallet: config.wallet, type: config.listType, reason, source_id: config.source_id, ...own, numbers };
+    const fields = {
+      wallet: config.wallet,
+      type: config.listType,
+      reason,
+      source_id: config.source_id,
+      ...own,
+      numbers,
+    };
     msg.payload = await ctx.call('black-list add', takenBy('black-list add', fields));
     return { outputs: [msg, null], status: { key: 'added' } };
   }
@@ -144,7 +187,16 @@ export const blacklist: EndpointHandler = async (ctx) => {
   return split(ctx, records, (record) => record.listed, 'listed', 'port 1');
 };
 
-const CONTACT_ACTIONS = ['get', 'add', 'edit', 'import', 'remove', 'consent-show', 'consent-add', 'consent-remove'] as const;
+const CONTACT_ACTIONS = [
+  'get',
+  'add',
+  'edit',
+  'import',
+  'remove',
+  'consent-show',
+  'consent-add',
+  'consent-remove',
+] as const;
 /** The request fields beside a contact's own, which an object msg.payload may carry too. */
 const CALL_FIELDS = new Set(['phone_number', 'data', 'groups', 'group_name']);
 
@@ -166,7 +218,12 @@ export const contacts: EndpointHandler = async (ctx) => {
       const data = Object.fromEntries(Object.entries(msg.payload).filter(([key]) => !CALL_FIELDS.has(key)));
       if (Object.keys(data).length) fields.data = action === 'import' ? [data] : data;
     }
-    if (action === 'add' && isPlainObject(fields.data) && fields.data.phone_mobile === undefined && fields.phone_number !== undefined) {
+    if (
+      action === 'add' &&
+      isPlainObject(fields.data) &&
+      fields.data.phone_mobile === undefined &&
+      fields.phone_number !== undefined
+    ) {
       fields.data = { phone_mobile: fields.phone_number, ...fields.data };
     }
     if (fields.data === undefined) throw nodeInvalid('data-required');

@@ -2,7 +2,17 @@
 import type { Node, NodeAPI, NodeDef } from 'node-red';
 import { bodyFields, invalidRequest, isAbsent, isPlainObject, splitNumbers, type EndpointName } from '../../gateway';
 import { typedSettings } from '../definitions';
-import { answerInputs, evaluate, NO_ACCOUNT, nodeCatalog, mapInSteps, sendInBatches, sequence, StatusThrottle, type Msg } from '../plumbing/runtime';
+import {
+  answerInputs,
+  evaluate,
+  NO_ACCOUNT,
+  nodeCatalog,
+  mapInSteps,
+  sendInBatches,
+  sequence,
+  StatusThrottle,
+  type Msg,
+} from '../plumbing/runtime';
 import { accountOf } from './deployed-account';
 import { nodeInvalid } from '../plumbing/wording';
 import { wording } from '../../gateway/wording';
@@ -36,8 +46,10 @@ export function numbersOf(value: unknown, field = 'number'): string[] {
   if (Array.isArray(value)) {
     return value.flatMap((entry, i) => {
       if (typeof entry === 'string' || (typeof entry === 'number' && Number.isFinite(entry))) return [String(entry)];
-      if (isPlainObject(entry) && (typeof entry.number === 'string' || typeof entry.number === 'number')) return [String(entry.number)];
-      if (isPlainObject(entry) && (typeof entry.phone_number === 'string' || typeof entry.phone_number === 'number')) return [String(entry.phone_number)];
+      if (isPlainObject(entry) && (typeof entry.number === 'string' || typeof entry.number === 'number'))
+        return [String(entry.number)];
+      if (isPlainObject(entry) && (typeof entry.phone_number === 'string' || typeof entry.phone_number === 'number'))
+        return [String(entry.phone_number)];
       throw invalidRequest(wording('not-phone', { field: `${field}[${i}]` }));
     });
   }
@@ -70,7 +82,10 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
         config,
         msg,
         read: async (field) => {
-          const setting = config[field] === undefined ? defaults[field] : { value: config[field], type: config[`${field}Type`] as string | undefined };
+          const setting =
+            config[field] === undefined
+              ? defaults[field]
+              : { value: config[field], type: config[`${field}Type`] as string | undefined };
           return setting ? evaluate(RED, node, msg, field, setting) : undefined;
         },
         overrides: (name, panel = {}, locked = []) => {
@@ -91,7 +106,11 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
         parts: (payloads) => mapInSteps(payloads, sequence(RED, msg, msg._msgid, payloads.length)),
       };
       const outcome = await handle(ctx);
-      status.show(() => ({ fill: outcome.status.fill ?? 'green', shape: 'dot', text: texts(`status.${outcome.status.key}`, outcome.status.params) }));
+      status.show(() => ({
+        fill: outcome.status.fill ?? 'green',
+        shape: 'dot',
+        text: texts(`status.${outcome.status.key}`, outcome.status.params),
+      }));
       await sendInBatches(send, outcome.outputs);
       done();
     });
@@ -101,5 +120,7 @@ export function endpointNode(RED: NodeAPI, type: string, handle: EndpointHandler
 /** Keeps the fields a body takes: a node's setting the chosen action does not use stays out. */
 export function takenBy(name: EndpointName, fields: Record<string, unknown>): Record<string, unknown> {
   const taken = new Set(bodyFields(name));
-  return Object.fromEntries(Object.entries(fields).filter(([key, value]) => taken.has(key) && value !== undefined && value !== ''));
+  return Object.fromEntries(
+    Object.entries(fields).filter(([key, value]) => taken.has(key) && value !== undefined && value !== ''),
+  );
 }

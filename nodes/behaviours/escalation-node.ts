@@ -6,7 +6,15 @@
  * account's (escalation-desk.ts), stored before a raising msg's `done`.
  */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { GatewayError, isPhoneNumber, isWithdrawn, normalizeNumber, sendOperation, splitNumbers, type PreparedRequest } from '../../gateway';
+import {
+  GatewayError,
+  isPhoneNumber,
+  isWithdrawn,
+  normalizeNumber,
+  sendOperation,
+  splitNumbers,
+  type PreparedRequest,
+} from '../../gateway';
 import type { Account } from '../account/account';
 import {
   DEFAULT_ACK_WORDS,
@@ -24,7 +32,17 @@ import { deskFor, EscalationDesk, type IncidentDesk } from '../account/escalatio
 import { SharedEscalationDesk } from '../account/escalation-redis';
 import { EscalationFile, EscalationMemory, escalationPath } from '../account/escalation-store';
 import { storableMsg, type SendResult } from '../account/outbox';
-import { fail, NO_ACCOUNT, nodeCatalog, sentenceOf, StatusThrottle, type Done, type Msg, type NodeCatalog, type Send } from '../plumbing/runtime';
+import {
+  fail,
+  NO_ACCOUNT,
+  nodeCatalog,
+  sentenceOf,
+  StatusThrottle,
+  type Done,
+  type Msg,
+  type NodeCatalog,
+  type Send,
+} from '../plumbing/runtime';
 import { causeOf, nodeError, nodeInvalid } from '../plumbing/wording';
 import { accountOf } from './deployed-account';
 
@@ -66,7 +84,8 @@ export function policyOf(config: EscalationConfig): Policy {
     const impossible = numbers.find((n) => !isPhoneNumber(n));
     if (impossible !== undefined) throw nodeInvalid('escalation.bad-number', { step: i + 1, number: impossible });
     const wait = Number(step?.wait);
-    if (!inRange(wait, WAIT_BOUNDS)) throw nodeInvalid('escalation.wait', { step: i + 1, wait: String(step?.wait ?? '') });
+    if (!inRange(wait, WAIT_BOUNDS))
+      throw nodeInvalid('escalation.wait', { step: i + 1, wait: String(step?.wait ?? '') });
     return { numbers: numbers.map(normalizeNumber), wait };
   });
   const repeat = config.repeat === undefined || config.repeat === '' ? 1 : Number(config.repeat);
@@ -139,7 +158,8 @@ class EscalationRuntime {
     if (!this.#account || !config.account) return;
     const desk = (this.#desk = deskOf(RED, config.account, this.#account));
     void desk.ready.then(() => {
-      if (desk.loadError) node.warn(texts('warnings.unreadable', { where: desk.state.where, cause: sentenceOf(texts, desk.loadError) }));
+      if (desk.loadError)
+        node.warn(texts('warnings.unreadable', { where: desk.state.where, cause: sentenceOf(texts, desk.loadError) }));
       this.#show();
     });
     this.#detach = desk.attach(node.id, {
@@ -164,7 +184,9 @@ class EscalationRuntime {
       const outcome = await desk.reply(reply.from, reply.text);
       if ('ignored' in outcome) {
         this.#ignored++;
-        this.node.debug(this.texts('log.reply-ignored', { from: reply.from, why: this.texts(`log.ignored.${outcome.ignored}`) }));
+        this.node.debug(
+          this.texts('log.reply-ignored', { from: reply.from, why: this.texts(`log.ignored.${outcome.ignored}`) }),
+        );
       }
       this.#show();
       return done();
@@ -211,7 +233,13 @@ class EscalationRuntime {
   #ended(ended: Ended): void {
     this.#withdraw(ended.incident);
     const msg = this.#incidentMsg(ended.incident);
-    msg.escalation = { key: ended.incident.topic, code: ended.incident.code, state: ended.state, by: ended.by, after: Math.round(ended.after) };
+    msg.escalation = {
+      key: ended.incident.topic,
+      code: ended.incident.code,
+      state: ended.state,
+      by: ended.by,
+      after: Math.round(ended.after),
+    };
     this.node.send([null, msg, null] as never);
     this.#show();
   }
@@ -247,7 +275,8 @@ class EscalationRuntime {
     const payload = incident.msg.payload;
     const said = typeof payload === 'string' ? payload : payload === undefined ? '' : JSON.stringify(payload);
     // From the second SMS on, the text names the step and round: the gateway's duplicate check never drops it as a copy.
-    const where = sms.step > 1 || sms.round > 1 ? ` (${this.texts('sms.step', { step: sms.step, round: sms.round })})` : '';
+    const where =
+      sms.step > 1 || sms.round > 1 ? ` (${this.texts('sms.step', { step: sms.step, round: sms.round })})` : '';
     return `${said}${where} ${this.texts('sms.hint', { code: incident.code })}`.trim();
   }
 
@@ -256,7 +285,14 @@ class EscalationRuntime {
     const desk = this.#desk as IncidentDesk;
     const account = this.#account as Account;
     const msg = this.#incidentMsg(incident);
-    msg.escalation = { key: incident.topic, code: incident.code, step: sms.step, round: sms.round, number: sms.number, late: sms.late };
+    msg.escalation = {
+      key: incident.topic,
+      code: incident.code,
+      step: sms.step,
+      round: sms.round,
+      number: sms.number,
+      late: sms.late,
+    };
     const answered = (number?: string) => desk.answered(incident, sms, number).catch(() => undefined);
     if (!desk.stillEscalating(incident)) {
       void answered();
@@ -343,7 +379,9 @@ class EscalationRuntime {
         if (number) this.#desk?.texted(incidentKey(this.node.id, String(msg.topic ?? '')), number);
       } else if (isWithdrawn(outcome.error)) {
         const sms = msg.escalation as { key?: unknown; number?: unknown } | undefined;
-        this.node.debug(this.texts('log.withdrawn', { key: String(sms?.key ?? msg.topic), number: String(sms?.number) }));
+        this.node.debug(
+          this.texts('log.withdrawn', { key: String(sms?.key ?? msg.topic), number: String(sms?.number) }),
+        );
       } else this.#failed(msg, outcome.error);
     } catch {
       // A msg leaving the outbox must never throw into the account's round.
@@ -383,7 +421,8 @@ class EscalationRuntime {
     void this.#desk
       .dropNode(this.node.id)
       .then((dropped) => {
-        for (const incident of dropped) this.node.log(this.texts('log.dropped', { key: incident.topic, code: incident.code }));
+        for (const incident of dropped)
+          this.node.log(this.texts('log.dropped', { key: incident.topic, code: incident.code }));
       })
       .catch(() => undefined)
       .then(done);

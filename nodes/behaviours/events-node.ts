@@ -125,7 +125,8 @@ function deeperThan(value: unknown): boolean {
     const [item, depth] = stack.pop() as [unknown, number];
     if (typeof item !== 'object' || item === null) continue;
     if (depth >= MAX_DEPTH) return true;
-    for (const child of Array.isArray(item) ? item : Object.values(item)) if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
+    for (const child of Array.isArray(item) ? item : Object.values(item))
+      if (typeof child === 'object' && child !== null) stack.push([child, depth + 1]);
   }
   return false;
 }
@@ -173,7 +174,10 @@ class EventsEndpoint {
     if (config.account && !account) node.warn(texts('warnings.tracking-account-missing', { account: config.account }));
     const timeoutMs = numberSetting(config.reportTimeout, 0) * 1000;
     this.#tracker?.listen(node, timeoutMs, (tracked) => this.#noReport(tracked, timeoutMs));
-    this.#gate = new ReportGate(numberSetting(config.pendingLimit, MAX_PENDING, 1), numberSetting(config.busyWaitMs, MAX_WAIT_MS, 1));
+    this.#gate = new ReportGate(
+      numberSetting(config.pendingLimit, MAX_PENDING, 1),
+      numberSetting(config.busyWaitMs, MAX_WAIT_MS, 1),
+    );
     node.on('close', () => this.close());
     // Cleared with a secret too: Node-RED keeps the status of the node this one replaces (deployed
     // before it had a secret) and shows it to every editor that connects later.
@@ -201,11 +205,15 @@ class EventsEndpoint {
     // Remove this node's own routes only: a user's http-in node on the same path stays. Express 4 keeps them as `_router`, 5 as `router`.
     const app = this.RED.httpNode as unknown as { _router?: Router; router?: Router };
     const router = app._router ?? app.router;
-    if (router) router.stack = router.stack.filter((layer) => !layer.route?.stack.some((l) => l.handle === this.#handler));
+    if (router)
+      router.stack = router.stack.filter((layer) => !layer.route?.stack.some((l) => l.handle === this.#handler));
   }
 
   readonly #handler = (req: Request, res: ServerResponse): void => {
-    const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<string, unknown>;
+    const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<
+      string,
+      unknown
+    >;
     if (!sameSecret(query.token, this.#secret)) return answer(res, 403, 'Forbidden');
     this.#take(req, res, query).catch(() => undefined);
   };
@@ -245,7 +253,8 @@ class EventsEndpoint {
     if (!this.#closed) for (let i = from; i < end; i++) this.#emitOne(matched[i] as Matched);
     this.#gate.emitted(end - from);
     if (end < matched.length) setImmediate(() => this.#emit(matched, end));
-    else if (!this.#closed) this.node.status({ fill: 'green', shape: 'dot', text: this.texts('status.events', { count: this.#received }) });
+    else if (!this.#closed)
+      this.node.status({ fill: 'green', shape: 'dot', text: this.texts('status.events', { count: this.#received }) });
   }
 
   /** A flow that throws (a clone that cannot be made, say) fails that msg, never the process. */
@@ -253,7 +262,12 @@ class EventsEndpoint {
     this.#received++;
     let out: (Record<string, unknown> | null)[] = [];
     try {
-      const msg: Record<string, unknown> = { payload: event, smsId: event.smsID, topic: event.status, _msgid: this.RED.util.generateId() };
+      const msg: Record<string, unknown> = {
+        payload: event,
+        smsId: event.smsID,
+        topic: event.status,
+        _msgid: this.RED.util.generateId(),
+      };
       if (event.statusCode === INCOMING) {
         if (last) msg.inReplyTo = { sent: this.#sentOf(last), sms_id: last.smsId };
         out = [null, msg, null];
@@ -279,7 +293,11 @@ class EventsEndpoint {
     if (this.#closed) return;
     const sent = this.#sentOf(tracked);
     const payload = { status: 'no_report', smsID: tracked.smsId, to: tracked.number, seconds: timeoutMs / 1000 };
-    this.node.send([null, null, { payload, smsId: tracked.smsId, topic: sent.topic, sent, _msgid: this.RED.util.generateId() }] as never);
+    this.node.send([
+      null,
+      null,
+      { payload, smsId: tracked.smsId, topic: sent.topic, sent, _msgid: this.RED.util.generateId() },
+    ] as never);
   }
 
   /** What a flow gets of a tracked message: a copy, so a flow that changes it changes no other msg. */

@@ -1,6 +1,15 @@
 /** A msg's request fields: the settings and template; an object msg.payload fills what the panel leaves. */
 import type { Node, NodeAPI } from 'node-red';
-import { bodyFields, bodyShape, isPhoneNumber, isPlainObject, schemaKey, SEND_FIELDS, sendOperation, VERSIONS } from '../../gateway';
+import {
+  bodyFields,
+  bodyShape,
+  isPhoneNumber,
+  isPlainObject,
+  schemaKey,
+  SEND_FIELDS,
+  sendOperation,
+  VERSIONS,
+} from '../../gateway';
 import type { ApiVersion, GatewayError, Operation, SendField, SendFields } from '../../gateway';
 import { DEFINITIONS, typedSettings } from '../definitions';
 import { evaluate, type Msg, type TypedSetting } from '../plumbing/runtime';
@@ -9,7 +18,8 @@ import type { Wording } from '../../gateway/wording';
 
 export type SendConfig = Record<string, unknown>;
 
-const channelHasText = (channel: unknown) => Array.isArray(channel) && channel.some((c) => isPlainObject(c) && typeof c.text === 'string' && c.text !== '');
+const channelHasText = (channel: unknown) =>
+  Array.isArray(channel) && channel.some((c) => isPlainObject(c) && typeof c.text === 'string' && c.text !== '');
 
 /** Settings chosen from a list in the panel. */
 const PLAIN_FIELDS: SendField[] = ['unicode', 'flash', 'sender_id', 'duplicates_check'];
@@ -17,8 +27,14 @@ const PLAIN_FIELDS: SendField[] = ['unicode', 'flash', 'sender_id', 'duplicates_
 export function nodeOperation(kind: 'promotional' | 'transactional', config: SendConfig): Operation {
   const api = config.api === 'simple' ? 'simple' : 'advanced';
   // A version the family does not offer (or none) takes the family's default.
-  const version = (VERSIONS[kind][api] as readonly string[]).includes(String(config.version)) ? (config.version as ApiVersion) : undefined;
-  return sendOperation(kind, { api, version, encoding: api === 'simple' && config.encoding === 'form' ? 'form' : undefined });
+  const version = (VERSIONS[kind][api] as readonly string[]).includes(String(config.version))
+    ? (config.version as ApiVersion)
+    : undefined;
+  return sendOperation(kind, {
+    api,
+    version,
+    encoding: api === 'simple' && config.encoding === 'form' ? 'form' : undefined,
+  });
 }
 
 /** What a node's settings contribute to every msg, worked out once when the node starts. */
@@ -37,17 +53,26 @@ export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
   // Only what the chosen API and version take: a setting hidden by the panel stays out.
   const taken = new Set(bodyFields(schemaKey(operation.kind, shape.api, shape.version)));
   const typed: [SendField, TypedSetting][] = [];
-  for (const [field, fallback] of Object.entries(typedSettings(`bulkgate-${operation.kind}`)) as [SendField, { type: string; value: string }][]) {
+  for (const [field, fallback] of Object.entries(typedSettings(`bulkgate-${operation.kind}`)) as [
+    SendField,
+    { type: string; value: string },
+  ][]) {
     // In 2.0 the sender lives in the channel cascade, so sender_id_value is not taken here.
     if (!taken.has(field)) continue;
-    typed.push([field, config[field] === undefined ? fallback : { value: config[field], type: config[`${field}Type`] as string | undefined }]);
+    typed.push([
+      field,
+      config[field] === undefined
+        ? fallback
+        : { value: config[field], type: config[`${field}Type`] as string | undefined },
+    ]);
   }
   const plain = PLAIN_FIELDS.map((field): [SendField, unknown] => [field, config[field]]).filter(
     ([field, value]) => taken.has(field) && value !== undefined && value !== '' && value !== false,
   );
   const defaults = DEFINITIONS[`bulkgate-${operation.kind}`]?.settings ?? {};
   const set = new Set(plain.filter(([field, value]) => value !== defaults[field]?.value).map(([field]) => field));
-  const channel = taken.has('channel') && Array.isArray(config.channel) && config.channel.length ? config.channel : undefined;
+  const channel =
+    taken.has('channel') && Array.isArray(config.channel) && config.channel.length ? config.channel : undefined;
   // A payload's channel replaces the cascade only while it is the default one (SMS, nothing set).
   if (channel && !isDefaultCascade(channel)) set.add('channel');
   const template = typeof config.text === 'string' ? config.text : '';
@@ -57,10 +82,18 @@ export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
 
 /** No recipient: where the node looked, and where the msg holds a number instead (payload, topic). */
 export function noRecipient(plan: FieldPlan, fields: SendFields, msg: Msg): GatewayError | undefined {
-  if (fields.number !== undefined || fields.groups !== undefined || fields.admins !== undefined || fields.admin !== undefined) return undefined;
+  if (
+    fields.number !== undefined ||
+    fields.groups !== undefined ||
+    fields.admins !== undefined ||
+    fields.admin !== undefined
+  )
+    return undefined;
   const setting = plan.typed.find(([field]) => field === 'number')?.[1];
   const where = setting ? describeSetting(setting) : nodeWording('setting.nothing');
-  const elsewhere = (['payload', 'topic'] as const).find((key) => typeof msg[key] === 'string' && isPhoneNumber(msg[key] as string));
+  const elsewhere = (['payload', 'topic'] as const).find(
+    (key) => typeof msg[key] === 'string' && isPhoneNumber(msg[key] as string),
+  );
   return elsewhere
     ? nodeInvalid('no-number-elsewhere', { where, elsewhere }, { key: 'no-recipient' })
     : nodeInvalid('no-number', { where }, { key: 'no-recipient' });
@@ -77,10 +110,18 @@ function describeSetting({ type, value }: TypedSetting): string | Wording {
 function isDefaultCascade(channel: unknown[]): boolean {
   const only = channel[0];
   if (channel.length !== 1 || !isPlainObject(only) || only.type !== 'sms') return false;
-  return Object.entries(only).every(([key, value]) => key === 'type' || ([undefined, null, '', false, 'auto'] as unknown[]).includes(value));
+  return Object.entries(only).every(
+    ([key, value]) => key === 'type' || ([undefined, null, '', false, 'auto'] as unknown[]).includes(value),
+  );
 }
 
-export async function sendFields(RED: NodeAPI, node: Node, plan: FieldPlan, msg: Msg, onIgnored?: (field: string) => void): Promise<SendFields> {
+export async function sendFields(
+  RED: NodeAPI,
+  node: Node,
+  plan: FieldPlan,
+  msg: Msg,
+  onIgnored?: (field: string) => void,
+): Promise<SendFields> {
   const fields: SendFields = {};
   // The panel's settings that gave a value, which a payload key does not replace (object payloads only).
   const fromPanel = isPlainObject(msg.payload) ? new Set<SendField>(plan.set) : undefined;

@@ -1,9 +1,25 @@
 /** The send nodes' pipeline: read, prepare, gate (storm, outbox, rate limit), send, route; one `done` per msg. */
 import type { Node, NodeAPI, NodeDef } from 'node-red';
-import { settledWithin, storableBody, type GatewayClient, type Operation, type PreparedRequest, type SendFields } from '../../gateway';
+import {
+  settledWithin,
+  storableBody,
+  type GatewayClient,
+  type Operation,
+  type PreparedRequest,
+  type SendFields,
+} from '../../gateway';
 import type { Account, DeferredHandler } from '../account/account';
 import { stormGuardOf, type StormGuard } from '../account/storm';
-import { fail, NO_ACCOUNT, nodeCatalog, StatusThrottle, type Done, type Msg, type NodeCatalog, type Send } from '../plumbing/runtime';
+import {
+  fail,
+  NO_ACCOUNT,
+  nodeCatalog,
+  StatusThrottle,
+  type Done,
+  type Msg,
+  type NodeCatalog,
+  type Send,
+} from '../plumbing/runtime';
 import { numberSetting } from '../plumbing/settings';
 import { accountOf } from './deployed-account';
 import { fieldPlan, noRecipient, nodeOperation, sendFields, type FieldPlan, type SendConfig } from './send-fields';
@@ -55,7 +71,10 @@ class SendPipeline {
     this.#status = new StatusThrottle(node);
     this.#router = new SendRouter(RED, node, texts, this.#status, this.#account);
     // Storm protection is the transactional node's (a promotional send is one request to many).
-    this.#storm = stormGuardOf(kind === 'transactional' ? config : {}, (last, held) => void this.#sendNotice(last.msg, last.fields, held));
+    this.#storm = stormGuardOf(
+      kind === 'transactional' ? config : {},
+      (last, held) => void this.#sendNotice(last.msg, last.fields, held),
+    );
     this.#giveUpMs = numberSetting(config.giveUpAfter, 0) * 1000;
     this.#unwatch = this.#account?.watch(() => this.#showQueue());
     // Redeployed alone while its account's store is down: says so at once.
@@ -99,7 +118,15 @@ class SendPipeline {
   readonly #ignored = (field: string) => this.node.warn(this.texts('warnings.payload-ignored', { field }));
 
   /** Prepares the request (throws `invalid_request`: nothing is sent), then holds the msg back (storm), keeps it behind older ones (outbox) or sends it. */
-  async #dispatch(account: Account, client: GatewayClient, msg: Msg, fields: SendFields, when: Taken, send: Send, done: Done): Promise<void> {
+  async #dispatch(
+    account: Account,
+    client: GatewayClient,
+    msg: Msg,
+    fields: SendFields,
+    when: Taken,
+    send: Send,
+    done: Done,
+  ): Promise<void> {
     const missing = noRecipient(this.#plan, fields, msg);
     if (missing) throw missing;
     // A long promotional list is checked and written in steps: the other flows run between them.
@@ -115,7 +142,8 @@ class SendPipeline {
       const decision = await claims.claim(this.node.id, account.alertBody(prepared), storm);
       if (!decision.ours) return this.#copyElsewhere(msg, send, done);
       if (!decision.storm) admitted = this.#storm.admit(item);
-      else admitted = this.#storm.admitShared(item, decision.storm, (window) => claims.collectHeld(this.node.id, window));
+      else
+        admitted = this.#storm.admitShared(item, decision.storm, (window) => claims.collectHeld(this.node.id, window));
     }
     if (!admitted) return this.#held(done);
     this.#warn(msg, prepared);
@@ -124,7 +152,11 @@ class SendPipeline {
 
   /** Held back by storm protection: deliberately not sent, so not an error. */
   #held(done: Done): void {
-    this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: this.texts('status.held', { count: this.#storm.held }) }));
+    this.#status.show(() => ({
+      fill: 'yellow',
+      shape: 'ring',
+      text: this.texts('status.held', { count: this.#storm.held }),
+    }));
     done();
   }
 
@@ -137,7 +169,14 @@ class SendPipeline {
     done();
   }
 
-  async #onward(account: Account, msg: Msg, prepared: PreparedRequest, when: Taken, send: Send, done: Done): Promise<void> {
+  async #onward(
+    account: Account,
+    msg: Msg,
+    prepared: PreparedRequest,
+    when: Taken,
+    send: Send,
+    done: Done,
+  ): Promise<void> {
     const submitted = await account.submit({
       node: this.node.id,
       operation: this.#operation,
@@ -158,7 +197,8 @@ class SendPipeline {
   /** Sends outside an input handler (a msg from the outbox, a storm notice). */
   readonly #emit: Send = (m) => this.node.send(m as never);
 
-  readonly #showSending = () => this.#status.show(() => ({ fill: 'blue', shape: 'dot', text: this.texts('status.sending') }));
+  readonly #showSending = () =>
+    this.#status.show(() => ({ fill: 'blue', shape: 'dot', text: this.texts('status.sending') }));
 
   #warn(msg: Msg, prepared: PreparedRequest): void {
     if (prepared.pastSchedule) {
@@ -168,7 +208,9 @@ class SendPipeline {
       msg.bulkgate = { ...(msg.bulkgate as object | undefined), warning };
     }
     if (prepared.missingVariables.length) {
-      this.node.warn(this.texts('warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }));
+      this.node.warn(
+        this.texts('warnings.missing-variables', { names: prepared.missingVariables.map((n) => `<${n}>`).join(', ') }),
+      );
     }
   }
 
@@ -178,7 +220,11 @@ class SendPipeline {
    * have left then too). Resolves once it left (a long list's last port); never rejects.
    */
   readonly #settleDeferred: DeferredHandler = async (msg, entry, outcome, afterRestart) => {
-    const deferred = { since: new Date(entry.since).toISOString(), attempts: entry.attempts, ...(afterRestart ? { afterRestart } : {}) };
+    const deferred = {
+      since: new Date(entry.since).toISOString(),
+      attempts: entry.attempts,
+      ...(afterRestart ? { afterRestart } : {}),
+    };
     try {
       if ('result' in outcome) {
         msg.bulkgate = { ...(msg.bulkgate as object | undefined), deferred };
@@ -214,7 +260,9 @@ class SendPipeline {
       const lastText = whole.length > 120 ? `${whole.slice(0, 117)}...` : whole;
       const text = this.texts('storm.notice', { count: held, seconds: this.#storm.windowMs / 1000, text: lastText });
       // Channel texts would win over the notice: the cascade keeps its settings, not its texts.
-      const channel = Array.isArray(fields.channel) ? fields.channel.map((c) => ({ ...(c as object), text: undefined })) : fields.channel;
+      const channel = Array.isArray(fields.channel)
+        ? fields.channel.map((c) => ({ ...(c as object), text: undefined }))
+        : fields.channel;
       const prepared = account.gateway().prepareOperation(this.#operation, { ...fields, text, channel });
       await this.#onward(account, msg, prepared, when, this.#emit, () => undefined);
     };
@@ -232,13 +280,20 @@ class SendPipeline {
         const count = account.outbox.waitingFor(this.node.id);
         const cause = account.circuit.cause?.brief;
         const text = cause
-          ? this.texts('status.waiting-because', { count, cause: this.texts(`status.causes.${cause.key}`, cause.params) })
+          ? this.texts('status.waiting-because', {
+              count,
+              cause: this.texts(`status.causes.${cause.key}`, cause.params),
+            })
           : this.texts('status.waiting', { count });
         return { fill: 'yellow', shape: 'ring', text };
       });
     } else if (queued > 0) {
       this.#showsWaiting = false;
-      this.#status.show(() => ({ fill: 'yellow', shape: 'ring', text: this.texts('status.queued', { count: queued }) }));
+      this.#status.show(() => ({
+        fill: 'yellow',
+        shape: 'ring',
+        text: this.texts('status.queued', { count: queued }),
+      }));
     } else if (this.#showsWaiting || this.#showsStoreTrouble !== (account.storeTrouble !== undefined)) {
       this.#showsWaiting = false;
       this.#showsStoreTrouble = account.storeTrouble !== undefined;

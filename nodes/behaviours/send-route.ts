@@ -5,7 +5,14 @@ import type { Account } from '../account/account';
 import { eachInSteps, inTurns } from '../../gateway/steps';
 import { storeCause } from '../account/store-health';
 import { numberKey } from '../account/tracking';
-import { sendInBatches, sequence, type Msg, type NodeCatalog, type Send, type StatusThrottle } from '../plumbing/runtime';
+import {
+  sendInBatches,
+  sequence,
+  type Msg,
+  type NodeCatalog,
+  type Send,
+  type StatusThrottle,
+} from '../plumbing/runtime';
 
 /** The wire body of a send (without credentials), read only when delivery tracking needs it. */
 type WireBody = () => Record<string, unknown>;
@@ -50,13 +57,23 @@ export class SendRouter {
     const trouble = this.account?.storeTrouble;
     if (trouble) {
       const store = texts('status.store-down', { cause: texts(`status.store-causes.${storeCause(trouble.reason)}`) });
-      return { fill: 'yellow', shape: 'ring', text: sent || rejected || duplicates || unconfirmed ? `${text} / ${store}` : store };
+      return {
+        fill: 'yellow',
+        shape: 'ring',
+        text: sent || rejected || duplicates || unconfirmed ? `${text} / ${store}` : store,
+      };
     }
     return { fill: rejected || duplicates || unconfirmed ? 'yellow' : 'green', shape: 'dot', text };
   };
 
   /** Routes a result to the ports (a promotional one resolves once its last batch is sent); `resend`: a send from the outbox. */
-  async route(msg: Msg, result: PromotionalResult | TransactionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> {
+  async route(
+    msg: Msg,
+    result: PromotionalResult | TransactionalResult,
+    send: Send,
+    body: WireBody,
+    resend: boolean,
+  ): Promise<void> {
     if ('response' in result) return this.#promotional(msg, result, send, body, resend);
     this.transactional(msg, result, send, body, resend);
   }

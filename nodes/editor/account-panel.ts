@@ -8,12 +8,15 @@ export function accountPanel(node: { id: string; credentials?: { has_application
   const button = byId<HTMLButtonElement>('bulkgate-test-connection');
   const result = byId('bulkgate-test-result');
   const storeResult = byId('bulkgate-test-store');
-  const fields = (...ids: string[]) => Object.fromEntries(ids.map((id) => [id, byId<HTMLInputElement>(`node-config-input-${id}`).value]));
+  const fields = (...ids: string[]) =>
+    Object.fromEntries(ids.map((id) => [id, byId<HTMLInputElement>(`node-config-input-${id}`).value]));
   showOutbox(node.id);
   const store = byId<HTMLSelectElement>('node-config-input-store');
   if (!store.value) store.value = 'file';
   const showStore = () =>
-    document.querySelectorAll<HTMLElement>('.bulkgate-store-redis').forEach((row) => (row.style.display = store.value === 'redis' ? '' : 'none'));
+    document
+      .querySelectorAll<HTMLElement>('.bulkgate-store-redis')
+      .forEach((row) => (row.style.display = store.value === 'redis' ? '' : 'none'));
   store.addEventListener('change', showStore);
   showStore();
   button.addEventListener('click', () => {
@@ -34,15 +37,29 @@ export function accountPanel(node: { id: string; credentials?: { has_application
         ...fields('storeUrl', 'storePassword'),
       }),
     })
-      .done((answer: { ok: boolean; credit?: number; currency?: string; message?: string; store?: { ok: boolean; message?: string } }) => {
-        const text = answer.ok
-          ? t('test.ok', { credit: answer.credit ?? '', currency: answer.currency ?? '' })
-          : t('test.failed', { message: answer.message ?? '' });
-        report(result, answer.ok, text);
-        if (answer.store)
-          report(storeResult, answer.store.ok, answer.store.ok ? t('test.store-ok') : t('test.store-failed', { message: answer.store.message ?? '' }));
-      })
-      .fail((xhr: { status: number; statusText: string }) => report(result, false, t('test.failed', { message: `HTTP ${xhr.status} ${xhr.statusText}` })))
+      .done(
+        (answer: {
+          ok: boolean;
+          credit?: number;
+          currency?: string;
+          message?: string;
+          store?: { ok: boolean; message?: string };
+        }) => {
+          const text = answer.ok
+            ? t('test.ok', { credit: answer.credit ?? '', currency: answer.currency ?? '' })
+            : t('test.failed', { message: answer.message ?? '' });
+          report(result, answer.ok, text);
+          if (answer.store)
+            report(
+              storeResult,
+              answer.store.ok,
+              answer.store.ok ? t('test.store-ok') : t('test.store-failed', { message: answer.store.message ?? '' }),
+            );
+        },
+      )
+      .fail((xhr: { status: number; statusText: string }) =>
+        report(result, false, t('test.failed', { message: `HTTP ${xhr.status} ${xhr.statusText}` })),
+      )
       .always(() => (button.disabled = false));
   });
 }
@@ -60,7 +77,9 @@ function showOutbox(id: string): void {
   const showTrouble = (elementId: string, key: string, trouble: Since | undefined) => {
     const element = byId(elementId);
     element.style.display = trouble ? '' : 'none';
-    element.textContent = trouble ? t(key, { reason: trouble.reason, since: new Date(trouble.since).toLocaleString() }) : '';
+    element.textContent = trouble
+      ? t(key, { reason: trouble.reason, since: new Date(trouble.since).toLocaleString() })
+      : '';
   };
   const show = (answer: { waiting?: number; unconfirmed?: number; outage?: Since; store?: Since }) => {
     const count = answer.waiting ?? 0;
@@ -77,7 +96,12 @@ function showOutbox(id: string): void {
   empty.addEventListener('click', () => {
     if (!window.confirm(t('outbox.confirm'))) return;
     empty.disabled = true;
-    $.ajax({ url: `bulkgate/outbox/${encodeURIComponent(id)}/empty`, type: 'POST', contentType: 'application/json', data: '{}' })
+    $.ajax({
+      url: `bulkgate/outbox/${encodeURIComponent(id)}/empty`,
+      type: 'POST',
+      contentType: 'application/json',
+      data: '{}',
+    })
       .done(refresh)
       .always(() => (empty.disabled = false));
   });

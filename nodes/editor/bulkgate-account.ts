@@ -27,9 +27,11 @@ window.BulkGateEditor = {
   validChannel,
   validSteps,
   // The sentence shows as the field's tooltip: why a URL is refused (the token travels with every request).
-  validBaseUrl: (_node: unknown, _kind: string, value: string) => !value || !baseUrlWording(value) || t('invalid.baseUrl'),
+  validBaseUrl: (_node: unknown, _kind: string, value: string) =>
+    !value || !baseUrlWording(value) || t('invalid.baseUrl'),
   // Empty is allowed here (the file store needs none); a Redis store without one is refused at deploy.
-  validStoreUrl: (_node: unknown, _kind: string, value: string) => !value || !storeUrlWording(value) || t('invalid.storeUrl'),
+  validStoreUrl: (_node: unknown, _kind: string, value: string) =>
+    !value || !storeUrlWording(value) || t('invalid.storeUrl'),
   validCountry: (_node: unknown, _kind: string, value: string) => !value || /^[A-Za-z]{2}$/.test(value),
   validPath: (_node: unknown, _kind: string, value: string) => !value || /^\/?[\w\-/.]+$/.test(value),
 };

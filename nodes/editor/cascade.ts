@@ -1,6 +1,12 @@
 /** The channel cascade editor (2.0): a drag-sortable list, stored as `channel: [{type, ...}]`, sent as the ordered `channel` object. */
 import { isAbsent } from '../../gateway/prepared';
-import { CHANNELS, CHAT_EXPIRATION_DEFAULT, CHAT_TEXT_LIMITS, OTP_CHANNELS, VIBER_EXPIRATION_DEFAULT } from '../../gateway/channels';
+import {
+  CHANNELS,
+  CHAT_EXPIRATION_DEFAULT,
+  CHAT_TEXT_LIMITS,
+  OTP_CHANNELS,
+  VIBER_EXPIRATION_DEFAULT,
+} from '../../gateway/channels';
 import { PROFILE_ID_CHOICE, SENDER_TYPES } from '../../gateway/senders';
 import { describeText, renderCounter, textFits } from './counter';
 import { fillSenderSelect, senderValueKind, senderValueText } from './senders';
@@ -51,7 +57,8 @@ function channelProblems(kind: Kind, channels: ChannelSetting[]): string[][] {
   return channels.map((c, index) => {
     const wrong: `bulkgate-${string}`[] = [];
     if (!c || typeof c !== 'object') return ['bulkgate-channel-type'];
-    if (!channelsFor(kind).includes(c.type) || seen.has(c.type) || (smsAt >= 0 && index > smsAt)) wrong.push('bulkgate-channel-type');
+    if (!channelsFor(kind).includes(c.type) || seen.has(c.type) || (smsAt >= 0 && index > smsAt))
+      wrong.push('bulkgate-channel-type');
     seen.add(c.type);
     if (c.type === 'viber') {
       if (!c.sender) wrong.push('bulkgate-viber-sender');
@@ -65,17 +72,21 @@ function channelProblems(kind: Kind, channels: ChannelSetting[]): string[][] {
       if (c.type === 'whatsapp' && c.template) {
         if (!c.template.template) wrong.push('bulkgate-chat-template');
         const { header, buttons } = c.template;
-        if (header !== undefined && (typeof header !== 'object' || header === null || Array.isArray(header))) wrong.push('bulkgate-chat-header');
+        if (header !== undefined && (typeof header !== 'object' || header === null || Array.isArray(header)))
+          wrong.push('bulkgate-chat-header');
         if (buttons !== undefined && !Array.isArray(buttons)) wrong.push('bulkgate-chat-buttons');
       } else {
         const text = c.message?.text ?? '';
         if (!text || chatLength(text) > CHAT_TEXT_LIMITS[c.type]) wrong.push('bulkgate-chat-text');
       }
-      if (c.message?.suggestions !== undefined && !Array.isArray(c.message.suggestions)) wrong.push('bulkgate-chat-suggestions');
+      if (c.message?.suggestions !== undefined && !Array.isArray(c.message.suggestions))
+        wrong.push('bulkgate-chat-suggestions');
     } else if (c.type === 'sms') {
-      if (c.sender_id && !SENDER_TYPES['2.0'].includes(c.sender_id) && c.sender_id !== PROFILE_ID_CHOICE) wrong.push('bulkgate-sms-sender');
+      if (c.sender_id && !SENDER_TYPES['2.0'].includes(c.sender_id) && c.sender_id !== PROFILE_ID_CHOICE)
+        wrong.push('bulkgate-sms-sender');
       if (senderValueKind(c.sender_id ?? '') && !c.sender_id_value) wrong.push('bulkgate-sms-sender-value');
-      if (kind !== 'otp' && !textFits(c.text, (c.unicode as UnicodeMode) || 'auto')) wrong.push('bulkgate-channel-text');
+      if (kind !== 'otp' && !textFits(c.text, (c.unicode as UnicodeMode) || 'auto'))
+        wrong.push('bulkgate-channel-text');
     }
     return wrong;
   });
@@ -83,10 +94,14 @@ function channelProblems(kind: Kind, channels: ChannelSetting[]): string[][] {
 
 /** None saved (an imported or older flow): the runtime sends a plain SMS. */
 export function validCascade(kind: Kind, value: unknown): boolean {
-  return isAbsent(value) || (Array.isArray(value) && channelProblems(kind, value as ChannelSetting[]).every((wrong) => wrong.length === 0));
+  return (
+    isAbsent(value) ||
+    (Array.isArray(value) && channelProblems(kind, value as ChannelSetting[]).every((wrong) => wrong.length === 0))
+  );
 }
 
-const rowsOf = (list: HTMLElement): HTMLElement[] => ($(list).editableList('items').toArray() as unknown[]).map((r) => $(r)[0] as HTMLElement);
+const rowsOf = (list: HTMLElement): HTMLElement[] =>
+  ($(list).editableList('items').toArray() as unknown[]).map((r) => $(r)[0] as HTMLElement);
 
 /** Marks each wrong input the way Node-RED's own panels do (`input-error`). */
 function markProblems(list: HTMLElement, kind: Kind): void {
@@ -100,8 +115,10 @@ function markProblems(list: HTMLElement, kind: Kind): void {
   });
 }
 
-const create = <K extends keyof HTMLElementTagNameMap>(tag: K, props: Partial<HTMLElementTagNameMap[K]> = {}): HTMLElementTagNameMap[K] =>
-  Object.assign(document.createElement(tag), props);
+const create = <K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props: Partial<HTMLElementTagNameMap[K]> = {},
+): HTMLElementTagNameMap[K] => Object.assign(document.createElement(tag), props);
 
 function field(label: string, input: HTMLElement): HTMLElement {
   const row = create('div', { className: 'bulkgate-channel-field' });
@@ -112,11 +129,18 @@ function field(label: string, input: HTMLElement): HTMLElement {
 const input = (value: string | number | undefined, props: Partial<HTMLInputElement> = {}) =>
   create('input', { type: 'text', value: value === undefined ? '' : String(value), ...props });
 
-const textarea = (className: string, value: string, placeholder = '') => create('textarea', { rows: 2, className, value, placeholder });
+const textarea = (className: string, value: string, placeholder = '') =>
+  create('textarea', { rows: 2, className, value, placeholder });
 
 const jsonText = (value: unknown): string => (value === undefined ? '' : JSON.stringify(value));
 
-export function setupCascade(list: HTMLElement, kind: Kind, saved: unknown, fallback: HTMLElement | null, onChange?: () => void): void {
+export function setupCascade(
+  list: HTMLElement,
+  kind: Kind,
+  saved: unknown,
+  fallback: HTMLElement | null,
+  onChange?: () => void,
+): void {
   let loading = true;
   const changed = () => {
     if (loading) return;
@@ -133,7 +157,9 @@ export function setupCascade(list: HTMLElement, kind: Kind, saved: unknown, fall
       const container = $(row)[0] as HTMLElement;
       const added = !loading && !data.type;
       // "+ channel": a channel SMS does not already cover, placed above SMS (nothing after SMS is tried).
-      if (added) data.type = channelsFor(kind).find((name) => name !== 'sms' && !readCascade(list).some((c) => c.type === name)) ?? 'sms';
+      if (added)
+        data.type =
+          channelsFor(kind).find((name) => name !== 'sms' && !readCascade(list).some((c) => c.type === name)) ?? 'sms';
       renderChannel(container, kind, data, changed);
       const smsRow = added && rowsOf(list).find((r) => ($(r).data('data') as ChannelSetting)?.type === 'sms');
       const item = container.closest('li');
@@ -186,8 +212,15 @@ function renderChannel(container: HTMLElement, kind: Kind, data: ChannelSetting,
 }
 
 function senderFields(body: HTMLElement, prefix: 'viber' | 'chat', data: ChannelSetting, expirationDefault: number) {
-  const sender = input(data.sender, { className: `bulkgate-${prefix}-sender`, placeholder: t('send.cascade.senderPlaceholder') });
-  const expiration = input(data.expiration ?? expirationDefault, { className: `bulkgate-${prefix}-expiration`, type: 'number', min: '1' });
+  const sender = input(data.sender, {
+    className: `bulkgate-${prefix}-sender`,
+    placeholder: t('send.cascade.senderPlaceholder'),
+  });
+  const expiration = input(data.expiration ?? expirationDefault, {
+    className: `bulkgate-${prefix}-expiration`,
+    type: 'number',
+    min: '1',
+  });
   body.append(field(t('send.cascade.sender'), sender), field(t('send.cascade.expiration'), expiration));
   const sync = () => {
     data.sender = sender.value;
@@ -202,12 +235,16 @@ function renderViber(body: HTMLElement, kind: Kind, data: ChannelSetting, onChan
   const url = input(data.button?.url, { className: 'bulkgate-viber-url', placeholder: 'https://' });
   const sync = () => {
     common.sync();
-    if (kind !== 'otp') data.button = caption.value || url.value ? { caption: caption.value, url: url.value } : undefined;
+    if (kind !== 'otp')
+      data.button = caption.value || url.value ? { caption: caption.value, url: url.value } : undefined;
     onChange();
   };
   for (const el of [...common.inputs, caption, url]) el.addEventListener('input', sync);
   if (kind !== 'otp')
-    body.append(field(t(kind === 'promotional' ? 'send.cascade.buttonRequired' : 'send.cascade.button'), caption), field(t('send.cascade.url'), url));
+    body.append(
+      field(t(kind === 'promotional' ? 'send.cascade.buttonRequired' : 'send.cascade.button'), caption),
+      field(t('send.cascade.url'), url),
+    );
   sync();
 }
 
@@ -249,17 +286,32 @@ function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => voi
   content.value = name === 'whatsapp' && data.template ? 'template' : 'message';
   const text = textarea('bulkgate-chat-text', data.message?.text ?? '');
   const counter = document.createElement('div');
-  const preview = input(undefined, { className: 'bulkgate-chat-preview', type: 'checkbox', checked: data.message?.preview_url === true });
-  const suggestions = textarea('bulkgate-chat-suggestions', jsonText(data.message?.suggestions), '[{"type": "reply", ...}]');
+  const preview = input(undefined, {
+    className: 'bulkgate-chat-preview',
+    type: 'checkbox',
+    checked: data.message?.preview_url === true,
+  });
+  const suggestions = textarea(
+    'bulkgate-chat-suggestions',
+    jsonText(data.message?.suggestions),
+    '[{"type": "reply", ...}]',
+  );
   const header = textarea('bulkgate-chat-header', jsonText(data.template?.header), '{"type": "text", "text": ...}');
   const buttons = textarea('bulkgate-chat-buttons', jsonText(data.template?.buttons), '[{...}]');
   const template = input(data.template?.template, { className: 'bulkgate-chat-template' });
   const language = input(data.template?.language, { className: 'bulkgate-chat-language', placeholder: 'en' });
   const bodyParameters = Array.isArray(data.template?.body) ? (data.template?.body as { text?: unknown }[]) : [];
-  const parameters = textarea('bulkgate-chat-parameters', bodyParameters.map((p) => String(p?.text ?? '')).join('\n'), t('send.cascade.parametersPlaceholder'));
-  const extra = name === 'whatsapp' ? field(t('send.cascade.preview'), preview) : field(t('send.cascade.suggestions'), suggestions);
+  const parameters = textarea(
+    'bulkgate-chat-parameters',
+    bodyParameters.map((p) => String(p?.text ?? '')).join('\n'),
+    t('send.cascade.parametersPlaceholder'),
+  );
+  const extra =
+    name === 'whatsapp' ? field(t('send.cascade.preview'), preview) : field(t('send.cascade.suggestions'), suggestions);
   const messageRows = [field(t('send.cascade.text'), text), counter, extra];
-  const templateRows = Object.entries({ template, language, header, parameters, buttons }).map(([key, el]) => field(t(`send.cascade.${key}`), el));
+  const templateRows = Object.entries({ template, language, header, parameters, buttons }).map(([key, el]) =>
+    field(t(`send.cascade.${key}`), el),
+  );
   if (name === 'whatsapp') body.append(field(t('send.cascade.content'), content));
   body.append(...messageRows, ...templateRows);
   const sync = () => {
@@ -284,11 +336,15 @@ function renderChat(body: HTMLElement, data: ChannelSetting, onChange: () => voi
       if (name === 'rcs' && suggestions.value.trim()) data.message.suggestions = readJson(suggestions) as unknown[];
       // No SMS parts here: a WhatsApp or RCS message is one message, up to the platform's limit.
       const characters = chatLength(text.value);
-      renderCounter(counter, { level: characters > limit ? 'error' : 'ok', text: text.value ? t('send.counter.chat', { characters, limit }) : '' });
+      renderCounter(counter, {
+        level: characters > limit ? 'error' : 'ok',
+        text: text.value ? t('send.counter.chat', { characters, limit }) : '',
+      });
     }
     onChange();
   };
-  for (const el of [...common.inputs, text, suggestions, template, language, header, parameters, buttons]) el.addEventListener('input', sync);
+  for (const el of [...common.inputs, text, suggestions, template, language, header, parameters, buttons])
+    el.addEventListener('input', sync);
   for (const el of [content, preview]) el.addEventListener('change', sync);
   sync();
 }
@@ -306,7 +362,8 @@ function readJson(area: HTMLTextAreaElement): unknown {
 export function readCascade(list: HTMLElement): ChannelSetting[] {
   return rowsOf(list).map((row) => {
     const data = { ...($(row).data('data') as ChannelSetting) };
-    for (const key of Object.keys(data) as (keyof ChannelSetting)[]) if (data[key] === '' || data[key] === undefined) delete data[key];
+    for (const key of Object.keys(data) as (keyof ChannelSetting)[])
+      if (data[key] === '' || data[key] === undefined) delete data[key];
     return data;
   });
 }

@@ -2,7 +2,10 @@
 import { measureText, resolveUnicode, TEXT_WARNING_RATIO, type UnicodeMode } from '../../gateway/text';
 import { t } from './i18n';
 
-export function describeText(text: string, mode: UnicodeMode): { level: 'empty' | 'ok' | 'warning' | 'error'; text: string } {
+export function describeText(
+  text: string,
+  mode: UnicodeMode,
+): { level: 'empty' | 'ok' | 'warning' | 'error'; text: string } {
   if (!text) return { level: 'empty', text: t('send.counter.empty') };
   const m = measureText(text, resolveUnicode(mode, [text]));
   const parts = [
@@ -11,9 +14,15 @@ export function describeText(text: string, mode: UnicodeMode): { level: 'empty' 
     t('send.counter.parts', { parts: m.parts }),
   ];
   if (text.includes('{{')) parts.push(t('send.counter.template'));
-  if (m.characters > m.limit) return { level: 'error', text: `${parts.join(' · ')} — ${t('send.counter.over', { limit: m.limit })}` };
-  if (mode === 'off' && m.nonGsm.length) return { level: 'warning', text: `${parts.join(' · ')} — ${t('send.counter.lost', { chars: m.nonGsm.join(' ') })}` };
-  if (m.characters >= m.limit * TEXT_WARNING_RATIO) return { level: 'warning', text: `${parts.join(' · ')} — ${t('send.counter.near')}` };
+  if (m.characters > m.limit)
+    return { level: 'error', text: `${parts.join(' · ')} — ${t('send.counter.over', { limit: m.limit })}` };
+  if (mode === 'off' && m.nonGsm.length)
+    return {
+      level: 'warning',
+      text: `${parts.join(' · ')} — ${t('send.counter.lost', { chars: m.nonGsm.join(' ') })}`,
+    };
+  if (m.characters >= m.limit * TEXT_WARNING_RATIO)
+    return { level: 'warning', text: `${parts.join(' · ')} — ${t('send.counter.near')}` };
   return { level: 'ok', text: parts.join(' · ') };
 }
 

@@ -9,7 +9,9 @@ export function endpointPanel(node: PanelNode): void {
   if (list) setupCascade(list, 'otp', node.channel, byId('bulkgate-fallback'));
   const refresh = () => {
     const chosen = action?.value ?? '';
-    $('[data-actions]').each((_i: number, row: HTMLElement) => $(row).toggle((row.getAttribute('data-actions') ?? '').split(' ').includes(chosen)));
+    $('[data-actions]').each((_i: number, row: HTMLElement) =>
+      $(row).toggle((row.getAttribute('data-actions') ?? '').split(' ').includes(chosen)),
+    );
   };
   action?.addEventListener('change', refresh);
   refresh();

@@ -27,7 +27,10 @@ function stepProblems(step: StepSetting): string[] {
 /** The node's check (the red triangle): 1 to 10 steps, each with possible numbers and a wait in range. */
 export function validSteps(_node: unknown, _kind: string, value: unknown): boolean {
   return (
-    Array.isArray(value) && value.length >= STEP_BOUNDS.min && value.length <= STEP_BOUNDS.max && value.every((s) => !stepProblems(s as StepSetting).length)
+    Array.isArray(value) &&
+    value.length >= STEP_BOUNDS.min &&
+    value.length <= STEP_BOUNDS.max &&
+    value.every((s) => !stepProblems(s as StepSetting).length)
   );
 }
 
@@ -52,7 +55,8 @@ export function escalationPanel(node: { steps?: unknown; sender_id?: string }): 
     rows.forEach((row, i) => {
       const wrong = stepProblems(steps[i] as StepSetting);
       (row.querySelector('.bulkgate-step-index') as HTMLElement).textContent = t('panel.label.step', { step: i + 1 });
-      for (const cls of ['bulkgate-step-numbers', 'bulkgate-step-wait']) row.querySelector(`.${cls}`)?.classList.toggle('input-error', wrong.includes(cls));
+      for (const cls of ['bulkgate-step-numbers', 'bulkgate-step-wait'])
+        row.querySelector(`.${cls}`)?.classList.toggle('input-error', wrong.includes(cls));
     });
     const rounds = Number(repeat.value || 1);
     const valid = Number.isInteger(rounds) && rounds >= REPEAT_BOUNDS.min && rounds <= REPEAT_BOUNDS.max;
@@ -98,7 +102,8 @@ export function escalationPanel(node: { steps?: unknown; sender_id?: string }): 
     removeItem: refresh,
     sortItems: refresh,
   });
-  const saved = Array.isArray(node.steps) && node.steps.length ? (node.steps as StepSetting[]) : [{ numbers: '', wait: 300 }];
+  const saved =
+    Array.isArray(node.steps) && node.steps.length ? (node.steps as StepSetting[]) : [{ numbers: '', wait: 300 }];
   for (const step of saved) $(list).editableList('addItem', { ...step });
   repeat.addEventListener('input', refresh);
   sender.addEventListener('change', refresh);

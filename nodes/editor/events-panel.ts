@@ -6,7 +6,8 @@ import { byId } from './panel-fields';
 /** What Node-RED puts in a password credential's field when one is stored. */
 const STORED = '__PWRD__';
 
-const randomSecret = () => Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('');
+const randomSecret = () =>
+  Array.from(crypto.getRandomValues(new Uint8Array(24)), (b) => b.toString(16).padStart(2, '0')).join('');
 
 export function eventsPanel(): void {
   const secret = byId<HTMLInputElement>('node-input-secret');
@@ -22,7 +23,9 @@ export function eventsPanel(): void {
     const value = path.value || path.placeholder;
     const p = value.startsWith('/') ? value : `/${value}`;
     const known = secret.value !== STORED;
-    url.textContent = known ? `${location.origin}${root}${p}?token=${encodeURIComponent(secret.value)}` : t('url-hidden');
+    url.textContent = known
+      ? `${location.origin}${root}${p}?token=${encodeURIComponent(secret.value)}`
+      : t('url-hidden');
     for (const button of [copy, reveal]) button.disabled = !known;
   };
   document.getElementById('bulkgate-events-generate')?.addEventListener('click', () => {

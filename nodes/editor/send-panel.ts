@@ -12,7 +12,8 @@ import { fillSenderSelect, senderValueKind, senderValueText } from './senders';
 
 type Kind = 'promotional' | 'transactional';
 
-const smsUnicode = (channels?: ChannelSetting[]): UnicodeMode => (channels?.find((c) => c.type === 'sms')?.unicode as UnicodeMode) || 'auto';
+const smsUnicode = (channels?: ChannelSetting[]): UnicodeMode =>
+  (channels?.find((c) => c.type === 'sms')?.unicode as UnicodeMode) || 'auto';
 
 export function sendPanel(node: PanelNode, kind: Kind): void {
   prepareFields(node, `bulkgate-${kind}`);
@@ -73,7 +74,9 @@ export function sendPanel(node: PanelNode, kind: Kind): void {
   refresh();
   // Under the recipients field, why it is marked (in the editor's language), not only in a tooltip.
   const number = $('#node-input-number');
-  const why = $('<div class="form-tips bulkgate-number-invalid" style="display:none"></div>').insertAfter(number.closest('.form-row'));
+  const why = $('<div class="form-tips bulkgate-number-invalid" style="display:none"></div>').insertAfter(
+    number.closest('.form-row'),
+  );
   const explain = () => {
     const answer = validNumber(node, kind, String(number.typedInput('value') ?? ''));
     why.text(answer === true ? '' : answer).toggle(answer !== true);
@@ -91,11 +94,19 @@ export function validText(node: PanelNode, _kind: Kind, value: string): boolean 
 }
 
 /** While the panel is open its type picker is read (the node's setting changes only on Done). */
-export function validNumber(node: PanelNode, kind: Kind | 'otp' | 'contacts' | 'number-check' | 'blacklist', value: string): true | string {
+export function validNumber(
+  node: PanelNode,
+  kind: Kind | 'otp' | 'contacts' | 'number-check' | 'blacklist',
+  value: string,
+): true | string {
   const type = byId<HTMLInputElement | null>('node-input-numberType')?.value || node.numberType || 'msg';
   if (type !== 'str' || !value) return true;
   const numbers = splitNumbers(value);
-  const one = kind === 'transactional' || kind === 'otp' || kind === 'contacts' || (kind === 'blacklist' && node.action === 'remove');
+  const one =
+    kind === 'transactional' ||
+    kind === 'otp' ||
+    kind === 'contacts' ||
+    (kind === 'blacklist' && node.action === 'remove');
   if (one && numbers.length > 1) return t('send.invalid.oneNumber');
   const wrong = numbers.find((n) => !isPhoneNumber(n));
   return wrong === undefined ? true : t('send.invalid.number', { number: wrong });
@@ -103,7 +114,11 @@ export function validNumber(node: PanelNode, kind: Kind | 'otp' | 'contacts' | '
 
 /** A 1.0 sender type that names a value has one. */
 export function validSenderValue(node: PanelNode, _kind: Kind, value: string): boolean {
-  if ((node.version !== '1.0' && !(node.api === 'simple' && node.version === undefined)) || !senderValueKind(String(node.sender_id ?? ''))) return true;
+  if (
+    (node.version !== '1.0' && !(node.api === 'simple' && node.version === undefined)) ||
+    !senderValueKind(String(node.sender_id ?? ''))
+  )
+    return true;
   if (node.sender_id === PROFILE_ID_CHOICE && (node.sender_id_valueType ?? 'str') === 'str') return /^\d+$/.test(value);
   return Boolean(value);
 }

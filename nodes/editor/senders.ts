@@ -3,7 +3,8 @@ import { PROFILE_ID_CHOICE, SENDER_TYPES, SENDER_VALUE_KIND } from '../../gatewa
 import type { ApiVersion } from '../../gateway/operations';
 import { t } from './i18n';
 
-export const senderValueKind = (senderId: string): string | undefined => (senderId === PROFILE_ID_CHOICE ? 'profile_id' : SENDER_VALUE_KIND[senderId]);
+export const senderValueKind = (senderId: string): string | undefined =>
+  senderId === PROFILE_ID_CHOICE ? 'profile_id' : SENDER_VALUE_KIND[senderId];
 
 export function fillSenderSelect(select: HTMLSelectElement, version: ApiVersion, value: string): void {
   select.textContent = '';
@@ -17,5 +18,7 @@ export function fillSenderSelect(select: HTMLSelectElement, version: ApiVersion,
 
 export function senderValueText(senderId: string): { label: string; placeholder: string } | undefined {
   const kind = senderValueKind(senderId);
-  return kind ? { label: t(`send.senderValue.${kind}`), placeholder: t(`send.senderValuePlaceholder.${kind}`) } : undefined;
+  return kind
+    ? { label: t(`send.senderValue.${kind}`), placeholder: t(`send.senderValuePlaceholder.${kind}`) }
+    : undefined;
 }

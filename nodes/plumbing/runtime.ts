@@ -16,11 +16,23 @@ export interface TypedSetting {
 const ASYNC_TYPES = new Set(['flow', 'global', 'jsonata']);
 
 /** A TypedInput read against the msg (only ASYNC_TYPES wait for a callback); empty is "not set". */
-export async function evaluate(RED: NodeAPI, node: Node, msg: Msg, field: string, setting: TypedSetting): Promise<unknown> {
+export async function evaluate(
+  RED: NodeAPI,
+  node: Node,
+  msg: Msg,
+  field: string,
+  setting: TypedSetting,
+): Promise<unknown> {
   const type = setting.type || 'str';
-  if (setting.value === undefined || setting.value === null || (setting.value === '' && type !== 'date')) return undefined;
+  if (setting.value === undefined || setting.value === null || (setting.value === '' && type !== 'date'))
+    return undefined;
   const unreadable = (error: unknown) =>
-    nodeInvalid('unreadable', { field, type, value: String(setting.value), cause: (error as Error)?.message ?? String(error) });
+    nodeInvalid('unreadable', {
+      field,
+      type,
+      value: String(setting.value),
+      cause: (error as Error)?.message ?? String(error),
+    });
   if (!ASYNC_TYPES.has(type)) {
     try {
       return RED.util.evaluateNodeProperty(setting.value as string, type, node, msg);
@@ -88,7 +100,8 @@ export function sentenceOf(catalog: NodeCatalog, error: unknown): string {
   if (!said) return (error as Error).message;
   const word = (said: Wording): string => {
     const params: Record<string, string | number> = {};
-    for (const [name, value] of Object.entries(said.params ?? {})) params[name] = typeof value === 'object' ? word(value) : value;
+    for (const [name, value] of Object.entries(said.params ?? {}))
+      params[name] = typeof value === 'object' ? word(value) : value;
     // A catalog without the key (an older translation): the English.
     return wordedOr(catalog, `errors.${said.key}`, params, nodeEnglish(said));
   };
@@ -96,14 +109,23 @@ export function sentenceOf(catalog: NodeCatalog, error: unknown): string {
 }
 
 /** A log line's parameters with each cause (an Error) worded in the user's language. */
-export function wordCauses(catalog: NodeCatalog, params: Record<string, string | number | Error>): Record<string, string | number> {
+export function wordCauses(
+  catalog: NodeCatalog,
+  params: Record<string, string | number | Error>,
+): Record<string, string | number> {
   const out: Record<string, string | number> = {};
-  for (const [name, value] of Object.entries(params)) out[name] = value instanceof Error ? sentenceOf(catalog, value) : value;
+  for (const [name, value] of Object.entries(params))
+    out[name] = value instanceof Error ? sentenceOf(catalog, value) : value;
   return out;
 }
 
 /** A text through the catalog, else (a catalog without the key) its English. */
-export function wordedOr(catalog: NodeCatalog, key: string, params: Record<string, string | number>, fallback: string): string {
+export function wordedOr(
+  catalog: NodeCatalog,
+  key: string,
+  params: Record<string, string | number>,
+  fallback: string,
+): string {
   const text = catalog(key, params);
   return text.endsWith(key) ? fallback : text;
 }
@@ -125,7 +147,14 @@ export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, err
     const worded = sentenceOf(catalog, e);
     // The error itself (its stack, code, cause, wording), its message worded for this Node-RED's language;
     // a copy, so the English the standalone client would read stays on the original.
-    done(worded === e.message ? e : Object.assign(Object.create(Object.getPrototypeOf(e) as object) as GatewayError, e, { message: worded, stack: e.stack }));
+    done(
+      worded === e.message
+        ? e
+        : Object.assign(Object.create(Object.getPrototypeOf(e) as object) as GatewayError, e, {
+            message: worded,
+            stack: e.stack,
+          }),
+    );
   } catch {
     // The failure path must never throw out of a handler.
   }
@@ -149,7 +178,12 @@ export function answerInputs(
 }
 
 /** One msg per result, with msg.parts for a join node: shallow copies of one clone without the payload. */
-export function sequence(RED: NodeAPI, msg: Msg, id: string | undefined, count: number): (payload: unknown, index: number) => Msg {
+export function sequence(
+  RED: NodeAPI,
+  msg: Msg,
+  id: string | undefined,
+  count: number,
+): (payload: unknown, index: number) => Msg {
   const { payload: _payload, ...rest } = msg;
   const template = RED.util.cloneMessage(rest as Msg);
   return (payload, index) => {

@@ -12,8 +12,17 @@ export function numberSetting(value: unknown, fallback: number, min = 0): number
 /** A core `http proxy` node's settings: undefined for none (the environment's), null when not deployed. */
 export function proxySettings(RED: NodeAPI, id: string | undefined): ProxySettings | undefined | null {
   if (!id) return undefined;
-  const proxy = RED.nodes.getNode(id) as { url?: string; noproxy?: string[]; credentials?: { username?: string; password?: string } } | null;
+  const proxy = RED.nodes.getNode(id) as {
+    url?: string;
+    noproxy?: string[];
+    credentials?: { username?: string; password?: string };
+  } | null;
   if (!proxy) return null;
   if (!proxy.url) return undefined;
-  return { url: proxy.url, noProxy: proxy.noproxy, username: proxy.credentials?.username, password: proxy.credentials?.password };
+  return {
+    url: proxy.url,
+    noProxy: proxy.noproxy,
+    username: proxy.credentials?.username,
+    password: proxy.credentials?.password,
+  };
 }

@@ -8,7 +8,8 @@ import { english, fill, type Leaves, type Wording, type WordingParam } from '../
 import { STORE_URL_ERRORS } from './store-url';
 
 export const NODE_ERRORS = {
-  'no-account': 'No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)',
+  'no-account':
+    'No BulkGate account is selected in this node: open it and choose one (or add one with the pencil button)',
   unreadable: '__field__ could not be read from __type__ __value__: __cause__',
   'not-built': 'The request could not be built: __cause__',
   'no-number': 'no number: the Recipients field reads __where__ (set it, or choose another property in the node)',
@@ -34,7 +35,8 @@ export const NODE_ERRORS = {
   'account-problem': '__problem__; open the BulkGate account "__account__" and set it',
   'account-no-credential': 'the account has no __field__',
   'store-url': STORE_URL_ERRORS,
-  'proxy-missing': 'proxy: the http proxy node this account uses is missing; open the BulkGate account "__account__" and choose one (or none)',
+  'proxy-missing':
+    'proxy: the http proxy node this account uses is missing; open the BulkGate account "__account__" and choose one (or none)',
   'proxy-unusable': "proxy: the http proxy node's URL is not one undici can use",
   'proxy-error': 'proxy: __cause__',
   discarded: 'Not sent: removed from the outbox in the editor (the account\'s "empty" button)',
@@ -65,16 +67,22 @@ export const NODE_ERRORS = {
     'retry-due': 'the gateway could not be reached before the next retry was due',
     unreached: 'the gateway could not be reached in time (__tries__). Last: __last__',
   },
-  'over-rate-limit': "This request has __messages__ messages; the account's rate limit allows __limit__ per __seconds__ s",
-  'rate-queue-full': 'Rate limit reached (__limit__ per __seconds__ s) and __queued__ messages already wait; this one was refused',
-  'outbox-unwritable': 'Not kept: the outbox file __file__ could not be written (__cause__); this message could not wait for the gateway',
-  'outbox-full': 'Not kept: the outbox already holds __size__ messages waiting for the gateway (the account\'s "outbox size" setting)',
+  'over-rate-limit':
+    "This request has __messages__ messages; the account's rate limit allows __limit__ per __seconds__ s",
+  'rate-queue-full':
+    'Rate limit reached (__limit__ per __seconds__ s) and __queued__ messages already wait; this one was refused',
+  'outbox-unwritable':
+    'Not kept: the outbox file __file__ could not be written (__cause__); this message could not wait for the gateway',
+  'outbox-full':
+    'Not kept: the outbox already holds __size__ messages waiting for the gateway (the account\'s "outbox size" setting)',
   'outbox-full-of':
     'Not kept: the outbox of the BulkGate account "__account__" already holds __size__ messages waiting for the gateway (the account\'s "outbox size" setting)',
   'outbox-locked':
     'Not kept: another Node-RED process holds the outbox file __file__ (two Node-REDs on one user directory); this message could not wait for the gateway',
-  'store-unavailable': 'Not kept: the gateway could not be reached and the shared store does not answer, so the message cannot wait (__cause__)',
-  expired: "Not sent: the gateway could not be reached for __minutes__ (the account's outbox time; __tries__). Last: __last__",
+  'store-unavailable':
+    'Not kept: the gateway could not be reached and the shared store does not answer, so the message cannot wait (__cause__)',
+  expired:
+    "Not sent: the gateway could not be reached for __minutes__ (the account's outbox time; __tries__). Last: __last__",
   'gave-up': 'Not sent within __seconds__ s (the node\'s "give up after"): __why__',
   unconfirmed:
     'Not confirmed: Node-RED stopped or was redeployed while this message was being sent, and this API cannot drop a second copy, so it was not sent again; it may have been delivered',
@@ -174,7 +182,14 @@ export function nodeError(init: {
   cause?: unknown;
 }): GatewayError {
   const wording = nodeWording(init.key, init.params);
-  return new GatewayError({ type: init.type, wording, message: nodeEnglish(wording), brief: init.brief, retryable: init.retryable, cause: init.cause });
+  return new GatewayError({
+    type: init.type,
+    wording,
+    message: nodeEnglish(wording),
+    brief: init.brief,
+    retryable: init.retryable,
+    cause: init.cause,
+  });
 }
 
 /** A node's check refusing a msg: its sentence worded (in the user's language at Catch), its English the message. */

@@ -177,7 +177,17 @@ export function ledger(
     list.push(end);
     byAlert.set(end.alert, list);
   }
-  const row: LedgerRow = { fault, handedIn: handedIn.length, ended: 0, atGateway: 0, lost: 0, neverEnded: 0, sentTwice: 0, endedTwice: 0, resentAfterCrash: 0 };
+  const row: LedgerRow = {
+    fault,
+    handedIn: handedIn.length,
+    ended: 0,
+    atGateway: 0,
+    lost: 0,
+    neverEnded: 0,
+    sentTwice: 0,
+    endedTwice: 0,
+    resentAfterCrash: 0,
+  };
   const problems: string[] = [];
   for (const alert of handedIn) {
     const ends = byAlert.get(alert) ?? [];
@@ -206,7 +216,10 @@ export function ledger(
     for (const end of ends.slice(1)) {
       if (end.life === ends[0]?.life) continue;
       // Marked: a resend the gateway dropped, or the same end again, handed on after a restart (the dead process may have handed it on already).
-      if (!options.strict && ((end.duplicate === 'resend' && ends[0]?.end !== 'catch') || (end.afterRestart && end.end === ends[0]?.end)))
+      if (
+        !options.strict &&
+        ((end.duplicate === 'resend' && ends[0]?.end !== 'catch') || (end.afterRestart && end.end === ends[0]?.end))
+      )
         row.resentAfterCrash++;
       else twice = true;
     }
@@ -218,14 +231,19 @@ export function ledger(
   return { ...row, problems };
 }
 
-export const until = (what: string, check: () => boolean | Promise<boolean>, ms: number, output: () => string = () => ''): Promise<void> =>
-  waitUntil(what, check, ms, { detail: () => output().slice(-4000) });
+export const until = (
+  what: string,
+  check: () => boolean | Promise<boolean>,
+  ms: number,
+  output: () => string = () => '',
+): Promise<void> => waitUntil(what, check, ms, { detail: () => output().slice(-4000) });
 
 /** The rows of every fault run so far, printed as a table when the suite ends. */
 export const rows: LedgerRow[] = [];
 
 export function table(): string {
-  const head = '| fault | handed in | ended | at the gateway | lost | never out of a port or Catch | sent twice | ended twice | resent after a crash |';
+  const head =
+    '| fault | handed in | ended | at the gateway | lost | never out of a port or Catch | sent twice | ended twice | resent after a crash |';
   const lines = rows.map(
     (r) =>
       `| ${r.fault} | ${r.handedIn} | ${r.ended} | ${r.atGateway} | ${r.lost} | ${r.neverEnded} | ${r.sentTwice} | ${r.endedTwice} | ${r.resentAfterCrash} |`,

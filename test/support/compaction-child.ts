@@ -20,7 +20,15 @@ export const STEPS = [
 export const KEPT = 3000;
 export const ENDED = 2500;
 export const entryLine = (i: number) =>
-  JSON.stringify({ id: `e${i}`, node: 't', body: { text: `Alert e${i}` }, since: 1_700_000_000_000 + i, order: i, attempts: 1, reason: '' });
+  JSON.stringify({
+    id: `e${i}`,
+    node: 't',
+    body: { text: `Alert e${i}` },
+    since: 1_700_000_000_000 + i,
+    order: i,
+    attempts: 1,
+    reason: '',
+  });
 
 const die = (): never => {
   process.kill(process.pid, 'SIGKILL');

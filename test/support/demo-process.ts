@@ -43,7 +43,10 @@ export function startDemo(
     }),
   );
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`the demo did not print its addresses within ${timeoutMs} ms:\n${out}`)), timeoutMs);
+    const timer = setTimeout(
+      () => reject(new Error(`the demo did not print its addresses within ${timeoutMs} ms:\n${out}`)),
+      timeoutMs,
+    );
     const onData = (chunk: Buffer) => {
       out += chunk.toString();
       const editor = /Node-RED editor:\s+(http\S+)/.exec(out);

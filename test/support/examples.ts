@@ -46,7 +46,13 @@ export const DOOR_ALERT_FAILED = 'alert failed (rate limited, no credit, ...)';
 /** Examples by the number their file name starts with. */
 export const EXAMPLE_CLICKS: Record<string, Click[]> = {
   // The inject stands in for the door contact; the tests publish to the broker too.
-  '02': [{ inject: 'ex02-i1', expect: [{ name: 'door alarm: sent', match: /"status":"accepted"/ }], absent: [DOOR_ALERT_FAILED] }],
+  '02': [
+    {
+      inject: 'ex02-i1',
+      expect: [{ name: 'door alarm: sent', match: /"status":"accepted"/ }],
+      absent: [DOOR_ALERT_FAILED],
+    },
+  ],
   '01': [
     { inject: 'ex01-i1', expect: [{ name: 'door alert: accepted', match: /"status":"accepted"/ }] },
     {
@@ -60,7 +66,11 @@ export const EXAMPLE_CLICKS: Record<string, Click[]> = {
     { inject: 'ex01-i3', expect: [{ name: 'cascade: per recipient', match: /"status":"accepted"/, count: 2 }] },
     // 100 credits, threshold 50: the credit, and no low-credit warning.
     { inject: 'ex01-i4', expect: [{ name: 'credit', match: /"credit":/ }], absent: ['credit is low!'] },
-    { inject: 'ex01-i5', expect: [{ name: 'caught error', match: /schedule must be a Date/ }], errorsOnPurpose: ['ex01-t2'] },
+    {
+      inject: 'ex01-i5',
+      expect: [{ name: 'caught error', match: /schedule must be a Date/ }],
+      errorsOnPurpose: ['ex01-t2'],
+    },
   ],
   '03': [
     {
@@ -71,9 +81,15 @@ export const EXAMPLE_CLICKS: Record<string, Click[]> = {
       ],
     },
   ],
-  '04': [{ inject: 'ex04-i1', expect: [{ name: 'daily credit', match: /"credit":/ }], absent: ['top-up reminder sent'] }],
+  '04': [
+    { inject: 'ex04-i1', expect: [{ name: 'daily credit', match: /"credit":/ }], absent: ['top-up reminder sent'] },
+  ],
   '05': [
-    { inject: 'ex05-i1', expect: [{ name: 'shipping notice: accepted', match: /"status":"accepted"/ }], absent: ['shipping notice: rejected'] },
+    {
+      inject: 'ex05-i1',
+      expect: [{ name: 'shipping notice: accepted', match: /"status":"accepted"/ }],
+      absent: ['shipping notice: rejected'],
+    },
     // The WhatsApp user on WhatsApp (0.04 credits), the other by SMS (0.05): each accepted.
     { inject: 'ex05-i2', expect: [{ name: 'water alarm: result', match: /"status":"accepted".*"price":0.04/ }] },
     { inject: 'ex05-i3', expect: [{ name: 'water alarm: result', match: /"status":"accepted".*"price":0.05/ }] },
@@ -83,16 +99,27 @@ export const EXAMPLE_CLICKS: Record<string, Click[]> = {
     { inject: 'ex06-i3', expect: [{ name: 'alarm accepted', match: /"status":"accepted"/ }] },
     { inject: 'ex06-i4', expect: [{ name: 'acknowledged', match: /"acknowledged":"alarm\/kitchen"/ }] },
     // No report within 5 s for the garage alarm: shown once, and nothing is texted for it (escalation is example 10's).
-    { inject: 'ex06-i1', expect: [{ name: 'alarm not delivered (in time)', match: /"alarm":"alarm\/garage".*"status":"no_report"/ }] },
+    {
+      inject: 'ex06-i1',
+      expect: [{ name: 'alarm not delivered (in time)', match: /"alarm":"alarm\/garage".*"status":"no_report"/ }],
+    },
     {
       inject: 'ex06-i2',
       expect: [{ name: 'alarm delivered', match: /"alarm":"alarm\/cellar".*"status":"delivered"/ }],
       absent: ['alarm not delivered (in time)'],
     },
     // A STOP reply puts the number on the opt-out list; the check then finds it there.
-    { inject: 'ex06-i7', expect: [{ name: 'not on the list', match: /"number":"420777000125","listed":false/ }], absent: ['on the opt-out list'] },
+    {
+      inject: 'ex06-i7',
+      expect: [{ name: 'not on the list', match: /"number":"420777000125","listed":false/ }],
+      absent: ['on the opt-out list'],
+    },
     { inject: 'ex06-i5', expect: [{ name: 'opted out', match: /blacklisted/ }] },
-    { inject: 'ex06-i6', expect: [{ name: 'on the opt-out list', match: /"number":"420777000124","listed":true/ }], absent: ['not on the list'] },
+    {
+      inject: 'ex06-i6',
+      expect: [{ name: 'on the opt-out list', match: /"number":"420777000124","listed":true/ }],
+      absent: ['not on the list'],
+    },
   ],
   '08': [
     {
@@ -103,7 +130,10 @@ export const EXAMPLE_CLICKS: Record<string, Click[]> = {
         { name: 'contact saved', match: /"phone_mobile":"42077700030[12]"/, count: 2 },
       ],
     },
-    { inject: 'ex08-i2', expect: [{ name: 'contact', match: /"phone_mobile":"420777000301".*"note":"number checked"/ }] },
+    {
+      inject: 'ex08-i2',
+      expect: [{ name: 'contact', match: /"phone_mobile":"420777000301".*"note":"number checked"/ }],
+    },
     { inject: 'ex08-i3', expect: [{ name: 'consent', match: /"agreement":"20\d\d-/ }] },
   ],
   // The gateway away: the alarm gives up after its 5 s and the siren's stand-in goes; then the gateway is back.
@@ -143,7 +173,8 @@ export class Sidebar {
       const frames = JSON.parse(String(data)) as { topic: string; data: Record<string, unknown> }[];
       for (const frame of [frames].flat()) {
         if (frame.topic === 'debug') this.debug.push(frame.data as unknown as DebugFrame);
-        else if (frame.topic.startsWith('status/')) this.statuses.push({ id: frame.topic.slice(7), ...(frame.data as object) });
+        else if (frame.topic.startsWith('status/'))
+          this.statuses.push({ id: frame.topic.slice(7), ...(frame.data as object) });
       }
     });
   }
@@ -161,7 +192,12 @@ export { until };
  * expected debug msg, none of the absent ones, and no error log or red status but those shown on
  * purpose. `nodeId` maps an id of the example file to the deployed one.
  */
-export async function click(press: (injectId: string) => Promise<void>, sidebar: Sidebar, clickSpec: Click, nodeId: (id: string) => string): Promise<void> {
+export async function click(
+  press: (injectId: string) => Promise<void>,
+  sidebar: Sidebar,
+  clickSpec: Click,
+  nodeId: (id: string) => string,
+): Promise<void> {
   const debugFrom = sidebar.debug.length;
   const statusFrom = sidebar.statuses.length;
   await press(nodeId(clickSpec.inject));
@@ -208,9 +244,14 @@ export const pressByApi =
   (editorUrl: string) =>
   async (injectId: string): Promise<void> => {
     let res: Response | undefined;
-    await until(`inject ${injectId} to start`, async () => (res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' })).status !== 404, 5000, {
-      every: 100,
-    }).catch(() => undefined);
+    await until(
+      `inject ${injectId} to start`,
+      async () => (res = await fetch(`${editorUrl}/inject/${injectId}`, { method: 'POST' })).status !== 404,
+      5000,
+      {
+        every: 100,
+      },
+    ).catch(() => undefined);
     if (!res) throw new Error(`inject ${injectId}: no answer`);
     assert.equal(res.status, 200, `inject ${injectId}: HTTP ${res.status} ${await res.text()}`);
   };

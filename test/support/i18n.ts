@@ -20,7 +20,8 @@ export async function nodeRedI18n(lang: string): Promise<Translate> {
   const file = require.resolve('@node-red/util/lib/i18n', home ? { paths: home } : undefined);
   // i18next is one instance per module load: both modules loaded afresh give a runtime of their own.
   const i18next = dirname(require.resolve('i18next/package.json', { paths: [dirname(file)] }));
-  for (const loaded of Object.keys(require.cache)) if (loaded === file || loaded.startsWith(`${i18next}/`)) delete require.cache[loaded];
+  for (const loaded of Object.keys(require.cache))
+    if (loaded === file || loaded.startsWith(`${i18next}/`)) delete require.cache[loaded];
   const i18n = require(file) as {
     init(settings: { lang: string }): void;
     registerMessageCatalog(namespace: string, dir: string, file: string): Promise<void>;

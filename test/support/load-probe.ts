@@ -26,7 +26,10 @@ modules._load = function (request: string, parent: { filename?: string } | undef
   const name = DEPENDENCIES.find((d) => request === d || request.startsWith(`${d}/`));
   if (name && parent?.filename?.startsWith(join(ROOT, 'dist') + '/')) required.add(name);
   // The package's own precompiled validators: the send bodies' and the other endpoints'.
-  if ((request === './validators' || request === './endpoint-validators') && parent?.filename?.startsWith(join(ROOT, 'dist', 'gateway') + '/')) {
+  if (
+    (request === './validators' || request === './endpoint-validators') &&
+    parent?.filename?.startsWith(join(ROOT, 'dist', 'gateway') + '/')
+  ) {
     validatorModules.add(request.slice(2));
   }
   // eslint-disable-next-line prefer-rest-params
@@ -72,8 +75,21 @@ async function main(): Promise<void> {
     flows: {
       flows: [
         { id: 'tab', type: 'tab', label: 'lean' },
-        { id: 'acc', type: 'bulkgate-account', baseUrl, retries: 0, credentials: { application_id: applicationId, application_token: applicationToken } },
-        { id: 'tx', z: 'tab', type: 'bulkgate-transactional', account: 'acc', text: 'Door opened', wires: [['out'], ['out']] },
+        {
+          id: 'acc',
+          type: 'bulkgate-account',
+          baseUrl,
+          retries: 0,
+          credentials: { application_id: applicationId, application_token: applicationToken },
+        },
+        {
+          id: 'tx',
+          z: 'tab',
+          type: 'bulkgate-transactional',
+          account: 'acc',
+          text: 'Door opened',
+          wires: [['out'], ['out']],
+        },
         { id: 'check', z: 'tab', type: 'bulkgate-number-check', account: 'acc', wires: [['out'], ['out']] },
         { id: 'caught', z: 'tab', type: 'catch', scope: null, uncaught: false, wires: [['out']] },
         { id: 'out', z: 'tab', type: 'debug', active: false, tosidebar: false, console: false, complete: 'true' },
@@ -82,20 +98,33 @@ async function main(): Promise<void> {
     deploymentType: 'full',
   });
   // setFlows resolves before the new flows have started.
-  await until('the flows started', () => Boolean(RED.nodes.getNode('tx') && RED.nodes.getNode('out')), 60_000, { every: 20 });
+  await until('the flows started', () => Boolean(RED.nodes.getNode('tx') && RED.nodes.getNode('out')), 60_000, {
+    every: 20,
+  });
   console.log(JSON.stringify({ stage: 'deployed', loaded: loaded() }));
   const sent = new Promise<Record<string, unknown>>((resolve) => RED.nodes.getNode('out').on('input', resolve));
   RED.nodes.getNode('tx').receive({ number: '420777123456' });
   const msg = await sent;
   const error = (msg.error as { message?: string } | undefined)?.message;
   console.log(
-    JSON.stringify({ stage: 'sent', status: (msg.payload as { status?: string } | undefined)?.status, error, loaded: loaded(), validators: validators() }),
+    JSON.stringify({
+      stage: 'sent',
+      status: (msg.payload as { status?: string } | undefined)?.status,
+      error,
+      loaded: loaded(),
+      validators: validators(),
+    }),
   );
   const checked = new Promise<Record<string, unknown>>((resolve) => RED.nodes.getNode('out').once('input', resolve));
   RED.nodes.getNode('check').receive({ payload: '420777123456' });
   const answer = await checked;
   console.log(
-    JSON.stringify({ stage: 'checked', valid: (answer.payload as { valid?: boolean } | undefined)?.valid, loaded: loaded(), validators: validators() }),
+    JSON.stringify({
+      stage: 'checked',
+      valid: (answer.payload as { valid?: boolean } | undefined)?.valid,
+      loaded: loaded(),
+      validators: validators(),
+    }),
   );
   await RED.stop();
   rmSync(userDir, { recursive: true, force: true });

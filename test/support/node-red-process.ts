@@ -10,7 +10,10 @@ import { join } from 'node:path';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** The Node-RED to start: the project's own, or the install NODE_RED_HOME names (the version matrix), as in red.ts. */
-const RED_JS = require.resolve('node-red/red.js', process.env.NODE_RED_HOME ? { paths: [process.env.NODE_RED_HOME] } : undefined);
+const RED_JS = require.resolve(
+  'node-red/red.js',
+  process.env.NODE_RED_HOME ? { paths: [process.env.NODE_RED_HOME] } : undefined,
+);
 
 export function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -71,9 +74,17 @@ export function nodeRedProcess(prefix = 'bulkgate-copy-', existing?: string): No
       if (options.hostname !== undefined) {
         // A plain user gets one too where user namespaces are allowed (as root inside it, only there).
         const namespace = process.getuid?.() === 0 ? ['--uts'] : ['--uts', '--map-root-user'];
-        child = spawn('unshare', [...namespace, 'sh', '-c', 'hostname "$0" && exec "$@"', options.hostname, process.execPath, ...args], { stdio, env });
+        child = spawn(
+          'unshare',
+          [...namespace, 'sh', '-c', 'hostname "$0" && exec "$@"', options.hostname, process.execPath, ...args],
+          { stdio, env },
+        );
       } else if (options.fileSizeKb === undefined) child = spawn(process.execPath, args, { stdio, env });
-      else child = spawn('bash', ['-c', `ulimit -f ${options.fileSizeKb} && exec "$0" "$@"`, process.execPath, ...args], { stdio, env });
+      else
+        child = spawn('bash', ['-c', `ulimit -f ${options.fileSizeKb} && exec "$0" "$@"`, process.execPath, ...args], {
+          stdio,
+          env,
+        });
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${output}`)), 60_000);
         const onData = (chunk: Buffer) => {

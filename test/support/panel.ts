@@ -11,13 +11,17 @@ export async function edit(page: Page, id: string): Promise<void> {
     if (node._def.category === 'config') RED.editor.editConfig('', node.type, nodeId);
     else RED.editor.edit(node);
   }, id);
-  await page.waitForSelector('.red-ui-tray-body #node-input-name, .red-ui-tray-body #node-config-input-name', { state: 'visible' });
+  await page.waitForSelector('.red-ui-tray-body #node-input-name, .red-ui-tray-body #node-config-input-name', {
+    state: 'visible',
+  });
   await page.waitForTimeout(300);
 }
 
 /** Cancels the open panel (a config node's or a flow node's) and waits until it is gone. */
 export async function cancel(page: Page): Promise<void> {
-  const button = (await page.locator('#node-config-dialog-cancel').isVisible()) ? '#node-config-dialog-cancel' : '#node-dialog-cancel';
+  const button = (await page.locator('#node-config-dialog-cancel').isVisible())
+    ? '#node-config-dialog-cancel'
+    : '#node-dialog-cancel';
   await page.click(button);
   await page.waitForSelector(button, { state: 'detached' });
 }

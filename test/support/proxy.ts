@@ -17,7 +17,9 @@ export interface TestProxy {
 }
 
 export async function startTestProxy(options: { username?: string; password?: string } = {}): Promise<TestProxy> {
-  const expected = options.username ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}` : undefined;
+  const expected = options.username
+    ? `Basic ${Buffer.from(`${options.username}:${options.password ?? ''}`).toString('base64')}`
+    : undefined;
   const sockets = new Set<Socket>();
   const proxy: Omit<TestProxy, 'url' | 'close'> = { passed: [], authorizations: [], refuse: false };
   const allowed = (req: IncomingMessage): number => {
@@ -50,7 +52,9 @@ export async function startTestProxy(options: { username?: string; password?: st
     client.on('error', () => undefined);
     const status = allowed(req);
     if (status !== 200) {
-      client.end(`HTTP/1.1 ${status} ${status === 407 ? 'Proxy Authentication Required' : 'Forbidden'}\r\ncontent-length: 0\r\n\r\n`);
+      client.end(
+        `HTTP/1.1 ${status} ${status === 407 ? 'Proxy Authentication Required' : 'Forbidden'}\r\ncontent-length: 0\r\n\r\n`,
+      );
       return;
     }
     const [host, port] = (req.url ?? '').split(':');

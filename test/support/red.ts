@@ -43,16 +43,23 @@ export function translate(key: string, params?: Record<string, unknown>): string
   // A text with a count: its plural form, as i18next picks it (`_one`, `_other`), before the bare
   // key the build adds for Node-RED 3.1 and 4.0 (their i18next's singular). Node-RED's own i18n with
   // the catalogs of every language: counts.test.ts.
-  const plural = typeof params?.count === 'number' ? lookUp(`${path}_${new Intl.PluralRules('en-US').select(params.count)}`) : undefined;
+  const plural =
+    typeof params?.count === 'number'
+      ? lookUp(`${path}_${new Intl.PluralRules('en-US').select(params.count)}`)
+      : undefined;
   const value = plural ?? lookUp(path);
   if (typeof value !== 'string') return key;
-  return value.replace(/__(\w+)__/g, (whole, name: string) => (params && name in params ? String(params[name]) : whole));
+  return value.replace(/__(\w+)__/g, (whole, name: string) =>
+    params && name in params ? String(params[name]) : whole,
+  );
 }
 type NodeModule = (RED: Record<string, unknown>) => unknown;
 const withCatalog =
   (module: NodeModule, _: Translate = translate): NodeModule =>
   (RED) =>
-    module(new Proxy(RED, { get: (target, prop, receiver) => (prop === '_' ? _ : Reflect.get(target, prop, receiver)) }));
+    module(
+      new Proxy(RED, { get: (target, prop, receiver) => (prop === '_' ? _ : Reflect.get(target, prop, receiver)) }),
+    );
 
 /** The package's node modules (each registration), as Node-RED loads them. */
 const NODE_MODULES: NodeModule[] = [
@@ -88,8 +95,13 @@ export async function load(
   credentials: Record<string, unknown> = {},
   options: { record?: boolean; translate?: Translate } = {},
 ): Promise<void> {
-  const flow: FlowNode[] = [{ id: 'tab', type: 'tab', label: 'test' }, ...nodes.map((n) => (n.type === 'bulkgate-account' ? n : { z: 'tab', ...n }))];
-  const modules = options.translate ? [...NODE_MODULES.map((module) => withCatalog(module, options.translate)), joinNode, captureHttpNode] : ALL_NODES;
+  const flow: FlowNode[] = [
+    { id: 'tab', type: 'tab', label: 'test' },
+    ...nodes.map((n) => (n.type === 'bulkgate-account' ? n : { z: 'tab', ...n })),
+  ];
+  const modules = options.translate
+    ? [...NODE_MODULES.map((module) => withCatalog(module, options.translate)), joinNode, captureHttpNode]
+    : ALL_NODES;
   await helper.load(modules, flow, credentials);
   if (options.record === false) return;
   for (const n of flow) {
@@ -108,7 +120,8 @@ export async function unload(): Promise<void> {
 
 /** Text of a value as a user could see it, errors included (their own and enumerable fields). */
 export function describe(value: unknown): string {
-  if (value instanceof Error) return JSON.stringify({ message: value.message, stack: value.stack, own: { ...value }, text: String(value) });
+  if (value instanceof Error)
+    return JSON.stringify({ message: value.message, stack: value.stack, own: { ...value }, text: String(value) });
   try {
     return JSON.stringify(value);
   } catch {
@@ -133,7 +146,11 @@ export function collect<T = Record<string, any>>(id: string, count: number, ms =
 }
 
 /** Waits for a status call on a node that matches. */
-export function statusOf(id: string, match: (status: Record<string, string>) => boolean, ms = 5000): Promise<Record<string, string>> {
+export function statusOf(
+  id: string,
+  match: (status: Record<string, string>) => boolean,
+  ms = 5000,
+): Promise<Record<string, string>> {
   const node = helper.getNode(id) as TestNode;
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no matching status on ${id}`)), ms);

@@ -31,10 +31,16 @@ export async function startRedis(options: string[] = [], port?: number): Promise
   const start = () =>
     new Promise<void>((resolve, reject) => {
       let output = '';
-      child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...options], {
-        stdio: ['ignore', 'pipe', 'pipe'],
-      });
-      child.once('error', (error) => reject(new Error(`redis-server did not start (apt-get install redis-server): ${error.message}`)));
+      child = spawn(
+        'redis-server',
+        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...options],
+        {
+          stdio: ['ignore', 'pipe', 'pipe'],
+        },
+      );
+      child.once('error', (error) =>
+        reject(new Error(`redis-server did not start (apt-get install redis-server): ${error.message}`)),
+      );
       child.stdout?.on('data', (chunk: Buffer) => {
         output += chunk.toString();
         if (/Ready to accept connections/.test(output)) resolve();

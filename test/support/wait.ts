@@ -12,7 +12,8 @@ export async function until(
 ): Promise<void> {
   const end = Date.now() + ms;
   while (!(await check())) {
-    if (Date.now() > end) throw new Error(`timed out waiting for ${what}${options.detail ? `\n${options.detail()}` : ''}`);
+    if (Date.now() > end)
+      throw new Error(`timed out waiting for ${what}${options.detail ? `\n${options.detail()}` : ''}`);
     await new Promise((r) => setTimeout(r, options.every ?? 50));
   }
 }

@@ -34,7 +34,10 @@ describe('circuit (unit)', () => {
 
   it('a withdrawn request: never reached the gateway, worth another attempt; its sentence says nothing of an outbox (the gateway client has none)', () => {
     const withdrawn = withdrawnError();
-    assert.deepEqual([withdrawn.code, withdrawn.retryable, withdrawn.mayHaveReached, isWithdrawn(withdrawn)], ['network', true, false, true]);
+    assert.deepEqual(
+      [withdrawn.code, withdrawn.retryable, withdrawn.mayHaveReached, isWithdrawn(withdrawn)],
+      ['network', true, false, true],
+    );
     assert.equal(withdrawn.message, 'Not sent: withdrawn before it reached the gateway');
     assert.equal(isWithdrawn('withdrawn'), false);
   });

@@ -53,7 +53,8 @@ function account(away: () => boolean) {
       if (away()) throw new GatewayError({ type: 'network', retryable: true, message: 'connect ECONNREFUSED' });
       return { record: { status: 'accepted', number: String(e.body.number) }, rejected: false } as never;
     },
-    settle: (e: OutboxEntry, _msg, outcome: Outcome) => void settled.push({ seq: e.msg.seq, code: 'result' in outcome ? 'sent' : outcome.error.code }),
+    settle: (e: OutboxEntry, _msg, outcome: Outcome) =>
+      void settled.push({ seq: e.msg.seq, code: 'result' in outcome ? 'sent' : outcome.error.code }),
   };
   return { worker, sent, settled };
 }
@@ -67,7 +68,16 @@ describe('the wall clock steps (unit, fake clock)', () => {
   let realSetTimeout: typeof setTimeout;
   beforeEach(() => {
     clock = FakeTimers.install({
-      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'setImmediate', 'clearImmediate', 'Date', 'performance'],
+      toFake: [
+        'setTimeout',
+        'clearTimeout',
+        'setInterval',
+        'clearInterval',
+        'setImmediate',
+        'clearImmediate',
+        'Date',
+        'performance',
+      ],
     });
     realSetTimeout = globalThis.setTimeout;
     waits = [];
@@ -92,7 +102,8 @@ describe('the wall clock steps (unit, fake clock)', () => {
       let away = true;
       const { worker, sent: tried, settled } = account(() => away);
       const outbox = new Outbox(undefined, () => undefined);
-      for (let i = 1; i <= 10; i++) await outbox.keep(entry(i, i > 5 ? { deadline: Date.now() + 600 * SECOND } : {}), {});
+      for (let i = 1; i <= 10; i++)
+        await outbox.keep(entry(i, i > 5 ? { deadline: Date.now() + 600 * SECOND } : {}), {});
       outbox.attach(worker);
       await clock.tickAsync(MINUTE);
       assert.equal(settled.length, 0, 'the gateway is away: all wait');
@@ -112,7 +123,8 @@ describe('the wall clock steps (unit, fake clock)', () => {
     it('the gateway still away: the kept ones end on the monotonic clock, the give-up ones after 600 s, the rest after the outbox time', async () => {
       const { worker, settled } = account(() => true);
       const outbox = new Outbox(undefined, () => undefined);
-      for (let i = 1; i <= 4; i++) await outbox.keep(entry(i, i > 2 ? { deadline: Date.now() + 600 * SECOND } : {}), {});
+      for (let i = 1; i <= 4; i++)
+        await outbox.keep(entry(i, i > 2 ? { deadline: Date.now() + 600 * SECOND } : {}), {});
       outbox.attach(worker);
       await clock.tickAsync(SECOND);
       step(YEAR);
@@ -297,7 +309,11 @@ describe('the wall clock steps (unit, fake clock)', () => {
       const first = monotonicAt(written);
       clock.tick(5 * SECOND);
       step(HOUR);
-      assert.equal(monotonicAt(written), first - HOUR, 'read again after a step forward: that much older, as a new process would see it');
+      assert.equal(
+        monotonicAt(written),
+        first - HOUR,
+        'read again after a step forward: that much older, as a new process would see it',
+      );
     });
   });
 });

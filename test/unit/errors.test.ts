@@ -6,10 +6,18 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { GatewayError, WRONG_CREDENTIALS, briefOf, gatewayAnswerError, invalidRequest, typeSentence } from '../../gateway/errors';
+import {
+  GatewayError,
+  WRONG_CREDENTIALS,
+  briefOf,
+  gatewayAnswerError,
+  invalidRequest,
+  typeSentence,
+} from '../../gateway/errors';
 
 const ROOT = join(__dirname, '..', '..', '..');
-const catalog = (lang: string) => JSON.parse(readFileSync(join(ROOT, 'locales', lang, 'shared.json'), 'utf8')) as { brief: Record<string, string> };
+const catalog = (lang: string) =>
+  JSON.parse(readFileSync(join(ROOT, 'locales', lang, 'shared.json'), 'utf8')) as { brief: Record<string, string> };
 
 /** The gateway's error types the package words itself (the reference's, and the other endpoints' pages'). */
 const WORDED = [
@@ -82,7 +90,12 @@ describe('errors (unit)', () => {
     });
 
     it('2.0 names the type in `type` (error is its description); 1.0 names it in `error`', () => {
-      const v2 = gatewayAnswerError(401, { type: 'unknown_identity', code: 401, error: 'Unknown identity / unauthorized', detail: null });
+      const v2 = gatewayAnswerError(401, {
+        type: 'unknown_identity',
+        code: 401,
+        error: 'Unknown identity / unauthorized',
+        detail: null,
+      });
       assert.deepEqual([v2.code, v2.status, v2.detail], ['unknown_identity', 401, null]);
       const v1 = gatewayAnswerError(401, { error: 'authentication_failed', code: 401 });
       assert.equal(v1.code, 'authentication_failed');
@@ -95,16 +108,30 @@ describe('errors (unit)', () => {
       const bare = gatewayAnswerError(400, { type: 'new_rule' });
       assert.equal(bare.message, 'The gateway refused the request (new_rule, HTTP 400)');
       // An `error` that only repeats the type is not a description.
-      assert.equal(gatewayAnswerError(400, { type: 'new_rule', error: 'new_rule' }).message, 'The gateway refused the request (new_rule, HTTP 400)');
+      assert.equal(
+        gatewayAnswerError(400, { type: 'new_rule', error: 'new_rule' }).message,
+        'The gateway refused the request (new_rule, HTTP 400)',
+      );
       // Nor is one that is not a string.
-      assert.equal(gatewayAnswerError(400, { type: 'new_rule', error: { text: 'x' } }).message, 'The gateway refused the request (new_rule, HTTP 400)');
+      assert.equal(
+        gatewayAnswerError(400, { type: 'new_rule', error: { text: 'x' } }).message,
+        'The gateway refused the request (new_rule, HTTP 400)',
+      );
     });
 
     it('a type that is not an identifier (spaces, an echoed text, too long, not a string) becomes unknown', () => {
       for (const type of ['two words', 'x'.repeat(65), '9lives', 42, undefined]) {
-        assert.equal(gatewayAnswerError(400, { type, error: 'Not an identifier either' }).code, 'unknown', String(type));
+        assert.equal(
+          gatewayAnswerError(400, { type, error: 'Not an identifier either' }).code,
+          'unknown',
+          String(type),
+        );
       }
-      assert.equal(gatewayAnswerError(400, { type: 'a'.repeat(64) }).code, 'a'.repeat(64), '64 characters is still one');
+      assert.equal(
+        gatewayAnswerError(400, { type: 'a'.repeat(64) }).code,
+        'a'.repeat(64),
+        '64 characters is still one',
+      );
       assert.equal(gatewayAnswerError(400, { type: 'Upper_Case9' }).code, 'Upper_Case9');
       // 1.0's error is an identifier only when it is lower case letters and underscores.
       assert.equal(gatewayAnswerError(400, { error: 'low_credit' }).code, 'low_credit');
@@ -115,10 +142,16 @@ describe('errors (unit)', () => {
 
     it('a detail is appended to the sentence and kept; anything but a string is none', () => {
       const error = gatewayAnswerError(400, { type: 'invalid_input_parameters', detail: 'number: too short' });
-      assert.equal(error.message, `${typeSentence('invalid_input_parameters')} (invalid_input_parameters, HTTP 400): number: too short`);
+      assert.equal(
+        error.message,
+        `${typeSentence('invalid_input_parameters')} (invalid_input_parameters, HTTP 400): number: too short`,
+      );
       assert.equal(error.detail, 'number: too short');
       assert.equal(gatewayAnswerError(400, { type: 'x', detail: 5 }).detail, null);
-      assert.equal(gatewayAnswerError(400, { type: 'x', detail: '' }).message, 'The gateway refused the request (x, HTTP 400)');
+      assert.equal(
+        gatewayAnswerError(400, { type: 'x', detail: '' }).message,
+        'The gateway refused the request (x, HTTP 400)',
+      );
     });
 
     it('retryable: 429 and 5xx, except what a repeat cannot fix (credentials, credit, a ban, a bad request); never a 4xx', () => {
@@ -145,15 +178,28 @@ describe('errors (unit)', () => {
     });
 
     it('a refused request names the field its message starts with; a number, one-of-recipients and a sentence have their own', () => {
-      assert.deepEqual(briefOf('invalid_request', 'number[2].number must be a phone number'), { key: 'invalid-number' });
-      assert.deepEqual(briefOf('invalid_request', 'one of number, groups, admins is required'), { key: 'no-recipient' });
-      assert.deepEqual(briefOf('invalid_request', 'schedule must be a Date'), { key: 'invalid-field', params: { field: 'schedule' } });
-      assert.deepEqual(briefOf('invalid_request', 'sender_id_value is required'), { key: 'invalid-field', params: { field: 'sender_id_value' } });
+      assert.deepEqual(briefOf('invalid_request', 'number[2].number must be a phone number'), {
+        key: 'invalid-number',
+      });
+      assert.deepEqual(briefOf('invalid_request', 'one of number, groups, admins is required'), {
+        key: 'no-recipient',
+      });
+      assert.deepEqual(briefOf('invalid_request', 'schedule must be a Date'), {
+        key: 'invalid-field',
+        params: { field: 'schedule' },
+      });
+      assert.deepEqual(briefOf('invalid_request', 'sender_id_value is required'), {
+        key: 'invalid-field',
+        params: { field: 'sender_id_value' },
+      });
       assert.deepEqual(briefOf('invalid_request', 'the text is too long'), { key: 'invalid-request' });
       assert.deepEqual(briefOf('invalid_request', 'The Recipients field is empty'), { key: 'invalid-request' });
       assert.deepEqual(briefOf('invalid_request', '[0] is wrong'), { key: 'invalid-request' });
       assert.deepEqual(invalidRequest('text is required', { key: 'no-text' }).brief, { key: 'no-text' });
-      assert.deepEqual(invalidRequest('country must be a code').brief, { key: 'invalid-field', params: { field: 'country' } });
+      assert.deepEqual(invalidRequest('country must be a code').brief, {
+        key: 'invalid-field',
+        params: { field: 'country' },
+      });
     });
 
     it('any other type: "gateway: <type>"', () => {
@@ -164,25 +210,56 @@ describe('errors (unit)', () => {
 
   describe('the error itself', () => {
     it('reads as its sentence alone (a Catch node shows toString), carries code, type and a JSON form without the message', () => {
-      const error = new GatewayError({ type: 'timeout', message: 'The gateway did not answer within 5 s', status: undefined, retryable: true });
+      const error = new GatewayError({
+        type: 'timeout',
+        message: 'The gateway did not answer within 5 s',
+        status: undefined,
+        retryable: true,
+      });
       assert.equal(String(error), 'The gateway did not answer within 5 s');
       assert.equal(error.name, 'GatewayError');
       assert.ok(error instanceof Error);
       assert.equal(error.type, 'timeout');
       assert.deepEqual(error.toJSON(), { type: 'timeout', status: undefined, detail: null, retryable: true });
-      assert.deepEqual(new GatewayError({ type: 'x', message: 'y' }).toJSON(), { type: 'x', status: undefined, detail: null, retryable: false });
+      assert.deepEqual(new GatewayError({ type: 'x', message: 'y' }).toJSON(), {
+        type: 'x',
+        status: undefined,
+        detail: null,
+        retryable: false,
+      });
     });
 
     it('a cause becomes one readable line: its message and code once, an inner cause when it has none, nothing else it held (a request, a body)', () => {
       const cause = (c: unknown) => new GatewayError({ type: 'network', message: 'x', cause: c }).cause;
-      assert.equal(cause(Object.assign(new Error('connect refused'), { code: 'ECONNREFUSED' })), 'connect refused (ECONNREFUSED)');
-      assert.equal(cause(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })), 'connect ECONNREFUSED 127.0.0.1:1');
-      assert.equal(cause({ cause: { message: 'socket hang up', code: 'ECONNRESET' }, options: { body: 'secret' } }), 'socket hang up (ECONNRESET)');
+      assert.equal(
+        cause(Object.assign(new Error('connect refused'), { code: 'ECONNREFUSED' })),
+        'connect refused (ECONNREFUSED)',
+      );
+      assert.equal(
+        cause(Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:1'), { code: 'ECONNREFUSED' })),
+        'connect ECONNREFUSED 127.0.0.1:1',
+      );
+      assert.equal(
+        cause({ cause: { message: 'socket hang up', code: 'ECONNRESET' }, options: { body: 'secret' } }),
+        'socket hang up (ECONNRESET)',
+      );
       assert.equal(cause({ message: '', cause: { message: 'inner' } }), 'inner');
       assert.equal(cause({ message: 'outer', code: 7 }), 'outer');
-      assert.equal(cause({ message: 'outer', cause: { code: 'EPIPE' } }), 'outer (EPIPE)', "the inner cause's code when the outer has none");
-      assert.equal(cause({ message: 42, cause: { message: 'inner' } }), 'inner', 'a message that is not a string is none');
-      assert.equal(cause({ cause: { message: 42, code: 5 } }), '[object Object]', 'nor an inner one; nor a code that is not a string');
+      assert.equal(
+        cause({ message: 'outer', cause: { code: 'EPIPE' } }),
+        'outer (EPIPE)',
+        "the inner cause's code when the outer has none",
+      );
+      assert.equal(
+        cause({ message: 42, cause: { message: 'inner' } }),
+        'inner',
+        'a message that is not a string is none',
+      );
+      assert.equal(
+        cause({ cause: { message: 42, code: 5 } }),
+        '[object Object]',
+        'nor an inner one; nor a code that is not a string',
+      );
       assert.equal(cause({}), '[object Object]', 'nothing readable in it: its kind');
       assert.equal(cause('plain text'), 'plain text');
       assert.equal(cause(null), 'null');

@@ -18,7 +18,14 @@ describe('escalation desk: close', function () {
     };
     const desk = new EscalationDesk(slow);
     await desk.ready;
-    const policy = { steps: [{ numbers: ['420777100001'], wait: 60 }], repeat: 1, text: '', ackWords: ['OK'], sender_id: 'gSystem', sender_id_value: '' };
+    const policy = {
+      steps: [{ numbers: ['420777100001'], wait: 60 }],
+      repeat: 1,
+      text: '',
+      ackWords: ['OK'],
+      sender_id: 'gSystem',
+      sender_id_value: '',
+    };
     const incident = await desk.raise('n1', 'door', policy, { payload: 'Door' });
     assert.ok(incident);
     const before = landed.length;

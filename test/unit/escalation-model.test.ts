@@ -132,7 +132,8 @@ class Real {
 
 function checkCode(model: Model, code: string, topic: string): void {
   assert.match(code, /^\d{2,}$/, 'a code has at least 2 digits');
-  for (const inc of model.open.values()) assert.notEqual(inc.code, code, `${topic}'s code ${code} is ${inc.topic}'s, open`);
+  for (const inc of model.open.values())
+    assert.notEqual(inc.code, code, `${topic}'s code ${code} is ${inc.topic}'s, open`);
   const until = model.retired.get(code);
   assert.ok(until === undefined || until <= model.now, `${topic}'s code ${code} ended less than 24 h ago`);
 }
@@ -141,7 +142,13 @@ class Raise implements fc.Command<Model, Real> {
   constructor(readonly topic: string) {}
   check = () => true;
   run(model: Model, real: Real) {
-    const incident = real.book.raise(NODE, this.topic, POLICIES[this.topic] as Policy, { payload: this.topic }, real.clock.mono());
+    const incident = real.book.raise(
+      NODE,
+      this.topic,
+      POLICIES[this.topic] as Policy,
+      { payload: this.topic },
+      real.clock.mono(),
+    );
     if (model.open.has(this.topic)) {
       assert.equal(incident, undefined, 'a second raise with an open key starts nothing');
     } else {
@@ -228,7 +235,8 @@ class FlowSays implements fc.Command<Model, Real> {
     } else {
       const ended = real.book.resolve(key, real.clock.mono());
       assert.equal(ended?.incident.topic, inc?.topic, 'resolve ends an open incident');
-      if (ended && inc) assert.equal(ended.after, model.now - inc.raisedAt, 'after: ms since it was raised, across restarts');
+      if (ended && inc)
+        assert.equal(ended.after, model.now - inc.raisedAt, 'after: ms since it was raised, across restarts');
       if (inc) {
         model.open.delete(this.topic);
         model.retired.set(inc.code, model.now + CODE_QUARANTINE_MS);
@@ -285,8 +293,12 @@ const commands = [
       ),
     )
     .map(([from, said]) => new Reply(from, said)),
-  fc.tuple(fc.constantFrom('acknowledge' as const, 'resolve' as const), topic).map(([what, t]) => new FlowSays(what, t)),
-  fc.tuple(fc.integer({ min: 0, max: 1_000 }), fc.integer({ min: 0, max: 1e9 })).map(([s, mono]) => new Restart(s * 1000, mono)),
+  fc
+    .tuple(fc.constantFrom('acknowledge' as const, 'resolve' as const), topic)
+    .map(([what, t]) => new FlowSays(what, t)),
+  fc
+    .tuple(fc.integer({ min: 0, max: 1_000 }), fc.integer({ min: 0, max: 1e9 }))
+    .map(([s, mono]) => new Restart(s * 1000, mono)),
 ];
 
 describe('escalation incidents against a model (fast-check commands, fake clock)', function () {
@@ -318,7 +330,10 @@ describe('escalation incidents against a model (fast-check commands, fake clock)
     assert.equal([...codes].filter((c) => c.length === 3).length, 1);
     const first = (book.get(`${NODE}\u0000t0`) as { code: string }).code;
     book.resolve(`${NODE}\u0000t0`, 1000);
-    assert.notEqual((book.raise(NODE, 'again', one, {}, 1000 + CODE_QUARANTINE_MS - 1) as { code: string }).code, first);
+    assert.notEqual(
+      (book.raise(NODE, 'again', one, {}, 1000 + CODE_QUARANTINE_MS - 1) as { code: string }).code,
+      first,
+    );
     book.resolve(`${NODE}\u0000again`, 2000);
     assert.equal((book.raise(NODE, 'later', one, {}, 1000 + CODE_QUARANTINE_MS) as { code: string }).code, first);
   });

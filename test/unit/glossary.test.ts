@@ -86,10 +86,16 @@ describe("the glossary's banned forms", () => {
       const text = `${first?.text ?? ''}\n"planted": "vor ${planted} nach"`;
       const line = text.split('\n').length;
       assert.ok(
-        violations(b.lang, [{ name: 'planted.json', text }], [b]).some((v) => v.startsWith(`${b.lang}/planted.json:${line}:`)),
+        violations(b.lang, [{ name: 'planted.json', text }], [b]).some((v) =>
+          v.startsWith(`${b.lang}/planted.json:${line}:`),
+        ),
         `${b.lang}: ${b.form} planted`,
       );
-      assert.deepEqual(violations('en-US', [{ name: 'planted.json', text }], [b]), [], `${b.form} is not banned in en-US`);
+      assert.deepEqual(
+        violations('en-US', [{ name: 'planted.json', text }], [b]),
+        [],
+        `${b.form} is not banned in en-US`,
+      );
     }
     // A whole word only: a longer word that holds a banned one is not a hit.
     const vorwahl = banned.find((b) => b.form === 'Vorwahl');

@@ -14,7 +14,8 @@ import { Outbox } from '../../nodes/account/outbox';
 import { FileOutboxLog, OutboxJournal, type Warn } from '../../nodes/account/outbox-journal';
 import { TrackingFile } from '../../nodes/account/tracking-file';
 
-const entry = (id: string) => JSON.stringify({ id, node: 't', body: { text: id }, since: 1, order: 0, attempts: 1, reason: '' });
+const entry = (id: string) =>
+  JSON.stringify({ id, node: 't', body: { text: id }, since: 1, order: 0, attempts: 1, reason: '' });
 
 /** The ids a journal's file holds as waiting, read as a restart reads it. */
 function waiting(path: string): string[] {
@@ -80,12 +81,37 @@ describe("the outbox's journal at its tail (unit)", () => {
     try {
       const journal = new OutboxJournal(path);
       const outbox = new Outbox(new FileOutboxLog(journal), warn);
-      await outbox.keep({ ...JSON.parse(entry('x')), operation: {}, rejected: [], messages: 1, msg: {}, order: 0, attempts: 1, reason: '' }, {});
+      await outbox.keep(
+        {
+          ...JSON.parse(entry('x')),
+          operation: {},
+          rejected: [],
+          messages: 1,
+          msg: {},
+          order: 0,
+          attempts: 1,
+          reason: '',
+        },
+        {},
+      );
       full = true;
       await assert.rejects(
-        outbox.keep({ ...JSON.parse(entry('y')), operation: {}, rejected: [], messages: 1, msg: {}, order: 1, attempts: 1, reason: '' }, {}),
+        outbox.keep(
+          {
+            ...JSON.parse(entry('y')),
+            operation: {},
+            rejected: [],
+            messages: 1,
+            msg: {},
+            order: 1,
+            attempts: 1,
+            reason: '',
+          },
+          {},
+        ),
         (error: Error & { code?: string }) =>
-          error.code === 'outbox_unavailable' && /could not be written \(no space left on the disk \(ENOSPC\)\)/.test(error.message),
+          error.code === 'outbox_unavailable' &&
+          /could not be written \(no space left on the disk \(ENOSPC\)\)/.test(error.message),
       );
       assert.equal(outbox.waiting, 1);
       full = false;
@@ -130,7 +156,9 @@ describe("the outbox's journal at its tail (unit)", () => {
 
   it('the tracking file: a torn last line is cut back before the next append, with a warning; a symbolic link at its path is not followed', async () => {
     const file = join(dir, 'track.jsonl');
-    const line = JSON.stringify({ s: { smsId: 'a', number: '1', sent: { node: 'n' }, acceptedAt: Date.now(), countsFrom: Date.now() } });
+    const line = JSON.stringify({
+      s: { smsId: 'a', number: '1', sent: { node: 'n' }, acceptedAt: Date.now(), countsFrom: Date.now() },
+    });
     writeFileSync(file, `${line}\n{"s":{"smsId":"b","num`);
     const warnings: string[] = [];
     const tracking = new TrackingFile(file, (w) => warnings.push(w));

@@ -57,7 +57,9 @@ describe("the outbox's file (unit)", () => {
   describe('a lock whose holder is gone, wherever it ran (a fake clock)', () => {
     let clock: ReturnType<typeof FakeTimers.install>;
     const T = 1_700_000_000_000;
-    beforeEach(() => (clock = FakeTimers.install({ toFake: ['setInterval', 'clearInterval', 'Date', 'performance'], now: T })));
+    beforeEach(
+      () => (clock = FakeTimers.install({ toFake: ['setInterval', 'clearInterval', 'Date', 'performance'], now: T })),
+    );
     afterEach(() => clock.uninstall());
     /** The lock's time, as its holder's touch sets it. */
     const touch = (at = Date.now()) => utimesSync(`${path}.lock`, new Date(at), new Date(at));
@@ -67,7 +69,11 @@ describe("the outbox's file (unit)", () => {
       assert.equal(lockStaleMs({}), 30_000);
       assert.equal(lockStaleMs({ BULKGATE_OUTBOX_LOCK_STALE_MS: '4000' }), 4000);
       assert.equal(lockStaleMs({ BULKGATE_OUTBOX_LOCK_STALE_MS: 'soon' }), 30_000);
-      assert.equal(lockStaleMs({ BULKGATE_OUTBOX_LOCK_STALE_MS: '10' }), 30_000, 'shorter than the touches could keep up with');
+      assert.equal(
+        lockStaleMs({ BULKGATE_OUTBOX_LOCK_STALE_MS: '10' }),
+        30_000,
+        'shorter than the touches could keep up with',
+      );
       assert.equal(lockStaleMs({ BULKGATE_OUTBOX_LOCK_STALE_MS: '1e12' }), 2 ** 31 - 1);
       assert.equal(new OutboxJournal(path).touchEveryMs, 5000, 'touched six times per bound');
     });
@@ -233,7 +239,10 @@ describe("the outbox's file (unit)", () => {
     );
     assert.equal(error?.code, 'outbox_locked');
     assert.equal(error?.message, lockedError(path).message);
-    assert.match(lockedError(path).message, new RegExp(`another Node-RED process holds the outbox file ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`));
+    assert.match(
+      lockedError(path).message,
+      new RegExp(`another Node-RED process holds the outbox file ${path.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}`),
+    );
     assert.deepEqual(lockedError(path).brief, { key: 'outbox-locked' });
   });
 
@@ -293,7 +302,8 @@ describe("the outbox's file (unit)", () => {
 
   it('loading: a line without an id, a node, a body or a since is damaged and counted; a kept line repeated counts once, at its last place; no file is no warning, a folder in its place is', async () => {
     mkdirSync(join(dir, 'bulkgate-outbox'), { recursive: true });
-    const entry = (id: string, since: number) => JSON.stringify({ id, node: 'n', body: {}, since, order: 0, attempts: 1, reason: '' });
+    const entry = (id: string, since: number) =>
+      JSON.stringify({ id, node: 'n', body: {}, since, order: 0, attempts: 1, reason: '' });
     writeFileSync(
       path,
       [

@@ -15,7 +15,11 @@ import { atOnce, eachInSteps, inTurns, LIST_STEP } from '../../gateway/steps';
 const ACCOUNT = { applicationId: '10000', applicationToken: 'unit-token-4f2a', applicationProduct: 'node-red' };
 const PROMOTIONAL = sendOperation('promotional');
 const TEXT = 'Hi <first_name>, the water is off on Monday.';
-const list = (n: number) => Array.from({ length: n }, (_, i) => ({ number: `420777${String(i).padStart(6, '0')}`, variables: { first_name: `Name${i}` } }));
+const list = (n: number) =>
+  Array.from({ length: n }, (_, i) => ({
+    number: `420777${String(i).padStart(6, '0')}`,
+    variables: { first_name: `Name${i}` },
+  }));
 
 /** How many turns of the event loop pass while `work` runs: an immediate rescheduled until it ends. */
 async function turnsDuring<T>(work: () => T | Promise<T>): Promise<{ result: T; turns: number }> {
@@ -69,7 +73,9 @@ describe('long lists in steps (unit)', () => {
       assert.equal(turns, 0);
       assert.equal(result.payload, prepareSend(PROMOTIONAL, fields, ACCOUNT).payload);
     }
-    const alert = await turnsDuring(() => prepareSendInSteps(sendOperation('transactional'), { number: '420777000001', text: 'Door open' }, ACCOUNT));
+    const alert = await turnsDuring(() =>
+      prepareSendInSteps(sendOperation('transactional'), { number: '420777000001', text: 'Door open' }, ACCOUNT),
+    );
     assert.equal(alert.turns, 0);
   });
 
@@ -77,16 +83,26 @@ describe('long lists in steps (unit)', () => {
     const sent = prepareSend(PROMOTIONAL, { number: list(10_000), text: TEXT }, ACCOUNT);
     const kept = { body: storableBody(sent), rejected: sent.rejected, messages: sent.messages };
     const { result, turns } = await turnsDuring(() => prepareResendInSteps(PROMOTIONAL, kept, ACCOUNT));
-    assert.ok(turns >= 10_000 / LIST_STEP - 1, `${turns} turns of the event loop while 10,000 kept recipients were written`);
+    assert.ok(
+      turns >= 10_000 / LIST_STEP - 1,
+      `${turns} turns of the event loop while 10,000 kept recipients were written`,
+    );
     const body = { ...(JSON.parse(sent.payload as string) as Record<string, unknown>), duplicates_check: 'same_text' };
     assert.equal(result.payload, JSON.stringify(body));
     assert.equal(result.messages, 10_000);
     const alert = prepareSend(sendOperation('transactional'), { number: '420777000001', text: 'Door open' }, ACCOUNT);
     const once = await turnsDuring(() =>
-      prepareResendInSteps(sendOperation('transactional'), { body: storableBody(alert), rejected: [], messages: 1 }, ACCOUNT),
+      prepareResendInSteps(
+        sendOperation('transactional'),
+        { body: storableBody(alert), rejected: [], messages: 1 },
+        ACCOUNT,
+      ),
     );
     assert.equal(once.turns, 0);
-    assert.equal(once.result.payload, JSON.stringify({ ...(JSON.parse(alert.payload as string) as object), duplicates_check: 'on' }));
+    assert.equal(
+      once.result.payload,
+      JSON.stringify({ ...(JSON.parse(alert.payload as string) as object), duplicates_check: 'on' }),
+    );
   });
 
   it('the same request either way: the body character for character as JSON.stringify writes it, the count, the rejected at their places, the missing variables', async () => {
@@ -95,7 +111,13 @@ describe('long lists in steps (unit)', () => {
     recipients[5_432] = { number: '12ab' };
     recipients[7_001] = { number: '420777999999', text: 'Own text <code>' };
     recipients[9_999] = '+420 777 888 999';
-    const fields = { number: recipients, text: TEXT, country: 'cz', schedule: '2030-01-01T10:00:00+01:00', duplicates_check: 'same_text' };
+    const fields = {
+      number: recipients,
+      text: TEXT,
+      country: 'cz',
+      schedule: '2030-01-01T10:00:00+01:00',
+      duplicates_check: 'same_text',
+    };
     const stepped: PreparedRequest = await prepareSendInSteps(PROMOTIONAL, fields, ACCOUNT);
     const whole = prepareSend(PROMOTIONAL, fields, ACCOUNT);
     assert.equal(stepped.payload, whole.payload);
@@ -165,7 +187,18 @@ describe('long lists in steps (unit)', () => {
     const steps = eachInSteps(sparse, (item, index) => visited.push(item, index));
     let yields = 0;
     while (!steps.next().done) yields++;
-    assert.deepEqual(visited, [0, 0, 1, 1, LIST_STEP - 1, LIST_STEP - 1, LIST_STEP, LIST_STEP, 2 * LIST_STEP + 5, 2 * LIST_STEP + 5]);
+    assert.deepEqual(visited, [
+      0,
+      0,
+      1,
+      1,
+      LIST_STEP - 1,
+      LIST_STEP - 1,
+      LIST_STEP,
+      LIST_STEP,
+      2 * LIST_STEP + 5,
+      2 * LIST_STEP + 5,
+    ]);
     assert.equal(yields, 2);
     assert.equal(atOnce(eachInSteps([], () => undefined)), undefined);
   });

@@ -10,7 +10,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { GatewayError, withdrawnError, isWithdrawn, sendOperation } from '../../gateway';
 import { Circuit } from '../../nodes/account/circuit';
-import { Outbox, type NewEntry, type OutboxEntry, type OutboxReport, type OutboxWorker, type Outcome } from '../../nodes/account/outbox';
+import {
+  Outbox,
+  type NewEntry,
+  type OutboxEntry,
+  type OutboxReport,
+  type OutboxWorker,
+  type Outcome,
+} from '../../nodes/account/outbox';
 import { FileOutboxLog, OutboxJournal } from '../../nodes/account/outbox-journal';
 import FakeTimers from '@sinonjs/fake-timers';
 import { RateLimiter } from '../../nodes/account/rate-limit';
@@ -55,7 +62,8 @@ function standIn(options: { failAfter?: number; minutes?: number } = {}) {
       sent++;
       return { record: { status: 'accepted', number: String(entry.body.number) }, rejected: false };
     },
-    settle: (entry, msg, outcome, afterRestart) => void settled.push({ seq: msg.seq, outcome, attempts: entry.attempts, afterRestart }),
+    settle: (entry, msg, outcome, afterRestart) =>
+      void settled.push({ seq: msg.seq, outcome, attempts: entry.attempts, afterRestart }),
   };
   return { worker, settled, reports, sent: () => sent };
 }
@@ -64,7 +72,11 @@ const until = (what: string, check: () => boolean, ms = 20_000) => waitUntil(wha
 
 const warnings = () => {
   const seen: string[] = [];
-  return { seen, warn: (key: string, params: Record<string, string | number | Error>) => seen.push(`${key} ${JSON.stringify(params)}`) };
+  return {
+    seen,
+    warn: (key: string, params: Record<string, string | number | Error>) =>
+      seen.push(`${key} ${JSON.stringify(params)}`),
+  };
 };
 
 describe('outbox journal and policies (unit)', function () {
@@ -137,7 +149,10 @@ describe('outbox journal and policies (unit)', function () {
   });
 
   it('a stop or a crash between a done line and its port: after a restart the msg comes out once, marked afterRestart, as its done line records the end (the answer, or the error with its type and sentence); one whose emitted line follows is not handed on again; the file goes once every msg left', async () => {
-    const answer = { record: { status: 'accepted', number: '420777123456', sms_id: 'sms-1', price: 1 }, rejected: false };
+    const answer = {
+      record: { status: 'accepted', number: '420777123456', sms_id: 'sms-1', price: 1 },
+      rejected: false,
+    };
     const refused = {
       type: 'low_credit',
       status: 400,
@@ -171,7 +186,10 @@ describe('outbox journal and policies (unit)', function () {
       assert.deepEqual([bySeq.get(1)?.afterRestart, bySeq.get(1)?.attempts], [true, 3]);
       const error = (bySeq.get(2)?.outcome as { error: GatewayError }).error;
       assert.ok(error instanceof GatewayError);
-      assert.deepEqual([error.code, error.status, error.message, error.retryable, error.brief], ['low_credit', 400, refused.message, false, refused.brief]);
+      assert.deepEqual(
+        [error.code, error.status, error.message, error.retryable, error.brief],
+        ['low_credit', 400, refused.message, false, refused.brief],
+      );
       assert.equal(bySeq.get(2)?.afterRestart, true);
       assert.equal(bySeq.get(4)?.afterRestart, false, 'one sent after the restart is not marked');
       assert.equal(sent(), 1, 'only the waiting one was sent');
@@ -304,7 +322,9 @@ describe('outbox journal and policies (unit)', function () {
     await until('4000 sent', () => settled.length === 4000, 30_000);
     await outbox.detach(worker);
     const lines = () => readFileSync(path, 'utf8').split('\n').filter(Boolean).length;
-    await until('compacted', () => lines() < 2000, 10_000).catch(() => assert.fail(`${lines()} lines (5,000 entries and 4,000 done lines were written)`));
+    await until('compacted', () => lines() < 2000, 10_000).catch(() =>
+      assert.fail(`${lines()} lines (5,000 entries and 4,000 done lines were written)`),
+    );
     assert.equal(lines(), 1001, 'the header and the 1,000 waiting entries');
     const { worker: second, settled: rest } = standIn();
     outbox.attach(second);
@@ -371,7 +391,8 @@ describe('outbox journal and policies (unit)', function () {
     assert.equal(calls.length, 1, 'the first batch at once, the rest later');
     await sending;
     assert.equal(calls.length, Math.ceil(1200 / EMIT_BATCH));
-    const port = (p: number) => calls.flatMap((c) => (Array.isArray(c[p]) ? (c[p] as Msg[]) : c[p] ? [c[p] as Msg] : []));
+    const port = (p: number) =>
+      calls.flatMap((c) => (Array.isArray(c[p]) ? (c[p] as Msg[]) : c[p] ? [c[p] as Msg] : []));
     assert.deepEqual(port(0), accepted);
     assert.deepEqual(port(1), refused);
     assert.deepEqual(port(2), [summary]);
@@ -385,7 +406,10 @@ describe('outbox journal and policies (unit)', function () {
   describe('on a fake clock', () => {
     let clock: ReturnType<typeof FakeTimers.install>;
     beforeEach(() => {
-      clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: 1_700_000_000_000 });
+      clock = FakeTimers.install({
+        toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'],
+        now: 1_700_000_000_000,
+      });
     });
     afterEach(() => clock.uninstall());
 
@@ -457,7 +481,10 @@ describe('outbox journal and policies (unit)', function () {
       const { worker } = failing(60);
       const tries: number[] = [];
       const send = worker.send;
-      const counting: OutboxWorker = { ...worker, send: (entry, probe) => (tries.push(Date.now()), send(entry, probe)) };
+      const counting: OutboxWorker = {
+        ...worker,
+        send: (entry, probe) => (tries.push(Date.now()), send(entry, probe)),
+      };
       outbox.attach(counting);
       await outbox.keep(newEntry(1, Date.now()), {} as never);
       await clock.tickAsync(120_000);
@@ -476,7 +503,10 @@ describe('outbox journal and policies (unit)', function () {
       await limiter.acquire(1);
       const ended: { error?: GatewayError } = {};
       const waiting = limiter
-        .acquire(1, undefined, undefined, { at: performance.now() + 2_000, error: () => new GatewayError({ type: 'expired', message: 'gave up' }) })
+        .acquire(1, undefined, undefined, {
+          at: performance.now() + 2_000,
+          error: () => new GatewayError({ type: 'expired', message: 'gave up' }),
+        })
         .catch((error: GatewayError) => (ended.error = error));
       await clock.tickAsync(1_999);
       assert.ok(!ended.error, 'not before its time');

@@ -164,7 +164,11 @@ describe('the outbox (unit, a stand-in account)', () => {
     await until('the failed probe told', () => reports.includes('probe-failed'));
     await until('given up', () => settled.length === 1);
     assert.equal((settled[0]?.outcome as { error: GatewayError }).error.code, 'expired');
-    assert.equal(reports.at(-1), 'nothing answered', 'the account closes the circuit as "nothing waits", not "reachable again"');
+    assert.equal(
+      reports.at(-1),
+      'nothing answered',
+      'the account closes the circuit as "nothing waits", not "reachable again"',
+    );
     await outbox.detach(worker);
   });
 
@@ -179,7 +183,10 @@ describe('the outbox (unit, a stand-in account)', () => {
     }, 1);
     for (let i = 1; i <= 5; i++) await outbox.keep(newEntry(i), {});
     outbox.attach(worker);
-    await until('the unreachable one to end the round', () => settled.length === 3 && reports.at(-1) === 'probe-failed');
+    await until(
+      'the unreachable one to end the round',
+      () => settled.length === 3 && reports.at(-1) === 'probe-failed',
+    );
     assert.ok(!sent.some((s) => s.seq === 5), '5 not tried after the unreachable one');
     assert.deepEqual(
       settled.map((s) => [s.seq, 'error' in s.outcome ? s.outcome.error.code : 'sent']),
@@ -212,7 +219,10 @@ describe('the outbox (unit, a stand-in account)', () => {
     );
     assert.equal(error?.code, 'outbox_full');
     assert.equal(error?.message, fullError(2, 'home').message);
-    assert.deepEqual([outbox.waiting, outbox.waitingFor('t'), outbox.waitingFor('other'), outbox.waitingFor('none')], [2, 1, 1, 0]);
+    assert.deepEqual(
+      [outbox.waiting, outbox.waitingFor('t'), outbox.waitingFor('other'), outbox.waitingFor('none')],
+      [2, 1, 1, 0],
+    );
     await outbox.detach(worker);
     const emptied = await outbox.empty(() => new GatewayError({ type: 'discarded', message: 'removed' }));
     assert.equal(emptied, 2);
@@ -239,7 +249,8 @@ describe('the outbox (unit, a stand-in account)', () => {
     let reachable = false;
     const { worker, settled } = standIn(() => (reachable ? 'ok' : unreachable()), 8);
     const soon = Date.now() + 30;
-    for (let i = 0; i < 3000; i++) await outbox.keep(newEntry(i, i % 3 === 0 ? { node: 'keeper' } : { node: 'quick', deadline: soon }), {});
+    for (let i = 0; i < 3000; i++)
+      await outbox.keep(newEntry(i, i % 3 === 0 ? { node: 'keeper' } : { node: 'quick', deadline: soon }), {});
     assert.deepEqual([outbox.waitingFor('keeper'), outbox.waitingFor('quick')], [1000, 2000]);
     outbox.attach(worker);
     try {
@@ -294,7 +305,12 @@ describe('the outbox (unit, a stand-in account)', () => {
       first.worker.send = () =>
         new Promise((_resolve, reject) => {
           // What the client says when the account stops a request on the wire: closed, and it may have reached the gateway.
-          cutOff = () => reject(Object.assign(new GatewayError({ type: 'closed', retryable: true, message: 'closed' }), { mayHaveReached: true }));
+          cutOff = () =>
+            reject(
+              Object.assign(new GatewayError({ type: 'closed', retryable: true, message: 'closed' }), {
+                mayHaveReached: true,
+              }),
+            );
           wired();
         });
     });
@@ -343,13 +359,20 @@ describe('the outbox (unit, a stand-in account)', () => {
       send: (entry) =>
         new Promise((resolve, reject) => {
           sent.push(entry.msg.seq);
-          answers.push((error) => (error ? reject(error) : resolve({ record: { status: 'accepted' }, rejected: false } as never)));
+          answers.push((error) =>
+            error ? reject(error) : resolve({ record: { status: 'accepted' }, rejected: false } as never),
+          );
         }),
       settle: (_entry, msg, outcome) => void settled.push({ seq: msg.seq, outcome }),
     };
-    const entry = (i: number, node = 't') => newEntry(i, { node, msg: { seq: i, escalation: { key: i % 2 ? 'door' : 'smoke' } } });
+    const entry = (i: number, node = 't') =>
+      newEntry(i, { node, msg: { seq: i, escalation: { key: i % 2 ? 'door' : 'smoke' } } });
     const key = (name: string) => (msg: Record<string, unknown>) => (msg.escalation as { key: string }).key === name;
-    const ends = () => settled.map((s) => [s.seq, 'error' in s.outcome ? (isWithdrawn(s.outcome.error) ? 'withdrawn' : s.outcome.error.code) : 'result']);
+    const ends = () =>
+      settled.map((s) => [
+        s.seq,
+        'error' in s.outcome ? (isWithdrawn(s.outcome.error) ? 'withdrawn' : s.outcome.error.code) : 'result',
+      ]);
     for (const i of [1, 2, 3, 4]) await outbox.keep(entry(i), {});
     await outbox.keep(entry(5, 'u'), {});
     outbox.attach(worker);
@@ -392,13 +415,32 @@ describe("the outbox's rules (unit)", () => {
     const simple = sendOperation('transactional', { api: 'simple', version: '1.0' });
     const busy = new GatewayError({ type: 'unknown', status: 503, retryable: true, message: 'HTTP 503' });
     assert.equal(deferrable(busy, OPERATION), true, 'the body takes duplicates_check');
-    assert.equal(deferrable(busy, simple), false, 'the simple API has no duplicates_check, and it may have reached the gateway');
-    assert.equal(deferrable(Object.assign(unreachable(), { mayHaveReached: false }), simple), true, 'it never reached the gateway');
-    assert.equal(deferrable(new GatewayError({ type: 'low_credit', status: 400, message: 'x' }), advanced1), false, 'not retryable');
-    assert.equal(deferrable(new Error('boom'), OPERATION), false, 'not a gateway error');
-    assert.equal(deferrable(new GatewayError({ type: 'rate_limited', retryable: true, message: 'queue full' }), OPERATION), false, "the account's own limit");
     assert.equal(
-      deferrable(new GatewayError({ type: 'rate_limited', status: 429, retryable: true, message: 'HTTP 429' }), OPERATION),
+      deferrable(busy, simple),
+      false,
+      'the simple API has no duplicates_check, and it may have reached the gateway',
+    );
+    assert.equal(
+      deferrable(Object.assign(unreachable(), { mayHaveReached: false }), simple),
+      true,
+      'it never reached the gateway',
+    );
+    assert.equal(
+      deferrable(new GatewayError({ type: 'low_credit', status: 400, message: 'x' }), advanced1),
+      false,
+      'not retryable',
+    );
+    assert.equal(deferrable(new Error('boom'), OPERATION), false, 'not a gateway error');
+    assert.equal(
+      deferrable(new GatewayError({ type: 'rate_limited', retryable: true, message: 'queue full' }), OPERATION),
+      false,
+      "the account's own limit",
+    );
+    assert.equal(
+      deferrable(
+        new GatewayError({ type: 'rate_limited', status: 429, retryable: true, message: 'HTTP 429' }),
+        OPERATION,
+      ),
       true,
       "the gateway's 429",
     );
@@ -408,15 +450,25 @@ describe("the outbox's rules (unit)", () => {
     const entry = { ...newEntry(1), id: 'x', since: 1_000_000, attempts: 3, reason: 'HTTP 503' } as OutboxEntry;
     const account = expiredError(entry, 5);
     assert.deepEqual([account.code, account.brief], ['expired', { key: 'expired' }]);
-    assert.equal(account.message, "Not sent: the gateway could not be reached for 5 minutes (the account's outbox time; 3 attempts). Last: HTTP 503");
+    assert.equal(
+      account.message,
+      "Not sent: the gateway could not be reached for 5 minutes (the account's outbox time; 3 attempts). Last: HTTP 503",
+    );
     assert.equal(
       expiredError({ ...entry, attempts: 1 }, 1).message,
       "Not sent: the gateway could not be reached for 1 minute (the account's outbox time; 1 attempt). Last: HTTP 503",
     );
     const node = expiredError({ ...entry, deadline: 1_090_000 }, 5);
     assert.equal(node.code, 'expired');
-    assert.equal(node.message, 'Not sent within 90 s (the node\'s "give up after"): the gateway could not be reached in time (3 attempts). Last: HTTP 503');
-    assert.equal(expiredError({ ...entry, deadline: 1_300_000 }, 5).message, account.message, "a give-up time no sooner than the account's: the account's");
+    assert.equal(
+      node.message,
+      'Not sent within 90 s (the node\'s "give up after"): the gateway could not be reached in time (3 attempts). Last: HTTP 503',
+    );
+    assert.equal(
+      expiredError({ ...entry, deadline: 1_300_000 }, 5).message,
+      account.message,
+      "a give-up time no sooner than the account's: the account's",
+    );
     assert.deepEqual(giveUpError(30, 'why').brief, { key: 'expired' });
   });
 
@@ -425,7 +477,10 @@ describe("the outbox's rules (unit)", () => {
       fullError(3, 'home').message,
       'Not kept: the outbox of the BulkGate account "home" already holds 3 messages waiting for the gateway (the account\'s "outbox size" setting)',
     );
-    assert.equal(fullError(3).message, 'Not kept: the outbox already holds 3 messages waiting for the gateway (the account\'s "outbox size" setting)');
+    assert.equal(
+      fullError(3).message,
+      'Not kept: the outbox already holds 3 messages waiting for the gateway (the account\'s "outbox size" setting)',
+    );
     assert.deepEqual(fullError(3).brief, { key: 'outbox-full' });
   });
 
@@ -591,7 +646,10 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
     const outbox = new Outbox(log, (key, params) => warnings.push([key, params]));
     assert.deepEqual(warnings, [['outbox-locked', { path: '/unit/outbox.jsonl' }]]);
     assert.equal(outbox.waiting, 0);
-    await assert.rejects(outbox.keep(newEntry(2), {}), (e: GatewayError) => e.code === 'outbox_locked' && e.message.includes('/unit/outbox.jsonl'));
+    await assert.rejects(
+      outbox.keep(newEntry(2), {}),
+      (e: GatewayError) => e.code === 'outbox_locked' && e.message.includes('/unit/outbox.jsonl'),
+    );
     assert.equal(outbox.waiting, 0);
   });
 
@@ -691,7 +749,9 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
     const warnings: [string, unknown][] = [];
     const outbox = new Outbox(log, (key, params) => warnings.push([key, params]));
     // The cause itself: the line is worded where it is written, in the user's language.
-    assert.deepEqual(warnings, [['outbox-unreadable', { path: '/unit/outbox.jsonl', reason: new Error('EACCES: the lock file') }]]);
+    assert.deepEqual(warnings, [
+      ['outbox-unreadable', { path: '/unit/outbox.jsonl', reason: new Error('EACCES: the lock file') }],
+    ]);
     assert.equal(outbox.waiting, 0);
   });
 

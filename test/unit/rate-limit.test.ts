@@ -12,7 +12,8 @@ import { RateLimiter } from '../../nodes/account/rate-limit';
 import { MemoryWindow, type RateWindow, type Reservation } from '../../nodes/account/store';
 
 /** One send of `messages` at `now`: 0 when it fits, else the ms until the oldest leaves (a run of one). */
-const reserve = async (window: MemoryWindow, messages: number, now: number) => (await window.reserveInOrder([messages], now)).wait;
+const reserve = async (window: MemoryWindow, messages: number, now: number) =>
+  (await window.reserveInOrder([messages], now)).wait;
 
 /** This process's window behind a promise, as a window kept elsewhere answers; `failing` makes it throw. */
 class FarWindow implements RateWindow {
@@ -114,7 +115,11 @@ describe('rate limit (unit, fake clock)', () => {
     await Promise.all(all);
     assert.deepEqual(order, ['cancelled:closed', ...labels]);
     assert.equal(window.asked, 2);
-    assert.equal(await reserve(window.inner, 80, Date.now()), 0, 'the cancelled one reserved a place and gave it back: 80 more fit beside the 20');
+    assert.equal(
+      await reserve(window.inner, 80, Date.now()),
+      0,
+      'the cancelled one reserved a place and gave it back: 80 more fit beside the 20',
+    );
     limiter.close('done');
   });
 
@@ -152,7 +157,10 @@ describe('rate limit (unit, fake clock)', () => {
     let changes = 0;
     const limiter = new RateLimiter(5, 1_000, 10, () => changes++, window);
     window.failing = true;
-    const giveUp = { at: performance.now() + 60_000, error: () => new GatewayError({ type: 'timeout', message: 'gave up' }) };
+    const giveUp = {
+      at: performance.now() + 60_000,
+      error: () => new GatewayError({ type: 'timeout', message: 'gave up' }),
+    };
     const refused = limiter.acquire(1, undefined, undefined, giveUp).catch((error: unknown) => error);
     await clock.tickAsync(0);
     const error = (await refused) as GatewayError;
@@ -207,7 +215,10 @@ describe('rate limit (unit, fake clock)', () => {
     await limiter.acquire(1);
     const stop = new AbortController();
     const circuit = new Circuit();
-    const giveUp = { at: performance.now() + 60_000, error: () => new GatewayError({ type: 'timeout', message: 'gave up' }) };
+    const giveUp = {
+      at: performance.now() + 60_000,
+      error: () => new GatewayError({ type: 'timeout', message: 'gave up' }),
+    };
     const waiting = limiter.acquire(1, stop.signal, circuit.signal, giveUp);
     await clock.tickAsync(1_001);
     await waiting;
@@ -295,7 +306,10 @@ describe('rate limit (unit, fake clock)', () => {
       const limiter = new RateLimiter(1, 1_000, 5);
       const cancelled = new AbortController();
       cancelled.abort();
-      assert.equal((await refusal(limiter.acquire(1, cancelled.signal)))?.message, 'Not sent: the request was cancelled');
+      assert.equal(
+        (await refusal(limiter.acquire(1, cancelled.signal)))?.message,
+        'Not sent: the request was cancelled',
+      );
       await limiter.acquire(1);
       const later = new AbortController();
       const waiting = refusal(limiter.acquire(1, later.signal));
@@ -331,7 +345,9 @@ describe('rate limit (unit, fake clock)', () => {
       await limiter.acquire(1);
       const expired = new GatewayError({ type: 'expired', message: 'not sent in time' });
       let ended: GatewayError | undefined;
-      void limiter.acquire(1, undefined, undefined, { at: performance.now() + 3_000, error: () => expired }).catch((e: GatewayError) => (ended = e));
+      void limiter
+        .acquire(1, undefined, undefined, { at: performance.now() + 3_000, error: () => expired })
+        .catch((e: GatewayError) => (ended = e));
       await clock.tickAsync(2_999);
       assert.equal(ended, undefined);
       assert.equal(limiter.queued, 1);
@@ -371,7 +387,10 @@ class WallWindow extends FarWindow {
 describe('rate limit across clock steps (unit, fake clock: the wall clock steps, timers and the monotonic clock do not)', () => {
   let clock: ReturnType<typeof FakeTimers.install>;
   beforeEach(() => {
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.parse('2026-11-25T10:00:00Z') });
+    clock = FakeTimers.install({
+      toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'],
+      now: Date.parse('2026-11-25T10:00:00Z'),
+    });
   });
   afterEach(() => clock.uninstall());
 
@@ -391,7 +410,11 @@ describe('rate limit across clock steps (unit, fake clock: the wall clock steps,
     const before = window.asked;
     await clock.tickAsync(120_000);
     assert.ok(window.asked - before <= 3, `asked ${window.asked - before} times in 2 minutes`);
-    assert.deepEqual(order, [], 'b waits for the window (its store says 30 days), c behind it, its give-up time not reached');
+    assert.deepEqual(
+      order,
+      [],
+      'b waits for the window (its store says 30 days), c behind it, its give-up time not reached',
+    );
     limiter.close('done');
   });
 
@@ -445,10 +468,15 @@ describe('rate limit past the timer limit (real timers: Node warns of a wait pas
     try {
       await limiter.acquire(1);
       let ended: unknown;
-      void limiter.acquire(1, undefined, undefined, { at: Date.now() + 30 * DAY, error: () => new GatewayError({ type: 'expired', message: 'late' }) }).then(
-        () => (ended = 'passed'),
-        (error: unknown) => (ended = error),
-      );
+      void limiter
+        .acquire(1, undefined, undefined, {
+          at: Date.now() + 30 * DAY,
+          error: () => new GatewayError({ type: 'expired', message: 'late' }),
+        })
+        .then(
+          () => (ended = 'passed'),
+          (error: unknown) => (ended = error),
+        );
       await new Promise((resolve) => setTimeout(resolve, 50));
       assert.deepEqual(
         warnings.map((w) => w.name),

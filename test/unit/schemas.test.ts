@@ -76,9 +76,30 @@ const EDGES: Edge[] = [
     inside: ['123', '1'.repeat(20)],
     outside: ['12', phone21, '+420777000001', ''],
   },
-  { key: 'transactional advanced 2.0', base: transactional2, field: 'country', set: top('country'), inside: ['CZ', 'gb'], outside: ['CZE', 'C', 'C1'] },
-  { key: 'transactional advanced 2.0', base: { number: '420777000001' }, field: 'text', set: top('text'), inside: ['x'], outside: [''] },
-  { key: 'transactional advanced 1.0', base: { text: 'hi' }, field: 'admin', set: top('admin'), inside: [0, 7], outside: [-1, 1.5, '1'] },
+  {
+    key: 'transactional advanced 2.0',
+    base: transactional2,
+    field: 'country',
+    set: top('country'),
+    inside: ['CZ', 'gb'],
+    outside: ['CZE', 'C', 'C1'],
+  },
+  {
+    key: 'transactional advanced 2.0',
+    base: { number: '420777000001' },
+    field: 'text',
+    set: top('text'),
+    inside: ['x'],
+    outside: [''],
+  },
+  {
+    key: 'transactional advanced 1.0',
+    base: { text: 'hi' },
+    field: 'admin',
+    set: top('admin'),
+    inside: [0, 7],
+    outside: [-1, 1.5, '1'],
+  },
   {
     key: 'transactional advanced 1.0',
     base: transactional1,
@@ -119,14 +140,63 @@ const EDGES: Edge[] = [
     inside: ['x', 'x'.repeat(CHAT_TEXT_LIMITS.rcs)],
     outside: ['', 'x'.repeat(CHAT_TEXT_LIMITS.rcs + 1)],
   },
-  { key: 'promotional advanced 2.0', base: { text: 'hi' }, field: 'groups', set: top('groups'), inside: [[0], [1, 2]], outside: [[], [-1], ['a']] },
-  { key: 'otp send', base: otpSend, field: 'code_length', set: top('code_length'), inside: [4, 100], outside: [3, 101, 4.5] },
-  { key: 'otp send', base: otpSend, field: 'code_type', set: top('code_type'), inside: ['int', 'string', 'combined'], outside: ['number', ''] },
-  { key: 'otp send', base: otpSend, field: 'language', set: top('language'), inside: ['en', 'CS'], outside: ['eng', 'e'] },
+  {
+    key: 'promotional advanced 2.0',
+    base: { text: 'hi' },
+    field: 'groups',
+    set: top('groups'),
+    inside: [[0], [1, 2]],
+    outside: [[], [-1], ['a']],
+  },
+  {
+    key: 'otp send',
+    base: otpSend,
+    field: 'code_length',
+    set: top('code_length'),
+    inside: [4, 100],
+    outside: [3, 101, 4.5],
+  },
+  {
+    key: 'otp send',
+    base: otpSend,
+    field: 'code_type',
+    set: top('code_type'),
+    inside: ['int', 'string', 'combined'],
+    outside: ['number', ''],
+  },
+  {
+    key: 'otp send',
+    base: otpSend,
+    field: 'language',
+    set: top('language'),
+    inside: ['en', 'CS'],
+    outside: ['eng', 'e'],
+  },
   { key: 'otp send', base: otpSend, field: 'expiration', set: top('expiration'), inside: [1], outside: [0] },
-  { key: 'otp send', base: otpSend, field: 'request_quota_number', set: top('request_quota_number'), inside: [1], outside: [0] },
-  { key: 'otp send', base: otpSend, field: 'trials_available_resend', set: top('trials_available_resend'), inside: [0, null], outside: [-1] },
-  { key: 'otp send', base: otpSend, field: 'trials_available_verification', set: top('trials_available_verification'), inside: [1, null], outside: [0] },
+  {
+    key: 'otp send',
+    base: otpSend,
+    field: 'request_quota_number',
+    set: top('request_quota_number'),
+    inside: [1],
+    outside: [0],
+  },
+  {
+    key: 'otp send',
+    base: otpSend,
+    field: 'trials_available_resend',
+    set: top('trials_available_resend'),
+    inside: [0, null],
+    outside: [-1],
+  },
+  {
+    key: 'otp send',
+    base: otpSend,
+    field: 'trials_available_verification',
+    set: top('trials_available_verification'),
+    inside: [1, null],
+    outside: [0],
+  },
   { key: 'otp send', base: otpSend, field: 'daily_limit', set: top('daily_limit'), inside: [1, null], outside: [0] },
   {
     key: 'otp send',
@@ -144,8 +214,22 @@ const EDGES: Edge[] = [
     inside: ['promotional', 'transactional'],
     outside: ['both'],
   },
-  { key: 'black-list add', base: { numbers: ['420777000001'] }, field: 'type', set: top('type'), inside: ['black-list', 'opt-out'], outside: ['blacklist'] },
-  { key: 'black-list check', base: {}, field: 'numbers', set: top('numbers'), inside: [['123']], outside: [[], ['12']] },
+  {
+    key: 'black-list add',
+    base: { numbers: ['420777000001'] },
+    field: 'type',
+    set: top('type'),
+    inside: ['black-list', 'opt-out'],
+    outside: ['blacklist'],
+  },
+  {
+    key: 'black-list check',
+    base: {},
+    field: 'numbers',
+    set: top('numbers'),
+    inside: [['123']],
+    outside: [[], ['12']],
+  },
   {
     key: 'address-book add',
     base: {},
@@ -189,7 +273,10 @@ describe('the wire bodies at their edges (unit)', () => {
         edge.set(body, value);
         const problem = refusal(() => validateBody(edge.key, body));
         assert.ok(problem, `${show(value)} is outside`);
-        assert.ok(problem.includes(edge.field.split('.').at(-1) as string), `the refusal names ${edge.field}: ${problem}`);
+        assert.ok(
+          problem.includes(edge.field.split('.').at(-1) as string),
+          `the refusal names ${edge.field}: ${problem}`,
+        );
       }
     });
   }

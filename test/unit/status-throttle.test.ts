@@ -7,7 +7,10 @@ import { StatusThrottle } from '../../nodes/plumbing/runtime';
 describe('status throttle (unit, fake clock)', () => {
   let clock: ReturnType<typeof FakeTimers.install>;
   beforeEach(() => {
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.parse('2026-11-25T10:00:00Z') });
+    clock = FakeTimers.install({
+      toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'],
+      now: Date.parse('2026-11-25T10:00:00Z'),
+    });
   });
   afterEach(() => clock.uninstall());
 

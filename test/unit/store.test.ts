@@ -12,7 +12,8 @@ import { MemoryWindow, localStore } from '../../nodes/account/store';
 import { until } from '../support/wait';
 
 /** One send of `messages` at `now`: 0 when it fits, else the ms until the oldest leaves (a run of one). */
-const reserve = async (window: MemoryWindow, messages: number, now: number) => (await window.reserveInOrder([messages], now)).wait;
+const reserve = async (window: MemoryWindow, messages: number, now: number) =>
+  (await window.reserveInOrder([messages], now)).wait;
 
 describe("this process's store (unit)", () => {
   let userDir: string;
@@ -31,7 +32,11 @@ describe("this process's store (unit)", () => {
     assert.equal(log?.where, join(userDir, 'bulkgate-outbox', 'acc.jsonl'));
     assert.equal(localStore(userDir).outboxLog('acc'), log, 'a redeploy (a new store object) gets the same log');
     assert.notEqual(store.outboxLog('other'), log);
-    assert.equal(store.outboxLog('../../etc/x')?.where, join(userDir, 'bulkgate-outbox', '.._.._etc_x.jsonl'), 'an id cannot leave the folder');
+    assert.equal(
+      store.outboxLog('../../etc/x')?.where,
+      join(userDir, 'bulkgate-outbox', '.._.._etc_x.jsonl'),
+      'an id cannot leave the folder',
+    );
     assert.equal(localStore(undefined).outboxLog('acc'), undefined);
   });
 
@@ -82,7 +87,11 @@ describe("this process's store (unit)", () => {
   it('a run of sends: as many as fit, from the first; a smaller one behind the first that does not fit never overtakes it', async () => {
     const window = new MemoryWindow(4, 1_000);
     assert.deepEqual(await window.reserveInOrder([1, 2, 2, 1], 5_000), { passed: 2, wait: 1_001 });
-    assert.deepEqual(await window.reserveInOrder([1], 5_000), { passed: 1, wait: 0 }, 'the last place: the one behind the 2 did not take it');
+    assert.deepEqual(
+      await window.reserveInOrder([1], 5_000),
+      { passed: 1, wait: 0 },
+      'the last place: the one behind the 2 did not take it',
+    );
     assert.deepEqual(await window.reserveInOrder([], 5_000), { passed: 0, wait: 0 });
   });
 });

@@ -63,13 +63,22 @@ describe('storm guard (unit, fake clock)', () => {
   });
 
   it('off with a limit or a window of 0 (or not a number): every alert goes, and no timer runs', () => {
-    for (const settings of [{ stormLimit: 0 }, { stormLimit: 3, stormWindow: 0 }, { stormLimit: 'x' }, { stormLimit: '' }]) {
+    for (const settings of [
+      { stormLimit: 0 },
+      { stormLimit: 3, stormWindow: 0 },
+      { stormLimit: 'x' },
+      { stormLimit: '' },
+    ]) {
       const guard = stormGuardOf<string>(settings, () => undefined);
       assert.equal(guard.enabled, false, JSON.stringify(settings));
       for (let i = 0; i < 20; i++) assert.equal(guard.admit(`a${i}`), true);
       assert.equal(clock.countTimers(), 0);
     }
-    assert.equal(stormGuardOf({ stormLimit: '2', stormWindow: '5' }, () => undefined).windowMs, 5_000, 'settings as strings, as a flow file may hold them');
+    assert.equal(
+      stormGuardOf({ stormLimit: '2', stormWindow: '5' }, () => undefined).windowMs,
+      5_000,
+      'settings as strings, as a flow file may hold them',
+    );
   });
 
   it('closed mid-window: no notice for what it held (those msgs have ended), no timer left', () => {
@@ -100,7 +109,11 @@ describe('storm guard with a shared store (unit, fake clock, a stand-in store)',
     const guard = stormGuardOf<string>({ stormLimit: 1, stormWindow: 60 }, (last, held) => notices.push([last, held]));
     const collect = (window: string) => (asked.push(window), Promise.resolve(5));
     assert.equal(guard.admitShared('a', { admitted: true, window: 'w1', endsInMs: 1_000 }, collect), true);
-    assert.equal(guard.admitShared('b', { admitted: true, window: 'w1', endsInMs: 900 }, collect), true, "admitted by the store beyond this copy's limit");
+    assert.equal(
+      guard.admitShared('b', { admitted: true, window: 'w1', endsInMs: 900 }, collect),
+      true,
+      "admitted by the store beyond this copy's limit",
+    );
     assert.equal(guard.admitShared('c', { admitted: false, window: 'w1', endsInMs: 800 }, collect), false);
     assert.equal(guard.admitShared('d', { admitted: false, window: 'w1', endsInMs: 700 }, collect), false);
     assert.equal(guard.held, 2, 'the status counts what this copy holds');
@@ -119,8 +132,12 @@ describe('storm guard with a shared store (unit, fake clock, a stand-in store)',
     const notices: [string, number][] = [];
     const guard = stormGuardOf<string>({ stormLimit: 1, stormWindow: 60 }, (last, held) => notices.push([last, held]));
     guard.admitShared('a', { admitted: false, window: 'w1', endsInMs: 100 }, () => Promise.resolve(0));
-    guard.admitShared('b', { admitted: false, window: 'w2', endsInMs: 300 }, () => Promise.reject(new Error('store down')));
-    guard.admitShared('c', { admitted: false, window: 'w2', endsInMs: 200 }, () => Promise.reject(new Error('store down')));
+    guard.admitShared('b', { admitted: false, window: 'w2', endsInMs: 300 }, () =>
+      Promise.reject(new Error('store down')),
+    );
+    guard.admitShared('c', { admitted: false, window: 'w2', endsInMs: 200 }, () =>
+      Promise.reject(new Error('store down')),
+    );
     clock.tick(100 + SHARED_SETTLE_MS);
     await settle();
     assert.deepEqual(notices, []);

@@ -7,14 +7,26 @@
 import assert from 'node:assert/strict';
 import { sendOperation } from '../../gateway/operations';
 import { prepareSend, type SendFields } from '../../gateway/request';
-import { TEXT_COUNT_BOUND, TEXT_LIMIT_GSM7, TEXT_LIMIT_UNICODE, measureText, needsUnicode, resolveUnicode } from '../../gateway/text';
+import {
+  TEXT_COUNT_BOUND,
+  TEXT_LIMIT_GSM7,
+  TEXT_LIMIT_UNICODE,
+  measureText,
+  needsUnicode,
+  resolveUnicode,
+} from '../../gateway/text';
 
 /** A transactional send prepared as the client prepares one. */
 const prepare = (fields: SendFields) =>
-  prepareSend(sendOperation('transactional'), { number: '420777111222', ...fields }, { applicationId: '1', applicationToken: 't' });
+  prepareSend(
+    sendOperation('transactional'),
+    { number: '420777111222', ...fields },
+    { applicationId: '1', applicationToken: 't' },
+  );
 
 /** GSM 03.38's basic alphabet and its extension table, as the standard lists them: the expectation. */
-const BASIC = '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
+const BASIC =
+  '@£$¥èéùìòÇ\nØø\rÅåΔ_ΦΓΛΩΠΨΣΘΞÆæßÉ !"#¤%&\'()*+,-./0123456789:;<=>?¡ABCDEFGHIJKLMNOPQRSTUVWXYZÄÖÑÜ§¿abcdefghijklmnopqrstuvwxyzäöñüà';
 const EXTENSION = '\f^{}\\[~]|€';
 
 describe('text counting (unit)', () => {
@@ -22,7 +34,11 @@ describe('text counting (unit)', () => {
     assert.deepEqual([TEXT_LIMIT_GSM7, TEXT_LIMIT_UNICODE, TEXT_COUNT_BOUND], [612, 268, 1224]);
     // At the bound a text is counted (a € twice); past it, it is refused by its length alone.
     assert.throws(() => prepare({ text: '€'.repeat(1224) }), /^text is 2448 characters;/);
-    assert.throws(() => prepare({ text: '€'.repeat(1225) }), /^text is 1225 characters;/, 'uncounted: 1225 units, not 2450');
+    assert.throws(
+      () => prepare({ text: '€'.repeat(1225) }),
+      /^text is 1225 characters;/,
+      'uncounted: 1225 units, not 2450',
+    );
     assert.throws(() => prepare({ text: '' }), /^text is required/, 'an empty text is no length error');
   });
 
@@ -43,15 +59,39 @@ describe('text counting (unit)', () => {
   });
 
   it('a measure says its encoding, its limit and which characters need Unicode (each once, a surrogate pair as one)', () => {
-    assert.deepEqual(measureText('Door open', false), { characters: 9, encoding: 'GSM-7', parts: 1, limit: 612, nonGsm: [] });
-    assert.deepEqual(measureText('Dveře 😀 otevřeny 😀', true), { characters: 20, encoding: 'UCS-2', parts: 1, limit: 268, nonGsm: ['ř', '😀'] });
+    assert.deepEqual(measureText('Door open', false), {
+      characters: 9,
+      encoding: 'GSM-7',
+      parts: 1,
+      limit: 612,
+      nonGsm: [],
+    });
+    assert.deepEqual(measureText('Dveře 😀 otevřeny 😀', true), {
+      characters: 20,
+      encoding: 'UCS-2',
+      parts: 1,
+      limit: 268,
+      nonGsm: ['ř', '😀'],
+    });
     // Unicode off: the gateway replaces each character it cannot encode with one, a pair included.
-    assert.deepEqual(measureText('ř😀', false), { characters: 2, encoding: 'GSM-7', parts: 1, limit: 612, nonGsm: ['ř', '😀'] });
+    assert.deepEqual(measureText('ř😀', false), {
+      characters: 2,
+      encoding: 'GSM-7',
+      parts: 1,
+      limit: 612,
+      nonGsm: ['ř', '😀'],
+    });
     assert.deepEqual(measureText('', false), { characters: 0, encoding: 'GSM-7', parts: 0, limit: 612, nonGsm: [] });
   });
 
   it('a lone high surrogate at the end is one character, not a pair with nothing', () => {
-    assert.deepEqual(measureText('a\ud83d', true), { characters: 2, encoding: 'UCS-2', parts: 1, limit: 268, nonGsm: ['\ud83d'] });
+    assert.deepEqual(measureText('a\ud83d', true), {
+      characters: 2,
+      encoding: 'UCS-2',
+      parts: 1,
+      limit: 268,
+      nonGsm: ['\ud83d'],
+    });
     // A low surrogate alone is not the start of a pair.
     assert.equal(measureText('\ude00a', true).characters, 2);
   });
@@ -83,7 +123,11 @@ describe('text counting (unit)', () => {
       assert.deepEqual(measure.nonGsm, [pair]);
       assert.equal(measure.characters, 3);
     }
-    assert.deepEqual(measureText('a\uD7FF\uDC00', true).nonGsm, ['\uD7FF', '\uDC00'], 'below the range: two characters of their own');
+    assert.deepEqual(
+      measureText('a\uD7FF\uDC00', true).nonGsm,
+      ['\uD7FF', '\uDC00'],
+      'below the range: two characters of their own',
+    );
   });
 
   it('a text over the limit is refused with a sentence that names the field, its count and both limits', () => {

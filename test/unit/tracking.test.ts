@@ -5,11 +5,28 @@
  */
 import assert from 'node:assert/strict';
 import FakeTimers from '@sinonjs/fake-timers';
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { RecentSends } from '../../nodes/account/recent-sends';
-import { DeliveryTracker, SharedTrackingState, memoryTracking, numberKey, type SharedTrackingLike, type Tracked } from '../../nodes/account/tracking';
+import {
+  DeliveryTracker,
+  SharedTrackingState,
+  memoryTracking,
+  numberKey,
+  type SharedTrackingLike,
+  type Tracked,
+} from '../../nodes/account/tracking';
 import { MAX_LINE, TrackingFile, trackingPath } from '../../nodes/account/tracking-file';
 
 describe("delivery tracking: the account's memory is bounded", () => {
@@ -37,7 +54,11 @@ describe("delivery tracking: the account's memory is bounded", () => {
       assert.ok(tracker.size <= 1_000);
     }
     assert.equal(tracker.size, 1_000);
-    assert.equal(await tracker.report('id-29000', 'buffered'), undefined, "the 1,000th newest is forgotten: 'again' took its place");
+    assert.equal(
+      await tracker.report('id-29000', 'buffered'),
+      undefined,
+      "the 1,000th newest is forgotten: 'again' took its place",
+    );
     assert.ok(await tracker.report('id-29001', 'buffered'), 'the 999th newest is kept');
     assert.deepEqual((await tracker.report('again', 'buffered'))?.sent, sent(-2));
   });
@@ -128,7 +149,9 @@ describe('delivery tracking: the report timeout (unit, fake clock)', () => {
 
   it('with a shared store, the sends a stopped copy left: looked for every quarter of the timeout (1 to 30 s), fired once each; unlisten stops the look', async () => {
     clock.uninstall();
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    clock = FakeTimers.install({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
+    });
     const asked: [number, number][] = [];
     const orphan = { smsId: 'orphan', number: '420777000001', sent: sent(1), acceptedAt: 0, countsFrom: 0 };
     let left = [orphan];
@@ -196,7 +219,11 @@ describe('recent sms_ids (unit)', () => {
     const t0 = Date.parse('2026-11-23T12:00:00Z');
     for (let i = 0; i < 30_000; i++) recent.seenBefore(`old-${i}`, t0 + i);
     const later = t0 + 29_999 + 300_000;
-    assert.equal(recent.seenBefore('old-29999', later - 1), true, 'the last old one, at the last millisecond of its window');
+    assert.equal(
+      recent.seenBefore('old-29999', later - 1),
+      true,
+      'the last old one, at the last millisecond of its window',
+    );
     for (let i = 0; i < 20_000; i++) recent.seenBefore(`new-${i}`, later + i);
     assert.equal(recent.seenBefore('old-29999', later + 20_000), false, 'past the window');
     assert.equal(recent.seenBefore('new-19999', later + 20_000), true);
@@ -328,8 +355,19 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     rmSync(dir, { recursive: true, force: true });
   });
   const written = (file: TrackingFile) => file.close();
-  const record = (id: string) => ({ smsId: id, number: '420777000001', sent: { topic: 't', payload: id, node: 'n' }, acceptedAt: 1000, countsFrom: 1000 });
-  const tracked = (id: string, marks: Partial<Tracked> = {}): Tracked => ({ ...record(id), final: false, forgotten: false, ...marks });
+  const record = (id: string) => ({
+    smsId: id,
+    number: '420777000001',
+    sent: { topic: 't', payload: id, node: 'n' },
+    acceptedAt: 1000,
+    countsFrom: 1000,
+  });
+  const tracked = (id: string, marks: Partial<Tracked> = {}): Tracked => ({
+    ...record(id),
+    final: false,
+    forgotten: false,
+    ...marks,
+  });
 
   it('one line per event, appended once per turn; the file readable by its owner only, in a folder of its own', async () => {
     const path = trackingPath(dir, 'my acc/1');
@@ -340,7 +378,12 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     file.late('b');
     assert.equal(existsSync(path), false, 'not before the turn ends');
     await written(file);
-    assert.deepEqual(readFileSync(path, 'utf8').split('\n'), [JSON.stringify({ s: record('a') }), '{"f":"a"}', '{"l":"b"}', '']);
+    assert.deepEqual(readFileSync(path, 'utf8').split('\n'), [
+      JSON.stringify({ s: record('a') }),
+      '{"f":"a"}',
+      '{"l":"b"}',
+      '',
+    ]);
     assert.equal(statSync(path).mode & 0o777, 0o600);
     assert.equal(statSync(join(dir, 'bulkgate-tracking')).mode & 0o777, 0o700);
     const loaded = new TrackingFile(path).load();
@@ -352,7 +395,15 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     const path = join(dir, 'acc.jsonl');
     writeFileSync(
       path,
-      ['{"x":1}', '[]', '{"s":{"smsId":1,"acceptedAt":1}}', '{"s":{"smsId":"a"}}', '{"f":true}', '', JSON.stringify({ s: record('ok') })].join('\n') + '\n',
+      [
+        '{"x":1}',
+        '[]',
+        '{"s":{"smsId":1,"acceptedAt":1}}',
+        '{"s":{"smsId":"a"}}',
+        '{"f":true}',
+        '',
+        JSON.stringify({ s: record('ok') }),
+      ].join('\n') + '\n',
     );
     const warnings: string[] = [];
     const loaded = new TrackingFile(path, (w) => warnings.push(w)).load();
@@ -387,7 +438,11 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     const live = () => [tracked('s1000', { final: true }), tracked('s1001', { late: true }), tracked('s999')];
     file.compactIfSpent(1, live);
     await written(file);
-    assert.equal(readFileSync(path, 'utf8').split('\n').filter(Boolean).length, 1002, '1,002 lines = 2 x 1 + 1,000: not yet');
+    assert.equal(
+      readFileSync(path, 'utf8').split('\n').filter(Boolean).length,
+      1002,
+      '1,002 lines = 2 x 1 + 1,000: not yet',
+    );
     file.final('s1000');
     file.compactIfSpent(1, live);
     await written(file);
@@ -420,7 +475,11 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
     const unreadable = join(dir, 'folder.jsonl');
     mkdirSync(unreadable);
     const warnings: string[] = [];
-    assert.deepEqual(new TrackingFile(unreadable, (w) => warnings.push(w)).load(), { records: [], final: new Set(), late: new Set() });
+    assert.deepEqual(new TrackingFile(unreadable, (w) => warnings.push(w)).load(), {
+      records: [],
+      final: new Set(),
+      late: new Set(),
+    });
     assert.match(warnings[0] ?? '', /^could not read .*folder\.jsonl: /);
 
     writeFileSync(join(dir, 'plain'), '');
@@ -449,11 +508,19 @@ describe('the tracking file: its lines, its bounds and its failures', () => {
 describe('delivery tracking with a shared store (unit, a stand-in store, fake clock)', () => {
   let clock: ReturnType<typeof FakeTimers.install>;
   beforeEach(() => {
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'] });
+    clock = FakeTimers.install({
+      toFake: ['setTimeout', 'clearTimeout', 'setInterval', 'clearInterval', 'Date', 'performance'],
+    });
   });
   afterEach(() => clock.uninstall());
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
-  const record = (id: string, number = '420777000009') => ({ smsId: id, number, sent: sent(9), acceptedAt: 0, countsFrom: 0 });
+  const record = (id: string, number = '420777000009') => ({
+    smsId: id,
+    number,
+    sent: sent(9),
+    acceptedAt: 0,
+    countsFrom: 0,
+  });
 
   /** A stand-in for the shared store: each call recorded (its name and the sms_id or number); what it answers set per test. */
   function standInStore(answers: Partial<SharedTrackingLike> = {}) {
@@ -487,7 +554,11 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
     const mine = await tracker.report('mine', 'buffered');
     assert.ok(mine && !(mine instanceof Promise));
     assert.deepEqual([mine.sent, mine.final], [sent(1), false]);
-    assert.deepEqual(await tracker.report('theirs', 'delivered'), { ...record('theirs'), final: true, forgotten: false });
+    assert.deepEqual(await tracker.report('theirs', 'delivered'), {
+      ...record('theirs'),
+      final: true,
+      forgotten: false,
+    });
     assert.equal((await tracker.report('theirs', 'buffered'))?.final, false);
     assert.equal(await tracker.report('unknown', 'delivered'), undefined);
     assert.equal(await tracker.report(42, 'delivered'), undefined, 'an sms_id that is not a string is never looked up');
@@ -497,27 +568,40 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
       'each final report is marked for every copy; buffered is not final',
     );
     const failing = new DeliveryTracker(
-      new SharedTrackingState(standInStore({ lookup: () => Promise.reject(new Error('down')), markFinal: () => Promise.reject(new Error('down')) }).store),
+      new SharedTrackingState(
+        standInStore({
+          lookup: () => Promise.reject(new Error('down')),
+          markFinal: () => Promise.reject(new Error('down')),
+        }).store,
+      ),
     );
     failing.listen({}, 0, () => undefined);
     assert.equal(await failing.report('theirs', 'delivered'), undefined);
   });
 
   it("a reply's alarm: this copy's own first, else the last the copies sent to that number; a store that fails gives none", async () => {
-    const { store, calls } = standInStore({ lastTo: async (n) => (n === '420777000009' ? record('theirs') : undefined) });
+    const { store, calls } = standInStore({
+      lastTo: async (n) => (n === '420777000009' ? record('theirs') : undefined),
+    });
     const tracker = new DeliveryTracker(new SharedTrackingState(store));
     assert.equal(await tracker.lastTo('+420 777 000 009'), undefined, 'no events node listens');
     tracker.listen({}, 0, () => undefined);
     tracker.track('mine', '420777000001', sent(1));
     assert.equal(((await tracker.lastTo('420777000001')) as Tracked).smsId, 'mine');
-    assert.deepEqual(await tracker.lastTo('00420 777 000 009'), { ...record('theirs'), final: false, forgotten: false });
+    assert.deepEqual(await tracker.lastTo('00420 777 000 009'), {
+      ...record('theirs'),
+      final: false,
+      forgotten: false,
+    });
     assert.equal(await tracker.lastTo('420777000002'), undefined);
     assert.equal(await tracker.lastTo('no digits'), undefined);
     assert.deepEqual(
       calls.filter((c) => c.startsWith('lastTo')),
       ['lastTo 420777000009', 'lastTo 420777000002'],
     );
-    const failing = new DeliveryTracker(new SharedTrackingState(standInStore({ lastTo: () => Promise.reject(new Error('down')) }).store));
+    const failing = new DeliveryTracker(
+      new SharedTrackingState(standInStore({ lastTo: () => Promise.reject(new Error('down')) }).store),
+    );
     failing.listen({}, 0, () => undefined);
     assert.equal(await failing.lastTo('420777000009'), undefined);
   });
@@ -576,7 +660,9 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
   });
 
   it("the look for a stopped copy's sends: skips what this copy knows is final or fired, never overlaps a look still running, and tries again after a failure; a node that throws stops none of the others", async () => {
-    let answer: () => Promise<SharedTrackingLike extends { overdue(...a: never[]): Promise<infer R> } ? R : never> = async () => [];
+    let answer: () => Promise<
+      SharedTrackingLike extends { overdue(...a: never[]): Promise<infer R> } ? R : never
+    > = async () => [];
     let looks = 0;
     const { store } = standInStore({
       overdue: () => {
@@ -607,14 +693,21 @@ describe('delivery tracking with a shared store (unit, a stand-in store, fake cl
     answer = async () => [record('other')];
     await clock.tickAsync(1_000);
     assert.equal(looks, 3);
-    assert.deepEqual(late, ['throws', 'other', 'other'], 'the store decides "once in all"; this copy fires what it is given');
+    assert.deepEqual(
+      late,
+      ['throws', 'other', 'other'],
+      'the store decides "once in all"; this copy fires what it is given',
+    );
   });
 });
 
 describe('delivery tracking: scheduled sends, repeats and edges (unit, fake clock)', () => {
   let clock: ReturnType<typeof FakeTimers.install>;
   beforeEach(() => {
-    clock = FakeTimers.install({ toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'], now: Date.parse('2026-11-25T10:00:00Z') });
+    clock = FakeTimers.install({
+      toFake: ['setTimeout', 'clearTimeout', 'Date', 'performance'],
+      now: Date.parse('2026-11-25T10:00:00Z'),
+    });
   });
   afterEach(() => clock.uninstall());
   const sent = (i: number) => ({ topic: `t${i}`, payload: i, node: 'n' });
