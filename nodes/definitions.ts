@@ -36,7 +36,7 @@ export interface NodeDefinition {
   label: 'send' | 'plain';
   /** The BulkGateEditor functions that prepare and save the panel. */
   panel: { prepare: string; save?: string };
-  /** Sections of locales/<lang>/shared.json the build copies into this node's own catalog. */
+  /** Sections of locales/<lang>/shared.json this node's texts use (TOP_SECTIONS are read from the catalog's top; the others are copied into its own). */
   shared?: readonly ('status' | 'brief' | 'warnings' | 'send' | 'storm' | 'errors' | 'tracking')[];
   /** The other endpoints' nodes: the handler endpoint-kinds.ts exports for this type. */
   endpoint?: EndpointKind;
@@ -266,6 +266,19 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
 
 /** The one node set (package.json `node-red.nodes`): Node-RED's start costs about 7 ms of CPU per set. */
 export const NODE_SET = 'bulkgate';
+
+/**
+ * The sections of shared.json no node has entries of its own in: the built catalog holds each once,
+ * at its top (`errors.no-number`), not under every node that uses it. Node-RED reads the catalog at
+ * every start and the editor loads it whole; copied into ten nodes it was three times the size.
+ * The others (`status`, `warnings`) are copied into each node that names them, beside its own.
+ */
+export const TOP_SECTIONS: ReadonlySet<string> = new Set(['brief', 'send', 'storm', 'errors', 'tracking']);
+
+/** A key of a node's texts as its catalog holds it: under the node's type, or at the top for TOP_SECTIONS. */
+export function catalogKey(type: string, key: string): string {
+  return TOP_SECTIONS.has(key.slice(0, key.indexOf('.'))) ? key : `${type}.${key}`;
+}
 
 export function typedSettings(type: string): Record<string, { types: readonly string[]; type: string; value: string }> {
   const typed = Object.entries(DEFINITIONS[type]?.settings ?? {}).filter(([, setting]) => setting.typed);

@@ -31,7 +31,7 @@ const tsc = join(dirname(createRequire(import.meta.url).resolve('typescript7/pac
 execFileSync(tsc, ['-p', root], { stdio: 'inherit', cwd: root });
 // The editor code is bundled by esbuild below, which does not type-check: tsc does it here.
 execFileSync(tsc, ['-p', join(root, 'nodes', 'editor')], { stdio: 'inherit', cwd: root });
-const { DEFINITIONS, NODE_SET, registerTypeSource } = await import(join(out, 'nodes', 'definitions.js'));
+const { DEFINITIONS, NODE_SET, TOP_SECTIONS, registerTypeSource } = await import(join(out, 'nodes', 'definitions.js'));
 // The wire-body validators, precompiled: ajv's standalone code with its helpers in one module.
 const { validatorsSource } = await import(join(out, 'scripts', 'validators.js'));
 const { SCHEMAS, ENDPOINT_SCHEMAS } = await import(join(out, 'gateway', 'schemas.js'));
@@ -99,6 +99,8 @@ for (const name of sources) {
     )
     // The send form is shared; its texts are in each send node's own section of the catalog.
     .replaceAll('@ns@', `node-red-contrib-bulkgate/${NODE_SET}:${name}`)
+    // The sections at the catalog's top (TOP_SECTIONS): the node set's namespace alone.
+    .replaceAll('@set@', `node-red-contrib-bulkgate/${NODE_SET}`)
     // Each node's registerType block, from its typed definition: a literal call in the HTML,
     // where Node-RED (and the Flow Library scorecard) read it.
     // A source holding several types names its type in each marker (else the source's own).
@@ -135,10 +137,18 @@ for (const lang of readdirSync(join(root, 'locales'), { withFileTypes: true })
   const catalog = {};
   for (const name of sources) Object.assign(catalog, JSON.parse(readFileSync(join(dir, `${name}.json`), 'utf8')));
   for (const def of Object.values(DEFINITIONS)) {
-    // A node's own entries of a section (its statuses) are kept beside the shared ones.
-    for (const section of def.shared ?? [])
-      catalog[def.type][section] = { ...shared[section], ...catalog[def.type][section] };
+    for (const section of def.shared ?? []) {
+      if (!TOP_SECTIONS.has(section)) {
+        // A node's own entries of a section (its statuses) are kept beside the shared ones.
+        catalog[def.type][section] = { ...shared[section], ...catalog[def.type][section] };
+      } else if (catalog[def.type][section]) {
+        throw new Error(
+          `locales/${lang}/${def.type}.json: "${section}" is read from the catalog's top (TOP_SECTIONS in nodes/definitions.ts); a node has no entries of its own there`,
+        );
+      }
+    }
   }
+  for (const section of TOP_SECTIONS) catalog[section] = shared[section];
   addV3Plurals(catalog, lang);
   const outDir = join(nodesOut, 'locales', lang);
   mkdirSync(outDir, { recursive: true });

@@ -43,11 +43,7 @@ describe(`count texts on Node-RED ${NODE_RED_VERSION}, through its own i18n`, fu
     it(`every count text in ${lang}, for ${COUNTS.join(', ')}: the form its catalog has for the count, a sentence, not a key`, async () => {
       const _ = await nodeRedI18n(lang);
       const texts = countTexts(lang);
-      for (const key of [
-        'bulkgate-events.status.events',
-        'bulkgate-transactional.storm.notice',
-        'bulkgate-account.outbox.waiting',
-      ])
+      for (const key of ['bulkgate-events.status.events', 'storm.notice', 'bulkgate-account.outbox.waiting'])
         assert.ok(texts.has(key), `${key} is a count text of the ${lang} catalog`);
       const rules = new Intl.PluralRules(lang);
       const wrong: string[] = [];

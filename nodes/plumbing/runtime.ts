@@ -4,6 +4,7 @@ import type { Done, Msg, Send } from './msg';
 import { GatewayError, monotonicNow } from '../../gateway';
 import type { Wording } from '../../gateway/wording';
 import { causeOf, nodeEnglish, nodeInvalid } from './wording';
+import { catalogKey } from '../definitions';
 
 export type { Done, Msg, Send } from './msg';
 
@@ -52,7 +53,7 @@ export async function evaluate(
 export type NodeCatalog = (key: string, params?: Record<string, string | number>) => string;
 
 export function nodeCatalog(RED: NodeAPI, type: string): NodeCatalog {
-  return (key, params) => RED._(`${type}.${key}`, params);
+  return (key, params) => RED._(catalogKey(type, key), params);
 }
 
 /** Status shown at most this often (ms), always ending on the latest. */

@@ -25,15 +25,17 @@ export const ERROR_CODE_IN_CATCH = MAJOR > 4 || (MAJOR === 4 && MINOR >= 1);
  * package's en-US catalog with `__name__` filled in. The nodes get the latter here, so that tests
  * assert what a user reads (a status `invalid number`, not a key).
  */
-/** The built catalog: each node's texts under its type, with the shared sections its definition names. */
+/** The built catalog: each node's texts under its type, with the shared sections its definition names, and the shared sections at its top (TOP_SECTIONS). */
 const LOCALES = join(__dirname, '..', '..', 'nodes', 'locales', 'en-US');
 let catalog: Record<string, unknown> | undefined;
 export function translate(key: string, params?: Record<string, unknown>): string {
-  // A node module's `RED._` is namespaced to its own catalog: `bulkgate-promotional.status.totals`.
-  const match = /^(?:node-red-contrib-bulkgate\/[\w-]+:)?(bulkgate-[\w-]+)\.(.+)$/.exec(key);
+  // A node module's `RED._` is namespaced to its node set's catalog: `bulkgate-promotional.status.totals`,
+  // or a section at the catalog's top: `errors.no-number`.
+  const match = /^(?:node-red-contrib-bulkgate\/[\w-]+:)?([\w-]+)\.(.+)$/.exec(key);
   if (!match) return key;
   const type = match[1] as string;
   catalog ??= JSON.parse(readFileSync(join(LOCALES, `${NODE_SET}.json`), 'utf8')) as Record<string, unknown>;
+  if (!(type in catalog)) return key;
   const lookUp = (path: string) => {
     let value: unknown = catalog;
     for (const part of path.split('.')) value = (value as Record<string, unknown> | undefined)?.[part];
