@@ -293,6 +293,8 @@ describe('the outbox against a model (fast-check commands)', function () {
   });
 
   it('a stop that cuts short the hand-on of 1,100 expired entries (seed 868664398, path 26: keep 1100, clock +8760 h, round, restart, round, restart): each msg comes out once, after the restart', async () => {
-    await fc.assert(property(), { seed: 868664398, path: '26', endOnFailure: true });
+    // That one run alone: past it, a replay goes on through the seed's later runs (74 more, about 100 s
+    // of CI), which the random test above already covers.
+    await fc.assert(property(), { seed: 868664398, path: '26', endOnFailure: true, numRuns: 1 });
   });
 });
