@@ -261,10 +261,13 @@ describe('protection', function () {
           'the first msgs were taken, the later refused',
         );
       }
-      // Measured where the requests arrive, a few ms after they were let go: 900 ms, not 1000.
+      // Measured where the requests arrive, not where they were let go: a window's first requests
+      // open their connections and arrive up to ~200 ms late on a loaded machine (seen: 780-880 ms
+      // between requests 0 and 5), while the sixth reuses one. 750 ms still fails a limit that lets
+      // 10 through in a second (its sixth arrives with the first five).
       for (let i = 0; i + 5 < times.length; i++) {
         assert.ok(
-          (times[i + 5] as number) - (times[i] as number) >= 900,
+          (times[i + 5] as number) - (times[i] as number) >= 750,
           `at most 5 in any second (requests ${i} and ${i + 5}: ${(times[i + 5] as number) - (times[i] as number)} ms)`,
         );
       }
