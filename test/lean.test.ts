@@ -80,6 +80,15 @@ describe('lean: what the package loads, and when', function () {
     );
   });
 
+  it('a send from an account with no escalation node runs none of the escalation code: none of its files is loaded', () => {
+    const own = stage('sent').own ?? [];
+    assert.ok(own.includes('nodes/account/account.js'), 'the probe lists the files a send loaded');
+    assert.deepEqual(
+      own.filter((file) => /escalation/.test(file)),
+      [],
+    );
+  });
+
   it("the other endpoints' validators load with the first call of theirs (a number check), not before", () => {
     const checked = stage('checked');
     assert.equal(checked.valid, true);

@@ -10,7 +10,7 @@ import { fullError } from './outbox';
 import { causeOf, nodeError } from '../plumbing/wording';
 import { isEntry } from './outbox-journal';
 import { endsUnconfirmed, type AttemptAnswer } from './outbox-log';
-import { RedisIncidents } from './escalation-redis';
+import type { RedisIncidents } from './escalation-redis';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, StoreHealth, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, LoggedEntry, OutboxHolder, OutboxLog, RateWindow, Reservation } from './store';
@@ -321,7 +321,12 @@ export function redisStore(
     },
     // Made when an escalation node first asks: an account without one never looks.
     incidents: () =>
-      keptOnce('shared-incidents', prefix, () => new RedisIncidents(running, prefix, COPY_ID, settings.claimMs)),
+      keptOnce('shared-incidents', prefix, () => {
+        // Loaded then, not with the store: a send runs none of the escalation's code.
+        // eslint-disable-next-line @typescript-eslint/no-require-imports
+        const { RedisIncidents } = require('./escalation-redis') as typeof import('./escalation-redis');
+        return new RedisIncidents(running, prefix, COPY_ID, settings.claimMs);
+      }),
     claims: {
       claim: (nodeId, body, storm) =>
         health.up ? claims.claim(nodeId, body, storm).catch(() => ({ ours: true })) : Promise.resolve({ ours: true }),

@@ -65,11 +65,12 @@ async function main(): Promise<void> {
   // The package's own files Node-RED has required so far (the user directory's link resolved;
   // this probe, in dist/test, is not shipped).
   const dist = join(realpathSync(ROOT), 'dist') + '/';
-  const own = Object.keys(require.cache)
-    .filter((file) => file.startsWith(dist) && !file.startsWith(`${dist}test/`))
-    .map((file) => file.slice(dist.length))
-    .sort();
-  console.log(JSON.stringify({ stage: 'installed', types, loaded: loaded(), own }));
+  const own = () =>
+    Object.keys(require.cache)
+      .filter((file) => file.startsWith(dist) && !file.startsWith(`${dist}test/`))
+      .map((file) => file.slice(dist.length))
+      .sort();
+  console.log(JSON.stringify({ stage: 'installed', types, loaded: loaded(), own: own() }));
 
   await RED.runtime.flows.setFlows({
     flows: {
@@ -113,6 +114,7 @@ async function main(): Promise<void> {
       error,
       loaded: loaded(),
       validators: validators(),
+      own: own(),
     }),
   );
   const checked = new Promise<Record<string, unknown>>((resolve) => RED.nodes.getNode('out').once('input', resolve));
