@@ -266,7 +266,7 @@ describe("errors in the user's language", function () {
     );
     assert.equal(
       worded(fault('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED')),
-      'dort lauscht niemand (ECONNREFUSED)',
+      'Verbindung abgelehnt (ECONNREFUSED)',
     );
     assert.equal(worded(fault('getaddrinfo ENOTFOUND redis.local', 'ENOTFOUND')), 'Host nicht gefunden (ENOTFOUND)');
     assert.equal(
@@ -344,7 +344,7 @@ describe("errors in the user's language", function () {
     );
     try {
       const editor = await copy.start({ env: { LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8' } });
-      const store = 'Der gemeinsame Speicher ist nicht erreichbar (dort lauscht niemand (ECONNREFUSED))';
+      const store = 'Der gemeinsame Speicher ist nicht erreichbar (Verbindung abgelehnt (ECONNREFUSED))';
       await until('the store line in the log', () => copy.output().includes(store)).catch(() => undefined);
       assert.ok(copy.output().includes(store), `${store}\n${copy.output()}`);
       assert.equal((await fetch(`${editor}/inject/alarm`, { method: 'POST' })).status, 200);
