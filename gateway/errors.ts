@@ -160,8 +160,13 @@ function readableCause(cause: unknown): string {
 /** An error type as the gateway may name one: a short identifier (no echoed text). */
 const TYPE_SHAPE = /^[a-z][a-z0-9_]{0,63}$/i;
 
+/** The sentence of an error type as a wording (its catalog key): the type's own, else "the gateway refused". */
+export function typeWording(type: string): Wording {
+  return { key: TYPES[type]?.sentence ?? 'type.refused' };
+}
+
 export function typeSentence(type: string): string {
-  return english({ key: TYPES[type]?.sentence ?? 'type.refused' });
+  return english(typeWording(type));
 }
 
 /** The error for an answer whose body carried `error` (both versions), its strings redacted. */

@@ -14,6 +14,7 @@ import { expiredError, fullError, giveUpError, type OutboxEntry } from '../nodes
 import { lockedError } from '../nodes/account/outbox-journal';
 import { NO_ACCOUNT, sentenceOf } from '../nodes/plumbing/runtime';
 import { NODE_ERRORS, nodeWording } from '../nodes/plumbing/wording';
+import { policyOf } from '../nodes/behaviours/escalation-node';
 import { appendLinesNode, nodeRedProcess } from './support/node-red-process';
 import { until } from './support/wait';
 
@@ -266,7 +267,7 @@ describe("errors in the user's language", function () {
     );
     assert.equal(
       worded(fault('connect ECONNREFUSED 127.0.0.1:6379', 'ECONNREFUSED')),
-      'dort lauscht niemand (ECONNREFUSED)',
+      'Verbindung abgelehnt (ECONNREFUSED)',
     );
     assert.equal(worded(fault('getaddrinfo ENOTFOUND redis.local', 'ENOTFOUND')), 'Host nicht gefunden (ENOTFOUND)');
     assert.equal(
@@ -344,7 +345,7 @@ describe("errors in the user's language", function () {
     );
     try {
       const editor = await copy.start({ env: { LANG: 'de_DE.UTF-8', LC_ALL: 'de_DE.UTF-8' } });
-      const store = 'Der gemeinsame Speicher ist nicht erreichbar (dort lauscht niemand (ECONNREFUSED))';
+      const store = 'Der gemeinsame Speicher ist nicht erreichbar (Verbindung abgelehnt (ECONNREFUSED))';
       await until('the store line in the log', () => copy.output().includes(store)).catch(() => undefined);
       assert.ok(copy.output().includes(store), `${store}\n${copy.output()}`);
       assert.equal((await fetch(`${editor}/inject/alarm`, { method: 'POST' })).status, 200);
@@ -394,6 +395,48 @@ describe("errors in the user's language", function () {
     assert.deepEqual(
       errors.map((e) => sentenceOf(catalogOf('en-US'), e)),
       errors.map((e) => e.message),
+    );
+  });
+
+  it("the escalation's chain checks read in German and Czech, naming the step, the value and the bounds", () => {
+    const refusal = (config: Record<string, unknown>) => {
+      try {
+        policyOf({ steps: [{ numbers: '420777123456', wait: 60 }], repeat: 1, ...config } as never);
+      } catch (error) {
+        return error;
+      }
+      return assert.fail(`${JSON.stringify(config)} must be refused`);
+    };
+    const errors = [
+      refusal({ steps: [] }),
+      refusal({ steps: Array.from({ length: 11 }, () => ({ numbers: '420777123456', wait: 60 })) }),
+      refusal({ steps: [{ numbers: '12ab', wait: 60 }] }),
+      refusal({ steps: [{ numbers: '420777123456', wait: 0 }] }),
+      refusal({ repeat: 11 }),
+    ];
+    assert.deepEqual(
+      errors.map((e) => sentenceOf(catalogOf('de'), e)),
+      [
+        'Stufen: Die Kette hat keine Stufe (erlaubt sind 1 bis 10)',
+        'Stufen: Die Kette hat 11 Stufen; erlaubt sind höchstens 10',
+        'Stufen: Stufe 1 enthält eine ungültige Nummer: 12ab',
+        'Stufen: Die Wartezeit von Stufe 1 ist 0; sie muss eine ganze Zahl von Sekunden zwischen 1 und 86400 sein',
+        'Die Zahl der Durchläufe (repeat) muss eine ganze Zahl von 1 bis 10 sein, nicht 11',
+      ],
+    );
+    assert.deepEqual(
+      errors.map((e) => sentenceOf(catalogOf('cs'), e)),
+      [
+        'kroky: řetězec nemá žádný krok (povoleno je 1 až 10)',
+        'kroky: řetězec má 11 kroků; povoleno je nejvýš 10',
+        'kroky: krok 1 obsahuje neplatné číslo: 12ab',
+        'kroky: krok 1 má čekání 0; čekání musí být celý počet sekund od 1 do 86400',
+        'počet kol (repeat) musí být celé číslo od 1 do 10, ne 11',
+      ],
+    );
+    assert.deepEqual(
+      errors.map((e) => sentenceOf(catalogOf('en-US'), e)),
+      errors.map((e) => (e as Error).message),
     );
   });
 

@@ -205,6 +205,8 @@ describe('hardening', function () {
         ok: false,
         type: 'unknown',
         message: 'The gateway refused the request (unknown, HTTP 400)',
+        // The same sentence for the editor's language: the catalog's keys, the type and the status only.
+        wording: { key: 'answer', params: { sentence: { key: 'type.refused' }, type: 'unknown', status: 400 } },
       });
     });
   });

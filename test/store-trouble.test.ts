@@ -109,6 +109,7 @@ describe('a shared store that cannot be reached says so at once (Node-RED runtim
     assert.deepEqual(elsewhere.store, {
       ok: false,
       message: 'Type the store password again to test another store URL than the deployed one',
+      wording: { key: 'test.store-password-again' },
     });
     // The file store: nothing about a store in the answer.
     assert.equal((await test({ store: 'file' })).body.store, undefined);

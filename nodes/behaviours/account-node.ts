@@ -56,7 +56,7 @@ export function accountNode(RED: NodeAPI) {
           },
         );
       } catch (error) {
-        node.error((error as Error).message);
+        node.error(sentenceOf(texts, error));
         return undefined;
       }
     }

@@ -2,19 +2,25 @@
  * The editor's admin endpoints (admin auth and permissions apply). "Test connection" uses the stored
  * token only with the deployed base URL (a cross-site form could send it anywhere else); each
  * endpoint refuses a request a page of another site sent (`fromAnotherSite`); answers in the
- * client's own words.
+ * client's own words, each sentence with its wording (a key of the catalogs' `errors` and its
+ * parameters), so the panel shows it in the editor's language.
  */
 import type { NodeAPI } from 'node-red';
 import type { NextFunction, Request, Response } from 'express';
 import type { GatewayClient } from '../../gateway';
+import type { Wording } from '../../gateway/wording';
 import { DEFAULT_TIMEOUT } from '../../gateway/defaults';
 import type { AccountCredentials } from '../account/account';
 import { numberSetting, proxySettings } from '../plumbing/settings';
+import { storeUrlWording } from '../plumbing/store-url';
 import { accountOf } from './deployed-account';
 
 // The gateway's code loads with the first test, the store's with the first test of a Redis store.
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const gateway = () => require('../../gateway') as typeof import('../../gateway');
+// The nodes' sentences load with the gateway's (they word its errors).
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const words = () => require('../plumbing/wording') as typeof import('../plumbing/wording');
 
 /** Admin apps the endpoint is on already (a runtime loads the account's module once; tests, often). */
 const registered = new WeakSet<object>();
@@ -61,14 +67,16 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
     RED.auth.needsPermission('bulkgate-account.read'),
     (req: Request, res: Response) => {
       const account = accountOf(RED, String(req.params.id));
-      // While the gateway is marked unreachable: the last failure (the client's own sentence) and since when.
+      // While the gateway is marked unreachable: the last failure (the client's own sentence, and its wording) and since when.
       const cause = account?.circuit.cause;
+      const store = account?.storeTrouble;
       res.json({
         waiting: account?.outbox?.waiting ?? 0,
         unconfirmed: account?.outbox?.unconfirmed ?? 0,
         persistent: account?.outbox?.persistent ?? false,
-        outage: cause ? { reason: cause.reason, since: cause.since } : null,
-        store: account?.storeTrouble ?? null,
+        outage: cause ? { reason: cause.reason, wording: words().causeOf(cause.failure), since: cause.since } : null,
+        // The store's reason names what failed and the client's message: worded by that failure's code.
+        store: store ? { ...store, wording: words().causeOf(store.reason) } : null,
       });
     },
   );
@@ -111,14 +119,23 @@ export function registerAdminEndpoints(RED: NodeAPI): void {
 /** The panel's fields (`store: 'redis'`: the store at storeUrl is tested too). */
 type TestRequest = Record<string, unknown>;
 
-type StoreAnswer = { ok: true } | { ok: false; message: string };
-type TestAnswer = ({ ok: true; credit: number; currency: string } | { ok: false; type: string; message: string }) & {
+type StoreAnswer = { ok: true } | { ok: false; message: string; wording: Wording };
+type TestAnswer = (
+  { ok: true; credit: number; currency: string } | { ok: false; type: string; message: string; wording: Wording }
+) & {
   store?: StoreAnswer;
 };
 
 const text = (v: unknown): string => (typeof v === 'string' ? v.trim() : '');
 const sameUrl = (a: string, b: string): boolean => a.replace(/\/+$/, '') === b.replace(/\/+$/, '');
-const refused = (message: string): TestAnswer => ({ ok: false, type: 'invalid_request', message });
+/** A sentence of the test's own (`errors.test.*`), with its English. */
+const said = (key: string) => {
+  const wording: Wording = { key: `test.${key}` };
+  return { message: words().nodeEnglish(wording), wording };
+};
+const refused = (key: string): TestAnswer => ({ ok: false, type: 'invalid_request', ...said(key) });
+/** A store's failure as checkStore tells it, worded by its code. */
+const storeRefused = (message: string): StoreAnswer => ({ ok: false, message, wording: words().causeOf(message) });
 
 /** The stored password goes only to the deployed store URL, as the token to the deployed base URL. */
 async function testStore(RED: NodeAPI, input: TestRequest): Promise<StoreAnswer> {
@@ -126,20 +143,17 @@ async function testStore(RED: NodeAPI, input: TestRequest): Promise<StoreAnswer>
   const { checkStore, storeUrlProblem } = require('../account/redis-store') as typeof import('../account/redis-store');
   const url = text(input.storeUrl);
   const problem = storeUrlProblem(url);
-  if (problem) return { ok: false, message: problem };
+  if (problem) return { ok: false, message: problem, wording: storeUrlWording(url) as Wording };
   let password: string | undefined = text(input.storePassword) || undefined;
   if (password === STORED_PLACEHOLDER) {
     const id = text(input.id);
     const stored = (id ? RED.nodes.getCredentials(id) : undefined) as AccountCredentials | undefined;
-    if (!stored?.storePassword)
-      return { ok: false, message: 'Type the store password: no deployed account holds one for this test' };
-    if (url !== accountOf(RED, id)?.deployed.storeUrl) {
-      return { ok: false, message: 'Type the store password again to test another store URL than the deployed one' };
-    }
+    if (!stored?.storePassword) return { ok: false, ...said('no-store-password') };
+    if (url !== accountOf(RED, id)?.deployed.storeUrl) return { ok: false, ...said('store-password-again') };
     password = stored.storePassword;
   }
   const failure = await checkStore(url, password);
-  return failure === undefined ? { ok: true } : { ok: false, message: failure };
+  return failure === undefined ? { ok: true } : storeRefused(failure);
 }
 
 async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer> {
@@ -153,10 +167,9 @@ async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer
     const id = text(input.id);
     const deployed = accountOf(RED, id);
     const stored = (id ? RED.nodes.getCredentials(id) : undefined) as AccountCredentials | undefined;
-    if (!deployed?.deployed || !stored?.application_token)
-      return refused('Type the application token: no deployed account holds one for this test');
+    if (!deployed?.deployed || !stored?.application_token) return refused('no-token');
     if (baseUrl !== undefined && !sameUrl(baseUrl, deployed.deployed.baseUrl)) {
-      return refused('Type the application token again to test another base URL than the deployed one');
+      return refused('token-again');
     }
     baseUrl = deployed.deployed.baseUrl;
     timeout = deployed.deployed.timeout;
@@ -166,7 +179,7 @@ async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer
   // "_ADD_" is the picker's "add new" entry: no proxy chosen.
   const proxyId = text(input.proxy);
   const proxy = proxySettings(RED, proxyId && proxyId !== '_ADD_' ? proxyId : undefined);
-  if (proxy === null) return refused('Deploy the http proxy node first: the test goes through a deployed one');
+  if (proxy === null) return refused('proxy-undeployed');
   const { GatewayClient, GatewayError } = gateway();
   let client: GatewayClient | undefined;
   try {
@@ -174,17 +187,22 @@ async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer
     const balance = await client.info();
     return { ok: true, credit: balance.credit, currency: String(balance.currency ?? '') };
   } catch (error) {
-    return { ok: false, type: error instanceof GatewayError ? error.code : 'unknown', message: testSentence(error) };
+    return { ok: false, type: error instanceof GatewayError ? error.code : 'unknown', ...testSentence(error) };
   } finally {
     await client?.close(0);
   }
 }
 
 /** The test's answer in the client's own words: nothing of the remote body reaches the browser. */
-function testSentence(error: unknown): string {
-  const { GatewayError, typeSentence } = gateway();
-  if (!(error instanceof GatewayError)) return 'The test failed';
+function testSentence(error: unknown): { message: string; wording: Wording } {
+  const { GatewayError, typeWording } = gateway();
+  if (!(error instanceof GatewayError)) return said('failed');
   // The client's own sentence: its own check (a base URL that is not https), or the address and the cause (ECONNREFUSED, a timeout).
-  if (['invalid_request', 'timeout', 'network'].includes(error.code)) return error.message;
-  return `${typeSentence(error.code)} (${error.code}${error.status ? `, HTTP ${error.status}` : ''})`;
+  if (['invalid_request', 'timeout', 'network'].includes(error.code))
+    return { message: error.message, wording: error.wording ?? words().causeOf(error) };
+  const sentence = typeWording(error.code);
+  const wording: Wording = error.status
+    ? { key: 'answer', params: { sentence, type: error.code, status: error.status } }
+    : { key: 'test.refused', params: { sentence, type: error.code } };
+  return { message: words().nodeEnglish(wording), wording };
 }

@@ -1,5 +1,6 @@
 /** The account panel: the "test connection" button (the runtime reads the balance), and the outbox: how many wait, and emptying it. */
-import { t } from './i18n';
+import type { Wording } from '../../gateway/wording';
+import { t, worded } from './i18n';
 import { byId } from './panel-fields';
 
 export function accountPanel(node: { id: string; credentials?: { has_application_token?: boolean } }): void {
@@ -43,17 +44,20 @@ export function accountPanel(node: { id: string; credentials?: { has_application
           credit?: number;
           currency?: string;
           message?: string;
-          store?: { ok: boolean; message?: string };
+          wording?: Wording;
+          store?: { ok: boolean; message?: string; wording?: Wording };
         }) => {
           const text = answer.ok
             ? t('test.ok', { credit: answer.credit ?? '', currency: answer.currency ?? '' })
-            : t('test.failed', { message: answer.message ?? '' });
+            : t('test.failed', { message: worded(answer.wording, answer.message ?? '') });
           report(result, answer.ok, text);
           if (answer.store)
             report(
               storeResult,
               answer.store.ok,
-              answer.store.ok ? t('test.store-ok') : t('test.store-failed', { message: answer.store.message ?? '' }),
+              answer.store.ok
+                ? t('test.store-ok')
+                : t('test.store-failed', { message: worded(answer.store.wording, answer.store.message ?? '') }),
             );
         },
       )
@@ -73,12 +77,13 @@ function report(element: HTMLElement, ok: boolean, text: string): void {
 /** How many messages wait in a deployed account's outbox, with a button that empties it; how many from it ended unconfirmed. */
 function showOutbox(id: string): void {
   const empty = byId<HTMLButtonElement>('bulkgate-outbox-empty');
-  type Since = { reason: string; since: number } | null;
+  // The reason in the runtime's English, and its wording for the editor's language.
+  type Since = { reason: string; wording?: Wording; since: number } | null;
   const showTrouble = (elementId: string, key: string, trouble: Since | undefined) => {
     const element = byId(elementId);
     element.style.display = trouble ? '' : 'none';
     element.textContent = trouble
-      ? t(key, { reason: trouble.reason, since: new Date(trouble.since).toLocaleString() })
+      ? t(key, { reason: worded(trouble.wording, trouble.reason), since: new Date(trouble.since).toLocaleString() })
       : '';
   };
   const show = (answer: { waiting?: number; unconfirmed?: number; outage?: Since; store?: Since }) => {

@@ -98,6 +98,16 @@ export const NODE_ERRORS = {
     unstored: 'The incident could not be stored (__where__): __cause__; nothing was sent',
     rejected: 'The gateway refused the chain SMS to __number__: __reason__',
   },
+  // The account panel's Test connection: why it did not ask, or what the answer was without an HTTP status.
+  test: {
+    'no-token': 'Type the application token: no deployed account holds one for this test',
+    'token-again': 'Type the application token again to test another base URL than the deployed one',
+    'proxy-undeployed': 'Deploy the http proxy node first: the test goes through a deployed one',
+    'no-store-password': 'Type the store password: no deployed account holds one for this test',
+    'store-password-again': 'Type the store password again to test another store URL than the deployed one',
+    failed: 'The test failed',
+    refused: '__sentence__ (__type__)',
+  },
   // A count inside a sentence (`n`, not i18next's `count`: one key per form the English needs).
   count: {
     'minute-one': '__n__ minute',
