@@ -378,17 +378,22 @@ describe("an acknowledgement at another copy, a chain SMS kept in this copy's ou
     helper.settings({ userDir });
     await forgetDesks();
   });
-  after(async () => {
+  afterEach(async () => {
+    await sim.fault({ offline: { seconds: 0 } });
     await unload();
     for (const o of open.splice(0)) await o.close();
     await forgetDesks();
+    await sim.reset();
+  });
+  after(async () => {
     helper.settings({});
     rmSync(userDir, { recursive: true, force: true });
     await sim?.close();
     await redis?.stop();
   });
 
-  it('acknowledged at copy B while copy A keeps the SMS in its outbox: when the gateway is back it is never sent, and nothing comes out for it', async () => {
+  /** Copy A: this process's Node-RED; x texts the owner (its step's wait given), x2 the caretaker. */
+  async function deployCopyA(wait: number): Promise<void> {
     await load(
       [
         {
@@ -406,8 +411,8 @@ describe("an acknowledgement at another copy, a chain SMS kept in this copy's ou
           id: 'x',
           type: 'bulkgate-escalation',
           account: 'acc',
-          steps: [{ numbers: OWNER, wait: 60 }],
-          wires: [['sms'], ['ended'], []],
+          steps: [{ numbers: OWNER, wait }],
+          wires: [['sms'], ['ended'], ['nobody']],
         },
         {
           id: 'x2',
@@ -417,16 +422,10 @@ describe("an acknowledgement at another copy, a chain SMS kept in this copy's ou
           wires: [['sms'], [], []],
         },
         { id: 'c', type: 'catch', scope: ['x', 'x2'], wires: [['caught']] },
-        ...['sms', 'ended', 'caught'].map((id) => ({ id, type: 'helper' })),
+        ...['sms', 'ended', 'nobody', 'caught'].map((id) => ({ id, type: 'helper' })),
       ] as FlowNode[],
       { acc: { application_id: ACCOUNT, application_token: TOKEN } },
     );
-    const receive = (id: string, msg: unknown) =>
-      (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
-    const out: Record<string, unknown[]> = { sms: [], ended: [], caught: [] };
-    for (const id of Object.keys(out)) (helper.getNode(id) as TestNode).on('input', (m: unknown) => out[id]?.push(m));
-    const debug: string[] = [];
-    (helper.getNode('x') as TestNode).on('call:debug', (call: { args: unknown[] }) => debug.push(String(call.args[0])));
     await until(
       'the store connected',
       () => seen.some((s) => JSON.stringify(s).includes('Shared store connected')),
@@ -434,6 +433,16 @@ describe("an acknowledgement at another copy, a chain SMS kept in this copy's ou
     );
     // Copy A's first look is tried again every 500 ms until the store answers: past it, its next look is 20 s away.
     await new Promise((r) => setTimeout(r, 1200));
+  }
+  const receive = (id: string, msg: unknown) =>
+    (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
+
+  it('acknowledged at copy B while copy A keeps the SMS in its outbox: when the gateway is back it is never sent, and nothing comes out for it', async () => {
+    await deployCopyA(60);
+    const out: Record<string, unknown[]> = { sms: [], ended: [], caught: [] };
+    for (const id of Object.keys(out)) (helper.getNode(id) as TestNode).on('input', (m: unknown) => out[id]?.push(m));
+    const debug: string[] = [];
+    (helper.getNode('x') as TestNode).on('call:debug', (call: { args: unknown[] }) => debug.push(String(call.args[0])));
     await sim.fault({ offline: { seconds: 3600, mode: '503' } });
     const waiting = statusOf('x', (s) => /waiting/.test(s.text ?? ''), 10_000);
     receive('x', { topic: 'door', payload: 'Door open' });
@@ -464,6 +473,21 @@ describe("an acknowledgement at another copy, a chain SMS kept in this copy's ou
     assert.deepEqual(
       debug.filter((l) => /withdrawn/.test(l)),
       [`the SMS of incident door to ${OWNER} was withdrawn: the incident was acknowledged or resolved`],
+    );
+  });
+  it("the chain runs out at copy A while its last step's SMS is kept in the outbox: nobody acknowledged, so it still goes when the gateway is back", async () => {
+    await deployCopyA(1);
+    await sim.fault({ offline: { seconds: 3600, mode: '503' } });
+    const nobody = collect('nobody', 1, 10_000);
+    const sms = collect('sms', 1, 20_000);
+    receive('x', { topic: 'cellar', payload: 'Water in the cellar' });
+    assert.equal((await nobody)[0]?.escalation.state, 'unacknowledged', 'output 3 while the SMS waits');
+    await sim.fault({ offline: { seconds: 0 } });
+    const [sent] = await sms;
+    assert.deepEqual([sent?.escalation.step, sent?.escalation.number], [1, OWNER], 'output 1 once the gateway took it');
+    assert.deepEqual(
+      (await sim.outbox()).messages.map((m) => String(m.number)),
+      [OWNER],
     );
   });
 });
