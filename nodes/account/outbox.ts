@@ -526,7 +526,8 @@ export class Outbox {
     if (kept.state !== 'waiting') throw new Error(`outbox: an entry ${kept.state} was attempted`);
     kept.state = 'wire';
     const entry = this.#entryOf(kept);
-    if (!(await stillWanted(worker, entry))) {
+    const wanted = askWanted(worker, entry);
+    if (wanted !== true && !(await wanted)) {
       void this.#end(kept, () => ({ error: withdrawnError() }));
       return { kept, withheld: 'ended' };
     }
@@ -574,11 +575,14 @@ export class Outbox {
   }
 }
 
-/** Its node's answer; one that cannot answer (its store does not) lets it go, as the outbox would without asking. */
-async function stillWanted(worker: OutboxWorker, entry: OutboxEntry): Promise<boolean> {
+/**
+ * Its node's answer: `true` at once for a node that does not ask (no wait added to its attempt); one
+ * that cannot answer (its store does not) lets it go, as the outbox would without asking.
+ */
+function askWanted(worker: OutboxWorker, entry: OutboxEntry): boolean | Promise<boolean> {
   try {
     const wanted = worker.wanted?.(entry) ?? true;
-    return wanted === true || (await wanted);
+    return typeof wanted === 'boolean' ? wanted : wanted.catch(() => true);
   } catch {
     return true;
   }
