@@ -48,6 +48,19 @@ const NODES: Record<string, unknown>[] = [
   { id: 'check', type: 'bulkgate-number-check', account: 'acc' },
   { id: 'blacklist', type: 'bulkgate-blacklist', account: 'acc', action: 'add' },
   { id: 'contacts', type: 'bulkgate-contacts', account: 'acc', action: 'add' },
+  // Two steps and a sender that takes no replies: the steps' rows, the cost line, the warning and the sender's value laid out.
+  {
+    id: 'escalation',
+    type: 'bulkgate-escalation',
+    account: 'acc',
+    steps: [
+      { numbers: '420777100001', wait: 300 },
+      { numbers: '420777100002; 420777100003', wait: 600 },
+    ],
+    repeat: 2,
+    sender_id: 'gText',
+    sender_id_value: 'Home',
+  },
 ];
 
 /** What does not fit in the open panel: "label: text" and "option: text (select)" lines. */

@@ -1,7 +1,8 @@
 /**
  * The escalation node on two copies of Node-RED sharing one account's Redis store (a real
  * redis-server, the simulator as the gateway): the same alarm raised on both within 100 ms, an
- * acknowledgement at the copy that did not send, the copy that sent step 1 killed. Each row counts
+ * acknowledgement at the copy that did not send, the copy that sent step 1 killed, and step 1 kept
+ * in the outbox of a copy killed during an outage and acknowledged at the other. Each row counts
  * the SMS per number at the simulator, the outputs of both copies, what was lost and what went
  * twice; the table is printed when the suite ends. Run by `npm run test:faults`.
  */
@@ -289,6 +290,49 @@ describe('escalation on two copies of Node-RED and one Redis store', function ()
         .map((o) => [o.step, o.number]),
       [[2, NEIGHBOUR]],
       'step 2 from the survivor',
+    );
+  });
+  it("step 1's SMS kept in one copy's outbox (gateway down), that copy killed, acknowledged at the other: the other takes the SMS over and withdraws it, never sent", async () => {
+    await deploy();
+    const [a] = copies;
+    await sim.fault({ offline: { seconds: 3600, mode: '503' } });
+    await pressByApi(a.url)('alarm');
+    const waiting = async (copy: NodeRedProcess) =>
+      ((await (await fetch(`${copy.url}/bulkgate/outbox/acc`)).json()) as { waiting: number }).waiting;
+    let holder = -1;
+    await until(
+      "step 1's SMS kept in a copy's outbox",
+      async () => {
+        const counts = await Promise.all(copies.map(waiting));
+        holder = counts.findIndex((n) => n === 1);
+        return holder >= 0;
+      },
+      10_000,
+    );
+    await (copies[holder] as NodeRedProcess).kill();
+    const other = copies[1 - holder] as NodeRedProcess;
+    await pressByApi(other.url)('ack');
+    await until('output 2', () => outputsOf(other).some((o) => o.port === 2), 5000).catch(() => undefined);
+    await sim.fault({ offline: { seconds: 0 } });
+    // The other copy takes the killed copy's kept SMS over once its claim lapsed and a grace passed
+    // (the store's reconnect time and two looks), then attempts it: the store's outbox is empty then.
+    const store = createClient({ url: redis.url });
+    await store.connect();
+    try {
+      await until(
+        'the kept SMS ended at the other copy',
+        async () => (await store.zCard(`${keyPrefix(ACCOUNT_ID)}outbox`)) === 0,
+        20_000,
+      ).catch(() => undefined);
+    } finally {
+      await store.close();
+    }
+    // Checks that nothing more comes: a claim time and more.
+    await new Promise((r) => setTimeout(r, CLAIM * 1000 + 500));
+    await row(
+      'step 1 kept by a copy that was killed, acknowledged at the other',
+      { [OWNER]: 0, [NEIGHBOUR]: 0 },
+      { 1: 0, 2: 1, 3: 0 },
     );
   });
 });

@@ -12,19 +12,27 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createClient } from '@redis/client';
-import type { Ended, Fired, Incident, PendingSms, Policy } from '../nodes/account/escalation';
+import {
+  incidentKey,
+  type Ended,
+  type Fired,
+  type Incident,
+  type PendingSms,
+  type Policy,
+} from '../nodes/account/escalation';
 import { RedisIncidents, SharedEscalationDesk } from '../nodes/account/escalation-redis';
 import { forgetDesks } from '../nodes/account/escalation-desk';
 import { keyPrefix, openStoreCalls } from '../nodes/account/redis-store';
 import type { StoreCalls } from '../nodes/account/store-scripts';
 import { freePort } from './support/node-red-process';
-import { collect, helper, load, seen, unload, type FlowNode, type TestNode } from './support/red';
+import { collect, helper, load, seen, statusOf, unload, type FlowNode, type TestNode } from './support/red';
 import { startRedis, type TestRedis } from './support/redis';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 import { until } from './support/wait';
 
 const OWNER = '420777100001';
 const NEIGHBOUR = '420777100002';
+const CARETAKER = '420777100003';
 
 const policy = (waits: [number, number] = [1, 1], repeat = 1): Policy => ({
   steps: [
@@ -351,5 +359,135 @@ describe('bulkgate-escalation on an account whose store is redis (Node-RED runti
     assert.equal(msg?.bulkgate?.type, 'store_unavailable');
     assert.equal(msg?.payload, 'Door open');
     assert.deepEqual((await sim.outbox()).messages, []);
+  });
+});
+
+describe("an acknowledgement at another copy, a chain SMS kept in this copy's outbox (Node-RED runtime, redis-server, the simulator)", function () {
+  this.timeout(30_000);
+  /** An account of its own: its store's incidents are made afresh, with this test's claim time. */
+  const ACCOUNT = '20061';
+  let redis: TestRedis;
+  let sim: TestSimulator;
+  let userDir = '';
+  const open: { close(): unknown }[] = [];
+
+  before(async () => {
+    redis = await startRedis();
+    sim = await startTestSimulator(1000, [], ACCOUNT);
+    userDir = mkdtempSync(join(tmpdir(), 'bulkgate-escalation-ack-'));
+    helper.settings({ userDir });
+    await forgetDesks();
+  });
+  afterEach(async () => {
+    await sim.fault({ offline: { seconds: 0 } });
+    await unload();
+    for (const o of open.splice(0)) await o.close();
+    await forgetDesks();
+    await sim.reset();
+  });
+  after(async () => {
+    helper.settings({});
+    rmSync(userDir, { recursive: true, force: true });
+    await sim?.close();
+    await redis?.stop();
+  });
+
+  /** Copy A: this process's Node-RED; x texts the owner (its step's wait given), x2 the caretaker. */
+  async function deployCopyA(wait: number): Promise<void> {
+    await load(
+      [
+        {
+          id: 'acc',
+          type: 'bulkgate-account',
+          baseUrl: sim.url,
+          retries: 0,
+          outboxDelay: 200,
+          store: 'redis',
+          storeUrl: redis.url,
+          // This copy looks at the store every 20 s: it does not learn of B's acknowledgement before the gateway is back.
+          storeClaimSeconds: 60,
+        },
+        {
+          id: 'x',
+          type: 'bulkgate-escalation',
+          account: 'acc',
+          steps: [{ numbers: OWNER, wait }],
+          wires: [['sms'], ['ended'], ['nobody']],
+        },
+        {
+          id: 'x2',
+          type: 'bulkgate-escalation',
+          account: 'acc',
+          steps: [{ numbers: CARETAKER, wait: 60 }],
+          wires: [['sms'], [], []],
+        },
+        { id: 'c', type: 'catch', scope: ['x', 'x2'], wires: [['caught']] },
+        ...['sms', 'ended', 'nobody', 'caught'].map((id) => ({ id, type: 'helper' })),
+      ] as FlowNode[],
+      { acc: { application_id: ACCOUNT, application_token: TOKEN } },
+    );
+    await until(
+      'the store connected',
+      () => seen.some((s) => JSON.stringify(s).includes('Shared store connected')),
+      5000,
+    );
+    // Copy A's first look is tried again every 500 ms until the store answers: past it, its next look is 20 s away.
+    await new Promise((r) => setTimeout(r, 1200));
+  }
+  const receive = (id: string, msg: unknown) =>
+    (helper.getNode(id) as TestNode & { receive(m: unknown): void }).receive(msg);
+
+  it('acknowledged at copy B while copy A keeps the SMS in its outbox: when the gateway is back it is never sent, and nothing comes out for it', async () => {
+    await deployCopyA(60);
+    const out: Record<string, unknown[]> = { sms: [], ended: [], caught: [] };
+    for (const id of Object.keys(out)) (helper.getNode(id) as TestNode).on('input', (m: unknown) => out[id]?.push(m));
+    const debug: string[] = [];
+    (helper.getNode('x') as TestNode).on('call:debug', (call: { args: unknown[] }) => debug.push(String(call.args[0])));
+    await sim.fault({ offline: { seconds: 3600, mode: '503' } });
+    const waiting = statusOf('x', (s) => /waiting/.test(s.text ?? ''), 10_000);
+    receive('x', { topic: 'door', payload: 'Door open' });
+    await waiting;
+    // Copy B: its own connection and copy id on the same account's keys.
+    const calls = await openStoreCalls(redis.url);
+    open.push(calls);
+    const b = new SharedEscalationDesk(new RedisIncidents(() => calls, keyPrefix(ACCOUNT), 'copy-b', 60_000));
+    open.push(b);
+    await b.ready;
+    assert.equal((await b.acknowledge(incidentKey('x', 'door'), 'flow'))?.state, 'acknowledged');
+    await sim.fault({ offline: { seconds: 0 } });
+    // The outbox sends in order: the owner's SMS, were it still kept, would go before the caretaker's.
+    const next = collect('sms', 1, 20_000);
+    receive('x2', { topic: 'smoke', payload: 'Smoke' });
+    await next;
+    assert.deepEqual(
+      (await sim.outbox()).messages.map((m) => String(m.number)),
+      [CARETAKER],
+      "the owner's SMS of the incident acknowledged at copy B never reached the gateway",
+    );
+    assert.deepEqual(
+      out.sms?.map((m) => (m as { topic: string }).topic),
+      ['smoke'],
+      'output 1 shows only the next incident',
+    );
+    assert.deepEqual([out.ended?.length, out.caught?.length], [0, 0], 'no output 2 at copy A (B had it), no Catch');
+    assert.deepEqual(
+      debug.filter((l) => /withdrawn/.test(l)),
+      [`the SMS of incident door to ${OWNER} was withdrawn: the incident was acknowledged or resolved`],
+    );
+  });
+  it("the chain runs out at copy A while its last step's SMS is kept in the outbox: nobody acknowledged, so it still goes when the gateway is back", async () => {
+    await deployCopyA(1);
+    await sim.fault({ offline: { seconds: 3600, mode: '503' } });
+    const nobody = collect('nobody', 1, 10_000);
+    const sms = collect('sms', 1, 20_000);
+    receive('x', { topic: 'cellar', payload: 'Water in the cellar' });
+    assert.equal((await nobody)[0]?.escalation.state, 'unacknowledged', 'output 3 while the SMS waits');
+    await sim.fault({ offline: { seconds: 0 } });
+    const [sent] = await sms;
+    assert.deepEqual([sent?.escalation.step, sent?.escalation.number], [1, OWNER], 'output 1 once the gateway took it');
+    assert.deepEqual(
+      (await sim.outbox()).messages.map((m) => String(m.number)),
+      [OWNER],
+    );
   });
 });

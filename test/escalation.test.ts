@@ -10,7 +10,7 @@ import { createServer, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { forgetDesks } from '../nodes/account/escalation-desk';
-import { collect, helper, httpNode, load, statusOf, unload, type FlowNode, type TestNode } from './support/red';
+import { collect, helper, httpNode, load, logs, statusOf, unload, type FlowNode, type TestNode } from './support/red';
 import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 import { until } from './support/wait';
 
@@ -380,6 +380,102 @@ describe('bulkgate-escalation: a chain of SMS until someone acknowledges', funct
     assert.deepEqual(
       debug.filter((l) => /withdrawn/.test(l)),
       [WITHDRAWN],
+    );
+  });
+
+  it("the chain runs out while its last step's SMS is kept in the outbox: nobody acknowledged, so it is still sent when the gateway is back", async () => {
+    await deploy({ steps: steps([OWNER, 1]), repeat: 1 }, [], { outboxDelay: 200 });
+    await sim.fault({ offline: { seconds: 3600, mode: '503' } });
+    const nobody = collect('nobody', 1, 8000);
+    const sms = collect('sms', 1, 20_000);
+    receive('x', { topic: 'door', payload: 'Door open' });
+    assert.equal((await nobody)[0]?.escalation.state, 'unacknowledged', 'output 3 while the SMS waits');
+    await sim.fault({ offline: { seconds: 0 } });
+    const [sent] = await sms;
+    assert.deepEqual([sent?.escalation.step, sent?.escalation.number], [1, OWNER], 'output 1 once the gateway took it');
+    assert.deepEqual(
+      (await texted()).map((m) => m.number),
+      [OWNER],
+    );
+  });
+
+  /** The flow of the deletion tests, on a tab as a deploy gives it; `withX: false` is the next deploy, without the node. */
+  const deletionFlow = (withX: boolean, numbers: string, accountSettings: Record<string, unknown>): FlowNode[] => [
+    { id: 'tab', type: 'tab', label: 'test' },
+    { id: 'acc', type: 'bulkgate-account', baseUrl: sim.url, retries: 0, ...accountSettings },
+    ...(withX
+      ? [
+          {
+            id: 'x',
+            z: 'tab',
+            type: 'bulkgate-escalation',
+            account: 'acc',
+            steps: steps([numbers, 60]),
+            wires: [['sms'], [], []],
+          },
+        ]
+      : []),
+    { ...caretakerNode, z: 'tab' },
+    { id: 'c', z: 'tab', type: 'catch', scope: ['x'], wires: [['caught']] },
+    ...['sms', 'caught'].map((id) => ({ id, z: 'tab', type: 'helper' })),
+  ];
+  const credentials = { acc: { application_id: ACCOUNT_ID, application_token: TOKEN } };
+
+  it('a deploy without the node: its open incident ends with a log line, and its chain SMS kept in the outbox is withdrawn, never sent', async () => {
+    const settings = { outboxDelay: 200 };
+    await load(deletionFlow(true, OWNER, settings).slice(1), credentials);
+    await sim.fault({ offline: { seconds: 3600, mode: '503' } });
+    const waiting = statusOf('x', (s) => /waiting/.test(s.text ?? ''));
+    receive('x', { topic: 'door', payload: 'Door open' });
+    await waiting;
+    const caught: unknown[] = [];
+    (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m));
+    await helper.setFlows(deletionFlow(false, OWNER, settings), 'nodes', credentials);
+    await until('x deleted', () => helper.getNode('x') === null);
+    await sim.fault({ offline: { seconds: 0 } });
+    await nextIncidentTexted();
+    assert.deepEqual(
+      (await texted()).map((m) => m.number),
+      [CARETAKER],
+      "the deleted node's SMS never reached the gateway",
+    );
+    const said = logs();
+    assert.equal(
+      said.filter((l) => l.includes('incident door') && l.includes('ended, nothing more is sent')).length,
+      1,
+    );
+    assert.deepEqual(
+      said.filter((l) => /no longer exists/.test(l)),
+      [],
+      'no warning of a message whose node is gone',
+    );
+    assert.deepEqual(caught, []);
+  });
+
+  it('a deploy without the node: its chain SMS waiting for the rate limit is withdrawn, never sent, and nothing goes to Catch', async () => {
+    const settings = { rateLimit: 1, rateWindow: 60 };
+    await load(deletionFlow(true, `${OWNER}; ${NEIGHBOUR}`, settings).slice(1), credentials);
+    const first = collect('sms', 1);
+    receive('x', { topic: 'door', payload: 'Door' });
+    const [sent] = await first;
+    const caught: unknown[] = [];
+    (helper.getNode('caught') as TestNode).on('input', (m: unknown) => caught.push(m));
+    const limiter = () =>
+      (helper.getNode('acc') as unknown as { account: { limiter: { queued: number } } }).account.limiter;
+    assert.equal(limiter().queued, 1, 'the second SMS waits for the rate limit');
+    await helper.setFlows(deletionFlow(false, `${OWNER}; ${NEIGHBOUR}`, settings), 'nodes', credentials);
+    await until('x deleted', () => helper.getNode('x') === null);
+    await until('the rate limit empty', () => limiter().queued === 0);
+    // Checks that nothing more happens: what waited is gone, not sent, and not at Catch.
+    await new Promise((r) => setTimeout(r, 300));
+    assert.deepEqual(
+      (await texted()).map((m) => m.number),
+      [sent?.escalation.number],
+    );
+    assert.deepEqual(caught, []);
+    assert.deepEqual(
+      logs().filter((l) => /no longer exists|error/i.test(l)),
+      [],
     );
   });
 

@@ -41,6 +41,7 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
     escalationStep: [1, now, 1, 1, 0, now + 1000, '420777000001'],
     escalationEnd: [1, '42', now, now, body],
     escalationLook: [now],
+    escalationWanted: 1,
   };
   const recorder: StoreCalls = {
     run: async (name, keys, args) => {
@@ -85,7 +86,7 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
   await log.renew(['e1']);
   await log.adoptable(() => false);
   await log.done('e1');
-  // An incident raised (its first step due at once), its step taken, an SMS answered, a look, acknowledged, resolved.
+  // An incident raised (its first step due at once), its step taken, an SMS answered, a look, a kept SMS still wanted, acknowledged, resolved.
   const incidents = new RedisIncidents(() => recorder, prefix, 'copy-a', 600);
   const policy = {
     steps: [{ numbers: ['420777000001'], wait: 1 }],
@@ -99,6 +100,7 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
   await incidents.step('42');
   await incidents.answered('42', { step: 1, round: 1, number: '420777000001', late: false }, '420777000001');
   await incidents.look(['42']);
+  await incidents.wanted('t:door', '42');
   await incidents.end('acknowledge', 't:door', '420777000001');
   await incidents.end('resolve', 't:door', 'flow', '42');
   return calls;

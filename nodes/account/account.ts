@@ -96,6 +96,9 @@ export type DeferredHandler = (
   afterRestart: boolean,
 ) => void | Promise<void>;
 
+/** Whether a node still wants its msg kept in the outbox sent (asked before each attempt). */
+export type StillWanted = (msg: Record<string, unknown>) => boolean | Promise<boolean>;
+
 interface Submission {
   node: string;
   operation: Operation;
@@ -145,6 +148,7 @@ export class Account {
   #client: GatewayClient | undefined;
   readonly #listeners = new Set<() => void>();
   readonly #deferredTargets = new Map<string, DeferredHandler>();
+  readonly #wantedBy = new Map<string, StillWanted>();
   readonly #resendStop = new AbortController();
   readonly #worker: OutboxWorker;
   readonly #unwatchOutbox: () => void;
@@ -218,10 +222,12 @@ export class Account {
       report: (report) => this.#heard(report),
       transient: (error, entry) => deferrable(error, entry.operation),
       send: (entry, probe) => this.#resend(entry, probe),
+      wanted: (entry) => this.#wantedBy.get(entry.node)?.(entry.msg) ?? true,
       settle: (entry, msg, outcome, afterRestart) => {
         const handler = this.#deferredTargets.get(entry.node);
         if (handler) return handler(msg, entry, outcome, afterRestart);
-        // Its node was deleted.
+        // Its node was deleted; one it withdrew as it went (its log line said so) needs no word.
+        if ('error' in outcome && isWithdrawn(outcome.error)) return;
         if ('result' in outcome) surroundings.warn('outbox-orphan-sent', { node: entry.node });
         else surroundings.warn('outbox-orphan-failed', { node: entry.node, reason: outcome.error });
       },
@@ -390,10 +396,13 @@ export class Account {
     return () => this.#listeners.delete(listener);
   }
 
-  onDeferred(node: string, handler: DeferredHandler): () => void {
+  /** `wanted`: asked before each attempt of the node's msgs kept in the outbox; false, the msg ends withdrawn. */
+  onDeferred(node: string, handler: DeferredHandler, wanted?: StillWanted): () => void {
     this.#deferredTargets.set(node, handler);
+    if (wanted) this.#wantedBy.set(node, wanted);
     return () => {
       if (this.#deferredTargets.get(node) === handler) this.#deferredTargets.delete(node);
+      if (wanted && this.#wantedBy.get(node) === wanted) this.#wantedBy.delete(node);
     };
   }
 

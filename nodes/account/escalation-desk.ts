@@ -40,6 +40,8 @@ export interface IncidentDesk {
   answered(incident: Incident, sms: PendingSms, number?: string): Promise<void>;
   texted(key: string, number: string): void;
   stillEscalating(incident: Incident): boolean;
+  /** Whether a chain SMS of this incident kept in the outbox should still go, as the incidents' state says now (IncidentBook.smsWanted). */
+  stillWanted(key: string, code: string): Promise<boolean>;
   dropNode(node: string): Promise<Incident[]>;
   counts(node?: string): { open: number; acknowledged: number };
   /** Stops the timers; resolves once the writes already started are done (a test then removes the user directory). */
@@ -155,6 +157,11 @@ export class EscalationDesk implements IncidentDesk {
   stillEscalating(incident: Incident): boolean {
     const now = this.book.get(incident.key);
     return now === incident && !now.acknowledged;
+  }
+
+  async stillWanted(key: string, code: string): Promise<boolean> {
+    await this.ready;
+    return this.book.smsWanted(key, code);
   }
 
   /** A deleted node: its open incidents end (nothing more is sent for them). */

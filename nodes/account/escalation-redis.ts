@@ -146,6 +146,11 @@ export class RedisIncidents {
     await this.client().run('escalationAnswered', [this.prefix], [code, sms ? smsField(sms) : '', number]);
   }
 
+  /** As IncidentBook.smsWanted says, on every copy's incidents: the store's answer now, not this copy's last look. */
+  async wanted(key: string, code: string): Promise<boolean> {
+    return Number(await this.client().run('escalationWanted', [this.prefix], [key, code])) === 1;
+  }
+
   /** Every open incident; renews this copy's claims on the SMS of the incidents `held`, adopts those a gone copy left. */
   async look(held: readonly string[]): Promise<{ now: number; incidents: SharedIncident[] }> {
     const flat = (await this.client().run(
@@ -327,6 +332,10 @@ export class SharedEscalationDesk implements IncidentDesk {
   stillEscalating(incident: Incident): boolean {
     const known = this.#known.get(incident.code);
     return !this.#closed && known !== undefined && known.key === incident.key && !known.acknowledged;
+  }
+
+  stillWanted(key: string, code: string): Promise<boolean> {
+    return this.store.wanted(key, code);
   }
 
   /** A deleted node: its open incidents end at every copy (nothing more is sent for them); no output. */

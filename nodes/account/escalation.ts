@@ -89,6 +89,8 @@ export interface StoredBook {
     acknowledged?: { by: string; atWall: number };
   })[];
   retired: { code: string; until: number }[];
+  /** Retired codes whose chain ran out (nobody acknowledged): their SMS still kept in an outbox go. */
+  ranOut?: string[];
 }
 
 function stepOf(policy: Policy, position: number): { index: number; round: number } {
@@ -113,6 +115,8 @@ export class IncidentBook {
   readonly #incidents = new Map<string, Incident>();
   /** Codes of ended incidents: monotonic ms until which they are not given again. */
   readonly #retired = new Map<string, number>();
+  /** Those of the retired codes whose chain ran out. */
+  readonly #ranOut = new Set<string>();
 
   constructor(private readonly random: () => number = Math.random) {}
 
@@ -184,7 +188,7 @@ export class IncidentBook {
       if (incident.acknowledged || !attached(incident.node) || incident.due > now) continue;
       const policy = incident.policy;
       if (incident.position >= positions(policy)) {
-        this.#end(incident, now);
+        this.#end(incident, now, true);
         fired.push({ kind: 'unacknowledged', incident });
         continue;
       }
@@ -276,13 +280,29 @@ export class IncidentBook {
     return { acknowledged: this.acknowledge((open[0] as Incident).key, from, now) as Ended };
   }
 
-  #end(incident: Incident, now: number): void {
+  /**
+   * Whether a chain SMS of the incident with this key and code, kept in an outbox, should still go:
+   * while it escalates, and after its chain ran out (nobody acknowledged); not once it was
+   * acknowledged, resolved or its node deleted, nor when it is unknown (ended over a day ago).
+   */
+  smsWanted(key: string, code: string): boolean {
+    const open = this.#incidents.get(key);
+    if (open?.code === code) return !open.acknowledged;
+    return this.#ranOut.has(code);
+  }
+
+  #end(incident: Incident, now: number, ranOut = false): void {
     this.#incidents.delete(incident.key);
     this.#retired.set(incident.code, now + CODE_QUARANTINE_MS);
+    if (ranOut) this.#ranOut.add(incident.code);
   }
 
   #forgetRetired(now: number): void {
-    for (const [code, until] of this.#retired) if (until <= now) this.#retired.delete(code);
+    for (const [code, until] of this.#retired)
+      if (until <= now) {
+        this.#retired.delete(code);
+        this.#ranOut.delete(code);
+      }
   }
 
   counts(node?: string): { open: number; acknowledged: number } {
@@ -311,6 +331,7 @@ export class IncidentBook {
         ...(acknowledged ? { acknowledged: { by: acknowledged.by, atWall: toWall(acknowledged.at) } } : {}),
       })),
       retired: [...this.#retired].map(([code, until]) => ({ code, until: toWall(until) })),
+      ...(this.#ranOut.size ? { ranOut: [...this.#ranOut] } : {}),
     };
   }
 
@@ -345,6 +366,7 @@ export class IncidentBook {
       book.#incidents.set(incident.key, incident);
     }
     for (const r of stored.retired) if (toMono(r.until) > mono) book.#retired.set(r.code, toMono(r.until));
+    for (const code of stored.ranOut ?? []) if (book.#retired.has(code)) book.#ranOut.add(code);
     return book;
   }
 }

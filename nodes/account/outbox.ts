@@ -74,6 +74,11 @@ export interface OutboxWorker {
   account: string;
   concurrency: number;
   report(report: OutboxReport): void;
+  /**
+   * Whether its node still wants it sent, asked before each attempt (an escalation acknowledged at
+   * another copy, or while this process was down, no longer does): no, it ends withdrawn, unsent.
+   */
+  wanted?(entry: OutboxEntry): boolean | Promise<boolean>;
 }
 
 // Unique by this process's tag (a pid comes back after a restart) and a count over its outboxes.
@@ -102,7 +107,7 @@ interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'de
   withdrawn?: true;
 }
 
-// `withheld`: not sent, by its log's answer (`wait`: it waits again; `gone`: another process's now; `ended`: unconfirmed).
+// `withheld`: not sent, by its log's answer (`wait`: it waits again; `gone`: another process's now; `ended`: unconfirmed), or its node's (`ended`: no longer wanted).
 type Attempted =
   | { kept: Kept; entry: OutboxEntry; outcome: Outcome }
   | { kept: Kept; transient: unknown }
@@ -520,8 +525,13 @@ export class Outbox {
   async #attempt(worker: OutboxWorker, kept: Kept, probe: boolean): Promise<Attempted> {
     if (kept.state !== 'waiting') throw new Error(`outbox: an entry ${kept.state} was attempted`);
     kept.state = 'wire';
-    kept.attempts++;
     const entry = this.#entryOf(kept);
+    const wanted = askWanted(worker, entry);
+    if (wanted !== true && !(await wanted)) {
+      void this.#end(kept, () => ({ error: withdrawnError() }));
+      return { kept, withheld: 'ended' };
+    }
+    entry.attempts = ++kept.attempts;
     // Recorded before the request (its log says how: a file line for simple 1.0, a shared store's
     // claim checked with it): after a crash the entry is known to be possibly at the gateway.
     const dropsCopies = resendable(entry.operation, true);
@@ -562,6 +572,19 @@ export class Outbox {
     const now = monotonicNow();
     const due = this.#kept().filter((kept) => kept.state === 'waiting' && now >= giveUpAt(kept, worker));
     for (const kept of due) void this.#end(kept, () => ({ error: expiredError(this.#entryOf(kept), worker.minutes) }));
+  }
+}
+
+/**
+ * Its node's answer: `true` at once for a node that does not ask (no wait added to its attempt); one
+ * that cannot answer (its store does not) lets it go, as the outbox would without asking.
+ */
+function askWanted(worker: OutboxWorker, entry: OutboxEntry): boolean | Promise<boolean> {
+  try {
+    const wanted = worker.wanted?.(entry) ?? true;
+    return typeof wanted === 'boolean' ? wanted : wanted.catch(() => true);
+  } catch {
+    return true;
   }
 }
 

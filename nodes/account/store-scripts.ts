@@ -26,6 +26,7 @@ const ESCALATION_NAMES = [
   'escalationEnd',
   'escalationAnswered',
   'escalationLook',
+  'escalationWanted',
 ] as const;
 export type ScriptName = (typeof NAMES)[number] | (typeof ESCALATION_NAMES)[number];
 

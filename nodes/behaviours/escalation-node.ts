@@ -168,7 +168,11 @@ class EscalationRuntime {
       resume: (incident, sms) => sms.forEach((s) => this.#text(incident, s)),
       withdrawn: (incident) => this.#withdraw(incident),
     });
-    this.#stopDeferred = this.#account.onDeferred(node.id, (msg, _entry, outcome) => this.#leftOutbox(msg, outcome));
+    this.#stopDeferred = this.#account.onDeferred(
+      node.id,
+      (msg, _entry, outcome) => this.#leftOutbox(msg, outcome),
+      (msg) => this.#stillWanted(msg),
+    );
     this.#unwatch = this.#account.watch(() => this.#show());
   }
 
@@ -372,6 +376,18 @@ class EscalationRuntime {
     return typeof record.number === 'string' || typeof record.number === 'number' ? String(record.number) : undefined;
   }
 
+  /**
+   * Asked by the outbox before each attempt of a chain SMS it keeps: the incidents' state now (at
+   * every copy, on a shared store) withdraws one whose incident was acknowledged or resolved where
+   * this copy did not see it (another copy, a crash before the withdrawal), and keeps the last step's
+   * SMS of a chain that ran out (nobody acknowledged).
+   */
+  #stillWanted(msg: Record<string, unknown>): boolean | Promise<boolean> {
+    const sms = msg.escalation as { key?: unknown; code?: unknown } | undefined;
+    if (!this.#desk || typeof sms?.key !== 'string' || typeof sms.code !== 'string') return true;
+    return this.#desk.stillWanted(incidentKey(this.node.id, sms.key), sms.code);
+  }
+
   #leftOutbox(msg: Msg, outcome: { result: SendResult } | { error: GatewayError }): void {
     try {
       if ('result' in outcome) {
@@ -417,7 +433,9 @@ class EscalationRuntime {
     // Redeployed: the chain's SMS already handed on finish (their answers are recorded at the desk).
     if (!removed || !this.#desk) return done();
     for (const queue of this.#queued.values()) queue.abort();
-    // Deleted: its open incidents end with a log line; nothing more is sent for them.
+    // Deleted: its open incidents end with a log line; nothing more is sent for them. Its SMS kept in
+    // the outbox are withdrawn; one still on its way there (out of the rate limit) is withdrawn as
+    // it is kept, its incident no longer escalating (#text).
     void this.#desk
       .dropNode(this.node.id)
       .then((dropped) => {
@@ -425,6 +443,7 @@ class EscalationRuntime {
           this.node.log(this.texts('log.dropped', { key: incident.topic, code: incident.code }));
       })
       .catch(() => undefined)
+      .then(() => void this.#account?.outbox.withdraw(this.node.id, () => true).catch(() => undefined))
       .then(done);
   }
 }

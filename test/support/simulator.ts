@@ -20,8 +20,13 @@ export interface TestSimulator {
   close(): Promise<void>;
 }
 
-export async function startTestSimulator(credit = 1000, viber: string[] = ['420777000001']): Promise<TestSimulator> {
-  const sim = await startSimulator({ accounts: [{ id: ACCOUNT_ID, token: TOKEN, credit, viber }] });
+/** `id`: another account than ACCOUNT_ID, for a test whose account's shared store must start afresh (its prefix is the id). */
+export async function startTestSimulator(
+  credit = 1000,
+  viber: string[] = ['420777000001'],
+  id = ACCOUNT_ID,
+): Promise<TestSimulator> {
+  const sim = await startSimulator({ accounts: [{ id, token: TOKEN, credit, viber }] });
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const res = await fetch(sim.url + path, {
       method,

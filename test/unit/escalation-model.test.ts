@@ -337,4 +337,37 @@ describe('escalation incidents against a model (fast-check commands, fake clock)
     book.resolve(`${NODE}\u0000again`, 2000);
     assert.equal((book.raise(NODE, 'later', one, {}, 1000 + CODE_QUARANTINE_MS) as { code: string }).code, first);
   });
+  it('a chain SMS kept in an outbox still goes while its incident escalates and after its chain ran out, also after a restart; not once acknowledged, resolved or its node deleted, nor a day after', () => {
+    let now = 0;
+    const at = { wall: () => 1_000_000 + now, mono: () => now };
+    const book = new IncidentBook(() => 0.5);
+    const one = policy([[[PHONES[0]], 60]], 1);
+    const wanted = (b: IncidentBook, topic: string, code: string) => b.smsWanted(`${NODE}\u0000${topic}`, code);
+    const codes: Record<string, string> = {};
+    for (const topic of ['ran', 'ack', 'resolved', 'deleted'])
+      codes[topic] = (book.raise(topic === 'deleted' ? 'n2' : NODE, topic, one, {}, now) as { code: string }).code;
+    book.due(now, () => true);
+    assert.equal(wanted(book, 'ran', codes.ran as string), true, 'escalating');
+    book.acknowledge(`${NODE}\u0000ack`, 'flow', now);
+    book.resolve(`${NODE}\u0000resolved`, now);
+    book.dropNode('n2', now);
+    now = 60_000;
+    assert.deepEqual(
+      book.due(now, () => true).map((f) => [f.kind, f.incident.topic]),
+      [['unacknowledged', 'ran']],
+    );
+    // Stored and loaded, as a restart (or a crash after the acknowledgement was stored) finds it.
+    const restarted = IncidentBook.load(JSON.parse(JSON.stringify(book.stored(at))), at);
+    for (const b of [book, restarted])
+      assert.deepEqual(
+        ['ran', 'ack', 'resolved']
+          .map((topic) => wanted(b, topic, codes[topic] as string))
+          .concat(b.smsWanted(`n2\u0000deleted`, codes.deleted as string)),
+        [true, false, false, false],
+      );
+    assert.equal(wanted(book, 'ran', 'not-its-code'), false, 'another incident of the key');
+    now += CODE_QUARANTINE_MS;
+    book.raise(NODE, 'next', one, {}, now);
+    assert.equal(wanted(book, 'ran', codes.ran as string), false, 'forgotten with its code, a day after');
+  });
 });

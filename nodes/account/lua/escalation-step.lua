@@ -4,8 +4,8 @@
 -- each number texted and pending, each SMS held by copy ARGV[2] for ARGV[3] ms (renewed while it
 -- sends; lapsed, another copy adopts it). Late: due for longer than a claim (no copy was there); the
 -- steps missed before it are not replayed, and the next is due one wait after it. Past the last
--- step: the chain ran out, the incident ends here (its code quarantined ARGV[4] ms):
--- {2, now, raised, key, body}.
+-- step: the chain ran out, the incident ends here (its code quarantined ARGV[4] ms, and marked as run
+-- out as long: its SMS still kept in an outbox go, escalation-wanted.lua): {2, now, raised, key, body}.
 -- KEYS[1]: the account's prefix.
 local p, code = KEYS[1], ARGV[1]
 local i = p .. 'esc:i:' .. code
@@ -29,6 +29,8 @@ if position >= total then
   redis.call('HDEL', p .. 'esc:open', f[6])
   redis.call('ZREM', p .. 'esc:due', code)
   redis.call('ZADD', p .. 'esc:codes', now + tonumber(ARGV[4]), code)
+  redis.call('ZREMRANGEBYSCORE', p .. 'esc:ran', '-inf', now)
+  redis.call('ZADD', p .. 'esc:ran', now + tonumber(ARGV[4]), code)
   return {2, now, tonumber(f[5]), f[6], f[7]}
 end
 local index = position % n
