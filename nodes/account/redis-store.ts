@@ -712,11 +712,12 @@ export class RedisOutboxLog implements OutboxLog {
         const ended = JSON.parse(text.slice(0, cut)) as RecordedEnd;
         const line = text.slice(cut + 1);
         const entry = JSON.parse(line) as Record<string, unknown>;
-        if (!isEntry(entry)) continue;
+        if (!isEntry(entry)) throw new Error('not an entry');
         this.#remember(id);
         found.push({ entry, line, ended });
       } catch {
-        // A damaged line is skipped.
+        // A damaged line is skipped, and goes.
+        this.#emitted.add(id);
       }
     }
     await Promise.all(again.map((id) => this.#done(id, true).catch(() => undefined)));
