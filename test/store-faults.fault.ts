@@ -46,6 +46,7 @@ describe('every alert once across two copies on a shared store (redis-server), u
   let sim: TestSimulator;
   let copies: [NodeRedProcess, NodeRedProcess];
   const entries = `${keyPrefix(ACCOUNT_ID)}outbox:entries`;
+  const handing = `${keyPrefix(ACCOUNT_ID)}outbox:handing`;
 
   beforeEach(async () => {
     dir = mkdtempSync(join(tmpdir(), 'bulkgate-store-faults-'));
@@ -61,13 +62,13 @@ describe('every alert once across two copies on a shared store (redis-server), u
 
   const output = () => copies.map((c, i) => `--- copy ${'ab'[i]}\n${c.output().slice(-2000)}`).join('\n');
 
-  /** What the store holds: its waiting entries (a client of the test's own, each time: the server restarts). */
+  /** What the store holds: its waiting entries, and the ended ones whose msg has not left (a client of the test's own, each time: the server restarts). */
   async function held(): Promise<number> {
     const client = createClient({ url: redis.url });
     client.on('error', () => undefined);
     await client.connect();
     try {
-      return await client.hLen(entries);
+      return (await client.hLen(entries)) + (await client.zCard(handing));
     } finally {
       client.destroy();
     }

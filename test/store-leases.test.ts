@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { createClient, RESP_TYPES, type RedisClientType } from '@redis/client';
 import { GatewayError, sendOperation, type Operation } from '../gateway';
 import { Outbox, type OutboxWorker } from '../nodes/account/outbox';
-import { endsUnconfirmed } from '../nodes/account/outbox-log';
+import { endsUnconfirmed, type OutboxLog } from '../nodes/account/outbox-log';
 import { keyPrefix, openStoreCalls, RedisOutboxLog, SharedTracking } from '../nodes/account/redis-store';
 import type { StoreCalls } from '../nodes/account/store-scripts';
 import { startRedis, type TestRedis } from './support/redis';
@@ -192,6 +192,47 @@ describe('the shared outbox under leases (redis-server)', function () {
       assert.deepEqual([...settledA].sort(), [0, 1, 2], 'each ended once at copy A');
     } finally {
       await a.detach(workerA);
+      await b.detach(workerB);
+    }
+  });
+
+  it("a copy killed between an entry's done and its port: another copy hands that msg on once, marked afterRestart, from how it ended; one whose msg left is not handed on", async () => {
+    const prefix = keyPrefix('emitted');
+    const a: OutboxLog = new RedisOutboxLog(() => store, prefix, 'copy-a', 600, 0);
+    const end = { attempts: 2, result: { status: 'accepted', number: '420777123456' } };
+    for (const [id, seq] of [
+      ['left', 1],
+      ['cut', 2],
+    ] as const) {
+      await a.keep(JSON.stringify({ ...JSON.parse(line(id)), msg: { seq } }), 100);
+      assert.equal(await a.attempt(id, true), 'go');
+      assert.equal(await a.done(id, '', end), true);
+    }
+    // The msg of `left` came out of its port; copy A is killed before the port of `cut` (it never looks again).
+    a.emitted('left', 0);
+    await until(
+      'the store told that the msg of left left',
+      async () => !(await admin.zScore(`${prefix}outbox:handing`, 'left')),
+    );
+    const settled: { seq: unknown; afterRestart: boolean; outcome: unknown }[] = [];
+    const b = new Outbox(new RedisOutboxLog(() => store, prefix, 'copy-b', 600, 0), () => undefined);
+    const workerB: OutboxWorker = {
+      ...worker([]),
+      settle: (_entry, msg, outcome, afterRestart) =>
+        void settled.push({ seq: (msg as { seq?: unknown }).seq, afterRestart, outcome }),
+    };
+    b.attach(workerB);
+    try {
+      await until('the msg of cut handed on by copy B', () => settled.length > 0, 10_000);
+      await until(
+        'its line gone from the store',
+        async () =>
+          (await admin.zCard(`${prefix}outbox:handing`)) === 0 && (await admin.keys(`${prefix}*claim*`)).length === 0,
+      );
+      // Waits for the clock itself: a claim and more, in which copy B would hand on anything left.
+      await new Promise((r) => setTimeout(r, 1500));
+      assert.deepEqual(settled, [{ seq: 2, afterRestart: true, outcome: { result: end.result } }]);
+    } finally {
       await b.detach(workerB);
     }
   });

@@ -32,9 +32,10 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
   const answers: Partial<Record<ScriptName, unknown>> = {
     reserve: [1, 0],
     claim: [1, 1, '1.2', 500],
-    adopt: [[], []],
+    adopt: [[], [], []],
     renew: [[], []],
     attempt: [2],
+    done: 1,
     overdue: [],
     get: null,
     escalationRaise: [1, '42', now],
@@ -85,7 +86,10 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
   log.back('e1');
   await log.renew(['e1']);
   await log.adoptable(() => false);
-  await log.done('e1');
+  // Ended, with how: its line kept until its msg left.
+  await log.done('e1', line, { attempts: 1, result: { status: 'accepted' } });
+  log.emitted('e1');
+  await log.flushEmitted();
   // An incident raised (its first step due at once), its step taken, an SMS answered, a look, a kept SMS still wanted, acknowledged, resolved.
   const incidents = new RedisIncidents(() => recorder, prefix, 'copy-a', 600);
   const policy = {

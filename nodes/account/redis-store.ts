@@ -9,7 +9,7 @@ import { monotonicNow } from '../../gateway/clock';
 import { fullError } from './outbox';
 import { causeOf, nodeError } from '../plumbing/wording';
 import { isEntry } from './outbox-journal';
-import { endsUnconfirmed, type AttemptAnswer } from './outbox-log';
+import { endsUnconfirmed, type AttemptAnswer, type RecordedEnd } from './outbox-log';
 import type { RedisIncidents } from './escalation-redis';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, StoreHealth, storeFailure, type StoreState } from './store-health';
@@ -422,13 +422,18 @@ export class RedisOutboxLog implements OutboxLog {
   // ended at the next look, before the claim lapses and another copy sends it.
   readonly #unsettled = new Set<string>();
   /** Dones the store has not recorded yet, tried again until it does: the msg waits for its done (else a copy gone before it would leave the entry to another, whose end would be a second). */
-  readonly #pending = new Map<string, (ours: boolean) => void>();
+  readonly #pending = new Map<string, { handOn: (ours: boolean) => void; how?: string }>();
   #retryTimer: NodeJS.Timeout | undefined;
   #retrying: Promise<void> | undefined;
   /** When each claim this copy holds was last set or renewed: the request's start, on the monotonic clock. */
   readonly #leasedAt = new Map<string, number>();
   /** The ids this copy ended, the newest (as many as the outbox holds): a store rolled back to an older snapshot brings them back, and they are ended again, never adopted. */
   readonly #ended = new Set<string>();
+  /** Ended here (or adopted so) and their msg has not left yet: their lines stay in the store under this copy's claim, renewed as a waiting entry's. */
+  readonly #handing = new Set<string>();
+  /** Their msg left: the store hears so with the next flush (a crash before it hands the msg on again, marked). */
+  readonly #emitted = new Set<string>();
+  #emitTimer: NodeJS.Timeout | undefined;
 
   constructor(
     private readonly client: () => StoreCalls,
@@ -452,9 +457,32 @@ export class RedisOutboxLog implements OutboxLog {
 
   spent(): void {}
 
-  // Not recorded in the store (the file records it): a copy killed between an entry's done and its
-  // port leaves that msg without a port or Catch, though it was sent.
-  emitted(): void {}
+  // Not a call of its own per msg: the marks go together, a fifth of a second later (or at the next look).
+  emitted(id: string): void {
+    if (!this.#handing.has(id)) return;
+    this.#emitted.add(id);
+    if (this.#emitTimer) return;
+    this.#emitTimer = setTimeout(() => {
+      this.#emitTimer = undefined;
+      void this.flushEmitted();
+    }, 200);
+    this.#emitTimer.unref?.();
+  }
+
+  /** The store hears which msgs left: their lines go (one that fails goes again at the next look). */
+  async flushEmitted(): Promise<void> {
+    const ids = [...this.#emitted];
+    if (!ids.length) return;
+    try {
+      await this.client().run('emitted', this.#keys(), [this.copyId, ...ids]);
+    } catch {
+      return;
+    }
+    for (const id of ids) {
+      this.#emitted.delete(id);
+      this.#handing.delete(id);
+    }
+  }
 
   attach(): void {
     clearInterval(this.#adoptTimer);
@@ -467,9 +495,9 @@ export class RedisOutboxLog implements OutboxLog {
     this.#adoptTimer = undefined;
     // A redeploy does not wait for a store that is away: the msgs go on to the next attached account,
     // and their dones are still tried.
-    for (const [id, handOn] of this.#pending) {
-      handOn(true);
-      this.#pending.set(id, () => undefined);
+    for (const [id, pending] of this.#pending) {
+      pending.handOn(true);
+      this.#pending.set(id, { ...pending, handOn: () => undefined });
     }
   }
 
@@ -479,8 +507,14 @@ export class RedisOutboxLog implements OutboxLog {
     if (!holder || !this.#adoptTimer) return;
     try {
       await this.#retry();
+      await this.flushEmitted();
       const live = new Map(holder.held().map((kept) => [kept.id, kept.line]));
-      const { lost, taken } = await this.renew([...live.keys()]);
+      const handing = [...this.#handing].filter((id) => !live.has(id));
+      const renewed = await this.renew([...live.keys(), ...handing]);
+      // One whose msg has not left that another copy took (this one looked dead) is that copy's to hand on.
+      for (const id of renewed.taken) this.#handing.delete(id);
+      const lost = renewed.lost.filter((id) => live.has(id));
+      const taken = renewed.taken.filter((id) => live.has(id));
       if (taken.length) holder.lost(taken);
       // Not one that ended meanwhile: its done went after this renew.
       const ended = new Set(live.keys());
@@ -568,23 +602,29 @@ export class RedisOutboxLog implements OutboxLog {
       .catch(() => undefined);
   }
 
-  async done(id: string): Promise<boolean> {
+  async done(id: string, _line?: string, end?: RecordedEnd): Promise<boolean> {
     this.#leasedAt.delete(id);
+    const how = end && JSON.stringify(end);
     try {
-      return await this.#done(id, false);
+      return await this.#done(id, false, how);
     } catch {
       return new Promise<boolean>((resolve) => {
-        this.#pending.set(id, resolve);
+        this.#pending.set(id, { handOn: resolve, how });
         this.#retrySoon();
       });
     }
   }
 
-  /** `certain`: this copy ended it (a keep that failed, or ended before a rollback), whoever holds it now. */
-  async #done(id: string, certain: boolean): Promise<boolean> {
-    const ours = Number(await this.client().run('done', this.#keys(), [id, this.copyId, certain ? '1' : '0'])) === 1;
+  /**
+   * `certain`: this copy ended it (a keep that failed, or ended before a rollback), whoever holds it
+   * now. `how` it ended (JSON): kept in the store until its msg left, for a copy that adopts it if this one dies first.
+   */
+  async #done(id: string, certain: boolean, how?: string): Promise<boolean> {
+    const args = [id, this.copyId, certain ? '1' : '0', String(this.claimMs), ...(how ? [how] : [])];
+    const ours = Number(await this.client().run('done', this.#keys(), args)) === 1;
     this.#unsettled.delete(id);
     if (ours) this.#remember(id);
+    if (ours && how) this.#handing.add(id);
     return ours;
   }
 
@@ -617,8 +657,8 @@ export class RedisOutboxLog implements OutboxLog {
 
   async #retryAll(): Promise<void> {
     try {
-      for (const [id, handOn] of [...this.#pending]) {
-        const ours = await this.#done(id, false);
+      for (const [id, { handOn, how }] of [...this.#pending]) {
+        const ours = await this.#done(id, false, how);
         this.#pending.delete(id);
         handOn(ours);
       }
@@ -633,9 +673,14 @@ export class RedisOutboxLog implements OutboxLog {
     const start = monotonicNow();
     // At most 1,000 entries and 4 MB of lines (a first of any size): one look stays short for the server.
     const args = [this.copyId, String(this.claimMs), '1000', String(4 * 1024 * 1024), String(this.graceMs)];
-    const [flat, orphans] = (await this.client().run('adopt', this.#keys(), args)) as [unknown[], unknown[]];
-    // Back after a rollback (a store restored from an older snapshot): ended here before, so ended again.
-    const again = orphans.map(String).filter((id) => this.#ended.has(id));
+    const [flat, orphans, handing = []] = (await this.client().run('adopt', this.#keys(), args)) as [
+      unknown[],
+      unknown[],
+      unknown[]?,
+    ];
+    // Back after a rollback (a store restored from an older snapshot): ended here before, so ended
+    // again (not one whose msg has not left here yet: its line waits for that).
+    const again = orphans.map(String).filter((id) => this.#ended.has(id) && !this.#handing.has(id));
     const found: LoggedEntry[] = [];
     for (let i = 0; i + 3 < flat.length; i += 4) {
       const id = String(flat[i]);
@@ -654,6 +699,30 @@ export class RedisOutboxLog implements OutboxLog {
         found.push({ entry, line, ...(attemptAge >= 0 ? { attempted: true, attemptAgeMs: attemptAge } : {}) });
       } catch {
         // A damaged entry is skipped.
+      }
+    }
+    // Ended by a copy that died before its msg left: handed on here, once.
+    for (let i = 0; i + 1 < handing.length; i += 2) {
+      const id = String(handing[i]);
+      const text = String(handing[i + 1]);
+      if (this.#handing.has(id)) continue;
+      this.#handing.add(id);
+      // Its msg left here before a rollback brought it back: only its line goes.
+      if (this.#ended.has(id)) {
+        this.#emitted.add(id);
+        continue;
+      }
+      try {
+        const cut = text.indexOf('\n');
+        const ended = JSON.parse(text.slice(0, cut)) as RecordedEnd;
+        const line = text.slice(cut + 1);
+        const entry = JSON.parse(line) as Record<string, unknown>;
+        if (!isEntry(entry)) throw new Error('not an entry');
+        this.#remember(id);
+        found.push({ entry, line, ended });
+      } catch {
+        // A damaged line is skipped, and goes.
+        this.#emitted.add(id);
       }
     }
     await Promise.all(again.map((id) => this.#done(id, true).catch(() => undefined)));

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import type { defineScript } from '@redis/client';
 
 // The shared outbox's own.
-const OUTBOX_NAMES = ['keep', 'attempt', 'back', 'done', 'adopt', 'renew'] as const;
+const OUTBOX_NAMES = ['keep', 'attempt', 'back', 'done', 'emitted', 'adopt', 'renew'] as const;
 const NAMES = [
   'reserve',
   'refund',

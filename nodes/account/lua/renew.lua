@@ -1,14 +1,15 @@
 -- Renews copy ARGV[2]'s claims on the entries ARGV[3..] for ARGV[1] ms, and takes back one that
 -- lapsed while no other copy took it. Answers {lost, taken}: the ids whose entry the store no
 -- longer holds (flushed, evicted, lost in a restart: the copy writes them back), and those another
--- copy holds or ended (the copy lets them go). KEYS: the ids, the outbox's prefix (its `entries`,
--- `claim:`, `orphans`, `ended-by` keys).
+-- copy holds or ended (the copy lets them go). An entry that ended and whose msg has not left yet
+-- (`handing`) is renewed as a waiting one. KEYS: the ids, the outbox's prefix (its `entries`,
+-- `claim:`, `orphans`, `ended-by`, `handing` keys).
 local q, ms, copy = KEYS[2], tonumber(ARGV[1]), ARGV[2]
 local lost, taken = {}, {}
 for i = 3, #ARGV do
   local id = ARGV[i]
   local claim = q .. 'claim:' .. id
-  if redis.call('HEXISTS', q .. 'entries', id) == 0 then
+  if redis.call('HEXISTS', q .. 'entries', id) == 0 and not redis.call('ZSCORE', q .. 'handing', id) then
     if redis.call('HEXISTS', q .. 'ended-by', id) == 1 then table.insert(taken, id) else table.insert(lost, id) end
   else
     local holder = redis.call('GET', claim)
