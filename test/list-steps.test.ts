@@ -44,8 +44,8 @@ describe('a long promotional list in steps (Node-RED runtime)', function () {
   it(`${SIZE} recipients: a msg each at its place (an impossible one and one the gateway refuses on port 2), one summary, one request`, async () => {
     await load(flow(), credentials);
     const numbers = list();
-    numbers[LIST_STEP + 700] = { number: '12ab' };
-    numbers[2 * LIST_STEP + 300] = { number: '123', variables: { first_name: 'Short' } };
+    numbers[LIST_STEP + 70] = { number: '12ab' };
+    numbers[2 * LIST_STEP + 30] = { number: '123', variables: { first_name: 'Short' } };
     const ok = collect('ok', SIZE - 2, 30_000);
     const bad = collect('bad', 2, 30_000);
     const sum = collect('sum', 1, 30_000);
@@ -54,8 +54,8 @@ describe('a long promotional list in steps (Node-RED runtime)', function () {
     assert.deepEqual(
       rejected.map((m) => [m.payload.number, m.parts.index, m.parts.count]),
       [
-        ['12ab', LIST_STEP + 700, SIZE],
-        ['123', 2 * LIST_STEP + 300, SIZE],
+        ['12ab', LIST_STEP + 70, SIZE],
+        ['123', 2 * LIST_STEP + 30, SIZE],
       ],
     );
     assert.deepEqual(accepted.at(-1)?.payload.number, `420777${String(SIZE - 1).padStart(6, '0')}`);
