@@ -7,6 +7,11 @@
 import assert from 'node:assert/strict';
 import { holdsLongList, LONG_JSON, parseInSteps, stringifyInSteps } from '../../gateway/json-steps';
 import { atOnce, eachInSteps, inTurns, LIST_STEP, type Steps } from '../../gateway/steps';
+import { sendOperation } from '../../gateway';
+import { prepareSend } from '../../gateway/request';
+import { storableBody, storableBodyInSteps } from '../../gateway/resend';
+import { storableMsg, storableMsgInSteps } from '../../nodes/account/outbox';
+import type { Msg } from '../../nodes/plumbing/msg';
 
 /** How many turns of the event loop pass while `work` runs: an immediate rescheduled until it ends. */
 async function turnsDuring<T>(work: () => Promise<T>): Promise<{ result: T; turns: number }> {
@@ -249,6 +254,47 @@ describe('JSON in steps (unit)', () => {
     (circle.list as unknown[]).push({ back: circle });
     assert.throws(() => atOnce(stringifyInSteps(circle)), TypeError);
     assert.throws(() => atOnce(stringifyInSteps(10n)), TypeError);
+  });
+
+  it('a list kept in the outbox: its msg and body are read in steps (the event loop turns), to what storableMsg and storableBody give at once', async () => {
+    for (let seed = 1; seed <= 5; seed++) {
+      const next = random(seed);
+      const shared = { note: 'seen twice' };
+      const number = Array.from({ length: 10_000 }, (_, i) =>
+        i % 997 === 0 ? shared : { number: `420777${String(i).padStart(6, '0')}`, variables: { first_name: `N${i}` } },
+      );
+      const msg = {
+        _msgid: `m${seed}`,
+        req: { socket: 'a request' },
+        res: { end: () => undefined },
+        topic: jsonValue(next, 3),
+        payload: { number, shared, at: new Date(0), handler: () => 1 },
+        extra: jsonValue(next, 4),
+      } as unknown as Msg;
+      const { result, turns } = await turnsDuring(() => storableMsgInSteps(msg));
+      assert.ok(turns >= 10_000 / LIST_STEP - 1, `seed ${seed}: ${turns} turns`);
+      const whole = storableMsg(msg);
+      assert.deepStrictEqual(result, whole, `seed ${seed}`);
+      assert.equal(JSON.stringify(result), JSON.stringify(whole), `seed ${seed}: the keys' order`);
+    }
+    const alert = { _msgid: 'a', payload: 'Door open', req: {} } as unknown as Msg;
+    const once = await turnsDuring(() => storableMsgInSteps(alert));
+    assert.equal(once.turns, 0);
+    assert.deepStrictEqual(once.result, storableMsg(alert));
+
+    const number = Array.from({ length: 10_000 }, (_, i) => ({
+      number: `420777${String(i).padStart(6, '0')}`,
+      variables: { first_name: `N${i}` },
+    }));
+    const prepared = prepareSend(
+      sendOperation('promotional'),
+      { number, text: 'Hi <first_name>' },
+      { applicationId: '1', applicationToken: 'unit-token-4f2a' },
+    );
+    const body = await turnsDuring(() => storableBodyInSteps(prepared));
+    assert.ok(body.turns >= 1);
+    assert.deepStrictEqual(body.result, storableBody(prepared));
+    assert.equal(JSON.stringify(body.result).includes('unit-token-4f2a'), false);
   });
 
   it('stepped works share the turns: one step a turn of all of them, each in the order its steps were waiting, each the result it has at once', async () => {
