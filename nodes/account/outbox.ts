@@ -207,6 +207,10 @@ export class Outbox {
 
   /** Resolves once on disk; a GatewayError when full, locked by another Node-RED, or unwritten. */
   async keep(entry: NewEntry, msg: Msg): Promise<void> {
+    const id = `${entry.since.toString(36)}-${PROCESS_TAG}-${(nextId++).toString(36)}`;
+    // A list's entry (its numbers twice, in the body and the msg) is written in steps, before the
+    // checks below look at the outbox; any other at once.
+    const longLine = holdsLongList(entry) ? ((await inTurns(stringifyInSteps({ id, ...entry }))) as string) : undefined;
     const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
     const journal = this.#journal;
@@ -220,11 +224,7 @@ export class Outbox {
       this.#warnedMemoryOnly = true;
       this.warn('outbox-memory-only', {});
     }
-    const id = `${entry.since.toString(36)}-${PROCESS_TAG}-${(nextId++).toString(36)}`;
-    // A list's entry (its numbers twice, in the body and the msg) is written in steps; any other at once.
-    const line = holdsLongList(entry)
-      ? ((await inTurns(stringifyInSteps({ id, ...entry }))) as string)
-      : JSON.stringify({ id, ...entry });
+    const line = longLine ?? JSON.stringify({ id, ...entry });
     const kept = this.#insert({ id, ...entry }, line);
     if (msg.req !== undefined || msg.res !== undefined) this.#msgs.set(id, msg);
     this.#changed();
