@@ -5,6 +5,7 @@ import { withdrawnError } from './withdrawn';
 import { baseUrlProblem } from './base-url';
 import { DEFAULT_BASE_URL, DEFAULT_RETRIES, DEFAULT_TIMEOUT } from './defaults';
 import { prepareEndpoint } from './endpoints';
+import { LONG_JSON } from './json-steps';
 import { GatewayError, invalidRequest } from './errors';
 import {
   sendOperation,
@@ -33,7 +34,7 @@ import {
   type Answer,
   type Failure,
 } from './retry-policy';
-import { DEFAULT_CONNECTIONS, readAnswer, Transport, type ProxySettings } from './transport';
+import { DEFAULT_CONNECTIONS, readAnswer, readLongAnswer, Transport, type ProxySettings } from './transport';
 
 export interface GatewayClientOptions extends AccountIdentity {
   baseUrl?: string;
@@ -261,7 +262,9 @@ export class GatewayClient {
         await this.#beforeRetry(job, attempt, transportFailure(error, context));
         continue;
       }
-      const answer = readAnswer(raw, this.#identity.applicationToken);
+      // A list's answer in steps; any other at once (no turn of the event loop for an alert's).
+      const token = this.#identity.applicationToken;
+      const answer = raw.text.length > LONG_JSON ? await readLongAnswer(raw, token) : readAnswer(raw, token);
       const refused = classifyAnswer(prepared, answer);
       if (!refused) return answer;
       await this.#beforeRetry(job, attempt, refused);

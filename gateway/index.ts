@@ -33,7 +33,7 @@ export {
 } from './operations';
 export { isAbsent, isPlainObject, type PreparedRequest, type RejectedRecipient } from './prepared';
 export { SEND_FIELDS, type SendField, type SendFields } from './request';
-export { DUPLICATE_WINDOW_MS, resendable, storableBody } from './resend';
+export { DUPLICATE_WINDOW_MS, resendable, storableBody, storableBodyInSteps } from './resend';
 export { bodyFields, schemaKey } from './schemas';
 
 export { isPhoneNumber, normalizeNumber, scheduleMs, splitNumbers } from './recipients';

@@ -7,6 +7,7 @@ import {
   type PreparedRequest,
   type RejectedRecipient,
 } from './prepared';
+import { LONG_JSON, parseInSteps } from './json-steps';
 import { serialiseInSteps } from './request';
 import { bodyFields, schemaKey } from './schemas';
 import { inTurns, type Steps } from './steps';
@@ -27,10 +28,21 @@ export function resendable(operation: Operation, mayHaveReached: boolean | undef
 /** The wire body without the credentials: what may be written to a file. */
 export function storableBody(prepared: PreparedRequest): Record<string, unknown> {
   const payload = prepared.payload ?? '';
-  const body: Record<string, unknown> =
+  return withoutCredentials(
     prepared.contentType === 'application/json'
       ? (JSON.parse(payload) as Record<string, unknown>)
-      : Object.fromEntries(new URLSearchParams(payload));
+      : Object.fromEntries(new URLSearchParams(payload)),
+  );
+}
+
+/** storableBody, a JSON body longer than LONG_JSON (a list's) read in steps a turn of the event loop apart. */
+export async function storableBodyInSteps(prepared: PreparedRequest): Promise<Record<string, unknown>> {
+  const payload = prepared.payload ?? '';
+  if (prepared.contentType !== 'application/json' || payload.length <= LONG_JSON) return storableBody(prepared);
+  return withoutCredentials((await inTurns(parseInSteps(payload))) as Record<string, unknown>);
+}
+
+function withoutCredentials(body: Record<string, unknown>): Record<string, unknown> {
   for (const key of CREDENTIAL_KEYS) delete body[key];
   return body;
 }

@@ -4,8 +4,10 @@ import { onStop } from './abort';
 import { Fifo } from './fifo';
 import { WITHDRAWN_CODE } from './withdrawn';
 import { redactAnswer } from './errors';
+import { parseInSteps } from './json-steps';
 import { isPlainObject, type PreparedRequest } from './prepared';
 import { parseRetryAfter, type Answer } from './retry-policy';
+import { inTurns } from './steps';
 
 export const DEFAULT_CONNECTIONS = 32;
 /** Larger answers than this are not the documented JSON (100,000 records are about 10 MB). */
@@ -105,6 +107,21 @@ export function readAnswer(raw: RawAnswer, token: string): Answer {
   } catch {
     body = undefined;
   }
+  return answerOf(raw, body, token);
+}
+
+/** readAnswer, for an answer longer than LONG_JSON (a list's records), read in steps a turn of the event loop apart. */
+export async function readLongAnswer(raw: RawAnswer, token: string): Promise<Answer> {
+  let body: unknown;
+  try {
+    body = await inTurns(parseInSteps(raw.text));
+  } catch {
+    body = undefined;
+  }
+  return answerOf(raw, body, token);
+}
+
+function answerOf(raw: RawAnswer, body: unknown, token: string): Answer {
   if (isPlainObject(body) && (body.error !== undefined || raw.text.includes(token))) body = redactAnswer(body, token);
   return { status: raw.status, body, retryAfter: parseRetryAfter(raw.headers['retry-after']) };
 }

@@ -12,6 +12,7 @@ import {
   monotonicNow,
   settledWithin,
   storableBody,
+  storableBodyInSteps,
   type GiveUp,
   type Operation,
   type PreparedRequest,
@@ -21,6 +22,7 @@ import {
 import type { Msg } from '../plumbing/msg';
 import { numberSetting } from '../plumbing/settings';
 import { causeOf, nodeError, nodeInvalid, nodeWording } from '../plumbing/wording';
+import { LIST_STEP } from '../../gateway/steps';
 import type { Wording } from '../../gateway/wording';
 import { Circuit, type OutageEnd } from './circuit';
 import {
@@ -30,6 +32,7 @@ import {
   MAX_PROBE_DELAY,
   outboxFor,
   storableMsg,
+  storableMsgInSteps,
   type Outbox,
   type OutboxEntry,
   type OutboxReport,
@@ -360,14 +363,16 @@ export class Account {
   }
 
   async #keep(s: Submission, attempts: number, reason: Wording): Promise<void> {
+    // A list's body and msg are read in steps; an alert's at once (no turn of the event loop).
+    const long = s.prepared.messages > LIST_STEP;
     const kept = this.outbox.keep(
       {
         node: s.node,
         operation: s.operation,
-        body: storableBody(s.prepared),
+        body: long ? await storableBodyInSteps(s.prepared) : storableBody(s.prepared),
         rejected: s.prepared.rejected,
         messages: s.prepared.messages,
-        msg: storableMsg(s.msg),
+        msg: long ? await storableMsgInSteps(s.msg) : storableMsg(s.msg),
         since: s.since,
         order: s.order,
         deadline: this.#deadline(s),

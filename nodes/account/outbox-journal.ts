@@ -3,6 +3,8 @@
 // (and those ended whose msg has not left yet) when most lines are spent, removed with its lock when
 // none is left.
 import type { GatewayError } from '../../gateway';
+import { holdsLongList, stringifyInSteps } from '../../gateway/json-steps';
+import { inTurns } from '../../gateway/steps';
 import { causeOf, nodeError } from '../plumbing/wording';
 import { Journal } from './journal';
 import type {
@@ -246,6 +248,9 @@ export class OutboxJournal extends Journal implements OutboxFile {
   /** Its line and this one are spent (once its `emitted` follows); when it fails, the line goes with the next commit. */
   done(id: string, end?: RecordedEnd): Promise<void> {
     this.spent += 2;
+    // A list's answer (about 1 MB of JSON for 10,000 numbers) is written in steps; any other at once.
+    if (holdsLongList(end))
+      return inTurns(stringifyInSteps({ done: id, end })).then((line) => this.append(line as string, true));
     return this.append(doneLine(id, end), true);
   }
 

@@ -12,6 +12,8 @@ import {
 } from '../../gateway';
 import { monotonicAt, monotonicNow } from '../../gateway/clock';
 import { errorRecord, revivedError } from '../../gateway/errors';
+import { holdsLongList, parseInSteps, stringifyInSteps } from '../../gateway/json-steps';
+import { inTurns } from '../../gateway/steps';
 import { withdrawnError } from '../../gateway/withdrawn';
 import { unwritableError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
@@ -210,6 +212,10 @@ export class Outbox {
 
   /** Resolves once on disk; a GatewayError when full, locked by another Node-RED, or unwritten. */
   async keep(entry: NewEntry, msg: Msg): Promise<void> {
+    const id = `${entry.since.toString(36)}-${PROCESS_TAG}-${(nextId++).toString(36)}`;
+    // A list's entry (its numbers twice, in the body and the msg) is written in steps, before the
+    // checks below look at the outbox; any other at once.
+    const longLine = holdsLongList(entry) ? ((await inTurns(stringifyInSteps({ id, ...entry }))) as string) : undefined;
     const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
     if (this.#live >= size) throw fullError(size, this.#worker?.account);
     const journal = this.#journal;
@@ -223,8 +229,7 @@ export class Outbox {
       this.#warnedMemoryOnly = true;
       this.warn('outbox-memory-only', {});
     }
-    const id = `${entry.since.toString(36)}-${PROCESS_TAG}-${(nextId++).toString(36)}`;
-    const line = JSON.stringify({ id, ...entry });
+    const line = longLine ?? JSON.stringify({ id, ...entry });
     const kept = this.#insert({ id, ...entry }, line);
     if (msg.req !== undefined || msg.res !== undefined) this.#msgs.set(id, msg);
     this.#changed();
@@ -645,17 +650,27 @@ export function outboxFor(store: AccountStore, accountId: string, warn: Warn): O
 
 /** Without req and res (they cannot outlive the process), functions, or an object seen twice. */
 export function storableMsg(msg: Msg): Record<string, unknown> {
+  return JSON.parse(JSON.stringify(msg, storable(msg)) ?? '{}') as Record<string, unknown>;
+}
+
+/** storableMsg, a msg holding a long list (a promotional one's numbers) written and read in steps a turn of the event loop apart. */
+export async function storableMsgInSteps(msg: Msg): Promise<Record<string, unknown>> {
+  if (!holdsLongList(msg)) return storableMsg(msg);
+  const text = await inTurns(stringifyInSteps(msg, storable(msg)));
+  return (await inTurns(parseInSteps(text ?? '{}'))) as Record<string, unknown>;
+}
+
+/** What storableMsg keeps of a msg: a replacer for JSON.stringify. */
+function storable(msg: Msg): (this: unknown, key: string, value: unknown) => unknown {
   const seen = new WeakSet<object>();
-  return JSON.parse(
-    JSON.stringify(msg, function (this: unknown, key: string, value: unknown) {
-      if ((this === msg && (key === 'req' || key === 'res')) || typeof value === 'function') return undefined;
-      if (typeof value === 'object' && value !== null) {
-        if (seen.has(value)) return undefined;
-        seen.add(value);
-      }
-      return value;
-    }) ?? '{}',
-  ) as Record<string, unknown>;
+  return function (key, value) {
+    if ((this === msg && (key === 'req' || key === 'res')) || typeof value === 'function') return undefined;
+    if (typeof value === 'object' && value !== null) {
+      if (seen.has(value)) return undefined;
+      seen.add(value);
+    }
+    return value;
+  };
 }
 
 // Retryable, where no duplicate can be sent (duplicates_check, or it never reached the gateway);
