@@ -10,7 +10,9 @@ import { setTimeout as delay } from 'node:timers/promises';
 /** The head of a signal's ring: `next` is the oldest listener, `prev` the newest. */
 const rings = new WeakMap<AbortSignal, Link>();
 
-/** Calls `listener` once when `signal` aborts; returns the function that stops listening. An aborted signal calls none. */
+/**
+ * Calls `listener` once when `signal` aborts; returns the function that stops listening. An aborted signal calls none.
+ */
 export function onStop(signal: AbortSignal | undefined, listener: () => void): () => void {
   if (!signal || signal.aborted) return noop;
   let ring = rings.get(signal);

@@ -140,7 +140,10 @@ export class GatewayClient {
     return prepareSendInSteps(operation, fields, this.#identity);
   }
 
-  /** A body kept without credentials (an outbox's), ready to send again with this account's; a long list in steps a turn of the event loop apart. */
+  /**
+   * A body kept without credentials (an outbox's), ready to send again with this account's; a long list in steps a turn
+   * of the event loop apart.
+   */
   prepareResendInSteps(
     operation: Operation,
     kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number },
@@ -245,7 +248,9 @@ export class GatewayClient {
     }
   }
 
-  /** The request through its attempts. No combined signal per request: closing destroys the pool, ending its requests. */
+  /**
+   * The request through its attempts. No combined signal per request: closing destroys the pool, ending its requests.
+   */
   async #attempts(job: Job): Promise<Answer> {
     const { prepared, signal, policy } = job;
     for (let attempt = 1; ; attempt++) {

@@ -11,7 +11,10 @@ export function timerDelay(ms: number): number {
   return ms > 0 ? Math.min(MAX_TIMER_MS, ms) : 0;
 }
 
-/** Calls `fire` once `ms` have passed (Node's timers run on the monotonic clock), in timers within the limit; returns its cancel. */
+/**
+ * Calls `fire` once `ms` have passed (Node's timers run on the monotonic clock), in timers within the limit; returns
+ * its cancel.
+ */
 export function after(ms: number, fire: () => void): () => void {
   let left = Number.isFinite(ms) ? Math.max(0, ms) : MAX_TIMER_MS;
   let timer: NodeJS.Timeout;

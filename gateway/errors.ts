@@ -51,7 +51,10 @@ export class GatewayError extends Error {
   readonly detail: string | null;
   readonly retryable: boolean;
   readonly brief: ErrorBrief;
-  /** The sentence as a catalog key and its parameters, for the nodes to word in the user's language (the message is its English). */
+  /**
+   * The sentence as a catalog key and its parameters, for the nodes to word in the user's language (the message is its
+   * English).
+   */
   readonly wording: Wording | undefined;
   /** The request may have reached the gateway (so a resend could send it twice). */
   mayHaveReached: boolean | undefined;

@@ -523,7 +523,10 @@ function* validateInSteps(key: string, body: Body): Steps<void> {
   }
 }
 
-/** serialise, a JSON list of recipients longer than LIST_STEP written a step at a time: the same characters as JSON.stringify. */
+/**
+ * serialise, a JSON list of recipients longer than LIST_STEP written a step at a time: the same characters as
+ * JSON.stringify.
+ */
 export function* serialiseInSteps(operation: Operation, body: Body): Steps<ReturnType<typeof serialise>> {
   const list = body.number;
   if (operation.encoding !== 'json' || !Array.isArray(list) || list.length <= LIST_STEP)

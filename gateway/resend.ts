@@ -12,7 +12,9 @@ import { serialiseInSteps } from './request';
 import { bodyFields, schemaKey } from './schemas';
 import { inTurns, type Steps } from './steps';
 
-/** The gateway drops a copy (`duplicates_check`) sent within this long of the first: the reference's duplicate window. */
+/**
+ * The gateway drops a copy (`duplicates_check`) sent within this long of the first: the reference's duplicate window.
+ */
 export const DUPLICATE_WINDOW_MS = 5 * 60_000;
 
 /** Whether the operation's body can carry duplicates_check (the simple 1.0 bodies cannot). */

@@ -7,10 +7,15 @@ import { english, type ErrorKey, type Wording } from './wording';
 
 type Schema = Record<string, unknown>;
 
-/** Each rule's wording by its English sentence, for a check's error to carry (the nodes word it in the user's language). */
+/**
+ * Each rule's wording by its English sentence, for a check's error to carry (the nodes word it in the user's language).
+ */
 export const RULE_WORDING = new Map<string, Wording>();
 
-/** A rule: its English sentence in the schema (the editor and the generated validators read that), its wording kept beside. */
+/**
+ * A rule: its English sentence in the schema (the editor and the generated validators read that), its wording kept
+ * beside.
+ */
 function said(key: ErrorKey, params?: Record<string, string | number>): string {
   const wording: Wording = params ? { key, params } : { key };
   const sentence = english(wording);

@@ -20,7 +20,10 @@ export const LIST_STEP = 250;
 /** Work that yields (`yield;`) where the event loop may run, then returns its result. */
 export type Steps<T> = Generator<void, T, void>;
 
-/** Yields before each step of `list` but the first, LIST_STEP items a step, calling `each` on every item `forEach` would visit. */
+/**
+ * Yields before each step of `list` but the first, LIST_STEP items a step, calling `each` on every item `forEach` would
+ * visit.
+ */
 export function* eachInSteps<T>(list: readonly T[], each: (item: T, index: number) => void): Steps<void> {
   const length = list.length;
   for (let i = 0; i < length; i++) {
@@ -48,7 +51,9 @@ function turn(): void {
   else turning = false;
 }
 
-/** `step` in a later turn, after the steps waiting before it (setImmediate: what waits on I/O and timers goes first). */
+/**
+ * `step` in a later turn, after the steps waiting before it (setImmediate: what waits on I/O and timers goes first).
+ */
 function later(step: () => void): void {
   waiting.push(step);
   if (turning) return;

@@ -1,4 +1,7 @@
-/** `bulkgate-account`: the editor's admin endpoints register at once; the node's code loads when the first account starts. */
+/**
+ * `bulkgate-account`: the editor's admin endpoints register at once; the node's code loads when the first account
+ * starts.
+ */
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 import { registerAdminEndpoints } from './behaviours/admin';

@@ -1,4 +1,7 @@
-/** `bulkgate-balance`: reads the credit; port 2 fires when it is below the threshold. Its code loads when the first one starts. */
+/**
+ * `bulkgate-balance`: reads the credit; port 2 fires when it is below the threshold. Its code loads when the first one
+ * starts.
+ */
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 

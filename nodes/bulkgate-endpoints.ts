@@ -1,4 +1,7 @@
-/** `bulkgate-otp`, `-number-check`, `-blacklist`, `-contacts`: the gateway's other endpoints. Their code loads when the first of them starts. */
+/**
+ * `bulkgate-otp`, `-number-check`, `-blacklist`, `-contacts`: the gateway's other endpoints. Their code loads when the
+ * first of them starts.
+ */
 import type { NodeAPI } from 'node-red';
 import { DEFINITIONS } from './definitions';
 import { registerLazily } from './plumbing/lazy';

@@ -1,4 +1,7 @@
-/** `bulkgate-escalation`: an incident's chain of SMS until someone acknowledges (ports: each SMS taken, acknowledged or resolved, nobody acknowledged). Its code loads when the first one starts. */
+/**
+ * `bulkgate-escalation`: an incident's chain of SMS until someone acknowledges (ports: each SMS taken, acknowledged or
+ * resolved, nobody acknowledged). Its code loads when the first one starts.
+ */
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 

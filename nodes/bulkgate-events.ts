@@ -1,4 +1,7 @@
-/** `bulkgate-events`: delivery reports (output 1) and incoming messages (output 2) from the gateway's webhook. Its code loads when the first one starts. */
+/**
+ * `bulkgate-events`: delivery reports (output 1) and incoming messages (output 2) from the gateway's webhook. Its code
+ * loads when the first one starts.
+ */
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 

@@ -36,7 +36,10 @@ export interface NodeDefinition {
   label: 'send' | 'plain';
   /** The BulkGateEditor functions that prepare and save the panel. */
   panel: { prepare: string; save?: string };
-  /** Sections of locales/<lang>/shared.json this node's texts use (TOP_SECTIONS are read from the catalog's top; the others are copied into its own). */
+  /**
+   * Sections of locales/<lang>/shared.json this node's texts use (TOP_SECTIONS are read from the catalog's top; the
+   * others are copied into its own).
+   */
   shared?: readonly ('status' | 'brief' | 'warnings' | 'send' | 'storm' | 'errors' | 'tracking')[];
   /** The other endpoints' nodes: the handler endpoint-kinds.ts exports for this type. */
   endpoint?: EndpointKind;
@@ -103,7 +106,8 @@ function sendNode(kind: 'promotional' | 'transactional', outputs: number): NodeD
         typed: { types: ['msg', 'flow', 'global', 'str', 'num', 'date', 'jsonata'], type: 'msg' },
       },
       duplicates_check: { value: '' },
-      // Seconds from a msg's first attempt after which, still not sent, it goes to Catch (expired); empty: the account's outbox time.
+      // Seconds from a msg's first attempt after which, still not sent, it goes to Catch (expired); empty: the
+      // account's outbox time.
       giveUpAfter: { value: '', validate: 'number' },
       ...(kind === 'transactional'
         ? {
@@ -163,7 +167,8 @@ export const DEFINITIONS: Record<string, NodeDefinition> = {
       outboxSize: { value: 10000, validate: 'number' },
       // A core http proxy config node; none: the HTTP_PROXY / HTTPS_PROXY / NO_PROXY variables.
       proxy: { value: '', configType: 'http proxy', required: false },
-      // Where the account keeps its state: 'file' (this Node-RED's user directory) or 'redis' (shared by several copies).
+      // Where the account keeps its state: 'file' (this Node-RED's user directory) or 'redis' (shared by several
+      // copies).
       store: { value: 'file' },
       storeUrl: { value: '', validate: 'validStoreUrl' },
     },

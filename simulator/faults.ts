@@ -9,7 +9,10 @@ export interface Fault {
   retryAfter?: number;
   /** Answer a body that is not the documented JSON. html is not processed; truncated and empty are. */
   body?: 'html' | 'truncated' | 'empty';
-  /** Close the connection: before the request body is read (nothing processed), or after processing it without answering. */
+  /**
+   * Close the connection: before the request body is read (nothing processed), or after processing it without
+   * answering.
+   */
   drop?: 'before' | 'after';
   /** Process, then never answer (the client's timeout fires). */
   hang?: boolean;
@@ -22,7 +25,9 @@ export interface Fault {
 export class FaultInjector {
   /** Milliseconds every API request waits before it is answered. */
   latency = 0;
-  /** Up to this many milliseconds more, drawn for each request: answers come back out of order, as a real gateway's do. */
+  /**
+   * Up to this many milliseconds more, drawn for each request: answers come back out of order, as a real gateway's do.
+   */
   jitter = 0;
   /** Until when (ms since the epoch) every API request is answered 503. */
   unavailableUntil = 0;

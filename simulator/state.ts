@@ -9,7 +9,10 @@ import { WebhookDispatcher } from './webhook';
 export interface SimulatorOptions {
   port?: number;
   host?: string;
-  /** Where delivery reports and incoming messages go (the gateway's "Webhook" setting): one URL, or several, each called. */
+  /**
+   * Where delivery reports and incoming messages go (the gateway's "Webhook" setting): one URL, or several, each
+   * called.
+   */
   webhook?: string | string[];
   accounts?: SimulatorAccountInit[];
   /** Refuse bodies the reference does not allow (2.0 top-level sender fields, unknown senders, long texts). */

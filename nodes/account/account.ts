@@ -91,7 +91,10 @@ interface AccountSurroundings {
   warn: (key: string, params: Record<string, string | number | Error>) => void;
 }
 
-/** A promise it returns resolves once the msg left the node; `afterRestart`: it ended before a stop or a crash, and may have left then too. */
+/**
+ * A promise it returns resolves once the msg left the node; `afterRestart`: it ended before a stop or a crash, and may
+ * have left then too.
+ */
 export type DeferredHandler = (
   msg: Msg,
   entry: OutboxEntry,
@@ -160,7 +163,9 @@ export class Account {
   /** While the gateway is unreachable and nothing waits in the outbox (it could not keep): the account's own probe. */
   #probeTimer: NodeJS.Timeout | undefined;
   #probeDelay = 0;
-  /** The probe is due: the next sends go out live, whatever the circuit says, and the first that gets through closes it. */
+  /**
+   * The probe is due: the next sends go out live, whatever the circuit says, and the first that gets through closes it.
+   */
   #probeDue = false;
 
   constructor(id: string, config: AccountConfig, credentials: AccountCredentials, surroundings: AccountSurroundings) {
@@ -318,7 +323,8 @@ export class Account {
       if (counted) limiter.refund(prepared.messages);
       // Withdrawn, it was never tried (and the circuit is open already).
       const withdrawn = isWithdrawn(error);
-      // At once, before the keep is on disk: what waits for a connection, a retry or the rate limit is withdrawn and kept too.
+      // At once, before the keep is on disk: what waits for a connection, a retry or the rate limit is withdrawn and
+      // kept too.
       if (!withdrawn) this.#unreachable(error);
       await this.#keep(s, withdrawn ? 0 : 1, withdrawn ? this.#withdrawnReason() : causeOf(error));
       return KEPT;

@@ -32,7 +32,10 @@ function shortCause(error: unknown): Outage['brief'] {
   return { key: (kind && BRIEF[kind]) || 'network' };
 }
 
-/** How an outage ended: the gateway answered a waiting msg, or the last one stopped waiting without an answer (gave up, discarded). */
+/**
+ * How an outage ended: the gateway answered a waiting msg, or the last one stopped waiting without an answer (gave up,
+ * discarded).
+ */
 export type OutageEnd = 'answered' | 'nothing-waits';
 
 export class Circuit {

@@ -22,11 +22,17 @@ export interface DeskHandler {
   ended(ended: Ended): void;
   /** SMS recorded as handed on but whose answer was not recorded (a crash): sent again. */
   resume(incident: Incident, sms: PendingSms[]): void;
-  /** Acknowledged or ended at another copy (the shared store): this copy's chain SMS still waiting are withdrawn, with no output here. */
+  /**
+   * Acknowledged or ended at another copy (the shared store): this copy's chain SMS still waiting are withdrawn, with
+   * no output here.
+   */
   withdrawn?(incident: Incident): void;
 }
 
-/** What an escalation node asks of its account's incidents: this process's desk (a file) or the shared store's (escalation-redis.ts). */
+/**
+ * What an escalation node asks of its account's incidents: this process's desk (a file) or the shared store's
+ * (escalation-redis.ts).
+ */
 export interface IncidentDesk {
   /** The first look at the stored incidents is done. */
   readonly ready: Promise<void>;
@@ -40,7 +46,10 @@ export interface IncidentDesk {
   answered(incident: Incident, sms: PendingSms, number?: string): Promise<void>;
   texted(key: string, number: string): void;
   stillEscalating(incident: Incident): boolean;
-  /** Whether a chain SMS of this incident kept in the outbox should still go, as the incidents' state says now (IncidentBook.smsWanted). */
+  /**
+   * Whether a chain SMS of this incident kept in the outbox should still go, as the incidents' state says now
+   * (IncidentBook.smsWanted).
+   */
   stillWanted(key: string, code: string): Promise<boolean>;
   dropNode(node: string): Promise<Incident[]>;
   counts(node?: string): { open: number; acknowledged: number };
@@ -223,7 +232,9 @@ export class EscalationDesk implements IncidentDesk {
   }
 }
 
-/** The desks of this process, one per account and user directory: they outlive a redeploy, as the process's state does. */
+/**
+ * The desks of this process, one per account and user directory: they outlive a redeploy, as the process's state does.
+ */
 const desks = new Map<string, IncidentDesk>();
 
 export function deskFor(key: string, make: () => IncidentDesk): IncidentDesk {

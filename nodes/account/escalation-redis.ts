@@ -125,7 +125,10 @@ export class RedisIncidents {
       : { kind: 'refused', now: Number(answer[2]) };
   }
 
-  /** Acknowledges (first wins) or ends the open incident with this key (and code, when given); undefined: nothing changed. */
+  /**
+   * Acknowledges (first wins) or ends the open incident with this key (and code, when given); undefined: nothing
+   * changed.
+   */
   async end(how: 'acknowledge' | 'resolve', key: string, by: string, code = ''): Promise<EndAnswer | undefined> {
     const answer = (await this.client().run(
       'escalationEnd',
@@ -141,7 +144,9 @@ export class RedisIncidents {
     };
   }
 
-  /** The SMS's answer recorded (no copy sends it again); `number`: as the gateway wrote it, normalised (it may reply). */
+  /**
+   * The SMS's answer recorded (no copy sends it again); `number`: as the gateway wrote it, normalised (it may reply).
+   */
   async answered(code: string, sms: PendingSms | undefined, number = ''): Promise<void> {
     await this.client().run('escalationAnswered', [this.prefix], [code, sms ? smsField(sms) : '', number]);
   }
@@ -151,7 +156,9 @@ export class RedisIncidents {
     return Number(await this.client().run('escalationWanted', [this.prefix], [key, code])) === 1;
   }
 
-  /** Every open incident; renews this copy's claims on the SMS of the incidents `held`, adopts those a gone copy left. */
+  /**
+   * Every open incident; renews this copy's claims on the SMS of the incidents `held`, adopts those a gone copy left.
+   */
   async look(held: readonly string[]): Promise<{ now: number; incidents: SharedIncident[] }> {
     const flat = (await this.client().run(
       'escalationLook',
@@ -209,7 +216,10 @@ export class SharedEscalationDesk implements IncidentDesk {
     );
   }
 
-  /** The store not connected yet (Node-RED is starting): looked at again shortly, not a look's time later, so a step that came due meanwhile is not held up. */
+  /**
+   * The store not connected yet (Node-RED is starting): looked at again shortly, not a look's time later, so a step
+   * that came due meanwhile is not held up.
+   */
   #lookSoon(): void {
     const timer = setTimeout(() => {
       if (!this.#closed) this.#look().catch(() => this.#lookSoon());
@@ -282,7 +292,10 @@ export class SharedEscalationDesk implements IncidentDesk {
     return this.#end('resolve', key, 'flow', '', true);
   }
 
-  /** Decided by the engine's rules on every copy's open incidents as the store holds them now; then acknowledged there (first wins). */
+  /**
+   * Decided by the engine's rules on every copy's open incidents as the store holds them now; then acknowledged there
+   * (first wins).
+   */
   async reply(from: string, text: string): Promise<ReplyOutcome> {
     await this.ready;
     const { now, incidents } = await this.#look();
@@ -485,7 +498,10 @@ export class SharedEscalationDesk implements IncidentDesk {
     });
   }
 
-  /** Each due incident's next step, claimed at the store: taken here, or refused (another copy took it, or it was acknowledged). */
+  /**
+   * Each due incident's next step, claimed at the store: taken here, or refused (another copy took it, or it was
+   * acknowledged).
+   */
   async #fire(): Promise<void> {
     if (this.#firing) return;
     this.#firing = true;

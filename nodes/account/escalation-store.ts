@@ -18,7 +18,10 @@ export function escalationPath(userDir: string, accountId: string): string {
   return join(userDir, 'bulkgate-escalation', `${accountId.replace(/[^\w.-]/g, '_')}.json`);
 }
 
-/** One JSON file per account, replaced whole (written beside it, flushed, renamed over it): a crash leaves the old book or the new one. */
+/**
+ * One JSON file per account, replaced whole (written beside it, flushed, renamed over it): a crash leaves the old book
+ * or the new one.
+ */
 export class EscalationFile implements EscalationState {
   constructor(readonly where: string) {}
 

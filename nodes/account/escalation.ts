@@ -8,7 +8,10 @@ import { normalizeNumber } from '../../gateway/recipients';
 export const WAIT_BOUNDS = { min: 1, max: 86_400 } as const;
 export const STEP_BOUNDS = { min: 1, max: 10 } as const;
 export const REPEAT_BOUNDS = { min: 1, max: 10 } as const;
-/** A code is not given again within this long after its incident ended, so a late reply cannot acknowledge a newer alarm. */
+/**
+ * A code is not given again within this long after its incident ended, so a late reply cannot acknowledge a newer
+ * alarm.
+ */
 export const CODE_QUARANTINE_MS = 24 * 3600 * 1000;
 export const DEFAULT_ACK_WORDS = ['OK', 'ACK'] as const;
 
@@ -211,7 +214,9 @@ export class IncidentBook {
     return fired;
   }
 
-  /** The SMS's answer is recorded (taken, kept in the outbox, or failed for good): it is not sent again after a crash. */
+  /**
+   * The SMS's answer is recorded (taken, kept in the outbox, or failed for good): it is not sent again after a crash.
+   */
   answered(key: string, sms: PendingSms | undefined, number?: string): void {
     const incident = this.#incidents.get(key);
     if (!incident) return;
@@ -219,7 +224,8 @@ export class IncidentBook {
       ? incident.pending.findIndex((p) => p.step === sms.step && p.round === sms.round && p.number === sms.number)
       : -1;
     if (at >= 0) incident.pending.splice(at, 1);
-    // The gateway's record names the number as it normalised it (with the account's default country): a reply comes from that one.
+    // The gateway's record names the number as it normalised it (with the account's default country): a reply comes
+    // from that one.
     if (number) {
       const n = normalizeNumber(number);
       if (n && !incident.texted.includes(n)) incident.texted.push(n);

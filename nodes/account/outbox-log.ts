@@ -25,7 +25,10 @@ export interface LoggedEntry {
   attempted?: boolean;
   /** How long ago that attempt was, by the log's clock (a shared store's: its server's), when the log knows. */
   attemptAgeMs?: number;
-  /** It ended (its done line) and its msg may not have left its node (no line says it did): handed on once more, after a restart. */
+  /**
+   * It ended (its done line) and its msg may not have left its node (no line says it did): handed on once more, after a
+   * restart.
+   */
   ended?: RecordedEnd;
 }
 
@@ -72,16 +75,24 @@ export interface OutboxLog {
   open(holder: OutboxHolder): void;
   /** Whether a keep may be written now (a file: its lock is this process's). */
   readonly writable: boolean;
-  /** Resolves once writable; refused with `outbox_locked`, a file's error, or `full`'s when the outbox is full with the `held` ones waiting for it. */
+  /**
+   * Resolves once writable; refused with `outbox_locked`, a file's error, or `full`'s when the outbox is full with the
+   * `held` ones waiting for it.
+   */
   whenWritable(full: (held: number) => GatewayError | undefined): Promise<void>;
-  /** Resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
+  /**
+   * Resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies.
+   */
   keep(line: string, size: number): Promise<void>;
   /**
    * Resolves once its end is durable, with whether the msg is this process's to hand on (false:
    * another process holds the entry now, or ended it); until `emitted`, a restart hands its msg on from `end`.
    */
   done(id: string, line: string, end: RecordedEnd): Promise<boolean>;
-  /** Its msg left its node (a port, or Catch); `live` entries still wait. Not flushed alone: a crash before the next commit hands it on again, marked. */
+  /**
+   * Its msg left its node (a port, or Catch); `live` entries still wait. Not flushed alone: a crash before the next
+   * commit hands it on again, marked.
+   */
   emitted(id: string, live: number): void;
   /**
    * Before each request, never refused: resolves once it may go and is recorded (on disk, in the

@@ -54,7 +54,8 @@ export type Outcome = { result: SendResult } | { error: GatewayError };
  * What the outbox saw of the gateway, told to the account, which alone decides whether the gateway
  * is unreachable: a probe that failed, one that got through, or nothing left waiting.
  */
-// `empty`: nothing waits any more; `answered` when the gateway answered the last one (else it gave up or was discarded).
+// `empty`: nothing waits any more; `answered` when the gateway answered the last one (else it gave up or was
+// discarded).
 export type OutboxReport =
   { kind: 'probe-failed'; failure: unknown } | { kind: 'probe-through' } | { kind: 'empty'; answered: boolean };
 
@@ -101,15 +102,22 @@ interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'de
   line: string;
   /** The entry as kept or loaded, for a line over PARSED_OVER. */
   parsed?: OutboxEntry;
-  /** `since` on this process's monotonic clock, fixed when it was kept or loaded: what its age and give-up time count from (a step of the wall clock later moves neither). */
+  /**
+   * `since` on this process's monotonic clock, fixed when it was kept or loaded: what its age and give-up time count
+   * from (a step of the wall clock later moves neither).
+   */
   startedAt: number;
   // Only waiting -> wire -> waiting, or -> ended: no round attempts one on the wire or ended.
   state: 'waiting' | 'wire' | 'ended';
-  /** Its node withdrew it while it was on the wire: if that attempt did not get it to the gateway, it ends rather than waits again. */
+  /**
+   * Its node withdrew it while it was on the wire: if that attempt did not get it to the gateway, it ends rather than
+   * waits again.
+   */
   withdrawn?: true;
 }
 
-// `withheld`: not sent, by its log's answer (`wait`: it waits again; `gone`: another process's now; `ended`: unconfirmed), or its node's (`ended`: no longer wanted).
+// `withheld`: not sent, by its log's answer (`wait`: it waits again; `gone`: another process's now; `ended`:
+// unconfirmed), or its node's (`ended`: no longer wanted).
 type Attempted =
   | { kept: Kept; entry: OutboxEntry; outcome: Outcome }
   | { kept: Kept; transient: unknown }
@@ -133,12 +141,18 @@ export class Outbox {
   #expiryTimer: NodeJS.Timeout | undefined;
   #expiryAt = Infinity;
   #running: Promise<void> | undefined;
-  /** Results handed on in the order the msgs came, each after its `done` line is on disk, the next once it left its node. */
+  /**
+   * Results handed on in the order the msgs came, each after its `done` line is on disk, the next once it left its
+   * node.
+   */
   #settling: Promise<void> = Promise.resolve();
   #rounds = 0;
   /** Results that ended while no worker was attached (a redeploy's detach, a start): the next one hands them on. */
   #unsettled: Ended[] = [];
-  /** Msgs handed on this process's life that ended `unconfirmed` (they may have been delivered): the account panel counts them. */
+  /**
+   * Msgs handed on this process's life that ended `unconfirmed` (they may have been delivered): the account panel
+   * counts them.
+   */
   #unconfirmed = 0;
   #handOnTimer: NodeJS.Timeout | undefined;
 
@@ -162,7 +176,10 @@ export class Outbox {
     });
   }
 
-  /** What its log found this process's now: sent soon, ended on time; one that ended and whose msg did not leave, handed on. */
+  /**
+   * What its log found this process's now: sent soon, ended on time; one that ended and whose msg did not leave, handed
+   * on.
+   */
   #adopt(found: LoggedEntry[]): number {
     for (const { entry, line, attempted, attemptAgeMs, ended } of found) {
       if (ended) {
@@ -593,7 +610,10 @@ function askWanted(worker: OutboxWorker, entry: OutboxEntry): boolean | Promise<
   }
 }
 
-/** On the monotonic clock: the account's outbox time, or its node's give-up time (stored as a wall-clock deadline, counted as a duration from `since`). */
+/**
+ * On the monotonic clock: the account's outbox time, or its node's give-up time (stored as a wall-clock deadline,
+ * counted as a duration from `since`).
+ */
 function giveUpAt(kept: Kept, worker: OutboxWorker): number {
   return kept.startedAt + Math.min(worker.minutes * 60_000, (kept.deadline ?? Infinity) - kept.since);
 }
@@ -603,7 +623,10 @@ function before(a: Kept, b: Kept): boolean {
   return a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.order < b.order);
 }
 
-/** One that ended, on its way to its node. `msg`: the one this process holds (an http in node's req and res), else the entry's. */
+/**
+ * One that ended, on its way to its node. `msg`: the one this process holds (an http in node's req and res), else the
+ * entry's.
+ */
 interface Ended {
   id: string;
   entry: OutboxEntry;
@@ -653,7 +676,10 @@ export function storableMsg(msg: Msg): Record<string, unknown> {
   return JSON.parse(JSON.stringify(msg, storable(msg)) ?? '{}') as Record<string, unknown>;
 }
 
-/** storableMsg, a msg holding a long list (a promotional one's numbers) written and read in steps a turn of the event loop apart. */
+/**
+ * storableMsg, a msg holding a long list (a promotional one's numbers) written and read in steps a turn of the event
+ * loop apart.
+ */
 export async function storableMsgInSteps(msg: Msg): Promise<Record<string, unknown>> {
   if (!holdsLongList(msg)) return storableMsg(msg);
   const text = await inTurns(stringifyInSteps(msg, storable(msg)));
@@ -698,7 +724,10 @@ export function expiredError(entry: OutboxEntry, minutes: number): GatewayError 
   });
 }
 
-/** A send whose attempt had no answer before a crash or a redeploy, where the gateway cannot drop a copy: it may have been delivered. */
+/**
+ * A send whose attempt had no answer before a crash or a redeploy, where the gateway cannot drop a copy: it may have
+ * been delivered.
+ */
 export function unconfirmedError(): GatewayError {
   return nodeError({ type: 'unconfirmed', key: 'unconfirmed', brief: { key: 'unconfirmed' } });
 }

@@ -134,7 +134,9 @@ export class RateLimiter {
     this.onChange();
   }
 
-  /** One question at a time, from the head: strict FIFO (the head waits even if a smaller request behind it would fit). */
+  /**
+   * One question at a time, from the head: strict FIFO (the head waits even if a smaller request behind it would fit).
+   */
   async #pump(): Promise<void> {
     if (this.#timer || this.#asking || this.#closed || !this.#queue.size) return;
     const run: Waiter[] = [];
@@ -142,7 +144,8 @@ export class RateLimiter {
     this.#asking = run;
     let reservation: Reservation | undefined;
     try {
-      // This process's window counts on the monotonic clock: a wall clock stepped back an hour would hold it shut for the hour, one stepped forward would empty it.
+      // This process's window counts on the monotonic clock: a wall clock stepped back an hour would hold it shut for
+      // the hour, one stepped forward would empty it.
       reservation = await this.window.reserveInOrder(
         run.map((w) => w.messages),
         monotonicNow(),

@@ -11,7 +11,10 @@ export class RecentSends {
   /** The oldest are forgotten from here (Fifo says why not from the Map). */
   readonly #order = new Fifo<string>();
 
-  /** Remembers it either way; the window on the monotonic clock (a step of the wall clock neither ends it nor stretches it). */
+  /**
+   * Remembers it either way; the window on the monotonic clock (a step of the wall clock neither ends it nor stretches
+   * it).
+   */
   seenBefore(smsId: string, now = monotonicNow()): boolean {
     for (let id = this.#order.peek(); id !== undefined; id = this.#order.peek()) {
       if ((this.#seen.get(id) as number) > now - WINDOW_MS && this.#seen.size <= LIMIT) break;

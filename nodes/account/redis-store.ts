@@ -71,7 +71,10 @@ function storeClient(
   return createClient(options) as unknown as Client;
 }
 
-/** A server may echo the password (an odd one, in its answer to AUTH): the reason told in states and logs never holds it. */
+/**
+ * A server may echo the password (an odd one, in its answer to AUTH): the reason told in states and logs never holds
+ * it.
+ */
 function redacted(reason: string, password: string | undefined): string {
   return password ? reason.replaceAll(password, '***') : reason;
 }
@@ -180,7 +183,10 @@ export async function checkStore(
   }
 }
 
-/** A copy's calls to the store at `url` once it is connected, timed as the account's are (the tests and the benchmark hold copies so). */
+/**
+ * A copy's calls to the store at `url` once it is connected, timed as the account's are (the tests and the benchmark
+ * hold copies so).
+ */
 export async function openStoreCalls(
   url: string,
   password?: string,
@@ -356,7 +362,8 @@ export class SharedTracking {
 
   record(record: TrackedRecord): Promise<unknown> {
     // The keys are built on the server from the fields given beside the JSON (not decoded there), under the prefix.
-    // Its times in the store are the server's (every copy's look for overdue sends reads them): this copy gives a duration, how far from now its time counts.
+    // Its times in the store are the server's (every copy's look for overdue sends reads them): this copy gives a
+    // duration, how far from now its time counts.
     const { smsId, number, countsFrom } = record;
     const args = [
       JSON.stringify(record),
@@ -421,15 +428,24 @@ export class RedisOutboxLog implements OutboxLog {
   // Ids the store may hold though this copy is done with them (a failed keep may run there late):
   // ended at the next look, before the claim lapses and another copy sends it.
   readonly #unsettled = new Set<string>();
-  /** Dones the store has not recorded yet, tried again until it does: the msg waits for its done (else a copy gone before it would leave the entry to another, whose end would be a second). */
+  /**
+   * Dones the store has not recorded yet, tried again until it does: the msg waits for its done (else a copy gone
+   * before it would leave the entry to another, whose end would be a second).
+   */
   readonly #pending = new Map<string, { handOn: (ours: boolean) => void; how?: string }>();
   #retryTimer: NodeJS.Timeout | undefined;
   #retrying: Promise<void> | undefined;
   /** When each claim this copy holds was last set or renewed: the request's start, on the monotonic clock. */
   readonly #leasedAt = new Map<string, number>();
-  /** The ids this copy ended, the newest (as many as the outbox holds): a store rolled back to an older snapshot brings them back, and they are ended again, never adopted. */
+  /**
+   * The ids this copy ended, the newest (as many as the outbox holds): a store rolled back to an older snapshot brings
+   * them back, and they are ended again, never adopted.
+   */
   readonly #ended = new Set<string>();
-  /** Ended here (or adopted so) and their msg has not left yet: their lines stay in the store under this copy's claim, renewed as a waiting entry's. */
+  /**
+   * Ended here (or adopted so) and their msg has not left yet: their lines stay in the store under this copy's claim,
+   * renewed as a waiting entry's.
+   */
   readonly #handing = new Set<string>();
   /** Their msg left: the store hears so with the next flush (a crash before it hands the msg on again, marked). */
   readonly #emitted = new Set<string>();
@@ -501,7 +517,10 @@ export class RedisOutboxLog implements OutboxLog {
     }
   }
 
-  /** Ends again what failed, renews its claims, writes back what the store lost (a flush, an eviction), lets go what another copy took, adopts orphans. */
+  /**
+   * Ends again what failed, renews its claims, writes back what the store lost (a flush, an eviction), lets go what
+   * another copy took, adopts orphans.
+   */
   async #look(): Promise<void> {
     const holder = this.#holder;
     if (!holder || !this.#adoptTimer) return;
@@ -668,7 +687,10 @@ export class RedisOutboxLog implements OutboxLog {
     }
   }
 
-  /** Entries whose claim lapsed and stayed so for the grace, now this copy's; those it had ended are ended again instead. */
+  /**
+   * Entries whose claim lapsed and stayed so for the grace, now this copy's; those it had ended are ended again
+   * instead.
+   */
   async adoptable(known: (id: string) => boolean): Promise<LoggedEntry[]> {
     const start = monotonicNow();
     // At most 1,000 entries and 4 MB of lines (a first of any size): one look stays short for the server.
@@ -690,7 +712,8 @@ export class RedisOutboxLog implements OutboxLog {
       try {
         const entry = JSON.parse(line) as Record<string, unknown>;
         if (!isEntry(entry)) continue;
-        // Its age by the server's clock: the copy that kept it may run another time. The deadline moves with it (a duration from `since`).
+        // Its age by the server's clock: the copy that kept it may run another time. The deadline moves with it (a
+        // duration from `since`).
         const shift = Date.now() - Number(flat[i + 2]) - entry.since;
         entry.since += shift;
         if (typeof entry.deadline === 'number') entry.deadline += shift;
@@ -729,7 +752,10 @@ export class RedisOutboxLog implements OutboxLog {
     return found;
   }
 
-  /** Renews its claims on `ids` (taking back those that lapsed while no other copy took them): the ids the store lost, and those another copy took or ended. */
+  /**
+   * Renews its claims on `ids` (taking back those that lapsed while no other copy took them): the ids the store lost,
+   * and those another copy took or ended.
+   */
   async renew(ids: string[]): Promise<{ lost: string[]; taken: string[] }> {
     // One this copy holds again (written back after a failed keep) is not to be ended.
     for (const id of ids) this.#unsettled.delete(id);

@@ -31,7 +31,10 @@ export function storeCause(reason: string): StoreCause {
   );
 }
 
-/** Why a store cannot be reached, in words a user acts on, with the client's own message (and its code, so a log line can word it: causeOf). */
+/**
+ * Why a store cannot be reached, in words a user acts on, with the client's own message (and its code, so a log line
+ * can word it: causeOf).
+ */
 export function storeFailure(error: Error): string {
   const known = causeKind(error);
   const words = STORE_CAUSES[(known && STORE_KINDS[known.kind]) ?? 'network'];

@@ -26,7 +26,10 @@ export interface Reservation {
 }
 
 export interface RateWindow {
-  /** Counts as many sends (messages each) as fit, up to the first that does not (none overtakes); `now` on the monotonic clock (a shared window takes its server's). */
+  /**
+   * Counts as many sends (messages each) as fit, up to the first that does not (none overtakes); `now` on the monotonic
+   * clock (a shared window takes its server's).
+   */
   reserveInOrder(sends: readonly number[], now: number): Promise<Reservation>;
   /** Gives back messages reserved that never reached the gateway (they will be sent again). */
   refund(messages: number): Promise<void>;

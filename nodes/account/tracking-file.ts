@@ -13,7 +13,10 @@ export function trackingPath(userDir: string, accountId: string): string {
   return join(userDir, 'bulkgate-tracking', `${accountId.replace(/[^\w.-]/g, '_')}.jsonl`);
 }
 
-/** The file's log lines in English; the nodes word them through the catalog's `tracking` section (its en-US the same: a test keeps them equal). */
+/**
+ * The file's log lines in English; the nodes word them through the catalog's `tracking` section (its en-US the same: a
+ * test keeps them equal).
+ */
 export const TRACKING_LOG = {
   torn: '__path__: the last line was written in part (__bytes__ bytes cut off before anything else is written)',
   damaged: '__path__: __lines__ damaged line(s) skipped',

@@ -21,7 +21,10 @@ export interface Tracked extends TrackedRecord {
   forgotten: boolean;
   /** Output 3 fired: an events node started later (redeploy, restart) does not fire it again. */
   late?: boolean;
-  /** `acceptedAt` on this process's monotonic clock, fixed when tracked or loaded: the report timeout and the 24 hours count from it. */
+  /**
+   * `acceptedAt` on this process's monotonic clock, fixed when tracked or loaded: the report timeout and the 24 hours
+   * count from it.
+   */
   startedAt?: number;
 }
 
@@ -77,7 +80,10 @@ export function memoryTracking(): TrackingState {
   };
 }
 
-/** The store the copies share: a final report or output 3 counts for all, and each looks after the sends of a copy that stopped. */
+/**
+ * The store the copies share: a final report or output 3 counts for all, and each looks after the sends of a copy that
+ * stopped.
+ */
 export class SharedTrackingState implements TrackingState {
   constructor(private readonly shared: SharedTrackingLike) {}
 

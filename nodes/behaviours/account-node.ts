@@ -35,7 +35,8 @@ export function accountNode(RED: NodeAPI) {
     function sharedStore() {
       if (config.store !== 'redis' || storeUrlProblem(config.storeUrl) || !credentials.application_id) return undefined;
       try {
-        // Not in the panel: how long an outbox claim lasts unless renewed (a copy gone this long leaves its messages to the others).
+        // Not in the panel: how long an outbox claim lasts unless renewed (a copy gone this long leaves its messages to
+        // the others).
         const claimMs = numberSetting(config.storeClaimSeconds, 30, 0.1) * 1000;
         return redisStore(
           {
@@ -47,7 +48,8 @@ export function accountNode(RED: NodeAPI) {
           local,
           {
             onState: (state, detail) => {
-              // Why it cannot be reached, in the user's language (the client's words where no kind fits); else a URL or a policy.
+              // Why it cannot be reached, in the user's language (the client's words where no kind fits); else a URL or
+              // a policy.
               const down = state === 'lost' || state === 'unreachable';
               const text = texts(`warnings.store-${state}`, { detail: down ? sentenceOf(texts, detail) : detail });
               if (down || state === 'eviction') node.warn(text);

@@ -33,7 +33,10 @@ const OTP_SEND_SETTINGS = [
   'trials_available_verification',
   'daily_limit',
 ];
-/** The OTP's security settings: only the panel sets them, never a msg (a caller could loosen them). Its own list, so a setting that stops being copied from the panel stays locked. */
+/**
+ * The OTP's security settings: only the panel sets them, never a msg (a caller could loosen them). Its own list, so a
+ * setting that stops being copied from the panel stays locked.
+ */
 const OTP_LOCKED = [
   'code_type',
   'code_length',
@@ -95,7 +98,9 @@ export const otp: EndpointHandler = async (ctx) => {
   };
 };
 
-/** One msg per record, on port 1 where `first` holds, else port 2; the status counts both, yellow when `warnOn` has any. */
+/**
+ * One msg per record, on port 1 where `first` holds, else port 2; the status counts both, yellow when `warnOn` has any.
+ */
 async function split<T>(
   ctx: EndpointContext,
   records: T[],

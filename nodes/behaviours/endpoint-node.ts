@@ -38,7 +38,10 @@ export interface EndpointOutcome {
 
 export type EndpointHandler = (ctx: EndpointContext) => Promise<EndpointOutcome>;
 
-/** Numbers as a user gives them: a string (separated by `;` or `,`), a number, an array of those or of `{number}` / `{phone_number}`. */
+/**
+ * Numbers as a user gives them: a string (separated by `;` or `,`), a number, an array of those or of `{number}` /
+ * `{phone_number}`.
+ */
 export function numbersOf(value: unknown, field = 'number'): string[] {
   if (isAbsent(value)) return [];
   if (typeof value === 'number' && Number.isFinite(value)) return [String(value)];

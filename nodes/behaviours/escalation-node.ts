@@ -58,7 +58,10 @@ export interface EscalationConfig {
 
 const OPERATION = sendOperation('transactional', { api: 'advanced' });
 
-/** One desk per account and user directory in this process: its nodes share the incidents (codes, ack words); on a Redis store, every copy's. */
+/**
+ * One desk per account and user directory in this process: its nodes share the incidents (codes, ack words); on a Redis
+ * store, every copy's.
+ */
 function deskOf(RED: NodeAPI, accountId: string, account: Account): IncidentDesk {
   const userDir = (RED.settings as { userDir?: string }).userDir;
   const shared = account.sharedIncidents;
@@ -253,7 +256,10 @@ class EscalationRuntime {
     this.#queued.delete(key);
   }
 
-  /** Acknowledged or resolved: its SMS still waiting for the rate limit or in the outbox are withdrawn (each logged at debug level as it leaves). */
+  /**
+   * Acknowledged or resolved: its SMS still waiting for the rate limit or in the outbox are withdrawn (each logged at
+   * debug level as it leaves).
+   */
   #withdraw(incident: Incident): void {
     this.#unqueue(incident.key);
     this.#account?.outbox.withdraw(this.node.id, (msg) => ofIncident(msg, incident)).catch(() => undefined);
@@ -278,13 +284,17 @@ class EscalationRuntime {
     }
     const payload = incident.msg.payload;
     const said = typeof payload === 'string' ? payload : payload === undefined ? '' : JSON.stringify(payload);
-    // From the second SMS on, the text names the step and round: the gateway's duplicate check never drops it as a copy.
+    // From the second SMS on, the text names the step and round: the gateway's duplicate check never drops it as a
+    // copy.
     const where =
       sms.step > 1 || sms.round > 1 ? ` (${this.texts('sms.step', { step: sms.step, round: sms.round })})` : '';
     return `${said}${where} ${this.texts('sms.hint', { code: incident.code })}`.trim();
   }
 
-  /** One SMS of the chain, through the account's send path; its answer recorded (a crash after it does not send it again). */
+  /**
+   * One SMS of the chain, through the account's send path; its answer recorded (a crash after it does not send it
+   * again).
+   */
   #text(incident: Incident, sms: PendingSms): void {
     const desk = this.#desk as IncidentDesk;
     const account = this.#account as Account;
@@ -354,7 +364,9 @@ class EscalationRuntime {
       .catch(() => undefined);
   }
 
-  /** The gateway's answer: output 1 when it took the SMS, Catch when it refused it; the number as the gateway wrote it. */
+  /**
+   * The gateway's answer: output 1 when it took the SMS, Catch when it refused it; the number as the gateway wrote it.
+   */
   #took(msg: Msg, result: SendResult): string | undefined {
     if (!('record' in result)) return undefined;
     const record = result.record as Record<string, unknown>;

@@ -24,7 +24,9 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_REPORTS_PER_CALL = 10_000;
 /** Deeper reports are refused with 400: a report is a flat record, and cloning a deep one would overflow the stack. */
 const MAX_DEPTH = 32;
-/** Reports taken but not yet emitted, at most (per node): beyond, a call waits unread for room; after MAX_WAIT_MS, 503. */
+/**
+ * Reports taken but not yet emitted, at most (per node): beyond, a call waits unread for room; after MAX_WAIT_MS, 503.
+ */
 const MAX_PENDING = 20_000;
 const MAX_WAIT_MS = 30_000;
 
@@ -144,7 +146,9 @@ export function eventsNode(RED: NodeAPI) {
 
 type EventsNode = Node & { credentials?: { secret?: string } };
 
-/** What a report was matched to when it came: a tracked send ends its wait for output 3 then, not when it is emitted. */
+/**
+ * What a report was matched to when it came: a tracked send ends its wait for output 3 then, not when it is emitted.
+ */
 type Matched = { event: EventPayload; tracked?: Tracked; last?: Tracked };
 
 class EventsEndpoint {
@@ -202,7 +206,8 @@ class EventsEndpoint {
     this.#gate.open();
     const paths = servedPaths.get(this.RED.httpNode);
     if (paths?.get(this.#path) === this.node.id) paths.delete(this.#path);
-    // Remove this node's own routes only: a user's http-in node on the same path stays. Express 4 keeps them as `_router`, 5 as `router`.
+    // Remove this node's own routes only: a user's http-in node on the same path stays. Express 4 keeps them as
+    // `_router`, 5 as `router`.
     const app = this.RED.httpNode as unknown as { _router?: Router; router?: Router };
     const router = app._router ?? app.router;
     if (router)

@@ -117,7 +117,10 @@ class SendPipeline {
 
   readonly #ignored = (field: string) => this.node.warn(this.texts('warnings.payload-ignored', { field }));
 
-  /** Prepares the request (throws `invalid_request`: nothing is sent), then holds the msg back (storm), keeps it behind older ones (outbox) or sends it. */
+  /**
+   * Prepares the request (throws `invalid_request`: nothing is sent), then holds the msg back (storm), keeps it behind
+   * older ones (outbox) or sends it.
+   */
   async #dispatch(
     account: Account,
     client: GatewayClient,
@@ -160,7 +163,10 @@ class SendPipeline {
     done();
   }
 
-  /** Another copy of Node-RED sends this alert: the msg ends on port 1, marked (a dropped copy is a success, marked by why it was dropped). */
+  /**
+   * Another copy of Node-RED sends this alert: the msg ends on port 1, marked (a dropped copy is a success, marked by
+   * why it was dropped).
+   */
   #copyElsewhere(msg: Msg, send: Send, done: Done): void {
     msg.bulkgate = { ...(msg.bulkgate as object | undefined), duplicate: 'copy' };
     this.#router.duplicates++;
@@ -269,7 +275,9 @@ class SendPipeline {
     this.#track(notice(), (error) => fail(this.texts, this.#status, msg, error, (e) => this.node.error(e, msg)));
   }
 
-  /** "N waiting" while this node's msgs wait in the outbox, "queued N" while the rate limit holds some, else the totals. */
+  /**
+   * "N waiting" while this node's msgs wait in the outbox, "queued N" while the rate limit holds some, else the totals.
+   */
   #showQueue(): void {
     const account = this.#account as Account;
     const queued = account.limiter.queued;

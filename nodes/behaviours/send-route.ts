@@ -53,7 +53,8 @@ export class SendRouter {
     let text = texts(`status.${key}`, { sent, rejected, queued, reason: this.lastReason });
     if (duplicates) text += ` ${texts('status.duplicates', { count: duplicates })}`;
     if (unconfirmed) text += ` ${texts('status.unconfirmed', { count: unconfirmed })}`;
-    // While the shared store cannot be reached the copies of Node-RED are not coordinated: said beside the totals, or alone before any send.
+    // While the shared store cannot be reached the copies of Node-RED are not coordinated: said beside the totals, or
+    // alone before any send.
     const trouble = this.account?.storeTrouble;
     if (trouble) {
       const store = texts('status.store-down', { cause: texts(`status.store-causes.${storeCause(trouble.reason)}`) });
@@ -66,7 +67,10 @@ export class SendRouter {
     return { fill: rejected || duplicates || unconfirmed ? 'yellow' : 'green', shape: 'dot', text };
   };
 
-  /** Routes a result to the ports (a promotional one resolves once its last batch is sent); `resend`: a send from the outbox. */
+  /**
+   * Routes a result to the ports (a promotional one resolves once its last batch is sent); `resend`: a send from the
+   * outbox.
+   */
   async route(
     msg: Msg,
     result: PromotionalResult | TransactionalResult,
@@ -101,7 +105,10 @@ export class SendRouter {
     this.show();
   }
 
-  /** A msg per recipient; a long answer's records in steps a turn of the event loop apart (another flow waits no more than a step). */
+  /**
+   * A msg per recipient; a long answer's records in steps a turn of the event loop apart (another flow waits no more
+   * than a step).
+   */
   async #promotional(msg: Msg, result: PromotionalResult, send: Send, body: WireBody, resend: boolean): Promise<void> {
     const records = result.response;
     const track = this.#trackerFor(msg, body);
@@ -145,7 +152,9 @@ export class SendRouter {
     };
   }
 
-  /** A duplicate (duplicates_check): `gateway`, its sms_id came before (not sent); `resend`, a resend that cost nothing. */
+  /**
+   * A duplicate (duplicates_check): `gateway`, its sms_id came before (not sent); `resend`, a resend that cost nothing.
+   */
   #duplicateOf(record: SendRecord, resend: boolean): 'gateway' | 'resend' | undefined {
     if (record.status === 'error' || typeof record.sms_id !== 'string' || !this.account) return undefined;
     const seen = this.account.recent.seenBefore(record.sms_id);

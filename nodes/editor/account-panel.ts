@@ -1,4 +1,7 @@
-/** The account panel: the "test connection" button (the runtime reads the balance), and the outbox: how many wait, and emptying it. */
+/**
+ * The account panel: the "test connection" button (the runtime reads the balance), and the outbox: how many wait, and
+ * emptying it.
+ */
 import type { Wording } from '../../gateway/wording';
 import { t, worded } from './i18n';
 import { byId } from './panel-fields';
@@ -74,7 +77,10 @@ function report(element: HTMLElement, ok: boolean, text: string): void {
   element.textContent = text;
 }
 
-/** How many messages wait in a deployed account's outbox, with a button that empties it; how many from it ended unconfirmed. */
+/**
+ * How many messages wait in a deployed account's outbox, with a button that empties it; how many from it ended
+ * unconfirmed.
+ */
 function showOutbox(id: string): void {
   const empty = byId<HTMLButtonElement>('bulkgate-outbox-empty');
   // The reason in the runtime's English, and its wording for the editor's language.

@@ -1,4 +1,7 @@
-/** The channel cascade editor (2.0): a drag-sortable list, stored as `channel: [{type, ...}]`, sent as the ordered `channel` object. */
+/**
+ * The channel cascade editor (2.0): a drag-sortable list, stored as `channel: [{type, ...}]`, sent as the ordered
+ * `channel` object.
+ */
 import { isAbsent } from '../../gateway/prepared';
 import {
   CHANNELS,

@@ -1,4 +1,7 @@
-/** The other endpoints' panels: the rows each action uses (`data-actions` in the form), and the one-time password's cascade. */
+/**
+ * The other endpoints' panels: the rows each action uses (`data-actions` in the form), and the one-time password's
+ * cascade.
+ */
 import { readCascade, setupCascade, type PanelNode } from './cascade';
 import { byId, prepareFields } from './panel-fields';
 

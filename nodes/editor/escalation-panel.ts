@@ -1,4 +1,7 @@
-/** The escalation panel: the chain's steps as a list (add, remove, reorder), the most SMS one incident can send, and a warning for a sender that takes no replies. */
+/**
+ * The escalation panel: the chain's steps as a list (add, remove, reorder), the most SMS one incident can send, and a
+ * warning for a sender that takes no replies.
+ */
 import { mostSms, REPEAT_BOUNDS, STEP_BOUNDS, WAIT_BOUNDS } from '../account/escalation';
 import { isPhoneNumber, splitNumbers } from '../../gateway/recipients';
 import { fillSenderSelect, senderValueText } from './senders';

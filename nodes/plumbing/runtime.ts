@@ -61,7 +61,9 @@ const STATUS_INTERVAL = 200;
 
 /** Thousands of msgs a second spend nothing on status: `describe` (i18next) runs only when shown. */
 export class StatusThrottle {
-  /** When one was last shown, on the monotonic clock: a wall clock stepped back would freeze the status for the step. */
+  /**
+   * When one was last shown, on the monotonic clock: a wall clock stepped back would freeze the status for the step.
+   */
   #last = -Infinity;
   #pending: (() => NodeStatus) | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -94,7 +96,10 @@ export class StatusThrottle {
 
 export const NO_ACCOUNT = () => nodeInvalid('no-account', undefined, { key: 'no-account' });
 
-/** An error's sentence in the user's language: its wording through the `errors` section of the catalog, else its message. */
+/**
+ * An error's sentence in the user's language: its wording through the `errors` section of the catalog, else its
+ * message.
+ */
 export function sentenceOf(catalog: NodeCatalog, error: unknown): string {
   // An error of the package's own by its wording; one from below (the disk, the network) by what failed.
   const said = error instanceof GatewayError ? error.wording : causeOf(error);
@@ -161,7 +166,9 @@ export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, err
   }
 }
 
-/** The input and close handlers of a node that answers each msg with one request; closing stops the requests in flight. */
+/**
+ * The input and close handlers of a node that answers each msg with one request; closing stops the requests in flight.
+ */
 export function answerInputs(
   node: Node,
   catalog: NodeCatalog,
@@ -196,7 +203,10 @@ export function sequence(
 
 const LIST_STEP = 5000;
 
-/** `items.map(fn)`, in steps of LIST_STEP a turn of the event loop apart when longer (100,000 numbers do not hold up every other flow). */
+/**
+ * `items.map(fn)`, in steps of LIST_STEP a turn of the event loop apart when longer (100,000 numbers do not hold up
+ * every other flow).
+ */
 export async function mapInSteps<T, R>(items: readonly T[], fn: (item: T, index: number) => R): Promise<R[]> {
   if (items.length <= LIST_STEP) return items.map(fn);
   const out = new Array<R>(items.length);

@@ -1,7 +1,10 @@
 /** Why the account's `storeUrl` cannot be used, at runtime and in the editor (bundled into it: no Node.js imports). */
 import type { Wording } from '../../gateway/wording';
 
-/** The English sentences; the nodes' error table holds them under `store-url` (worded in the user's language from the catalog). */
+/**
+ * The English sentences; the nodes' error table holds them under `store-url` (worded in the user's language from the
+ * catalog).
+ */
 export const STORE_URL_ERRORS = {
   required: 'storeUrl is required for a Redis store (redis://host:6379 or rediss://host:6380)',
   'not-url': 'storeUrl is not a URL (redis://host:6379, redis://user@host:6379 or rediss://host:6380)',

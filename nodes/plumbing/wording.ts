@@ -41,7 +41,8 @@ export const NODE_ERRORS = {
   'proxy-error': 'proxy: __cause__',
   discarded: 'Not sent: removed from the outbox in the editor (the account\'s "empty" button)',
   'not-sent': 'Not sent: __reason__',
-  // What failed below the package (the disk, the network, the store's server), as a person acts on it; the code to search for.
+  // What failed below the package (the disk, the network, the store's server), as a person acts on it; the code to
+  // search for.
   cause: {
     'disk-full': 'no space left on the disk (__code__)',
     'no-permission': 'no permission (__code__)',
@@ -137,7 +138,10 @@ const CAUSES: [kind: CauseKind, pattern: RegExp][] = [
   ['no-answer', /\b(ETIMEDOUT|UND_ERR_[A-Z_]*TIMEOUT|\w*TimeoutError)\b/],
 ];
 
-/** What failed below the package (the disk, the network, the store's server), by the code an error carries; undefined: no kind known. */
+/**
+ * What failed below the package (the disk, the network, the store's server), by the code an error carries; undefined:
+ * no kind known.
+ */
 export function causeKind(error: unknown): { kind: CauseKind; code: string } | undefined {
   const e = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown;
