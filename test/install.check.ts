@@ -183,15 +183,20 @@ describe('installed from the packed tarball', function () {
     for (const lng of ['en-US', 'de', 'cs']) {
       const catalog = (await (
         await fetch(`${base}/locales/node-red-contrib-bulkgate/${NODE_SET}?lng=${lng}`)
-      ).json()) as Record<string, { send?: { label: { text: string } }; brief?: Record<string, string> }>;
+      ).json()) as Record<string, { status?: Record<string, string>; send?: unknown }> & {
+        send?: { label: { text: string } };
+        brief?: Record<string, string>;
+      };
       for (const type of TYPES) assert.ok(catalog[type], `${type} catalog in ${lng}`);
-      // Each node's texts are under its type: the send form's in the send nodes', statuses in every node's.
-      for (const type of ['bulkgate-promotional', 'bulkgate-transactional'])
-        assert.equal(catalog[type]?.send?.label.text, 'Text');
+      // Each node's own texts are under its type (statuses too); the sections every node shares as
+      // they are (the send form's, the briefs) once at the catalog's top.
+      assert.equal(catalog['bulkgate-transactional']?.status?.sending !== undefined, true);
+      assert.equal(catalog.send?.label.text, 'Text');
       assert.equal(
-        catalog['bulkgate-balance']?.brief?.['no-account'],
+        catalog.brief?.['no-account'],
         ({ de: 'kein Konto', cs: 'chybí účet' } as Record<string, string>)[lng] ?? 'no account',
       );
+      assert.equal(catalog['bulkgate-promotional']?.send, undefined, 'the shared send form is not copied per node');
     }
     // The editor asks for the help in the browser's language (Accept-Language).
     for (const [lng, sentence] of [
