@@ -93,6 +93,16 @@ export async function outboxScale(
       text: '',
       wires: [['scale-out'], ['scale-out']],
     },
+    // Simple API 1.0: an attempt line is written before each of its resends (it cannot be sent twice).
+    {
+      id: 'scale-t1',
+      type: 'bulkgate-transactional',
+      account: 'scale-acc',
+      api: 'simple',
+      version: '1.0',
+      text: '',
+      wires: [['scale-out'], ['scale-out']],
+    },
     { id: 'scale-out', type: 'bench-sink' },
     {
       id: 'scale-check',
@@ -114,17 +124,28 @@ export async function outboxScale(
   });
 
   // The storm: every alert during the outage, as a split node or a flapping sensor hands them over.
-  await control(fixedUrl, 'down');
-  left = plan.storm;
-  const drained = new Promise<void>((resolve) => (allOut = resolve));
-  const node = runtime.node('scale-t');
-  for (let i = 0; i < plan.storm; i++)
-    node.receive({ payload: `Smoke in the hall ${i}`, number: '420777123456', seq: i });
-  await new Promise((r) => setTimeout(r, plan.outageSeconds * 1000));
-  const { failed } = await control(fixedUrl, 'up');
-  const back = performance.now();
-  const drain = await loopDelayDuring(() => drained);
-  const drainMsgsPerSec = round(plan.storm / ((lastOut - firstOut) / 1000), 0);
+  const stormAndDrain = async (nodeId: string, outageSeconds: number) => {
+    await control(fixedUrl, 'down');
+    left = plan.storm;
+    firstOut = 0;
+    const drained = new Promise<void>((resolve) => (allOut = resolve));
+    const node = runtime.node(nodeId);
+    for (let i = 0; i < plan.storm; i++)
+      node.receive({ payload: `Smoke in the hall ${i}`, number: '420777123456', seq: i });
+    await new Promise((r) => setTimeout(r, outageSeconds * 1000));
+    const { failed } = await control(fixedUrl, 'up');
+    const back = performance.now();
+    const delay = await loopDelayDuring(() => drained);
+    return { failed, back, delay, msgsPerSec: round(plan.storm / ((lastOut - firstOut) / 1000), 0) };
+  };
+  const {
+    failed,
+    back,
+    delay: drain,
+    msgsPerSec: drainMsgsPerSec,
+  } = await stormAndDrain('scale-t', plan.outageSeconds);
+  // The same backlog on simple 1.0, whose drain records an attempt before each send: a short outage (the drain is measured).
+  const simple = await stormAndDrain('scale-t1', Math.min(plan.outageSeconds, 3));
 
   // 100,000 numbers through one number check, after a warm-up of 10 (its first use loads the
   // endpoint's code, once per process: not what a list's size costs).
@@ -162,6 +183,7 @@ export async function outboxScale(
       loopDelayMaxMs: drain.maxMs,
       loopCpuP99Ms: drain.cpuP99Ms,
     },
+    drainSimple: { backlog: plan.storm, msgsPerSec: simple.msgsPerSec, loopDelayP99Ms: simple.delay.p99Ms },
     numberCheck: {
       numbers: plan.numbers,
       inputToLastOutputMs: round(performance.now() - started, 0),
