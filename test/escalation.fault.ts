@@ -219,8 +219,10 @@ return [null, msg];`,
   }
 
   it("SIGKILL during step 1's wait, restarted after steps 2 and 3 came due: step 3 once, late; step 2 not replayed", async () => {
+    // Step 1's 5 s: the kill must come before step 2 is due, on a machine that runs other suites too
+    // (at 2 s, a loaded one saw step 2 recorded before it saw step 1's answer).
     escalationFlow([
-      [OWNER, 2],
+      [OWNER, 5],
       [NEIGHBOUR, 2],
       [CARETAKER, 600],
     ]);
@@ -234,8 +236,8 @@ return [null, msg];`,
       output,
     );
     await copy.kill();
-    // Down past step 3's time (4 s after the raise), short of its 600 s wait.
-    await new Promise((r) => setTimeout(r, Math.max(0, raised + 4500 - Date.now())));
+    // Down past step 3's time (7 s after the raise), short of its 600 s wait.
+    await new Promise((r) => setTimeout(r, Math.max(0, raised + 7500 - Date.now())));
     editor = await start();
     await until('step 3 on output 1', () => outputs().some((o) => o.port === '1' && o.step === 3), 20_000, output);
     // Nothing more must come: a fixed wait past step 2's wait, had it been replayed.
@@ -257,9 +259,9 @@ return [null, msg];`,
   });
 
   it('a gateway outage when step 2 is due: its SMS waits in the outbox and is sent once when the gateway is back', async () => {
-    // 3 s: time enough to start the outage after step 1, on a busy machine too.
+    // 5 s: time enough to start the outage after step 1, on a busy machine too.
     escalationFlow([
-      [OWNER, 3],
+      [OWNER, 5],
       [NEIGHBOUR, 600],
     ]);
     const editor = await start();
