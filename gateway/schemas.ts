@@ -7,15 +7,10 @@ import { english, type ErrorKey, type Wording } from './wording';
 
 type Schema = Record<string, unknown>;
 
-/**
- * Each rule's wording by its English sentence, for a check's error to carry (the nodes word it in the user's language).
- */
+/** Each rule's wording by its English sentence, for a check's error to carry. */
 export const RULE_WORDING = new Map<string, Wording>();
 
-/**
- * A rule: its English sentence in the schema (the editor and the generated validators read that), its wording kept
- * beside.
- */
+/** A rule's English sentence, for the schema (the editor and the validators read it); its wording kept beside. */
 function said(key: ErrorKey, params?: Record<string, string | number>): string {
   const wording: Wording = params ? { key, params } : { key };
   const sentence = english(wording);
@@ -133,9 +128,7 @@ function channel(kind: OperationKind): Schema {
             suggestions: { type: 'array', items: { type: 'object' }, rule: said('rule.suggestions') },
           },
           ['text'],
-          {
-            rule: said('rule.rcs-message'),
-          },
+          { rule: said('rule.rcs-message') },
         ),
         file: { type: 'object', required: ['url'], rule: said('rule.rcs-file') },
         card: { type: 'object', rule: said('rule.card') },
