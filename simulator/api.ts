@@ -26,7 +26,8 @@ export async function serveApi(
   if (raw === undefined)
     return json(res, 413, { type: 'invalid_parameter', code: 413, error: 'Request body too large', detail: null });
   const contentType = mediaType(req);
-  const body = parseParameters(method, contentType, raw, url.searchParams);
+  // The reference: JSON everywhere; the simple API takes a form too (its 2.0 path takes the advanced body).
+  const body = parseParameters(method, contentType, raw, url.searchParams, path.startsWith('/api/1.0/simple/'));
   state.logRequest({
     method,
     path,
