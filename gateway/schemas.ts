@@ -249,6 +249,7 @@ export const SCHEMAS: Record<string, Schema> = {
 const wallet: Schema = { type: 'string', minLength: 1, rule: said('rule.wallet') };
 const phones = listOf(phone, said('rule.phones'));
 const otpId: Schema = { type: 'string', minLength: 1, rule: said('rule.otp-id') };
+const otpCode: Schema = { type: 'string', minLength: 1, rule: said('rule.otp-code') };
 const limit = (what: 'resends' | 'verifications' | 'daily', minimum: number): Schema => ({
   type: ['integer', 'null'],
   minimum,
@@ -309,11 +310,7 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
       code_type: { enum: ['int', 'string', 'combined'], rule: said('rule.code-type') },
       code_length: { type: 'integer', minimum: 4, maximum: 100, rule: said('rule.code-length') },
       request_quota_number: { type: 'integer', minimum: 1, rule: said('rule.request-quota') },
-      request_quota_identification: {
-        type: 'string',
-        minLength: 1,
-        rule: said('rule.requester'),
-      },
+      request_quota_identification: { type: 'string', minLength: 1, rule: said('rule.requester') },
       trials_available_resend: limit('resends', 0),
       trials_available_verification: limit('verifications', 1),
       daily_limit: limit('daily', 1),
@@ -323,10 +320,7 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
     ['number', 'request_quota_identification'],
   ),
   'otp resend': body({ id: otpId }, ['id']),
-  'otp verify': body({ id: otpId, code: { type: 'string', minLength: 1, rule: said('rule.otp-code') } }, [
-    'id',
-    'code',
-  ]),
+  'otp verify': body({ id: otpId, code: otpCode }, ['id', 'code']),
   'number-check': body(
     {
       numbers: listOf(objectOf({ phone_number: phone, country }, ['phone_number']), said('rule.phones')),

@@ -300,13 +300,8 @@ export class SimulatedEndpoints {
     const book = ofAccount(this.contacts, account);
     const key = (raw: unknown, type = 'invalid_phone_number') => {
       const number = completeNumber(String(raw ?? ''), account.country);
-      if (!number)
-        throw new ApiError(
-          400,
-          type,
-          type === 'invalid_phone_mobile' ? 'Invalid phone mobile' : 'Invalid phone number',
-        );
-      return number;
+      if (number) return number;
+      throw new ApiError(400, type, type === 'invalid_phone_mobile' ? 'Invalid phone mobile' : 'Invalid phone number');
     };
     const find = (raw: unknown, type?: string) => {
       const entry = book.get(key(raw, type));

@@ -14,7 +14,7 @@ export interface SimulatorOptions {
   accounts?: SimulatorAccountInit[];
   /** Refuse bodies the reference does not allow (2.0 top-level sender fields, unknown senders, long texts). */
   strict?: boolean;
-  /** Bounds of the request log (the newest are kept): entries, and bytes of their bodies. */
+  /** Bounds of the request log (the newest are kept): entries, and characters of their bodies (bytes for ASCII). */
   logMaxRequests?: number;
   logMaxBytes?: number;
 }
