@@ -1,18 +1,13 @@
-// Listening to an AbortSignal: one listener per signal, with a ring of links behind it (O(1) to
-// join and leave). An AbortSignal, as any EventTarget, looks through all its listeners for a
-// duplicate on each add, so thousands of waits on one signal (a burst in the rate limit's queue,
-// retries sleeping through an outage) cost O(n²); AbortSignal.any per wait is no way out (10,000
-// waits on one signal, Node 20.20: 3.5 s of addEventListener, 2.4 s of AbortSignal.any with a
-// listener each, 0.1 s here), and Node 20 releases before nodejs/node#55351's fix keep every
-// dependent of a long-lived signal alive (20.20.2: no heap growth over 100,000 sends).
+// One abort listener per signal, with a ring of links behind it (O(1) to join and leave). An
+// EventTarget looks through all its listeners on each add, so 10,000 waits on one signal (a burst
+// in the rate limit's queue, retries through an outage) cost 3.5 s on Node 20.20, 2.4 s with
+// AbortSignal.any (whose dependents Node 20 keeps alive before nodejs/node#55351), 0.1 s here.
 import { setTimeout as delay } from 'node:timers/promises';
 
 /** The head of a signal's ring: `next` is the oldest listener, `prev` the newest. */
 const rings = new WeakMap<AbortSignal, Link>();
 
-/**
- * Calls `listener` once when `signal` aborts; returns the function that stops listening. An aborted signal calls none.
- */
+/** Calls `listener` once when `signal` aborts (never for one aborted already); returns its stop. */
 export function onStop(signal: AbortSignal | undefined, listener: () => void): () => void {
   if (!signal || signal.aborted) return noop;
   let ring = rings.get(signal);
@@ -38,9 +33,10 @@ export function listening(signal: AbortSignal): number {
 /** Calls every listener listening now, in the order they joined. */
 function fire(ring: Link): void {
   const listeners: (() => void)[] = [];
-  for (let link = ring.next as Link; link !== ring; link = link.next as Link)
+  for (let link = ring.next as Link; link !== ring; link = ring.next as Link) {
     listeners.push(link.listener as () => void);
-  for (let link = ring.next as Link; link !== ring; link = ring.next as Link) unlink(ring, link);
+    unlink(ring, link);
+  }
   for (const listener of listeners) listener();
 }
 

@@ -1,7 +1,6 @@
-// Time inside a process. The wall clock (Date.now) steps: NTP sets a Raspberry Pi without a
-// real-time clock right after boot, by hours or years. So durations run on the monotonic clock,
-// and no timer is armed past Node's limit (Node fires a longer one after 1 ms, with a
-// TimeoutOverflowWarning: a pump that asks again floods the log).
+// Time inside a process. The wall clock (Date.now) steps: NTP sets a Raspberry Pi without a real-time clock right
+// after boot, by hours or years. So durations run on the monotonic clock, and no timer is armed past Node's limit
+// (Node fires a longer one after 1 ms, with a TimeoutOverflowWarning: a pump that asks again floods the log).
 
 /** setTimeout's longest wait: 2^31-1 ms, about 24.8 days. */
 export const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -11,10 +10,7 @@ export function timerDelay(ms: number): number {
   return ms > 0 ? Math.min(MAX_TIMER_MS, ms) : 0;
 }
 
-/**
- * Calls `fire` once `ms` have passed (Node's timers run on the monotonic clock), in timers within the limit; returns
- * its cancel.
- */
+/** Calls `fire` once `ms` have passed, in timers within the limit; returns its cancel. */
 export function after(ms: number, fire: () => void): () => void {
   let left = Number.isFinite(ms) ? Math.max(0, ms) : MAX_TIMER_MS;
   let timer: NodeJS.Timeout;
@@ -36,12 +32,10 @@ export function monotonicNow(): number {
 let wallOffset: number | undefined;
 
 /**
- * A stored wall-clock time (ms since the epoch: a deadline's start, an age, written to survive a
- * restart) as a point on the monotonic clock, taken once when this process first looks at it: its
- * age then, plus monotonic time from then on, so a step of the wall clock later moves nothing. A
- * time in the future (the clock stepped back since it was written) is taken as now; one long past
- * (a step forward, a power cut) as that old: the wall clock is all a process knows of the time
- * before it. Times given alike come out alike (one offset until the clock steps), so order holds.
+ * A stored wall-clock time (a deadline's start, written to survive a restart) as a point on the
+ * monotonic clock: its age when first read, so a later step of the wall clock moves nothing. One in
+ * the future (the clock stepped back) is now; one long past is that old (the wall clock is all a
+ * process knows of the time before it). One offset until the clock steps, so order holds.
  */
 export function monotonicAt(wall: number): number {
   const mono = monotonicNow();

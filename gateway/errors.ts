@@ -1,7 +1,5 @@
 /** The one error type of the client, and the sentences and status words of each type. */
-import { english, ERRORS, type ErrorKey, type Wording } from './wording';
-
-export const WRONG_CREDENTIALS = ERRORS.type['wrong-credentials'];
+import { english, type ErrorKey, type Wording } from './wording';
 
 /** Per type: the sentence of a gateway type we can say (others pass through) and its own status phrase. */
 const TYPES: Record<string, { sentence?: ErrorKey; brief?: string }> = {
@@ -51,10 +49,7 @@ export class GatewayError extends Error {
   readonly detail: string | null;
   readonly retryable: boolean;
   readonly brief: ErrorBrief;
-  /**
-   * The sentence as a catalog key and its parameters, for the nodes to word in the user's language (the message is its
-   * English).
-   */
+  /** The sentence as a catalog key and parameters, for the nodes to word (the message is its English). */
   readonly wording: Wording | undefined;
   /** The request may have reached the gateway (so a resend could send it twice). */
   mayHaveReached: boolean | undefined;
@@ -136,7 +131,7 @@ export function briefOf(type: string, message: string): ErrorBrief {
   const own = TYPES[type]?.brief;
   if (own) return { key: own };
   if (type === 'invalid_request') {
-    const field = /^([a-z_]+)\b/.exec(message)?.[1]?.toLowerCase();
+    const field = /^([a-z_]+)\b/.exec(message)?.[1];
     if (field === 'number') return { key: 'invalid-number' };
     if (field === 'one') return { key: 'no-recipient' };
     if (field && field !== 'the') return { key: 'invalid-field', params: { field } };
@@ -166,10 +161,6 @@ const TYPE_SHAPE = /^[a-z][a-z0-9_]{0,63}$/i;
 /** The sentence of an error type as a wording (its catalog key): the type's own, else "the gateway refused". */
 export function typeWording(type: string): Wording {
   return { key: TYPES[type]?.sentence ?? 'type.refused' };
-}
-
-export function typeSentence(type: string): string {
-  return english(typeWording(type));
 }
 
 /** The error for an answer whose body carried `error` (both versions), its strings redacted. */

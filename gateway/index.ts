@@ -19,7 +19,7 @@ export { after, MAX_TIMER_MS, monotonicAt, monotonicNow, timerDelay } from './cl
 export { onStop, settledWithin } from './abort';
 export { withdrawnError, isWithdrawn } from './withdrawn';
 
-export { briefOf, GatewayError, invalidRequest, typeSentence, typeWording } from './errors';
+export { briefOf, GatewayError, invalidRequest, typeWording } from './errors';
 
 export {
   bodyShape,

@@ -1,9 +1,7 @@
 /**
- * JSON.parse and JSON.stringify of a text or a value that holds a long list, in steps (see
- * steps.ts): the gateway's answer to a list of 10,000 numbers is about 1 MB of JSON, parsed in one
- * piece in 10 ms, and an outbox's line of the same list is written in 7; three at once held every
- * other flow for their sum. The result is the one JSON.parse or JSON.stringify gives, and so is a
- * refusal: a text JSON.parse refuses is given to JSON.parse whole, for its own error.
+ * JSON.parse and JSON.stringify of a long list in steps (steps.ts): the answer to 10,000 numbers is
+ * about 1 MB, parsed whole in 10 ms (its outbox line written in 7), and three at once held every
+ * other flow for their sum. The result, or the refusal, is the one JSON.parse or JSON.stringify gives.
  */
 import { LIST_STEP, type Steps } from './steps';
 
@@ -199,10 +197,9 @@ export function holdsLongList(value: unknown, depth = 4): boolean {
 }
 
 /**
- * `JSON.stringify(value, replacer)`, the same characters, an array longer than LIST_STEP written
- * LIST_STEP items a step. The objects around a long array are written field by field (each field
- * as JSON.stringify writes it, toJSON and the replacer called with its holder and key as there);
- * anything else is given to JSON.stringify whole.
+ * `JSON.stringify(value, replacer)`, the same characters, an array longer than LIST_STEP written LIST_STEP items a
+ * step. The objects around a long array are written field by field (each as JSON.stringify writes it, toJSON and the
+ * replacer called with its holder and key as there); anything else is given to JSON.stringify whole.
  */
 export function* stringifyInSteps(value: unknown, replacer?: Replacer): Steps<string | undefined> {
   return yield* new Writer(replacer).property({ '': value }, '', value);
@@ -274,10 +271,5 @@ class Writer {
 
 /** Whether an object has an object among its fields (one that might hold a long list below). */
 function holdsObjects(value: object): boolean {
-  for (const key in value) {
-    if (!Object.hasOwn(value, key)) continue;
-    const field = (value as Record<string, unknown>)[key];
-    if (typeof field === 'object' && field !== null) return true;
-  }
-  return false;
+  return Object.values(value).some((field) => typeof field === 'object' && field !== null);
 }

@@ -60,10 +60,8 @@ export function operationProblem(op: Operation): Wording | undefined {
       versions: versions.join(', '),
     });
   }
-  // The 2.0 simple transactional path takes the advanced 2.0 body: JSON only.
-  const table = op.kind === 'info' ? INFO_ENCODINGS : SEND_ENCODINGS;
-  const allowed =
-    op.kind === 'transactional' && op.api === 'simple' && op.version === '2.0' ? ['POST json'] : table[op.api];
+  // The body's family decides: the 2.0 simple transactional path takes the advanced body, JSON only.
+  const allowed = (op.kind === 'info' ? INFO_ENCODINGS : SEND_ENCODINGS)[bodyShape(op).api];
   if (!allowed.includes(`${op.method} ${op.encoding}`)) {
     return wording('encoding-unknown', {
       method: op.method,

@@ -12,9 +12,7 @@ import { serialiseInSteps } from './request';
 import { bodyFields, schemaKey } from './schemas';
 import { inTurns, type Steps } from './steps';
 
-/**
- * The gateway drops a copy (`duplicates_check`) sent within this long of the first: the reference's duplicate window.
- */
+/** The reference's duplicate window: the gateway drops a copy (`duplicates_check`) sent within it. */
 export const DUPLICATE_WINDOW_MS = 5 * 60_000;
 
 /** Whether the operation's body can carry duplicates_check (the simple 1.0 bodies cannot). */
@@ -51,11 +49,7 @@ function withoutCredentials(body: Record<string, unknown>): Record<string, unkno
 
 type Kept = { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number };
 
-/**
- * A kept body, checked once already, with duplicates_check on: a copy that arrived is dropped. A
- * long list is written in steps a turn of the event loop apart (an outbox sending three kept lists
- * of 10,000 numbers held the other flows for their whole writing); a short body at once.
- */
+/** A kept body, checked once already, with duplicates_check on: a copy that arrived is dropped. Long lists in steps. */
 export function prepareResendInSteps(
   operation: Operation,
   kept: Kept,

@@ -112,7 +112,7 @@ export function transportFailure(
     );
   if (code === 'UND_ERR_RES_EXCEEDED_MAX_SIZE') return { error: badResponse(200, 'too-large'), reached: true };
   const notSent = ['ECONNREFUSED', 'ENOTFOUND', 'EAI_AGAIN', 'EHOSTUNREACH', 'ENETUNREACH'].includes(code);
-  const said = notSent ? (code ? 'unreachable-code' : 'unreachable') : code ? 'broke-code' : 'broke';
+  const said = notSent ? 'unreachable-code' : code ? 'broke-code' : 'broke';
   return failure('network', wording(said, { url: context.baseUrl, ...(code ? { code } : {}) }), !notSent);
 }
 

@@ -7,15 +7,10 @@ import { english, type ErrorKey, type Wording } from './wording';
 
 type Schema = Record<string, unknown>;
 
-/**
- * Each rule's wording by its English sentence, for a check's error to carry (the nodes word it in the user's language).
- */
+/** Each rule's wording by its English sentence, for a check's error to carry. */
 export const RULE_WORDING = new Map<string, Wording>();
 
-/**
- * A rule: its English sentence in the schema (the editor and the generated validators read that), its wording kept
- * beside.
- */
+/** A rule's English sentence, for the schema (the editor and the validators read it); its wording kept beside. */
 function said(key: ErrorKey, params?: Record<string, string | number>): string {
   const wording: Wording = params ? { key, params } : { key };
   const sentence = english(wording);
@@ -133,9 +128,7 @@ function channel(kind: OperationKind): Schema {
             suggestions: { type: 'array', items: { type: 'object' }, rule: said('rule.suggestions') },
           },
           ['text'],
-          {
-            rule: said('rule.rcs-message'),
-          },
+          { rule: said('rule.rcs-message') },
         ),
         file: { type: 'object', required: ['url'], rule: said('rule.rcs-file') },
         card: { type: 'object', rule: said('rule.card') },
@@ -256,6 +249,7 @@ export const SCHEMAS: Record<string, Schema> = {
 const wallet: Schema = { type: 'string', minLength: 1, rule: said('rule.wallet') };
 const phones = listOf(phone, said('rule.phones'));
 const otpId: Schema = { type: 'string', minLength: 1, rule: said('rule.otp-id') };
+const otpCode: Schema = { type: 'string', minLength: 1, rule: said('rule.otp-code') };
 const limit = (what: 'resends' | 'verifications' | 'daily', minimum: number): Schema => ({
   type: ['integer', 'null'],
   minimum,
@@ -316,11 +310,7 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
       code_type: { enum: ['int', 'string', 'combined'], rule: said('rule.code-type') },
       code_length: { type: 'integer', minimum: 4, maximum: 100, rule: said('rule.code-length') },
       request_quota_number: { type: 'integer', minimum: 1, rule: said('rule.request-quota') },
-      request_quota_identification: {
-        type: 'string',
-        minLength: 1,
-        rule: said('rule.requester'),
-      },
+      request_quota_identification: { type: 'string', minLength: 1, rule: said('rule.requester') },
       trials_available_resend: limit('resends', 0),
       trials_available_verification: limit('verifications', 1),
       daily_limit: limit('daily', 1),
@@ -330,10 +320,7 @@ export const ENDPOINT_SCHEMAS: Record<string, Schema> = {
     ['number', 'request_quota_identification'],
   ),
   'otp resend': body({ id: otpId }, ['id']),
-  'otp verify': body({ id: otpId, code: { type: 'string', minLength: 1, rule: said('rule.otp-code') } }, [
-    'id',
-    'code',
-  ]),
+  'otp verify': body({ id: otpId, code: otpCode }, ['id', 'code']),
   'number-check': body(
     {
       numbers: listOf(objectOf({ phone_number: phone, country }, ['phone_number']), said('rule.phones')),

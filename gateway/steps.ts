@@ -1,29 +1,19 @@
 /**
- * Work on a long list in steps a turn of the event loop apart: three promotional lists of 10,000
- * numbers checked and written at once held every other flow of the Node-RED for 60 to 150 ms each
- * (now other flows wait no longer than a step). The work is written once, as a generator that
- * yields between steps; `atOnce` runs
- * it through (a short list never yields: the one-number alert pays no turn), `inTurns` lets the
- * event loop run between its steps. Every stepped work of the process shares one queue: a turn runs
- * one step, whoever's it is (three lists stepping each on its own turn ran their three steps in one
- * turn, as Node.js runs every immediate queued before its check phase).
+ * Work on a long list in steps a turn of the event loop apart (three lists of 10,000 numbers held
+ * every other flow for 60 to 150 ms each), written once as a generator that yields between steps:
+ * `atOnce` runs it through (a short list never yields), `inTurns` lets the event loop run between
+ * steps. All stepped work shares one queue, one step a turn: Node.js runs every immediate queued
+ * before its check phase in one turn, so each list on its own setImmediate would not take turns.
  */
 import { Fifo } from './fifo';
 
-/**
- * Recipients (or answer records) handled in one step: under a ms of work (a recipient prepared
- * whole, its number checked and normalised, costs about 3 µs), so a few lists received in one turn,
- * whose first steps run at once, still leave that turn short.
- */
+/** Recipients (or answer records) a step: under a ms (a recipient prepared whole costs about 3 µs). */
 export const LIST_STEP = 250;
 
 /** Work that yields (`yield;`) where the event loop may run, then returns its result. */
 export type Steps<T> = Generator<void, T, void>;
 
-/**
- * Yields before each step of `list` but the first, LIST_STEP items a step, calling `each` on every item `forEach` would
- * visit.
- */
+/** Calls `each` on every item `forEach` would visit, LIST_STEP items a step (a yield before each but the first). */
 export function* eachInSteps<T>(list: readonly T[], each: (item: T, index: number) => void): Steps<void> {
   const length = list.length;
   for (let i = 0; i < length; i++) {
@@ -51,9 +41,7 @@ function turn(): void {
   else turning = false;
 }
 
-/**
- * `step` in a later turn, after the steps waiting before it (setImmediate: what waits on I/O and timers goes first).
- */
+/** `step` in a later turn, after those waiting before it (setImmediate: I/O and timers go first). */
 function later(step: () => void): void {
   waiting.push(step);
   if (turning) return;

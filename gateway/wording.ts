@@ -1,8 +1,6 @@
-/**
- * An error's sentence as a catalog key and its parameters. The standalone client words it in
- * English from ERRORS; the nodes word it in the user's language from the `errors` section of
- * locales/<lang>/shared.json, whose en-US text is ERRORS word for word (a test keeps them equal).
- */
+// An error's sentence as a catalog key and its parameters. The standalone client words it in English from ERRORS; the
+// nodes word it in the user's language from the `errors` section of locales/<lang>/shared.json, whose en-US text is
+// ERRORS word for word (a test keeps them equal).
 
 /** A parameter is a value as it is (a field name, a number) or a sentence of its own (a schema's rule). */
 export type WordingParam = string | number | Wording;

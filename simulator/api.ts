@@ -1,5 +1,6 @@
 /** The gateway's API as the simulator serves it, with the faults a test asked for around it. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { EndpointName } from '../gateway/operations';
 import { SimulatedEndpoints } from './endpoints';
 import { ApiError, type Version } from './gateway';
 import { json, mediaType, parseParameters, readBody, reply } from './http';
@@ -13,28 +14,22 @@ export async function serveApi(
   res: ServerResponse,
   url: URL,
 ): Promise<void> {
+  const method = req.method ?? 'GET';
   const path = url.pathname;
   const fault = state.faults.next();
   const at = new Date().toISOString();
   if (fault?.drop === 'before') {
-    state.logRequest({
-      method: req.method ?? 'GET',
-      path,
-      contentType: undefined,
-      body: {},
-      raw: '',
-      at,
-      fault: 'drop before',
-    });
+    state.logRequest({ method, path, contentType: undefined, body: {}, raw: '', at, fault: 'drop before' });
     return void req.socket.destroy();
   }
   const raw = await readBody(req);
   if (raw === undefined)
     return json(res, 413, { type: 'invalid_parameter', code: 413, error: 'Request body too large', detail: null });
   const contentType = mediaType(req);
-  const body = parseParameters(req.method ?? 'GET', contentType, raw, url.searchParams);
+  // The reference: JSON everywhere; the simple API takes a form too (its 2.0 path takes the advanced body).
+  const body = parseParameters(method, contentType, raw, url.searchParams, path.startsWith('/api/1.0/simple/'));
   state.logRequest({
-    method: req.method ?? 'GET',
+    method,
     path,
     contentType,
     body: body ?? {},
@@ -70,11 +65,12 @@ export async function serveApi(
     return reply(res, 502, '<html><body><h1>502 Bad Gateway</h1></body></html>', { 'content-type': 'text/html' });
 
   // The other endpoints answer errors in the {type, code, error, detail} shape (their pages).
-  const version: Version = API_PATH.exec(path)?.[1] === '2.0' || SimulatedEndpoints.byPath(path) ? '2.0' : '1.0';
+  const endpoint = SimulatedEndpoints.byPath(path);
+  const version: Version = API_PATH.exec(path)?.[1] === '2.0' || endpoint ? '2.0' : '1.0';
   let status = 200;
   let answer: Record<string, unknown>;
   try {
-    answer = { data: route(state, req.method ?? 'GET', version, path, body) };
+    answer = { data: route(state, method, version, path, endpoint, body) };
   } catch (error) {
     if (!(error instanceof ApiError)) throw error;
     status = error.status;
@@ -100,9 +96,9 @@ function route(
   method: string,
   version: Version,
   path: string,
+  endpoint: EndpointName | undefined,
   body: Record<string, unknown> | undefined,
 ): unknown {
-  const endpoint = SimulatedEndpoints.byPath(path);
   const [, v, family, action] = API_PATH.exec(path) ?? [];
   if (!endpoint) {
     if (!v) throw new ApiError(404, 'unknown_action', 'Unknown action');

@@ -1,7 +1,7 @@
 /** The simulator's own endpoints (`/simulator/...`), for tests and the outbox page. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { SimulatorAccountInit } from './accounts';
-import type { Fault } from './faults';
+import type { FaultSettings } from './faults';
 import { json, mediaType, parseObject, readBody } from './http';
 import type { SimulatorState } from './state';
 import { isWebhookUrl } from './webhook';
@@ -45,7 +45,7 @@ export async function serveControl(
       state.addAccount(input as unknown as SimulatorAccountInit);
       return json(res, 200, { ok: true });
     case 'POST /simulator/faults':
-      state.faults.set(input as Fault & { latency?: number; jitter?: number });
+      state.faults.set(input as FaultSettings);
       state.notify();
       return json(res, 200, { ok: true });
     case 'DELETE /simulator/faults':

@@ -13,33 +13,24 @@ function isGsm(codePoint: string): boolean {
   return gsmCache.get(codePoint) as boolean;
 }
 
+const counted = (characters: number, parts: number, unicode: boolean) => ({
+  characters,
+  parts,
+  unicode,
+  limit: unicode ? LIMIT_UNICODE : LIMIT_GSM7,
+});
+
 /** Counts a text as sent with `unicode` on, off, or (Viber) decided by the text itself. */
 export function countText(text: string, unicode: boolean | 'auto') {
-  if (text.length > UNCOUNTED_ABOVE)
-    return {
-      characters: text.length,
-      parts: Math.ceil(text.length / 67),
-      unicode: unicode === true,
-      limit: unicode === true ? LIMIT_UNICODE : LIMIT_GSM7,
-    };
+  if (text.length > UNCOUNTED_ABOVE) return counted(text.length, Math.ceil(text.length / 67), unicode === true);
   const auto = new SegmentedMessage(text, 'auto');
   if (unicode === true || (unicode === 'auto' && auto.encodingName === 'UCS-2')) {
     const message = new SegmentedMessage(text, 'UCS-2');
-    return {
-      characters: message.messageSize / 16,
-      parts: text ? message.segmentsCount : 0,
-      unicode: true,
-      limit: LIMIT_UNICODE,
-    };
+    return counted(message.messageSize / 16, text ? message.segmentsCount : 0, true);
   }
   // Unicode off: each code point GSM-7 cannot carry goes as one replacement character, judged
   // alone (the library's own list works on graphemes, which swallow a combining mark).
   const gsm = auto.encodingName === 'UCS-2' ? Array.from(text, (c) => (isGsm(c) ? c : '?')).join('') : text;
   const message = new SegmentedMessage(gsm, 'GSM-7');
-  return {
-    characters: message.messageSize / 7,
-    parts: gsm ? message.segmentsCount : 0,
-    unicode: false,
-    limit: LIMIT_GSM7,
-  };
+  return counted(message.messageSize / 7, gsm ? message.segmentsCount : 0, false);
 }

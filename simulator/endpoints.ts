@@ -10,6 +10,7 @@ import { ENDPOINTS, type EndpointName } from '../gateway/operations';
 import type { SimulatorAccount } from './accounts';
 import {
   ApiError,
+  checkCredit,
   completeNumber,
   isAbsent,
   isObject,
@@ -274,8 +275,7 @@ export class SimulatedEndpoints {
   /** The OTP's message: charged, in the outbox (where a tester reads the code), reported. */
   #deliver(account: SimulatorAccount, otp: Otp): OutboxMessage {
     const price = otp.channel === 'viber' ? PRICES.viber : PRICES.sms;
-    if (price > account.credit + 1e-9)
-      throw new ApiError(400, 'low_credit', 'Low credit', `This needs ${price} credits; ${account.credit} left`);
+    checkCredit(account, price);
     account.credit = round(account.credit - price);
     return this.gateway.record({
       account: account.id,
@@ -300,13 +300,8 @@ export class SimulatedEndpoints {
     const book = ofAccount(this.contacts, account);
     const key = (raw: unknown, type = 'invalid_phone_number') => {
       const number = completeNumber(String(raw ?? ''), account.country);
-      if (!number)
-        throw new ApiError(
-          400,
-          type,
-          type === 'invalid_phone_mobile' ? 'Invalid phone mobile' : 'Invalid phone number',
-        );
-      return number;
+      if (number) return number;
+      throw new ApiError(400, type, type === 'invalid_phone_mobile' ? 'Invalid phone mobile' : 'Invalid phone number');
     };
     const find = (raw: unknown, type?: string) => {
       const entry = book.get(key(raw, type));

@@ -9,10 +9,7 @@ export interface Fault {
   retryAfter?: number;
   /** Answer a body that is not the documented JSON. html is not processed; truncated and empty are. */
   body?: 'html' | 'truncated' | 'empty';
-  /**
-   * Close the connection: before the request body is read (nothing processed), or after processing it without
-   * answering.
-   */
+  /** Close the connection before reading the body (nothing processed), or after processing it. */
   drop?: 'before' | 'after';
   /** Process, then never answer (the client's timeout fires). */
   hang?: boolean;
@@ -22,12 +19,13 @@ export interface Fault {
   offline?: { seconds: number; mode?: 'refuse' | '503' };
 }
 
+/** What POST /simulator/faults takes: a fault, and the latency and jitter of every API request. */
+export type FaultSettings = Fault & { latency?: number; jitter?: number };
+
 export class FaultInjector {
   /** Milliseconds every API request waits before it is answered. */
   latency = 0;
-  /**
-   * Up to this many milliseconds more, drawn for each request: answers come back out of order, as a real gateway's do.
-   */
+  /** Up to this many ms more, drawn per request: answers come back out of order, as a real gateway's do. */
   jitter = 0;
   /** Until when (ms since the epoch) every API request is answered 503. */
   unavailableUntil = 0;
@@ -36,7 +34,7 @@ export class FaultInjector {
   #fault: Fault & { count: number } = { count: 0 };
 
   /** Sets latency and a fault (a fault without a count applies once). */
-  set(input: Fault & { latency?: number; jitter?: number }): void {
+  set(input: FaultSettings): void {
     if (typeof input.latency === 'number') this.latency = input.latency;
     if (typeof input.jitter === 'number') this.jitter = input.jitter;
     const { latency: _latency, jitter: _jitter, offline, ...rest } = input;

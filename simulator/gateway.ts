@@ -69,6 +69,12 @@ export const isObject = (v: unknown): v is Record<string, unknown> =>
 export const isAbsent = (v: unknown): boolean => v === undefined || v === null || v === '';
 const asBoolean = (v: unknown) => v === true || v === 1 || v === '1' || v === 'true' || v === 'yes';
 
+/** Refuses a send the account's credit does not cover. */
+export function checkCredit(account: SimulatorAccount, cost: number): void {
+  const detail = `This needs ${round(cost)} credits; ${round(account.credit)} left`;
+  if (cost > account.credit + 1e-9) throw new ApiError(400, 'low_credit', 'Low credit', detail);
+}
+
 interface Recipient {
   number: string;
   text?: string;
@@ -118,10 +124,7 @@ const recipientKey = (account: string, number: string) => `${account}\u0000${num
 
 export class SimulatedGateway {
   readonly state = { outbox: [] as OutboxMessage[], nextId: 1 };
-  /**
-   * The outbox's messages by account and number, oldest first: the duplicate check looks a
-   * recipient up here (a scan of the whole outbox per recipient stalled a list at 60,000).
-   */
+  /** The outbox by account and number, oldest first, for the duplicate check (a scan stalled a list at 60,000). */
   #byRecipient = new Map<string, OutboxMessage[]>();
   /** Told of each message when it goes out (at once, or when its schedule comes): for delivery reports. */
   onSent: (message: OutboxMessage) => void = () => undefined;
@@ -319,13 +322,7 @@ export class SimulatedGateway {
       return same?.find((m) => duplicates === 'same_number' || m.text === plan.delivery.text);
     };
     const cost = plans.reduce((sum, p) => sum + (p.invalid || duplicateOf(p) ? 0 : p.price), 0);
-    if (cost > account.credit + 1e-9)
-      throw new ApiError(
-        400,
-        'low_credit',
-        'Low credit',
-        `This needs ${round(cost)} credits; ${round(account.credit)} left`,
-      );
+    checkCredit(account, cost);
     return plans.map((plan): SendRecord => {
       if (plan.invalid) return { status: 'error', code: 9, error: 'Invalid phone number', number: plan.number };
       const original = duplicateOf(plan);

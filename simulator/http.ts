@@ -54,11 +54,12 @@ export function parseParameters(
   contentType: string | undefined,
   raw: string,
   query: URLSearchParams,
+  takesForm: boolean,
 ): Record<string, unknown> | undefined {
   if (method === 'GET') return Object.fromEntries(query);
   if (contentType === 'application/json') return parseObject(raw);
-  // The gateway takes JSON or a form; any other content type is no parameters at all.
-  if (contentType !== 'application/x-www-form-urlencoded') return undefined;
+  // The gateway takes JSON, and a form where `takesForm`; any other body is no parameters at all.
+  if (contentType !== 'application/x-www-form-urlencoded' || !takesForm) return undefined;
   const form: Record<string, unknown> = Object.fromEntries(new URLSearchParams(raw));
   // Form bodies carry booleans as yes/no.
   for (const key of ['unicode', 'flash'])

@@ -1,7 +1,4 @@
-/**
- * The outbox page, live (server-sent events). Its button takes the gateway offline for a minute
- * (HTTP 503), to watch an alert wait in the account's outbox and arrive afterwards.
- */
+/** The outbox page, live (server-sent events); its button takes the gateway offline (HTTP 503) for a minute. */
 export const OUTBOX_PAGE = `<!doctype html>
 <html lang="en">
 <head>

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { isLoopbackHost } from '../gateway/base-url';
 import { serveApi } from './api';
 import { serveControl } from './control';
-import type { Fault } from './faults';
+import type { FaultSettings } from './faults';
 import { json, reply } from './http';
 import { OUTBOX_PAGE } from './page';
 import { SimulatorState, type SimulatorOptions } from './state';
@@ -81,7 +81,7 @@ export async function startSimulator(options: SimulatorOptions = {}) {
     gateway: state.gateway,
     accounts: state.accounts,
     requests: state.requests,
-    setFault: (fault: Fault & { latency?: number; jitter?: number }) => state.faults.set(fault),
+    setFault: (fault: FaultSettings) => state.faults.set(fault),
     close: async () => {
       clearInterval(releaseTimer);
       clearTimeout(offlineTimer);

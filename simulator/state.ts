@@ -9,15 +9,12 @@ import { WebhookDispatcher } from './webhook';
 export interface SimulatorOptions {
   port?: number;
   host?: string;
-  /**
-   * Where delivery reports and incoming messages go (the gateway's "Webhook" setting): one URL, or several, each
-   * called.
-   */
+  /** Where delivery reports and incoming messages go (the gateway's "Webhook" setting): one URL or several. */
   webhook?: string | string[];
   accounts?: SimulatorAccountInit[];
   /** Refuse bodies the reference does not allow (2.0 top-level sender fields, unknown senders, long texts). */
   strict?: boolean;
-  /** Bounds of the request log (the newest are kept): entries, and bytes of their bodies. */
+  /** Bounds of the request log (the newest are kept): entries, and characters of their bodies (bytes for ASCII). */
   logMaxRequests?: number;
   logMaxBytes?: number;
 }
@@ -95,11 +92,8 @@ export class SimulatorState {
     for (const res of this.listeners) res.write(`data: ${JSON.stringify({ at: Date.now() })}\n\n`);
   }
 
-  outbox(): {
-    messages: SimulatedGateway['state']['outbox'];
-    accounts: { id: string; credit: number; currency: string }[];
-    offlineUntil: number | null;
-  } {
+  /** What the outbox page shows: the messages, each account's credit, and until when the gateway is offline. */
+  outbox() {
     this.gateway.releaseDue();
     return {
       offlineUntil: this.faults.unavailableUntil > Date.now() ? this.faults.unavailableUntil : null,

@@ -16,11 +16,7 @@ export interface Webhook {
   failed: number;
 }
 
-/**
- * Every webhook set, each called with every event: the demo runs several examples with an events
- * node each, on its own path, and each needs the reports and replies (a gateway application has
- * one webhook; the simulator stands in for several applications).
- */
+/** Every webhook set, each called with every event: the demo's examples each have an events node on its own path. */
 export class WebhookDispatcher {
   /** Milliseconds from a message going out to its report. */
   delay = 200;

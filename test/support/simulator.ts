@@ -1,6 +1,6 @@
 /** Starts the project's simulator on a free loopback port and talks to its control endpoints. */
 import { DEMO_ACCOUNT } from '../../simulator/accounts';
-import type { Fault } from '../../simulator/faults';
+import type { FaultSettings } from '../../simulator/faults';
 import type { OutboxMessage } from '../../simulator/gateway';
 import { startSimulator, type Simulator } from '../../simulator/server';
 import type { ReceivedRequest } from '../../simulator/state';
@@ -15,7 +15,7 @@ export interface TestSimulator {
   requests(): Promise<ReceivedRequest[]>;
   lastRequest(): Promise<ReceivedRequest>;
   outbox(): Promise<{ messages: OutboxMessage[]; accounts: { id: string; credit: number }[] }>;
-  fault(fault: Fault & { latency?: number; jitter?: number }): Promise<void>;
+  fault(fault: FaultSettings): Promise<void>;
   reset(): Promise<void>;
   close(): Promise<void>;
 }

@@ -6,14 +6,11 @@
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import {
-  GatewayError,
-  WRONG_CREDENTIALS,
-  briefOf,
-  gatewayAnswerError,
-  invalidRequest,
-  typeSentence,
-} from '../../gateway/errors';
+import { GatewayError, briefOf, gatewayAnswerError, invalidRequest, typeWording } from '../../gateway/errors';
+import { english, ERRORS } from '../../gateway/wording';
+
+const typeSentence = (type: string) => english(typeWording(type));
+const WRONG_CREDENTIALS = ERRORS.type['wrong-credentials'];
 
 const ROOT = join(__dirname, '..', '..', '..');
 const catalog = (lang: string) =>
