@@ -20,10 +20,9 @@ import {
   isPlainObject,
   type AccountIdentity,
   type PreparedRequest,
-  type RejectedRecipient,
 } from './prepared';
 import { prepareInfo, prepareSend, prepareSendInSteps, type SendFields } from './request';
-import { prepareResendInSteps, storableBody } from './resend';
+import { prepareResendInSteps, storableBody, type Kept } from './resend';
 import {
   backoffDelay,
   badResponse,
@@ -144,10 +143,7 @@ export class GatewayClient {
    * A body kept without credentials (an outbox's), ready to send again with this account's; a long list in steps a turn
    * of the event loop apart.
    */
-  prepareResendInSteps(
-    operation: Operation,
-    kept: { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number },
-  ): Promise<PreparedRequest> {
+  prepareResendInSteps(operation: Operation, kept: Kept): Promise<PreparedRequest> {
     return prepareResendInSteps(operation, kept, this.#identity);
   }
 

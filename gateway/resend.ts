@@ -47,7 +47,8 @@ function withoutCredentials(body: Record<string, unknown>): Record<string, unkno
   return body;
 }
 
-type Kept = { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number };
+/** A body kept without credentials, with what preparing it found: what a resend starts from. */
+export type Kept = { body: Record<string, unknown>; rejected: RejectedRecipient[]; messages: number };
 
 /** A kept body, checked once already, with duplicates_check on: a copy that arrived is dropped. Long lists in steps. */
 export function prepareResendInSteps(
