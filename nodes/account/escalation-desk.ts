@@ -4,7 +4,9 @@
 // redeployed.
 import { after, monotonicNow } from '../../gateway';
 import {
+  countIncidents,
   IncidentBook,
+  nextDue,
   type EngineClock,
   type Ended,
   type Fired,
@@ -182,7 +184,7 @@ export class EscalationDesk implements IncidentDesk {
   }
 
   counts(node?: string): { open: number; acknowledged: number } {
-    return this.book.counts(node);
+    return countIncidents(this.book.incidents, node);
   }
 
   /** Writes one after another, each the whole book as it is then; a failed one fails its caller only. */
@@ -195,7 +197,7 @@ export class EscalationDesk implements IncidentDesk {
   #arm(): void {
     this.#cancel?.();
     this.#cancel = undefined;
-    const next = this.book.nextDue((node) => this.#handlers.has(node));
+    const next = nextDue(this.book.incidents, (node) => this.#handlers.has(node));
     if (next === undefined) return;
     this.#cancel = after(next - this.clock.mono(), () => {
       this.#cancel = undefined;
