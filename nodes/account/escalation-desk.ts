@@ -69,7 +69,8 @@ export class EscalationDesk implements IncidentDesk {
   readonly #inFlight = new Set<string>();
   #writes: Promise<unknown> = Promise.resolve();
   #cancel: (() => void) | undefined;
-  #loadError: unknown;
+  /** Why the stored book could not be read (the node says so; it starts with none). */
+  loadError: unknown;
 
   constructor(
     readonly state: EscalationState,
@@ -80,14 +81,9 @@ export class EscalationDesk implements IncidentDesk {
         this.book = IncidentBook.load(stored, clock);
       },
       (error: unknown) => {
-        this.#loadError = error;
+        this.loadError = error;
       },
     );
-  }
-
-  /** Why the stored book could not be read (the node says so; it starts with none). */
-  get loadError(): unknown {
-    return this.#loadError;
   }
 
   attach(node: string, handler: DeskHandler): () => void {
