@@ -24,12 +24,7 @@ import type { DeskHandler, IncidentDesk } from './escalation-desk';
 import type { StoreCalls } from './store-scripts';
 
 /** What a raise stores besides its key: the incident's node, topic, policy and raising msg. */
-export interface IncidentBody {
-  node: string;
-  topic: string;
-  policy: Policy;
-  msg: Record<string, unknown>;
-}
+export type IncidentBody = Pick<Incident, 'node' | 'topic' | 'policy' | 'msg'>;
 
 /** One open incident as a look finds it (times: the server's, ms). */
 export interface SharedIncident {
@@ -38,7 +33,7 @@ export interface SharedIncident {
   position: number;
   due: number;
   raised: number;
-  acknowledged?: { by: string; at: number };
+  acknowledged?: Incident['acknowledged'];
   body: IncidentBody;
   texted: string[];
   /** Pending SMS of a copy that is gone, claimed for this one by the look. */
@@ -61,11 +56,11 @@ interface EndAnswer {
 const smsField = (sms: PendingSms) => `${sms.round}:${sms.step}:${sms.number}`;
 
 /** Random codes to try first, ten of each length from 2 digits to 4: mostly the first is free. */
-function candidateCodes(random: () => number = Math.random): string[] {
+function candidateCodes(): string[] {
   const codes: string[] = [];
   for (let digits = 2; digits <= 4; digits++) {
     const low = 10 ** (digits - 1);
-    for (let i = 0; i < 10; i++) codes.push(String(low + Math.floor(random() * 9 * low)));
+    for (let i = 0; i < 10; i++) codes.push(String(low + Math.floor(Math.random() * 9 * low)));
   }
   return codes;
 }
