@@ -4,7 +4,9 @@
 // redeployed.
 import { after, monotonicNow } from '../../gateway';
 import {
+  countIncidents,
   IncidentBook,
+  nextDue,
   type EngineClock,
   type Ended,
   type Fired,
@@ -67,7 +69,8 @@ export class EscalationDesk implements IncidentDesk {
   readonly #inFlight = new Set<string>();
   #writes: Promise<unknown> = Promise.resolve();
   #cancel: (() => void) | undefined;
-  #loadError: unknown;
+  /** Why the stored book could not be read (the node says so; it starts with none). */
+  loadError: unknown;
 
   constructor(
     readonly state: EscalationState,
@@ -78,14 +81,9 @@ export class EscalationDesk implements IncidentDesk {
         this.book = IncidentBook.load(stored, clock);
       },
       (error: unknown) => {
-        this.#loadError = error;
+        this.loadError = error;
       },
     );
-  }
-
-  /** Why the stored book could not be read (the node says so; it starts with none). */
-  get loadError(): unknown {
-    return this.#loadError;
   }
 
   attach(node: string, handler: DeskHandler): () => void {
@@ -182,7 +180,7 @@ export class EscalationDesk implements IncidentDesk {
   }
 
   counts(node?: string): { open: number; acknowledged: number } {
-    return this.book.counts(node);
+    return countIncidents(this.book.incidents, node);
   }
 
   /** Writes one after another, each the whole book as it is then; a failed one fails its caller only. */
@@ -195,7 +193,7 @@ export class EscalationDesk implements IncidentDesk {
   #arm(): void {
     this.#cancel?.();
     this.#cancel = undefined;
-    const next = this.book.nextDue((node) => this.#handlers.has(node));
+    const next = nextDue(this.book.incidents, (node) => this.#handlers.has(node));
     if (next === undefined) return;
     this.#cancel = after(next - this.clock.mono(), () => {
       this.#cancel = undefined;

@@ -9,25 +9,22 @@
 import { after, monotonicNow, normalizeNumber } from '../../gateway';
 import {
   CODE_QUARANTINE_MS,
-  IncidentBook,
+  countIncidents,
   incidentKey,
+  matchReply,
+  nextDue,
+  openIncident,
   type Ended,
   type Incident,
   type PendingSms,
   type Policy,
   type ReplyOutcome,
-  type StoredBook,
 } from './escalation';
 import type { DeskHandler, IncidentDesk } from './escalation-desk';
 import type { StoreCalls } from './store-scripts';
 
 /** What a raise stores besides its key: the incident's node, topic, policy and raising msg. */
-export interface IncidentBody {
-  node: string;
-  topic: string;
-  policy: Policy;
-  msg: Record<string, unknown>;
-}
+export type IncidentBody = Pick<Incident, 'node' | 'topic' | 'policy' | 'msg'>;
 
 /** One open incident as a look finds it (times: the server's, ms). */
 export interface SharedIncident {
@@ -36,19 +33,19 @@ export interface SharedIncident {
   position: number;
   due: number;
   raised: number;
-  acknowledged?: { by: string; at: number };
+  acknowledged?: Incident['acknowledged'];
   body: IncidentBody;
   texted: string[];
   /** Pending SMS of a copy that is gone, claimed for this one by the look. */
   adopted: PendingSms[];
 }
 
-export type StepAnswer =
+type StepAnswer =
   | { kind: 'refused'; now: number; due?: number }
   | { kind: 'step'; now: number; step: number; round: number; late: boolean; due: number; numbers: string[] }
-  | { kind: 'ran-out'; now: number; raised: number; key: string; body: IncidentBody };
+  | { kind: 'ran-out' };
 
-export interface EndAnswer {
+interface EndAnswer {
   code: string;
   now: number;
   raised: number;
@@ -59,11 +56,11 @@ export interface EndAnswer {
 const smsField = (sms: PendingSms) => `${sms.round}:${sms.step}:${sms.number}`;
 
 /** Random codes to try first, ten of each length from 2 digits to 4: mostly the first is free. */
-function candidateCodes(random: () => number = Math.random): string[] {
+function candidateCodes(): string[] {
   const codes: string[] = [];
   for (let digits = 2; digits <= 4; digits++) {
     const low = 10 ** (digits - 1);
-    for (let i = 0; i < 10; i++) codes.push(String(low + Math.floor(random() * 9 * low)));
+    for (let i = 0; i < 10; i++) codes.push(String(low + Math.floor(Math.random() * 9 * low)));
   }
   return codes;
 }
@@ -79,17 +76,13 @@ export class RedisIncidents {
     readonly quarantineMs = CODE_QUARANTINE_MS,
   ) {}
 
-  /** Undefined: an incident with this key is open (at any copy). */
-  async raise(key: string, body: IncidentBody): Promise<{ code: string; now: number } | undefined> {
+  /** The new incident's code; undefined: an incident with this key is open (at any copy). */
+  async raise(key: string, body: IncidentBody): Promise<string | undefined> {
     const steps = body.policy.steps;
     const plan = { waits: steps.map((s) => s.wait), numbers: steps.map((s) => s.numbers), repeat: body.policy.repeat };
     const args = [key, body.node, JSON.stringify(body), JSON.stringify(plan), ...candidateCodes()];
-    const [made, code, now] = (await this.client().run('escalationRaise', [this.prefix], args)) as [
-      number,
-      string,
-      number?,
-    ];
-    return Number(made) === 1 ? { code: String(code), now: Number(now) } : undefined;
+    const [made, code] = (await this.client().run('escalationRaise', [this.prefix], args)) as [number, string];
+    return Number(made) === 1 ? String(code) : undefined;
   }
 
   async step(code: string): Promise<StepAnswer> {
@@ -99,30 +92,14 @@ export class RedisIncidents {
       [code, this.copyId, String(this.claimMs), String(this.quarantineMs)],
     )) as unknown[];
     const kind = Number(answer[0]);
-    const now = Number(answer[1]);
+    if (kind === 2) return { kind: 'ran-out' };
     if (kind === 1) {
-      const [, , step, round, late, due, ...numbers] = answer;
-      return {
-        kind: 'step',
-        now,
-        step: Number(step),
-        round: Number(round),
-        late: Number(late) === 1,
-        due: Number(due),
-        numbers: numbers.map(String),
-      };
+      const [now, step, round, late, due] = answer.slice(1, 6).map(Number) as [number, number, number, number, number];
+      return { kind: 'step', now, step, round, late: late === 1, due, numbers: answer.slice(6).map(String) };
     }
-    if (kind === 2)
-      return {
-        kind: 'ran-out',
-        now,
-        raised: Number(answer[2]),
-        key: String(answer[3]),
-        body: JSON.parse(String(answer[4])) as IncidentBody,
-      };
-    return Number(answer[1]) > 0
-      ? { kind: 'refused', now: Number(answer[2]), due: Number(answer[1]) }
-      : { kind: 'refused', now: Number(answer[2]) };
+    // Refused: {0, its due or 0, now}.
+    const due = Number(answer[1]);
+    return { kind: 'refused', now: Number(answer[2]), ...(due > 0 ? { due } : {}) };
   }
 
   /**
@@ -257,29 +234,15 @@ export class SharedEscalationDesk implements IncidentDesk {
   ): Promise<Incident | undefined> {
     await this.ready;
     const key = incidentKey(node, topic);
-    const made = await this.store.raise(key, { node, topic, policy, msg });
-    if (!made) {
+    const code = await this.store.raise(key, { node, topic, policy, msg });
+    if (!code) {
       // Open at another copy perhaps: this one learns of it (its steps, its status) now.
       void this.#look().catch(() => undefined);
       return undefined;
     }
-    const at = monotonicNow();
-    const incident: Incident = {
-      key,
-      node,
-      topic,
-      code: made.code,
-      policy,
-      msg,
-      raised: at,
-      position: 0,
-      due: at,
-      late: false,
-      texted: [],
-      pending: [],
-    };
+    const incident = openIncident({ key, node, topic, code, policy, msg }, monotonicNow());
     this.#changes++;
-    this.#known.set(made.code, incident);
+    this.#known.set(code, incident);
     this.#arm();
     return incident;
   }
@@ -298,29 +261,9 @@ export class SharedEscalationDesk implements IncidentDesk {
    */
   async reply(from: string, text: string): Promise<ReplyOutcome> {
     await this.ready;
-    const { now, incidents } = await this.#look();
-    const stored: StoredBook = {
-      version: 1,
-      retired: [],
-      incidents: incidents.map((s) => ({
-        key: s.key,
-        node: s.body.node,
-        topic: s.body.topic,
-        code: s.code,
-        policy: s.body.policy,
-        msg: s.body.msg,
-        position: s.position,
-        texted: s.texted,
-        pending: [],
-        raisedAt: s.raised,
-        dueAt: s.due,
-        ...(s.acknowledged ? { acknowledged: { by: s.acknowledged.by, atWall: s.acknowledged.at } } : {}),
-      })),
-    };
-    const outcome = IncidentBook.load(stored, { wall: () => now, mono: () => now }).reply(from, text, now);
-    if (!('acknowledged' in outcome)) return outcome;
-    const { incident, by } = outcome.acknowledged;
-    const ended = await this.#end('acknowledge', incident.key, by, incident.code, true);
+    const match = matchReply(await this.#look(), from, text);
+    if ('ignored' in match) return match;
+    const ended = await this.#end('acknowledge', match.incident.key, match.by, match.incident.code, true);
     return ended ? { acknowledged: ended } : { ignored: 'already' };
   }
 
@@ -364,14 +307,7 @@ export class SharedEscalationDesk implements IncidentDesk {
   }
 
   counts(node?: string): { open: number; acknowledged: number } {
-    let open = 0;
-    let acknowledged = 0;
-    for (const i of this.#known.values()) {
-      if (node !== undefined && i.node !== node) continue;
-      open++;
-      if (i.acknowledged) acknowledged++;
-    }
-    return { open, acknowledged };
+    return countIncidents(this.#known.values(), node);
   }
 
   async close(): Promise<void> {
@@ -400,19 +336,9 @@ export class SharedEscalationDesk implements IncidentDesk {
     if (!answer) return undefined;
     const toMono = this.#clock(answer.now);
     const { node, topic, policy, msg } = answer.body;
-    const incident: Incident = this.#known.get(answer.code) ?? {
-      key,
-      node,
-      topic,
-      code: answer.code,
-      policy,
-      msg,
-      raised: toMono(answer.raised),
-      position: 0,
+    const incident = this.#known.get(answer.code) ?? {
+      ...openIncident({ key, node, topic, code: answer.code, policy, msg }, toMono(answer.raised)),
       due: Infinity,
-      late: false,
-      texted: [],
-      pending: [],
     };
     this.#changes++;
     // Its pending SMS were dropped with it: no claim of this copy's to renew.
@@ -432,41 +358,35 @@ export class SharedEscalationDesk implements IncidentDesk {
     return ended;
   }
 
-  /** Looks at the store; what this copy knew is replaced by it unless this copy changed something meanwhile. */
-  async #look(): Promise<{ now: number; incidents: SharedIncident[] }> {
+  /**
+   * Looks at the store; what this copy knew is replaced by it unless this copy changed something meanwhile. Answers the
+   * open incidents it found.
+   */
+  async #look(): Promise<Incident[]> {
     const changes = this.#changes;
     const answer = await this.store.look([...this.#held.keys()]);
-    if (this.#closed) return answer;
     const toMono = this.#clock(answer.now);
+    const incidents = answer.incidents.map((s): Incident => ({
+      ...openIncident({ key: s.key, code: s.code, ...s.body }, toMono(s.raised)),
+      position: s.position,
+      due: toMono(s.due),
+      texted: s.texted,
+      ...(s.acknowledged ? { acknowledged: { by: s.acknowledged.by, at: toMono(s.acknowledged.at) } } : {}),
+    }));
+    if (this.#closed) return incidents;
     const known = new Map<string, Incident>();
     const adopted: [DeskHandler, Incident, PendingSms[]][] = [];
-    for (const s of answer.incidents) {
-      const incident: Incident = {
-        key: s.key,
-        node: s.body.node,
-        topic: s.body.topic,
-        code: s.code,
-        policy: s.body.policy,
-        msg: s.body.msg,
-        raised: toMono(s.raised),
-        position: s.position,
-        due: toMono(s.due),
-        late: false,
-        texted: s.texted,
-        pending: [],
-        ...(s.acknowledged ? { acknowledged: { by: s.acknowledged.by, at: toMono(s.acknowledged.at) } } : {}),
-      };
+    answer.incidents.forEach((s, n) => {
+      const incident = incidents[n] as Incident;
       known.set(s.code, incident);
       const handler = this.#handlers.get(incident.node);
       // Not attached here: the claim is not renewed, and lapses to a copy (or to this one later) that has the node.
-      if (!handler || !s.adopted.length) continue;
-      const held = this.#held.get(s.code) ?? new Set<string>();
-      const fresh = s.adopted.filter((sms) => !held.has(smsField(sms)));
-      if (!fresh.length) continue;
-      for (const sms of fresh) held.add(smsField(sms));
-      this.#held.set(s.code, held);
+      if (!handler || !s.adopted.length) return;
+      const fresh = s.adopted.filter((sms) => !this.#held.get(s.code)?.has(smsField(sms)));
+      if (!fresh.length) return;
+      this.#hold(s.code, fresh);
       adopted.push([handler, incident, fresh]);
-    }
+    });
     if (changes === this.#changes) {
       // Acknowledged or ended at another copy since the last look: what this copy still has queued for it is withdrawn.
       for (const [code, before] of this.#known) {
@@ -480,16 +400,21 @@ export class SharedEscalationDesk implements IncidentDesk {
     for (const [, incident] of adopted) if (!this.#known.has(incident.code)) this.#known.set(incident.code, incident);
     for (const [handler, incident, sms] of adopted) handler.resume(this.#known.get(incident.code) ?? incident, sms);
     this.#arm();
-    return answer;
+    return incidents;
+  }
+
+  /** SMS this copy handed on: its claims on them are renewed at each look until their answers are recorded. */
+  #hold(code: string, sms: readonly PendingSms[]): void {
+    const held = this.#held.get(code) ?? new Set<string>();
+    for (const s of sms) held.add(smsField(s));
+    this.#held.set(code, held);
   }
 
   #arm(): void {
     this.#cancel?.();
     this.#cancel = undefined;
     if (this.#closed) return;
-    let next: number | undefined;
-    for (const i of this.#known.values())
-      if (!i.acknowledged && this.#handlers.has(i.node) && (next === undefined || i.due < next)) next = i.due;
+    const next = nextDue(this.#known.values(), (node) => this.#handlers.has(node));
     // Infinity: refused by the store, known again at the next look.
     if (next === undefined || next === Infinity) return;
     this.#cancel = after(next - monotonicNow(), () => {
@@ -532,10 +457,9 @@ export class SharedEscalationDesk implements IncidentDesk {
   }
 
   #took(incident: Incident, answer: StepAnswer): void {
-    const toMono = this.#clock(answer.now);
     if (answer.kind === 'refused') {
       // Not due yet by the store's clock, or not this copy's: it waits for the due time, or for the next look.
-      incident.due = answer.due === undefined ? Infinity : toMono(answer.due);
+      incident.due = answer.due === undefined ? Infinity : this.#clock(answer.now)(answer.due);
       return;
     }
     this.#changes++;
@@ -547,14 +471,12 @@ export class SharedEscalationDesk implements IncidentDesk {
       return;
     }
     incident.position++;
-    incident.due = toMono(answer.due);
+    incident.due = this.#clock(answer.now)(answer.due);
     const sms = answer.numbers.map((number) => ({ step: answer.step, round: answer.round, number, late: answer.late }));
     for (const s of sms) if (!incident.texted.includes(s.number)) incident.texted.push(s.number);
     // Its node went away meanwhile: the claim is not renewed, and another look adopts the SMS.
     if (!handler) return;
-    const held = this.#held.get(incident.code) ?? new Set<string>();
-    for (const s of sms) held.add(smsField(s));
-    this.#held.set(incident.code, held);
+    this.#hold(incident.code, sms);
     handler.fired({ kind: 'step', incident, step: answer.step, round: answer.round, late: answer.late, sms });
   }
 }

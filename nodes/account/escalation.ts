@@ -74,8 +74,10 @@ export type Fired =
 
 export type Ended = { incident: Incident; state: 'acknowledged' | 'resolved'; by: string; after: number };
 
-export type ReplyOutcome =
-  { acknowledged: Ended } | { ignored: 'stranger' | 'unknown-code' | 'ambiguous' | 'no-code' | 'already' };
+/** Why a reply acknowledged nothing. */
+type Ignored = { ignored: 'stranger' | 'unknown-code' | 'ambiguous' | 'no-code' | 'already' };
+
+export type ReplyOutcome = { acknowledged: Ended } | Ignored;
 
 /** The clock an engine reads: wall-clock ms for what is stored, monotonic ms for everything else. */
 export interface EngineClock {
@@ -131,33 +133,12 @@ export class IncidentBook {
     return this.#incidents.get(key);
   }
 
-  /** The earliest monotonic time something is due among the nodes given (undefined: nothing). */
-  nextDue(attached: (node: string) => boolean): number | undefined {
-    let next: number | undefined;
-    for (const i of this.#incidents.values())
-      if (!i.acknowledged && attached(i.node) && (next === undefined || i.due < next)) next = i.due;
-    return next;
-  }
-
   /** A new incident, or undefined when one with this key is open (acknowledged or not): nothing new starts. */
   raise(node: string, topic: string, policy: Policy, msg: Record<string, unknown>, now: number): Incident | undefined {
     const key = incidentKey(node, topic);
     if (this.#incidents.has(key)) return undefined;
     this.#forgetRetired(now);
-    const incident: Incident = {
-      key,
-      node,
-      topic,
-      code: this.#newCode(),
-      policy,
-      msg,
-      raised: now,
-      position: 0,
-      due: now,
-      late: false,
-      texted: [],
-      pending: [],
-    };
+    const incident = openIncident({ key, node, topic, code: this.#newCode(), policy, msg }, now);
     this.#incidents.set(key, incident);
     return incident;
   }
@@ -256,34 +237,11 @@ export class IncidentBook {
     return dropped;
   }
 
-  /**
-   * A reply: its code as a word acknowledges that incident when `from` is a number it texted; no
-   * code but an ack word (the whole text, any case, punctuation around it) acknowledges the only
-   * open, unacknowledged incident that texted `from`.
-   */
+  /** A reply (see {@link matchReply}) acknowledges the incident it names, first wins. */
   reply(fromRaw: string, text: string, now: number): ReplyOutcome {
-    const from = normalizeNumber(fromRaw);
-    const words = wordsOf(text);
-    const codes = words.filter((w) => /^\d+$/.test(w));
-    const incidents = [...this.#incidents.values()];
-    if (codes.length) {
-      const matching = incidents.filter((i) => codes.includes(i.code));
-      if (!matching.length) return { ignored: 'unknown-code' };
-      const texted = matching.filter((i) => i.texted.includes(from));
-      if (!texted.length) return { ignored: 'stranger' };
-      const open = texted.filter((i) => !i.acknowledged);
-      if (!open.length) return { ignored: 'already' };
-      if (open.length > 1) return { ignored: 'ambiguous' };
-      return { acknowledged: this.acknowledge((open[0] as Incident).key, from, now) as Ended };
-    }
-    const texted = incidents.filter((i) => i.texted.includes(from));
-    if (!texted.length) return { ignored: 'stranger' };
-    if (words.length !== 1) return { ignored: 'no-code' };
-    const word = (words[0] as string).toLowerCase();
-    const open = texted.filter((i) => !i.acknowledged && i.policy.ackWords.some((w) => w.toLowerCase() === word));
-    if (!open.length) return { ignored: texted.every((i) => i.acknowledged) ? 'already' : 'no-code' };
-    if (texted.filter((i) => !i.acknowledged).length > 1) return { ignored: 'ambiguous' };
-    return { acknowledged: this.acknowledge((open[0] as Incident).key, from, now) as Ended };
+    const match = matchReply(this.incidents, fromRaw, text);
+    if ('ignored' in match) return match;
+    return { acknowledged: this.acknowledge(match.incident.key, match.by, now) as Ended };
   }
 
   /**
@@ -309,17 +267,6 @@ export class IncidentBook {
         this.#retired.delete(code);
         this.#ranOut.delete(code);
       }
-  }
-
-  counts(node?: string): { open: number; acknowledged: number } {
-    let open = 0;
-    let acknowledged = 0;
-    for (const i of this.#incidents.values()) {
-      if (node !== undefined && i.node !== node) continue;
-      open++;
-      if (i.acknowledged) acknowledged++;
-    }
-    return { open, acknowledged };
   }
 
   /** Wall-clock times: a later process turns them back into its own monotonic clock. */
@@ -379,4 +326,64 @@ export class IncidentBook {
 
 export function incidentKey(node: string, topic: string): string {
   return `${node}\u0000${topic}`;
+}
+
+/** A raised incident whose first step is due `at` (monotonic ms). */
+export function openIncident(
+  fields: Pick<Incident, 'key' | 'node' | 'topic' | 'code' | 'policy' | 'msg'>,
+  at: number,
+): Incident {
+  return { ...fields, raised: at, position: 0, due: at, late: false, texted: [], pending: [] };
+}
+
+/** The earliest monotonic time something is due among the nodes given (undefined: nothing). */
+export function nextDue(incidents: Iterable<Incident>, attached: (node: string) => boolean): number | undefined {
+  let next: number | undefined;
+  for (const i of incidents)
+    if (!i.acknowledged && attached(i.node) && (next === undefined || i.due < next)) next = i.due;
+  return next;
+}
+
+export function countIncidents(incidents: Iterable<Incident>, node?: string): { open: number; acknowledged: number } {
+  let open = 0;
+  let acknowledged = 0;
+  for (const i of incidents) {
+    if (node !== undefined && i.node !== node) continue;
+    open++;
+    if (i.acknowledged) acknowledged++;
+  }
+  return { open, acknowledged };
+}
+
+/**
+ * Which incident a reply acknowledges, `by` its normalised number: its code as a word names the incident when `from` is
+ * a number it texted; no code but an ack word (the whole text, any case, punctuation around it) names the only open,
+ * unacknowledged incident that texted `from`.
+ */
+export function matchReply(
+  incidents: readonly Incident[],
+  fromRaw: string,
+  text: string,
+): { incident: Incident; by: string } | Ignored {
+  const from = normalizeNumber(fromRaw);
+  const words = wordsOf(text);
+  const codes = words.filter((w) => /^\d+$/.test(w));
+  if (codes.length) {
+    const matching = incidents.filter((i) => codes.includes(i.code));
+    if (!matching.length) return { ignored: 'unknown-code' };
+    const texted = matching.filter((i) => i.texted.includes(from));
+    if (!texted.length) return { ignored: 'stranger' };
+    const open = texted.filter((i) => !i.acknowledged);
+    if (!open.length) return { ignored: 'already' };
+    if (open.length > 1) return { ignored: 'ambiguous' };
+    return { incident: open[0] as Incident, by: from };
+  }
+  const texted = incidents.filter((i) => i.texted.includes(from));
+  if (!texted.length) return { ignored: 'stranger' };
+  if (words.length !== 1) return { ignored: 'no-code' };
+  const word = (words[0] as string).toLowerCase();
+  const open = texted.filter((i) => !i.acknowledged && i.policy.ackWords.some((w) => w.toLowerCase() === word));
+  if (!open.length) return { ignored: texted.every((i) => i.acknowledged) ? 'already' : 'no-code' };
+  if (texted.filter((i) => !i.acknowledged).length > 1) return { ignored: 'ambiguous' };
+  return { incident: open[0] as Incident, by: from };
 }

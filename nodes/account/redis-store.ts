@@ -14,7 +14,14 @@ import type { RedisIncidents } from './escalation-redis';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, StoreHealth, storeFailure, type StoreState } from './store-health';
 import type { AccountStore, LoggedEntry, OutboxHolder, OutboxLog, RateWindow, Reservation } from './store';
-import { ANSWER_TIMEOUT_MS, scriptDefinitions, TimedCalls, type ScriptName, type StoreCalls } from './store-scripts';
+import {
+  ANSWER_TIMEOUT_MS,
+  scriptDefinitions,
+  TimedCalls,
+  timedOut,
+  type ScriptName,
+  type StoreCalls,
+} from './store-scripts';
 import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, SharedTrackingState, TRACK_AGE_MS, TRACK_LIMIT, type TrackedRecord } from './tracking';
 
@@ -70,6 +77,9 @@ function storeClient(
   if (password !== undefined) options.password = password;
   return createClient(options) as unknown as Client;
 }
+
+const connectTimedOut = (ms: number) =>
+  timedOut(`timeout: the store did not answer within ${ms / 1000} s of connecting`);
 
 /**
  * A server may echo the password (an odd one, in its answer to AUTH): the reason told in states and logs never holds
@@ -162,15 +172,7 @@ export async function checkStore(
   // A timer of its own: a server that accepts and never finishes the handshake holds the client's connect.
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () =>
-        reject(
-          Object.assign(new Error(`timeout: the store did not answer within ${timeoutMs / 1000} s of connecting`), {
-            code: 'ETIMEDOUT',
-          }),
-        ),
-      timeoutMs,
-    );
+    timer = setTimeout(() => reject(connectTimedOut(timeoutMs)), timeoutMs);
   });
   try {
     await Promise.race([client.connect(), late]);
@@ -268,12 +270,7 @@ export function redisStore(
       clearTimeout(handshake);
       handshake = setTimeout(() => {
         if (made !== client || made.isReady || closed) return;
-        failed(
-          Object.assign(
-            new Error(`timeout: the store did not answer within ${CONNECT_TIMEOUT_MS / 1000} s of connecting`),
-            { code: 'ETIMEDOUT' },
-          ),
-        );
+        failed(connectTimedOut(CONNECT_TIMEOUT_MS));
         made.destroy();
         open();
       }, CONNECT_TIMEOUT_MS).unref();

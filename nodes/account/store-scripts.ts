@@ -5,9 +5,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { defineScript } from '@redis/client';
 
-// The shared outbox's own.
-const OUTBOX_NAMES = ['keep', 'attempt', 'back', 'done', 'emitted', 'adopt', 'renew'] as const;
-const NAMES = [
+export const SCRIPT_NAMES = [
+  // The rate window, the alert claims, the tracker's.
   'reserve',
   'refund',
   'claim',
@@ -17,10 +16,15 @@ const NAMES = [
   'get',
   'markFinal',
   'claimLate',
-  ...OUTBOX_NAMES,
-] as const;
-// The escalation's incidents (escalation-redis.ts).
-const ESCALATION_NAMES = [
+  // The shared outbox's.
+  'keep',
+  'attempt',
+  'back',
+  'done',
+  'emitted',
+  'adopt',
+  'renew',
+  // The escalation's incidents (escalation-redis.ts).
   'escalationRaise',
   'escalationStep',
   'escalationEnd',
@@ -28,13 +32,11 @@ const ESCALATION_NAMES = [
   'escalationLook',
   'escalationWanted',
 ] as const;
-export type ScriptName = (typeof NAMES)[number] | (typeof ESCALATION_NAMES)[number];
+export type ScriptName = (typeof SCRIPT_NAMES)[number];
 
 /** lua/collect-held.lua is `collectHeld`. */
 export const scriptPath = (name: ScriptName): string =>
   join(__dirname, 'lua', `${name.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`)}.lua`);
-
-export const SCRIPT_NAMES: readonly ScriptName[] = [...NAMES, ...ESCALATION_NAMES];
 
 /** What the store asks of its connection: one of its scripts, by name. */
 export interface StoreCalls {
@@ -63,6 +65,9 @@ export function scriptDefinitions(define: typeof defineScript) {
 // client's `timeout` (an `AbortSignal.timeout` per command, dearer in CPU than the round trip).
 export const ANSWER_TIMEOUT_MS = 1000;
 
+/** A wait for the store that ran out, coded as the socket's own timeout (`ETIMEDOUT`) for storeFailure's wording. */
+export const timedOut = (message: string): Error => Object.assign(new Error(message), { code: 'ETIMEDOUT' });
+
 /**
  * The calls made through `call`, each failed once the server has not answered it in `timeoutMs`.
  * The first that times out marks the store hung: every call waiting fails with it, and every new
@@ -83,13 +88,12 @@ export class TimedCalls implements StoreCalls {
   ) {}
 
   run(name: ScriptName, keys: string[], args: string[]): Promise<unknown> {
-    if (this.#probe) return Promise.reject(this.#hungError());
-    let answer: Promise<unknown>;
-    try {
-      answer = this.call(name, keys, args);
-    } catch (error) {
-      return Promise.reject(error as Error);
-    }
+    if (this.#probe)
+      return Promise.reject(
+        timedOut(`the store did not answer within ${this.timeoutMs / 1000} s, and has not answered since`),
+      );
+    // The client's script calls are async functions: a failure rejects, never throws here.
+    const answer = this.call(name, keys, args);
     return new Promise((resolve, reject) => {
       const waiter = { reject, timer: setTimeout(() => this.#late(answer), this.timeoutMs) };
       this.#waiting.add(waiter);
@@ -113,9 +117,7 @@ export class TimedCalls implements StoreCalls {
     if (this.#probe) return;
     this.#probe = answer;
     // What waits beside it would wait as long: it fails now, the first with its own reason.
-    const late = Object.assign(new Error(`the store did not answer within ${this.timeoutMs / 1000} s`), {
-      code: 'ETIMEDOUT',
-    });
+    const late = timedOut(`the store did not answer within ${this.timeoutMs / 1000} s`);
     for (const waiter of this.#waiting) {
       clearTimeout(waiter.timer);
       waiter.reject(late);
@@ -137,12 +139,5 @@ export class TimedCalls implements StoreCalls {
   #answered(): void {
     this.#told = false;
     this.onHung(false);
-  }
-
-  #hungError(): Error {
-    return Object.assign(
-      new Error(`the store did not answer within ${this.timeoutMs / 1000} s, and has not answered since`),
-      { code: 'ETIMEDOUT' },
-    );
   }
 }

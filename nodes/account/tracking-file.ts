@@ -91,24 +91,6 @@ export class TrackingFile extends Journal implements TrackingState {
     if (here) this.#append(JSON.stringify({ f: smsId }));
   }
 
-  // This process's alone: output 3 is its to fire.
-  ownsLate(_smsId: string, fire: () => void): void {
-    fire();
-  }
-
-  // It holds every send this process remembers, nothing more.
-  async lookup(): Promise<undefined> {
-    return undefined;
-  }
-
-  async lastTo(): Promise<undefined> {
-    return undefined;
-  }
-
-  watchOverdue(): () => void {
-    return () => undefined;
-  }
-
   late(smsId: string): void {
     this.#append(JSON.stringify({ l: smsId }));
   }

@@ -43,41 +43,33 @@ export interface SharedTrackingLike {
 }
 
 /**
- * Where tracked sends are kept beside this process's memory: nowhere (no user directory), a file
- * (tracking-file.ts), or the store the copies share ({@link SharedTrackingState}). Declared here, not
- * in tracking-file.ts: that file imports the tracker's types.
+ * Where tracked sends are kept beside this process's memory: nowhere (no user directory: `{}`), a file
+ * (tracking-file.ts), or the store the copies share ({@link SharedTrackingState}); each does only what it has a part
+ * in. Declared here, not in tracking-file.ts: that file imports the tracker's types.
  */
 export interface TrackingState {
   /** What an earlier run left. */
-  load(): { records: TrackedRecord[]; final: Set<string>; late: Set<string> };
-  sent(record: TrackedRecord): void;
+  load?(): { records: TrackedRecord[]; final: Set<string>; late: Set<string> };
+  sent?(record: TrackedRecord): void;
   /** A final report; `here`: for a send this process remembers. */
-  final(smsId: string, here: boolean): void;
+  final?(smsId: string, here: boolean): void;
   /** Whether output 3 is this process's to fire: `fire` is called at once, when the copies agreed, or never. */
-  ownsLate(smsId: string, fire: () => void): void;
+  ownsLate?(smsId: string, fire: () => void): void;
   /** Output 3 fired. */
-  late(smsId: string): void;
-  compactIfSpent(remembered: number, live: () => Tracked[]): void;
+  late?(smsId: string): void;
+  compactIfSpent?(remembered: number, live: () => Tracked[]): void;
   /** A send this process does not remember (another copy's). */
-  lookup(smsId: string): Promise<TrackedRecord | undefined>;
-  lastTo(number: string): Promise<TrackedRecord | undefined>;
+  lookup?(smsId: string): Promise<TrackedRecord | undefined>;
+  lastTo?(number: string): Promise<TrackedRecord | undefined>;
   /** What a copy that stopped left unwatched, handed to `overdue` until the answer is called. */
-  watchOverdue(timeoutMs: number, overdue: (record: TrackedRecord) => void): () => void;
+  watchOverdue?(timeoutMs: number, overdue: (record: TrackedRecord) => void): () => void;
 }
+
+const NOTHING_LEFT = { records: [], final: new Set<string>(), late: new Set<string>() };
 
 /** In this process's memory only. */
 export function memoryTracking(): TrackingState {
-  return {
-    load: () => ({ records: [], final: new Set(), late: new Set() }),
-    sent: () => undefined,
-    final: () => undefined,
-    ownsLate: (_smsId, fire) => fire(),
-    late: () => undefined,
-    compactIfSpent: () => undefined,
-    lookup: async () => undefined,
-    lastTo: async () => undefined,
-    watchOverdue: () => () => undefined,
-  };
+  return {};
 }
 
 /**
@@ -86,10 +78,6 @@ export function memoryTracking(): TrackingState {
  */
 export class SharedTrackingState implements TrackingState {
   constructor(private readonly shared: SharedTrackingLike) {}
-
-  load() {
-    return { records: [], final: new Set<string>(), late: new Set<string>() };
-  }
 
   sent(record: TrackedRecord): void {
     this.shared.record(record).catch(() => undefined);
@@ -107,10 +95,6 @@ export class SharedTrackingState implements TrackingState {
       () => fire(),
     );
   }
-
-  late(): void {}
-
-  compactIfSpent(): void {}
 
   lookup(smsId: string): Promise<TrackedRecord | undefined> {
     return this.shared.lookup(smsId);
@@ -252,31 +236,31 @@ export class DeliveryTracker {
       try {
         if (!tracked.late) {
           tracked.late = true;
-          this.state.late(tracked.smsId);
+          this.state.late?.(tracked.smsId);
         }
         onNoReport(tracked);
       } catch {
         // An events node's output must not stop the others.
       }
     };
-    const watch = new ReportWatch(timeoutMs, (tracked) =>
-      this.state.ownsLate(tracked.smsId, () => !tracked.final && fire(tracked)),
-    );
+    const watch = new ReportWatch(timeoutMs, (tracked) => {
+      const ours = () => !tracked.final && fire(tracked);
+      if (this.state.ownsLate) this.state.ownsLate(tracked.smsId, ours);
+      else ours();
+    });
     this.#watches.set(owner, watch);
     for (const tracked of this.#bySmsId.values()) if (!tracked.final && !tracked.late) watch.add(tracked);
-    this.#sweeps.set(
-      owner,
-      this.state.watchOverdue(timeoutMs, (record) => {
-        const tracked = this.#bySmsId.get(record.smsId) ?? { ...record, final: false, forgotten: false };
-        if (!tracked.final && !tracked.late) fire(tracked);
-      }),
-    );
+    const sweep = this.state.watchOverdue?.(timeoutMs, (record) => {
+      const tracked = this.#bySmsId.get(record.smsId) ?? { ...record, final: false, forgotten: false };
+      if (!tracked.final && !tracked.late) fire(tracked);
+    });
+    if (sweep) this.#sweeps.set(owner, sweep);
   }
 
   #load(): void {
     if (this.#loaded) return;
     this.#loaded = true;
-    const { records, final, late } = this.state.load();
+    const { records, final, late } = this.state.load?.() ?? NOTHING_LEFT;
     for (const record of records)
       this.#remember({ ...record, final: final.has(record.smsId), forgotten: false, late: late.has(record.smsId) });
     this.#trim();
@@ -306,9 +290,9 @@ export class DeliveryTracker {
     const tracked: Tracked = { ...record, final: false, forgotten: false, startedAt: monotonicNow() };
     this.#remember(tracked);
     for (const watch of this.#watches.values()) watch.add(tracked);
-    this.state.sent(record);
+    this.state.sent?.(record);
     this.#trim();
-    this.state.compactIfSpent(this.#bySmsId.size, () => [...this.#bySmsId.values()]);
+    this.state.compactIfSpent?.(this.#bySmsId.size, () => [...this.#bySmsId.values()]);
   }
 
   /** With a shared store, one another copy sent too. */
@@ -316,10 +300,10 @@ export class DeliveryTracker {
     this.#trim();
     const tracked = typeof smsId === 'string' ? this.#bySmsId.get(smsId) : undefined;
     const final = FINAL_STATUSES.has(status);
-    if (final && typeof smsId === 'string') this.state.final(smsId, tracked !== undefined && !tracked.final);
+    if (final && typeof smsId === 'string') this.state.final?.(smsId, tracked !== undefined && !tracked.final);
     if (tracked && final) tracked.final = true;
     if (tracked || typeof smsId !== 'string' || !this.listening) return tracked;
-    const record = await this.state.lookup(smsId).catch(() => undefined);
+    const record = await this.state.lookup?.(smsId).catch(() => undefined);
     return record ? { ...record, final, forgotten: false } : undefined;
   }
 
@@ -329,7 +313,7 @@ export class DeliveryTracker {
     const key = numberKey(number);
     const own = key ? this.#byNumber.get(key) : undefined;
     if (own || !key || !this.listening) return own;
-    const record = await this.state.lastTo(key).catch(() => undefined);
+    const record = await this.state.lastTo?.(key).catch(() => undefined);
     return record ? { ...record, final: false, forgotten: false } : undefined;
   }
 

@@ -227,27 +227,24 @@ class EscalationRuntime {
   #fired(fired: Fired): void {
     if (fired.kind === 'unacknowledged') {
       this.#unqueue(fired.incident.key);
-      const msg = this.#incidentMsg(fired.incident);
-      msg.escalation = { key: fired.incident.topic, code: fired.incident.code, state: 'unacknowledged' };
-      this.node.send([null, null, msg] as never);
-      this.#show();
-      return;
+      return this.#output(2, fired.incident, { state: 'unacknowledged' });
     }
     for (const sms of fired.sms) this.#text(fired.incident, sms);
     this.#show();
   }
 
-  #ended(ended: Ended): void {
-    this.#withdraw(ended.incident);
-    const msg = this.#incidentMsg(ended.incident);
-    msg.escalation = {
-      key: ended.incident.topic,
-      code: ended.incident.code,
-      state: ended.state,
-      by: ended.by,
-      after: Math.round(ended.after),
-    };
-    this.node.send([null, msg, null] as never);
+  #ended({ incident, state, by, after }: Ended): void {
+    this.#withdraw(incident);
+    this.#output(1, incident, { state, by, after: Math.round(after) });
+  }
+
+  /** The raising msg on output 2 (ended) or 3 (nobody acknowledged), `msg.escalation` saying how the incident stands. */
+  #output(port: 1 | 2, incident: Incident, how: Record<string, unknown>): void {
+    const msg = this.#incidentMsg(incident);
+    msg.escalation = { key: incident.topic, code: incident.code, ...how };
+    const ports: (Msg | null)[] = [null, null, null];
+    ports[port] = msg;
+    this.node.send(ports as never);
     this.#show();
   }
 
@@ -268,7 +265,6 @@ class EscalationRuntime {
   /** The raising msg again (a copy), its topic the incident's key. */
   #incidentMsg(incident: Incident): Msg {
     const msg = this.RED.util.cloneMessage(incident.msg) as Msg;
-    delete msg._msgid;
     msg._msgid = this.RED.util.generateId();
     msg.topic = incident.topic;
     return msg;

@@ -22,37 +22,31 @@ redis.call('HDEL', q .. 'attempts', id)
 redis.call('HDEL', q .. 'orphans', id)
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+-- At most 100 old ones go per call: one call stays short, and each done makes room for itself.
+local function bound(set, hash)
+  local over = redis.call('ZCARD', set) - 10000
+  local old = redis.call('ZRANGEBYSCORE', set, '-inf', now - 3600000, 'LIMIT', 0, 100)
+  if over > #old then old = redis.call('ZRANGE', set, 0, math.min(over, 100) - 1) end
+  if #old > 0 then
+    redis.call('ZREM', set, unpack(old))
+    redis.call('HDEL', hash, unpack(old))
+  end
+  redis.call('PEXPIRE', set, 3600000)
+  redis.call('PEXPIRE', hash, 3600000)
+end
 local handing, lines = q .. 'handing', q .. 'handing-lines'
 if ARGV[5] and line then
   redis.call('SET', claim, copy, 'PX', tonumber(ARGV[4]))
   redis.call('ZADD', handing, now, id)
   -- How it ended, a newline (JSON holds none), its line.
   redis.call('HSET', lines, id, ARGV[5] .. '\n' .. line)
-  local over = redis.call('ZCARD', handing) - 10000
-  local old = redis.call('ZRANGEBYSCORE', handing, '-inf', now - 3600000, 'LIMIT', 0, 100)
-  if over > #old then old = redis.call('ZRANGE', handing, 0, math.min(over, 100) - 1) end
-  if #old > 0 then
-    redis.call('ZREM', handing, unpack(old))
-    redis.call('HDEL', lines, unpack(old))
-  end
-  redis.call('PEXPIRE', handing, 3600000)
-  redis.call('PEXPIRE', lines, 3600000)
+  bound(handing, lines)
 else
   redis.call('DEL', claim)
   redis.call('ZREM', handing, id)
   redis.call('HDEL', lines, id)
 end
-local ended, by = q .. 'ended', q .. 'ended-by'
-redis.call('ZADD', ended, now, id)
-redis.call('HSET', by, id, copy)
--- At most 100 old ones go per call: one call stays short, and each done makes room for itself.
-local over = redis.call('ZCARD', ended) - 10000
-local old = redis.call('ZRANGEBYSCORE', ended, '-inf', now - 3600000, 'LIMIT', 0, 100)
-if over > #old then old = redis.call('ZRANGE', ended, 0, math.min(over, 100) - 1) end
-if #old > 0 then
-  redis.call('ZREM', ended, unpack(old))
-  redis.call('HDEL', by, unpack(old))
-end
-redis.call('PEXPIRE', ended, 3600000)
-redis.call('PEXPIRE', by, 3600000)
+redis.call('ZADD', q .. 'ended', now, id)
+redis.call('HSET', q .. 'ended-by', id, copy)
+bound(q .. 'ended', q .. 'ended-by')
 return 1
