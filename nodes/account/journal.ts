@@ -1,9 +1,8 @@
-// An append-only file of JSON lines, one write per event-loop turn. A torn last line (power lost, a
-// kill, a full disk) is cut back before an append, or the next line would be lost with it. Owner
-// only, never through a symlink (a planted one would receive what is written); a lock: one writer.
-// The lock names its holder ({pid, host}) and is touched every few seconds while held: one not
-// touched for the bound is stale whatever host wrote it (a container recreated, a pod replaced
-// come back under another host name, with the same user directory).
+// An append-only file of JSON lines, one write per event-loop turn. A torn last line (power lost, a kill, a full disk)
+// is cut back before an append, or the next line would be lost with it. Owner only, never through a symlink (a planted
+// one would receive what is written); a lock: one writer. The lock names its holder ({pid, host}) and is touched every
+// few seconds while held: one not touched for the bound is stale whatever host wrote it (a container recreated, a pod
+// replaced come back under another host name, with the same user directory).
 import {
   closeSync,
   constants,
@@ -117,9 +116,8 @@ export class Journal {
   }
 
   /**
-   * Written with the next commit, without a flush of its own: what is lost with it in a crash costs
-   * a repeat the caller allows for, not a write and a flush per line. An idle file still gets it
-   * within RIDE_MS.
+   * Written with the next commit, without a flush of its own: what is lost with it in a crash costs a repeat the caller
+   * allows for, not a write and a flush per line. An idle file still gets it within RIDE_MS.
    */
   ride(line: string): void {
     this.#riders.push(line);
@@ -377,10 +375,9 @@ export class Journal {
         if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
       }
     }
-    // Its time is the wall clock's (the holder's, through the file system), read once when first
-    // seen; then the lock not seen changing, on this process's own clock: a holder's clock ahead
-    // counts from then, and a step of the wall clock while this process watches makes no living
-    // holder's lock stale.
+    // Its time is the wall clock's (the holder's, through the file system), read once when first seen; then the lock
+    // not seen changing, on this process's own clock: a holder's clock ahead counts from then, and a step of the wall
+    // clock while this process watches makes no living holder's lock stale.
     return seen.age + (performance.now() - seen.since) > this.staleMs;
   }
 

@@ -1,7 +1,6 @@
-// The outbox's file, durable and locked: an entry per kept message, `{"done": id, "end": ...}` per
-// one that ended (how), `{"emitted": id}` once its msg left its node; rewritten with the live entries
-// (and those ended whose msg has not left yet) when most lines are spent, removed with its lock when
-// none is left.
+// The outbox's file, durable and locked: an entry per kept message, `{"done": id, "end": ...}` per one that ended
+// (how), `{"emitted": id}` once its msg left its node; rewritten with the live entries (and those ended whose msg has
+// not left yet) when most lines are spent, removed with its lock when none is left.
 import type { GatewayError } from '../../gateway';
 import { holdsLongList, stringifyInSteps } from '../../gateway/json-steps';
 import { inTurns } from '../../gateway/steps';

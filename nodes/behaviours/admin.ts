@@ -1,9 +1,8 @@
 /**
- * The editor's admin endpoints (admin auth and permissions apply). "Test connection" uses the stored
- * token only with the deployed base URL (a cross-site form could send it anywhere else); each
- * endpoint refuses a request a page of another site sent (`fromAnotherSite`); answers in the
- * client's own words, each sentence with its wording (a key of the catalogs' `errors` and its
- * parameters), so the panel shows it in the editor's language.
+ * The editor's admin endpoints (admin auth and permissions apply). "Test connection" uses the stored token only with
+ * the deployed base URL (a cross-site form could send it anywhere else); each endpoint refuses a request a page of
+ * another site sent (`fromAnotherSite`); answers in the client's own words, each sentence with its wording (a key of
+ * the catalogs' `errors` and its parameters), so the panel shows it in the editor's language.
  */
 import type { NodeAPI } from 'node-red';
 import type { NextFunction, Request, Response } from 'express';
@@ -28,16 +27,14 @@ const registered = new WeakSet<object>();
 const STORED_PLACEHOLDER = '__PWRD__';
 
 /**
- * Whether a web page of another site sent this request. Node-RED's admin app answers CORS with `*`
- * and echoes any header a preflight asks for, so neither JSON nor a custom header keeps such a page
- * out, and without adminAuth nothing else does. The browser's `Sec-Fetch-Site` decides where it is
- * sent (every current browser): only the editor's own pages (`same-origin`) and a typed address
- * (`none`) pass; another port of the same host is `same-site`, refused too. It names the page's
- * origin against the address the browser asked, so a proxy that rewrites Host (Home Assistant's
- * ingress) changes nothing. Without it (an older browser), `Origin` against this request's Host:
- * behind such a proxy these differ and an older browser is refused; X-Forwarded-Host is not
- * trusted, as the page itself could set it. No Origin either: not a page's cross-origin request
- * (curl, a script, the editor's same-origin GET in an older browser).
+ * Whether a web page of another site sent this request. Node-RED's admin app answers CORS with `*` and echoes any
+ * header a preflight asks for, so neither JSON nor a custom header keeps such a page out, and without adminAuth nothing
+ * else does. The browser's `Sec-Fetch-Site` decides where it is sent (every current browser): only the editor's own
+ * pages (`same-origin`) and a typed address (`none`) pass; another port of the same host is `same-site`, refused too.
+ * It names the page's origin against the address the browser asked, so a proxy that rewrites Host (Home Assistant's
+ * ingress) changes nothing. Without it (an older browser), `Origin` against this request's Host: behind such a proxy
+ * these differ and an older browser is refused; X-Forwarded-Host is not trusted, as the page itself could set it. No
+ * Origin either: not a page's cross-origin request (curl, a script, the editor's same-origin GET in an older browser).
  */
 export function fromAnotherSite(req: Request): boolean {
   const site = req.get('sec-fetch-site');
