@@ -27,14 +27,13 @@ const registered = new WeakSet<object>();
 const STORED_PLACEHOLDER = '__PWRD__';
 
 /**
- * Whether a web page of another site sent this request. Node-RED's admin app answers CORS with `*` and echoes any
- * header a preflight asks for, so neither JSON nor a custom header keeps such a page out, and without adminAuth nothing
- * else does. The browser's `Sec-Fetch-Site` decides where it is sent (every current browser): only the editor's own
- * pages (`same-origin`) and a typed address (`none`) pass; another port of the same host is `same-site`, refused too.
- * It names the page's origin against the address the browser asked, so a proxy that rewrites Host (Home Assistant's
- * ingress) changes nothing. Without it (an older browser), `Origin` against this request's Host: behind such a proxy
- * these differ and an older browser is refused; X-Forwarded-Host is not trusted, as the page itself could set it. No
- * Origin either: not a page's cross-origin request (curl, a script, the editor's same-origin GET in an older browser).
+ * Whether a web page of another site sent this request: Node-RED's admin app answers CORS with `*` and echoes any
+ * preflight header, so without adminAuth nothing else keeps such a page out. `Sec-Fetch-Site` (every current browser)
+ * decides: only the editor's pages (`same-origin`) and a typed address (`none`) pass, not another port of the host
+ * (`same-site`); it compares the page's origin with the address the browser asked, so a proxy that rewrites Host (Home
+ * Assistant's ingress) changes nothing. Without it (an older browser), `Origin` against Host (X-Forwarded-Host is not
+ * trusted: a page could set it); without Origin too, no page's cross-origin request (curl, a script, an older
+ * browser's same-origin GET).
  */
 export function fromAnotherSite(req: Request): boolean {
   const site = req.get('sec-fetch-site');
