@@ -50,10 +50,7 @@ interface Seen {
   since: number;
   /** Changed while this process looked: its holder touches it. */
   touched: boolean;
-  /**
-   * Its age by the wall clock when first seen (0 for a time ahead): from then on it ages on this process's monotonic
-   * clock.
-   */
+  /** Its age by the wall clock when first seen (0 for a time ahead); from then on it ages on the monotonic clock. */
   age: number;
 }
 
@@ -65,10 +62,7 @@ export class Journal {
   #pending: string[] = [];
   /** Lines for the next commit that, when it fails, go with the one after (written after `#pending`). */
   #again: string[] = [];
-  /**
-   * Lines no caller waits for, written with the next commit (after `#again`) and flushed to disk with it, or within
-   * RIDE_MS.
-   */
+  /** Lines no caller waits for, written with the next commit (after `#again`), or within RIDE_MS. */
   #riders: string[] = [];
   #rideTimer: NodeJS.Timeout | undefined;
   #waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
@@ -359,10 +353,7 @@ export class Journal {
     return { owner, seen: this.#seen as Seen };
   }
 
-  /**
-   * Whether its holder is gone: it names a process of this machine that is not running, cannot be read, or was not
-   * touched for the bound.
-   */
+  /** Whether its holder is gone: a process of this machine not running, the lock unreadable or untouched too long. */
   #stale(): boolean {
     const look = this.#look();
     if (!look?.owner || typeof look.owner !== 'object') return true;
@@ -381,9 +372,7 @@ export class Journal {
     return seen.age + (performance.now() - seen.since) > this.staleMs;
   }
 
-  /**
-   * Whether another process that holds the lock is known to run: one of this machine, or a lock seen touched lately.
-   */
+  /** Whether another process that holds the lock is known to run: one of this machine, or a lock touched lately. */
   holderAlive(): boolean {
     if (this.#locked) return false;
     const look = this.#look();

@@ -40,7 +40,7 @@ export function endsUnconfirmed(dropsCopies: boolean, attemptAgeMs: number | und
 
 /**
  * A log's answer before a request: send it; wait (the log cannot tell now: a store that does not answer, a claim not
- * renewed in time); gone from here (another process holds or ended it: dropped here, not ended); or end it `unconfirmed`
+ * renewed in time); gone from here (another process holds or ended it: dropped, not ended); or end it `unconfirmed`
  * (another process's attempt had no answer).
  */
 export type AttemptAnswer = 'go' | 'wait' | 'gone' | 'unconfirmed';

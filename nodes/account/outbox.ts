@@ -97,7 +97,7 @@ interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'de
   line: string;
   /** The entry as kept or loaded, for a line over PARSED_OVER. */
   parsed?: OutboxEntry;
-  /** `since` on this process's monotonic clock, fixed when kept or loaded: a later step of the wall clock moves neither. */
+  /** `since` on this process's monotonic clock, fixed when kept or loaded: a later wall-clock step moves neither. */
   startedAt: number;
   // Only waiting -> wire -> waiting, or -> ended: no round attempts one on the wire or ended.
   state: 'waiting' | 'wire' | 'ended';
@@ -135,7 +135,7 @@ export class Outbox {
   #rounds = 0;
   /** Results that ended while no worker was attached (a redeploy's detach, a start): the next one hands them on. */
   #unsettled: Ended[] = [];
-  /** Msgs handed on in this process's life that ended `unconfirmed` (maybe delivered): the account panel counts them. */
+  /** Msgs handed on in this process's life that ended `unconfirmed` (maybe delivered): the account panel shows it. */
   #unconfirmed = 0;
   #handOnTimer: NodeJS.Timeout | undefined;
 
@@ -582,7 +582,7 @@ function askWanted(worker: OutboxWorker, entry: OutboxEntry): boolean | Promise<
   }
 }
 
-/** On the monotonic clock: the account's outbox time, or its node's give-up time (a wall-clock deadline, from `since`). */
+/** On the monotonic clock: the account's outbox time, or its node's give-up time (a wall-clock deadline, less since). */
 function giveUpAt(kept: Kept, worker: OutboxWorker): number {
   return kept.startedAt + Math.min(worker.minutes * 60_000, (kept.deadline ?? Infinity) - kept.since);
 }
@@ -658,8 +658,8 @@ function storable(msg: Msg): (this: unknown, key: string, value: unknown) => unk
   };
 }
 
-// Retryable, where no duplicate can be sent (duplicates_check, or it never reached the gateway); never the account's own
-// rate limit's full queue.
+// Retryable, where no duplicate can be sent (duplicates_check, or it never reached the gateway); never the account's
+// own rate limit's full queue.
 export function deferrable(error: unknown, operation: Operation): boolean {
   if (!(error instanceof GatewayError) || !error.retryable) return false;
   if (error.code === 'rate_limited' && error.status === undefined) return false;

@@ -24,7 +24,7 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_REPORTS_PER_CALL = 10_000;
 /** Deeper reports are refused with 400: a report is a flat record, and cloning a deep one would overflow the stack. */
 const MAX_DEPTH = 32;
-/** Reports taken but not yet emitted, at most (per node): beyond, a call waits unread for room; after MAX_WAIT_MS 503. */
+/** Reports taken, not yet emitted, at most (per node): beyond, a call waits unread for room; MAX_WAIT_MS, then 503. */
 const MAX_PENDING = 20_000;
 const MAX_WAIT_MS = 30_000;
 
