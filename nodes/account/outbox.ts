@@ -582,7 +582,7 @@ function askWanted(worker: OutboxWorker, entry: OutboxEntry): boolean | Promise<
   }
 }
 
-/** On the monotonic clock: the account's outbox time, or its node's give-up time (a wall-clock deadline, less since). */
+/** Monotonic: the account's outbox time, or its node's give-up time (stored as a wall-clock deadline, from `since`). */
 function giveUpAt(kept: Kept, worker: OutboxWorker): number {
   return kept.startedAt + Math.min(worker.minutes * 60_000, (kept.deadline ?? Infinity) - kept.since);
 }
