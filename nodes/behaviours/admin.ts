@@ -51,22 +51,19 @@ export function fromAnotherSite(req: Request): boolean {
 export function registerAdminEndpoints(RED: NodeAPI): void {
   if (registered.has(RED.httpAdmin)) return;
   registered.add(RED.httpAdmin);
-  // Before the permission check: refused with adminAuth or without (a page cannot hold the editor's token, but need not
-  // try).
+  // Before the permission check: refused with adminAuth or without (a page holds no editor token, but need not try).
   const sameSiteOnly = (req: Request, res: Response, next: NextFunction) => {
     if (!fromAnotherSite(req)) return next();
     res.status(403).json({ ok: false, type: 'cross_site', message: RED._('bulkgate-account.admin.cross-site') });
   };
-  // The outbox of a deployed account: how many wait, how many ended unconfirmed, and emptying it (each message goes to
-  // Catch).
+  // The outbox of a deployed account: how many wait, how many ended unconfirmed, and emptying it (each msg to Catch).
   RED.httpAdmin.get(
     '/bulkgate/outbox/:id',
     sameSiteOnly,
     RED.auth.needsPermission('bulkgate-account.read'),
     (req: Request, res: Response) => {
       const account = accountOf(RED, String(req.params.id));
-      // While the gateway is marked unreachable: the last failure (the client's own sentence, and its wording) and
-      // since when.
+      // While the gateway is marked unreachable: the last failure (the client's sentence, its wording) and since when.
       const cause = account?.circuit.cause;
       const store = account?.storeTrouble;
       res.json({
@@ -167,9 +164,7 @@ async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer
     const deployed = accountOf(RED, id);
     const stored = (id ? RED.nodes.getCredentials(id) : undefined) as AccountCredentials | undefined;
     if (!deployed?.deployed || !stored?.application_token) return refused('no-token');
-    if (baseUrl !== undefined && !sameUrl(baseUrl, deployed.deployed.baseUrl)) {
-      return refused('token-again');
-    }
+    if (baseUrl !== undefined && !sameUrl(baseUrl, deployed.deployed.baseUrl)) return refused('token-again');
     baseUrl = deployed.deployed.baseUrl;
     timeout = deployed.deployed.timeout;
     applicationId ||= stored.application_id ?? '';
@@ -196,8 +191,7 @@ async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer
 function testSentence(error: unknown): { message: string; wording: Wording } {
   const { GatewayError, typeWording } = gateway();
   if (!(error instanceof GatewayError)) return said('failed');
-  // The client's own sentence: its own check (a base URL that is not https), or the address and the cause
-  // (ECONNREFUSED, a timeout).
+  // The client's own sentence: its check (a base URL not https), or the address and cause (ECONNREFUSED, a timeout).
   if (['invalid_request', 'timeout', 'network'].includes(error.code))
     return { message: error.message, wording: error.wording ?? words().causeOf(error) };
   const sentence = typeWording(error.code);
