@@ -11,7 +11,7 @@ import type { Wording } from '../../gateway/wording';
 import { DEFAULT_TIMEOUT } from '../../gateway/defaults';
 import type { AccountCredentials } from '../account/account';
 import { numberSetting, proxySettings } from '../plumbing/settings';
-import { storeUrlWording } from '../plumbing/store-url';
+import { storeUrlProblem, storeUrlWording } from '../plumbing/store-url';
 import { accountOf } from './deployed-account';
 
 // The gateway's code loads with the first test, the store's with the first test of a Redis store.
@@ -136,7 +136,7 @@ const storeRefused = (message: string): StoreAnswer => ({ ok: false, message, wo
 /** The stored password goes only to the deployed store URL, as the token to the deployed base URL. */
 async function testStore(RED: NodeAPI, input: TestRequest): Promise<StoreAnswer> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { checkStore, storeUrlProblem } = require('../account/redis-store') as typeof import('../account/redis-store');
+  const { checkStore } = require('../account/redis-store') as typeof import('../account/redis-store');
   const url = text(input.storeUrl);
   const problem = storeUrlProblem(url);
   if (problem) return { ok: false, message: problem, wording: storeUrlWording(url) as Wording };
