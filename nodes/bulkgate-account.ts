@@ -6,14 +6,12 @@ import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 import { registerAdminEndpoints } from './behaviours/admin';
 
-function load(RED: NodeAPI): never {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { accountNode } = require('./behaviours/account-node') as typeof import('./behaviours/account-node');
-  return accountNode(RED) as never;
-}
-
 const register = (RED: NodeAPI): void => {
-  registerLazily(RED, 'bulkgate-account', () => load(RED));
+  registerLazily(RED, 'bulkgate-account', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { accountNode } = require('./behaviours/account-node') as typeof import('./behaviours/account-node');
+    return accountNode(RED) as never;
+  });
   registerAdminEndpoints(RED);
 };
 export default register;

@@ -5,11 +5,10 @@
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 
-function load(RED: NodeAPI): never {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { balanceNode } = require('./behaviours/balance-node') as typeof import('./behaviours/balance-node');
-  return balanceNode(RED) as never;
-}
-
-const register = (RED: NodeAPI): void => registerLazily(RED, 'bulkgate-balance', () => load(RED));
+const register = (RED: NodeAPI): void =>
+  registerLazily(RED, 'bulkgate-balance', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { balanceNode } = require('./behaviours/balance-node') as typeof import('./behaviours/balance-node');
+    return balanceNode(RED) as never;
+  });
 export default register;

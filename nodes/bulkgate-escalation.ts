@@ -5,11 +5,10 @@
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 
-function load(RED: NodeAPI): never {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { escalationNode } = require('./behaviours/escalation-node') as typeof import('./behaviours/escalation-node');
-  return escalationNode(RED) as never;
-}
-
-const register = (RED: NodeAPI): void => registerLazily(RED, 'bulkgate-escalation', () => load(RED));
+const register = (RED: NodeAPI): void =>
+  registerLazily(RED, 'bulkgate-escalation', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { escalationNode } = require('./behaviours/escalation-node') as typeof import('./behaviours/escalation-node');
+    return escalationNode(RED) as never;
+  });
 export default register;

@@ -5,11 +5,10 @@
 import type { NodeAPI } from 'node-red';
 import { registerLazily } from './plumbing/lazy';
 
-function load(RED: NodeAPI): never {
-  // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { eventsNode } = require('./behaviours/events-node') as typeof import('./behaviours/events-node');
-  return eventsNode(RED) as never;
-}
-
-const register = (RED: NodeAPI): void => registerLazily(RED, 'bulkgate-events', () => load(RED));
+const register = (RED: NodeAPI): void =>
+  registerLazily(RED, 'bulkgate-events', () => {
+    // eslint-disable-next-line @typescript-eslint/no-require-imports
+    const { eventsNode } = require('./behaviours/events-node') as typeof import('./behaviours/events-node');
+    return eventsNode(RED) as never;
+  });
 export default register;

@@ -1,9 +1,8 @@
-// An append-only file of JSON lines, one write per event-loop turn. A torn last line (power lost, a
-// kill, a full disk) is cut back before an append, or the next line would be lost with it. Owner
-// only, never through a symlink (a planted one would receive what is written); a lock: one writer.
-// The lock names its holder ({pid, host}) and is touched every few seconds while held: one not
-// touched for the bound is stale whatever host wrote it (a container recreated, a pod replaced
-// come back under another host name, with the same user directory).
+// An append-only file of JSON lines, one write per event-loop turn. A torn last line (power lost, a kill, a full disk)
+// is cut back before an append, or the next line would be lost with it. Owner only, never through a symlink (a planted
+// one would receive what is written); a lock: one writer. The lock names its holder ({pid, host}) and is touched every
+// few seconds while held: one not touched for the bound is stale whatever host wrote it (a container recreated, a pod
+// replaced come back under another host name, with the same user directory).
 import {
   closeSync,
   constants,
@@ -51,10 +50,7 @@ interface Seen {
   since: number;
   /** Changed while this process looked: its holder touches it. */
   touched: boolean;
-  /**
-   * Its age by the wall clock when first seen (0 for a time ahead): from then on it ages on this process's monotonic
-   * clock.
-   */
+  /** Its age by the wall clock when first seen (0 for a time ahead); from then on it ages on the monotonic clock. */
   age: number;
 }
 
@@ -66,10 +62,7 @@ export class Journal {
   #pending: string[] = [];
   /** Lines for the next commit that, when it fails, go with the one after (written after `#pending`). */
   #again: string[] = [];
-  /**
-   * Lines no caller waits for, written with the next commit (after `#again`) and flushed to disk with it, or within
-   * RIDE_MS.
-   */
+  /** Lines no caller waits for, written with the next commit (after `#again`), or within RIDE_MS. */
   #riders: string[] = [];
   #rideTimer: NodeJS.Timeout | undefined;
   #waiters: { resolve: () => void; reject: (error: unknown) => void }[] = [];
@@ -117,9 +110,8 @@ export class Journal {
   }
 
   /**
-   * Written with the next commit, without a flush of its own: what is lost with it in a crash costs
-   * a repeat the caller allows for, not a write and a flush per line. An idle file still gets it
-   * within RIDE_MS.
+   * Written with the next commit, without a flush of its own: what is lost with it in a crash costs a repeat the caller
+   * allows for, not a write and a flush per line. An idle file still gets it within RIDE_MS.
    */
   ride(line: string): void {
     this.#riders.push(line);
@@ -361,10 +353,7 @@ export class Journal {
     return { owner, seen: this.#seen as Seen };
   }
 
-  /**
-   * Whether its holder is gone: it names a process of this machine that is not running, cannot be read, or was not
-   * touched for the bound.
-   */
+  /** Whether its holder is gone: a process of this machine not running, the lock unreadable or untouched too long. */
   #stale(): boolean {
     const look = this.#look();
     if (!look?.owner || typeof look.owner !== 'object') return true;
@@ -377,16 +366,13 @@ export class Journal {
         if ((error as NodeJS.ErrnoException).code === 'ESRCH') return true;
       }
     }
-    // Its time is the wall clock's (the holder's, through the file system), read once when first
-    // seen; then the lock not seen changing, on this process's own clock: a holder's clock ahead
-    // counts from then, and a step of the wall clock while this process watches makes no living
-    // holder's lock stale.
+    // Its time is the wall clock's (the holder's, through the file system), read once when first seen; then the lock
+    // not seen changing, on this process's own clock: a holder's clock ahead counts from then, and a step of the wall
+    // clock while this process watches makes no living holder's lock stale.
     return seen.age + (performance.now() - seen.since) > this.staleMs;
   }
 
-  /**
-   * Whether another process that holds the lock is known to run: one of this machine, or a lock seen touched lately.
-   */
+  /** Whether another process that holds the lock is known to run: one of this machine, or a lock touched lately. */
   holderAlive(): boolean {
     if (this.#locked) return false;
     const look = this.#look();

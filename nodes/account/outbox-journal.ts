@@ -1,7 +1,6 @@
-// The outbox's file, durable and locked: an entry per kept message, `{"done": id, "end": ...}` per
-// one that ended (how), `{"emitted": id}` once its msg left its node; rewritten with the live entries
-// (and those ended whose msg has not left yet) when most lines are spent, removed with its lock when
-// none is left.
+// The outbox's file, durable and locked: an entry per kept message, `{"done": id, "end": ...}` per one that ended
+// (how), `{"emitted": id}` once its msg left its node; rewritten with the live entries (and those ended whose msg has
+// not left yet) when most lines are spent, removed with its lock when none is left.
 import type { GatewayError } from '../../gateway';
 import { holdsLongList, stringifyInSteps } from '../../gateway/json-steps';
 import { inTurns } from '../../gateway/steps';
@@ -86,10 +85,7 @@ export class FileOutboxLog implements OutboxLog {
   #held: { resolve: () => void; reject: (error: unknown) => void }[] = [];
   /** Ids whose last attempt had no answer yet: a rewrite keeps their attempt lines. */
   readonly #attempted = new Set<string>();
-  /**
-   * Entries that ended and whose msg has not left its node yet: a rewrite keeps their lines and done lines, and the
-   * file stays.
-   */
+  /** Ended entries whose msg has not left its node yet: a rewrite keeps their lines and done lines; the file stays. */
   readonly #ended = new Map<string, { line: string; end: RecordedEnd }>();
 
   constructor(readonly file: OutboxFile) {
@@ -160,8 +156,8 @@ export class FileOutboxLog implements OutboxLog {
   }
 
   /**
-   * Another Node-RED took the file over (this one did not touch the lock for the bound: a stopped event loop, a machine
-   * asleep): its entries are that one's to send now.
+   * Another Node-RED took the file over (this one left its lock untouched for the bound: an event loop stopped, a
+   * machine asleep): its entries are that one's to send now.
    */
   #lockLost(holder: OutboxHolder): void {
     holder.warn('outbox-lock-lost', { path: this.file.where });
@@ -169,9 +165,7 @@ export class FileOutboxLog implements OutboxLog {
     this.#watchLock();
   }
 
-  /**
-   * Resolves once the lock is this process's; refused when its holder lives, or the outbox is full with the held ones.
-   */
+  /** Resolves once the lock is this process's; refused when its holder lives, or the outbox is full with the held. */
   async whenWritable(full: (held: number) => GatewayError | undefined): Promise<void> {
     const file = this.file;
     try {
@@ -253,9 +247,7 @@ export class OutboxJournal extends Journal implements OutboxFile {
     return this.append(line);
   }
 
-  /**
-   * Its line and this one are spent (once its `emitted` follows); when it fails, the line goes with the next commit.
-   */
+  /** Its line and this one are spent (once `emitted` follows); when it fails, the line goes with the next commit. */
   done(id: string, end?: RecordedEnd): Promise<void> {
     this.spent += 2;
     // A list's answer (about 1 MB of JSON for 10,000 numbers) is written in steps; any other at once.

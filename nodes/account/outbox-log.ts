@@ -12,8 +12,8 @@ export interface JournalEntry {
 export type Warn = (key: string, params: Record<string, string | number | Error>) => void;
 
 /**
- * How an entry ended, as its done line records it: the gateway's answer, or the error Catch gets
- * (its fields, its English sentence and its wording). Enough to hand the msg on as its port would.
+ * How an entry ended, as its done line records it: the gateway's answer, or the error Catch gets (its fields, English
+ * sentence and wording). Enough to hand the msg on as its port would.
  */
 export type RecordedEnd = ({ result: unknown } | { error: Record<string, unknown> }) & { attempts: number };
 
@@ -25,27 +25,23 @@ export interface LoggedEntry {
   attempted?: boolean;
   /** How long ago that attempt was, by the log's clock (a shared store's: its server's), when the log knows. */
   attemptAgeMs?: number;
-  /**
-   * It ended (its done line) and its msg may not have left its node (no line says it did): handed on once more, after a
-   * restart.
-   */
+  /** It ended (its done line) and its msg may not have left its node (no line says so): handed on after a restart. */
   ended?: RecordedEnd;
 }
 
 /**
- * An entry another process attempted without an answer (the gateway may have it) goes again only
- * where the gateway drops a copy (duplicates_check), and only while that attempt is younger than
- * the gateway's duplicate window less two minutes for the resend's own way there (the rate limit,
- * the request's timeout); else it ends once, `unconfirmed`, never sent blind.
+ * An entry another process attempted without an answer (the gateway may have it) goes again only where the gateway
+ * drops a copy (duplicates_check), and only while that attempt is younger than the duplicate window less two minutes
+ * for the resend's own way there (the rate limit, the timeout); else it ends once, `unconfirmed`, never sent blind.
  */
 export function endsUnconfirmed(dropsCopies: boolean, attemptAgeMs: number | undefined): boolean {
   return !dropsCopies || (attemptAgeMs !== undefined && attemptAgeMs >= DUPLICATE_WINDOW_MS - 2 * 60_000);
 }
 
 /**
- * A log's answer before a request: send it; wait (the log cannot tell now: a store that does not
- * answer, a claim not renewed in time); it is gone from here (another process holds it or ended
- * it: dropped here, not ended); or end it `unconfirmed` (another process's attempt had no answer).
+ * A log's answer before a request: send it; wait (the log cannot tell now: a store that does not answer, a claim not
+ * renewed in time); gone from here (another process holds or ended it: dropped, not ended); or end it `unconfirmed`
+ * (another process's attempt had no answer).
  */
 export type AttemptAnswer = 'go' | 'wait' | 'gone' | 'unconfirmed';
 
@@ -64,9 +60,8 @@ export interface OutboxHolder {
 }
 
 /**
- * Each kept message a line (its entry as JSON), each one that left a `done`: a file one process holds
- * at a time (outbox-journal.ts), or a log the copies of Node-RED share (redis-store.ts). Each owns
- * how entries become this process's (a lock, claims), and adopts those a dead holder left.
+ * Each kept message a line (its entry as JSON), each one that left a `done`: a file one process holds at a time, or a
+ * log the copies share (redis-store.ts). Each owns how entries become this process's and adopts a dead holder's.
  */
 export interface OutboxLog {
   /** For warnings (a file's path). */
@@ -80,13 +75,11 @@ export interface OutboxLog {
    * `held` ones waiting for it.
    */
   whenWritable(full: (held: number) => GatewayError | undefined): Promise<void>;
-  /**
-   * Resolves once it is durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies.
-   */
+  /** Resolves once durable. A shared log refuses it (`outbox_full`) when `size` entries wait across the copies. */
   keep(line: string, size: number): Promise<void>;
   /**
-   * Resolves once its end is durable, with whether the msg is this process's to hand on (false:
-   * another process holds the entry now, or ended it); until `emitted`, a restart hands its msg on from `end`.
+   * Resolves once its end is durable, with whether the msg is this process's to hand on (false: another process holds
+   * or ended the entry); until `emitted`, a restart hands its msg on from `end`.
    */
   done(id: string, line: string, end: RecordedEnd): Promise<boolean>;
   /**
@@ -95,9 +88,8 @@ export interface OutboxLog {
    */
   emitted(id: string, live: number): void;
   /**
-   * Before each request, never refused: resolves once it may go and is recorded (on disk, in the
-   * store), so a crash cannot hide that the gateway may have it. `dropsCopies`: the request carries
-   * duplicates_check (a file records only those that do not).
+   * Before each request, never refused: resolves once it may go and is recorded (on disk, in the store), so a crash
+   * cannot hide that the gateway may have it. `dropsCopies`: it carries duplicates_check (a file records only others).
    */
   attempt(id: string, dropsCopies: boolean): Promise<AttemptAnswer>;
   /** The attempt had an answer that it did not reach the gateway, and the entry waits again. */

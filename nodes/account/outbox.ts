@@ -51,11 +51,9 @@ export type SendResult = TransactionalResult | PromotionalResult;
 export type Outcome = { result: SendResult } | { error: GatewayError };
 
 /**
- * What the outbox saw of the gateway, told to the account, which alone decides whether the gateway
- * is unreachable: a probe that failed, one that got through, or nothing left waiting.
+ * What the outbox saw of the gateway, for the account, which alone decides whether it is unreachable. `empty`: nothing
+ * waits any more; `answered` when the gateway answered the last one (else it gave up or was discarded).
  */
-// `empty`: nothing waits any more; `answered` when the gateway answered the last one (else it gave up or was
-// discarded).
 export type OutboxReport =
   { kind: 'probe-failed'; failure: unknown } | { kind: 'probe-through' } | { kind: 'empty'; answered: boolean };
 
@@ -91,10 +89,7 @@ let nextId = 0;
 export const MAX_PROBE_DELAY = 15_000;
 export const DEFAULT_OUTBOX_SIZE = 10_000;
 
-/**
- * A line longer than this is held parsed too: parsing a list of 10,000 numbers again at each attempt
- * (15 ms, three at once in one round) held every other flow of the Node-RED.
- */
+/** A longer line is held parsed too: parsing 10,000 numbers again at each attempt (15 ms) held every other flow. */
 const PARSED_OVER = 64 * 1024;
 
 /** Not the whole entry: a kept message is held once, as its line (JSON, as first kept); a long one parsed too. */
@@ -102,17 +97,11 @@ interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'de
   line: string;
   /** The entry as kept or loaded, for a line over PARSED_OVER. */
   parsed?: OutboxEntry;
-  /**
-   * `since` on this process's monotonic clock, fixed when it was kept or loaded: what its age and give-up time count
-   * from (a step of the wall clock later moves neither).
-   */
+  /** `since` on this process's monotonic clock, fixed when kept or loaded: a later wall-clock step moves neither. */
   startedAt: number;
   // Only waiting -> wire -> waiting, or -> ended: no round attempts one on the wire or ended.
   state: 'waiting' | 'wire' | 'ended';
-  /**
-   * Its node withdrew it while it was on the wire: if that attempt did not get it to the gateway, it ends rather than
-   * waits again.
-   */
+  /** Its node withdrew it while on the wire: if that attempt did not reach the gateway, it ends rather than waits. */
   withdrawn?: true;
 }
 
@@ -141,18 +130,12 @@ export class Outbox {
   #expiryTimer: NodeJS.Timeout | undefined;
   #expiryAt = Infinity;
   #running: Promise<void> | undefined;
-  /**
-   * Results handed on in the order the msgs came, each after its `done` line is on disk, the next once it left its
-   * node.
-   */
+  /** Results handed on in the order the msgs came, each after its `done` line is on disk and the one before left. */
   #settling: Promise<void> = Promise.resolve();
   #rounds = 0;
   /** Results that ended while no worker was attached (a redeploy's detach, a start): the next one hands them on. */
   #unsettled: Ended[] = [];
-  /**
-   * Msgs handed on this process's life that ended `unconfirmed` (they may have been delivered): the account panel
-   * counts them.
-   */
+  /** Msgs handed on in this process's life that ended `unconfirmed` (maybe delivered): the account panel shows it. */
   #unconfirmed = 0;
   #handOnTimer: NodeJS.Timeout | undefined;
 
@@ -176,24 +159,19 @@ export class Outbox {
     });
   }
 
-  /**
-   * What its log found this process's now: sent soon, ended on time; one that ended and whose msg did not leave, handed
-   * on.
-   */
+  /** What its log found this process's now: sent soon, ended on time; one ended whose msg did not leave, handed on. */
   #adopt(found: LoggedEntry[]): number {
-    for (const { entry, line, attempted, attemptAgeMs, ended } of found) {
+    for (const { line, attempted, attemptAgeMs, ended, ...logged } of found) {
+      const entry = logged.entry as unknown as OutboxEntry;
       if (ended) {
-        const read: OutboxEntry = { ...(entry as unknown as OutboxEntry), attempts: ended.attempts };
-        read.rejected ??= [];
-        read.msg ??= {};
+        const read = withDefaults({ ...entry, attempts: ended.attempts });
         this.#handOnLater({ id: entry.id, entry: read, outcome: revived(ended), afterRestart: true });
         continue;
       }
-      const kept = this.#insert(entry as unknown as OutboxEntry, line);
-      // Its attempt had no answer (a crash, a kill): the gateway may have it. Where it cannot drop a
-      // copy (simple 1.0), or no longer will, it ends once in Catch, never sent blind; else it goes
-      // again with duplicates_check.
-      if (attempted && endsUnconfirmed(resendable((entry as unknown as OutboxEntry).operation, true), attemptAgeMs)) {
+      const kept = this.#insert(entry, line);
+      // Its attempt had no answer (a crash, a kill): the gateway may have it. Where it cannot drop a copy (simple 1.0),
+      // or no longer will, it ends once in Catch, never sent blind; else it goes again with duplicates_check.
+      if (attempted && endsUnconfirmed(resendable(entry.operation, true), attemptAgeMs)) {
         void this.#end(kept, () => ({ error: unconfirmedError() }));
       }
     }
@@ -234,13 +212,12 @@ export class Outbox {
     // checks below look at the outbox; any other at once.
     const longLine = holdsLongList(entry) ? ((await inTurns(stringifyInSteps({ id, ...entry }))) as string) : undefined;
     const size = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
-    if (this.#live >= size) throw fullError(size, this.#worker?.account);
+    const full = () => fullError(size, this.#worker?.account);
+    if (this.#live >= size) throw full();
     const journal = this.#journal;
     if (journal && !journal.writable) {
-      await journal.whenWritable((held) =>
-        this.#live + held >= size ? fullError(size, this.#worker?.account) : undefined,
-      );
-      if (this.#live >= size) throw fullError(size, this.#worker?.account);
+      await journal.whenWritable((held) => (this.#live + held >= size ? full() : undefined));
+      if (this.#live >= size) throw full();
     }
     if (!journal && !this.#warnedMemoryOnly) {
       this.#warnedMemoryOnly = true;
@@ -293,10 +270,9 @@ export class Outbox {
   }
 
   /**
-   * Its node withdrew them (an escalation acknowledged or resolved): the entries of `node` that
-   * `which` picks by their msg end as withdrawn (they never reached the gateway), through the node
-   * as any end does. One on the wire now ends so if that attempt fails; one the gateway took cannot
-   * be called back. Resolves with how many ended now.
+   * Its node withdrew them (an escalation acknowledged or resolved): the entries of `node` that `which` picks by their
+   * msg end as withdrawn, through the node as any end does. One on the wire ends so if that attempt fails; one the
+   * gateway took cannot be called back. Resolves with how many ended now.
    */
   async withdraw(node: string, which: (msg: Record<string, unknown>) => boolean): Promise<number> {
     const ended: Promise<void>[] = [];
@@ -360,9 +336,7 @@ export class Outbox {
   }
 
   #entryOf(kept: Kept): OutboxEntry {
-    const entry = kept.parsed ? { ...kept.parsed } : parsedEntry(kept.line);
-    entry.rejected ??= [];
-    entry.msg ??= {};
+    const entry = withDefaults(kept.parsed ? { ...kept.parsed } : (JSON.parse(kept.line) as OutboxEntry));
     entry.attempts = kept.attempts;
     entry.reason = kept.reason;
     return entry;
@@ -401,9 +375,8 @@ export class Outbox {
   }
 
   /**
-   * To its node; once the msg left, its log hears so (a stop that waits for this leaves nothing to
-   * hand on again). A throw or a refusal of the node's is the node's to report: an outbox round never
-   * stops for it.
+   * To its node; once the msg left, its log hears so (a stop that waits for this leaves nothing to hand on again). A
+   * throw or a refusal of the node's is the node's to report: an outbox round never stops for it.
    */
   async #handOn(ended: Ended): Promise<void> {
     const worker = this.#worker;
@@ -436,9 +409,8 @@ export class Outbox {
     for (const listener of this.#listeners) listener();
   }
 
-  // No jitter, unlike a request's retries (retry-policy.ts): an account probes with one request at a
-  // time and the rest wait for it, so there is no herd to spread; the cap (15 s) bounds how late the
-  // kept alerts leave once the gateway is back.
+  // No jitter, unlike a request's retries: an account probes with one request at a time and the rest wait for it, so
+  // there is no herd to spread; the cap bounds how late the kept alerts leave once the gateway is back.
   #probeDelay(worker: OutboxWorker): number {
     return Math.min(MAX_PROBE_DELAY, worker.firstDelay * 2 ** Math.min(this.#rounds, 30));
   }
@@ -497,8 +469,8 @@ export class Outbox {
         if (!probe) return;
         first = await this.#attempt(worker, probe, true);
       } while ('withheld' in first && first.withheld !== 'wait');
-      // Its log cannot let it go now (the shared store does not answer, or this copy's claim was not
-      // renewed in time): the round stops, and says nothing of the gateway.
+      // Its log cannot let it go now (the shared store does not answer, or this copy's claim was not renewed in time):
+      // the round stops, and says nothing of the gateway.
       if ('withheld' in first) {
         failed = true;
         return;
@@ -554,8 +526,8 @@ export class Outbox {
       return { kept, withheld: 'ended' };
     }
     entry.attempts = ++kept.attempts;
-    // Recorded before the request (its log says how: a file line for simple 1.0, a shared store's
-    // claim checked with it): after a crash the entry is known to be possibly at the gateway.
+    // Recorded before the request (a file line for simple 1.0, a shared store's claim checked with it): after a crash
+    // the entry is known to be possibly at the gateway.
     const dropsCopies = resendable(entry.operation, true);
     const answer: AttemptAnswer = this.#journal
       ? await this.#journal.attempt(kept.id, dropsCopies).catch(() => 'wait' as const)
@@ -598,8 +570,8 @@ export class Outbox {
 }
 
 /**
- * Its node's answer: `true` at once for a node that does not ask (no wait added to its attempt); one
- * that cannot answer (its store does not) lets it go, as the outbox would without asking.
+ * Its node's answer: `true` at once for a node that does not ask (no wait added to its attempt); one that cannot answer
+ * (its store does not) lets it go, as the outbox would without asking.
  */
 function askWanted(worker: OutboxWorker, entry: OutboxEntry): boolean | Promise<boolean> {
   try {
@@ -610,10 +582,7 @@ function askWanted(worker: OutboxWorker, entry: OutboxEntry): boolean | Promise<
   }
 }
 
-/**
- * On the monotonic clock: the account's outbox time, or its node's give-up time (stored as a wall-clock deadline,
- * counted as a duration from `since`).
- */
+/** Monotonic: the account's outbox time, or its node's give-up time (stored as a wall-clock deadline, from `since`). */
 function giveUpAt(kept: Kept, worker: OutboxWorker): number {
   return kept.startedAt + Math.min(worker.minutes * 60_000, (kept.deadline ?? Infinity) - kept.since);
 }
@@ -623,10 +592,7 @@ function before(a: Kept, b: Kept): boolean {
   return a.startedAt < b.startedAt || (a.startedAt === b.startedAt && a.order < b.order);
 }
 
-/**
- * One that ended, on its way to its node. `msg`: the one this process holds (an http in node's req and res), else the
- * entry's.
- */
+/** One that ended, on its way to its node. `msg`: the one this process holds (an http in node's req and res). */
 interface Ended {
   id: string;
   entry: OutboxEntry;
@@ -635,8 +601,8 @@ interface Ended {
   afterRestart: boolean;
 }
 
-function parsedEntry(line: string): OutboxEntry {
-  const entry = JSON.parse(line) as OutboxEntry;
+/** A line `isEntry` takes need not hold them. */
+function withDefaults(entry: OutboxEntry): OutboxEntry {
   entry.rejected ??= [];
   entry.msg ??= {};
   return entry;
@@ -653,14 +619,10 @@ function revived(end: RecordedEnd): Outcome {
 }
 
 export function fullError(size: number, account?: string): GatewayError {
-  return account
-    ? nodeError({
-        type: 'outbox_full',
-        key: 'outbox-full-of',
-        params: { account, size },
-        brief: { key: 'outbox-full' },
-      })
-    : nodeError({ type: 'outbox_full', key: 'outbox-full', params: { size }, brief: { key: 'outbox-full' } });
+  const [key, params] = account
+    ? (['outbox-full-of', { account, size }] as const)
+    : (['outbox-full', { size }] as const);
+  return nodeError({ type: 'outbox_full', key, params, brief: { key: 'outbox-full' } });
 }
 
 /** One per log (or account id, in memory) in this process: it outlives redeploys. */
@@ -676,10 +638,7 @@ export function storableMsg(msg: Msg): Record<string, unknown> {
   return JSON.parse(JSON.stringify(msg, storable(msg)) ?? '{}') as Record<string, unknown>;
 }
 
-/**
- * storableMsg, a msg holding a long list (a promotional one's numbers) written and read in steps a turn of the event
- * loop apart.
- */
+/** storableMsg; a msg holding a long list (a promotional one's numbers) is written and read in steps. */
 export async function storableMsgInSteps(msg: Msg): Promise<Record<string, unknown>> {
   if (!holdsLongList(msg)) return storableMsg(msg);
   const text = await inTurns(stringifyInSteps(msg, storable(msg)));
@@ -699,8 +658,8 @@ function storable(msg: Msg): (this: unknown, key: string, value: unknown) => unk
   };
 }
 
-// Retryable, where no duplicate can be sent (duplicates_check, or it never reached the gateway);
-// never the account's own rate limit's full queue.
+// Retryable, where no duplicate can be sent (duplicates_check, or it never reached the gateway); never the account's
+// own rate limit's full queue.
 export function deferrable(error: unknown, operation: Operation): boolean {
   if (!(error instanceof GatewayError) || !error.retryable) return false;
   if (error.code === 'rate_limited' && error.status === undefined) return false;
@@ -724,11 +683,8 @@ export function expiredError(entry: OutboxEntry, minutes: number): GatewayError 
   });
 }
 
-/**
- * A send whose attempt had no answer before a crash or a redeploy, where the gateway cannot drop a copy: it may have
- * been delivered.
- */
-export function unconfirmedError(): GatewayError {
+/** An attempt with no answer before a crash or a redeploy, where the gateway cannot drop a copy: maybe delivered. */
+function unconfirmedError(): GatewayError {
   return nodeError({ type: 'unconfirmed', key: 'unconfirmed', brief: { key: 'unconfirmed' } });
 }
 

@@ -134,9 +134,7 @@ export class RateLimiter {
     this.onChange();
   }
 
-  /**
-   * One question at a time, from the head: strict FIFO (the head waits even if a smaller request behind it would fit).
-   */
+  /** One question at a time, from the head: strict FIFO (the head waits even if a smaller one behind it would fit). */
   async #pump(): Promise<void> {
     if (this.#timer || this.#asking || this.#closed || !this.#queue.size) return;
     const run: Waiter[] = [];

@@ -94,7 +94,8 @@ export class StormGuard<T> {
 
   #end(): void {
     this.#timer = undefined;
-    const { held } = this;
+    // Its own count only: `held` adds the shared windows', which notify at their own end.
+    const held = this.#held;
     const last = this.#last;
     this.#held = 0;
     this.#last = undefined;

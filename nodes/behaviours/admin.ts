@@ -1,9 +1,8 @@
 /**
- * The editor's admin endpoints (admin auth and permissions apply). "Test connection" uses the stored
- * token only with the deployed base URL (a cross-site form could send it anywhere else); each
- * endpoint refuses a request a page of another site sent (`fromAnotherSite`); answers in the
- * client's own words, each sentence with its wording (a key of the catalogs' `errors` and its
- * parameters), so the panel shows it in the editor's language.
+ * The editor's admin endpoints (admin auth and permissions apply). "Test connection" uses the stored token only with
+ * the deployed base URL (a cross-site form could send it anywhere else); each endpoint refuses a request a page of
+ * another site sent (`fromAnotherSite`); answers in the client's own words, each sentence with its wording (a key of
+ * the catalogs' `errors` and its parameters), so the panel shows it in the editor's language.
  */
 import type { NodeAPI } from 'node-red';
 import type { NextFunction, Request, Response } from 'express';
@@ -12,7 +11,7 @@ import type { Wording } from '../../gateway/wording';
 import { DEFAULT_TIMEOUT } from '../../gateway/defaults';
 import type { AccountCredentials } from '../account/account';
 import { numberSetting, proxySettings } from '../plumbing/settings';
-import { storeUrlWording } from '../plumbing/store-url';
+import { storeUrlProblem, storeUrlWording } from '../plumbing/store-url';
 import { accountOf } from './deployed-account';
 
 // The gateway's code loads with the first test, the store's with the first test of a Redis store.
@@ -28,16 +27,13 @@ const registered = new WeakSet<object>();
 const STORED_PLACEHOLDER = '__PWRD__';
 
 /**
- * Whether a web page of another site sent this request. Node-RED's admin app answers CORS with `*`
- * and echoes any header a preflight asks for, so neither JSON nor a custom header keeps such a page
- * out, and without adminAuth nothing else does. The browser's `Sec-Fetch-Site` decides where it is
- * sent (every current browser): only the editor's own pages (`same-origin`) and a typed address
- * (`none`) pass; another port of the same host is `same-site`, refused too. It names the page's
- * origin against the address the browser asked, so a proxy that rewrites Host (Home Assistant's
- * ingress) changes nothing. Without it (an older browser), `Origin` against this request's Host:
- * behind such a proxy these differ and an older browser is refused; X-Forwarded-Host is not
- * trusted, as the page itself could set it. No Origin either: not a page's cross-origin request
- * (curl, a script, the editor's same-origin GET in an older browser).
+ * Whether a web page of another site sent this request: Node-RED's admin app answers CORS with `*` and echoes any
+ * preflight header, so without adminAuth nothing else keeps such a page out. `Sec-Fetch-Site` (every current browser)
+ * decides: only the editor's pages (`same-origin`) and a typed address (`none`) pass, not another port of the host
+ * (`same-site`); it compares the page's origin with the address the browser asked, so a proxy that rewrites Host (Home
+ * Assistant's ingress) changes nothing. Without it (an older browser), `Origin` against Host (X-Forwarded-Host is not
+ * trusted: a page could set it); without Origin too, no page's cross-origin request (curl, a script, an older
+ * browser's same-origin GET).
  */
 export function fromAnotherSite(req: Request): boolean {
   const site = req.get('sec-fetch-site');
@@ -55,22 +51,19 @@ export function fromAnotherSite(req: Request): boolean {
 export function registerAdminEndpoints(RED: NodeAPI): void {
   if (registered.has(RED.httpAdmin)) return;
   registered.add(RED.httpAdmin);
-  // Before the permission check: refused with adminAuth or without (a page cannot hold the editor's token, but need not
-  // try).
+  // Before the permission check: refused with adminAuth or without (a page holds no editor token, but need not try).
   const sameSiteOnly = (req: Request, res: Response, next: NextFunction) => {
     if (!fromAnotherSite(req)) return next();
     res.status(403).json({ ok: false, type: 'cross_site', message: RED._('bulkgate-account.admin.cross-site') });
   };
-  // The outbox of a deployed account: how many wait, how many ended unconfirmed, and emptying it (each message goes to
-  // Catch).
+  // The outbox of a deployed account: how many wait, how many ended unconfirmed, and emptying it (each msg to Catch).
   RED.httpAdmin.get(
     '/bulkgate/outbox/:id',
     sameSiteOnly,
     RED.auth.needsPermission('bulkgate-account.read'),
     (req: Request, res: Response) => {
       const account = accountOf(RED, String(req.params.id));
-      // While the gateway is marked unreachable: the last failure (the client's own sentence, and its wording) and
-      // since when.
+      // While the gateway is marked unreachable: the last failure (the client's sentence, its wording) and since when.
       const cause = account?.circuit.cause;
       const store = account?.storeTrouble;
       res.json({
@@ -143,7 +136,7 @@ const storeRefused = (message: string): StoreAnswer => ({ ok: false, message, wo
 /** The stored password goes only to the deployed store URL, as the token to the deployed base URL. */
 async function testStore(RED: NodeAPI, input: TestRequest): Promise<StoreAnswer> {
   // eslint-disable-next-line @typescript-eslint/no-require-imports
-  const { checkStore, storeUrlProblem } = require('../account/redis-store') as typeof import('../account/redis-store');
+  const { checkStore } = require('../account/redis-store') as typeof import('../account/redis-store');
   const url = text(input.storeUrl);
   const problem = storeUrlProblem(url);
   if (problem) return { ok: false, message: problem, wording: storeUrlWording(url) as Wording };
@@ -171,9 +164,7 @@ async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer
     const deployed = accountOf(RED, id);
     const stored = (id ? RED.nodes.getCredentials(id) : undefined) as AccountCredentials | undefined;
     if (!deployed?.deployed || !stored?.application_token) return refused('no-token');
-    if (baseUrl !== undefined && !sameUrl(baseUrl, deployed.deployed.baseUrl)) {
-      return refused('token-again');
-    }
+    if (baseUrl !== undefined && !sameUrl(baseUrl, deployed.deployed.baseUrl)) return refused('token-again');
     baseUrl = deployed.deployed.baseUrl;
     timeout = deployed.deployed.timeout;
     applicationId ||= stored.application_id ?? '';
@@ -200,8 +191,7 @@ async function testGateway(RED: NodeAPI, input: TestRequest): Promise<TestAnswer
 function testSentence(error: unknown): { message: string; wording: Wording } {
   const { GatewayError, typeWording } = gateway();
   if (!(error instanceof GatewayError)) return said('failed');
-  // The client's own sentence: its own check (a base URL that is not https), or the address and the cause
-  // (ECONNREFUSED, a timeout).
+  // The client's own sentence: its check (a base URL not https), or the address and cause (ECONNREFUSED, a timeout).
   if (['invalid_request', 'timeout', 'network'].includes(error.code))
     return { message: error.message, wording: error.wording ?? words().causeOf(error) };
   const sentence = typeWording(error.code);

@@ -48,6 +48,8 @@ const OTP_LOCKED = [
   'daily_limit',
 ] as const;
 
+type OtpSent = { id?: unknown };
+
 export const otp: EndpointHandler = async (ctx) => {
   const action = actionOf(ctx, ['send', 'resend', 'verify'] as const);
   const { msg } = ctx;
@@ -64,9 +66,7 @@ export const otp: EndpointHandler = async (ctx) => {
       (typeof req?.ip === 'string' && req.ip ? req.ip : ctx.node.id);
     if (Array.isArray(ctx.config.channel) && ctx.config.channel.length) fields.channel = ctx.config.channel;
     const panel = takenBy('otp send', fields);
-    const data = (await ctx.call('otp send', { ...panel, ...ctx.overrides('otp send', panel, OTP_LOCKED) })) as {
-      id?: unknown;
-    };
+    const data = (await ctx.call('otp send', { ...panel, ...ctx.overrides('otp send', panel, OTP_LOCKED) })) as OtpSent;
     msg.otpId = data.id;
     msg.payload = data;
     return { outputs: [msg, null], status: { key: 'otp-sent' } };
@@ -74,9 +74,7 @@ export const otp: EndpointHandler = async (ctx) => {
   const id = scalar(await ctx.read('otpId'));
   if (action === 'resend') {
     // The id comes only from its own setting: an empty flow.otpId is not filled from a msg.
-    const data = (await ctx.call('otp resend', { ...ctx.overrides('otp resend', { id }, ['id']), id })) as {
-      id?: unknown;
-    };
+    const data = (await ctx.call('otp resend', { ...ctx.overrides('otp resend', { id }, ['id']), id })) as OtpSent;
     msg.otpId = data.id ?? id;
     msg.payload = data;
     return { outputs: [msg, null], status: { key: 'otp-sent' } };

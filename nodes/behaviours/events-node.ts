@@ -24,12 +24,11 @@ const MAX_BODY_BYTES = 1024 * 1024;
 const MAX_REPORTS_PER_CALL = 10_000;
 /** Deeper reports are refused with 400: a report is a flat record, and cloning a deep one would overflow the stack. */
 const MAX_DEPTH = 32;
-/**
- * Reports taken but not yet emitted, at most (per node): beyond, a call waits unread for room; after MAX_WAIT_MS, 503.
- */
+/** Reports taken, not yet emitted, at most (per node): beyond, a call waits unread for room; MAX_WAIT_MS, then 503. */
 const MAX_PENDING = 20_000;
 const MAX_WAIT_MS = 30_000;
 
+type Query = Record<string, unknown>;
 type Request = IncomingMessage & { query?: Record<string, unknown>; body?: unknown; _body?: boolean; url: string };
 type Router = { stack: { route?: { stack: { handle: unknown }[] } }[] };
 
@@ -95,7 +94,7 @@ async function readBody(req: Request): Promise<{ text: string } | { parsed: unkn
   });
 }
 
-async function reportsOf(req: Request, query: Record<string, unknown>): Promise<EventPayload[]> {
+async function reportsOf(req: Request, query: Query): Promise<EventPayload[]> {
   const { token: _token, ...report } = query;
   const body = req.method === 'GET' ? { parsed: [report] } : await readBody(req);
   let raw: unknown;
@@ -146,9 +145,7 @@ export function eventsNode(RED: NodeAPI) {
 
 type EventsNode = Node & { credentials?: { secret?: string } };
 
-/**
- * What a report was matched to when it came: a tracked send ends its wait for output 3 then, not when it is emitted.
- */
+/** What a report was matched to when it came: a tracked send ends its wait for output 3 then, not when emitted. */
 type Matched = { event: EventPayload; tracked?: Tracked; last?: Tracked };
 
 class EventsEndpoint {
@@ -183,8 +180,8 @@ class EventsEndpoint {
       numberSetting(config.busyWaitMs, MAX_WAIT_MS, 1),
     );
     node.on('close', () => this.close());
-    // Cleared with a secret too: Node-RED keeps the status of the node this one replaces (deployed
-    // before it had a secret) and shows it to every editor that connects later.
+    // Cleared with a secret too: Node-RED keeps the status of the node this one replaces (deployed before it had a
+    // secret) and shows it to every editor that connects later.
     node.status(this.#secret ? {} : { fill: 'red', shape: 'ring', text: texts('status.no-secret') });
     // As the core http-in node: with httpNodeRoot off there is no server to listen on.
     if ((RED.settings as { httpNodeRoot?: unknown }).httpNodeRoot === false || !RED.httpNode) {
@@ -215,15 +212,12 @@ class EventsEndpoint {
   }
 
   readonly #handler = (req: Request, res: ServerResponse): void => {
-    const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Record<
-      string,
-      unknown
-    >;
+    const query = (req.query ?? Object.fromEntries(new URL(req.url, 'http://x').searchParams)) as Query;
     if (!sameSecret(query.token, this.#secret)) return answer(res, 403, 'Forbidden');
     this.#take(req, res, query).catch(() => undefined);
   };
 
-  async #take(req: Request, res: ServerResponse, query: Record<string, unknown>): Promise<void> {
+  async #take(req: Request, res: ServerResponse, query: Query): Promise<void> {
     const gate = this.#gate;
     let events: EventPayload[];
     try {
@@ -241,8 +235,8 @@ class EventsEndpoint {
       return answer(res, error.status, error.text);
     }
     gate.taken(events.length);
-    // Answer first: the gateway is not kept waiting for the flow (with a shared store, it waits
-    // for the lookups, so that a report reaching any copy carries msg.sent).
+    // Answer first: the gateway is not kept waiting for the flow (with a shared store, it waits for the lookups, so
+    // that a report reaching any copy carries msg.sent).
     const matched = await Promise.all(
       events.map(async (event): Promise<Matched> => {
         if (event.statusCode === INCOMING) return { event, last: await this.#tracker?.lastTo(event.from) };

@@ -93,8 +93,8 @@ export function escalationPanel(node: { steps?: unknown; sender_id?: string }): 
         type: 'number',
         className: 'bulkgate-step-wait',
         value: String(data.wait ?? 300),
-        min: '1',
-        max: '86400',
+        min: String(WAIT_BOUNDS.min),
+        max: String(WAIT_BOUNDS.max),
       });
       wait.style.width = '90px';
       const unit = Object.assign(document.createElement('span'), { textContent: t('panel.label.wait') });

@@ -64,9 +64,7 @@ const STATUS_INTERVAL = 500;
 
 /** Thousands of msgs a second spend nothing on status: `describe` (i18next) runs only when shown. */
 export class StatusThrottle {
-  /**
-   * When one was last shown, on the monotonic clock: a wall clock stepped back would freeze the status for the step.
-   */
+  /** On the monotonic clock: a wall clock stepped back would freeze the status for the step. */
   #last = -Infinity;
   #pending: (() => NodeStatus) | undefined;
   #timer: NodeJS.Timeout | undefined;
@@ -100,11 +98,10 @@ export class StatusThrottle {
 export const NO_ACCOUNT = () => nodeInvalid('no-account', undefined, { key: 'no-account' });
 
 /**
- * An error's sentence in the user's language: its wording through the `errors` section of the catalog, else its
- * message.
+ * An error's sentence in the user's language: an error of the package's own by its wording, one from below (the disk,
+ * the network) by what failed, through the `errors` section of the catalog.
  */
 export function sentenceOf(catalog: NodeCatalog, error: unknown): string {
-  // An error of the package's own by its wording; one from below (the disk, the network) by what failed.
   const said = error instanceof GatewayError ? error.wording : causeOf(error);
   if (!said) return (error as Error).message;
   const word = (said: Wording): string => {
@@ -140,9 +137,9 @@ export function wordedOr(
 }
 
 /**
- * Never throws. Catch gets the GatewayError itself, its sentence in the user's language: Node-RED
- * copies that sentence (toString), its stack, its cause (3.1.10 and later) and its code (4.1 and
- * later) into msg.error; msg.bulkgate.type carries the code on every version.
+ * Never throws. Catch gets the GatewayError itself, its sentence in the user's language: Node-RED copies that sentence
+ * (toString), its stack, its cause (3.1.10 and later) and its code (4.1 and later) into msg.error; msg.bulkgate.type
+ * carries the code on every version.
  */
 export function fail(catalog: NodeCatalog, status: StatusThrottle, msg: Msg, error: unknown, done: Done): void {
   try {
@@ -206,10 +203,7 @@ export function sequence(
 
 const LIST_STEP = 5000;
 
-/**
- * `items.map(fn)`, in steps of LIST_STEP a turn of the event loop apart when longer (100,000 numbers do not hold up
- * every other flow).
- */
+/** `items.map(fn)`, in steps of LIST_STEP a turn of the event loop apart (100,000 numbers hold up no other flow). */
 export async function mapInSteps<T, R>(items: readonly T[], fn: (item: T, index: number) => R): Promise<R[]> {
   if (items.length <= LIST_STEP) return items.map(fn);
   const out = new Array<R>(items.length);

@@ -1,7 +1,6 @@
 /**
- * The nodes' own error sentences (the client's are gateway/wording.ts ERRORS): English, `__name__`
- * a parameter, worded in the user's language from the same `errors` section of
- * locales/<lang>/shared.json, whose en-US text is this table word for word (a test keeps them equal).
+ * The nodes' own error sentences (the client's are gateway/wording.ts ERRORS): English, `__name__` a parameter, worded
+ * in the user's language from the `errors` section of locales/<lang>/shared.json, whose en-US is this table (tested).
  */
 import { GatewayError } from '../../gateway';
 import { english, fill, type Leaves, type Wording, type WordingParam } from '../../gateway/wording';
@@ -138,10 +137,7 @@ const CAUSES: [kind: CauseKind, pattern: RegExp][] = [
   ['no-answer', /\b(ETIMEDOUT|UND_ERR_[A-Z_]*TIMEOUT|\w*TimeoutError)\b/],
 ];
 
-/**
- * What failed below the package (the disk, the network, the store's server), by the code an error carries; undefined:
- * no kind known.
- */
+/** What failed below the package (the disk, the network, the store's server), by the code an error carries. */
 export function causeKind(error: unknown): { kind: CauseKind; code: string } | undefined {
   const e = (typeof error === 'object' && error !== null ? error : {}) as {
     code?: unknown;
@@ -161,9 +157,8 @@ export function causeKind(error: unknown): { kind: CauseKind; code: string } | u
 }
 
 /**
- * A failure below the package (an Error of the OS, undici or the store's client) as a wording: a
- * person reads what failed in their language, with the code to search for; a failure of no known
- * kind keeps its own words. An error of the package's own is worded as it is.
+ * A failure below the package (an Error of the OS, undici or the store's client) as a wording: what failed in the
+ * reader's language, with the code to search for; one of no known kind keeps its own words, the package's own its own.
  */
 export function causeOf(error: unknown): Wording {
   if (error instanceof GatewayError && error.wording) return error.wording;
@@ -186,7 +181,7 @@ export function nodeEnglish(said: Wording): string {
 
 type ErrorBrief = { key: string; params?: Record<string, string | number> };
 
-/** An error of the nodes' own: its sentence worded, its English the message. */
+/** An error of the nodes' own: its sentence worded (in the user's language at Catch), its English the message. */
 export function nodeError(init: {
   type: string;
   key: NodeErrorKey;
@@ -195,23 +190,16 @@ export function nodeError(init: {
   retryable?: boolean;
   cause?: unknown;
 }): GatewayError {
-  const wording = nodeWording(init.key, init.params);
-  return new GatewayError({
-    type: init.type,
-    wording,
-    message: nodeEnglish(wording),
-    brief: init.brief,
-    retryable: init.retryable,
-    cause: init.cause,
-  });
+  const { key, params, ...rest } = init;
+  const wording = nodeWording(key, params);
+  return new GatewayError({ ...rest, wording, message: nodeEnglish(wording) });
 }
 
-/** A node's check refusing a msg: its sentence worded (in the user's language at Catch), its English the message. */
+/** A node's check refusing a msg. */
 export function nodeInvalid(
   key: NodeErrorKey,
   params?: Record<string, WordingParam>,
-  brief?: { key: string; params?: Record<string, string | number> },
+  brief?: ErrorBrief,
 ): GatewayError {
-  const wording = nodeWording(key, params);
-  return new GatewayError({ type: 'invalid_request', wording, message: nodeEnglish(wording), brief });
+  return nodeError({ type: 'invalid_request', key, params, brief });
 }

@@ -147,6 +147,23 @@ describe('storm guard with a shared store (unit, fake clock, a stand-in store)',
     guard.close();
   });
 
+  it("this copy's own window, ending while a shared one is open (a msg with nothing to send counts here), notices only what it held itself", async () => {
+    const notices: [string, number][] = [];
+    const guard = stormGuardOf<string>({ stormLimit: 1, stormWindow: 1 }, (last, held) => notices.push([last, held]));
+    assert.deepEqual([guard.admit('a'), guard.admit('b')], [true, false]);
+    guard.admitShared('c', { admitted: false, window: 'w1', endsInMs: 5_000 }, () => Promise.resolve(1));
+    assert.equal(guard.held, 2, 'the status counts both');
+    clock.tick(1_000);
+    assert.deepEqual(notices, [['b', 1]], "its own held one, not the shared window's too");
+    clock.tick(4_000 + SHARED_SETTLE_MS);
+    await settle();
+    assert.deepEqual(notices, [
+      ['b', 1],
+      ['c', 1],
+    ]);
+    guard.close();
+  });
+
   it('closed with a shared window open: no notice, no timer left', async () => {
     const notices: unknown[] = [];
     const guard = stormGuardOf<string>({ stormLimit: 1, stormWindow: 60 }, (...args) => notices.push(args));
