@@ -21,8 +21,8 @@ import {
   RedisWindow,
   SharedTracking,
   redisStore,
-  storeUrlProblem,
 } from '../nodes/account/redis-store';
+import { storeUrlProblem } from '../nodes/plumbing/store-url';
 import { localStore } from '../nodes/account/store';
 import type { StoreCalls } from '../nodes/account/store-scripts';
 import { freePort } from './support/node-red-process';

@@ -25,8 +25,6 @@ import {
 import type { SharedStormAnswer } from './storm';
 import { DeliveryTracker, SharedTrackingState, TRACK_AGE_MS, TRACK_LIMIT, type TrackedRecord } from './tracking';
 
-export { storeUrlProblem } from '../plumbing/store-url';
-
 /**
  * Keys of one BulkGate application: a hash of its id, so two accounts (both with the node id `acc`)
  * never share one; in braces, Redis Cluster's hash tag, so every key of an account is in one slot.
