@@ -15,12 +15,7 @@ import {
   type HttpMethod,
   type Operation,
 } from './operations';
-import {
-  INVALID_NUMBER_CODE,
-  isPlainObject,
-  type AccountIdentity,
-  type PreparedRequest,
-} from './prepared';
+import { INVALID_NUMBER_CODE, isPlainObject, type AccountIdentity, type PreparedRequest } from './prepared';
 import { prepareInfo, prepareSend, prepareSendInSteps, type SendFields } from './request';
 import { prepareResendInSteps, storableBody, type Kept } from './resend';
 import {
