@@ -2,10 +2,12 @@
  * The simulator as a user starts it: `bulkgate-simulator` with its flags, in a process of its own.
  * `--account ID:TOKEN[:CREDIT]`: the id is before the first colon, a credit (a number, or empty for
  * the default) after the last; a token may hold colons. A flag it cannot use stops it with one line
- * naming the flag and the rule.
+ * naming the flag and the rule. An `offline` outage in `refuse` mode whose port is taken meanwhile
+ * does not end it: it says so and listens again once the port is free.
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
 import path from 'node:path';
 import { parseAccountFlag } from '../simulator/accounts';
 
@@ -88,5 +90,58 @@ describe('bulkgate-simulator --account', () => {
     const { code, stderr } = await runCli(['--account', '7:tok:-5']);
     assert.equal(code, 1);
     assert.match(stderr, /^bulkgate-simulator: --account credit must be a number 0 or more, got "-5"\n$/);
+  });
+});
+
+/** Polls `attempt` until it returns a value; fails after `tries` tries, 100 ms apart. */
+async function until<T>(what: string, attempt: () => Promise<T | undefined>, tries = 100): Promise<T> {
+  for (let i = 0; i < tries; i++) {
+    const value = await attempt().catch(() => undefined);
+    if (value !== undefined) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  throw new Error(`gave up waiting for ${what}`);
+}
+
+describe('bulkgate-simulator offline in refuse mode', () => {
+  it('the port taken during the outage: it stays up, says so, and listens again when the port is free', async function () {
+    this.timeout(60_000);
+    const { child, ready, stderr } = startCli([]);
+    const exited = new Promise<string>((resolve) => child.on('exit', (code) => resolve(`exited with ${code}`)));
+    let blocker: Server | undefined;
+    try {
+      const url = await ready;
+      const port = Number(new URL(url).port);
+      const res = await fetch(`${url}/simulator/faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ offline: { seconds: 2, mode: 'refuse' } }),
+      });
+      assert.equal(res.status, 200);
+      // Another program takes the port as soon as the simulator lets it go.
+      blocker = await until('the simulator to let its port go', async () => {
+        const server = createServer();
+        await new Promise<void>((resolve, reject) => {
+          server.once('error', reject);
+          server.listen(port, '127.0.0.1', resolve);
+        });
+        return server;
+      });
+      const said = until('the simulator to say it cannot listen again', async () =>
+        /cannot listen again on port \d+ of 127\.0\.0\.1 \(EADDRINUSE/.test(stderr()) ? 'said' : undefined,
+      );
+      assert.equal(await Promise.race([said, exited]), 'said', stderr());
+      await new Promise((resolve) => blocker?.close(resolve));
+      blocker = undefined;
+      const back = await until('the simulator to answer again', async () => {
+        const answer = await fetch(`${url}/simulator/outbox`);
+        return answer.status === 200 ? answer.status : undefined;
+      });
+      assert.equal(back, 200);
+      assert.equal(child.exitCode, null, stderr());
+    } finally {
+      child.kill();
+      blocker?.close();
+    }
   });
 });
