@@ -252,6 +252,8 @@ export class SimulatedGateway {
     }
     const plan = this.#plan(account, version, body, recipient);
     if (plan.invalid && version === '2.0') throw new ApiError(400, 'invalid_phone_number', 'Invalid phone number');
+    // `schedule` is held on the simple path too: the reference shows it in promotional examples only
+    // and says nothing of a gateway that refuses or ignores it; BulkGate's own table lists it here.
     return this.#commit(
       account,
       'transactional',
