@@ -65,12 +65,19 @@ export function createAccount(init: SimulatorAccountInit) {
   };
 }
 
-/** Parses `ID:TOKEN[:CREDIT]` (the `--account` flag). */
+/**
+ * Parses `ID:TOKEN[:CREDIT]` (the `--account` flag). The id ends at the first colon; the last part
+ * is the credit when it looks like a number or is empty (the default), so a token may hold colons.
+ */
 export function parseAccountFlag(flag: string): SimulatorAccountInit {
-  const [id, token, credit] = flag.split(':');
+  const parts = flag.split(':');
+  const id = parts.shift();
+  const last = parts.at(-1);
+  const credit = parts.length >= 2 && last !== undefined && /^[-+.\d]*$/.test(last) ? parts.pop() : undefined;
+  const token = parts.join(':');
   if (!id || !token) throw new Error(`--account must be ID:TOKEN[:CREDIT], got "${flag}"`);
-  const parsed = credit === undefined ? undefined : Number(credit);
-  if (parsed !== undefined && !Number.isFinite(parsed))
-    throw new Error(`--account credit must be a number, got "${credit}"`);
+  if (credit === undefined || credit === '') return { id, token, credit: undefined };
+  const parsed = /^\+?(\d+\.?\d*|\.\d+)$/.test(credit) ? Number(credit) : NaN;
+  if (!(parsed >= 0)) throw new Error(`--account credit must be a number 0 or more, got "${credit}"`);
   return { id, token, credit: parsed };
 }

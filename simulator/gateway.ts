@@ -252,6 +252,8 @@ export class SimulatedGateway {
     }
     const plan = this.#plan(account, version, body, recipient);
     if (plan.invalid && version === '2.0') throw new ApiError(400, 'invalid_phone_number', 'Invalid phone number');
+    // `schedule` is held on the simple path too: the reference shows it in promotional examples only
+    // and says nothing of a gateway that refuses or ignores it; BulkGate's own table lists it here.
     return this.#commit(
       account,
       'transactional',
@@ -321,7 +323,18 @@ export class SimulatedGateway {
       while (same?.[0] && now - Date.parse(same[0].created) >= DUPLICATE_WINDOW_MS) same.shift();
       return same?.find((m) => duplicates === 'same_number' || m.text === plan.delivery.text);
     };
-    const cost = plans.reduce((sum, p) => sum + (p.invalid || duplicateOf(p) ? 0 : p.price), 0);
+    // The up-front check charges what will be charged: a copy of an earlier entry of this list is
+    // answered as that entry's duplicate at price 0, as one of an earlier request is.
+    const earlier = new Map<string, Set<string>>();
+    const charged = (plan: Plan): plan is Plan & { invalid: false } => {
+      if (plan.invalid || duplicateOf(plan)) return false;
+      if (!duplicates) return true;
+      const texts = earlier.get(plan.number) ?? new Set<string>();
+      if (texts.size > 0 && (duplicates === 'same_number' || texts.has(plan.delivery.text))) return false;
+      earlier.set(plan.number, texts.add(plan.delivery.text));
+      return true;
+    };
+    const cost = plans.filter(charged).reduce((sum, p) => sum + p.price, 0);
     checkCredit(account, cost);
     return plans.map((plan): SendRecord => {
       if (plan.invalid) return { status: 'error', code: 9, error: 'Invalid phone number', number: plan.number };

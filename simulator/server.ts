@@ -27,6 +27,10 @@ export async function startSimulator(options: SimulatorOptions = {}) {
   });
   server.keepAliveTimeout = 30_000;
   let offlineTimer: NodeJS.Timeout | undefined;
+  let closed = false;
+  const listenAgain = () => {
+    if (!server.listening && !closed) server.listen(actualPort, host);
+  };
   state.faults.onRefuse = (seconds) => {
     clearTimeout(offlineTimer);
     // After the control request that asked for it has its answer.
@@ -34,12 +38,7 @@ export async function startSimulator(options: SimulatorOptions = {}) {
       if (server.listening) server.close();
       server.closeAllConnections();
     }, 50);
-    offlineTimer = setTimeout(
-      () => {
-        if (!server.listening) server.listen(actualPort, host);
-      },
-      50 + seconds * 1000,
-    );
+    offlineTimer = setTimeout(listenAgain, 50 + seconds * 1000);
   };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -75,6 +74,22 @@ export async function startSimulator(options: SimulatorOptions = {}) {
   const hostName = host.includes(':') ? `[${host}]` : host;
   const names = isLoopbackHost(host) ? [hostName, 'localhost', '127.0.0.1', '[::1]'] : [hostName];
   allowedHosts = new Set(names.map((n) => `${n.toLowerCase()}:${actualPort}`));
+  // After a `refuse` outage the port may have been taken meanwhile: an 'error' with no listener
+  // would end the process (a user's demo with it), so say so once and try again every second.
+  let taken = false;
+  server.on('error', (error: NodeJS.ErrnoException) => {
+    if (!taken)
+      console.warn(
+        `bulkgate-simulator: cannot listen again on port ${actualPort} of ${host} (${error.code ?? error.message}: another program may have taken it); trying every second`,
+      );
+    taken = true;
+    clearTimeout(offlineTimer);
+    offlineTimer = setTimeout(listenAgain, 1000);
+  });
+  server.on('listening', () => {
+    if (taken) console.warn(`bulkgate-simulator: listening again on http://${hostName}:${actualPort}`);
+    taken = false;
+  });
   return {
     url: `http://${hostName}:${actualPort}`,
     server,
@@ -83,6 +98,7 @@ export async function startSimulator(options: SimulatorOptions = {}) {
     requests: state.requests,
     setFault: (fault: FaultSettings) => state.faults.set(fault),
     close: async () => {
+      closed = true;
       clearInterval(releaseTimer);
       clearTimeout(offlineTimer);
       state.close();
