@@ -161,8 +161,8 @@ export class Outbox {
 
   /** What its log found this process's now: sent soon, ended on time; one ended whose msg did not leave, handed on. */
   #adopt(found: LoggedEntry[]): number {
-    for (const { line, attempted, attemptAgeMs, ended, ...logged } of found) {
-      const entry = logged.entry as unknown as OutboxEntry;
+    for (const { entry: logged, line, attempted, attemptAgeMs, ended } of found) {
+      const entry = logged as unknown as OutboxEntry;
       if (ended) {
         const read = withDefaults({ ...entry, attempts: ended.attempts });
         this.#handOnLater({ id: entry.id, entry: read, outcome: revived(ended), afterRestart: true });
@@ -601,7 +601,7 @@ interface Ended {
   afterRestart: boolean;
 }
 
-/** A line `isEntry` takes need not hold them. */
+/** An entry as read: a line `isEntry` takes may lack its rejected recipients and its msg. */
 function withDefaults(entry: OutboxEntry): OutboxEntry {
   entry.rejected ??= [];
   entry.msg ??= {};
