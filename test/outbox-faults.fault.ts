@@ -34,7 +34,7 @@ after(() => console.log(`\n${table()}\n`));
 const ids = (prefix: string, n: number) => Array.from({ length: n }, (_, i) => `${prefix}${i}`);
 
 describe('every alert once, under every fault (a Node-RED process, the simulator as the gateway)', function () {
-  this.timeout(600_000);
+  this.timeout(240_000);
   let sim: TestSimulator;
   let copy: NodeRedProcess;
   let life = 0;

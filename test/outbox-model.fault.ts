@@ -19,6 +19,7 @@ import fc from 'fast-check';
 import { GatewayError } from '../gateway';
 import { MAX_PROBE_DELAY, Outbox, type NewEntry, type OutboxEntry, type OutboxWorker } from '../nodes/account/outbox';
 import { FileOutboxLog, OutboxJournal } from '../nodes/account/outbox-journal';
+import { randomRuns } from './support/random-runs';
 
 const realSetTimeout = globalThis.setTimeout;
 const OPERATION = { kind: 'transactional', api: 'advanced', version: '2.0', method: 'POST', encoding: 'json' } as const;
@@ -252,7 +253,7 @@ const commands = [
 ];
 
 describe('the outbox against a model (fast-check commands)', function () {
-  this.timeout(600_000);
+  this.timeout(240_000);
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'bulkgate-model-'));
@@ -289,7 +290,7 @@ describe('the outbox against a model (fast-check commands)', function () {
     });
 
   it('an entry is attempted only while it waits, ends once, and nothing waiting is forgotten', async () => {
-    await fc.assert(property(), { numRuns: 40 });
+    await fc.assert(property(), randomRuns(40, 150_000));
   });
 
   it('a stop that cuts short the hand-on of 1,100 expired entries (seed 868664398, path 26: keep 1100, clock +8760 h, round, restart, round, restart): each msg comes out once, after the restart', async () => {

@@ -21,6 +21,7 @@ import { MAX_TIMER_MS } from '../gateway/clock';
 import { MAX_PROBE_DELAY, Outbox, type NewEntry, type OutboxEntry, type OutboxWorker } from '../nodes/account/outbox';
 import { keyPrefix, openStoreCalls, RedisOutboxLog } from '../nodes/account/redis-store';
 import type { StoreCalls } from '../nodes/account/store-scripts';
+import { randomRuns } from './support/random-runs';
 import { startRedis, type TestRedis } from './support/redis';
 
 const realSetTimeout = globalThis.setTimeout;
@@ -432,7 +433,7 @@ const commands = [
 const DEAD_MS = CLAIM_MS + GRACE_MS + 1500;
 
 describe('the shared outbox against a model: two copies on a redis-server (fast-check commands)', function () {
-  this.timeout(600_000);
+  this.timeout(240_000);
   let redis: TestRedis;
   const connections: (StoreCalls & { close(): void })[] = [];
   before(async () => {
@@ -546,7 +547,7 @@ describe('the shared outbox against a model: two copies on a redis-server (fast-
       fc.asyncProperty(fc.commands(commands, { maxCommands: 25, size: 'max' }), (steps) =>
         modelRun(steps).then(() => undefined),
       ),
-      { numRuns: 16 },
+      randomRuns(16, 150_000),
     );
   });
 });

@@ -112,7 +112,14 @@ export function nodeRedProcess(prefix = 'bulkgate-copy-', existing?: string): No
       if (!child || child.exitCode !== null || child.signalCode !== null) return;
       const exited = new Promise((r) => child?.once('exit', r));
       child.kill('SIGTERM');
+      // Node-RED gives its nodes 15 s to close; one that is still there long after is killed (and
+      // says so in its output), so that a test fails on what it checks, not on a stop that never ends.
+      const late = setTimeout(() => {
+        output += '\n[the test killed it: still running 45 s after SIGTERM]\n';
+        child?.kill('SIGKILL');
+      }, 45_000);
       await exited;
+      clearTimeout(late);
     },
     async remove() {
       await self.kill();
