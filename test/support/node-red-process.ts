@@ -7,6 +7,7 @@ import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from 'node
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { endsWithRun } from './children';
 
 const ROOT = join(__dirname, '..', '..', '..');
 /** The Node-RED to start: the project's own, or the install NODE_RED_HOME names (the version matrix), as in red.ts. */
@@ -85,6 +86,7 @@ export function nodeRedProcess(prefix = 'bulkgate-copy-', existing?: string): No
           stdio,
           env,
         });
+      endsWithRun(child);
       await new Promise<void>((resolve, reject) => {
         const timer = setTimeout(() => reject(new Error(`Node-RED did not start:\n${output}`)), 60_000);
         const onData = (chunk: Buffer) => {

@@ -4,6 +4,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
+import { endsWithRun } from './children';
 
 export interface TestRedis {
   url: string;
@@ -31,12 +32,14 @@ export async function startRedis(options: string[] = [], port?: number): Promise
   const start = () =>
     new Promise<void>((resolve, reject) => {
       let output = '';
-      child = spawn(
-        'redis-server',
-        ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...options],
-        {
-          stdio: ['ignore', 'pipe', 'pipe'],
-        },
+      child = endsWithRun(
+        spawn(
+          'redis-server',
+          ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', ...options],
+          {
+            stdio: ['ignore', 'pipe', 'pipe'],
+          },
+        ),
       );
       child.once('error', (error) =>
         reject(new Error(`redis-server did not start (apt-get install redis-server): ${error.message}`)),
