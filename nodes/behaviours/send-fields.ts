@@ -12,7 +12,7 @@ import {
 } from '../../gateway';
 import type { ApiVersion, GatewayError, Operation, SendField, SendFields } from '../../gateway';
 import { DEFINITIONS, typedSettings } from '../definitions';
-import { evaluate, type Msg, type TypedSetting } from '../plumbing/runtime';
+import { evaluate, isEmptySetting, readSetting, settingWaits, type Msg, type TypedSetting } from '../plumbing/runtime';
 import { nodeInvalid, nodeWording } from '../plumbing/wording';
 import type { Wording } from '../../gateway/wording';
 
@@ -39,7 +39,11 @@ export function nodeOperation(kind: 'promotional' | 'transactional', config: Sen
 
 /** What a node's settings contribute to every msg, worked out once when the node starts. */
 export interface FieldPlan {
+  /** Every TypedInput setting the operation takes (where the node looks, for an error). */
   typed: [SendField, TypedSetting][];
+  /** The ones that are set, split by how they are read: at once, or through a callback (flow, global, JSONata). */
+  atOnce: [SendField, TypedSetting][];
+  awaited: [SendField, TypedSetting][];
   plain: [SendField, unknown][];
   channel: unknown[] | undefined;
   template: string;
@@ -77,7 +81,17 @@ export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
   if (channel && !isDefaultCascade(channel)) set.add('channel');
   const template = typeof config.text === 'string' ? config.text : '';
   if (template) set.add('text');
-  return { typed, plain, channel, template, set, warned: new Set() };
+  const given = typed.filter(([, setting]) => !isEmptySetting(setting));
+  return {
+    typed,
+    atOnce: given.filter(([, setting]) => !settingWaits(setting)),
+    awaited: given.filter(([, setting]) => settingWaits(setting)),
+    plain,
+    channel,
+    template,
+    set,
+    warned: new Set(),
+  };
 }
 
 /** No recipient: where the node looked, and where the msg holds a number instead (payload, topic). */
@@ -131,8 +145,9 @@ export async function sendFields(
     fields[field] = value;
     fromPanel?.add(field);
   };
-  // Most settings are read at once; only flow, global and JSONata ones make it wait.
-  for (const [field, setting] of plan.typed) take(field, await evaluate(RED, node, msg, field, setting));
+  // Most settings are read at once; only flow, global and JSONata ones make it wait (an await each).
+  for (const [field, setting] of plan.atOnce) take(field, readSetting(RED, node, msg, field, setting));
+  for (const [field, setting] of plan.awaited) take(field, await evaluate(RED, node, msg, field, setting));
   for (const [field, value] of plan.plain) fields[field] = value;
   if (plan.channel) {
     // Channel texts, and a WhatsApp or RCS message's text, are templates too.

@@ -16,6 +16,27 @@ export interface TypedSetting {
 /** TypedInput types whose value may only come through a callback (JSONata, async context stores). */
 const ASYNC_TYPES = new Set(['flow', 'global', 'jsonata']);
 
+/** Whether a TypedInput is empty ("not set": read as undefined); a date setting is never empty. */
+export function isEmptySetting(setting: TypedSetting): boolean {
+  const { value, type } = setting;
+  return value === undefined || value === null || (value === '' && type !== 'date');
+}
+
+/** Whether reading a TypedInput waits for a callback (ASYNC_TYPES), or gives its value at once (readSetting). */
+export function settingWaits(setting: TypedSetting): boolean {
+  return ASYNC_TYPES.has(setting.type || 'str');
+}
+
+/** A TypedInput that gives its value at once (not settingWaits), read against the msg; empty is "not set". */
+export function readSetting(RED: NodeAPI, node: Node, msg: Msg, field: string, setting: TypedSetting): unknown {
+  if (isEmptySetting(setting)) return undefined;
+  try {
+    return RED.util.evaluateNodeProperty(setting.value as string, setting.type || 'str', node, msg);
+  } catch (error) {
+    throw unreadable(field, setting, error);
+  }
+}
+
 /** A TypedInput read against the msg (only ASYNC_TYPES wait for a callback); empty is "not set". */
 export async function evaluate(
   RED: NodeAPI,
@@ -24,28 +45,27 @@ export async function evaluate(
   field: string,
   setting: TypedSetting,
 ): Promise<unknown> {
-  const type = setting.type || 'str';
-  if (setting.value === undefined || setting.value === null || (setting.value === '' && type !== 'date'))
-    return undefined;
-  const unreadable = (error: unknown) =>
-    nodeInvalid('unreadable', {
-      field,
-      type,
-      value: String(setting.value),
-      cause: (error as Error)?.message ?? String(error),
-    });
-  if (!ASYNC_TYPES.has(type)) {
-    try {
-      return RED.util.evaluateNodeProperty(setting.value as string, type, node, msg);
-    } catch (error) {
-      throw unreadable(error);
-    }
-  }
+  if (!settingWaits(setting) || isEmptySetting(setting)) return readSetting(RED, node, msg, field, setting);
   return await new Promise((resolve, reject) => {
-    RED.util.evaluateNodeProperty(setting.value as string, type, node, msg, (err: Error | null, value: unknown) => {
-      if (err) reject(unreadable(err));
-      else resolve(value);
-    });
+    RED.util.evaluateNodeProperty(
+      setting.value as string,
+      setting.type as string,
+      node,
+      msg,
+      (err: Error | null, value: unknown) => {
+        if (err) reject(unreadable(field, setting, err));
+        else resolve(value);
+      },
+    );
+  });
+}
+
+function unreadable(field: string, setting: TypedSetting, error: unknown): GatewayError {
+  return nodeInvalid('unreadable', {
+    field,
+    type: setting.type || 'str',
+    value: String(setting.value),
+    cause: (error as Error)?.message ?? String(error),
   });
 }
 
