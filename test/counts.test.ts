@@ -110,7 +110,7 @@ describe(`count texts on Node-RED ${NODE_RED_VERSION}, through its own i18n`, fu
         waiting: ['1 čeká: HTTP 503', '2 čekají: HTTP 503', '5 čeká: HTTP 503'],
         storm: [
           2,
-          'Ochrana proti zahlcení: za posledních 1 s byla zadržena další 2 upozornění. Poslední: Tür offen (4)',
+          'Ochrana proti zahlceni: za poslednich 1 s byla zadrzena dalsi 2 upozorneni. Posledni: Tür offen (4)',
         ],
       },
     } as const;
