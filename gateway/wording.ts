@@ -157,7 +157,6 @@ export const ERRORS = {
   'rate-limited': 'The gateway asked to slow down (HTTP 429)',
   timeout: 'No answer from the gateway at __url__ within __ms__ ms',
   'proxy-refused': 'The proxy would not connect to the gateway at __url__ (HTTP __status__ from the proxy)',
-  unreachable: 'Could not reach the gateway at __url__',
   'unreachable-code': 'Could not reach the gateway at __url__ (__code__)',
   broke: 'Could not reach the gateway at __url__; the connection broke before an answer',
   'broke-code': 'Could not reach the gateway at __url__ (__code__); the connection broke before an answer',
