@@ -130,7 +130,7 @@ export class GatewayClient {
   }
 
   /** prepareOperation, a long list of recipients in steps a turn of the event loop apart; a short one at once. */
-  async prepareOperationInSteps(operation: Operation, fields: SendFields): Promise<PreparedRequest> {
+  prepareOperationInSteps(operation: Operation, fields: SendFields): Promise<PreparedRequest> {
     return prepareSendInSteps(operation, fields, this.#identity);
   }
 
