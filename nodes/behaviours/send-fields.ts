@@ -41,9 +41,8 @@ export function nodeOperation(kind: 'promotional' | 'transactional', config: Sen
 export interface FieldPlan {
   /** Every TypedInput setting the operation takes (where the node looks, for an error). */
   typed: [SendField, TypedSetting][];
-  /** The ones that are set, split by how they are read: at once, or through a callback (flow, global, JSONata). */
-  atOnce: [SendField, TypedSetting][];
-  awaited: [SendField, TypedSetting][];
+  /** The ones that are set, in the same order (the first unreadable one is the error). */
+  given: [SendField, TypedSetting][];
   plain: [SendField, unknown][];
   channel: unknown[] | undefined;
   template: string;
@@ -81,11 +80,9 @@ export function fieldPlan(config: SendConfig, operation: Operation): FieldPlan {
   if (channel && !isDefaultCascade(channel)) set.add('channel');
   const template = typeof config.text === 'string' ? config.text : '';
   if (template) set.add('text');
-  const given = typed.filter(([, setting]) => !isEmptySetting(setting));
   return {
     typed,
-    atOnce: given.filter(([, setting]) => !settingWaits(setting)),
-    awaited: given.filter(([, setting]) => settingWaits(setting)),
+    given: typed.filter(([, setting]) => !isEmptySetting(setting)),
     plain,
     channel,
     template,
@@ -146,8 +143,13 @@ export async function sendFields(
     fromPanel?.add(field);
   };
   // Most settings are read at once; only flow, global and JSONata ones make it wait (an await each).
-  for (const [field, setting] of plan.atOnce) take(field, readSetting(RED, node, msg, field, setting));
-  for (const [field, setting] of plan.awaited) take(field, await evaluate(RED, node, msg, field, setting));
+  for (const [field, setting] of plan.given)
+    take(
+      field,
+      settingWaits(setting)
+        ? await evaluate(RED, node, msg, field, setting)
+        : readSetting(RED, node, msg, field, setting),
+    );
   for (const [field, value] of plan.plain) fields[field] = value;
   if (plan.channel) {
     // Channel texts, and a WhatsApp or RCS message's text, are templates too.

@@ -1,18 +1,27 @@
 /**
- * The processes a test started (Node-REDs, redis-servers) end with the test run: a test that failed
- * before its cleanup would otherwise leave them running, holding ports and a core, and keeping the
- * run from ending where mocha waits for its event loop to empty.
+ * The processes a test started (Node-REDs, redis-servers, the demo) end with the test run: a test that
+ * failed before its cleanup would otherwise leave them running, holding ports and a core. This acts when
+ * the run exits, so it helps the suites mocha ends with `--exit` (test:faults, test:scale); in a suite
+ * without it a leftover child keeps the run from exiting at all, as the leftover would.
  */
 import type { ChildProcess } from 'node:child_process';
 
-const running = new Set<ChildProcess>();
+const running = new Map<ChildProcess, { group: boolean }>();
 process.on('exit', () => {
-  for (const child of running) child.kill('SIGKILL');
+  for (const [child, { group }] of running) {
+    try {
+      // A detached child leads a process group of its own (npm and the demo under it): all of it goes.
+      if (group && child.pid) process.kill(-child.pid, 'SIGKILL');
+      else child.kill('SIGKILL');
+    } catch {
+      // Gone already.
+    }
+  }
 });
 
-/** `child`, killed when this process exits if it still runs then. */
-export function endsWithRun<T extends ChildProcess>(child: T): T {
-  running.add(child);
+/** `child`, killed (with its process group when `group`: a detached child) if it still runs when this process exits. */
+export function endsWithRun<T extends ChildProcess>(child: T, options: { group?: boolean } = {}): T {
+  running.set(child, { group: options.group ?? false });
   child.once('exit', () => running.delete(child));
   return child;
 }

@@ -3,6 +3,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { endsWithRun } from './children';
 
 export interface DemoProcess {
   editorUrl: string;
@@ -29,12 +30,15 @@ export function startDemo(
   const temporary = given < 0;
   const demoArgs = given >= 0 ? args : [...args, '--user-dir', userDir];
   // npm passes arguments to the script only after `--`.
-  const child = spawn(cmd, [...cmdArgs, ...(cmd === 'npm' ? ['--'] : []), ...demoArgs], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: '0', SIMULATOR_PORT: '0', MQTT_PORT: '0' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-    detached: true,
-  });
+  const child = endsWithRun(
+    spawn(cmd, [...cmdArgs, ...(cmd === 'npm' ? ['--'] : []), ...demoArgs], {
+      cwd: ROOT,
+      env: { ...process.env, PORT: '0', SIMULATOR_PORT: '0', MQTT_PORT: '0' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+      detached: true,
+    }),
+    { group: true },
+  );
   let out = '';
   const exited = new Promise<number | null>((resolve) =>
     child.once('exit', (code) => {
