@@ -320,9 +320,12 @@ describe('the shared outbox (redis-server)', function () {
       new RedisOutboxLog(() => shared, prefix, 'copy-a', 300, 0),
       new RedisOutboxLog(() => shared, prefix, 'copy-b', 300, 0),
     ];
-    await a.keep(line('second', 2), 100);
-    await a.keep(line('first', 1), 100);
-    await a.keep(line('renewed', 3), 100);
+    // A second apart: the server places an entry by its own time less the entry's age, so two entries kept
+    // a moment apart are ordered to within a request's latency (they were 1 ms apart, and came out swapped).
+    const now = Date.now();
+    await a.keep(line('second', now - 1000), 100);
+    await a.keep(line('first', now - 2000), 100);
+    await a.keep(line('renewed', now), 100);
     assert.deepEqual(await b.adoptable(() => false), [], 'claimed by copy A');
     // Renewed when two thirds of its 300 ms are gone: the renewal is what keeps it past the others.
     await until(
