@@ -208,6 +208,9 @@ class Restart implements fc.AsyncCommand<Model, Real> {
     // whose msg has not left yet. The next process hands it on, marked.
     await real.outbox.detach(real.worker);
     await real.journal.close();
+    // The process exits: its lock goes, and nothing of it touches the file again (an old journal left holding it
+    // would remove the new process's lock and file once its own outbox went empty).
+    real.journal.unlock();
     // A new process knows an entry's age only by the wall clock: a time ahead is now, a step forward is real.
     for (const seq of model.waiting) {
       const due = model.due.get(seq) as { at: number; since: number };
@@ -286,6 +289,7 @@ describe('the outbox against a model (fast-check commands)', function () {
         await quiet();
         await real.outbox.detach(real.worker);
         await real.journal.close();
+        real.journal.unlock();
       }
     });
 

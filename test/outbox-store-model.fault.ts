@@ -370,7 +370,8 @@ class Restore implements Command {
     await real.quiet();
     for (const key of OUTBOX_KEYS) await admin.del(`${real.prefix}${key}`);
     for (const claim of await admin.keys(`${real.prefix}outbox:claim:*`)) await admin.del(claim);
-    for (const [key, value] of snapshot) await admin.restore(`${real.prefix}${key}`, 0, value);
+    // Replacing: a copy's write between the deletes and here (its own I/O runs on) is lost, as with a real restore.
+    for (const [key, value] of snapshot) await admin.restore(`${real.prefix}${key}`, 0, value, { REPLACE: true });
     // The living copies end again what they ended, take back what they hold, write back what the store
     // lost (a copy that dies before it did takes them with it: beyond reach, as README says).
     const untidy = async () => {

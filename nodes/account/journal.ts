@@ -269,7 +269,7 @@ export class Journal {
     if (!releaseOnExit) {
       releaseOnExit = true;
       process.on('exit', () => {
-        for (const journal of held) journal.#unlock();
+        for (const journal of held) journal.unlock();
       });
     }
   }
@@ -310,8 +310,11 @@ export class Journal {
     held.delete(this);
   }
 
-  /** At exit: the lock file goes when it is still this process's; the journal stays for the next start. */
-  #unlock(): void {
+  /**
+   * What the process's exit does (the tests' restarts too): the lock file goes when it is still this process's, and is
+   * no longer touched; the journal stays for the next start.
+   */
+  unlock(): void {
     try {
       if (readFileSync(this.#lockPath, 'utf8') === this.#me) unlinkSync(this.#lockPath);
     } catch {

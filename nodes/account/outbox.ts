@@ -103,6 +103,8 @@ interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'de
   state: 'waiting' | 'wire' | 'ended';
   /** Its node withdrew it while on the wire: if that attempt did not reach the gateway, it ends rather than waits. */
   withdrawn?: true;
+  /** It ended here (not let go to another process): its end is this process's to record and hand on. */
+  endedHere?: true;
 }
 
 // `withheld`: not sent, by its log's answer (`wait`: it waits again; `gone`: another process's now; `ended`:
@@ -161,8 +163,14 @@ export class Outbox {
 
   /** What its log found this process's now: sent soon, ended on time; one ended whose msg did not leave, handed on. */
   #adopt(found: LoggedEntry[]): number {
+    const ours = found.length ? this.#ownEnds() : new Map<string, Kept>();
     for (const { entry: logged, line, attempted, attemptAgeMs, ended } of found) {
       const entry = logged as unknown as OutboxEntry;
+      const own = ours.get(entry.id);
+      if (own) {
+        this.#retaken(own, ended !== undefined);
+        continue;
+      }
       if (ended) {
         const read = withDefaults({ ...entry, attempts: ended.attempts });
         this.#handOnLater({ id: entry.id, entry: read, outcome: revived(ended), afterRestart: true });
@@ -181,6 +189,27 @@ export class Outbox {
       this.#armExpiry();
     }
     return this.#live;
+  }
+
+  /**
+   * What this process still sends or ended itself, by id. Its log can give back entries it lost (a lock file removed, a
+   * claim that lapsed, then taken again): one of these is never attempted or handed on twice.
+   */
+  #ownEnds(): Map<string, Kept> {
+    const own = new Map<string, Kept>();
+    // One its log let go while it waited (to another process) has no end here: adopted again like any other.
+    for (const kept of this.#list) if (kept.state === 'wire' || kept.endedHere) own.set(kept.id, kept);
+    return own;
+  }
+
+  /**
+   * One of its own that its log gives back. On the wire: its attempt's end records it. Ended: its done line is written
+   * (a log retries one it could not write), and one the log found ended is marked left after this process's hand-on.
+   */
+  #retaken(kept: Kept, foundEnded: boolean): void {
+    const journal = this.#journal;
+    if (!journal || !kept.endedHere || !foundEnded) return;
+    this.#settling = this.#settling.then(() => journal.emitted(kept.id, this.#live));
   }
 
   get waiting(): number {
@@ -348,6 +377,7 @@ export class Outbox {
     const msg = this.#msgs.get(kept.id);
     const ended = outcome(entry);
     this.#drop(kept);
+    kept.endedHere = true;
     // No round probes now: the account hears that nothing waits.
     if (this.#live === 0 && this.#worker) {
       this.#rounds = 0;
@@ -358,6 +388,8 @@ export class Outbox {
     const written =
       this.#journal?.done(kept.id, kept.line, recorded(ended, entry.attempts)).then(
         (ours) => {
+          // Another copy's end: if that copy dies first, its entry is this one's again, to send or hand on.
+          if (!ours) kept.endedHere = undefined;
           this.#journal?.spent(this.#live, () => this.#kept().map((kept) => kept.line));
           return ours;
         },

@@ -312,6 +312,109 @@ describe('outbox journal and policies (unit)', function () {
     await kept.close();
   });
 
+  it('its lock file removed while an entry is on the wire: the lock is taken back and the file adopted again, but what this process still sends is not sent twice; every msg ends once', async () => {
+    const { warn, seen } = warnings();
+    // Touched every 100 ms: the removal is seen, and the lock taken back, within a second.
+    process.env.BULKGATE_OUTBOX_LOCK_STALE_MS = '600';
+    const journal = new OutboxJournal(path);
+    delete process.env.BULKGATE_OUTBOX_LOCK_STALE_MS;
+    const outbox = new Outbox(new FileOutboxLog(journal), warn);
+    const sends = new Map<unknown, number>();
+    const answers: (() => void)[] = [];
+    const { worker, settled } = standIn();
+    worker.send = (entry) => {
+      sends.set(entry.msg.seq, (sends.get(entry.msg.seq) ?? 0) + 1);
+      return new Promise((resolve) =>
+        answers.push(() =>
+          resolve({ record: { status: 'accepted', number: '420777123456' }, rejected: false } as never),
+        ),
+      );
+    };
+    for (let i = 0; i < 3; i++) await outbox.keep(newEntry(i), {} as never);
+    outbox.attach(worker);
+    await until('the probe on the wire', () => answers.length === 1);
+    rmSync(`${path}.lock`);
+    await until('the lock taken back', () => seen.some((w) => w.startsWith('outbox-lock-lost')) && journal.locked);
+    // Waiting again: the two it let go, and (before the fix) a second copy of the one on the wire.
+    await until('the file adopted again', () => outbox.waiting >= 3);
+    try {
+      for (let step = 0; settled.length < 3 && step < 500; step++) {
+        answers.shift()?.();
+        await new Promise((r) => setTimeout(r, 10));
+      }
+      await new Promise((r) => setTimeout(r, 100)); // time for a second attempt of one on the wire
+      answers.splice(0).forEach((answer) => answer());
+      await new Promise((r) => setTimeout(r, 50));
+      assert.deepEqual(Object.fromEntries(sends), { 0: 1, 1: 1, 2: 1 }, 'each sent once');
+      assert.deepEqual(
+        settled.map((s) => s.seq),
+        [0, 1, 2],
+        'each msg ended once, in order',
+      );
+    } finally {
+      answers.splice(0).forEach((answer) => answer());
+      await outbox.detach(worker);
+      await journal.close();
+    }
+  });
+
+  it('its lock taken by another host, then stale and taken back: one answered meanwhile (its done line refused) is not sent again, and its end is on record for a restart (only the one on the wire waits in its file)', async () => {
+    const { warn, seen } = warnings();
+    process.env.BULKGATE_OUTBOX_LOCK_STALE_MS = '600';
+    const journal = new OutboxJournal(path);
+    delete process.env.BULKGATE_OUTBOX_LOCK_STALE_MS;
+    const outbox = new Outbox(new FileOutboxLog(journal), warn);
+    const sends = new Map<unknown, number>();
+    const answers: (() => void)[] = [];
+    const { worker, settled } = standIn();
+    worker.send = (entry) => {
+      sends.set(entry.msg.seq, (sends.get(entry.msg.seq) ?? 0) + 1);
+      return new Promise((resolve) =>
+        answers.push(() =>
+          resolve({ record: { status: 'accepted', number: '420777123456' }, rejected: false } as never),
+        ),
+      );
+    };
+    for (let i = 0; i < 4; i++) await outbox.keep(newEntry(i), {} as never);
+    outbox.attach(worker);
+    try {
+      await until('the probe on the wire', () => answers.length === 1);
+      // Another host's Node-RED takes the lock, and is then gone (it never touches it again).
+      writeFileSync(`${path}.lock`, JSON.stringify({ pid: 1, host: 'another-host' }));
+      await until('the lock lost', () => seen.some((w) => w.startsWith('outbox-lock-lost')));
+      answers.shift()?.();
+      await until('the probe handed on', () => settled.length === 1);
+      await until('the lock taken back', () => journal.locked, 5_000);
+      // The next probe answered, then the first of the two that follow it; the last stays on the wire.
+      await until('the next probe on the wire', () => answers.length === 1);
+      answers.shift()?.();
+      await until('the last two on the wire', () => answers.length === 2);
+      answers.shift()?.();
+      await until('three handed on', () => settled.length === 3);
+      await new Promise((r) => setTimeout(r, 100)); // time for a second attempt
+      assert.deepEqual(
+        Object.fromEntries(sends),
+        { 0: 1, 1: 1, 2: 1, 3: 1 },
+        'each sent once (the last still on the wire)',
+      );
+      assert.deepEqual(
+        settled.map((s) => s.seq),
+        [0, 1, 2],
+        'each msg ended once, in order',
+      );
+      // A crash now: the next start sends only the one still on the wire (its end may be on record, not yet its leaving).
+      const waiting = [...new OutboxJournal(path).load(warn).values()].filter(({ ended }) => !ended);
+      assert.deepEqual(
+        waiting.map(({ entry }) => (entry as unknown as OutboxEntry).msg.seq),
+        [3],
+      );
+    } finally {
+      answers.splice(0).forEach((answer) => answer());
+      await outbox.detach(worker);
+      await journal.close();
+    }
+  });
+
   it('a file mostly spent is compacted: its lines are the waiting entries only; an empty outbox removes it and its lock', async () => {
     const { warn } = warnings();
     const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), warn);
