@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { NODE_SET } from '../nodes/definitions';
 import { DEMO_ACCOUNT } from '../simulator/accounts';
+import { endsWithRun } from './support/children';
 import { openBrowser, type Browser } from './support/browser';
 import { until } from './support/examples';
 
@@ -127,12 +128,10 @@ describe('installed from the packed tarball', function () {
     // Its welcome tour would cover the editor for the Chromium test below: a settings file that turns it off.
     const settings = join(work, 'settings.js');
     writeFileSync(settings, 'module.exports = { editorTheme: { tours: false } };\n');
-    nodeRed = spawn(
-      NODE_22,
-      [NODE_RED_5, '--userDir', join(work, 'user'), '--port', String(port), '--settings', settings],
-      {
+    nodeRed = endsWithRun(
+      spawn(NODE_22, [NODE_RED_5, '--userDir', join(work, 'user'), '--port', String(port), '--settings', settings], {
         stdio: ['ignore', 'pipe', 'pipe'],
-      },
+      }),
     );
     let out = '';
     await new Promise<void>((resolve, reject) => {
@@ -218,15 +217,14 @@ describe('installed from the packed tarball', function () {
   it("the README's first SMS without an account: the simulator by npx -p, example 01 imported from the editor's Examples, Deploy clicked, its inject's button clicked; the SMS reaches the simulator", async () => {
     const userDir = join(work, 'user');
     // As the README says, in the user directory where the package is installed.
-    simulator = spawn(
-      'npx',
-      ['-p', 'node-red-contrib-bulkgate', 'bulkgate-simulator', '--port', String(SIMULATOR_PORT)],
-      {
+    simulator = endsWithRun(
+      spawn('npx', ['-p', 'node-red-contrib-bulkgate', 'bulkgate-simulator', '--port', String(SIMULATOR_PORT)], {
         cwd: userDir,
         detached: true,
         stdio: ['ignore', 'pipe', 'pipe'],
         env: { ...process.env, npm_config_yes: 'false', npm_config_offline: 'true' },
-      },
+      }),
+      { group: true },
     );
     let printed = '';
     simulator.stdout?.on('data', (c: Buffer) => (printed += c.toString()));

@@ -1,7 +1,7 @@
 /**
- * The processes a test started (Node-REDs, redis-servers, the demo) end with the test run: a test that
- * failed before its cleanup would otherwise leave them running, holding ports and a core. This acts when
- * the run exits, so it helps the suites mocha ends with `--exit` (test:faults, test:scale); in a suite
+ * The processes a test started (Node-REDs, redis-servers, the demo, a simulator) end with the test run: a
+ * test that failed before its cleanup would otherwise leave them running, holding ports and a core. This acts
+ * when the run exits, so it helps the suites mocha ends with `--exit` (test:faults, test:scale, test:install); in a suite
  * without it a leftover child keeps the run from exiting at all, as the leftover would.
  */
 import type { ChildProcess } from 'node:child_process';
