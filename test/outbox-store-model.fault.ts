@@ -518,6 +518,18 @@ describe('the shared outbox against a model: two copies on a redis-server (fast-
     assert.ok(stats.resent >= 1, JSON.stringify(stats));
   });
 
+  it("a copy cut off past the claim with an advanced one on the wire, answered there after the other copy took it over (its end is that copy's), then that copy killed with it on the wire: it is sent again and its msg ends once", async () => {
+    await modelRun([
+      new Keep(0, 1, false),
+      new Round(),
+      new CutOff(0, DEAD_MS),
+      new Round(),
+      new FinishOne(0, 'ok'),
+      new Kill(1, false),
+      new Round(),
+    ]);
+  });
+
   it('the store restored from a snapshot taken while alerts waited, after they ended: each ends again at its copy, none goes again', async () => {
     const stats = await modelRun([
       new Keep(0, 3, false),
