@@ -83,8 +83,9 @@ async function callsOf(prefix: string): Promise<[ScriptName, string[], string[]]
   });
   await log.keep(line, 100);
   await log.attempt('e1', true);
-  log.back('e1');
+  // On the wire: renewed with its attempt's age.
   await log.renew(['e1']);
+  log.back('e1');
   await log.adoptable(() => false);
   // Ended, with how: its line kept until its msg left.
   await log.done('e1', line, { attempts: 1, result: { status: 'accepted' } });

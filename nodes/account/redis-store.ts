@@ -433,6 +433,11 @@ export class RedisOutboxLog implements OutboxLog {
   /** When each claim this copy holds was last set or renewed: the request's start, on the monotonic clock. */
   readonly #leasedAt = new Map<string, number>();
   /**
+   * This copy's attempts with no answer yet, when each went (monotonic): a store that lost their record (restored from
+   * an older snapshot, flushed) has it again at the next look, so a copy that adopts one knows the gateway may have it.
+   */
+  readonly #unanswered = new Map<string, number>();
+  /**
    * The ids this copy ended, the newest (as many as the outbox holds): a store rolled back to an older snapshot brings
    * them back, and they are ended again, never adopted.
    */
@@ -606,11 +611,14 @@ export class RedisOutboxLog implements OutboxLog {
     // The store lost it: the next look writes it back.
     if (status !== 2) return 'wait';
     this.#leasedAt.set(id, start);
-    return age !== undefined && endsUnconfirmed(dropsCopies, age) ? 'unconfirmed' : 'go';
+    if (age !== undefined && endsUnconfirmed(dropsCopies, age)) return 'unconfirmed';
+    this.#unanswered.set(id, start);
+    return 'go';
   }
 
   // Not waited for: one that fails leaves the record, and the entry counts as possibly at the gateway.
   back(id: string): void {
+    this.#unanswered.delete(id);
     void this.client()
       .run('back', this.#keys(), [id, this.copyId])
       .catch(() => undefined);
@@ -618,6 +626,7 @@ export class RedisOutboxLog implements OutboxLog {
 
   async done(id: string, _line?: string, end?: RecordedEnd): Promise<boolean> {
     this.#leasedAt.delete(id);
+    this.#unanswered.delete(id);
     const how = end && JSON.stringify(end);
     try {
       return await this.#done(id, false, how);
@@ -756,15 +765,23 @@ export class RedisOutboxLog implements OutboxLog {
     for (const id of ids) this.#unsettled.delete(id);
     if (!ids.length) return { lost: [], taken: [] };
     const start = monotonicNow();
+    // One on the wire goes with its attempt's age: where the store lost that record, the renew writes it again.
+    const args = ids.map((id) => {
+      const at = this.#unanswered.get(id);
+      return at === undefined ? id : `${id} ${Math.max(0, Math.round(start - at))}`;
+    });
     const [lost, taken] = (
-      (await this.client().run('renew', this.#keys(), [String(this.claimMs), this.copyId, ...ids])) as [
+      (await this.client().run('renew', this.#keys(), [String(this.claimMs), this.copyId, ...args])) as [
         unknown[],
         unknown[],
       ]
     ).map((list) => list.map(String)) as [string[], string[]];
     const gone = new Set([...lost, ...taken]);
     for (const id of ids) if (!gone.has(id)) this.#leasedAt.set(id, start);
-    for (const id of taken) this.#leasedAt.delete(id);
+    for (const id of taken) {
+      this.#leasedAt.delete(id);
+      this.#unanswered.delete(id);
+    }
     return { lost, taken };
   }
 }
