@@ -312,9 +312,24 @@ describe('outbox journal and policies (unit)', function () {
     await kept.close();
   });
 
-  it('its lock file removed while an entry is on the wire: the lock is taken back and the file adopted again, but what this process still sends is not sent twice; every msg ends once', async () => {
+  /**
+   * `count` entries kept, each send held on the wire until answered, the lock touched every 100 ms (a removal or a
+   * taking over seen, the lock taken back, within a second). `run` gets it; its sends are answered and it stops after.
+   */
+  async function onTheWire(count: number, run: (held: ReturnType<typeof holding>) => Promise<void>): Promise<void> {
+    const held = holding();
+    for (let i = 0; i < count; i++) await held.outbox.keep(newEntry(i), {} as never);
+    held.outbox.attach(held.worker);
+    try {
+      await run(held);
+    } finally {
+      held.answers.splice(0).forEach((answer) => answer());
+      await held.outbox.detach(held.worker);
+      await held.journal.close();
+    }
+  }
+  function holding() {
     const { warn, seen } = warnings();
-    // Touched every 100 ms: the removal is seen, and the lock taken back, within a second.
     process.env.BULKGATE_OUTBOX_LOCK_STALE_MS = '600';
     const journal = new OutboxJournal(path);
     delete process.env.BULKGATE_OUTBOX_LOCK_STALE_MS;
@@ -330,14 +345,17 @@ describe('outbox journal and policies (unit)', function () {
         ),
       );
     };
-    for (let i = 0; i < 3; i++) await outbox.keep(newEntry(i), {} as never);
-    outbox.attach(worker);
-    await until('the probe on the wire', () => answers.length === 1);
-    rmSync(`${path}.lock`);
-    await until('the lock taken back', () => seen.some((w) => w.startsWith('outbox-lock-lost')) && journal.locked);
-    // Waiting again: the two it let go, and (before the fix) a second copy of the one on the wire.
-    await until('the file adopted again', () => outbox.waiting >= 3);
-    try {
+    const lockLost = () => seen.some((w) => w.startsWith('outbox-lock-lost'));
+    return { journal, outbox, worker, settled, sends, answers, warn, lockLost };
+  }
+
+  it('its lock file removed while an entry is on the wire: the lock is taken back and the file adopted again, but what this process still sends is not sent twice; every msg ends once', async () => {
+    await onTheWire(3, async ({ journal, outbox, settled, sends, answers, lockLost }) => {
+      await until('the probe on the wire', () => answers.length === 1);
+      rmSync(`${path}.lock`);
+      await until('the lock taken back', () => lockLost() && journal.locked);
+      // Waiting again: the two it let go, and (before the fix) a second copy of the one on the wire.
+      await until('the file adopted again', () => outbox.waiting >= 3);
       for (let step = 0; settled.length < 3 && step < 500; step++) {
         answers.shift()?.();
         await new Promise((r) => setTimeout(r, 10));
@@ -351,37 +369,15 @@ describe('outbox journal and policies (unit)', function () {
         [0, 1, 2],
         'each msg ended once, in order',
       );
-    } finally {
-      answers.splice(0).forEach((answer) => answer());
-      await outbox.detach(worker);
-      await journal.close();
-    }
+    });
   });
 
   it('its lock taken by another host, then stale and taken back: one answered meanwhile (its done line refused) is not sent again, and its end is on record for a restart (only the one on the wire waits in its file)', async () => {
-    const { warn, seen } = warnings();
-    process.env.BULKGATE_OUTBOX_LOCK_STALE_MS = '600';
-    const journal = new OutboxJournal(path);
-    delete process.env.BULKGATE_OUTBOX_LOCK_STALE_MS;
-    const outbox = new Outbox(new FileOutboxLog(journal), warn);
-    const sends = new Map<unknown, number>();
-    const answers: (() => void)[] = [];
-    const { worker, settled } = standIn();
-    worker.send = (entry) => {
-      sends.set(entry.msg.seq, (sends.get(entry.msg.seq) ?? 0) + 1);
-      return new Promise((resolve) =>
-        answers.push(() =>
-          resolve({ record: { status: 'accepted', number: '420777123456' }, rejected: false } as never),
-        ),
-      );
-    };
-    for (let i = 0; i < 4; i++) await outbox.keep(newEntry(i), {} as never);
-    outbox.attach(worker);
-    try {
+    await onTheWire(4, async ({ journal, settled, sends, answers, warn, lockLost }) => {
       await until('the probe on the wire', () => answers.length === 1);
       // Another host's Node-RED takes the lock, and is then gone (it never touches it again).
       writeFileSync(`${path}.lock`, JSON.stringify({ pid: 1, host: 'another-host' }));
-      await until('the lock lost', () => seen.some((w) => w.startsWith('outbox-lock-lost')));
+      await until('the lock lost', lockLost);
       answers.shift()?.();
       await until('the probe handed on', () => settled.length === 1);
       await until('the lock taken back', () => journal.locked, 5_000);
@@ -408,11 +404,7 @@ describe('outbox journal and policies (unit)', function () {
         waiting.map(({ entry }) => (entry as unknown as OutboxEntry).msg.seq),
         [3],
       );
-    } finally {
-      answers.splice(0).forEach((answer) => answer());
-      await outbox.detach(worker);
-      await journal.close();
-    }
+    });
   });
 
   it('a file mostly spent is compacted: its lines are the waiting entries only; an empty outbox removes it and its lock', async () => {
