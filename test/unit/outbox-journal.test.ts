@@ -407,6 +407,20 @@ describe('outbox journal and policies (unit)', function () {
     });
   });
 
+  it('its lock taken by another host while 1,024 wait and one is on the wire: that one, answered meanwhile (its done line refused), is not sent again when the lock is taken back (the outbox sweeping its ended entries forgets nothing it must remember)', async () => {
+    await onTheWire(1025, async ({ journal, sends, answers, lockLost }) => {
+      await until('the probe on the wire', () => answers.length === 1);
+      writeFileSync(`${path}.lock`, JSON.stringify({ pid: 1, host: 'another-host' }));
+      await until('the lock lost', lockLost);
+      // Its end is the 1,025th entry let go or ended: the outbox sweeps its ended ones.
+      answers.shift()?.();
+      await until('the lock taken back', () => journal.locked, 5_000);
+      await until('the next probe on the wire', () => answers.length === 1);
+      await new Promise((r) => setTimeout(r, 100)); // time for a second attempt of the first
+      assert.equal(sends.get(0), 1, 'the one answered while the lock was lost is not sent again');
+    });
+  });
+
   it('a file mostly spent is compacted: its lines are the waiting entries only; an empty outbox removes it and its lock', async () => {
     const { warn } = warnings();
     const outbox = new Outbox(new FileOutboxLog(new OutboxJournal(path)), warn);
