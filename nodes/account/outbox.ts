@@ -103,8 +103,6 @@ interface Kept extends Pick<OutboxEntry, 'id' | 'node' | 'since' | 'order' | 'de
   state: 'waiting' | 'wire' | 'ended';
   /** Its node withdrew it while on the wire: if that attempt did not reach the gateway, it ends rather than waits. */
   withdrawn?: true;
-  /** It ended here (not let go to another process): its end is this process's to record and hand on. */
-  endedHere?: true;
 }
 
 // `withheld`: not sent, by its log's answer (`wait`: it waits again; `gone`: another process's now; `ended`:
@@ -140,6 +138,11 @@ export class Outbox {
   /** Msgs handed on in this process's life that ended `unconfirmed` (maybe delivered): the account panel shows it. */
   #unconfirmed = 0;
   #handOnTimer: NodeJS.Timeout | undefined;
+  /**
+   * The ids it ended itself (not let go to another process), the newest as many as it holds: its end is this process's
+   * to record and hand on. Not the ended entries of #list: those are swept out now and then.
+   */
+  readonly #endedHere = new Set<string>();
 
   /** The account node running now. */
   warn: Warn;
@@ -163,12 +166,12 @@ export class Outbox {
 
   /** What its log found this process's now: sent soon, ended on time; one ended whose msg did not leave, handed on. */
   #adopt(found: LoggedEntry[]): number {
-    const ours = found.length ? this.#ownEnds() : new Map<string, Kept>();
+    const ours = found.length ? this.#ownEnds() : new Map<string, boolean>();
     for (const { entry: logged, line, attempted, attemptAgeMs, ended } of found) {
       const entry = logged as unknown as OutboxEntry;
       const own = ours.get(entry.id);
-      if (own) {
-        this.#retaken(own, ended !== undefined);
+      if (own !== undefined) {
+        this.#retaken(entry.id, own, ended !== undefined);
         continue;
       }
       if (ended) {
@@ -195,10 +198,10 @@ export class Outbox {
    * What this process still sends or ended itself, by id. Its log can give back entries it lost (a lock file removed, a
    * claim that lapsed, then taken again): one of these is never attempted or handed on twice.
    */
-  #ownEnds(): Map<string, Kept> {
-    const own = new Map<string, Kept>();
+  #ownEnds(): Map<string, boolean> {
     // One its log let go while it waited (to another process) has no end here: adopted again like any other.
-    for (const kept of this.#list) if (kept.state === 'wire' || kept.endedHere) own.set(kept.id, kept);
+    const own = new Map<string, boolean>([...this.#endedHere].map((id) => [id, true]));
+    for (const kept of this.#list) if (kept.state === 'wire') own.set(kept.id, false);
     return own;
   }
 
@@ -206,10 +209,10 @@ export class Outbox {
    * One of its own that its log gives back. On the wire: its attempt's end records it. Ended: its done line is written
    * (a log retries one it could not write), and one the log found ended is marked left after this process's hand-on.
    */
-  #retaken(kept: Kept, foundEnded: boolean): void {
+  #retaken(id: string, endedHere: boolean, foundEnded: boolean): void {
     const journal = this.#journal;
-    if (!journal || !kept.endedHere || !foundEnded) return;
-    this.#settling = this.#settling.then(() => journal.emitted(kept.id, this.#live));
+    if (!journal || !endedHere || !foundEnded) return;
+    this.#settling = this.#settling.then(() => journal.emitted(id, this.#live));
   }
 
   get waiting(): number {
@@ -377,7 +380,7 @@ export class Outbox {
     const msg = this.#msgs.get(kept.id);
     const ended = outcome(entry);
     this.#drop(kept);
-    kept.endedHere = true;
+    this.#remember(kept.id);
     // No round probes now: the account hears that nothing waits.
     if (this.#live === 0 && this.#worker) {
       this.#rounds = 0;
@@ -389,7 +392,7 @@ export class Outbox {
       this.#journal?.done(kept.id, kept.line, recorded(ended, entry.attempts)).then(
         (ours) => {
           // Another copy's end: if that copy dies first, its entry is this one's again, to send or hand on.
-          if (!ours) kept.endedHere = undefined;
+          if (!ours) this.#endedHere.delete(kept.id);
           this.#journal?.spent(this.#live, () => this.#kept().map((kept) => kept.line));
           return ours;
         },
@@ -404,6 +407,15 @@ export class Outbox {
       );
     this.#settling = settled;
     return settled;
+  }
+
+  #remember(id: string): void {
+    const bound = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
+    this.#endedHere.add(id);
+    for (const old of this.#endedHere) {
+      if (this.#endedHere.size <= bound) break;
+      this.#endedHere.delete(old);
+    }
   }
 
   /**
