@@ -136,6 +136,30 @@ describe('the shared outbox under leases (redis-server)', function () {
     );
   });
 
+  it("an attempt that may have reached the gateway (no answer that it did not), then the next: a store that lost the record has the first one's time again at the copy's renew, as the store kept it", async () => {
+    const prefix = keyPrefix('unanswered-first');
+    const a = new RedisOutboxLog(() => store, prefix, 'copy-a', 5000, 0);
+    await a.keep(line('e1'), 100);
+    assert.equal(await a.attempt('e1', true), 'go');
+    const [, first] = ((await admin.hGet(`${prefix}outbox:attempts`, 'e1')) as string).split(' ');
+    // Its request timed out (it may have reached the gateway): no `back`. It goes again 500 ms later.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    assert.equal(await a.attempt('e1', true), 'go');
+    assert.equal(
+      ((await admin.hGet(`${prefix}outbox:attempts`, 'e1')) as string).split(' ')[1],
+      first,
+      "the store keeps the first attempt's time",
+    );
+    // Restored from a snapshot without the record: the renew writes it again.
+    await admin.hDel(`${prefix}outbox:attempts`, 'e1');
+    await a.renew(['e1']);
+    const [, again] = ((await admin.hGet(`${prefix}outbox:attempts`, 'e1')) as string).split(' ');
+    assert.ok(
+      Number(again) - Number(first) < 250,
+      `recorded again ${Number(again) - Number(first)} ms after the first`,
+    );
+  });
+
   it('a store rolled back to an older snapshot: what a copy ended comes back and that copy ends it again; no copy adopts and sends it', async () => {
     const prefix = keyPrefix('rollback');
     const keys = [
