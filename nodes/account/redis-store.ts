@@ -606,13 +606,16 @@ export class RedisOutboxLog implements OutboxLog {
     const [status, age] = answer.map(Number);
     if (status === 0) {
       this.#leasedAt.delete(id);
+      this.#unanswered.delete(id);
       return 'gone';
     }
     // The store lost it: the next look writes it back.
     if (status !== 2) return 'wait';
     this.#leasedAt.set(id, start);
     if (age !== undefined && endsUnconfirmed(dropsCopies, age)) return 'unconfirmed';
-    this.#unanswered.set(id, start);
+    // The first that may have reached the gateway counts (the store keeps it too): an earlier one without an answer that
+    // it did not (a timeout, no `back`) is not replaced by the next.
+    if (!this.#unanswered.has(id)) this.#unanswered.set(id, start);
     return 'go';
   }
 
