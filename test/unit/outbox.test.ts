@@ -28,8 +28,11 @@ import { localStore, type LoggedEntry, type OutboxLog } from '../../nodes/accoun
 import { until as waitUntil } from '../support/wait';
 
 const OPERATION = sendOperation('transactional', {});
-/** When the msgs were taken: a moment ago (an hour later they would have run out of time). */
-const BASE = Date.now();
+/**
+ * When the msgs were taken: a minute ago (an hour later they would have run out of time). Not the module's load time: a
+ * test run alone comes within milliseconds of it, and `BASE + 50` would be in the future (taken as now, at each keep).
+ */
+const BASE = Date.now() - 60_000;
 
 function newEntry(i: number, overrides: Partial<NewEntry> = {}): NewEntry {
   return {
