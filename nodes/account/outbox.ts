@@ -171,7 +171,7 @@ export class Outbox {
       const entry = logged as unknown as OutboxEntry;
       const own = ours.get(entry.id);
       if (own !== undefined) {
-        this.#retaken(entry.id, own, ended !== undefined);
+        if (own && ended) this.#retaken(withDefaults({ ...entry, attempts: ended.attempts }), ended);
         continue;
       }
       if (ended) {
@@ -206,13 +206,19 @@ export class Outbox {
   }
 
   /**
-   * One of its own that its log gives back. On the wire: its attempt's end records it. Ended: its done line is written
-   * (a log retries one it could not write), and one the log found ended is marked left after this process's hand-on.
+   * One it ended that its log gives back as ended, its msg not left (one on the wire: its attempt's end records it; one
+   * found waiting: its done line is written, as a log retries one it could not write). After this process's own
+   * hand-on, its log hears that the msg left; unless its done answered meanwhile that another copy ended it: then that
+   * copy's end, found here, is the msg's one end.
    */
-  #retaken(id: string, endedHere: boolean, foundEnded: boolean): void {
+  #retaken(entry: OutboxEntry, ended: RecordedEnd): void {
     const journal = this.#journal;
-    if (!journal || !endedHere || !foundEnded) return;
-    this.#settling = this.#settling.then(() => journal.emitted(id, this.#live));
+    if (!journal) return;
+    this.#settling = this.#settling.then(() => {
+      if (!this.#endedHere.has(entry.id))
+        return this.#handOn({ id: entry.id, entry, outcome: revived(ended), afterRestart: true });
+      journal.emitted(entry.id, this.#live);
+    });
   }
 
   get waiting(): number {

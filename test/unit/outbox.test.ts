@@ -796,6 +796,47 @@ describe('the outbox and its log (unit, a stand-in log)', () => {
     assert.equal(stand.calls.length, asked, 'no look after detach');
   });
 
+  it('an entry this copy ended, its done unanswered, given back as ended by another copy that died; the done then answers that the other copy ended it: its msg leaves once, from the end found', async () => {
+    let holder: Parameters<OutboxLog['open']>[0] | undefined;
+    let line = '';
+    let answerDone: ((ours: boolean) => void) | undefined;
+    const emitted: string[] = [];
+    const log: OutboxLog = {
+      where: 'a stand-in shared log',
+      writable: true,
+      open: (h) => void (holder = h),
+      whenWritable: async () => undefined,
+      keep: async (kept) => void (line = kept),
+      done: () => new Promise<boolean>((resolve) => (answerDone = resolve)),
+      emitted: (id) => void emitted.push(id),
+      attempt: async () => 'go',
+      back: () => undefined,
+      spent: () => undefined,
+      attach: () => undefined,
+      detach: () => undefined,
+    };
+    const outbox = new Outbox(log, () => undefined);
+    const { worker, settled } = standIn(() => 'ok');
+    await outbox.keep(newEntry(1), {});
+    outbox.attach(worker);
+    try {
+      await until('its done asked', () => answerDone !== undefined);
+      const entry = JSON.parse(line) as LoggedEntry['entry'];
+      holder?.adopt([{ entry, line, ended: { attempts: 1, result: { status: 'accepted' } } }]);
+      answerDone?.(false);
+      await until('its msg out once', () => settled.length === 1);
+      await new Promise((r) => setTimeout(r, 50)); // checks that it does not leave again
+      assert.deepEqual(
+        settled.map((s) => s.seq),
+        [1],
+      );
+      assert.deepEqual(emitted, [entry.id], 'its log hears that it left');
+    } finally {
+      answerDone?.(false);
+      await outbox.detach(worker);
+    }
+  });
+
   it('a shared log that lost what this copy holds (a flush): written back at the next look, with one warning; one that ended meanwhile is not', async () => {
     const stand = memoryLog({ shared: true });
     const warned: string[] = [];
