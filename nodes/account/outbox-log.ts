@@ -39,6 +39,19 @@ export function endsUnconfirmed(dropsCopies: boolean, attemptAgeMs: number | und
 }
 
 /**
+ * `id` as the newest of `ids`, which keeps the newest `bound`: the ids a process ended, known for as long as its outbox
+ * could hold them (a log or a store that gives one back later is told apart from one to adopt).
+ */
+export function rememberNewest(ids: Set<string>, id: string, bound: number): void {
+  ids.delete(id);
+  ids.add(id);
+  for (const old of ids) {
+    if (ids.size <= bound) break;
+    ids.delete(old);
+  }
+}
+
+/**
  * A log's answer before a request: send it; wait (the log cannot tell now: a store that does not answer, a claim not
  * renewed in time); gone from here (another process holds or ended it: dropped, not ended); or end it `unconfirmed`
  * (another process's attempt had no answer).

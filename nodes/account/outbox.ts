@@ -17,7 +17,7 @@ import { inTurns } from '../../gateway/steps';
 import { withdrawnError } from '../../gateway/withdrawn';
 import { unwritableError, type Warn } from './outbox-journal';
 import { keptOnce } from './registry';
-import { endsUnconfirmed, type AttemptAnswer, type RecordedEnd } from './outbox-log';
+import { endsUnconfirmed, rememberNewest, type AttemptAnswer, type RecordedEnd } from './outbox-log';
 import type { AccountStore, LoggedEntry, OutboxLog } from './store';
 import type { Msg } from '../plumbing/msg';
 import { causeOf, nodeError, nodeWording } from '../plumbing/wording';
@@ -166,19 +166,24 @@ export class Outbox {
 
   /** What its log found this process's now: sent soon, ended on time; one ended whose msg did not leave, handed on. */
   #adopt(found: LoggedEntry[]): number {
-    const ours = found.length ? this.#ownEnds() : new Map<string, boolean>();
+    // Its log can give back entries it lost (a lock file removed, a claim that lapsed, then taken again): one this
+    // process still sends, or ended itself, is never attempted or handed on twice. One its log let go while it waited
+    // (to another process) has no end here: adopted again like any other.
+    const onWire = new Set(
+      found.length ? this.#list.filter((kept) => kept.state === 'wire').map((kept) => kept.id) : [],
+    );
     for (const { entry: logged, line, attempted, attemptAgeMs, ended } of found) {
       const entry = logged as unknown as OutboxEntry;
-      const own = ours.get(entry.id);
-      if (own !== undefined) {
-        if (own && ended) this.#retaken(withDefaults({ ...entry, attempts: ended.attempts }), ended);
-        continue;
-      }
+      if (onWire.has(entry.id)) continue;
+      const endedHere = this.#endedHere.has(entry.id);
       if (ended) {
         const read = withDefaults({ ...entry, attempts: ended.attempts });
-        this.#handOnLater({ id: entry.id, entry: read, outcome: revived(ended), afterRestart: true });
+        if (endedHere) this.#retaken(read, ended);
+        else this.#handOnLater({ id: entry.id, entry: read, outcome: revived(ended), afterRestart: true });
         continue;
       }
+      // Its done line is written: a log retries one it could not write.
+      if (endedHere) continue;
       const kept = this.#insert(entry, line);
       // Its attempt had no answer (a crash, a kill): the gateway may have it. Where it cannot drop a copy (simple 1.0),
       // or no longer will, it ends once in Catch, never sent blind; else it goes again with duplicates_check.
@@ -195,21 +200,9 @@ export class Outbox {
   }
 
   /**
-   * What this process still sends or ended itself, by id. Its log can give back entries it lost (a lock file removed, a
-   * claim that lapsed, then taken again): one of these is never attempted or handed on twice.
-   */
-  #ownEnds(): Map<string, boolean> {
-    // One its log let go while it waited (to another process) has no end here: adopted again like any other.
-    const own = new Map<string, boolean>([...this.#endedHere].map((id) => [id, true]));
-    for (const kept of this.#list) if (kept.state === 'wire') own.set(kept.id, false);
-    return own;
-  }
-
-  /**
-   * One it ended that its log gives back as ended, its msg not left (one on the wire: its attempt's end records it; one
-   * found waiting: its done line is written, as a log retries one it could not write). After this process's own
-   * hand-on, its log hears that the msg left; unless its done answered meanwhile that another copy ended it: then that
-   * copy's end, found here, is the msg's one end.
+   * One it ended that its log gives back as ended, its msg not left. After this process's own hand-on, its log hears
+   * that the msg left; unless its done answered meanwhile that another copy ended it: then that copy's end, found here,
+   * is the msg's one end.
    */
   #retaken(entry: OutboxEntry, ended: RecordedEnd): void {
     const journal = this.#journal;
@@ -386,7 +379,7 @@ export class Outbox {
     const msg = this.#msgs.get(kept.id);
     const ended = outcome(entry);
     this.#drop(kept);
-    this.#remember(kept.id);
+    rememberNewest(this.#endedHere, kept.id, this.#worker?.size ?? DEFAULT_OUTBOX_SIZE);
     // No round probes now: the account hears that nothing waits.
     if (this.#live === 0 && this.#worker) {
       this.#rounds = 0;
@@ -413,15 +406,6 @@ export class Outbox {
       );
     this.#settling = settled;
     return settled;
-  }
-
-  #remember(id: string): void {
-    const bound = this.#worker?.size ?? DEFAULT_OUTBOX_SIZE;
-    this.#endedHere.add(id);
-    for (const old of this.#endedHere) {
-      if (this.#endedHere.size <= bound) break;
-      this.#endedHere.delete(old);
-    }
   }
 
   /**

@@ -9,7 +9,7 @@ import { monotonicNow } from '../../gateway/clock';
 import { fullError } from './outbox';
 import { causeOf, nodeError } from '../plumbing/wording';
 import { isEntry } from './outbox-journal';
-import { endsUnconfirmed, type AttemptAnswer, type RecordedEnd } from './outbox-log';
+import { endsUnconfirmed, rememberNewest, type AttemptAnswer, type RecordedEnd } from './outbox-log';
 import type { RedisIncidents } from './escalation-redis';
 import { keepLatest, keptOnce, latest } from './registry';
 import { STORE_CAUSES, StoreHealth, storeFailure, type StoreState } from './store-health';
@@ -655,13 +655,7 @@ export class RedisOutboxLog implements OutboxLog {
   }
 
   #remember(id: string): void {
-    this.#ended.delete(id);
-    this.#ended.add(id);
-    const bound = this.#holder?.size() ?? 10_000;
-    for (const old of this.#ended) {
-      if (this.#ended.size <= bound) break;
-      this.#ended.delete(old);
-    }
+    rememberNewest(this.#ended, id, this.#holder?.size() ?? 10_000);
   }
 
   #retrySoon(): void {
