@@ -274,10 +274,10 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
   if (f.variables !== undefined) body.variables = f.variables;
 
   // Which texts the SMS carries, for the unicode decision and the length checks.
-  const smsTexts = [
-    { field: 'channel.sms.text', text: parseText('channel.sms.text', channel?.sms?.text) },
-    { field: 'text', text },
-  ].filter((t): t is { field: string; text: string } => t.text !== undefined);
+  const smsTexts: { field: string; text: string }[] = [];
+  const channelSmsText = parseText('channel.sms.text', channel?.sms?.text);
+  if (channelSmsText !== undefined) smsTexts.push({ field: 'channel.sms.text', text: channelSmsText });
+  if (text !== undefined) smsTexts.push({ field: 'text', text });
   // Only the recipients with a text of their own: a list of 10,000 plain numbers adds nothing.
   for (const [i, e] of (recipients?.entries ?? []).entries())
     if (e.text !== undefined) smsTexts.push({ field: `number[${i}].text`, text: e.text });
@@ -315,11 +315,14 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
   const listed =
     (Array.isArray(body.groups) ? body.groups.length : 0) + (Array.isArray(body.admins) ? body.admins.length : 0);
   const numbers = recipients?.entries.length ?? (body.number !== undefined || body.admin !== undefined ? 1 : 0);
-  return {
+  const wire = yield* serialiseInSteps(operation, body);
+  // Each field named, not spread: a spread in an object literal costs tens of times the named fields to build.
+  const prepared: PreparedRequest = {
     operation,
     method: 'POST',
     path: operationPath(operation),
-    ...(yield* serialiseInSteps(operation, body)),
+    contentType: wire.contentType,
+    payload: wire.payload,
     messages: nothingToSend ? 0 : Math.max(1, numbers + listed),
     duplicatesChecked:
       body.duplicates_check === 'on' ||
@@ -328,8 +331,9 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
     missingVariables,
     rejected,
     nothingToSend,
-    ...(pastSchedule ? { pastSchedule } : {}),
   };
+  if (pastSchedule) prepared.pastSchedule = pastSchedule;
+  return prepared;
 }
 
 /** The 2.0 cascade, with 1.0's top-level SMS settings moved into channel.sms. */
@@ -456,8 +460,9 @@ function* findMissingVariables(
   recipients: Recipients | undefined,
   transactionalVariables: Record<string, unknown> | undefined,
 ): Steps<string[]> {
-  const shared = [text, ...Object.values(channel ?? {}).map((c) => (typeof c.text === 'string' ? c.text : undefined))];
-  const sharedNames = shared.flatMap(placeholders);
+  const sharedNames = placeholders(text);
+  for (const c of channel ? Object.values(channel) : [])
+    if (typeof c.text === 'string') sharedNames.push(...placeholders(c.text));
   // The usual alert: one number, a text without placeholders; nothing to look for.
   if (!recipients && sharedNames.length === 0) return [];
   const missing = new Set<string>();

@@ -66,11 +66,13 @@ function* preparingResend(operation: Operation, kept: Kept, account: AccountIden
     if (operation.kind === 'transactional') body.duplicates_check = 'on';
     else if (body.duplicates_check !== 'same_number') body.duplicates_check = 'same_text';
   }
+  const wire = yield* serialiseInSteps(operation, body);
   return {
     operation,
     method: 'POST',
     path: operationPath(operation),
-    ...(yield* serialiseInSteps(operation, body)),
+    contentType: wire.contentType,
+    payload: wire.payload,
     messages: kept.messages,
     duplicatesChecked,
     missingVariables: [],

@@ -36,12 +36,13 @@ export function backoffDelay(
 }
 
 /** A Retry-After header (seconds, or an HTTP date) in ms; undefined when absent or unreadable. */
-export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(value: string | string[] | undefined, now?: number): number | undefined {
   const raw = Array.isArray(value) ? value[0] : value;
   if (!raw) return undefined;
   if (/^\d+$/.test(raw.trim())) return Number(raw) * 1000;
   const date = Date.parse(raw);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now);
+  // The clock read only for a date: an answer without the header (nearly all) costs none.
+  return Number.isNaN(date) ? undefined : Math.max(0, date - (now ?? Date.now()));
 }
 
 /** A request that may have reached the gateway is repeated only when the gateway drops duplicates. */

@@ -33,10 +33,10 @@ export function needsUnicode(text: string): boolean {
   return false;
 }
 
-export function resolveUnicode(mode: UnicodeMode | boolean | undefined, texts: Iterable<string>): boolean {
+export function resolveUnicode(mode: UnicodeMode | boolean | undefined, texts: readonly string[]): boolean {
   if (mode === true || mode === 'on') return true;
   if (mode === false || mode === 'off') return false;
-  return [...texts].some(needsUnicode);
+  return texts.some(needsUnicode);
 }
 
 /** Without `unicode` a non-GSM character (a surrogate pair too) counts once: the gateway replaces it. */

@@ -16,10 +16,11 @@ export function validatorName(key: string): string {
 }
 
 /** Found once: the name's regex showed in the c=64 profile. */
-const byKey = new Map<string, Validator | undefined>();
+const byKey = new Map<string, Validator | null>();
 
 function validatorFor(key: string): Validator | undefined {
-  if (byKey.has(key)) return byKey.get(key);
+  const found = byKey.get(key);
+  if (found !== undefined) return found ?? undefined;
   // Loaded with the first request of their kind. Literal paths: the build's lazy step rewrites those.
   const loaded = (
     key in ENDPOINT_SCHEMAS
@@ -29,7 +30,7 @@ function validatorFor(key: string): Validator | undefined {
         require('./validators')
   ) as Record<string, Validator>;
   const validate = loaded[validatorName(key)];
-  byKey.set(key, validate);
+  byKey.set(key, validate ?? null);
   return validate;
 }
 
