@@ -91,7 +91,9 @@ class SendPipeline {
   #track(task: Promise<void>, failed: (error: unknown) => void): void {
     const tracked = task.catch(failed);
     this.#inFlight.add(tracked);
-    void tracked.finally(() => this.#inFlight.delete(tracked));
+    // then, not finally: fewer promises a msg; and a failure in `failed` is handled here, not left unhandled.
+    const forget = () => this.#inFlight.delete(tracked);
+    void tracked.then(forget, forget);
   }
 
   async close(done: () => void): Promise<void> {

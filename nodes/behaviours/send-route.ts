@@ -17,6 +17,9 @@ import {
 /** The wire body of a send (without credentials), read only when delivery tracking needs it. */
 type WireBody = () => Record<string, unknown>;
 
+/** What route() answers for a result routed at once. */
+const ROUTED: Promise<void> = Promise.resolve();
+
 export class SendRouter {
   sent = 0;
   rejected = 0;
@@ -71,7 +74,7 @@ export class SendRouter {
    * Routes a result to the ports (a promotional one resolves once its last batch is sent); `resend`: a send from the
    * outbox.
    */
-  async route(
+  route(
     msg: Msg,
     result: PromotionalResult | TransactionalResult,
     send: Send,
@@ -79,7 +82,9 @@ export class SendRouter {
     resend: boolean,
   ): Promise<void> {
     if ('response' in result) return this.#promotional(msg, result, send, body, resend);
+    // Not an async function: an alert's result is routed at once, without one more promise of its own.
     this.transactional(msg, result, send, body, resend);
+    return ROUTED;
   }
 
   transactional(msg: Msg, result: TransactionalResult, send: Send, body: WireBody, resend: boolean): void {
