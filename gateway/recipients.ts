@@ -15,14 +15,22 @@ export const PHONE_DIGITS = '^[0-9]{3,20}$';
 const PHONE = new RegExp(PHONE_DIGITS);
 
 export function isPhoneNumber(raw: string | number): boolean {
-  return PHONE.test(normalizeNumber(raw));
+  return phoneNumber(raw) !== undefined;
+}
+
+/** The number as the gateway takes it, or undefined when it cannot be one. */
+export function phoneNumber(raw: string | number): string | undefined {
+  const number = normalizeNumber(raw);
+  return PHONE.test(number) ? number : undefined;
 }
 
 export function splitNumbers(text: string): string[] {
-  return text
-    .split(/[;,]/)
-    .map((n) => n.trim())
-    .filter((n) => n !== '');
+  const numbers: string[] = [];
+  for (const part of text.split(/[;,]/)) {
+    const number = part.trim();
+    if (number !== '') numbers.push(number);
+  }
+  return numbers;
 }
 
 const LAST_DATE_MS = 8.64e15;

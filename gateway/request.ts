@@ -12,7 +12,7 @@ import {
 } from './prepared';
 import { invalidRequest, type GatewayError } from './errors';
 import { wording } from './wording';
-import { isPhoneNumber, normalizeNumber, normalizeSchedule, scheduleMs, splitNumbers } from './recipients';
+import { isPhoneNumber, normalizeNumber, normalizeSchedule, phoneNumber, scheduleMs, splitNumbers } from './recipients';
 import { schemaKey } from './schemas';
 import { atOnce, eachInSteps, inTurns, LIST_STEP, type Steps } from './steps';
 import { isValidBody, validateBody } from './validate';
@@ -154,11 +154,12 @@ function* promotionalRecipients(value: unknown, simple: boolean): Steps<Recipien
 
 function transactionalNumber(value: unknown): string | number | undefined {
   if (isAbsent(value)) return undefined;
-  const list = (typeof value === 'string' ? splitNumbers(value) : Array.isArray(value) ? value : [value]).filter(
-    (n) => !isAbsent(n),
-  );
+  const list: unknown[] =
+    typeof value === 'string'
+      ? splitNumbers(value)
+      : (Array.isArray(value) ? value : [value]).filter((n: unknown) => !isAbsent(n));
   if (list.length > 1) throw invalidRequest(wording('one-number', { numbers: list.length }));
-  const [only] = list;
+  const only = list[0];
   if (only === undefined) return undefined;
   if (typeof only !== 'string' && typeof only !== 'number')
     throw invalidRequest(wording('not-phone', { field: 'number' }));
@@ -269,7 +270,10 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
   let channel = channelOf(shape, f);
   const text = parseText('text', f.text);
   const body: Body = credentialsBody(account);
-  const { recipients, rejected, transactionalVariables } = yield* addRecipients(shape, f, body);
+  // A list of recipients is worked in steps (generators); an alert's one number at once, with no generator a msg.
+  const { recipients, rejected, transactionalVariables } = shape.promotional
+    ? yield* addPromotionalRecipients(shape, f, body)
+    : addTransactionalRecipient(shape, f, body);
   if (text !== undefined) body.text = text;
   if (f.variables !== undefined) body.variables = f.variables;
 
@@ -279,8 +283,9 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
   if (channelSmsText !== undefined) smsTexts.push({ field: 'channel.sms.text', text: channelSmsText });
   if (text !== undefined) smsTexts.push({ field: 'text', text });
   // Only the recipients with a text of their own: a list of 10,000 plain numbers adds nothing.
-  for (const [i, e] of (recipients?.entries ?? []).entries())
-    if (e.text !== undefined) smsTexts.push({ field: `number[${i}].text`, text: e.text });
+  if (recipients)
+    for (const [i, e] of recipients.entries.entries())
+      if (e.text !== undefined) smsTexts.push({ field: `number[${i}].text`, text: e.text });
   const unicode = resolveUnicode(
     parseUnicode(shape.v2 ? 'channel.sms.unicode' : 'unicode', shape.v2 ? channel?.sms?.unicode : f.unicode),
     smsTexts.map((t) => t.text),
@@ -289,7 +294,9 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
   addDelivery(shape, f, body, account);
   requireText(shape, text, channel, body, recipients);
 
-  yield* eachInSteps(smsTexts, ({ field, text: t }) => checkLength(field, t, unicode));
+  const checkSms = ({ field, text: t }: { field: string; text: string }) => checkLength(field, t, unicode);
+  if (recipients) yield* eachInSteps(smsTexts, checkSms);
+  else smsTexts.forEach(checkSms);
   const viberText = parseText('channel.viber.text', channel?.viber?.text);
   if (viberText !== undefined) checkLength('channel.viber.text', viberText, needsUnicode(viberText));
 
@@ -301,12 +308,14 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
     body.admins === undefined &&
     body.admin === undefined;
   const placeholder = shape.simple || !shape.promotional ? PLACEHOLDER_NUMBER : [PLACEHOLDER_NUMBER];
-  yield* validateInSteps(
-    schemaKey(operation.kind, api, version),
-    nothingToSend ? { ...body, number: placeholder } : body,
-  );
+  const checked = nothingToSend ? { ...body, number: placeholder } : body;
+  if (recipients) yield* validateInSteps(schemaKey(operation.kind, api, version), checked);
+  else validateBody(schemaKey(operation.kind, api, version), checked);
 
-  const missingVariables = yield* findMissingVariables(text, channel, recipients, transactionalVariables);
+  const sharedNames = sharedPlaceholders(text, channel);
+  const missingVariables = recipients
+    ? yield* listMissingVariables(sharedNames, recipients)
+    : [...new Set(unfilled(sharedNames, transactionalVariables))];
   const scheduled = scheduleMs(body.schedule);
   // A minute of grace: a schedule of "now" computed a moment ago is not a mistake.
   const pastSchedule =
@@ -315,7 +324,7 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
   const listed =
     (Array.isArray(body.groups) ? body.groups.length : 0) + (Array.isArray(body.admins) ? body.admins.length : 0);
   const numbers = recipients?.entries.length ?? (body.number !== undefined || body.admin !== undefined ? 1 : 0);
-  const wire = yield* serialiseInSteps(operation, body);
+  const wire = recipients ? yield* serialiseInSteps(operation, body) : serialise(operation, body);
   // Each field named, not spread: a spread in an object literal costs tens of times the named fields to build.
   const prepared: PreparedRequest = {
     operation,
@@ -355,26 +364,32 @@ function channelOf(shape: Shape, f: SendFields): Channel | undefined {
   return channel;
 }
 
-function* addRecipients(
+function* addPromotionalRecipients(
   shape: Shape,
   f: SendFields,
   body: Body,
-): Steps<{ recipients?: Recipients; rejected: RejectedRecipient[]; transactionalVariables?: Record<string, unknown> }> {
-  if (shape.promotional) {
-    const recipients = yield* promotionalRecipients(f.number, shape.simple);
-    if (recipients?.entries.length) body.number = recipients.wire;
-    for (const key of ['groups', 'admins'] as const) {
-      if (shape.simple && f[key] !== undefined) throw invalidRequest(wording('advanced-only', { field: key }));
-      const ids = parseIds(f[key]);
-      if (ids !== undefined) body[key] = ids;
-    }
-    if (f.variables !== undefined) throw invalidRequest(wording('variables-per-recipient'));
-    return { recipients, rejected: recipients?.rejected ?? [] };
+): Steps<{ recipients?: Recipients; rejected: RejectedRecipient[]; transactionalVariables?: undefined }> {
+  const recipients = yield* promotionalRecipients(f.number, shape.simple);
+  if (recipients?.entries.length) body.number = recipients.wire;
+  for (const key of ['groups', 'admins'] as const) {
+    if (shape.simple && f[key] !== undefined) throw invalidRequest(wording('advanced-only', { field: key }));
+    const ids = parseIds(f[key]);
+    if (ids !== undefined) body[key] = ids;
   }
+  if (f.variables !== undefined) throw invalidRequest(wording('variables-per-recipient'));
+  return { recipients, rejected: recipients?.rejected ?? [] };
+}
+
+function addTransactionalRecipient(
+  shape: Shape,
+  f: SendFields,
+  body: Body,
+): { recipients?: undefined; rejected: RejectedRecipient[]; transactionalVariables?: Record<string, unknown> } {
   const number = transactionalNumber(f.number);
   let rejected: RejectedRecipient[] = [];
-  if (number !== undefined && !isPhoneNumber(number)) rejected = [impossibleNumber(0, number)];
-  else if (number !== undefined) body.number = normalizeNumber(number);
+  const wire = number === undefined ? undefined : phoneNumber(number);
+  if (number !== undefined && wire === undefined) rejected = [impossibleNumber(0, number)];
+  else if (wire !== undefined) body.number = wire;
   if (f.admin !== undefined) body.admin = digitsAsNumber(f.admin);
   if (f.variables !== undefined && shape.simple) throw invalidRequest(wording('variables-advanced-only'));
   return { rejected, transactionalVariables: isPlainObject(f.variables) ? f.variables : undefined };
@@ -454,22 +469,24 @@ function checkLength(field: string, text: string, unicode: boolean): void {
   if (measure.characters > measure.limit) throw textTooLong(field, measure);
 }
 
-function* findMissingVariables(
-  text: string | undefined,
-  channel: Channel | undefined,
-  recipients: Recipients | undefined,
-  transactionalVariables: Record<string, unknown> | undefined,
-): Steps<string[]> {
-  const sharedNames = placeholders(text);
+/** The placeholders of the texts every recipient shares: the top text's and each channel's. */
+function sharedPlaceholders(text: string | undefined, channel: Channel | undefined): string[] {
+  const names = placeholders(text);
   for (const c of channel ? Object.values(channel) : [])
-    if (typeof c.text === 'string') sharedNames.push(...placeholders(c.text));
-  // The usual alert: one number, a text without placeholders; nothing to look for.
-  if (!recipients && sharedNames.length === 0) return [];
+    if (typeof c.text === 'string') names.push(...placeholders(c.text));
+  return names;
+}
+
+/** Of `names`, those `variables` has no own key for (an inherited `constructor` or `toString` is no variable). */
+function unfilled(names: string[], variables: Record<string, unknown> | undefined): string[] {
+  return names.filter((name) => !(variables && Object.hasOwn(variables, name)));
+}
+
+function* listMissingVariables(sharedNames: string[], recipients: Recipients): Steps<string[]> {
   const missing = new Set<string>();
-  yield* eachInSteps(recipients?.entries ?? [{ variables: transactionalVariables }], (entry) => {
-    const names = entry.text !== undefined ? placeholders(entry.text) : sharedNames;
-    // Own keys only: an inherited `constructor` or `toString` is no variable.
-    for (const name of names) if (!(entry.variables && Object.hasOwn(entry.variables, name))) missing.add(name);
+  yield* eachInSteps(recipients.entries, (entry) => {
+    for (const name of unfilled(entry.text !== undefined ? placeholders(entry.text) : sharedNames, entry.variables))
+      missing.add(name);
   });
   return [...missing];
 }
