@@ -309,8 +309,9 @@ function* preparing(operation: Operation, fields: SendFields, account: AccountId
     body.admin === undefined;
   const placeholder = shape.simple || !shape.promotional ? PLACEHOLDER_NUMBER : [PLACEHOLDER_NUMBER];
   const checked = nothingToSend ? { ...body, number: placeholder } : body;
-  if (recipients) yield* validateInSteps(schemaKey(operation.kind, api, version), checked);
-  else validateBody(schemaKey(operation.kind, api, version), checked);
+  const schema = schemaKey(operation.kind, api, version);
+  if (recipients) yield* validateInSteps(schema, checked);
+  else validateBody(schema, checked);
 
   const sharedNames = sharedPlaceholders(text, channel);
   const missingVariables = recipients
