@@ -303,7 +303,7 @@ export type Sender = { send: (i: number, done: () => void) => void; close: () =>
 
 /** `--only "package node"` measures one client (for a profile with --cpu-prof). */
 export const ONLY = process.argv.includes('--only') ? process.argv[process.argv.indexOf('--only') + 1] : undefined;
-/** `--burst` measures the burst shapes only, `--closed` the closed loops only (for a profile). */
+/** `--burst` measures the burst shapes only, `--closed` the closed loops only, both the two in order (for a profile). */
 export const ONLY_BURST = process.argv.includes('--burst');
 export const ONLY_CLOSED = process.argv.includes('--closed');
 /** `--start` measures what having the package installed costs, only; `--tracking` the tracking soak only. */

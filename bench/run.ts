@@ -147,8 +147,9 @@ async function main(): Promise<void> {
       for (const t of scaleTargets(scale)) console.log(`  ${t.pass ? 'PASS' : 'FAIL'}  ${t.target}: ${t.value}`);
       return;
     }
-    const transactional = ONLY_BURST ? [] : await throughput({ fixed: fixed.url, simulator: simulator.url });
-    if (ONLY_CLOSED) return;
+    const transactional =
+      ONLY_BURST && !ONLY_CLOSED ? [] : await throughput({ fixed: fixed.url, simulator: simulator.url });
+    if (ONLY_CLOSED && !ONLY_BURST) return;
     const bursts = await burst(fixed.url);
     if (ONLY_BURST) return;
     const promo = await promotional(fixed.url);
