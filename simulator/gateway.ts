@@ -122,17 +122,30 @@ function strictCheck(version: Version, body: Record<string, unknown>): void {
 /** The key of the duplicate check's index: an account's number. */
 const recipientKey = (account: string, number: string) => `${account}\u0000${number}`;
 
+/**
+ * The outbox keeps the newest this many messages, scheduled ones too: a load test or a demo left running for weeks
+ * must not grow the simulator without end (nor the page's JSON, nor the scan for due messages). A list of 100,000
+ * recipients still fits whole.
+ */
+export const OUTBOX_MAX = 100_000;
+
 export class SimulatedGateway {
   readonly state = { outbox: [] as OutboxMessage[], nextId: 1 };
   /** The outbox by account and number, oldest first, for the duplicate check (a scan stalled a list at 60,000). */
   #byRecipient = new Map<string, OutboxMessage[]>();
+  /** How many in the outbox wait for their schedule: none, and the second's look for due ones reads nothing. */
+  #scheduled = 0;
   /** Told of each message when it goes out (at once, or when its schedule comes): for delivery reports. */
   onSent: (message: OutboxMessage) => void = () => undefined;
-  constructor(private readonly strict: boolean) {}
+  constructor(
+    private readonly strict: boolean,
+    private readonly outboxMax = OUTBOX_MAX,
+  ) {}
 
   reset(): void {
     this.state.outbox = [];
     this.#byRecipient.clear();
+    this.#scheduled = 0;
     this.state.nextId = 1;
   }
 
@@ -155,16 +168,29 @@ export class SimulatedGateway {
     if (same) same.push(message);
     else this.#byRecipient.set(key, [message]);
     if (scheduled === undefined) this.onSent(message);
+    else this.#scheduled++;
+    while (this.state.outbox.length > this.outboxMax) this.#forget(this.state.outbox.shift() as OutboxMessage);
     return message;
   }
 
+  /** The oldest message goes: from the duplicate check's index too (where it is the oldest of its number, if there). */
+  #forget(oldest: OutboxMessage): void {
+    if (oldest.status === 'scheduled') this.#scheduled--;
+    const key = recipientKey(oldest.account, oldest.number);
+    const same = this.#byRecipient.get(key);
+    if (same?.[0] === oldest) same.shift();
+    if (same?.length === 0) this.#byRecipient.delete(key);
+  }
+
   releaseDue(): boolean {
+    if (this.#scheduled === 0) return false;
     const now = Date.now();
     const due = this.state.outbox.filter(
       (m) => m.status === 'scheduled' && m.scheduled && Date.parse(m.scheduled) <= now,
     );
     for (const m of due) {
       m.status = 'sent';
+      this.#scheduled--;
       this.onSent(m);
     }
     return due.length > 0;

@@ -17,6 +17,8 @@ export interface SimulatorOptions {
   /** Bounds of the request log (the newest are kept): entries, and characters of their bodies (bytes for ASCII). */
   logMaxRequests?: number;
   logMaxBytes?: number;
+  /** How many messages the outbox keeps, the newest (OUTBOX_MAX by default). */
+  outboxMax?: number;
 }
 
 export interface ReceivedRequest {
@@ -48,7 +50,7 @@ export class SimulatorState {
   readonly #initial: SimulatorAccountInit[];
 
   constructor(options: SimulatorOptions) {
-    this.gateway = new SimulatedGateway(options.strict ?? true);
+    this.gateway = new SimulatedGateway(options.strict ?? true, options.outboxMax);
     this.endpoints = new SimulatedEndpoints(this.gateway);
     this.#logMax = { requests: options.logMaxRequests ?? 10_000, bytes: options.logMaxBytes ?? 64 * 1024 * 1024 };
     this.webhook = new WebhookDispatcher(options.webhook);

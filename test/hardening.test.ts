@@ -20,7 +20,7 @@ import {
   type FlowNode,
   type TestNode,
 } from './support/red';
-import { ACCOUNT_ID, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
+import { ACCOUNT_ID, DEMO_ACCOUNT, startTestSimulator, TOKEN, type TestSimulator } from './support/simulator';
 import { until } from './support/wait';
 
 const SECRET = 'webhook-secret-hardening';
@@ -510,6 +510,46 @@ describe('hardening', function () {
       assert.equal(await status({ host: `127.0.0.1:${port}`, origin: 'http://attacker.example' }), 403);
       assert.equal(await status({ host: `127.0.0.1:${port}` }), 200);
       assert.equal(await status({ host: `localhost:${port}`, origin: `http://localhost:${port}` }), 200);
+    });
+
+    it('the outbox keeps the newest within its bound (a long load test grows it no further); the duplicate check and the schedule still work on what it keeps', async () => {
+      // Spread from a variable: the option is read by name, as a caller's object would pass it.
+      const options = { outboxMax: 5 };
+      const small = await startSimulator({ ...options });
+      try {
+        const send = async (number: string, extra: Record<string, unknown> = {}) => {
+          const res = await fetch(`${small.url}/api/2.0/advanced/transactional`, {
+            method: 'POST',
+            headers: { 'content-type': 'application/json' },
+            body: JSON.stringify({
+              application_id: DEMO_ACCOUNT.id,
+              application_token: DEMO_ACCOUNT.token,
+              number,
+              text: 'Door opened',
+              ...extra,
+            }),
+          });
+          return ((await res.json()) as { data: { sms_id: string; price: number } }).data;
+        };
+        // The first is scheduled for later: it is the oldest, and goes when the bound is passed.
+        await send('420777000100', { schedule: Math.floor(Date.now() / 1000) + 3600 });
+        for (let i = 1; i <= 7; i++) await send(`42077700010${i}`);
+        const kept = small.gateway.state.outbox;
+        assert.deepEqual(
+          kept.map((m) => m.number),
+          ['420777000103', '420777000104', '420777000105', '420777000106', '420777000107'],
+        );
+        assert.equal(small.gateway.releaseDue(), false, 'the scheduled one forgotten is not released later');
+        // A copy of a kept message is still its duplicate; one of a forgotten message is a new message.
+        const newest = kept.at(-1)?.sms_id;
+        const copy = await send('420777000107', { duplicates_check: 'on' });
+        assert.deepEqual([copy.sms_id, copy.price], [newest, 0]);
+        const again = await send('420777000101', { duplicates_check: 'on' });
+        assert.ok(again.price > 0);
+        assert.equal(small.gateway.state.outbox.length, 5);
+      } finally {
+        await small.close();
+      }
     });
 
     it('the request log keeps the newest within its bounds; an over-size body is answered 413', async () => {
